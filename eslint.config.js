@@ -1,0 +1,84 @@
+// Lint rules that keep the layering of DESIGN.md true: who may import whom.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const nodeBuiltins = [
+  'assert', 'buffer', 'child_process', 'cluster', 'crypto', 'dgram', 'dns', 'events', 'fs', 'fs/promises',
+  'http', 'http2', 'https', 'net', 'os', 'path', 'process', 'stream', 'timers', 'tls', 'url', 'util',
+  'worker_threads', 'zlib',
+];
+const builtinPatterns = [...nodeBuiltins, ...nodeBuiltins.map((m) => `node:${m}`)];
+
+/** A no-restricted-imports rule from a list of {group, message}. */
+const restrict = (...patterns) => ['error', { patterns }];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'src/gen/**', '.data/**', 'test-artifacts/**', 'bench/results/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly' } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  {
+    // Workflow code runs in Temporal's deterministic sandbox: no Node builtins, no I/O, and from src/ only types.
+    files: ['workflows/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        { group: builtinPatterns, message: 'Workflow code runs in a sandbox without Node builtins.' },
+        { group: ['../src/*', '../src/**', '!../src/**/*.js'], message: 'Workflows import values only from @temporalio/workflow and each other.' },
+        { group: ['@temporalio/client', '@temporalio/worker', '@temporalio/activity', 'postgres', 'nodemailer', 'fastify'], message: 'Workflows do no I/O.' },
+      ),
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [{ group: ['../src/**'], allowTypeImports: true, message: 'Import only types from src/ into workflows.' }],
+      }],
+    },
+  },
+  {
+    // Pure rules: nothing with I/O.
+    files: ['src/domain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        { group: builtinPatterns.filter((m) => !m.endsWith('crypto')), message: 'domain/ is pure.' },
+        { group: ['postgres', 'fastify', '@connectrpc/*', '@temporalio/*', 'nodemailer', '../db/*', '../services/*', '../http/*', '../rpc/*', '../api/*', '../gen/*'], message: 'domain/ imports nothing with I/O.' },
+      ),
+    },
+  },
+  {
+    // Use cases know nothing of HTTP, gRPC or the generated schema.
+    files: ['src/services/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        { group: ['fastify', '@fastify/*', '@connectrpc/*', '../gen/*', '../http/*', '../rpc/*', '../api/*'], message: 'services/ never import transports or the generated schema.' },
+      ),
+    },
+  },
+  {
+    // The two adapters stay thin: no SQL, no SMTP, and they never import each other.
+    files: ['src/http/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        { group: ['postgres', 'nodemailer', '../db/*', '../mail/*', '../rpc/*'], message: 'http/ is an adapter over api/ and services/.' },
+      ),
+    },
+  },
+  {
+    files: ['src/rpc/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        { group: ['postgres', 'nodemailer', '../db/*', '../mail/*', '../http/*'], message: 'rpc/ is an adapter over api/ and services/.' },
+      ),
+    },
+  },
+  {
+    // Only config.ts reads the environment.
+    files: ['src/**/*.ts'],
+    ignores: ['src/config.ts'],
+    rules: {
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Only src/config.ts reads the environment.' }],
+    },
+  },
+);

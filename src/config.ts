@@ -1,0 +1,129 @@
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * The only reader of the environment. Every setting is declared once with its variable, a description
+ * and a default, so that `describeConfig()` (and the README table) documents itself.
+ */
+
+export type Role = 'all' | 'api' | 'worker';
+
+interface Setting<T> {
+  env: string;
+  description: string;
+  /** Shown in docs; `undefined` means "unset: an embedded default is used". */
+  default: string | undefined;
+  parse: (raw: string | undefined, env: NodeJS.ProcessEnv) => T;
+}
+
+const str = (fallback: string) => (raw: string | undefined) => (raw === undefined || raw === '' ? fallback : raw);
+const optional = (raw: string | undefined) => (raw === undefined || raw === '' ? undefined : raw);
+const int = (name: string, fallback: number, min = 0, max = 65535) => (raw: string | undefined) => {
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  return n;
+};
+const flag = (raw: string | undefined) => raw === '1' || raw === 'true';
+
+const settings = {
+  role: {
+    env: 'MAILER_ROLE',
+    description: 'Which parts run in this process: `api` (REST, gRPC, console), `worker` (Temporal worker, dispatcher), or `all`.',
+    default: 'all',
+    parse: (raw: string | undefined) => {
+      const role = raw === undefined || raw === '' ? 'all' : raw;
+      if (role !== 'all' && role !== 'api' && role !== 'worker') throw new Error(`MAILER_ROLE must be all, api or worker, got "${role}"`);
+      return role as Role;
+    },
+  } satisfies Setting<Role>,
+  host: { env: 'HOST', description: 'Address the REST gateway and gRPC listen on.', default: '127.0.0.1', parse: str('127.0.0.1') },
+  port: { env: 'PORT', description: 'REST gateway port (base path /v1/mail).', default: '8080', parse: int('PORT', 8080) },
+  grpcPort: { env: 'GRPC_PORT', description: 'gRPC / gRPC-Web / Connect port (HTTP/2 cleartext).', default: '8081', parse: int('GRPC_PORT', 8081) },
+  databaseUrl: { env: 'DATABASE_URL', description: 'PostgreSQL connection URL.', default: undefined, parse: optional },
+  temporalAddress: { env: 'TEMPORAL_ADDRESS', description: 'Temporal frontend host:port.', default: undefined, parse: optional },
+  temporalNamespace: { env: 'TEMPORAL_NAMESPACE', description: 'Temporal namespace.', default: 'default', parse: str('default') },
+  taskQueue: { env: 'TEMPORAL_TASK_QUEUE', description: 'Temporal task queue.', default: 'mail', parse: str('mail') },
+  temporalCliPath: { env: 'TEMPORAL_CLI_PATH', description: 'Path of the `temporal` CLI used for the embedded dev server.', default: undefined, parse: optional },
+  smtpUrl: { env: 'SMTP_URL', description: 'Smart host all mail is relayed through (smtp://user:pass@host:587, smtps://...).', default: undefined, parse: optional },
+  dataDir: {
+    env: 'MAILER_DATA_DIR',
+    description: 'Where embedded state lives (PostgreSQL, Temporal, caught mail, the admin token).',
+    default: './.data',
+    parse: (raw: string | undefined) => path.resolve(raw === undefined || raw === '' ? './.data' : raw),
+  },
+  adminToken: { env: 'MAILER_ADMIN_TOKEN', description: 'Bearer token of the management API and console.', default: undefined, parse: optional },
+  publicUrl: {
+    env: 'MAILER_PUBLIC_URL',
+    description: 'External URL used in tracking links and the console.',
+    default: 'http://HOST:PORT',
+    parse: (raw: string | undefined, env: NodeJS.ProcessEnv) => optional(raw) ?? `http://${str('127.0.0.1')(env.HOST)}:${int('PORT', 8080)(env.PORT)}`,
+  },
+  webhookAllowPrivate: {
+    env: 'MAILER_WEBHOOK_ALLOW_PRIVATE',
+    description: '`1` lets webhooks target loopback and private addresses.',
+    default: '0',
+    parse: flag,
+  },
+  rateLimit: {
+    env: 'MAILER_RATE_LIMIT',
+    description: 'Requests per second per API key (bursts up to the same number).',
+    default: '100',
+    parse: int('MAILER_RATE_LIMIT', 100, 1, 1_000_000),
+  },
+  catcherPort: {
+    env: 'MAILER_CATCHER_PORT',
+    description: 'Port of the built-in mail catcher (used when SMTP_URL is unset; 0 picks a free port).',
+    default: '2525',
+    parse: int('MAILER_CATCHER_PORT', 2525),
+  },
+  embeddedPostgresPort: {
+    env: 'MAILER_EMBEDDED_PG_PORT',
+    description: 'Port of the embedded PostgreSQL (when DATABASE_URL is unset).',
+    default: '54329',
+    parse: int('MAILER_EMBEDDED_PG_PORT', 54329, 1),
+  },
+  embeddedTemporalPort: {
+    env: 'MAILER_EMBEDDED_TEMPORAL_PORT',
+    description: 'Frontend port of the embedded Temporal dev server; its UI listens one port above.',
+    default: '7233',
+    parse: int('MAILER_EMBEDDED_TEMPORAL_PORT', 7233, 1, 65534),
+  },
+  defaultDomain: {
+    env: 'MAILER_DEFAULT_DOMAIN',
+    description: 'Sender domain of the default account created on first start (verified at once).',
+    default: 'example.com',
+    parse: str('example.com'),
+  },
+  cacheDir: {
+    env: 'XDG_CACHE_HOME',
+    description: 'Per-user cache; the Temporal CLI is built once into `$XDG_CACHE_HOME/mailer` (else `~/.cache/mailer`), shared by every clone.',
+    default: '~/.cache',
+    parse: (raw: string | undefined, env: NodeJS.ProcessEnv) =>
+      path.join(optional(raw) ?? path.join(env.HOME ?? os.homedir(), '.cache'), 'mailer'),
+  },
+  workflowBundle: {
+    env: 'MAILER_WORKFLOW_BUNDLE',
+    description: 'Prebuilt workflow bundle (`npm run build`); unset, the worker bundles workflows/ at start.',
+    default: undefined,
+    parse: optional,
+  },
+  logLevel: { env: 'LOG_LEVEL', description: 'fatal, error, warn, info, debug or trace.', default: 'info', parse: str('info') },
+} as const;
+
+type Settings = typeof settings;
+export type Config = { [K in keyof Settings]: ReturnType<Settings[K]['parse']> };
+
+/** Reads the configuration from an environment (the process's by default); throws on a malformed value. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const config = {} as Record<string, unknown>;
+  for (const [key, setting] of Object.entries(settings) as [keyof Settings, Setting<unknown>][]) {
+    config[key] = setting.parse(env[setting.env], env);
+  }
+  return { ...(config as Config), ...overrides };
+}
+
+/** Every setting with its variable, default and meaning, for docs and `--help`. */
+export function describeConfig(): { env: string; default: string | undefined; description: string }[] {
+  return Object.values(settings).map(({ env, default: d, description }) => ({ env, default: d, description }));
+}

@@ -1,0 +1,6 @@
+import * as initialSchema from './0001-initial-schema.js';
+
+/** Forward-only migrations, applied in order. Never edit one that has shipped: add the next. */
+export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
+  { version: 1, name: 'initial-schema', sql: initialSchema.sql },
+];

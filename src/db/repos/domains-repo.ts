@@ -1,0 +1,68 @@
+import type { Sql } from '../sql.js';
+
+export interface DomainRow {
+  id: string;
+  accountId: string;
+  name: string;
+  verificationToken: string;
+  verifiedAt: Date | null;
+  openTracking: boolean;
+  clickTracking: boolean;
+  createdAt: Date;
+}
+
+type Raw = {
+  id: string; account_id: string; name: string; verification_token: string; verified_at: Date | null;
+  open_tracking: boolean; click_tracking: boolean; created_at: Date;
+};
+const toDomain = (r: Raw): DomainRow => ({
+  id: r.id, accountId: r.account_id, name: r.name, verificationToken: r.verification_token, verifiedAt: r.verified_at,
+  openTracking: r.open_tracking, clickTracking: r.click_tracking, createdAt: r.created_at,
+});
+
+export function createDomainsRepo(sql: Sql) {
+  return {
+    async create(d: { id: string; accountId: string; name: string; verificationToken: string }): Promise<DomainRow | undefined> {
+      const [row] = await sql<Raw[]>`
+        insert into domains (id, account_id, name, verification_token)
+        values (${d.id}, ${d.accountId}, ${d.name}, ${d.verificationToken})
+        on conflict (account_id, name) do nothing
+        returning *`;
+      return row && toDomain(row);
+    },
+
+    async get(id: string): Promise<DomainRow | undefined> {
+      const [row] = await sql<Raw[]>`select * from domains where id = ${id}`;
+      return row && toDomain(row);
+    },
+
+    async listByAccount(accountId: string): Promise<DomainRow[]> {
+      return (await sql<Raw[]>`select * from domains where account_id = ${accountId} order by id`).map(toDomain);
+    },
+
+    async findByName(accountId: string, name: string): Promise<DomainRow | undefined> {
+      const [row] = await sql<Raw[]>`select * from domains where account_id = ${accountId} and name = ${name}`;
+      return row && toDomain(row);
+    },
+
+    /** Marks the domain verified; answers whether it is the account's first verified domain. */
+    async markVerified(id: string): Promise<{ domain: DomainRow; first: boolean } | undefined> {
+      return sql.begin(async (tx) => {
+        const [row] = await tx<Raw[]>`update domains set verified_at = coalesce(verified_at, now()) where id = ${id} returning *`;
+        if (!row) return undefined;
+        const [other] = await tx`select 1 from domains where account_id = ${row.account_id} and id <> ${id} and verified_at is not null limit 1`;
+        return { domain: toDomain(row), first: !other };
+      }) as Promise<{ domain: DomainRow; first: boolean } | undefined>;
+    },
+
+    async updateTracking(id: string, patch: { openTracking?: boolean; clickTracking?: boolean }): Promise<DomainRow | undefined> {
+      const [row] = await sql<Raw[]>`
+        update domains set
+          open_tracking = coalesce(${patch.openTracking ?? null}::boolean, open_tracking),
+          click_tracking = coalesce(${patch.clickTracking ?? null}::boolean, click_tracking)
+        where id = ${id} returning *`;
+      return row && toDomain(row);
+    },
+  };
+}
+export type DomainsRepo = ReturnType<typeof createDomainsRepo>;

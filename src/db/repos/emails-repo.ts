@@ -1,0 +1,168 @@
+import type { EmailStatus, JobType } from '../../domain/catalog.js';
+import type { ValidDraft } from '../../domain/email-draft.js';
+import type { Sql } from '../sql.js';
+
+export interface NewEmail {
+  id: string;
+  accountId: string;
+  apiKeyId: string | null;
+  jobType: JobType;
+  jobId: string;
+  headerMessageId: string;
+  draft: ValidDraft;
+}
+
+export interface StoredAttachment {
+  filename: string;
+  contentType: string;
+  content: Buffer;
+}
+
+export interface EmailRow {
+  id: string;
+  accountId: string;
+  jobType: JobType;
+  jobId: string;
+  from: string;
+  to: string[];
+  cc: string[];
+  bcc: string[];
+  replyTo: string[];
+  subject: string;
+  html: string;
+  text: string;
+  headers: Record<string, string>;
+  tags: Record<string, string>;
+  status: EmailStatus;
+  messageId: string;
+  headerMessageId: string;
+  attachmentCount: number;
+  attempts: number;
+  createdAt: Date;
+  sentAt: Date | null;
+}
+
+export interface EmailSummaryRow {
+  id: string;
+  from: string;
+  to: string[];
+  subject: string;
+  status: EmailStatus;
+  createdAt: Date;
+}
+
+export interface EmailFilter {
+  status?: EmailStatus;
+  jobType?: JobType;
+  jobId?: string;
+}
+
+export type EmailRaw = {
+  id: string; account_id: string; job_type: JobType; job_id: string; from_address: string; to_addresses: string[];
+  cc_addresses: string[]; bcc_addresses: string[]; reply_to: string[]; subject: string; html: string; text_body: string;
+  headers: Record<string, string>; tags: Record<string, string>; status: EmailStatus; message_id: string;
+  header_message_id: string; attachment_count: number; attempts: number; created_at: Date; sent_at: Date | null;
+};
+
+export const toEmail = (r: EmailRaw): EmailRow => ({
+  id: r.id, accountId: r.account_id, jobType: r.job_type, jobId: r.job_id, from: r.from_address, to: r.to_addresses,
+  cc: r.cc_addresses, bcc: r.bcc_addresses, replyTo: r.reply_to, subject: r.subject, html: r.html, text: r.text_body,
+  headers: r.headers, tags: r.tags, status: r.status, messageId: r.message_id, headerMessageId: r.header_message_id,
+  attachmentCount: r.attachment_count, attempts: r.attempts, createdAt: r.created_at, sentAt: r.sent_at,
+});
+
+/** The idempotency record written in the same transaction as the emails it answered for. */
+export interface IdempotencyCompletion {
+  accountId: string;
+  key: string;
+  operation: string;
+  requestHash: Buffer;
+  response: unknown;
+}
+
+export function createEmailsRepo(sql: Sql) {
+  return {
+    /**
+     * Stores accepted emails, their attachments and their place in the delivery queue in one transaction,
+     * with the Idempotency-Key's answer when there is one: either all of it is durable or none is.
+     */
+    async accept(emails: NewEmail[], options: { enqueue: boolean; idempotency?: IdempotencyCompletion }): Promise<void> {
+      const rows = emails.map((e) => ({
+        id: e.id,
+        account_id: e.accountId,
+        api_key_id: e.apiKeyId,
+        job_type: e.jobType,
+        job_id: e.jobId,
+        from_address: e.draft.from,
+        to_addresses: e.draft.to,
+        cc_addresses: e.draft.cc,
+        bcc_addresses: e.draft.bcc,
+        reply_to: e.draft.replyTo,
+        subject: e.draft.subject,
+        html: e.draft.html,
+        text_body: e.draft.text,
+        headers: sql.json(e.draft.headers),
+        tags: sql.json(e.draft.tags),
+        attachment_count: e.draft.attachments.length,
+        size_bytes: e.draft.size,
+        header_message_id: e.headerMessageId,
+      }));
+      const attachments = emails.flatMap((e) =>
+        e.draft.attachments.map((a, position) => ({
+          owner_id: e.id,
+          position,
+          filename: a.filename,
+          content_type: a.contentType === '' ? 'application/octet-stream' : a.contentType,
+          content: Buffer.from(a.content.buffer, a.content.byteOffset, a.content.length),
+        })),
+      );
+      const idem = options.idempotency;
+      // Statements are sent pipelined: one round trip for the whole transaction.
+      await sql.begin((tx) => [
+        tx`insert into emails ${tx(rows as never)}`,
+        ...(attachments.length > 0 ? [tx`insert into attachments ${tx(attachments as never)}`] : []),
+        ...(options.enqueue ? [tx`insert into delivery_queue ${tx(emails.map((e) => ({ email_id: e.id })) as never)}`] : []),
+        ...(idem
+          ? [tx`
+              insert into idempotency_keys (account_id, key, operation, request_hash, response)
+              values (${idem.accountId}, ${idem.key}, ${idem.operation}, ${idem.requestHash}, ${tx.json(idem.response as never)})
+              on conflict (account_id, key) do update set response = excluded.response`]
+          : []),
+      ]);
+    },
+
+    async get(accountId: string, id: string): Promise<EmailRow | undefined> {
+      const [row] = await sql<EmailRaw[]>`select * from emails where id = ${id} and account_id = ${accountId}`;
+      return row && toEmail(row);
+    },
+
+    async getById(id: string): Promise<EmailRow | undefined> {
+      const [row] = await sql<EmailRaw[]>`select * from emails where id = ${id}`;
+      return row && toEmail(row);
+    },
+
+    async attachments(ownerId: string): Promise<StoredAttachment[]> {
+      const rows = await sql<{ filename: string; content_type: string; content: Buffer }[]>`
+        select filename, content_type, content from attachments where owner_id = ${ownerId} order by position`;
+      return rows.map((r) => ({ filename: r.filename, contentType: r.content_type, content: r.content }));
+    },
+
+    async list(accountId: string, filter: EmailFilter, limit: number, offset: number): Promise<{ rows: EmailSummaryRow[]; total: number }> {
+      const where = sql`account_id = ${accountId}
+        ${filter.status ? sql`and status = ${filter.status}` : sql``}
+        ${filter.jobType ? sql`and job_type = ${filter.jobType}` : sql``}
+        ${filter.jobId ? sql`and job_id = ${filter.jobId}` : sql``}`;
+      const [rows, [count]] = await Promise.all([
+        sql<{ id: string; from_address: string; to_addresses: string[]; subject: string; status: EmailStatus; created_at: Date }[]>`
+          select id, from_address, to_addresses, subject, status, created_at from emails
+          where ${where} order by id desc limit ${limit} offset ${offset}`,
+        sql<{ n: number }[]>`select count(*)::int as n from emails where ${where}`,
+      ]);
+      return {
+        rows: rows.map((r) => ({ id: r.id, from: r.from_address, to: r.to_addresses, subject: r.subject, status: r.status, createdAt: r.created_at })),
+        total: count!.n,
+      };
+    },
+  };
+}
+export type EmailsRepo = ReturnType<typeof createEmailsRepo>;

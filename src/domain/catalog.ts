@@ -1,0 +1,28 @@
+/** The spec's vocabularies, once. Wire values are these lowercase strings. */
+
+export const EMAIL_STATUSES = ['pending', 'sent', 'delivered', 'bounced', 'complained'] as const;
+export type EmailStatus = (typeof EMAIL_STATUSES)[number];
+
+export const JOB_TYPES = ['direct', 'scheduled', 'batch'] as const;
+export type JobType = (typeof JOB_TYPES)[number];
+
+/** Stored states of a scheduled email; `scheduled` is the filter name for those still waiting (shown `enqueued`). */
+export const SCHEDULED_STATUSES = ['enqueued', 'sent', 'cancelled'] as const;
+export type ScheduledStatus = (typeof SCHEDULED_STATUSES)[number];
+export const SCHEDULED_FILTERS = ['scheduled', 'sent', 'cancelled'] as const;
+
+export const BATCH_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
+export type BatchStatus = (typeof BATCH_STATUSES)[number];
+
+export const EVENT_TYPES = ['send', 'delivery', 'bounce', 'complaint', 'reject', 'open', 'click'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export const ACCOUNT_STATUSES = ['healthy', 'review', 'paused', 'banned'] as const;
+export type AccountStatus = (typeof ACCOUNT_STATUSES)[number];
+
+export const PERMISSIONS = ['read_only', 'send_only', 'all'] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+export function isOneOf<T extends string>(values: readonly T[], value: string): value is T {
+  return (values as readonly string[]).includes(value);
+}

@@ -1,0 +1,151 @@
+import { invalid } from '../errors.js';
+import { parseAddress, type ParsedAddress } from './address.js';
+import { formatBytes, LIMITS } from './limits.js';
+
+/**
+ * A send request as the use cases see it. The generated proto message has exactly this shape, so both
+ * adapters pass theirs straight through; nothing here knows about the wire.
+ */
+export interface AttachmentInput {
+  filename: string;
+  content: Uint8Array;
+  contentType: string;
+}
+
+export interface EmailDraft {
+  from: string;
+  to: string[];
+  cc: string[];
+  bcc: string[];
+  replyTo: string[];
+  subject: string;
+  html: string;
+  text: string;
+  attachments: AttachmentInput[];
+  headers: Record<string, string>;
+  tags: Record<string, string>;
+}
+
+export interface ValidDraft extends EmailDraft {
+  sender: ParsedAddress;
+  /** Subject, bodies, custom headers and decoded attachments, in bytes. */
+  size: number;
+}
+
+/**
+ * Headers the service writes itself. Letting a caller set them would forge the envelope, break threading
+ * or the MIME structure; a caller who wants a Reply-To has the reply_to field.
+ */
+const RESERVED_HEADERS = new Set([
+  'from', 'to', 'cc', 'bcc', 'reply-to', 'sender', 'subject', 'date', 'message-id', 'mime-version',
+  'content-type', 'content-transfer-encoding', 'content-disposition', 'return-path', 'received',
+  'dkim-signature', 'x-mail-email-id',
+]);
+// RFC 5322 field-name: printable ASCII except colon.
+const HEADER_NAME = /^[\x21-\x39\x3b-\x7e]+$/;
+const TAG_KEY = /^[A-Za-z0-9_-]+$/;
+// Control characters other than tab break a header line or hide content.
+const CONTROL = /[\0-\x08\x0a-\x1f\x7f]/;
+// A filename ends up in a MIME parameter: no control characters, no path.
+const BAD_FILENAME = /[\0-\x1f\x7f/\\]/;
+const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(\s*;.*)?$/;
+
+const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
+
+function tooLong(field: string, length: number, max: number, unit: string): never {
+  throw invalid(`${field}: length ${length} exceeds the maximum of ${max} ${unit}`);
+}
+
+function addresses(field: string, list: string[]): void {
+  list.forEach((value, i) => {
+    if (!parseAddress(value)) throw invalid(`${field}[${i}]: "${printable(value)}" is not a valid email address`);
+  });
+}
+
+function printable(s: string): string {
+  const shown = s.length > 80 ? `${s.slice(0, 80)}…` : s;
+  return shown.replace(/[\0-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
+/**
+ * Checks every rule of the spec's send request and "Limits" table; throws a 400 naming the field
+ * (prefixed, e.g. `emails[3].subject`, inside a batch).
+ */
+export function validateDraft(draft: EmailDraft, prefix = ''): ValidDraft {
+  const f = (name: string) => `${prefix}${name}`;
+
+  if (draft.from === '') throw invalid(`${f('from')} is required`);
+  const sender = parseAddress(draft.from);
+  if (!sender) throw invalid(`${f('from')}: "${printable(draft.from)}" is not a valid email address`);
+
+  if (draft.to.length === 0) throw invalid(`${f('to')} is required: give at least one recipient`);
+  addresses(f('to'), draft.to);
+  addresses(f('cc'), draft.cc);
+  addresses(f('bcc'), draft.bcc);
+  addresses(f('reply_to'), draft.replyTo);
+  const recipients = draft.to.length + draft.cc.length + draft.bcc.length;
+  if (recipients > LIMITS.recipients) {
+    throw invalid(`${f('to')} + ${f('cc')} + ${f('bcc')}: ${recipients} recipients exceed the maximum of ${LIMITS.recipients}`);
+  }
+
+  if (draft.subject === '') throw invalid(`${f('subject')} is required`);
+  const subjectChars = [...draft.subject].length;
+  if (subjectChars > LIMITS.subjectChars) tooLong(f('subject'), subjectChars, LIMITS.subjectChars, 'characters');
+  if (/[\r\n\0]/.test(draft.subject)) throw invalid(`${f('subject')} must not contain line breaks`);
+
+  if (draft.html === '' && draft.text === '') throw invalid(`${f('html')} or ${f('text')} is required: give at least one`);
+  const htmlBytes = bytes(draft.html);
+  if (htmlBytes > LIMITS.htmlBytes) tooLong(f('html'), htmlBytes, LIMITS.htmlBytes, `bytes (${formatBytes(LIMITS.htmlBytes)})`);
+  const textBytes = bytes(draft.text);
+  if (textBytes > LIMITS.textBytes) tooLong(f('text'), textBytes, LIMITS.textBytes, `bytes (${formatBytes(LIMITS.textBytes)})`);
+
+  const headerNames = Object.keys(draft.headers);
+  if (headerNames.length > LIMITS.customHeaders) {
+    throw invalid(`${f('headers')}: ${headerNames.length} headers exceed the maximum of ${LIMITS.customHeaders}`);
+  }
+  let headerBytes = 0;
+  for (const [name, value] of Object.entries(draft.headers)) {
+    const field = `${f('headers')}.${printable(name)}`;
+    if (!HEADER_NAME.test(name)) throw invalid(`${field}: not a valid header name`);
+    if (name.length > LIMITS.headerNameChars) tooLong(field, name.length, LIMITS.headerNameChars, 'characters');
+    if (RESERVED_HEADERS.has(name.toLowerCase())) throw invalid(`${field}: this header is set by the service and cannot be given`);
+    if (CONTROL.test(value)) throw invalid(`${field}: header values must not contain line breaks or control characters`);
+    if (value.length > LIMITS.headerValueChars) tooLong(field, value.length, LIMITS.headerValueChars, 'characters');
+    headerBytes += bytes(name) + bytes(value) + 4;
+  }
+
+  const tagKeys = Object.keys(draft.tags);
+  if (tagKeys.length > LIMITS.tags) throw invalid(`${f('tags')}: ${tagKeys.length} tags exceed the maximum of ${LIMITS.tags}`);
+  for (const [key, value] of Object.entries(draft.tags)) {
+    const field = `${f('tags')}.${printable(key)}`;
+    if (!TAG_KEY.test(key)) throw invalid(`${field}: tag names may contain only letters, digits, "_" and "-"`);
+    if (key.length > LIMITS.tagKeyChars) tooLong(field, key.length, LIMITS.tagKeyChars, 'characters');
+    if (value.length > LIMITS.tagValueChars) tooLong(`${field} value`, value.length, LIMITS.tagValueChars, 'characters');
+    if (CONTROL.test(value)) throw invalid(`${field}: tag values must not contain control characters`);
+  }
+
+  if (draft.attachments.length > LIMITS.attachments) {
+    throw invalid(`${f('attachments')}: ${draft.attachments.length} attachments exceed the maximum of ${LIMITS.attachments}`);
+  }
+  let attachmentBytes = 0;
+  draft.attachments.forEach((a, i) => {
+    const field = `${f('attachments')}[${i}]`;
+    if (a.filename === '') throw invalid(`${field}.filename is required`);
+    if (a.filename.length > LIMITS.filenameChars) tooLong(`${field}.filename`, a.filename.length, LIMITS.filenameChars, 'characters');
+    if (BAD_FILENAME.test(a.filename)) throw invalid(`${field}.filename must not contain control characters or path separators`);
+    if (a.content.length === 0) throw invalid(`${field}.content is required (base64)`);
+    if (a.content.length > LIMITS.attachmentBytes) {
+      tooLong(`${field}.content`, a.content.length, LIMITS.attachmentBytes, `bytes (${formatBytes(LIMITS.attachmentBytes)})`);
+    }
+    if (a.contentType !== '' && (!MEDIA_TYPE.test(a.contentType) || CONTROL.test(a.contentType))) {
+      throw invalid(`${field}.content_type: "${printable(a.contentType)}" is not a media type`);
+    }
+    attachmentBytes += a.content.length;
+  });
+
+  const size = bytes(draft.subject) + htmlBytes + textBytes + headerBytes + attachmentBytes;
+  if (size > LIMITS.emailBytes) {
+    throw invalid(`${prefix === '' ? 'email' : prefix.slice(0, -1)}: total size ${size} bytes exceeds the maximum of ${LIMITS.emailBytes} bytes (${formatBytes(LIMITS.emailBytes)})`);
+  }
+  return { ...draft, sender, size };
+}

@@ -1,0 +1,43 @@
+/** The spec's "Limits" table and the decisions where it is silent (README, "Decisions"). */
+
+const MiB = 1024 * 1024;
+
+export const LIMITS = {
+  subjectChars: 998,
+  htmlBytes: 5 * MiB,
+  textBytes: 5 * MiB,
+  attachments: 10,
+  attachmentBytes: 10 * MiB,
+  /** Subject, bodies, custom headers and decoded attachments together. */
+  emailBytes: 10 * MiB,
+  customHeaders: 50,
+  recipients: 50,
+  batchEmails: 100,
+  pageSizeDefault: 20,
+  pageSizeMax: 100,
+  // Where the spec is silent (documented in the README).
+  tags: 50,
+  tagKeyChars: 256,
+  tagValueChars: 256,
+  headerNameChars: 200,
+  headerValueChars: 2000,
+  filenameChars: 255,
+  addressChars: 320,
+} as const;
+
+export const DAILY_QUOTA = { newAccount: 100, verifiedAccount: 1000 } as const;
+
+/** How long an Idempotency-Key remembers its first answer. */
+export const IDEMPOTENCY_TTL_HOURS = 24;
+
+/** Request bodies the REST gateway reads at most, before any field is looked at. */
+export const BODY_LIMITS = {
+  /** A 10 MiB email is about 13.4 MiB as base64 JSON; JSON escaping of HTML can add more. */
+  singleSend: 32 * MiB,
+  batch: 64 * MiB,
+  other: 1 * MiB,
+} as const;
+
+export function formatBytes(n: number): string {
+  return n % MiB === 0 ? `${n / MiB} MB` : `${n} bytes`;
+}

@@ -1,0 +1,98 @@
+/**
+ * One error type for the whole service, and the one table that says how each kind of failure is
+ * answered over HTTP and gRPC. Adapters map AppError once at their boundary; nothing else decides a
+ * status code.
+ */
+
+export type ErrorKind =
+  | 'validation'
+  | 'unauthorized'
+  | 'permission_denied'
+  | 'not_found'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'rate_limited'
+  | 'quota_exceeded'
+  | 'not_implemented'
+  | 'unavailable'
+  | 'internal';
+
+/** gRPC status codes by name, as @connectrpc/connect's Code enum numbers them. */
+export const GrpcCode = {
+  INVALID_ARGUMENT: 3,
+  NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+  UNAUTHENTICATED: 16,
+} as const;
+
+interface KindSpec {
+  http: number;
+  grpc: number;
+  /** The spec's short `error` string. The quota error carries its own (it holds the numbers). */
+  error: string;
+  /** Clients may retry (429, 5xx); activities treat the others as final. */
+  retryable: boolean;
+}
+
+export const ERROR_TABLE: Record<ErrorKind, KindSpec> = {
+  validation: { http: 400, grpc: GrpcCode.INVALID_ARGUMENT, error: 'validation error', retryable: false },
+  unauthorized: { http: 401, grpc: GrpcCode.UNAUTHENTICATED, error: 'unauthorized', retryable: false },
+  permission_denied: { http: 403, grpc: GrpcCode.PERMISSION_DENIED, error: 'permission denied', retryable: false },
+  not_found: { http: 404, grpc: GrpcCode.NOT_FOUND, error: 'not found', retryable: false },
+  // An Idempotency-Key whose first request is still being answered.
+  conflict: { http: 409, grpc: GrpcCode.ALREADY_EXISTS, error: 'conflict', retryable: true },
+  payload_too_large: { http: 413, grpc: GrpcCode.RESOURCE_EXHAUSTED, error: 'payload too large', retryable: false },
+  rate_limited: { http: 429, grpc: GrpcCode.RESOURCE_EXHAUSTED, error: 'too many requests', retryable: true },
+  quota_exceeded: { http: 429, grpc: GrpcCode.RESOURCE_EXHAUSTED, error: 'daily quota exceeded', retryable: true },
+  not_implemented: { http: 501, grpc: GrpcCode.UNIMPLEMENTED, error: 'not implemented', retryable: false },
+  unavailable: { http: 503, grpc: GrpcCode.UNAVAILABLE, error: 'service unavailable', retryable: true },
+  internal: { http: 500, grpc: GrpcCode.INTERNAL, error: 'internal server error', retryable: true },
+};
+
+export class AppError extends Error {
+  override readonly name = 'AppError';
+  /** Overrides the table's `error` string (the quota error puts its numbers there). */
+  readonly errorText: string | undefined;
+  /** Extra response headers, e.g. Retry-After on a 429. */
+  readonly headers: Record<string, string>;
+
+  constructor(
+    readonly kind: ErrorKind,
+    message: string,
+    options: { errorText?: string; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.errorText = options.errorText;
+    this.headers = options.headers ?? {};
+  }
+
+  get status(): number {
+    return ERROR_TABLE[this.kind].http;
+  }
+
+  get grpcCode(): number {
+    return ERROR_TABLE[this.kind].grpc;
+  }
+
+  /** The spec's error body. The daily quota error carries only `error`. */
+  body(): { error: string; message?: string } {
+    if (this.kind === 'quota_exceeded') return { error: this.errorText ?? ERROR_TABLE.quota_exceeded.error };
+    return { error: this.errorText ?? ERROR_TABLE[this.kind].error, message: this.message };
+  }
+}
+
+/** Any thrown value as an AppError; unknown failures become `internal` with a message that leaks nothing. */
+export function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  return new AppError('internal', 'An internal error occurred', { cause: err });
+}
+
+export const notFound = (what: string, id: string) => new AppError('not_found', `${what} ${id} not found`);
+export const invalid = (message: string) => new AppError('validation', message);
+export const notImplemented = (what: string) =>
+  new AppError('not_implemented', `${what} is not implemented yet in this version of the service`);

@@ -1,0 +1,87 @@
+import fs from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { simpleParser } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+import type { CaughtMessagesRepo } from '../db/repos/caught-messages-repo.js';
+import { newId } from '../ids.js';
+import type { Logger } from '../logger.js';
+
+/** The largest message the catcher accepts: a 10 MB email grows by about a third in transfer encoding. */
+const MAX_MESSAGE_BYTES = 40 * 1024 * 1024;
+
+export interface Catcher {
+  port: number;
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The built-in mail catcher used when SMTP_URL is unset: a real SMTP server on loopback that accepts
+ * every message and keeps it, as an .eml file under `<dataDir>/mail/` and as a row the management API
+ * (and console) list. Nothing it receives leaves the machine.
+ */
+export async function startCatcher(options: {
+  host: string;
+  port: number;
+  dataDir: string;
+  repo: CaughtMessagesRepo;
+  logger: Logger;
+}): Promise<Catcher> {
+  const { repo, logger } = options;
+  const mailDir = path.join(options.dataDir, 'mail');
+  await fs.mkdir(mailDir, { recursive: true });
+
+  const server = new SMTPServer({
+    name: 'mailer-catcher',
+    banner: 'mailer built-in mail catcher',
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    size: MAX_MESSAGE_BYTES,
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        if ((stream as unknown as { sizeExceeded?: boolean }).sizeExceeded) {
+          return callback(Object.assign(new Error('552 message exceeds the fixed maximum message size'), { responseCode: 552 }));
+        }
+        const raw = Buffer.concat(chunks);
+        store(raw, session.envelope).then(() => callback(), (err: unknown) => {
+          logger.error({ err }, 'catcher could not store a message');
+          callback(Object.assign(new Error('451 could not store the message, try again'), { responseCode: 451 }));
+        });
+      });
+    },
+  });
+
+  async function store(raw: Buffer, envelope: { mailFrom: false | { address: string }; rcptTo: { address: string }[] }): Promise<void> {
+    const parsed = await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true });
+    const id = newId('caught');
+    const file = path.join(mailDir, `${id}.eml`);
+    await fs.writeFile(file, raw);
+    const row = {
+      id,
+      messageId: parsed.messageId ?? '',
+      envelopeFrom: envelope.mailFrom ? envelope.mailFrom.address : '',
+      envelopeTo: envelope.rcptTo.map((r) => r.address),
+      subject: parsed.subject ?? '',
+      size: raw.length,
+      path: file,
+    };
+    await repo.insert({ ...row, raw });
+    logger.info({ to: row.envelopeTo, subject: row.subject, file }, 'mail caught');
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  server.on('error', (err) => logger.error({ err }, 'catcher error'));
+  const port = (server.server.address() as AddressInfo).port;
+  return {
+    port,
+    url: `smtp://${options.host}:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

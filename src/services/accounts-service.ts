@@ -1,0 +1,51 @@
+import type { AccountRow, AccountsRepo, AccountStats } from '../db/repos/accounts-repo.js';
+import { ACCOUNT_STATUSES, isOneOf } from '../domain/catalog.js';
+import { DAILY_QUOTA } from '../domain/limits.js';
+import { utcDay } from '../domain/quota.js';
+import { invalid, notFound } from '../errors.js';
+import { newId } from '../ids.js';
+
+const NAME_MAX = 200;
+
+/** Accounts, as operators manage them through the management API. */
+export function createAccountsService(deps: { accounts: AccountsRepo; now: () => Date }) {
+  async function mustGet(id: string): Promise<AccountRow> {
+    const account = await deps.accounts.get(id);
+    if (!account) throw notFound('account', id);
+    return account;
+  }
+
+  return {
+    async create(name: string): Promise<AccountRow> {
+      const trimmed = name.trim();
+      if (trimmed === '') throw invalid('name is required');
+      if (trimmed.length > NAME_MAX) throw invalid(`name: length ${trimmed.length} exceeds the maximum of ${NAME_MAX} characters`);
+      return deps.accounts.create({ id: newId('account'), name: trimmed, dailyQuota: DAILY_QUOTA.newAccount });
+    },
+
+    async get(id: string): Promise<AccountRow & AccountStats> {
+      const account = await mustGet(id);
+      return { ...account, ...(await deps.accounts.stats(id, utcDay(deps.now()))) };
+    },
+
+    list: () => deps.accounts.list(),
+
+    async update(id: string, patch: { status?: string; dailyQuota?: number }): Promise<AccountRow> {
+      if (patch.status !== undefined && !isOneOf(ACCOUNT_STATUSES, patch.status)) {
+        throw invalid(`status must be one of ${ACCOUNT_STATUSES.join(', ')}; got "${patch.status}"`);
+      }
+      if (patch.dailyQuota !== undefined && (patch.dailyQuota < 0 || patch.dailyQuota > 100_000_000)) {
+        throw invalid(`daily_quota must be from 0 to 100000000; got ${patch.dailyQuota}`);
+      }
+      const updated = await deps.accounts.update(id, {
+        ...(patch.status !== undefined ? { status: patch.status as AccountRow['status'] } : {}),
+        ...(patch.dailyQuota !== undefined ? { dailyQuota: patch.dailyQuota } : {}),
+      });
+      if (!updated) throw notFound('account', id);
+      return updated;
+    },
+
+    mustGet,
+  };
+}
+export type AccountsService = ReturnType<typeof createAccountsService>;

@@ -1,0 +1,46 @@
+import type { AccountsRepo } from '../db/repos/accounts-repo.js';
+import type { ApiKeyRow, ApiKeysRepo } from '../db/repos/api-keys-repo.js';
+import { isOneOf, PERMISSIONS } from '../domain/catalog.js';
+import { invalid, notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import type { UsageRecorder } from './usage-recorder.js';
+import { generateApiKey } from './secrets.js';
+
+const NAME_MAX = 200;
+const DOMAIN = /^[a-z0-9.-]{1,253}$/;
+
+export function createApiKeysService(deps: { apiKeys: ApiKeysRepo; accounts: Pick<AccountsRepo, 'get'>; usage: Pick<UsageRecorder, 'flush'> }) {
+  return {
+    /** Creates a key; the answer is the only place the key ever appears. */
+    async create(accountId: string, input: { name: string; permission: string; allowedDomains: string[] }): Promise<ApiKeyRow & { key: string }> {
+      if (!(await deps.accounts.get(accountId))) throw notFound('account', accountId);
+      const name = input.name.trim();
+      if (name === '') throw invalid('name is required');
+      if (name.length > NAME_MAX) throw invalid(`name: length ${name.length} exceeds the maximum of ${NAME_MAX} characters`);
+      if (!isOneOf(PERMISSIONS, input.permission)) {
+        throw invalid(`permission must be one of ${PERMISSIONS.join(', ')}; got "${input.permission}"`);
+      }
+      const allowedDomains = input.allowedDomains.map((d) => d.trim().toLowerCase());
+      allowedDomains.forEach((d, i) => {
+        if (!DOMAIN.test(d)) throw invalid(`allowed_domains[${i}]: "${input.allowedDomains[i]}" is not a domain name`);
+      });
+      const { key, hash, prefix } = generateApiKey();
+      const row = await deps.apiKeys.create({
+        id: newId('apiKey'), accountId, name, permission: input.permission, allowedDomains, keyHash: hash, keyPrefix: prefix,
+      });
+      return { ...row, key };
+    },
+
+    async list(accountId: string): Promise<ApiKeyRow[]> {
+      if (!(await deps.accounts.get(accountId))) throw notFound('account', accountId);
+      await deps.usage.flush();
+      return deps.apiKeys.listByAccount(accountId);
+    },
+
+    /** The key fails with 401 from the next request on: every request reads its key afresh. */
+    async delete(id: string): Promise<void> {
+      if (!(await deps.apiKeys.softDelete(id))) throw notFound('API key', id);
+    },
+  };
+}
+export type ApiKeysService = ReturnType<typeof createApiKeysService>;

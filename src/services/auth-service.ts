@@ -1,0 +1,59 @@
+import type { KeyPrincipalRow } from '../db/repos/api-keys-repo.js';
+import type { AccountStatus, Permission } from '../domain/catalog.js';
+import { AppError } from '../errors.js';
+import { digestsEqual, hashSecret, looksLikeApiKey, secretsEqual } from './secrets.js';
+
+/** Who is calling: an API key of an account, with what the key and the account allow. */
+export interface Principal {
+  keyId: string;
+  accountId: string;
+  permission: Permission;
+  allowedDomains: string[];
+  accountStatus: AccountStatus;
+  dailyQuota: number;
+}
+
+export interface AuthDeps {
+  findPrincipal(keyHash: Buffer): Promise<KeyPrincipalRow | undefined>;
+  adminToken: string;
+}
+
+const INVALID_KEY = 'Invalid or missing API key';
+// RFC 6750 bearer syntax, nothing around it: the HTTP layer already strips the outer whitespace it may.
+const BEARER = /^Bearer ([^\s]+)$/i;
+
+const unauthorized = (message = INVALID_KEY) => new AppError('unauthorized', message);
+
+function bearerToken(header: string | null | undefined): string {
+  if (header === null || header === undefined) throw unauthorized();
+  const m = BEARER.exec(header);
+  if (!m) throw unauthorized();
+  return m[1]!;
+}
+
+export function createAuthService(deps: AuthDeps) {
+  return {
+    /**
+     * Every request reads its key afresh (one indexed query): a deleted key, a banned or paused account
+     * takes effect on the very next request, in every process, with no cache to invalidate.
+     */
+    async authenticate(authorization: string | null | undefined): Promise<Principal> {
+      const key = bearerToken(authorization);
+      if (!looksLikeApiKey(key)) throw unauthorized();
+      const hash = hashSecret(key);
+      const row = await deps.findPrincipal(hash);
+      if (!row || !digestsEqual(row.keyHash, hash)) throw unauthorized();
+      if (row.accountStatus === 'banned') throw unauthorized('This account is banned');
+      return {
+        keyId: row.keyId, accountId: row.accountId, permission: row.permission, allowedDomains: row.allowedDomains,
+        accountStatus: row.accountStatus, dailyQuota: row.dailyQuota,
+      };
+    },
+
+    authenticateAdmin(authorization: string | null | undefined): void {
+      const token = bearerToken(authorization);
+      if (!secretsEqual(token, deps.adminToken)) throw unauthorized('Invalid or missing admin token');
+    },
+  };
+}
+export type AuthService = ReturnType<typeof createAuthService>;

@@ -1,0 +1,136 @@
+import crypto from 'node:crypto';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { DeliveriesRepo } from '../db/repos/deliveries-repo.js';
+import type { Logger } from '../logger.js';
+import { composeMessage } from '../mail/compose.js';
+import { classifySmtpError } from '../mail/smtp-outcome.js';
+import type { MailTransport } from '../mail/transport.js';
+
+/**
+ * Delivery, the one place where email leaves the service. Activities run at least once, so each email is
+ * sent under a lease held in PostgreSQL and is skipped once recorded sent or bounced: a retried or
+ * duplicated activity never sends an email a second time. The one gap SMTP itself leaves (RFC 1047: the
+ * process dies after the server's 250 and before the commit) is covered in the README.
+ */
+
+/** How long an attempt owns its emails without renewing; a killed worker's emails are free after this. */
+export const LEASE_SECONDS = 15;
+const RENEW_EVERY_MS = 3000;
+/** Emails of one activity in flight at once (each may hold up to 10 MB of content in memory). */
+const SEND_CONCURRENCY = 16;
+
+export interface DeliveryDeps {
+  deliveries: DeliveriesRepo;
+  transport: MailTransport;
+  logger: Logger;
+}
+
+export type SendOutcome = 'sent' | 'bounced' | 'soft' | 'skipped';
+
+export interface DeliverEmailsResult {
+  sent: number;
+  bounced: number;
+  /** Emails that failed temporarily: the workflow retries each on its own schedule. */
+  retry: string[];
+}
+
+function leaseToken(): string {
+  const info = Context.current().info;
+  return `${info.workflowExecution?.workflowId ?? "standalone"}:${info.activityId}:${info.attempt}:${crypto.randomBytes(4).toString('hex')}`;
+}
+
+async function pool<T>(items: T[], size: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(size, items.length) }, async () => {
+    while (next < items.length) await fn(items[next++]!);
+  });
+  await Promise.all(lanes);
+}
+
+export function createDeliveryActivities(deps: DeliveryDeps) {
+  const { deliveries, transport, logger } = deps;
+
+  async function sendOne(token: string, id: string): Promise<SendOutcome> {
+    const loaded = await deliveries.load(id);
+    if (!loaded || loaded.email.status !== 'pending') return 'skipped';
+    try {
+      const info = await transport.send(composeMessage(loaded.email, loaded.attachments));
+      await deliveries.markSent(token, { id, messageId: info.messageId, response: info.response });
+      return 'sent';
+    } catch (err) {
+      const failure = classifySmtpError(err);
+      if (failure.kind === 'hard') {
+        await deliveries.markBounced(token, id, failure.diagnostic);
+        logger.info({ emailId: id, code: failure.code, status: failure.status }, 'email refused permanently');
+        return 'bounced';
+      }
+      await deliveries.release(token, id, failure.diagnostic);
+      logger.warn({ emailId: id, code: failure.code, diagnostic: failure.diagnostic }, 'email failed temporarily');
+      return 'soft';
+    }
+  }
+
+  /**
+   * Leases the pending emails among `ids` (waiting out leases of a dead earlier attempt) and sends each;
+   * heartbeats and renews the leases while it runs.
+   */
+  async function deliver(ids: string[]): Promise<DeliverEmailsResult> {
+    const ctx = Context.current();
+    const token = leaseToken();
+    const result: DeliverEmailsResult = { sent: 0, bounced: 0, retry: [] };
+    const renew = setInterval(() => {
+      ctx.heartbeat();
+      deliveries.renewLeases(token, LEASE_SECONDS).catch((err: unknown) => logger.warn({ err }, 'lease renewal failed'));
+    }, RENEW_EVERY_MS);
+    try {
+      let remaining = ids;
+      for (;;) {
+        const { leased, busyUntil } = await deliveries.lease(remaining, token, LEASE_SECONDS);
+        await pool(leased, SEND_CONCURRENCY, async (id) => {
+          // A timed-out attempt learns so from its heartbeat: it must not start more sends.
+          if (ctx.cancellationSignal.aborted) {
+            await deliveries.release(token, id, 'attempt cancelled');
+            return;
+          }
+          const outcome = await sendOne(token, id);
+          if (outcome === 'sent') result.sent += 1;
+          else if (outcome === 'bounced') result.bounced += 1;
+          else if (outcome === 'soft') result.retry.push(id);
+        });
+        if (ctx.cancellationSignal.aborted) throw ApplicationFailure.retryable('delivery attempt cancelled');
+        if (busyUntil === null) break;
+        const leasedSet = new Set(leased);
+        remaining = remaining.filter((id) => !leasedSet.has(id));
+        ctx.heartbeat();
+        await ctx.sleep(Math.max(50, busyUntil.getTime() - Date.now() + 50));
+      }
+      return result;
+    } finally {
+      clearInterval(renew);
+    }
+  }
+
+  return {
+    /** A group of accepted emails: send them all, then take them off the delivery queue. */
+    async deliverEmails(input: { emailIds: string[] }): Promise<DeliverEmailsResult> {
+      const result = await deliver(input.emailIds);
+      await deliveries.dequeue(input.emailIds);
+      return result;
+    },
+
+    /** One email that failed temporarily; throws (and is retried by Temporal) while it keeps failing. */
+    async retryEmail(input: { emailId: string }): Promise<SendOutcome> {
+      const result = await deliver([input.emailId]);
+      if (result.retry.length > 0) throw ApplicationFailure.retryable(`email ${input.emailId} failed temporarily`, 'SoftBounce');
+      return result.sent > 0 ? 'sent' : result.bounced > 0 ? 'bounced' : 'skipped';
+    },
+
+    /** The retry budget is spent: the email ends bounced (a transient bounce). */
+    async giveUpEmail(input: { emailId: string }): Promise<void> {
+      const token = leaseToken();
+      const { leased } = await deliveries.lease([input.emailId], token, LEASE_SECONDS);
+      if (leased.length > 0) await deliveries.markBounced(token, input.emailId, 'retry budget exhausted after temporary failures');
+    },
+  };
+}
+export type DeliveryActivities = ReturnType<typeof createDeliveryActivities>;

@@ -1,0 +1,73 @@
+import { createRequire } from 'node:module';
+import { NativeConnection, Runtime, Worker, bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worker';
+import type { Logger } from '../logger.js';
+import type { DeliveryActivities } from './delivery-activities.js';
+
+const require = createRequire(import.meta.url);
+
+/** The workflows entry point, bundled at start in development; production loads a prebuilt bundle. */
+export function workflowsPath(): string {
+  return require.resolve('../../workflows/index.ts');
+}
+
+export async function buildWorkflowBundle(): Promise<{ code: string }> {
+  return bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: quietBundlerLogger });
+}
+
+const quietBundlerLogger = {
+  log: () => {}, trace: () => {}, debug: () => {}, info: () => {},
+  warn: (message: string) => console.warn(message), error: (message: string) => console.error(message),
+};
+
+let runtimeInstalled = false;
+
+export interface TemporalWorker {
+  run(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+export async function createTemporalWorker(options: {
+  address: string;
+  namespace: string;
+  taskQueue: string;
+  activities: DeliveryActivities;
+  bundle: WorkflowBundleOption | undefined;
+  logger: Logger;
+}): Promise<TemporalWorker> {
+  if (!runtimeInstalled) {
+    // The SDK's own logs go through ours, at warn and above.
+    Runtime.install({
+      logger: {
+        log: (level, message, meta) => {
+          if (level === 'WARN') options.logger.warn(meta ?? {}, message);
+          else if (level === 'ERROR') options.logger.error(meta ?? {}, message);
+        },
+        trace: () => {}, debug: () => {}, info: () => {},
+        warn: (message, meta) => options.logger.warn(meta ?? {}, message),
+        error: (message, meta) => options.logger.error(meta ?? {}, message),
+      },
+    });
+    runtimeInstalled = true;
+  }
+  const connection = await NativeConnection.connect({ address: options.address });
+  const worker = await Worker.create({
+    connection,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue,
+    ...(options.bundle ? { workflowBundle: options.bundle } : { workflowsPath: workflowsPath() }),
+    activities: options.activities,
+    maxConcurrentActivityTaskExecutions: 32,
+    shutdownGraceTime: '10 seconds',
+  });
+  let running: Promise<void> | undefined;
+  return {
+    run() {
+      running = worker.run().finally(() => connection.close());
+      return running;
+    },
+    async shutdown() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+    },
+  };
+}
