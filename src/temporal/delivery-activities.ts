@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { DeliveriesRepo } from '../db/repos/deliveries-repo.js';
 import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
 import { composeMessage } from '../mail/compose.js';
 import { classifySmtpError } from '../mail/smtp-outcome.js';
 import type { MailTransport } from '../mail/transport.js';
@@ -23,6 +24,7 @@ export interface DeliveryDeps {
   deliveries: DeliveriesRepo;
   transport: MailTransport;
   logger: Logger;
+  metrics: Pick<Metrics, 'deliveries'>;
 }
 
 export type SendOutcome = 'sent' | 'bounced' | 'soft' | 'skipped';
@@ -93,6 +95,7 @@ export function createDeliveryActivities(deps: DeliveryDeps) {
             return;
           }
           const outcome = await sendOne(token, id);
+          if (outcome !== 'skipped') deps.metrics.deliveries.inc({ outcome });
           if (outcome === 'sent') result.sent += 1;
           else if (outcome === 'bounced') result.bounced += 1;
           else if (outcome === 'soft') result.retry.push(id);

@@ -1,0 +1,87 @@
+import type { ServiceImpl } from '@connectrpc/connect';
+import type { AdminService } from '../gen/mail/v1/admin_service_pb.js';
+import type { AccountsService } from '../services/accounts-service.js';
+import type { ApiKeysService } from '../services/api-keys-service.js';
+import type { AuthService } from '../services/auth-service.js';
+import type { CaughtMailService } from '../services/caught-mail-service.js';
+import type { DomainsService } from '../services/domains-service.js';
+import type { WebhooksService } from '../services/webhooks-service.js';
+import type { CallContext } from './call-context.js';
+import { presentAccount, presentApiKey, presentCaught, presentDomain, presentWebhook } from './presenters.js';
+
+type AdminApi = {
+  [K in keyof ServiceImpl<typeof AdminService>]: (
+    req: Parameters<ServiceImpl<typeof AdminService>[K]>[0],
+    ctx: CallContext,
+  ) => ReturnType<ServiceImpl<typeof AdminService>[K]>;
+};
+
+export interface AdminApiDeps {
+  auth: AuthService;
+  accounts: AccountsService;
+  domains: DomainsService;
+  apiKeys: ApiKeysService;
+  webhooks: WebhooksService;
+  caught: CaughtMailService;
+}
+
+/** mail.v1.AdminService, the management API behind the console; every call needs the admin token. */
+export function createAdminApi(deps: AdminApiDeps): AdminApi {
+  const admin = async <T>(ctx: CallContext, run: () => Promise<T>): Promise<T> => {
+    deps.auth.authenticateAdmin(ctx.requestHeader.get('authorization'));
+    return run();
+  };
+  return {
+    listAccounts: (_req, ctx) => admin(ctx, async () => ({ accounts: (await deps.accounts.list()).map((a) => presentAccount(a)) })),
+    createAccount: (req, ctx) => admin(ctx, async () => presentAccount(await deps.accounts.create(req.name))),
+    getAccount: (req, ctx) =>
+      admin(ctx, async () => {
+        const a = await deps.accounts.get(req.id);
+        return presentAccount(a, a);
+      }),
+    updateAccount: (req, ctx) =>
+      admin(ctx, async () =>
+        presentAccount(await deps.accounts.update(req.id, {
+          ...(req.status !== undefined ? { status: req.status } : {}),
+          ...(req.dailyQuota !== undefined ? { dailyQuota: req.dailyQuota } : {}),
+        }))),
+
+    createDomain: (req, ctx) => admin(ctx, async () => presentDomain(await deps.domains.create(req.accountId, req.name))),
+    listDomains: (req, ctx) => admin(ctx, async () => ({ domains: (await deps.domains.list(req.accountId)).map(presentDomain) })),
+    verifyDomain: (req, ctx) => admin(ctx, async () => presentDomain(await deps.domains.verify(req.id, req.force))),
+    updateDomain: (req, ctx) =>
+      admin(ctx, async () =>
+        presentDomain(await deps.domains.updateTracking(req.id, {
+          ...(req.openTracking !== undefined ? { openTracking: req.openTracking } : {}),
+          ...(req.clickTracking !== undefined ? { clickTracking: req.clickTracking } : {}),
+        }))),
+
+    createApiKey: (req, ctx) =>
+      admin(ctx, async () => {
+        const k = await deps.apiKeys.create(req.accountId, { name: req.name, permission: req.permission, allowedDomains: req.allowedDomains });
+        return presentApiKey(k, { key: k.key });
+      }),
+    listApiKeys: (req, ctx) =>
+      admin(ctx, async () => ({ apiKeys: (await deps.apiKeys.list(req.accountId)).map((k) => presentApiKey(k, { withUsage: true })) })),
+    deleteApiKey: (req, ctx) =>
+      admin(ctx, async () => {
+        await deps.apiKeys.delete(req.id);
+        return { success: true, message: `API key ${req.id} deleted` };
+      }),
+
+    createWebhook: (req, ctx) =>
+      admin(ctx, async () => {
+        const w = await deps.webhooks.create(req.accountId, { url: req.url, events: req.events });
+        return presentWebhook(w, w.secret);
+      }),
+    listWebhooks: (req, ctx) => admin(ctx, async () => ({ webhooks: (await deps.webhooks.list(req.accountId)).map((w) => presentWebhook(w)) })),
+    deleteWebhook: (req, ctx) =>
+      admin(ctx, async () => {
+        await deps.webhooks.delete(req.id);
+        return { success: true, message: `webhook ${req.id} deleted` };
+      }),
+    verifyWebhook: (req, ctx) => admin(ctx, () => deps.webhooks.verify(req.id)),
+
+    listCaughtMessages: (req, ctx) => admin(ctx, async () => ({ messages: (await deps.caught.list(req.limit)).map(presentCaught) })),
+  };
+}

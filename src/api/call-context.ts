@@ -1,0 +1,8 @@
+/**
+ * What a handler needs of its call, whichever adapter carried it. Connect's HandlerContext has this shape;
+ * the REST gateway builds one from the Fastify request.
+ */
+export interface CallContext {
+  requestHeader: Headers;
+  responseHeader: Headers;
+}

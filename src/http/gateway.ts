@@ -1,0 +1,70 @@
+import { create, fromJson, toJson, type DescMessage, type JsonValue } from '@bufbuild/protobuf';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { CallContext } from '../api/call-context.js';
+import { BODY_LIMITS } from '../domain/limits.js';
+import { invalid } from '../errors.js';
+import { describeJsonError } from './json-errors.js';
+import type { RestRoute } from './rest-routes.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    callContext: CallContext | null;
+  }
+}
+
+/** Any handler set: one function per RPC, named as the schema names them (sendEmail, getEmail, ...). */
+type Handlers = Record<string, (req: never, ctx: CallContext) => Promise<unknown>>;
+
+function requestHeaders(request: FastifyRequest): Headers {
+  const h = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (typeof value === 'string') h.set(name, value);
+    else if (Array.isArray(value)) h.set(name, value.join(', '));
+  }
+  return h;
+}
+
+/** The spec's JSON (body, or query for GET and DELETE) read into the RPC's request message. */
+function decode(route: RestRoute, request: FastifyRequest): unknown {
+  const fromQuery = route.method === 'GET' || route.method === 'DELETE';
+  let input: Record<string, unknown>;
+  if (fromQuery) {
+    input = { ...(request.query as Record<string, unknown>) };
+  } else {
+    const body = request.body;
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('The request body must be a JSON object');
+    input = { ...(body as Record<string, unknown>) };
+  }
+  if (route.idField) input[route.idField] = (request.params as { id: string }).id;
+  try {
+    // Unknown body fields are refused (a misspelt field would otherwise be dropped silently); unknown
+    // query parameters are ignored, as HTTP caches and proxies add their own.
+    return fromJson(route.rpc.input, input as JsonValue, { ignoreUnknownFields: fromQuery });
+  } catch (err) {
+    throw invalid(describeJsonError((err as Error).message));
+  }
+}
+
+function encode(schema: DescMessage, value: unknown): JsonValue {
+  return toJson(schema, create(schema, value as never), { useProtoFieldName: true, alwaysEmitImplicit: true });
+}
+
+/** Registers the routes of one service: each decodes the spec's JSON, calls the shared handler, encodes. */
+export function registerGateway(app: FastifyInstance, base: string, routes: RestRoute[], handlers: Handlers): void {
+  for (const route of routes) {
+    const handler = handlers[route.rpc.localName];
+    if (!handler) throw new Error(`no handler for ${route.rpc.name}`);
+    app.route({
+      method: route.method,
+      url: `${base}${route.path}`,
+      bodyLimit: route.bodyLimit ?? BODY_LIMITS.other,
+      handler: async (request, reply) => {
+        const ctx: CallContext = { requestHeader: requestHeaders(request), responseHeader: new Headers() };
+        request.callContext = ctx;
+        const out = await handler(decode(route, request) as never, ctx);
+        ctx.responseHeader.forEach((value, key) => void reply.header(key, value));
+        return encode(route.rpc.output, out);
+      },
+    });
+  }
+}

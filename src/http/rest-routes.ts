@@ -1,0 +1,57 @@
+import type { DescMethod } from '@bufbuild/protobuf';
+import { AdminService } from '../gen/mail/v1/admin_service_pb.js';
+import { EmailService } from '../gen/mail/v1/email_service_pb.js';
+import { BODY_LIMITS } from '../domain/limits.js';
+
+/**
+ * The REST shape of the schema: each spec path mapped to its RPC. The gateway, the OpenAPI document and
+ * the tests all read this one table.
+ */
+export interface RestRoute {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** Fastify path under the API's base; path parameters are named `:id`. */
+  path: string;
+  rpc: DescMethod;
+  /** The request field the `:id` path parameter fills. */
+  idField?: string;
+  bodyLimit?: number;
+  summary: string;
+}
+
+const e = EmailService.method;
+const a = AdminService.method;
+
+export const API_BASE = '/v1/mail';
+export const ADMIN_BASE = '/v1/mail/admin';
+
+export const EMAIL_ROUTES: RestRoute[] = [
+  { method: 'POST', path: '/emails', rpc: e.sendEmail, bodyLimit: BODY_LIMITS.singleSend, summary: 'Send one email now' },
+  { method: 'POST', path: '/emails/schedule', rpc: e.scheduleEmail, bodyLimit: BODY_LIMITS.singleSend, summary: 'Schedule one email' },
+  { method: 'GET', path: '/emails/scheduled', rpc: e.listScheduledEmails, summary: 'List scheduled emails' },
+  { method: 'GET', path: '/emails/scheduled/:id', rpc: e.getScheduledEmail, idField: 'id', summary: 'Get one scheduled email' },
+  { method: 'DELETE', path: '/emails/scheduled/:id', rpc: e.cancelScheduledEmail, idField: 'id', summary: 'Cancel a scheduled email' },
+  { method: 'POST', path: '/emails/batch', rpc: e.sendBatch, bodyLimit: BODY_LIMITS.batch, summary: 'Send a batch' },
+  { method: 'GET', path: '/emails/batch', rpc: e.listBatchJobs, summary: 'List batch jobs' },
+  { method: 'GET', path: '/emails/batch/:id', rpc: e.getBatchJob, idField: 'id', summary: 'Get one batch job' },
+  { method: 'GET', path: '/emails', rpc: e.listEmails, summary: 'List emails' },
+  { method: 'GET', path: '/emails/:id', rpc: e.getEmail, idField: 'id', summary: 'Get one email' },
+];
+
+export const ADMIN_ROUTES: RestRoute[] = [
+  { method: 'GET', path: '/accounts', rpc: a.listAccounts, summary: 'List accounts' },
+  { method: 'POST', path: '/accounts', rpc: a.createAccount, summary: 'Create an account' },
+  { method: 'GET', path: '/accounts/:id', rpc: a.getAccount, idField: 'id', summary: 'Get an account with today\'s usage and rates' },
+  { method: 'PATCH', path: '/accounts/:id', rpc: a.updateAccount, idField: 'id', summary: 'Set an account\'s status or quota' },
+  { method: 'POST', path: '/accounts/:id/domains', rpc: a.createDomain, idField: 'account_id', summary: 'Add a sender domain' },
+  { method: 'GET', path: '/accounts/:id/domains', rpc: a.listDomains, idField: 'account_id', summary: 'List an account\'s domains' },
+  { method: 'POST', path: '/domains/:id/verify', rpc: a.verifyDomain, idField: 'id', summary: 'Verify a domain (force: operator override)' },
+  { method: 'PATCH', path: '/domains/:id', rpc: a.updateDomain, idField: 'id', summary: 'Turn open and click tracking on or off' },
+  { method: 'POST', path: '/accounts/:id/api-keys', rpc: a.createApiKey, idField: 'account_id', summary: 'Create an API key (shown once)' },
+  { method: 'GET', path: '/accounts/:id/api-keys', rpc: a.listApiKeys, idField: 'account_id', summary: 'List API keys with usage' },
+  { method: 'DELETE', path: '/api-keys/:id', rpc: a.deleteApiKey, idField: 'id', summary: 'Delete an API key' },
+  { method: 'POST', path: '/accounts/:id/webhooks', rpc: a.createWebhook, idField: 'account_id', summary: 'Create a webhook (secret shown once)' },
+  { method: 'GET', path: '/accounts/:id/webhooks', rpc: a.listWebhooks, idField: 'account_id', summary: 'List webhooks' },
+  { method: 'DELETE', path: '/webhooks/:id', rpc: a.deleteWebhook, idField: 'id', summary: 'Delete a webhook' },
+  { method: 'POST', path: '/webhooks/:id/verify', rpc: a.verifyWebhook, idField: 'id', summary: 'Send a signed test request' },
+  { method: 'GET', path: '/catcher/messages', rpc: a.listCaughtMessages, summary: 'Mail received by the built-in catcher' },
+];

@@ -1,0 +1,228 @@
+import dns from 'node:dns/promises';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { createAdminApi } from './api/admin-api.js';
+import { createEmailApi } from './api/email-api.js';
+import { createGuard } from './api/guard.js';
+import type { Config } from './config.js';
+import { startEmbeddedPostgres } from './db/embedded-postgres.js';
+import { migrate } from './db/migrate.js';
+import { createRepos } from './db/repos/index.js';
+import { createSeedRepo } from './db/repos/seed-repo.js';
+import { createSql, type Sql } from './db/sql.js';
+import { buildRestApp } from './http/rest-app.js';
+import type { Logger } from './logger.js';
+import { startCatcher, type Catcher } from './mail/catcher.js';
+import { createMailTransport, type MailTransport } from './mail/transport.js';
+import { createMetrics } from './metrics.js';
+import { buildGrpcApp } from './rpc/grpc-app.js';
+import { createAccountsService } from './services/accounts-service.js';
+import { createApiKeysService } from './services/api-keys-service.js';
+import { createAuthService } from './services/auth-service.js';
+import { loadAdminToken, seedIfEmpty, type FirstRun } from './services/bootstrap-service.js';
+import { createCaughtMailService } from './services/caught-mail-service.js';
+import { createDomainsService } from './services/domains-service.js';
+import { createEmailQueryService } from './services/email-query-service.js';
+import { createIdempotency } from './services/idempotency.js';
+import { createRateLimiter } from './services/rate-limiter.js';
+import { createSendService } from './services/send-service.js';
+import { createSenderCheck } from './services/sender-check.js';
+import { createUsageRecorder } from './services/usage-recorder.js';
+import { createWebhooksService } from './services/webhooks-service.js';
+import { connectTemporal, type TemporalClient } from './temporal/client.js';
+import { createDeliveryActivities } from './temporal/delivery-activities.js';
+import { locateTemporalCli, startDevServer } from './temporal/dev-server.js';
+import { createDispatcher, QUEUE_CHANNEL, type Dispatcher } from './temporal/dispatcher.js';
+import { createTemporalWorker, type TemporalWorker } from './temporal/worker.js';
+import { checkWebhookUrl } from './webhooks/address-guard.js';
+
+/**
+ * The composition root: the only place that builds and wires things. `startMailer` runs the roles the
+ * config asks for, with embedded PostgreSQL, Temporal and mail catcher for whatever is not configured,
+ * and answers a handle whose `stop` undoes everything in reverse.
+ */
+export interface Mailer {
+  config: Config;
+  restUrl: string | undefined;
+  grpcAddress: string | undefined;
+  temporalAddress: string;
+  temporalUiUrl: string | undefined;
+  catcher: Catcher | undefined;
+  databaseUrl: string;
+  adminToken: string;
+  /** Set on the run that created the default account. */
+  firstRun: FirstRun | undefined;
+  adminTokenCreated: boolean;
+  sql: Sql;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  logger: Logger;
+  /** The process environment, for finding tools (PATH); config is read by config.ts only. */
+  env: NodeJS.ProcessEnv;
+}
+
+export async function startMailer(config: Config, { logger, env }: StartOptions): Promise<Mailer> {
+  const cleanups: (() => Promise<void>)[] = [];
+  const onStop = (fn: () => Promise<void>) => cleanups.unshift(fn);
+  const stop = async () => {
+    for (const fn of cleanups.splice(0)) {
+      await fn().catch((err: unknown) => logger.warn({ err }, 'error while stopping'));
+    }
+  };
+  const runsApi = config.role !== 'worker';
+  const runsWorker = config.role !== 'api';
+
+  try {
+    // PostgreSQL: the configured one, else the embedded server in the data dir.
+    let databaseUrl = config.databaseUrl;
+    if (!databaseUrl) {
+      const pg = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPostgresPort, logger });
+      onStop(pg.stop);
+      databaseUrl = pg.url;
+    }
+    const sql = createSql(databaseUrl, { max: 40 });
+    onStop(() => sql.end({ timeout: 5 }));
+    let firstRun: FirstRun | undefined;
+    await migrate(sql, logger, async (tx) => {
+      firstRun = await seedIfEmpty(createSeedRepo(tx), config.defaultDomain);
+    });
+    const repos = createRepos(sql);
+    const admin = await loadAdminToken(config.adminToken, config.dataDir);
+
+    // Temporal: the configured cluster, else the dev server with its database in the data dir.
+    let temporalAddress = config.temporalAddress;
+    let temporalUiUrl: string | undefined;
+    if (!temporalAddress) {
+      const cli = await locateTemporalCli({ cliPath: config.temporalCliPath, cacheDir: config.cacheDir, env, logger });
+      if (!cli) {
+        throw new Error(
+          'No Temporal server: set TEMPORAL_ADDRESS, or install the Temporal CLI (https://docs.temporal.io/cli) on PATH or at TEMPORAL_CLI_PATH, ' +
+            `or install Go so that it can be built once into ${config.cacheDir}.`,
+        );
+      }
+      const dev = await startDevServer({
+        cli, dataDir: config.dataDir, port: config.embeddedTemporalPort, namespace: config.temporalNamespace, ui: true, logger,
+      });
+      onStop(dev.stop);
+      temporalAddress = dev.address;
+      temporalUiUrl = dev.uiUrl;
+    }
+    const temporal: TemporalClient = await connectTemporal({ address: temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue });
+    onStop(temporal.close);
+
+    const metrics = createMetrics();
+    let dispatcher: Dispatcher | undefined;
+    let catcher: Catcher | undefined;
+
+    if (runsWorker) {
+      let smtpUrl = config.smtpUrl;
+      if (!smtpUrl) {
+        catcher = await startCatcher({ host: '127.0.0.1', port: config.catcherPort, dataDir: config.dataDir, repo: repos.caught, logger });
+        onStop(catcher.close);
+        smtpUrl = catcher.url;
+      }
+      const transport: MailTransport = createMailTransport(smtpUrl, { maxConnections: 8 });
+      onStop(async () => transport.close());
+      const worker: TemporalWorker = await createTemporalWorker({
+        address: temporalAddress,
+        namespace: config.temporalNamespace,
+        taskQueue: config.taskQueue,
+        activities: createDeliveryActivities({ deliveries: repos.deliveries, transport, logger, metrics }),
+        bundle: config.workflowBundle ? { codePath: path.resolve(config.workflowBundle) } : undefined,
+        logger,
+      });
+      const running = worker.run();
+      running.catch((err: unknown) => logger.fatal({ err }, 'Temporal worker stopped'));
+      onStop(worker.shutdown);
+      dispatcher = createDispatcher({
+        deliveries: repos.deliveries,
+        startGroup: (groupId, ids) => temporal.startDeliveryGroup(groupId, ids),
+        listen: (channel, fn) => sql.listen(channel, fn),
+        logger,
+      });
+      await dispatcher.start();
+      onStop(dispatcher.stop);
+    }
+
+    let restUrl: string | undefined;
+    let grpcAddress: string | undefined;
+    if (runsApi) {
+      const usage = createUsageRecorder((d) => repos.apiKeys.addUsage(d), (err) => logger.warn({ err }, 'usage statistics not saved'));
+      onStop(usage.close);
+      const auth = createAuthService({ findPrincipal: (h) => repos.apiKeys.findPrincipal(h), adminToken: admin.token });
+      const now = () => new Date();
+      const send = createSendService({
+        emails: repos.emails,
+        quota: repos.quota,
+        idempotency: createIdempotency(repos.idempotency),
+        assertMaySendFrom: createSenderCheck(repos.domains),
+        usage,
+        notifyQueued: createQueueNotifier(sql, dispatcher),
+        now,
+      });
+      const emailApi = createEmailApi({
+        guard: createGuard({ auth, rateLimiter: createRateLimiter(config.rateLimit), usage }),
+        send,
+        query: createEmailQueryService({ emails: repos.emails }),
+      });
+      const adminApi = createAdminApi({
+        auth,
+        accounts: createAccountsService({ accounts: repos.accounts, now }),
+        domains: createDomainsService({ domains: repos.domains, accounts: repos.accounts, resolveTxt: (name) => dns.resolveTxt(name).catch(() => []) }),
+        apiKeys: createApiKeysService({ apiKeys: repos.apiKeys, accounts: repos.accounts, usage }),
+        webhooks: createWebhooksService({ webhooks: repos.webhooks, accounts: repos.accounts, checkUrl: (u) => checkWebhookUrl(u, config.webhookAllowPrivate) }),
+        caught: createCaughtMailService({ caught: repos.caught }),
+      });
+
+      const rest = await buildRestApp({
+        emailApi, adminApi, logger, metrics, publicUrl: config.publicUrl,
+        checkReady: async () => {
+          await repos.ping().catch((err: unknown) => Promise.reject(new Error(`database unreachable: ${(err as Error).message}`)));
+          await temporal.ping().catch((err: unknown) => Promise.reject(new Error(`Temporal unreachable: ${(err as Error).message}`)));
+        },
+      });
+      const grpc = await buildGrpcApp({ emailApi, adminApi, logger });
+      restUrl = await listen(rest, config.host, config.port);
+      onStop(() => rest.close());
+      const grpcUrl = await listen(grpc, config.host, config.grpcPort);
+      grpcAddress = grpcUrl.replace(/^https?:\/\//, '');
+      onStop(() => grpc.close());
+    }
+
+    return {
+      config, restUrl, grpcAddress, temporalAddress, temporalUiUrl, catcher, databaseUrl, adminToken: admin.token,
+      firstRun, adminTokenCreated: admin.created, sql, stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+async function listen(app: FastifyInstance, host: string, port: number): Promise<string> {
+  await app.listen({ host, port });
+  const address = app.server.address();
+  const actual = typeof address === 'object' && address ? address.port : port;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${actual}`;
+}
+
+/**
+ * Tells dispatchers that the queue has new entries: directly when one runs in this process, and by NOTIFY
+ * for the others, at most one NOTIFY per few milliseconds however many emails arrive (NOTIFY takes a
+ * global lock at commit).
+ */
+function createQueueNotifier(sql: Sql, local: Dispatcher | undefined): () => void {
+  const WINDOW_MS = 5;
+  let scheduled = false;
+  return () => {
+    local?.poke();
+    if (scheduled) return;
+    scheduled = true;
+    setTimeout(() => {
+      scheduled = false;
+      sql.notify(QUEUE_CHANNEL, '').catch(() => {});
+    }, WINDOW_MS).unref();
+  };
+}

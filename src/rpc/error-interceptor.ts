@@ -1,0 +1,23 @@
+import { ConnectError, type Interceptor } from '@connectrpc/connect';
+import { toAppError } from '../errors.js';
+import type { Logger } from '../logger.js';
+
+/**
+ * The gRPC boundary's one error mapping: the code from the table in errors.ts, the spec's `message` as the
+ * status message, and the spec's `error` string in the `mail-error` trailer (with any Retry-After), so that
+ * gRPC callers see exactly what REST callers see.
+ */
+export function createErrorInterceptor(logger: Logger): Interceptor {
+  return (next) => async (req) => {
+    try {
+      return await next(req);
+    } catch (err) {
+      if (err instanceof ConnectError) throw err;
+      const app = toAppError(err);
+      if (app.kind === 'internal') logger.error({ err: app.cause ?? err, procedure: req.url }, 'rpc failed');
+      const body = app.body();
+      const metadata = new Headers({ 'mail-error': body.error, ...app.headers });
+      throw new ConnectError(body.message ?? body.error, app.grpcCode, metadata);
+    }
+  };
+}

@@ -1,0 +1,62 @@
+import { loadConfig, type Config } from './config.js';
+import { createLogger } from './logger.js';
+import { startMailer, type Mailer } from './main.js';
+
+/**
+ * `npm start`: the whole service in this process (or the role MAILER_ROLE names), until Ctrl-C, which
+ * stops everything it started. The first run prints the API key and the admin token, once.
+ */
+export async function runServer(overrides: Partial<Config> = {}): Promise<void> {
+  const config = loadConfig(process.env, overrides);
+  const logger = createLogger(config.logLevel);
+  const mailer = await startMailer(config, { logger, env: process.env });
+  process.stdout.write(banner(mailer));
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) {
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ signal }, 'stopping');
+    mailer.stop().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+function banner(m: Mailer): string {
+  const lines = ['', `mailer is running (role: ${m.config.role})`];
+  if (m.restUrl) {
+    lines.push(`  REST API      ${m.restUrl}/v1/mail   (OpenAPI: ${m.restUrl}/v1/mail/openapi.json)`);
+    lines.push(`  gRPC          ${m.grpcAddress}   (gRPC, gRPC-Web and Connect)`);
+    lines.push(`  Console       ${m.restUrl}/console`);
+  }
+  lines.push(`  Temporal      ${m.temporalAddress}${m.temporalUiUrl ? `   (UI: ${m.temporalUiUrl})` : ''}`);
+  if (m.catcher) {
+    lines.push(`  Mail catcher  ${m.catcher.url}: mail is kept in ${m.config.dataDir}/mail/*.eml`);
+    if (m.restUrl) lines.push(`                and listed by GET ${m.restUrl}/v1/mail/admin/catcher/messages`);
+  }
+  lines.push(`  Data          ${m.config.dataDir}`);
+  if (m.firstRun || m.adminTokenCreated) lines.push('', 'First run. These secrets are shown once; keep them:');
+  if (m.firstRun) {
+    lines.push(`  Account       ${m.firstRun.accountId} (sender domain ${m.firstRun.domain}, verified)`);
+    lines.push(`  API key       ${m.firstRun.apiKey}   (permission: all)`);
+  }
+  if (m.adminTokenCreated) lines.push(`  Admin token   ${m.adminToken}   (also in ${m.config.dataDir}/admin-token)`);
+  if (m.firstRun && m.restUrl) {
+    lines.push('', 'Send your first email:', `  curl -s ${m.restUrl}/v1/mail/emails \\`,
+      `    -H "Authorization: Bearer ${m.firstRun.apiKey}" -H "Content-Type: application/json" \\`,
+      `    -d '{"from":"hello@${m.firstRun.domain}","to":["you@example.net"],"subject":"Hello","text":"It works."}'`);
+  }
+  lines.push('', 'Ctrl-C stops everything.', '');
+  return lines.join('\n');
+}
+
+// Run when executed directly (npm start), not when imported (the CLI's `server start`).
+if (import.meta.url === `file://${process.argv[1]}`) {
+  runServer().catch((err: unknown) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  });
+}
