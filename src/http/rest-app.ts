@@ -1,4 +1,4 @@
-import fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { BODY_LIMITS } from '../domain/limits.js';
 import { ERROR_TABLE } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -26,7 +26,7 @@ export interface RestAppDeps {
 export async function buildRestApp(deps: RestAppDeps): Promise<FastifyInstance> {
   const app: FastifyInstance = fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMITS.other,
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true },

@@ -1,6 +1,6 @@
 import { fastifyConnectPlugin } from '@connectrpc/connect-fastify';
 import type { ServiceImpl } from '@connectrpc/connect';
-import fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { BODY_LIMITS } from '../domain/limits.js';
 import { AdminService } from '../gen/mail/v1/admin_service_pb.js';
 import { EmailService } from '../gen/mail/v1/email_service_pb.js';
@@ -16,7 +16,7 @@ export async function buildGrpcApp(deps: {
   adminApi: Partial<ServiceImpl<typeof AdminService>>;
   logger: Logger;
 }): Promise<FastifyInstance> {
-  const app = fastify({ http2: true, loggerInstance: deps.logger as FastifyBaseLogger, disableRequestLogging: true });
+  const app = fastify({ http2: true, loggerInstance: deps.logger as FastifyBaseLogger, logController: new LogController({ disableRequestLogging: true }) });
   await app.register(fastifyConnectPlugin, {
     routes: (router) => {
       router.service(EmailService, deps.emailApi);

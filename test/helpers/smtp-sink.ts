@@ -1,0 +1,96 @@
+import type { AddressInfo } from 'node:net';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { SMTPServer, type SMTPServerSession } from 'smtp-server';
+
+/** A message as the receiving server got it. */
+export interface SinkMessage {
+  messageId: string;
+  envelopeFrom: string;
+  envelopeTo: string[];
+  raw: Buffer;
+  parsed: ParsedMail;
+}
+
+export interface SmtpSink {
+  url: string;
+  port: number;
+  messages: SinkMessage[];
+  /** How many times each Message-ID arrived. */
+  counts(): Map<string, number>;
+  /** Refuse recipients: return an SMTP reply (e.g. `550 5.1.1 no such user`) to refuse, undefined to accept. */
+  refuseRecipient: (address: string) => string | undefined;
+  /** Called with each complete message before the server answers; may delay or refuse (throw `451 ...`). */
+  beforeAccept: (raw: Buffer, session: SMTPServerSession) => Promise<void>;
+  waitFor(n: number, timeoutMs?: number): Promise<SinkMessage[]>;
+  close(): Promise<void>;
+}
+
+function smtpError(reply: string): Error {
+  const code = Number(reply.slice(0, 3));
+  return Object.assign(new Error(reply.slice(4)), { responseCode: code });
+}
+
+/** A real SMTP server (smtp-server) on loopback that keeps what it receives, for tests and the benchmark. */
+export async function startSmtpSink(options: { parse?: boolean } = {}): Promise<SmtpSink> {
+  const parse = options.parse ?? true;
+  const sink: SmtpSink = {
+    url: '',
+    port: 0,
+    messages: [],
+    counts() {
+      const m = new Map<string, number>();
+      for (const msg of sink.messages) m.set(msg.messageId, (m.get(msg.messageId) ?? 0) + 1);
+      return m;
+    },
+    refuseRecipient: () => undefined,
+    beforeAccept: async () => {},
+    async waitFor(n, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (sink.messages.length < n) {
+        if (Date.now() > deadline) throw new Error(`sink received ${sink.messages.length} of ${n} messages in ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return sink.messages;
+    },
+    close: async () => {},
+  };
+
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    size: 64 * 1024 * 1024,
+    onRcptTo(address, _session, callback) {
+      const refusal = sink.refuseRecipient(address.address);
+      callback(refusal ? smtpError(refusal) : undefined);
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        const raw = Buffer.concat(chunks);
+        sink.beforeAccept(raw, session).then(
+          async () => {
+            const parsed = parse ? await simpleParser(raw) : ({} as ParsedMail);
+            const messageId = parse ? (parsed.messageId ?? '') : (/^message-id:\s*(\S+)/im.exec(raw.toString('latin1'))?.[1] ?? '');
+            // Counted only when the server accepts: that is when the message is the server's responsibility.
+            sink.messages.push({
+              messageId,
+              envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+              envelopeTo: session.envelope.rcptTo.map((r) => r.address),
+              raw,
+              parsed,
+            });
+            callback();
+          },
+          (err: Error) => callback(err),
+        );
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  sink.port = (server.server.address() as AddressInfo).port;
+  sink.url = `smtp://127.0.0.1:${sink.port}`;
+  sink.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  return sink;
+}

@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, eventually, validEmail } from '../helpers/http.js';
+import { startStack, type Stack } from '../helpers/stack.js';
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe('POST /emails delivers through SMTP', () => {
+  it('answers pending with an empty message_id, then the email arrives and becomes sent', async () => {
+    const res = await call('POST', `${stack.api}/emails`, {
+      token: stack.apiKey,
+      body: validEmail({
+        to: ['a@example.net'],
+        cc: ['c@example.net'],
+        bcc: ['hidden@example.net'],
+        reply_to: ['reply@example.com'],
+        html: '<p>Hi <b>there</b></p>',
+        headers: { 'X-Campaign': 'spring' },
+        tags: { category: 'welcome' },
+        attachments: [{ filename: 'hello.txt', content: Buffer.from('hello file').toString('base64'), content_type: 'text/plain' }],
+      }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ id: expect.stringMatching(/^em_[0-9a-z]{26}$/), message_id: '', status: 'pending' });
+    const id = res.body.id as string;
+
+    const [msg] = await stack.sink.waitFor(1);
+    expect(msg!.envelopeFrom).toBe('sender@example.com');
+    expect(msg!.envelopeTo.sort()).toEqual(['a@example.net', 'c@example.net', 'hidden@example.net']);
+    const p = msg!.parsed;
+    expect(p.subject).toBe('Hello');
+    expect(p.text?.trim()).toBe('Hello there');
+    expect(p.html).toContain('<b>there</b>');
+    expect(p.headers.get('x-campaign')).toBe('spring');
+    expect(p.headers.has('bcc')).toBe(false);
+    expect(p.raw?.toString() ?? msg!.raw.toString()).not.toMatch(/hidden@example\.net/);
+    expect(p.replyTo?.text).toBe('reply@example.com');
+    expect(p.attachments).toHaveLength(1);
+    expect(p.attachments[0]!.filename).toBe('hello.txt');
+    expect(p.attachments[0]!.content.toString()).toBe('hello file');
+    expect(p.messageId).toBe(`<${id}@example.com>`);
+
+    const detail = await eventually(async () => {
+      const r = await call('GET', `${stack.api}/emails/${id}`, { token: stack.apiKey });
+      return r.body.status === 'sent' ? r : undefined;
+    });
+    expect(detail.body).toMatchObject({
+      id,
+      message_id: `<${id}@example.com>`,
+      from: 'Sender <sender@example.com>',
+      to: ['a@example.net'],
+      cc: ['c@example.net'],
+      bcc: ['hidden@example.net'],
+      reply_to: ['reply@example.com'],
+      subject: 'Hello',
+      status: 'sent',
+      mal_status: 'healthy',
+      headers: { 'X-Campaign': 'spring' },
+      tags: { category: 'welcome' },
+      job_type: 'direct',
+      job_id: '',
+      attachments: [{ filename: 'hello.txt', content: Buffer.from('hello file').toString('base64'), content_type: 'text/plain' }],
+    });
+  });
+});
