@@ -5,9 +5,13 @@ import type { DeliveryActivities } from './delivery-activities.js';
 
 const require = createRequire(import.meta.url);
 
-/** The workflows entry point, bundled at start in development; production loads a prebuilt bundle. */
+/** The workflows entry point (source in development, compiled in dist/), bundled at start unless prebuilt. */
 export function workflowsPath(): string {
-  return require.resolve('../../workflows/index.ts');
+  try {
+    return require.resolve('../../workflows/index.ts');
+  } catch {
+    return require.resolve('../../workflows/index.js');
+  }
 }
 
 export async function buildWorkflowBundle(): Promise<{ code: string }> {
