@@ -30,7 +30,6 @@ function banner(m: Mailer): string {
   if (m.restUrl) {
     lines.push(`  REST API      ${m.restUrl}/v1/mail   (OpenAPI: ${m.restUrl}/v1/mail/openapi.json)`);
     lines.push(`  gRPC          ${m.grpcAddress}   (gRPC, gRPC-Web and Connect)`);
-    lines.push(`  Console       ${m.restUrl}/console`);
   }
   lines.push(`  Temporal      ${m.temporalAddress}${m.temporalUiUrl ? `   (UI: ${m.temporalUiUrl})` : ''}`);
   if (m.catcher) {
