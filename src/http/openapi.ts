@@ -25,15 +25,14 @@ function fieldSchema(f: DescField, refs: Set<DescMessage>): Schema {
     refs.add(m);
     return { $ref: `#/components/schemas/${m.name}` };
   };
-  const withDoc = (s: Schema) => s;
   switch (f.fieldKind) {
-    case 'scalar': return withDoc(scalarSchema(f.scalar));
-    case 'enum': return withDoc({ type: 'string' });
-    case 'message': return withDoc(ref(f.message));
+    case 'scalar': return scalarSchema(f.scalar);
+    case 'enum': return { type: 'string' };
+    case 'message': return ref(f.message);
     case 'list':
-      return withDoc({ type: 'array', items: f.listKind === 'scalar' ? scalarSchema(f.scalar) : f.listKind === 'message' ? ref(f.message) : { type: 'string' } });
+      return { type: 'array', items: f.listKind === 'scalar' ? scalarSchema(f.scalar) : f.listKind === 'message' ? ref(f.message) : { type: 'string' } };
     case 'map':
-      return withDoc({ type: 'object', additionalProperties: f.mapKind === 'scalar' ? scalarSchema(f.scalar) : f.mapKind === 'message' ? ref(f.message) : { type: 'string' } });
+      return { type: 'object', additionalProperties: f.mapKind === 'scalar' ? scalarSchema(f.scalar) : f.mapKind === 'message' ? ref(f.message) : { type: 'string' } };
   }
 }
 
