@@ -162,8 +162,9 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
         notifyQueued: createQueueNotifier(sql, dispatcher),
         now,
       });
+      const guard = createGuard({ auth, rateLimiter: createRateLimiter(config.rateLimit), usage });
       const emailApi = createEmailApi({
-        guard: createGuard({ auth, rateLimiter: createRateLimiter(config.rateLimit), usage }),
+        guard,
         send,
         query: createEmailQueryService({ emails: repos.emails }),
       });
@@ -178,6 +179,8 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
 
       const rest = await buildRestApp({
         emailApi, adminApi, logger, metrics, publicUrl: config.publicUrl,
+        admitApi: guard.admit,
+        admitAdmin: async (ctx) => auth.authenticateAdmin(ctx.requestHeader.get('authorization')),
         checkReady: async () => {
           await repos.ping().catch((err: unknown) => Promise.reject(new Error(`database unreachable: ${(err as Error).message}`)));
           await temporal.ping().catch((err: unknown) => Promise.reject(new Error(`Temporal unreachable: ${(err as Error).message}`)));

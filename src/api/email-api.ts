@@ -3,6 +3,7 @@ import type { EmailService } from '../gen/mail/v1/email_service_pb.js';
 import { assertAllowed } from '../domain/permissions.js';
 import { notImplemented } from '../errors.js';
 import type { EmailQueryService } from '../services/email-query-service.js';
+import type { Principal } from '../services/auth-service.js';
 import type { SendService } from '../services/send-service.js';
 import type { CallContext } from './call-context.js';
 import type { Guard } from './guard.js';
@@ -25,7 +26,7 @@ const idempotencyKey = (ctx: CallContext) => ctx.requestHeader.get('idempotency-
 
 /** mail.v1.EmailService, once, for both adapters: each RPC is a guarded call of a use case. */
 export function createEmailApi(deps: EmailApiDeps): EmailApi {
-  const { guard } = deps;
+  const guard = deps.guard.guarded;
   return {
     sendEmail: (req, ctx) => guard(ctx, (p) => deps.send.send(p, req, idempotencyKey(ctx))),
 
@@ -53,7 +54,7 @@ export function createEmailApi(deps: EmailApiDeps): EmailApi {
   };
 }
 
-function pending(p: Parameters<Parameters<Guard>[1]>[0], op: 'read' | 'send' | 'cancel', what: string): never {
+function pending(p: Principal, op: 'read' | 'send' | 'cancel', what: string): never {
   assertAllowed(p.permission, p.accountStatus, op);
   throw notImplemented(what);
 }

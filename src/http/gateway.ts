@@ -49,8 +49,17 @@ function encode(schema: DescMessage, value: unknown): JsonValue {
   return toJson(schema, create(schema, value as never), { useProtoFieldName: true, alwaysEmitImplicit: true });
 }
 
-/** Registers the routes of one service: each decodes the spec's JSON, calls the shared handler, encodes. */
-export function registerGateway(app: FastifyInstance, base: string, routes: RestRoute[], handlers: Handlers): void {
+/**
+ * Registers the routes of one service: each decodes the spec's JSON, calls the shared handler, encodes.
+ * `admit` runs first, before the body is read, so that credentials are judged before content.
+ */
+export function registerGateway(
+  app: FastifyInstance,
+  base: string,
+  routes: RestRoute[],
+  handlers: Handlers,
+  admit: (ctx: CallContext) => Promise<unknown>,
+): void {
   for (const route of routes) {
     const handler = handlers[route.rpc.localName];
     if (!handler) throw new Error(`no handler for ${route.rpc.name}`);
@@ -58,9 +67,13 @@ export function registerGateway(app: FastifyInstance, base: string, routes: Rest
       method: route.method,
       url: `${base}${route.path}`,
       bodyLimit: route.bodyLimit ?? BODY_LIMITS.other,
-      handler: async (request, reply) => {
+      onRequest: async (request) => {
         const ctx: CallContext = { requestHeader: requestHeaders(request), responseHeader: new Headers() };
         request.callContext = ctx;
+        await admit(ctx);
+      },
+      handler: async (request, reply) => {
+        const ctx = request.callContext!;
         const out = await handler(decode(route, request) as never, ctx);
         ctx.responseHeader.forEach((value, key) => void reply.header(key, value));
         return encode(route.rpc.output, out);

@@ -1,4 +1,5 @@
 import fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { CallContext } from '../api/call-context.js';
 import { BODY_LIMITS } from '../domain/limits.js';
 import { ERROR_TABLE } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -13,6 +14,10 @@ type Handlers = Parameters<typeof registerGateway>[3];
 export interface RestAppDeps {
   emailApi: object;
   adminApi: object;
+  /** Admits a call to the email API (key, rate limit) before its body is read. */
+  admitApi: (ctx: CallContext) => Promise<unknown>;
+  /** Admits a call to the management API (admin token) before its body is read. */
+  admitAdmin: (ctx: CallContext) => Promise<unknown>;
   logger: Logger;
   metrics: Metrics;
   publicUrl: string;
@@ -57,8 +62,8 @@ export async function buildRestApp(deps: RestAppDeps): Promise<FastifyInstance> 
     deps.metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
   });
 
-  registerGateway(app, API_BASE, EMAIL_ROUTES, deps.emailApi as Handlers);
-  registerGateway(app, ADMIN_BASE, ADMIN_ROUTES, deps.adminApi as Handlers);
+  registerGateway(app, API_BASE, EMAIL_ROUTES, deps.emailApi as Handlers, deps.admitApi);
+  registerGateway(app, ADMIN_BASE, ADMIN_ROUTES, deps.adminApi as Handlers, deps.admitAdmin);
 
   const openapi = buildOpenApi(deps.publicUrl);
   app.get(`${API_BASE}/openapi.json`, async () => openapi);

@@ -13,15 +13,21 @@ export function createUsageRecorder(write: (deltas: UsageDelta[]) => Promise<voi
     return d;
   };
 
-  async function flush(): Promise<void> {
-    if (pending.size === 0) return;
-    const deltas = [...pending.values()];
-    pending = new Map();
-    try {
-      await write(deltas);
-    } catch (err) {
-      onError(err);
-    }
+  // Flushes run one after another, and each waits for the one before: a caller of flush() (the key
+  // listing) must see what an earlier flush (the timer's) is still writing.
+  let writing: Promise<void> = Promise.resolve();
+  function flush(): Promise<void> {
+    writing = writing.then(async () => {
+      if (pending.size === 0) return;
+      const deltas = [...pending.values()];
+      pending = new Map();
+      try {
+        await write(deltas);
+      } catch (err) {
+        onError(err);
+      }
+    });
+    return writing;
   }
 
   const timer = setInterval(() => void flush(), 1000);

@@ -1,0 +1,161 @@
+import { describe, expect, it } from 'vitest';
+import { validateDraft, type EmailDraft } from '../../src/domain/email-draft.js';
+import { LIMITS } from '../../src/domain/limits.js';
+import { AppError } from '../../src/errors.js';
+
+const MiB = 1024 * 1024;
+
+const draft = (overrides: Partial<EmailDraft> = {}): EmailDraft => ({
+  from: 'Sender <sender@example.com>',
+  to: ['rcpt@example.net'],
+  cc: [],
+  bcc: [],
+  replyTo: [],
+  subject: 'Hello',
+  html: '',
+  text: 'Hi',
+  attachments: [],
+  headers: {},
+  tags: {},
+  ...overrides,
+});
+
+const bytes = (n: number) => new Uint8Array(n);
+const file = (n: number, i = 0) => ({ filename: `f${i}.bin`, content: bytes(n), contentType: 'application/octet-stream' });
+const many = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i}@example.net`);
+
+/** The validation error validateDraft throws for `d`. */
+function refusal(d: EmailDraft, prefix?: string): AppError {
+  try {
+    validateDraft(d, prefix);
+  } catch (err) {
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).kind).toBe('validation');
+    expect((err as AppError).status).toBe(400);
+    return err as AppError;
+  }
+  throw new Error('expected validateDraft to refuse the draft');
+}
+
+describe('validateDraft accepts', () => {
+  it('a minimal draft, answering the parsed sender and the size', () => {
+    const v = validateDraft(draft());
+    expect(v.sender).toEqual({ name: 'Sender', address: 'sender@example.com', domain: 'example.com' });
+    expect(v.size).toBe('Hello'.length + 'Hi'.length);
+  });
+
+  it('html only, text only, both', () => {
+    expect(() => validateDraft(draft({ html: '<p>x</p>', text: '' }))).not.toThrow();
+    expect(() => validateDraft(draft({ html: '', text: 'x' }))).not.toThrow();
+    expect(() => validateDraft(draft({ html: '<p>x</p>', text: 'x' }))).not.toThrow();
+  });
+
+  it('every limit at its exact value', () => {
+    expect(() => validateDraft(draft({ subject: 's'.repeat(998) }))).not.toThrow();
+    expect(() => validateDraft(draft({ subject: '😀'.repeat(998) }))).not.toThrow();
+    expect(() => validateDraft(draft({ to: many(20, 't'), cc: many(20, 'c'), bcc: many(10, 'b') }))).not.toThrow();
+    expect(() => validateDraft(draft({ headers: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`X-H${i}`, 'v'])) }))).not.toThrow();
+    expect(() => validateDraft(draft({ attachments: Array.from({ length: 10 }, (_, i) => file(1, i)) }))).not.toThrow();
+    expect(() => validateDraft(draft({ html: 'h'.repeat(5 * MiB), text: '' }))).not.toThrow();
+    expect(() => validateDraft(draft({ text: 't'.repeat(5 * MiB) }))).not.toThrow();
+  });
+
+  it('a total size of exactly 10 MiB', () => {
+    const v = validateDraft(draft({ subject: 's', text: 't', attachments: [file(10 * MiB - 2)] }));
+    expect(v.size).toBe(10 * MiB);
+  });
+
+  it('an attachment with no content type (the default is applied later)', () => {
+    expect(() => validateDraft(draft({ attachments: [{ filename: 'a', content: bytes(1), contentType: '' }] }))).not.toThrow();
+  });
+
+  it('tabs in header values (folding whitespace is not a line break)', () => {
+    expect(() => validateDraft(draft({ headers: { 'X-Tab': 'a\tb' } }))).not.toThrow();
+  });
+});
+
+describe('validateDraft refuses, naming the field, its length and the maximum', () => {
+  it.each([
+    ['subject of 999 characters', { subject: 's'.repeat(999) }, ['subject', '999', '998']],
+    ['html over 5 MiB', { html: 'h'.repeat(5 * MiB + 1) }, ['html', String(5 * MiB + 1), String(5 * MiB)]],
+    ['text over 5 MiB in bytes', { text: 'é'.repeat(3 * MiB) }, ['text', String(6 * MiB), String(5 * MiB)]],
+    ['51 recipients', { to: many(17, 't'), cc: many(17, 'c'), bcc: many(17, 'b') }, ['to', 'cc', 'bcc', '51', '50']],
+    ['51 headers', { headers: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`X-H${i}`, 'v'])) }, ['headers', '51', '50']],
+    ['11 attachments', { attachments: Array.from({ length: 11 }, (_, i) => file(1, i)) }, ['attachments', '11', '10']],
+    ['an attachment over 10 MiB', { attachments: [file(1), file(10 * MiB + 1)] }, ['attachments[1].content', String(10 * MiB + 1), String(10 * MiB)]],
+    ['a total over 10 MiB', { attachments: [file(5 * MiB), file(5 * MiB)] }, ['total size', String(10 * MiB)]],
+    ['51 tags', { tags: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`t${i}`, 'v'])) }, ['tags', '51', '50']],
+    ['a header value over the limit', { headers: { 'X-Long': 'v'.repeat(LIMITS.headerValueChars + 1) } }, ['headers.X-Long', String(LIMITS.headerValueChars + 1)]],
+  ] as const)('%s', (_name, overrides, parts) => {
+    const err = refusal(draft(overrides as Partial<EmailDraft>));
+    for (const p of parts) expect(err.message).toContain(p);
+  });
+
+  it.each([
+    ['from', { from: '' }, 'from is required'],
+    ['to', { to: [] }, 'to is required'],
+    ['subject', { subject: '' }, 'subject is required'],
+    ['html or text', { html: '', text: '' }, 'html or text is required'],
+  ] as const)('a missing %s', (_name, overrides, message) => {
+    expect(refusal(draft(overrides as Partial<EmailDraft>)).message).toContain(message);
+  });
+
+  it.each([
+    ['from', { from: 'nope' }, 'from'],
+    ['to', { to: ['ok@example.net', 'nope'] }, 'to[1]'],
+    ['cc', { cc: ['x@'] }, 'cc[0]'],
+    ['bcc', { bcc: ['@x.example'] }, 'bcc[0]'],
+    ['reply_to', { replyTo: ['a b@example.com'] }, 'reply_to[0]'],
+  ] as const)('an invalid address in %s', (_name, overrides, field) => {
+    const err = refusal(draft(overrides as Partial<EmailDraft>));
+    expect(err.message).toContain(field);
+    expect(err.message).toContain('not a valid email address');
+  });
+
+  it('line breaks in the subject', () => {
+    expect(refusal(draft({ subject: 'a\r\nBcc: x@evil.example' })).message).toContain('subject');
+    expect(refusal(draft({ subject: 'a\nb' })).message).toContain('subject');
+  });
+
+  it.each(['a\r\nBcc: x@evil.example', 'a\nb', 'a\rb', 'a\0b', 'a\x1bb'])('a control character in a header value (%j)', (value) => {
+    expect(refusal(draft({ headers: { 'X-Test': value } })).message).toContain('headers.X-Test');
+  });
+
+  it('control characters are shown escaped in the message, never raw', () => {
+    const err = refusal(draft({ headers: { 'X-A\r\nBcc': 'v' } }));
+    expect(err.message).toContain('\\x0d\\x0a');
+    expect(err.message).not.toMatch(/[\r\n]/);
+  });
+
+  it.each(['From', 'to', 'CC', 'Bcc', 'Reply-To', 'Subject', 'Date', 'Message-ID', 'MIME-Version', 'Content-Type', 'Content-Transfer-Encoding', 'Return-Path', 'DKIM-Signature'])(
+    'the reserved header %s',
+    (name) => {
+      expect(refusal(draft({ headers: { [name]: 'x' } })).message).toContain(`headers.${name}`);
+    },
+  );
+
+  it.each(['X Space', 'X:Colon', '', 'Ünicode'])('an invalid header name %j', (name) => {
+    expect(refusal(draft({ headers: { [name]: 'v' } })).message).toContain('not a valid header name');
+  });
+
+  it('tag names outside letters, digits, _ and -', () => {
+    expect(refusal(draft({ tags: { 'bad key': 'v' } })).message).toContain('tags.bad key');
+  });
+
+  it.each([
+    ['empty filename', { filename: '', content: bytes(1), contentType: 'text/plain' }, 'attachments[0].filename'],
+    ['path in filename', { filename: 'a/b.txt', content: bytes(1), contentType: 'text/plain' }, 'attachments[0].filename'],
+    ['backslash in filename', { filename: 'a\\b.txt', content: bytes(1), contentType: 'text/plain' }, 'attachments[0].filename'],
+    ['CRLF in filename', { filename: 'a\r\n.txt', content: bytes(1), contentType: 'text/plain' }, 'attachments[0].filename'],
+    ['empty content', { filename: 'a.txt', content: bytes(0), contentType: 'text/plain' }, 'attachments[0].content'],
+    ['bad content type', { filename: 'a.txt', content: bytes(1), contentType: 'text' }, 'attachments[0].content_type'],
+    ['CRLF in content type', { filename: 'a.txt', content: bytes(1), contentType: 'text/plain\r\nBcc: x@y.z' }, 'attachments[0].content_type'],
+  ])('an attachment with %s', (_name, a, field) => {
+    expect(refusal(draft({ attachments: [a] })).message).toContain(field);
+  });
+
+  it('prefixes field names inside a batch', () => {
+    expect(refusal(draft({ subject: '' }), 'emails[3].').message).toBe('emails[3].subject is required');
+    expect(refusal(draft({ attachments: [file(6 * MiB), file(6 * MiB)] }), 'emails[7].').message).toMatch(/^emails\[7\]: total size/);
+  });
+});
