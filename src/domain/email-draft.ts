@@ -8,7 +8,15 @@ import { formatBytes, LIMITS } from './limits.js';
  */
 export interface AttachmentInput {
   filename: string;
-  content: Uint8Array;
+  /** Base64 (standard or URL-safe alphabet; line breaks allowed), as the spec's JSON carries it. */
+  content: string;
+  contentType: string;
+}
+
+/** An attachment once checked: its content decoded. */
+export interface Attachment {
+  filename: string;
+  content: Buffer;
   contentType: string;
 }
 
@@ -26,7 +34,8 @@ export interface EmailDraft {
   tags: Record<string, string>;
 }
 
-export interface ValidDraft extends EmailDraft {
+export interface ValidDraft extends Omit<EmailDraft, 'attachments'> {
+  attachments: Attachment[];
   sender: ParsedAddress;
   /** Subject, bodies, custom headers and decoded attachments, in bytes. */
   size: number;
@@ -51,6 +60,15 @@ const BAD_FILENAME = /[\0-\x1f\x7f/\\]/;
 const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(\s*;.*)?$/;
 
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
+
+const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+
+/** Strict base64: Buffer.from alone would skip any character it does not know and decode garbage. */
+function decodeBase64(field: string, text: string): Buffer {
+  const compact = /[\r\n\t ]/.test(text) ? text.replace(/[\r\n\t ]/g, '') : text;
+  if (!BASE64.test(compact) || compact.length % 4 === 1) throw invalid(`${field}: not valid base64`);
+  return Buffer.from(compact, 'base64');
+}
 
 function tooLong(field: string, length: number, max: number, unit: string): never {
   throw invalid(`${field}: length ${length} exceeds the maximum of ${max} ${unit}`);
@@ -128,24 +146,31 @@ export function validateDraft(draft: EmailDraft, prefix = ''): ValidDraft {
     throw invalid(`${f('attachments')}: ${draft.attachments.length} attachments exceed the maximum of ${LIMITS.attachments}`);
   }
   let attachmentBytes = 0;
-  draft.attachments.forEach((a, i) => {
+  const attachments = draft.attachments.map((a, i): Attachment => {
     const field = `${f('attachments')}[${i}]`;
     if (a.filename === '') throw invalid(`${field}.filename is required`);
     if (a.filename.length > LIMITS.filenameChars) tooLong(`${field}.filename`, a.filename.length, LIMITS.filenameChars, 'characters');
     if (BAD_FILENAME.test(a.filename)) throw invalid(`${field}.filename must not contain control characters or path separators`);
-    if (a.content.length === 0) throw invalid(`${field}.content is required (base64)`);
-    if (a.content.length > LIMITS.attachmentBytes) {
-      tooLong(`${field}.content`, a.content.length, LIMITS.attachmentBytes, `bytes (${formatBytes(LIMITS.attachmentBytes)})`);
+    if (a.content === '') throw invalid(`${field}.content is required (base64)`);
+    // Decoded size can be told from the text's length before decoding anything.
+    if (a.content.length > Math.ceil((LIMITS.attachmentBytes * 4) / 3) + 4 + a.content.length / 38) {
+      tooLong(`${field}.content`, Math.floor((a.content.length * 3) / 4), LIMITS.attachmentBytes, `bytes (${formatBytes(LIMITS.attachmentBytes)})`);
+    }
+    const content = decodeBase64(`${field}.content`, a.content);
+    if (content.length === 0) throw invalid(`${field}.content is required (base64)`);
+    if (content.length > LIMITS.attachmentBytes) {
+      tooLong(`${field}.content`, content.length, LIMITS.attachmentBytes, `bytes (${formatBytes(LIMITS.attachmentBytes)})`);
     }
     if (a.contentType !== '' && (!MEDIA_TYPE.test(a.contentType) || CONTROL.test(a.contentType))) {
       throw invalid(`${field}.content_type: "${printable(a.contentType)}" is not a media type`);
     }
-    attachmentBytes += a.content.length;
+    attachmentBytes += content.length;
+    return { filename: a.filename, content, contentType: a.contentType };
   });
 
   const size = bytes(draft.subject) + htmlBytes + textBytes + headerBytes + attachmentBytes;
   if (size > LIMITS.emailBytes) {
     throw invalid(`${prefix === '' ? 'email' : prefix.slice(0, -1)}: total size ${size} bytes exceeds the maximum of ${LIMITS.emailBytes} bytes (${formatBytes(LIMITS.emailBytes)})`);
   }
-  return { ...draft, sender, size };
+  return { ...draft, attachments, sender, size };
 }

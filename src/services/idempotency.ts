@@ -49,7 +49,5 @@ export type Idempotency = ReturnType<typeof createIdempotency>;
 
 /** A digest of the request as the service understood it (binary content included). */
 function hashRequest(operation: string, request: unknown): Buffer {
-  const json = JSON.stringify(request, (_k, v: unknown) =>
-    v instanceof Uint8Array ? Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64') : v);
-  return sha256(`${operation}\n${json}`);
+  return sha256(`${operation}\n${JSON.stringify(request)}`);
 }

@@ -14,7 +14,12 @@ export const QUEUE_CHANNEL = 'mailer_delivery_queue';
 const GROUP_SIZE = 200;
 const POLL_MS = 1000;
 const SWEEP_MS = 15_000;
-const STALE_SECONDS = 60;
+/**
+ * How old a claim must be before the sweep starts its group again. A start takes milliseconds and starting
+ * again is harmless (same workflow id), so this only bounds how long a crash between claim and start
+ * delays those emails (about this plus SWEEP_MS); each sweep costs one start RPC per group still queued.
+ */
+const STALE_SECONDS = 15;
 
 export interface DispatcherDeps {
   deliveries: DeliveriesRepo;

@@ -20,7 +20,8 @@ const draft = (overrides: Partial<EmailDraft> = {}): EmailDraft => ({
   ...overrides,
 });
 
-const bytes = (n: number) => new Uint8Array(n);
+/** n zero bytes, base64-encoded as a caller sends them. */
+const bytes = (n: number) => Buffer.alloc(n).toString('base64');
 const file = (n: number, i = 0) => ({ filename: `f${i}.bin`, content: bytes(n), contentType: 'application/octet-stream' });
 const many = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i}@example.net`);
 
@@ -157,5 +158,28 @@ describe('validateDraft refuses, naming the field, its length and the maximum', 
   it('prefixes field names inside a batch', () => {
     expect(refusal(draft({ subject: '' }), 'emails[3].').message).toBe('emails[3].subject is required');
     expect(refusal(draft({ attachments: [file(6 * MiB), file(6 * MiB)] }), 'emails[7].').message).toMatch(/^emails\[7\]: total size/);
+  });
+});
+
+describe('attachment content is strict base64, decoded once', () => {
+  const one = (content: string) => draft({ attachments: [{ filename: 'a.bin', content, contentType: 'application/octet-stream' }] });
+
+  it('decodes standard, URL-safe, unpadded and line-wrapped base64 to the same bytes', () => {
+    const data = Buffer.from([0xfb, 0xff, 0x00, 0x10, 0x20, 0x3e, 0x3f]);
+    const standard = data.toString('base64');
+    const wrapped = `${standard.slice(0, 4)}\r\n${standard.slice(4)}`;
+    for (const text of [standard, data.toString('base64url'), standard.replace(/=+$/, ''), wrapped]) {
+      expect(validateDraft(one(text)).attachments[0]!.content.equals(data)).toBe(true);
+    }
+  });
+
+  it.each([['*** not base64'], ['aGk=aGk='], ['a'], ['aGk=\u0000']])('refuses %j naming the field', (text) => {
+    expect(refusal(one(text)).message).toBe('attachments[0].content: not valid base64');
+  });
+
+  it('counts decoded bytes against the limits, not the length of the text', () => {
+    const v = validateDraft(one(Buffer.alloc(3000).toString('base64')));
+    expect(v.attachments[0]!.content.length).toBe(3000);
+    expect(v.size).toBe(Buffer.byteLength('Hello') + Buffer.byteLength('Hi') + 3000);
   });
 });

@@ -113,7 +113,7 @@ export function createEmailsRepo(sql: Sql) {
           position,
           filename: a.filename,
           content_type: a.contentType === '' ? 'application/octet-stream' : a.contentType,
-          content: Buffer.from(a.content.buffer, a.content.byteOffset, a.content.length),
+          content: a.content,
         })),
       );
       const idem = options.idempotency;
