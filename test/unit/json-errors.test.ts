@@ -21,7 +21,7 @@ describe('describeJsonError (on the errors protobuf-es really raises)', () => {
     [{ headers: 'x' }, 'headers: expected object, got "x"'],
     [{ headers: { a: 1 } }, /^headers: map entry "a"/],
     [{ attachments: [{ filename: 1 }] }, 'attachments[].filename: expected string, got 1'],
-    [{ attachments: [{ content: ['aGk='] }] }, 'attachments[].content: expected string, got ["aGk="]'],
+    [{ attachments: [{ content: ['aGk='] }] }, 'attachments[].content: expected string, got Array(1)'],
     [{ attachments: [{ size: 1 }] }, 'attachments[].size: unknown field'],
     [{ sender_name: 'x' }, 'sender_name: unknown field'],
   ])('%j', (json, expected) => {
