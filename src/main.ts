@@ -17,14 +17,17 @@ import { createMailTransport, type MailTransport } from './mail/transport.js';
 import { createMetrics } from './metrics.js';
 import { buildGrpcApp } from './rpc/grpc-app.js';
 import { createAccountsService } from './services/accounts-service.js';
+import { createAcceptance } from './services/acceptance.js';
 import { createApiKeysService } from './services/api-keys-service.js';
 import { createAuthService } from './services/auth-service.js';
+import { createBatchService } from './services/batch-service.js';
 import { loadAdminToken, seedIfEmpty, type FirstRun } from './services/bootstrap-service.js';
 import { createCaughtMailService } from './services/caught-mail-service.js';
 import { createDomainsService } from './services/domains-service.js';
 import { createEmailQueryService } from './services/email-query-service.js';
 import { createIdempotency } from './services/idempotency.js';
 import { createRateLimiter } from './services/rate-limiter.js';
+import { createScheduleService } from './services/schedule-service.js';
 import { createSendService } from './services/send-service.js';
 import { createSenderCheck } from './services/sender-check.js';
 import { createUsageRecorder } from './services/usage-recorder.js';
@@ -33,6 +36,8 @@ import { connectTemporal, type TemporalClient } from './temporal/client.js';
 import { createDeliveryActivities } from './temporal/delivery-activities.js';
 import { locateTemporalCli, startDevServer } from './temporal/dev-server.js';
 import { createDispatcher, QUEUE_CHANNEL, type Dispatcher } from './temporal/dispatcher.js';
+import { createJobActivities } from './temporal/job-activities.js';
+import { createJobStarters, createJobSweeper } from './temporal/job-sweeper.js';
 import { createTemporalWorker, type TemporalWorker } from './temporal/worker.js';
 import { checkWebhookUrl } from './webhooks/address-guard.js';
 
@@ -113,6 +118,7 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
     onStop(temporal.close);
 
     const metrics = createMetrics();
+    const starters = createJobStarters({ temporal, scheduled: repos.scheduled, batches: repos.batches });
     let dispatcher: Dispatcher | undefined;
     let catcher: Catcher | undefined;
 
@@ -129,7 +135,10 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
         address: temporalAddress,
         namespace: config.temporalNamespace,
         taskQueue: config.taskQueue,
-        activities: createDeliveryActivities({ deliveries: repos.deliveries, transport, logger, metrics }),
+        activities: {
+          ...createDeliveryActivities({ deliveries: repos.deliveries, transport, logger, metrics }),
+          ...createJobActivities({ scheduled: repos.scheduled, batches: repos.batches }),
+        },
         bundle: config.workflowBundle ? { codePath: path.resolve(config.workflowBundle) } : undefined,
         logger,
       });
@@ -144,6 +153,9 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
       });
       await dispatcher.start();
       onStop(dispatcher.stop);
+      const jobSweeper = createJobSweeper({ starters, scheduled: repos.scheduled, batches: repos.batches, logger });
+      jobSweeper.start();
+      onStop(async () => jobSweeper.stop());
     }
 
     let restUrl: string | undefined;
@@ -153,20 +165,22 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
       onStop(usage.close);
       const auth = createAuthService({ findPrincipal: (h) => repos.apiKeys.findPrincipal(h), adminToken: admin.token });
       const now = () => new Date();
+      const accept = createAcceptance({ quota: repos.quota, idempotency: createIdempotency(repos.idempotency), now });
+      const assertMaySendFrom = createSenderCheck(repos.domains);
       const send = createSendService({
-        emails: repos.emails,
-        quota: repos.quota,
-        idempotency: createIdempotency(repos.idempotency),
-        assertMaySendFrom: createSenderCheck(repos.domains),
-        usage,
-        notifyQueued: createQueueNotifier(sql, dispatcher),
-        now,
+        emails: repos.emails, accept, assertMaySendFrom, usage, notifyQueued: createQueueNotifier(sql, dispatcher),
       });
       const guard = createGuard({ auth, rateLimiter: createRateLimiter(config.rateLimit), usage });
       const emailApi = createEmailApi({
         guard,
         send,
         query: createEmailQueryService({ emails: repos.emails }),
+        schedule: createScheduleService({
+          scheduled: repos.scheduled, accept, assertMaySendFrom, usage, now,
+          startWorkflow: starters.startScheduled,
+          cancelWorkflow: (id) => temporal.terminateScheduledEmail(id),
+        }),
+        batch: createBatchService({ batches: repos.batches, accept, assertMaySendFrom, usage, startWorkflow: starters.startBatch }),
       });
       const adminApi = createAdminApi({
         auth,

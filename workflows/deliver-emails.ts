@@ -2,8 +2,7 @@ import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { DeliveryActivities } from '../src/temporal/delivery-activities.js';
 
 /**
- * Delivers a group of accepted emails: one workflow for many emails keeps the cost per email on Temporal
- * low (DESIGN.md, "Temporal"). The content never travels through Temporal, only ids.
+ * Delivering accepted emails, for every kind of send. The content never travels through Temporal, only ids.
  *
  * Retry budget for a temporary SMTP failure (4xx, connection, timeout): the first try, then 12 more,
  * 10 s apart at first and doubling up to an hour (about 3.5 hours in all); then the email is bounced.
@@ -28,12 +27,16 @@ const { retryEmail, giveUpEmail } = proxyActivities<DeliveryActivities>({
   },
 });
 
-export interface DeliverEmailsInput {
-  emailIds: string[];
+export interface DeliveryTally {
+  sent: number;
+  bounced: number;
+  retried: number;
 }
 
-export async function deliverEmailsWorkflow(input: DeliverEmailsInput): Promise<{ sent: number; bounced: number; retried: number }> {
-  const first = await deliverEmails({ emailIds: input.emailIds });
+/** Sends every email once, then retries the temporary failures each on its own schedule until final. */
+export async function deliverAll(emailIds: string[]): Promise<DeliveryTally> {
+  if (emailIds.length === 0) return { sent: 0, bounced: 0, retried: 0 };
+  const first = await deliverEmails({ emailIds });
   if (first.retry.length === 0) return { sent: first.sent, bounced: first.bounced, retried: 0 };
   await sleep(SMTP_RETRY.firstDelay);
   const outcomes = await Promise.all(
@@ -49,4 +52,13 @@ export async function deliverEmailsWorkflow(input: DeliverEmailsInput): Promise<
     bounced: first.bounced + outcomes.filter((o) => o === 'bounced').length,
     retried: first.retry.length,
   };
+}
+
+export interface DeliverEmailsInput {
+  emailIds: string[];
+}
+
+/** A group of direct sends drained from the delivery queue: one workflow for many emails. */
+export async function deliverEmailsWorkflow(input: DeliverEmailsInput): Promise<DeliveryTally> {
+  return deliverAll(input.emailIds);
 }

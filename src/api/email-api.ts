@@ -1,13 +1,12 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import type { EmailService } from '../gen/mail/v1/email_service_pb.js';
-import { assertAllowed } from '../domain/permissions.js';
-import { notImplemented } from '../errors.js';
 import type { EmailQueryService } from '../services/email-query-service.js';
-import type { Principal } from '../services/auth-service.js';
+import type { BatchService } from '../services/batch-service.js';
+import type { ScheduleService } from '../services/schedule-service.js';
 import type { SendService } from '../services/send-service.js';
 import type { CallContext } from './call-context.js';
 import type { Guard } from './guard.js';
-import { presentEmail, presentEmailSummary } from './presenters.js';
+import { presentBatch, presentEmail, presentEmailSummary, presentScheduled } from './presenters.js';
 
 type EmailApi = {
   [K in keyof ServiceImpl<typeof EmailService>]: (
@@ -20,6 +19,8 @@ export interface EmailApiDeps {
   guard: Guard;
   send: SendService;
   query: EmailQueryService;
+  schedule: ScheduleService;
+  batch: BatchService;
 }
 
 const idempotencyKey = (ctx: CallContext) => ctx.requestHeader.get('idempotency-key') ?? undefined;
@@ -42,19 +43,22 @@ export function createEmailApi(deps: EmailApiDeps): EmailApi {
         return { data: rows.map(presentEmailSummary), total };
       }),
 
-    // Scheduled sends and batch jobs are a later capability: the RPCs exist in the schema and answer 501
-    // after the usual authentication and permission checks, never a fake success.
-    scheduleEmail: (_req, ctx) => guard(ctx, async (p) => pending(p, 'send', 'Scheduled sending')),
-    listScheduledEmails: (_req, ctx) => guard(ctx, async (p) => pending(p, 'read', 'Listing scheduled emails')),
-    getScheduledEmail: (_req, ctx) => guard(ctx, async (p) => pending(p, 'read', 'Reading a scheduled email')),
-    cancelScheduledEmail: (_req, ctx) => guard(ctx, async (p) => pending(p, 'cancel', 'Cancelling a scheduled email')),
-    sendBatch: (_req, ctx) => guard(ctx, async (p) => pending(p, 'send', 'Batch sending')),
-    listBatchJobs: (_req, ctx) => guard(ctx, async (p) => pending(p, 'read', 'Listing batch jobs')),
-    getBatchJob: (_req, ctx) => guard(ctx, async (p) => pending(p, 'read', 'Reading a batch job')),
+    scheduleEmail: (req, ctx) => guard(ctx, (p) => deps.schedule.schedule(p, req, idempotencyKey(ctx))),
+    listScheduledEmails: (req, ctx) =>
+      guard(ctx, async (p) => {
+        const { rows, total } = await deps.schedule.list(p, req);
+        return { scheduledEmails: rows.map(presentScheduled), totalCount: total };
+      }),
+    getScheduledEmail: (req, ctx) => guard(ctx, async (p) => presentScheduled(await deps.schedule.get(p, req.id))),
+    cancelScheduledEmail: (req, ctx) => guard(ctx, (p) => deps.schedule.cancel(p, req.id)),
+
+    sendBatch: (req, ctx) => guard(ctx, (p) => deps.batch.send(p, req.emails, idempotencyKey(ctx))),
+    listBatchJobs: (req, ctx) =>
+      guard(ctx, async (p) => {
+        const { rows, total } = await deps.batch.list(p, req);
+        return { batchJobs: rows.map(presentBatch), totalCount: total };
+      }),
+    getBatchJob: (req, ctx) => guard(ctx, async (p) => presentBatch(await deps.batch.get(p, req.id))),
   };
 }
 
-function pending(p: Principal, op: 'read' | 'send' | 'cancel', what: string): never {
-  assertAllowed(p.permission, p.accountStatus, op);
-  throw notImplemented(what);
-}

@@ -6,7 +6,9 @@ import type { DomainRow } from '../db/repos/domains-repo.js';
 import type { EmailRow, EmailSummaryRow, StoredAttachment } from '../db/repos/emails-repo.js';
 import type { WebhookRow } from '../db/repos/webhooks-repo.js';
 import type { AccountSchema, ApiKeySchema, CaughtMessageSchema, DomainSchema, WebhookSchema } from '../gen/mail/v1/admin_service_pb.js';
-import type { EmailSchema, EmailSummarySchema } from '../gen/mail/v1/types_pb.js';
+import type { BatchRow } from '../db/repos/batch-repo.js';
+import type { ScheduledRow } from '../db/repos/scheduled-repo.js';
+import type { BatchJobSchema, EmailSchema, EmailSummarySchema, ScheduledEmailSchema } from '../gen/mail/v1/types_pb.js';
 import { dnsRecords } from '../services/domains-service.js';
 
 /** Stored rows as the schema's messages: the one place that decides what a caller sees of a record. */
@@ -38,6 +40,20 @@ export function presentEmail(email: EmailRow, attachments: StoredAttachment[]): 
 
 export function presentEmailSummary(e: EmailSummaryRow): MessageInitShape<typeof EmailSummarySchema> {
   return { id: e.id, from: e.from, to: e.to, subject: e.subject, status: e.status, createdAt: iso(e.createdAt) };
+}
+
+export function presentScheduled(s: ScheduledRow): MessageInitShape<typeof ScheduledEmailSchema> {
+  return {
+    id: s.id, from: s.from, to: s.to, subject: s.subject, scheduledAt: iso(s.scheduledAt), status: s.status,
+    createdAt: iso(s.createdAt), attempts: s.attempts,
+  };
+}
+
+export function presentBatch(b: BatchRow): MessageInitShape<typeof BatchJobSchema> {
+  return {
+    jobId: b.id, totalCount: b.totalCount, sentCount: b.sentCount, failedCount: b.failedCount, status: b.status,
+    createdAt: iso(b.createdAt), ...(b.completedAt ? { completedAt: iso(b.completedAt) } : {}),
+  };
 }
 
 export function presentAccount(a: AccountRow, stats?: AccountStats): MessageInitShape<typeof AccountSchema> {

@@ -1,30 +1,58 @@
-import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import type { batchJobWorkflow } from '../../workflows/batch-job.js';
 import type { deliverEmailsWorkflow } from '../../workflows/deliver-emails.js';
+import type { scheduledEmailWorkflow } from '../../workflows/scheduled-email.js';
 
+/**
+ * Starting the service's workflows. Workflow ids are business ids (delivery group, scheduled email, batch
+ * job), so a repeated start is harmless: it answers false instead of starting a second one.
+ */
 export interface TemporalClient {
   client: Client;
-  /** Starts a group's delivery workflow; false when one with that id already runs (a repeated start). */
   startDeliveryGroup(groupId: string, emailIds: string[]): Promise<boolean>;
+  startScheduledEmail(scheduledId: string, scheduledAt: Date): Promise<boolean>;
+  startBatchJob(jobId: string): Promise<boolean>;
+  /** Ends a cancelled scheduled email's workflow early; one already gone is fine. */
+  terminateScheduledEmail(scheduledId: string): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+async function once(start: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await start();
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
+    throw err;
+  }
 }
 
 export async function connectTemporal(options: { address: string; namespace: string; taskQueue: string }): Promise<TemporalClient> {
   const connection = await Connection.connect({ address: options.address });
   const client = new Client({ connection, namespace: options.namespace });
+  const taskQueue = options.taskQueue;
   return {
     client,
-    async startDeliveryGroup(groupId, emailIds) {
+    startDeliveryGroup: (groupId, emailIds) =>
+      once(() => client.workflow.start<typeof deliverEmailsWorkflow>('deliverEmailsWorkflow', { workflowId: groupId, taskQueue, args: [{ emailIds }] })),
+    startScheduledEmail: (scheduledId, scheduledAt) => {
+      const delayMs = scheduledAt.getTime() - Date.now();
+      return once(() =>
+        client.workflow.start<typeof scheduledEmailWorkflow>('scheduledEmailWorkflow', {
+          workflowId: scheduledId,
+          taskQueue,
+          args: [{ scheduledId }],
+          ...(delayMs > 0 ? { startDelay: delayMs } : {}),
+        }));
+    },
+    startBatchJob: (jobId) =>
+      once(() => client.workflow.start<typeof batchJobWorkflow>('batchJobWorkflow', { workflowId: jobId, taskQueue, args: [{ jobId }] })),
+    async terminateScheduledEmail(scheduledId) {
       try {
-        await client.workflow.start<typeof deliverEmailsWorkflow>('deliverEmailsWorkflow', {
-          workflowId: groupId,
-          taskQueue: options.taskQueue,
-          args: [{ emailIds }],
-        });
-        return true;
+        await client.workflow.getHandle(scheduledId).terminate('scheduled email cancelled');
       } catch (err) {
-        if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
-        throw err;
+        if (!(err instanceof WorkflowNotFoundError)) throw err;
       }
     },
     async ping() {

@@ -1,7 +1,6 @@
 import { createRequire } from 'node:module';
 import { NativeConnection, Runtime, Worker, bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Logger } from '../logger.js';
-import type { DeliveryActivities } from './delivery-activities.js';
 
 const require = createRequire(import.meta.url);
 
@@ -34,7 +33,8 @@ export async function createTemporalWorker(options: {
   address: string;
   namespace: string;
   taskQueue: string;
-  activities: DeliveryActivities;
+  /** Every activity function by name (deliveries, jobs). */
+  activities: object;
   bundle: WorkflowBundleOption | undefined;
   logger: Logger;
 }): Promise<TemporalWorker> {

@@ -88,23 +88,36 @@ export function createDeliveriesRepo(sql: Sql) {
       };
     },
 
-    /** Records acceptance by the mail server; only the lease holder may (a stale attempt changes nothing). */
+    /**
+     * Records acceptance by the mail server; only the lease holder may (a stale attempt changes nothing).
+     * A batch email moves its job's counter in the same statement, so counters are exact and never go back.
+     */
     async markSent(token: string, outcome: DeliveryOutcome): Promise<boolean> {
-      const rows = await sql`
-        update emails set status = 'sent', message_id = ${outcome.messageId}, smtp_response = ${outcome.response},
-          sent_at = now(), lease_token = null, lease_until = null, last_error = null
-        where id = ${outcome.id} and lease_token = ${token} and status = 'pending'
-        returning id`;
-      return rows.length > 0;
+      const [row] = await sql<{ n: number }[]>`
+        with sent as (
+          update emails set status = 'sent', message_id = ${outcome.messageId}, smtp_response = ${outcome.response},
+            sent_at = now(), lease_token = null, lease_until = null, last_error = null
+          where id = ${outcome.id} and lease_token = ${token} and status = 'pending'
+          returning job_type, job_id),
+        counted as (
+          update batch_jobs b set sent_count = sent_count + 1 from sent
+          where sent.job_type = 'batch' and b.id = sent.job_id returning 1)
+        select (select count(*) from sent)::int as n`;
+      return row!.n > 0;
     },
 
-    /** A permanent refusal: the email ends `bounced`. */
+    /** A permanent refusal: the email ends `bounced` (a batch counts it failed). */
     async markBounced(token: string, id: string, error: string): Promise<boolean> {
-      const rows = await sql`
-        update emails set status = 'bounced', last_error = ${error}, lease_token = null, lease_until = null
-        where id = ${id} and lease_token = ${token} and status = 'pending'
-        returning id`;
-      return rows.length > 0;
+      const [row] = await sql<{ n: number }[]>`
+        with bounced as (
+          update emails set status = 'bounced', last_error = ${error}, lease_token = null, lease_until = null
+          where id = ${id} and lease_token = ${token} and status = 'pending'
+          returning job_type, job_id),
+        counted as (
+          update batch_jobs b set failed_count = failed_count + 1 from bounced
+          where bounced.job_type = 'batch' and b.id = bounced.job_id returning 1)
+        select (select count(*) from bounced)::int as n`;
+      return row!.n > 0;
     },
 
     /** A temporary failure: the email stays pending and free for the next attempt. */

@@ -80,6 +80,60 @@ export interface IdempotencyCompletion {
   response: unknown;
 }
 
+/*
+ * A note on postgres.js helpers (`${sql(rows)}`): the library picks insert, update or select form by the
+ * keyword nearest before the helper, comparing the last occurrence of each keyword's exact spelling. Keep
+ * every `name as (insert into table ${sql(rows)}` on one line, or a CTE's `as (` wins and the rows are
+ * written as a select list.
+ */
+
+/** Column values of accepted emails, for one multi-row insert. */
+export function emailRows(sql: Sql, emails: NewEmail[]) {
+  return emails.map((e) => ({
+    id: e.id,
+    account_id: e.accountId,
+    api_key_id: e.apiKeyId,
+    job_type: e.jobType,
+    job_id: e.jobId,
+    from_address: e.draft.from,
+    to_addresses: e.draft.to,
+    cc_addresses: e.draft.cc,
+    bcc_addresses: e.draft.bcc,
+    reply_to: e.draft.replyTo,
+    subject: e.draft.subject,
+    html: e.draft.html,
+    text_body: e.draft.text,
+    headers: sql.json(e.draft.headers),
+    tags: sql.json(e.draft.tags),
+    attachment_count: e.draft.attachments.length,
+    size_bytes: e.draft.size,
+    header_message_id: e.headerMessageId,
+  }));
+}
+
+/** Attachment rows of emails (or scheduled emails): owner_id is the owner's id. */
+export function attachmentRows(owners: { id: string; draft: Pick<ValidDraft, 'attachments'> }[]) {
+  return owners.flatMap((o) =>
+    o.draft.attachments.map((a, position) => ({
+      owner_id: o.id,
+      position,
+      filename: a.filename,
+      content_type: a.contentType === '' ? 'application/octet-stream' : a.contentType,
+      content: a.content,
+    })),
+  );
+}
+
+/** The CTE that stores an Idempotency-Key's answer in the same statement as what it answered for. */
+export function idempotencyCte(sql: Sql, idem: IdempotencyCompletion | undefined) {
+  return idem
+    ? sql`, idempotency_saved as (
+        insert into idempotency_keys (account_id, key, operation, request_hash, response)
+        values (${idem.accountId}, ${idem.key}, ${idem.operation}, ${idem.requestHash}, ${sql.json(idem.response as never)})
+        on conflict (account_id, key) do update set response = excluded.response)`
+    : sql``;
+}
+
 export function createEmailsRepo(sql: Sql) {
   return {
     /**
@@ -87,48 +141,16 @@ export function createEmailsRepo(sql: Sql) {
      * with the Idempotency-Key's answer when there is one: either all of it is durable or none is.
      */
     async accept(emails: NewEmail[], options: { enqueue: boolean; idempotency?: IdempotencyCompletion }): Promise<void> {
-      const rows = emails.map((e) => ({
-        id: e.id,
-        account_id: e.accountId,
-        api_key_id: e.apiKeyId,
-        job_type: e.jobType,
-        job_id: e.jobId,
-        from_address: e.draft.from,
-        to_addresses: e.draft.to,
-        cc_addresses: e.draft.cc,
-        bcc_addresses: e.draft.bcc,
-        reply_to: e.draft.replyTo,
-        subject: e.draft.subject,
-        html: e.draft.html,
-        text_body: e.draft.text,
-        headers: sql.json(e.draft.headers),
-        tags: sql.json(e.draft.tags),
-        attachment_count: e.draft.attachments.length,
-        size_bytes: e.draft.size,
-        header_message_id: e.headerMessageId,
-      }));
-      const attachments = emails.flatMap((e) =>
-        e.draft.attachments.map((a, position) => ({
-          owner_id: e.id,
-          position,
-          filename: a.filename,
-          content_type: a.contentType === '' ? 'application/octet-stream' : a.contentType,
-          content: a.content,
-        })),
-      );
-      const idem = options.idempotency;
-      // Statements are sent pipelined: one round trip for the whole transaction.
-      await sql.begin((tx) => [
-        tx`insert into emails ${tx(rows as never)}`,
-        ...(attachments.length > 0 ? [tx`insert into attachments ${tx(attachments as never)}`] : []),
-        ...(options.enqueue ? [tx`insert into delivery_queue ${tx(emails.map((e) => ({ email_id: e.id })) as never)}`] : []),
-        ...(idem
-          ? [tx`
-              insert into idempotency_keys (account_id, key, operation, request_hash, response)
-              values (${idem.accountId}, ${idem.key}, ${idem.operation}, ${idem.requestHash}, ${tx.json(idem.response as never)})
-              on conflict (account_id, key) do update set response = excluded.response`]
-          : []),
-      ]);
+      const rows = emailRows(sql, emails);
+      const attachments = attachmentRows(emails);
+      // One statement whose data-modifying CTEs commit together or not at all: one round trip, where
+      // BEGIN, the inserts and COMMIT took three (measured: twice the accepts per second, half the CPU
+      // here). The queue's foreign key is checked at the end of the statement, when the emails are there.
+      await sql`
+        with inserted as (insert into emails ${sql(rows as never)} returning id)
+        ${attachments.length > 0 ? sql`, attachments_inserted as (insert into attachments ${sql(attachments as never)})` : sql``}
+        ${idempotencyCte(sql, options.idempotency)}
+        ${options.enqueue ? sql`insert into delivery_queue (email_id) select id from inserted` : sql`select count(*) from inserted`}`;
     },
 
     async get(accountId: string, id: string): Promise<EmailRow | undefined> {

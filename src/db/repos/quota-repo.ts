@@ -9,16 +9,18 @@ export function createQuotaRepo(sql: Sql) {
   return {
     /** Adds `n` to the day's usage if it stays within `limit`; answers the usage after, or undefined if refused. */
     async reserve(accountId: string, day: string, n: number, limit: number): Promise<number | undefined> {
-      const [, rows] = await sql.begin((tx) => [
-        tx`set local synchronous_commit = off`,
-        tx<{ used: number }[]>`
-          insert into quota_usage (account_id, day, used)
-          select ${accountId}, ${day}::date, ${n} where ${n}::int <= ${limit}::int
-          on conflict (account_id, day) do update set used = quota_usage.used + excluded.used
-          where quota_usage.used + excluded.used <= ${limit}::int
-          returning used`,
-      ]);
-      return (rows as { used: number }[])[0]?.used;
+      // One autocommitted statement, not BEGIN / SET LOCAL / upsert / COMMIT: the row lock then ends with
+      // the statement inside PostgreSQL instead of waiting a round trip through this process for COMMIT
+      // (measured: 20 of 32 concurrent sends of one account queued on that lock). set_config(..., true)
+      // makes this statement's own transaction commit asynchronously, as SET LOCAL did.
+      const [row] = await sql<{ used: number }[]>`
+        with async_commit as (select set_config('synchronous_commit', 'off', true))
+        insert into quota_usage (account_id, day, used)
+        select ${accountId}, ${day}::date, ${n} from async_commit where ${n}::int <= ${limit}::int
+        on conflict (account_id, day) do update set used = quota_usage.used + excluded.used
+        where quota_usage.used + excluded.used <= ${limit}::int
+        returning used`;
+      return row?.used;
     },
 
     async release(accountId: string, day: string, n: number): Promise<void> {

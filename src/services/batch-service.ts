@@ -1,0 +1,87 @@
+import type { BatchRepo, BatchRow } from '../db/repos/batch-repo.js';
+import type { NewEmail } from '../db/repos/emails-repo.js';
+import { BATCH_STATUSES, isOneOf, type BatchStatus } from '../domain/catalog.js';
+import type { EmailDraft, ValidDraft } from '../domain/email-draft.js';
+import { validateDraft } from '../domain/email-draft.js';
+import { LIMITS } from '../domain/limits.js';
+import { toPage } from '../domain/pagination.js';
+import { assertAllowed } from '../domain/permissions.js';
+import { invalid, notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import type { Accept } from './acceptance.js';
+import type { Principal } from './auth-service.js';
+import type { SenderCheck } from './sender-check.js';
+import type { UsageRecorder } from './usage-recorder.js';
+
+export interface BatchDeps {
+  batches: BatchRepo;
+  accept: Accept;
+  assertMaySendFrom: SenderCheck;
+  usage: Pick<UsageRecorder, 'emailsSent'>;
+  /** Starts the job's workflow; errors are left to the sweep. */
+  startWorkflow: (jobId: string) => Promise<void>;
+}
+
+export interface BatchResult {
+  jobId: string;
+  status: 'pending';
+  totalCount: number;
+}
+
+/**
+ * Batch sends: up to 100 emails validated whole (one bad item refuses the request, naming the item), then
+ * stored with their job in one statement and sent by the job's workflow.
+ */
+export function createBatchService(deps: BatchDeps) {
+  return {
+    async send(principal: Principal, drafts: EmailDraft[], idempotencyKey?: string): Promise<BatchResult> {
+      assertAllowed(principal.permission, principal.accountStatus, 'send');
+      if (drafts.length === 0) throw invalid('emails is required: give from 1 to 100 emails');
+      if (drafts.length > LIMITS.batchEmails) {
+        throw invalid(`emails: ${drafts.length} emails exceed the maximum of ${LIMITS.batchEmails} per batch`);
+      }
+      const valid: ValidDraft[] = drafts.map((d, i) => validateDraft(d, `emails[${i}].`));
+      for (const domain of new Set(valid.map((v) => v.sender.domain))) await deps.assertMaySendFrom(principal, domain);
+
+      const jobId = newId('batch');
+      const emails: NewEmail[] = valid.map((draft) => {
+        const id = newId('email');
+        return {
+          id, accountId: principal.accountId, apiKeyId: principal.keyId, jobType: 'batch', jobId,
+          headerMessageId: `<${id}@${draft.sender.domain}>`, draft,
+        };
+      });
+      const result = await deps.accept<BatchResult>({
+        principal, operation: 'batch', idempotencyKey, request: drafts, count: emails.length,
+        answer: { jobId, status: 'pending', totalCount: emails.length },
+        store: (idempotency) => deps.batches.create({
+          id: jobId, accountId: principal.accountId, apiKeyId: principal.keyId, emails, ...(idempotency ? { idempotency } : {}),
+        }),
+      });
+      if (result.jobId === jobId) {
+        deps.usage.emailsSent(principal.keyId, emails.length);
+        await deps.startWorkflow(jobId).catch(() => {});
+      }
+      return result;
+    },
+
+    async get(principal: Principal, id: string): Promise<BatchRow> {
+      assertAllowed(principal.permission, principal.accountStatus, 'read');
+      const row = await deps.batches.get(principal.accountId, id);
+      if (!row) throw notFound('batch job', id);
+      return row;
+    },
+
+    async list(principal: Principal, q: { page: number; limit: number; status: string }): Promise<{ rows: BatchRow[]; total: number }> {
+      assertAllowed(principal.permission, principal.accountStatus, 'read');
+      const { limit, offset } = toPage(q.page, q.limit, 'limit');
+      let status: BatchStatus | undefined;
+      if (q.status !== '') {
+        if (!isOneOf(BATCH_STATUSES, q.status)) throw invalid(`status must be one of ${BATCH_STATUSES.join(', ')}; got "${q.status}"`);
+        status = q.status;
+      }
+      return deps.batches.list(principal.accountId, status, limit, offset);
+    },
+  };
+}
+export type BatchService = ReturnType<typeof createBatchService>;

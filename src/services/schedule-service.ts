@@ -1,0 +1,96 @@
+import type { ScheduledRepo, ScheduledRow } from '../db/repos/scheduled-repo.js';
+import { isOneOf, SCHEDULED_FILTERS, type ScheduledStatus } from '../domain/catalog.js';
+import type { EmailDraft } from '../domain/email-draft.js';
+import { validateDraft } from '../domain/email-draft.js';
+import { toPage } from '../domain/pagination.js';
+import { assertAllowed } from '../domain/permissions.js';
+import { parseScheduledAt } from '../domain/schedule.js';
+import { invalid, notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import type { Accept } from './acceptance.js';
+import type { Principal } from './auth-service.js';
+import type { SenderCheck } from './sender-check.js';
+import type { UsageRecorder } from './usage-recorder.js';
+
+export interface ScheduleDeps {
+  scheduled: ScheduledRepo;
+  accept: Accept;
+  assertMaySendFrom: SenderCheck;
+  usage: Pick<UsageRecorder, 'emailsSent'>;
+  /** Starts the scheduled email's workflow with a delayed start; errors are left to the sweep. */
+  startWorkflow: (id: string, scheduledAt: Date) => Promise<void>;
+  /** Stops the workflow of a cancelled email early (best effort: the row's state is what decides). */
+  cancelWorkflow: (id: string) => Promise<void>;
+  now: () => Date;
+}
+
+export interface ScheduleResult {
+  id: string;
+  status: 'enqueued';
+}
+
+/**
+ * Scheduled sends. Every rule of a single send applies at request time, quota included; the email is
+ * created when the time comes, by the scheduled email's workflow (a delayed start on Temporal).
+ */
+export function createScheduleService(deps: ScheduleDeps) {
+  return {
+    async schedule(principal: Principal, draft: EmailDraft & { scheduledAt: string }, idempotencyKey?: string): Promise<ScheduleResult> {
+      assertAllowed(principal.permission, principal.accountStatus, 'send');
+      const { scheduledAt: rawAt, ...fields } = draft;
+      const valid = validateDraft(fields);
+      const scheduledAt = parseScheduledAt(rawAt, deps.now());
+      await deps.assertMaySendFrom(principal, valid.sender.domain);
+      const id = newId('scheduled');
+      const result = await deps.accept<ScheduleResult>({
+        principal, operation: 'schedule', idempotencyKey, request: draft, count: 1,
+        answer: { id, status: 'enqueued' },
+        store: (idempotency) => deps.scheduled.create({
+          id, accountId: principal.accountId, apiKeyId: principal.keyId, draft: valid, scheduledAt,
+          ...(idempotency ? { idempotency } : {}),
+        }),
+      });
+      if (result.id === id) {
+        deps.usage.emailsSent(principal.keyId, 1);
+        await deps.startWorkflow(id, scheduledAt).catch(() => {});
+      }
+      return result;
+    },
+
+    async get(principal: Principal, id: string): Promise<ScheduledRow> {
+      assertAllowed(principal.permission, principal.accountStatus, 'read');
+      const row = await deps.scheduled.get(principal.accountId, id);
+      if (!row) throw notFound('scheduled email', id);
+      return row;
+    },
+
+    async list(principal: Principal, q: { page: number; limit: number; status: string }): Promise<{ rows: ScheduledRow[]; total: number }> {
+      assertAllowed(principal.permission, principal.accountStatus, 'read');
+      const { limit, offset } = toPage(q.page, q.limit, 'limit');
+      let status: ScheduledStatus | undefined;
+      if (q.status !== '') {
+        if (!isOneOf(SCHEDULED_FILTERS, q.status)) throw invalid(`status must be one of ${SCHEDULED_FILTERS.join(', ')}; got "${q.status}"`);
+        status = q.status === 'scheduled' ? 'enqueued' : q.status;
+      }
+      return deps.scheduled.list(principal.accountId, status, limit, offset);
+    },
+
+    /** Cancelled stays cancelled (200 again); one already sent cannot be (400). */
+    async cancel(principal: Principal, id: string): Promise<{ success: true; message: string }> {
+      assertAllowed(principal.permission, principal.accountStatus, 'cancel');
+      const outcome = await deps.scheduled.cancel(principal.accountId, id);
+      switch (outcome) {
+        case 'not_found':
+          throw notFound('scheduled email', id);
+        case 'already_sent':
+          throw invalid(`scheduled email ${id} was already sent and cannot be cancelled`);
+        case 'already_cancelled':
+          return { success: true, message: `scheduled email ${id} was already cancelled` };
+        case 'cancelled':
+          await deps.cancelWorkflow(id).catch(() => {});
+          return { success: true, message: `scheduled email ${id} cancelled` };
+      }
+    },
+  };
+}
+export type ScheduleService = ReturnType<typeof createScheduleService>;

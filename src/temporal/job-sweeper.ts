@@ -1,0 +1,58 @@
+import type { BatchRepo } from '../db/repos/batch-repo.js';
+import type { ScheduledRepo } from '../db/repos/scheduled-repo.js';
+import type { Logger } from '../logger.js';
+import type { TemporalClient } from './client.js';
+
+/**
+ * Scheduled emails and batch jobs are committed first and their workflows started right after; a process
+ * that dies in between leaves a job without a workflow. The sweep starts those under the same workflow id
+ * (a repeated start is harmless), so no committed job is ever forgotten.
+ */
+const SWEEP_MS = 15_000;
+const OLDER_THAN_SECONDS = 15;
+const PER_SWEEP = 500;
+
+export function createJobStarters(deps: { temporal: TemporalClient; scheduled: ScheduledRepo; batches: BatchRepo }) {
+  return {
+    async startScheduled(id: string, scheduledAt: Date): Promise<void> {
+      await deps.temporal.startScheduledEmail(id, scheduledAt);
+      await deps.scheduled.markWorkflowStarted(id);
+    },
+    async startBatch(jobId: string): Promise<void> {
+      await deps.temporal.startBatchJob(jobId);
+      await deps.batches.markWorkflowStarted(jobId);
+    },
+  };
+}
+export type JobStarters = ReturnType<typeof createJobStarters>;
+
+export function createJobSweeper(deps: { starters: JobStarters; scheduled: ScheduledRepo; batches: BatchRepo; logger: Logger }) {
+  let timer: NodeJS.Timeout | undefined;
+
+  async function sweep(): Promise<number> {
+    let started = 0;
+    for (const s of await deps.scheduled.unstarted(OLDER_THAN_SECONDS, PER_SWEEP)) {
+      await deps.starters.startScheduled(s.id, s.scheduledAt);
+      started += 1;
+    }
+    for (const id of await deps.batches.unstarted(OLDER_THAN_SECONDS, PER_SWEEP)) {
+      await deps.starters.startBatch(id);
+      started += 1;
+    }
+    if (started > 0) deps.logger.warn({ started }, 'started workflows of jobs left without one');
+    return started;
+  }
+
+  return {
+    sweep,
+    start(): void {
+      timer = setInterval(() => {
+        sweep().catch((err: unknown) => deps.logger.warn({ err }, 'job sweep failed'));
+      }, SWEEP_MS);
+      timer.unref();
+    },
+    stop(): void {
+      clearInterval(timer);
+    },
+  };
+}

@@ -1,0 +1,18 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { JobActivities } from '../src/temporal/job-activities.js';
+import { deliverAll } from './deliver-emails.js';
+
+const { beginBatch, finishBatch } = proxyActivities<JobActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+});
+
+/**
+ * One batch job (workflow id = job id): pending → processing → completed or failed. Counters move in
+ * PostgreSQL as each email's outcome is recorded, so GET /emails/batch/:id is one read.
+ */
+export async function batchJobWorkflow(input: { jobId: string }): Promise<string> {
+  const emailIds = await beginBatch({ jobId: input.jobId });
+  await deliverAll(emailIds);
+  return (await finishBatch({ jobId: input.jobId })) ?? 'unchanged';
+}
