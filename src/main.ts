@@ -120,6 +120,8 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
     const metrics = createMetrics();
     const starters = createJobStarters({ temporal, scheduled: repos.scheduled, batches: repos.batches });
     let dispatcher: Dispatcher | undefined;
+    // Wakes dispatchers (this process's at once, others by NOTIFY) when emails enter the delivery queue.
+    const queueNotifier = createQueueNotifier(sql, () => dispatcher);
     let catcher: Catcher | undefined;
 
     if (runsWorker) {
@@ -137,7 +139,7 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
         taskQueue: config.taskQueue,
         activities: {
           ...createDeliveryActivities({ deliveries: repos.deliveries, transport, logger, metrics }),
-          ...createJobActivities({ scheduled: repos.scheduled, batches: repos.batches }),
+          ...createJobActivities({ scheduled: repos.scheduled, batches: repos.batches, notifyQueued: () => queueNotifier() }),
         },
         bundle: config.workflowBundle ? { codePath: path.resolve(config.workflowBundle) } : undefined,
         logger,
@@ -168,7 +170,7 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
       const accept = createAcceptance({ quota: repos.quota, idempotency: createIdempotency(repos.idempotency), now });
       const assertMaySendFrom = createSenderCheck(repos.domains);
       const send = createSendService({
-        emails: repos.emails, accept, assertMaySendFrom, usage, notifyQueued: createQueueNotifier(sql, dispatcher),
+        emails: repos.emails, accept, assertMaySendFrom, usage, notifyQueued: queueNotifier,
       });
       const guard = createGuard({ auth, rateLimiter: createRateLimiter(config.rateLimit), usage });
       const emailApi = createEmailApi({
@@ -230,11 +232,11 @@ async function listen(app: FastifyInstance, host: string, port: number): Promise
  * for the others, at most one NOTIFY per few milliseconds however many emails arrive (NOTIFY takes a
  * global lock at commit).
  */
-function createQueueNotifier(sql: Sql, local: Dispatcher | undefined): () => void {
+function createQueueNotifier(sql: Sql, local: () => Dispatcher | undefined): () => void {
   const WINDOW_MS = 5;
   let scheduled = false;
   return () => {
-    local?.poke();
+    local()?.poke();
     if (scheduled) return;
     scheduled = true;
     setTimeout(() => {

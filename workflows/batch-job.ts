@@ -1,8 +1,9 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyLocalActivities } from '@temporalio/workflow';
 import type { JobActivities } from '../src/temporal/job-activities.js';
 import { deliverAll } from './deliver-emails.js';
 
-const { beginBatch, finishBatch } = proxyActivities<JobActivities>({
+// Short database statements: local activities, inside the workflow task.
+const { beginBatch, finishBatch } = proxyLocalActivities<JobActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 });

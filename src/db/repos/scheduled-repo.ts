@@ -90,7 +90,7 @@ export function createScheduledRepo(sql: Sql) {
 
     /**
      * Fires a scheduled email: if it is still waiting, it becomes `sent` and its email is created (with
-     * its attachments, job_type scheduled) in the same statement. Answers the email id, or undefined when
+     * its attachments, job_type scheduled) and put in the delivery queue, all in the same statement. Answers the email id, or undefined when
      * it was cancelled (or fired already: a retried activity finds the email it made).
      */
     async fire(id: string, emailId: string, headerMessageId: (domain: string) => string): Promise<{ emailId: string; fresh: boolean } | undefined> {
@@ -115,7 +115,8 @@ export function createScheduledRepo(sql: Sql) {
           returning id),
         files as (
           insert into attachments (owner_id, position, filename, content_type, content)
-          select ${emailId}, position, filename, content_type, content from attachments, email where owner_id = ${id})
+          select ${emailId}, position, filename, content_type, content from attachments, email where owner_id = ${id}),
+        queued as (insert into delivery_queue (email_id) select id from email)
         select id as email_id from email`;
       if (row) return { emailId: row.email_id, fresh: true };
       // Cancelled (or fired) in between: the row's state decided.
