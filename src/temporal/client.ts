@@ -18,6 +18,9 @@ export interface TemporalClient {
   close(): Promise<void>;
 }
 
+/** How long /readyz waits for Temporal to answer. */
+const PING_TIMEOUT_MS = 2000;
+
 async function once(start: () => Promise<unknown>): Promise<boolean> {
   try {
     await start();
@@ -56,7 +59,8 @@ export async function connectTemporal(options: { address: string; namespace: str
       }
     },
     async ping() {
-      await connection.workflowService.getSystemInfo({});
+      // A bounded probe: without a deadline the client's retries hold an unreachable server's call ~20 s.
+      await connection.withDeadline(Date.now() + PING_TIMEOUT_MS, () => connection.workflowService.getSystemInfo({}));
     },
     close: () => connection.close(),
   };
