@@ -5,7 +5,7 @@ export const MAX_SCHEDULE_DAYS = 30;
 
 // ISO 8601 date-time with seconds optional, fraction optional and an explicit zone (Z or ±hh:mm): a time
 // without a zone would be read in the server's zone, which no caller means.
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:?\d{2})$/;
 
 /** Date.parse rolls impossible days over (2026-02-30 becomes March 2): refuse them instead. */
 function isCalendarDate(raw: string): boolean {
@@ -16,7 +16,7 @@ function isCalendarDate(raw: string): boolean {
 /** scheduled_at must parse as ISO 8601 and lie in the future (and within MAX_SCHEDULE_DAYS). */
 export function parseScheduledAt(raw: string, now: Date): Date {
   if (raw === '') throw invalid('scheduled_at is required (ISO 8601, e.g. 2026-01-01T09:00:00Z)');
-  const at = ISO_8601.test(raw) && isCalendarDate(raw) ? new Date(raw) : undefined;
+  const at = ISO_8601.test(raw) && isCalendarDate(raw) ? new Date(raw.toUpperCase()) : undefined;
   if (!at || Number.isNaN(at.getTime())) {
     throw invalid(`scheduled_at: "${raw.slice(0, 60)}" is not an ISO 8601 time with a zone (e.g. 2026-01-01T09:00:00Z)`);
   }

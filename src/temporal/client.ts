@@ -20,6 +20,11 @@ export interface TemporalClient {
 
 /** How long /readyz waits for Temporal to answer. */
 const PING_TIMEOUT_MS = 2000;
+/**
+ * How long a request waits to start a job's workflow. The job is committed first; if Temporal does not
+ * answer in time the request is still answered and the sweep starts the workflow later.
+ */
+const START_TIMEOUT_MS = 3000;
 
 async function once(start: () => Promise<unknown>): Promise<boolean> {
   try {
@@ -42,15 +47,18 @@ export async function connectTemporal(options: { address: string; namespace: str
     startScheduledEmail: (scheduledId, scheduledAt) => {
       const delayMs = scheduledAt.getTime() - Date.now();
       return once(() =>
-        client.workflow.start<typeof scheduledEmailWorkflow>('scheduledEmailWorkflow', {
-          workflowId: scheduledId,
-          taskQueue,
-          args: [{ scheduledId }],
-          ...(delayMs > 0 ? { startDelay: delayMs } : {}),
-        }));
+        connection.withDeadline(Date.now() + START_TIMEOUT_MS, () =>
+          client.workflow.start<typeof scheduledEmailWorkflow>('scheduledEmailWorkflow', {
+            workflowId: scheduledId,
+            taskQueue,
+            args: [{ scheduledId }],
+            ...(delayMs > 0 ? { startDelay: delayMs } : {}),
+          })));
     },
     startBatchJob: (jobId) =>
-      once(() => client.workflow.start<typeof batchJobWorkflow>('batchJobWorkflow', { workflowId: jobId, taskQueue, args: [{ jobId }] })),
+      once(() =>
+        connection.withDeadline(Date.now() + START_TIMEOUT_MS, () =>
+          client.workflow.start<typeof batchJobWorkflow>('batchJobWorkflow', { workflowId: jobId, taskQueue, args: [{ jobId }] }))),
     async terminateScheduledEmail(scheduledId) {
       try {
         await client.workflow.getHandle(scheduledId).terminate('scheduled email cancelled');

@@ -128,11 +128,23 @@ export function createDeliveryActivities(deps: DeliveryDeps) {
       return result.sent > 0 ? 'sent' : result.bounced > 0 ? 'bounced' : 'skipped';
     },
 
-    /** The retry budget is spent: the email ends bounced (a transient bounce). */
+    /**
+     * The retry budget is spent: the email ends bounced (a transient bounce). If a lapsed attempt still
+     * holds its lease, this waits the lease out rather than leave the email pending for ever.
+     */
     async giveUpEmail(input: { emailId: string }): Promise<void> {
+      const ctx = Context.current();
       const token = leaseToken();
-      const { leased } = await deliveries.lease([input.emailId], token, LEASE_SECONDS);
-      if (leased.length > 0) await deliveries.markBounced(token, input.emailId, 'retry budget exhausted after temporary failures');
+      for (;;) {
+        const { leased, busyUntil } = await deliveries.lease([input.emailId], token, LEASE_SECONDS);
+        if (leased.length > 0) {
+          await deliveries.markBounced(token, input.emailId, 'retry budget exhausted after temporary failures');
+          return;
+        }
+        if (busyUntil === null) return;
+        ctx.heartbeat();
+        await ctx.sleep(Math.max(50, busyUntil.getTime() - Date.now() + 50));
+      }
     },
   };
 }
