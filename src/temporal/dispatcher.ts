@@ -13,6 +13,12 @@ import type { Logger } from '../logger.js';
 export const QUEUE_CHANNEL = 'mailer_delivery_queue';
 const GROUP_SIZE = 200;
 const POLL_MS = 1000;
+/**
+ * Under load, drains are at least this far apart, so that emails gather into groups instead of costing a
+ * workflow start each (measured: 21 → 68 emails per workflow, half the Temporal CPU, 30 % more accepted
+ * per second). After a quiet spell the first email goes at once.
+ */
+const MIN_GAP_MS = 100;
 const SWEEP_MS = 15_000;
 /**
  * How old a claim must be before the sweep starts its group again. A start takes milliseconds and starting
@@ -60,6 +66,7 @@ export function createDispatcher(deps: DispatcherDeps) {
 
   async function run(): Promise<void> {
     let backoff = 250;
+    let lastDrain = 0;
     while (!stopped) {
       if (!pending) {
         await new Promise<void>((resolve) => {
@@ -68,8 +75,11 @@ export function createDispatcher(deps: DispatcherDeps) {
         });
         wake = undefined;
       }
+      const gap = lastDrain + MIN_GAP_MS - Date.now();
+      if (gap > 0) await new Promise((r) => setTimeout(r, gap).unref());
       pending = false;
       if (stopped) return;
+      lastDrain = Date.now();
       try {
         await drain();
         backoff = 250;

@@ -74,18 +74,18 @@ export function createDeliveriesRepo(sql: Sql) {
       await sql`update emails set lease_until = now() + make_interval(secs => ${seconds}) where lease_token = ${token} and status = 'pending'`;
     },
 
-    async load(id: string): Promise<{ email: EmailRow; attachments: StoredAttachment[] } | undefined> {
-      const [row] = await sql`select * from emails where id = ${id}`;
-      if (!row) return undefined;
-      const attachments = row.attachment_count > 0
-        ? (await sql<{ filename: string; content_type: string; content: Buffer }[]>`
-            select filename, content_type, content from attachments where owner_id = ${id} order by position`)
-            .map((a) => ({ filename: a.filename, contentType: a.content_type, content: a.content }))
+    /** Several emails with their attachments, in two queries (ids not found are absent). */
+    async loadMany(ids: string[]): Promise<Map<string, { email: EmailRow; attachments: StoredAttachment[] }>> {
+      const rows = await sql<EmailRaw[]>`select * from emails where id = any(${ids})`;
+      const withFiles = rows.filter((r) => r.attachment_count > 0).map((r) => r.id);
+      const files = withFiles.length > 0
+        ? await sql<{ owner_id: string; filename: string; content_type: string; content: Buffer }[]>`
+            select owner_id, filename, content_type, content from attachments where owner_id = any(${withFiles}) order by owner_id, position`
         : [];
-      return {
-        email: toEmail(row as EmailRaw),
-        attachments,
-      };
+      const out = new Map<string, { email: EmailRow; attachments: StoredAttachment[] }>();
+      for (const r of rows) out.set(r.id, { email: toEmail(r), attachments: [] });
+      for (const f of files) out.get(f.owner_id)?.attachments.push({ filename: f.filename, contentType: f.content_type, content: f.content });
+      return out;
     },
 
     /**
