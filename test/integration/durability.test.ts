@@ -1,12 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { afterAll, afterEach, describe, expect, inject, it, onTestFailed } from 'vitest';
 import { call, eventually } from '../helpers/http.js';
 import { freePort } from '../helpers/ports.js';
+import { childLogs, kill, killAll, spawnService, waitReady } from '../helpers/service-process.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { ADMIN_TOKEN, createTestDatabase, stackEnv } from '../helpers/stack.js';
 
@@ -21,60 +20,8 @@ import { ADMIN_TOKEN, createTestDatabase, stackEnv } from '../helpers/stack.js';
  * flight is held before the 250 and refused once its sender is dead.
  */
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BURST = 40;
-
-interface Child {
-  name: string;
-  proc: ChildProcess;
-  output: string[];
-  exited: Promise<void>;
-  alive: boolean;
-}
-
-const children = new Set<Child>();
 const sinks = new Set<SmtpSink>();
-// Should this test process die without running afterAll, take the service processes with it.
-process.once('exit', () => {
-  for (const c of children) if (c.alive) c.proc.kill('SIGKILL');
-});
-
-/** The service as its own process (`node --import tsx src/start.ts`), its output kept for failure reports. */
-function spawnService(name: string, env: NodeJS.ProcessEnv): Child {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/start.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const child: Child = { name, proc, output: [], exited: Promise.resolve(), alive: true };
-  const keep = (chunk: Buffer) => {
-    child.output.push(...chunk.toString().split('\n').filter((l) => l !== ''));
-    if (child.output.length > 300) child.output.splice(0, child.output.length - 300);
-  };
-  proc.stdout!.on('data', keep);
-  proc.stderr!.on('data', keep);
-  child.exited = new Promise((resolve) => proc.once('exit', (code, signal) => {
-    child.alive = false;
-    child.output.push(`[exited: code ${code}, signal ${signal}]`);
-    resolve();
-  }));
-  children.add(child);
-  return child;
-}
-
-/** SIGKILL: no shutdown code runs, sockets are torn down by the kernel. Resolves once the process is gone. */
-async function kill(child: Child): Promise<void> {
-  if (child.alive) child.proc.kill('SIGKILL');
-  await child.exited;
-}
-
-function childLogs(): string {
-  return [...children].map((c) => `--- ${c.name} (pid ${c.proc.pid}) ---\n${c.output.slice(-80).join('\n')}`).join('\n');
-}
-
-async function waitReady(baseUrl: string, child: Child): Promise<void> {
-  await eventually(async () => {
-    if (!child.alive) throw new Error(`${child.name} exited:\n${child.output.slice(-40).join('\n')}`);
-    const res = await fetch(`${baseUrl}/readyz`).catch(() => undefined);
-    return res?.status === 200;
-  }, 60_000, 100);
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const messageIdOf = (raw: Buffer) => /^message-id:\s*(\S+)/im.exec(raw.toString('latin1'))?.[1] ?? '';
@@ -206,10 +153,10 @@ async function expectExactlyOnce(sink: SmtpSink, api: string, key: string, ids: 
 }
 
 afterEach(async () => {
-  for (const c of children) await kill(c);
+  await killAll();
 });
 afterAll(async () => {
-  for (const c of children) await kill(c);
+  await killAll();
   for (const s of sinks) {
     s.beforeAccept = async () => {};
     await s.close();

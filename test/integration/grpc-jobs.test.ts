@@ -1,9 +1,7 @@
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { admin, createKey, createSender } from '../helpers/admin-fixtures.js';
+import { bearer, expectSameError, failed, loadClients, ok, rpc, type GrpcClient, type Obj } from '../helpers/grpc-client.js';
 import { call, eventually, validEmail } from '../helpers/http.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
@@ -13,58 +11,7 @@ import { startStack, type Stack } from '../helpers/stack.js';
  * as over REST, and errors carry REST's code, message and `error` text.
  */
 
-const PROTO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../proto');
-
-type Obj = Record<string, unknown>;
-type UnaryMethod = (req: Obj, metadata: grpc.Metadata, options: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res?: Obj) => void) => grpc.ClientUnaryCall;
-type GrpcClient = grpc.Client & Record<string, UnaryMethod>;
-type GrpcResult = { ok: true; value: Obj } | { ok: false; error: grpc.ServiceError };
-
-function loadEmailClient(address: string): GrpcClient {
-  const definition = protoLoader.loadSync(['mail/v1/email_service.proto'], {
-    includeDirs: [PROTO_ROOT],
-    keepCase: true,
-    defaults: true,
-    arrays: true,
-    objects: true,
-    bytes: String,
-  });
-  const root = grpc.loadPackageDefinition(definition) as unknown as { mail: { v1: { EmailService: grpc.ServiceClientConstructor } } };
-  return new root.mail.v1.EmailService(address, grpc.credentials.createInsecure()) as unknown as GrpcClient;
-}
-
-function bearer(token: string, extra: Record<string, string> = {}): grpc.Metadata {
-  const md = new grpc.Metadata();
-  md.set('authorization', `Bearer ${token}`);
-  for (const [k, v] of Object.entries(extra)) md.set(k, v);
-  return md;
-}
-
-function rpc(method: string, req: Obj, metadata: grpc.Metadata): Promise<GrpcResult> {
-  const fn = client[method];
-  if (typeof fn !== 'function') throw new Error(`no method ${method} on the loaded service`);
-  return new Promise((resolve) => {
-    fn.call(client, req, metadata, { deadline: Date.now() + 15_000 }, (err, res) => {
-      resolve(err ? { ok: false, error: err } : { ok: true, value: res ?? {} });
-    });
-  });
-}
-
-function ok(r: GrpcResult): Obj {
-  if (!r.ok) throw new Error(`expected success, got ${grpc.status[r.error.code]}: ${r.error.details}`);
-  return r.value;
-}
-
-function failed(r: GrpcResult): grpc.ServiceError {
-  if (r.ok) throw new Error(`expected an error, got ${JSON.stringify(r.value)}`);
-  return r.error;
-}
-
-function expectSameError(err: grpc.ServiceError, code: grpc.status, rest: { error: string; message?: string }) {
-  expect(grpc.status[err.code]).toBe(grpc.status[code]);
-  expect(err.details).toBe(rest.message ?? rest.error);
-  expect(err.metadata.get('mail-error')).toEqual([rest.error]);
-}
+const emailRpc = (method: string, req: Obj, metadata: grpc.Metadata) => rpc(client, method, req, metadata);
 
 /** A batch job as JSON shows it: proto-loader's reading of the unset optional completed_at is made JSON's (absent). */
 function asJson(job: Obj): Obj {
@@ -80,7 +27,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
   stack = await startStack();
-  client = loadEmailClient(stack.grpcAddress);
+  client = loadClients(stack.grpcAddress).email;
   stack.sink.refuseRecipient = (address) => (address.endsWith('@refused.example') ? '550 5.1.1 no such user' : undefined);
 });
 afterEach(() => {
@@ -94,7 +41,7 @@ afterAll(async () => {
 describe('scheduled emails over gRPC', () => {
   it('ScheduleEmail answers as POST /emails/schedule; GetScheduledEmail and ListScheduledEmails answer what REST answers', async () => {
     const at = inMs(3_600_000);
-    const scheduled = ok(await rpc('ScheduleEmail', { ...validEmail({ subject: 'grpc later', to: ['later@example.net'] }), scheduled_at: at }, bearer(stack.apiKey)));
+    const scheduled = ok(await emailRpc('ScheduleEmail', { ...validEmail({ subject: 'grpc later', to: ['later@example.net'] }), scheduled_at: at }, bearer(stack.apiKey)));
     expect(scheduled).toEqual({ id: expect.stringMatching(/^sch_[0-9a-z]{26}$/), status: 'enqueued' });
     const id = scheduled.id as string;
     const viaRest = await call('POST', `${stack.api}/emails/schedule`, { token: stack.apiKey, body: { ...validEmail({ subject: 'rest later' }), scheduled_at: at } });
@@ -102,7 +49,7 @@ describe('scheduled emails over gRPC', () => {
 
     const rest = await call('GET', `${stack.api}/emails/scheduled/${id}`, { token: stack.apiKey });
     expect(rest.status).toBe(200);
-    const got = ok(await rpc('GetScheduledEmail', { id }, bearer(stack.apiKey)));
+    const got = ok(await emailRpc('GetScheduledEmail', { id }, bearer(stack.apiKey)));
     expect(got).toEqual(rest.body);
     expect(got).toMatchObject({ id, subject: 'grpc later', scheduled_at: at, status: 'enqueued', attempts: 0, to: ['later@example.net'] });
 
@@ -115,42 +62,42 @@ describe('scheduled emails over gRPC', () => {
     ] as [string, Obj][]) {
       const restList = await call('GET', `${stack.api}/emails/scheduled${query}`, { token: stack.apiKey });
       expect(restList.status).toBe(200);
-      expect(ok(await rpc('ListScheduledEmails', req, bearer(stack.apiKey))), query).toEqual(restList.body);
+      expect(ok(await emailRpc('ListScheduledEmails', req, bearer(stack.apiKey))), query).toEqual(restList.body);
     }
-    const all = ok(await rpc('ListScheduledEmails', {}, bearer(stack.apiKey)));
+    const all = ok(await emailRpc('ListScheduledEmails', {}, bearer(stack.apiKey)));
     expect(all.total_count).toBe(2);
 
     for (const x of [id, viaRest.body.id as string]) expect((await call('DELETE', `${stack.api}/emails/scheduled/${x}`, { token: stack.apiKey })).status).toBe(200);
   });
 
   it('CancelScheduledEmail answers {success, message} as DELETE does; cancelling again and cancelling a sent one answer as REST', async () => {
-    const id = ok(await rpc('ScheduleEmail', { ...validEmail({ subject: 'grpc cancel' }), scheduled_at: inMs(3_600_000) }, bearer(stack.apiKey))).id as string;
-    const cancelled = ok(await rpc('CancelScheduledEmail', { id }, bearer(stack.apiKey)));
+    const id = ok(await emailRpc('ScheduleEmail', { ...validEmail({ subject: 'grpc cancel' }), scheduled_at: inMs(3_600_000) }, bearer(stack.apiKey))).id as string;
+    const cancelled = ok(await emailRpc('CancelScheduledEmail', { id }, bearer(stack.apiKey)));
     expect(cancelled).toEqual({ success: true, message: expect.any(String) });
     const restGet = await call('GET', `${stack.api}/emails/scheduled/${id}`, { token: stack.apiKey });
     expect(restGet.body.status).toBe('cancelled');
-    expect(ok(await rpc('GetScheduledEmail', { id }, bearer(stack.apiKey)))).toEqual(restGet.body);
+    expect(ok(await emailRpc('GetScheduledEmail', { id }, bearer(stack.apiKey)))).toEqual(restGet.body);
 
     const restAgain = await call('DELETE', `${stack.api}/emails/scheduled/${id}`, { token: stack.apiKey });
     expect(restAgain.status).toBe(200);
-    expect(ok(await rpc('CancelScheduledEmail', { id }, bearer(stack.apiKey)))).toEqual(restAgain.body);
+    expect(ok(await emailRpc('CancelScheduledEmail', { id }, bearer(stack.apiKey)))).toEqual(restAgain.body);
 
     // One that fired: it arrives at its time, then cancelling it is INVALID_ARGUMENT with REST's 400 text.
     const at = inMs(1_500);
-    const fired = ok(await rpc('ScheduleEmail', { ...validEmail({ subject: 'grpc fired' }), scheduled_at: at }, bearer(stack.apiKey))).id as string;
+    const fired = ok(await emailRpc('ScheduleEmail', { ...validEmail({ subject: 'grpc fired' }), scheduled_at: at }, bearer(stack.apiKey))).id as string;
     const msg = await eventually(async () => stack.sink.messages.find((m) => m.parsed.subject === 'grpc fired'), 10_000, 20);
     const restSent = await eventually(async () => {
       const r = await call('GET', `${stack.api}/emails/scheduled/${fired}`, { token: stack.apiKey });
       return r.body.status === 'sent' ? r : undefined;
     });
-    expect(ok(await rpc('GetScheduledEmail', { id: fired }, bearer(stack.apiKey)))).toEqual(restSent.body);
+    expect(ok(await emailRpc('GetScheduledEmail', { id: fired }, bearer(stack.apiKey)))).toEqual(restSent.body);
     expect(restSent.body.attempts).toBe(1);
     const emails = await call<{ data: { id: string }[] }>('GET', `${stack.api}/emails?job_id=${fired}`, { token: stack.apiKey });
     expect(msg.messageId).toBe(`<${emails.body.data[0]!.id}@example.com>`);
     const restRefused = await call('DELETE', `${stack.api}/emails/scheduled/${fired}`, { token: stack.apiKey });
     expect(restRefused.status).toBe(400);
-    expectSameError(failed(await rpc('CancelScheduledEmail', { id: fired }, bearer(stack.apiKey))), grpc.status.INVALID_ARGUMENT, restRefused.body as { error: string; message: string });
-    expect(ok(await rpc('ListScheduledEmails', { status: 'sent' }, bearer(stack.apiKey))))
+    expectSameError(failed(await emailRpc('CancelScheduledEmail', { id: fired }, bearer(stack.apiKey))), grpc.status.INVALID_ARGUMENT, restRefused.body as { error: string; message: string });
+    expect(ok(await emailRpc('ListScheduledEmails', { status: 'sent' }, bearer(stack.apiKey))))
       .toEqual((await call('GET', `${stack.api}/emails/scheduled?status=sent`, { token: stack.apiKey })).body);
   });
 
@@ -158,43 +105,43 @@ describe('scheduled emails over gRPC', () => {
     const badAt = { ...validEmail(), scheduled_at: '2030-01-01T09:00:00' };
     const rest1 = await call('POST', `${stack.api}/emails/schedule`, { token: stack.apiKey, body: badAt });
     expect(rest1.status).toBe(400);
-    expectSameError(failed(await rpc('ScheduleEmail', badAt, bearer(stack.apiKey))), grpc.status.INVALID_ARGUMENT, rest1.body as { error: string; message: string });
+    expectSameError(failed(await emailRpc('ScheduleEmail', badAt, bearer(stack.apiKey))), grpc.status.INVALID_ARGUMENT, rest1.body as { error: string; message: string });
 
-    const id = ok(await rpc('ScheduleEmail', { ...validEmail(), scheduled_at: inMs(3_600_000) }, bearer(stack.apiKey))).id as string;
+    const id = ok(await emailRpc('ScheduleEmail', { ...validEmail(), scheduled_at: inMs(3_600_000) }, bearer(stack.apiKey))).id as string;
     const sendOnly = await createKey(stack, stack.accountId, 'send_only');
     const rest2 = await call('DELETE', `${stack.api}/emails/scheduled/${id}`, { token: sendOnly.key });
     expect(rest2.status).toBe(403);
-    expectSameError(failed(await rpc('CancelScheduledEmail', { id }, bearer(sendOnly.key))), grpc.status.PERMISSION_DENIED, rest2.body as { error: string; message: string });
+    expectSameError(failed(await emailRpc('CancelScheduledEmail', { id }, bearer(sendOnly.key))), grpc.status.PERMISSION_DENIED, rest2.body as { error: string; message: string });
 
     const other = await createSender(stack, 'grpc other', 'grpc-other.example');
     const rest3 = await call('GET', `${stack.api}/emails/scheduled/${id}`, { token: other.key });
     expect(rest3.status).toBe(404);
-    expectSameError(failed(await rpc('GetScheduledEmail', { id }, bearer(other.key))), grpc.status.NOT_FOUND, rest3.body as { error: string; message: string });
-    expectSameError(failed(await rpc('CancelScheduledEmail', { id }, bearer(other.key))), grpc.status.NOT_FOUND, rest3.body as { error: string; message: string });
+    expectSameError(failed(await emailRpc('GetScheduledEmail', { id }, bearer(other.key))), grpc.status.NOT_FOUND, rest3.body as { error: string; message: string });
+    expectSameError(failed(await emailRpc('CancelScheduledEmail', { id }, bearer(other.key))), grpc.status.NOT_FOUND, rest3.body as { error: string; message: string });
 
     const rest4 = await call('GET', `${stack.api}/emails/scheduled?limit=101`, { token: stack.apiKey });
     expect(rest4.status).toBe(400);
-    expectSameError(failed(await rpc('ListScheduledEmails', { limit: 101 }, bearer(stack.apiKey))), grpc.status.INVALID_ARGUMENT, rest4.body as { error: string; message: string });
+    expectSameError(failed(await emailRpc('ListScheduledEmails', { limit: 101 }, bearer(stack.apiKey))), grpc.status.INVALID_ARGUMENT, rest4.body as { error: string; message: string });
 
     await admin(stack, 'PATCH', `/accounts/${other.accountId}`, { daily_quota: 1 });
     const body = { ...validEmail({ from: 'o@grpc-other.example' }), scheduled_at: inMs(3_600_000) };
-    const first = ok(await rpc('ScheduleEmail', body, bearer(other.key)));
+    const first = ok(await emailRpc('ScheduleEmail', body, bearer(other.key)));
     const rest5 = await call('POST', `${stack.api}/emails/schedule`, { token: other.key, body });
     expect(rest5.status).toBe(429);
-    expectSameError(failed(await rpc('ScheduleEmail', body, bearer(other.key))), grpc.status.RESOURCE_EXHAUSTED, rest5.body as { error: string });
+    expectSameError(failed(await emailRpc('ScheduleEmail', body, bearer(other.key))), grpc.status.RESOURCE_EXHAUSTED, rest5.body as { error: string });
 
-    expect(ok(await rpc('CancelScheduledEmail', { id }, bearer(stack.apiKey))).success).toBe(true);
-    expect(ok(await rpc('CancelScheduledEmail', { id: first.id }, bearer(other.key))).success).toBe(true);
+    expect(ok(await emailRpc('CancelScheduledEmail', { id }, bearer(stack.apiKey))).success).toBe(true);
+    expect(ok(await emailRpc('CancelScheduledEmail', { id: first.id }, bearer(other.key))).success).toBe(true);
   });
 
   it('an Idempotency-Key in the metadata answers the same scheduled email again', async () => {
-    const before = ok(await rpc('ListScheduledEmails', {}, bearer(stack.apiKey))).total_count as number;
+    const before = ok(await emailRpc('ListScheduledEmails', {}, bearer(stack.apiKey))).total_count as number;
     const req = { ...validEmail({ subject: 'grpc idem' }), scheduled_at: inMs(3_600_000) };
-    const a = ok(await rpc('ScheduleEmail', req, bearer(stack.apiKey, { 'idempotency-key': 'grpc-sched-1' })));
-    const b = ok(await rpc('ScheduleEmail', req, bearer(stack.apiKey, { 'idempotency-key': 'grpc-sched-1' })));
+    const a = ok(await emailRpc('ScheduleEmail', req, bearer(stack.apiKey, { 'idempotency-key': 'grpc-sched-1' })));
+    const b = ok(await emailRpc('ScheduleEmail', req, bearer(stack.apiKey, { 'idempotency-key': 'grpc-sched-1' })));
     expect(b).toEqual(a);
-    expect(ok(await rpc('ListScheduledEmails', {}, bearer(stack.apiKey))).total_count).toBe(before + 1);
-    expect(ok(await rpc('CancelScheduledEmail', { id: a.id }, bearer(stack.apiKey))).success).toBe(true);
+    expect(ok(await emailRpc('ListScheduledEmails', {}, bearer(stack.apiKey))).total_count).toBe(before + 1);
+    expect(ok(await emailRpc('CancelScheduledEmail', { id: a.id }, bearer(stack.apiKey))).success).toBe(true);
   });
 });
 
@@ -214,7 +161,7 @@ describe('batch jobs over gRPC', () => {
       headers: { 'X-N': String(i) },
       attachments: [{ filename: `f${i}.txt`, content: Buffer.from(`file ${i}`).toString('base64'), content_type: 'text/plain' }],
     }));
-    const sent = ok(await rpc('SendBatch', { emails }, bearer(stack.apiKey)));
+    const sent = ok(await emailRpc('SendBatch', { emails }, bearer(stack.apiKey)));
     expect(sent).toEqual({ job_id: expect.stringMatching(/^bat_[0-9a-z]{26}$/), status: 'pending', total_count: 3 });
     const jobId = sent.job_id as string;
 
@@ -225,11 +172,11 @@ describe('batch jobs over gRPC', () => {
     });
     expect(restRunning.body.status).toBe('processing');
     expect('completed_at' in restRunning.body).toBe(false);
-    const grpcRunning = ok(await rpc('GetBatchJob', { id: jobId }, bearer(stack.apiKey)));
+    const grpcRunning = ok(await emailRpc('GetBatchJob', { id: jobId }, bearer(stack.apiKey)));
     expect(grpcRunning.completed_at ?? '').toBe('');
     expect(asJson(grpcRunning)).toEqual(restRunning.body);
     const restProcessing = await call('GET', `${stack.api}/emails/batch?status=processing`, { token: stack.apiKey });
-    const grpcProcessing = ok(await rpc('ListBatchJobs', { status: 'processing' }, bearer(stack.apiKey)));
+    const grpcProcessing = ok(await emailRpc('ListBatchJobs', { status: 'processing' }, bearer(stack.apiKey)));
     expect({ ...grpcProcessing, batch_jobs: (grpcProcessing.batch_jobs as Obj[]).map(asJson) }).toEqual(restProcessing.body);
     expect(restProcessing.body.total_count).toBe(1);
 
@@ -239,7 +186,7 @@ describe('batch jobs over gRPC', () => {
       return r.body.status === 'completed' ? r : undefined;
     });
     expect(restDone.body).toMatchObject({ sent_count: 3, failed_count: 0, completed_at: expect.any(String) });
-    expect(asJson(ok(await rpc('GetBatchJob', { id: jobId }, bearer(stack.apiKey))))).toEqual(restDone.body);
+    expect(asJson(ok(await emailRpc('GetBatchJob', { id: jobId }, bearer(stack.apiKey))))).toEqual(restDone.body);
 
     const arrived = stack.sink.messages.filter((m) => (m.parsed.subject ?? '').startsWith('grpc batch '));
     expect(arrived.map((m) => m.parsed.subject).sort()).toEqual(['grpc batch 0', 'grpc batch 1', 'grpc batch 2']);
@@ -252,7 +199,7 @@ describe('batch jobs over gRPC', () => {
   });
 
   it('ListBatchJobs answers the same page REST answers, with the same filters', async () => {
-    const failing = ok(await rpc('SendBatch', { emails: [validEmail({ to: ['x@refused.example'], subject: 'grpc refused' })] }, bearer(stack.apiKey)));
+    const failing = ok(await emailRpc('SendBatch', { emails: [validEmail({ to: ['x@refused.example'], subject: 'grpc refused' })] }, bearer(stack.apiKey)));
     await eventually(async () => (await call('GET', `${stack.api}/emails/batch/${failing.job_id as string}`, { token: stack.apiKey })).body.status === 'failed');
     for (const [query, req] of [
       ['', {}],
@@ -264,10 +211,10 @@ describe('batch jobs over gRPC', () => {
     ] as [string, Obj][]) {
       const rest = await call<{ batch_jobs: Obj[]; total_count: number }>('GET', `${stack.api}/emails/batch${query}`, { token: stack.apiKey });
       expect(rest.status).toBe(200);
-      const viaGrpc = ok(await rpc('ListBatchJobs', req, bearer(stack.apiKey)));
+      const viaGrpc = ok(await emailRpc('ListBatchJobs', req, bearer(stack.apiKey)));
       expect({ ...viaGrpc, batch_jobs: (viaGrpc.batch_jobs as Obj[]).map(asJson) }, query).toEqual(rest.body);
     }
-    const failedOnly = ok(await rpc('ListBatchJobs', { status: 'failed' }, bearer(stack.apiKey)));
+    const failedOnly = ok(await emailRpc('ListBatchJobs', { status: 'failed' }, bearer(stack.apiKey)));
     expect((failedOnly.batch_jobs as Obj[]).map((j) => j.job_id)).toEqual([failing.job_id]);
   });
 
@@ -276,36 +223,36 @@ describe('batch jobs over gRPC', () => {
     const rest1 = await call('POST', `${stack.api}/emails/batch`, { token: stack.apiKey, body: bad });
     expect(rest1.status).toBe(400);
     expect(rest1.body.message).toMatch(/emails\[2\]\.subject/);
-    expectSameError(failed(await rpc('SendBatch', bad, bearer(stack.apiKey))), grpc.status.INVALID_ARGUMENT, rest1.body as { error: string; message: string });
+    expectSameError(failed(await emailRpc('SendBatch', bad, bearer(stack.apiKey))), grpc.status.INVALID_ARGUMENT, rest1.body as { error: string; message: string });
 
     const tooMany = { emails: Array.from({ length: 101 }, () => validEmail()) };
     const rest2 = await call('POST', `${stack.api}/emails/batch`, { token: stack.apiKey, body: tooMany });
     expect(rest2.status).toBe(400);
-    expectSameError(failed(await rpc('SendBatch', tooMany, bearer(stack.apiKey))), grpc.status.INVALID_ARGUMENT, rest2.body as { error: string; message: string });
+    expectSameError(failed(await emailRpc('SendBatch', tooMany, bearer(stack.apiKey))), grpc.status.INVALID_ARGUMENT, rest2.body as { error: string; message: string });
 
     const other = await createSender(stack, 'grpc batch other', 'grpc-batch-other.example');
-    const theirs = ok(await rpc('SendBatch', { emails: [validEmail({ from: 'o@grpc-batch-other.example' })] }, bearer(other.key))).job_id as string;
+    const theirs = ok(await emailRpc('SendBatch', { emails: [validEmail({ from: 'o@grpc-batch-other.example' })] }, bearer(other.key))).job_id as string;
     const rest3 = await call('GET', `${stack.api}/emails/batch/${theirs}`, { token: stack.apiKey });
     expect(rest3.status).toBe(404);
-    expectSameError(failed(await rpc('GetBatchJob', { id: theirs }, bearer(stack.apiKey))), grpc.status.NOT_FOUND, rest3.body as { error: string; message: string });
+    expectSameError(failed(await emailRpc('GetBatchJob', { id: theirs }, bearer(stack.apiKey))), grpc.status.NOT_FOUND, rest3.body as { error: string; message: string });
 
     const rest4 = await call('GET', `${stack.api}/emails/batch?status=done`, { token: stack.apiKey });
-    expectSameError(failed(await rpc('ListBatchJobs', { status: 'done' }, bearer(stack.apiKey))), grpc.status.INVALID_ARGUMENT, rest4.body as { error: string; message: string });
+    expectSameError(failed(await emailRpc('ListBatchJobs', { status: 'done' }, bearer(stack.apiKey))), grpc.status.INVALID_ARGUMENT, rest4.body as { error: string; message: string });
 
     await admin(stack, 'PATCH', `/accounts/${other.accountId}`, { daily_quota: 3 });
     const three = { emails: [1, 2, 3].map(() => validEmail({ from: 'o@grpc-batch-other.example' })) };
     const rest5 = await call('POST', `${stack.api}/emails/batch`, { token: other.key, body: three });
     expect(rest5.status).toBe(429);
     expect(rest5.body.error).toMatch(/^daily quota exceeded \(1\/3\), /);
-    expectSameError(failed(await rpc('SendBatch', three, bearer(other.key))), grpc.status.RESOURCE_EXHAUSTED, rest5.body as { error: string });
+    expectSameError(failed(await emailRpc('SendBatch', three, bearer(other.key))), grpc.status.RESOURCE_EXHAUSTED, rest5.body as { error: string });
   });
 
   it('an Idempotency-Key in the metadata answers the same job again and sends once', async () => {
     const req = { emails: [validEmail({ subject: 'grpc batch idem' })] };
-    const a = ok(await rpc('SendBatch', req, bearer(stack.apiKey, { 'idempotency-key': 'grpc-batch-1' })));
-    const b = ok(await rpc('SendBatch', req, bearer(stack.apiKey, { 'idempotency-key': 'grpc-batch-1' })));
+    const a = ok(await emailRpc('SendBatch', req, bearer(stack.apiKey, { 'idempotency-key': 'grpc-batch-1' })));
+    const b = ok(await emailRpc('SendBatch', req, bearer(stack.apiKey, { 'idempotency-key': 'grpc-batch-1' })));
     expect(b).toEqual(a);
-    const c = failed(await rpc('SendBatch', { emails: [validEmail({ subject: 'other' })] }, bearer(stack.apiKey, { 'idempotency-key': 'grpc-batch-1' })));
+    const c = failed(await emailRpc('SendBatch', { emails: [validEmail({ subject: 'other' })] }, bearer(stack.apiKey, { 'idempotency-key': 'grpc-batch-1' })));
     expect(c.code).toBe(grpc.status.INVALID_ARGUMENT);
     await eventually(async () => stack.sink.messages.some((m) => m.parsed.subject === 'grpc batch idem'));
     await sleep(500);

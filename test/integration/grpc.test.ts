@@ -1,11 +1,9 @@
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmailService as ConnectEmailService } from '../../src/gen/mail/v1/email_service_pb.js';
+import { bearer, expectSameError, failed, loadClients, ok, rpc, type GrpcClient, type Obj } from '../helpers/grpc-client.js';
 import { call, eventually, validEmail } from '../helpers/http.js';
 import { ADMIN_TOKEN, startStack, type Stack } from '../helpers/stack.js';
 
@@ -14,68 +12,6 @@ import { ADMIN_TOKEN, startStack, type Stack } from '../helpers/stack.js';
  * the .proto files loaded at run time (snake_case field names, as the spec and the contract name them).
  * Every answer and every error is compared with what the REST gateway answers for the same thing.
  */
-
-const PROTO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../proto');
-
-type Obj = Record<string, unknown>;
-type UnaryMethod = (req: Obj, metadata: grpc.Metadata, options: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res?: Obj) => void) => grpc.ClientUnaryCall;
-type GrpcClient = grpc.Client & Record<string, UnaryMethod>;
-
-type GrpcResult = { ok: true; value: Obj } | { ok: false; error: grpc.ServiceError };
-
-function loadClients(address: string): { email: GrpcClient; admin: GrpcClient } {
-  const definition = protoLoader.loadSync(['mail/v1/email_service.proto', 'mail/v1/admin_service.proto'], {
-    includeDirs: [PROTO_ROOT],
-    keepCase: true,
-    defaults: true,
-    arrays: true,
-    objects: true,
-    // any bytes fields as base64 strings, as the JSON gateway carries them
-    bytes: String,
-  });
-  const root = grpc.loadPackageDefinition(definition) as unknown as {
-    mail: { v1: { EmailService: grpc.ServiceClientConstructor; AdminService: grpc.ServiceClientConstructor } };
-  };
-  const creds = grpc.credentials.createInsecure();
-  return {
-    email: new root.mail.v1.EmailService(address, creds) as unknown as GrpcClient,
-    admin: new root.mail.v1.AdminService(address, creds) as unknown as GrpcClient,
-  };
-}
-
-function bearer(token: string | undefined, extra: Record<string, string> = {}): grpc.Metadata {
-  const md = new grpc.Metadata();
-  if (token !== undefined) md.set('authorization', `Bearer ${token}`);
-  for (const [k, v] of Object.entries(extra)) md.set(k, v);
-  return md;
-}
-
-function rpc(client: GrpcClient, method: string, req: Obj, metadata: grpc.Metadata): Promise<GrpcResult> {
-  const fn = client[method];
-  if (typeof fn !== 'function') throw new Error(`no method ${method} on the loaded service`);
-  return new Promise((resolve) => {
-    fn.call(client, req, metadata, { deadline: Date.now() + 15_000 }, (err, res) => {
-      resolve(err ? { ok: false, error: err } : { ok: true, value: res ?? {} });
-    });
-  });
-}
-
-function ok(r: GrpcResult): Obj {
-  if (!r.ok) throw new Error(`expected success, got ${grpc.status[r.error.code]}: ${r.error.details}`);
-  return r.value;
-}
-
-function failed(r: GrpcResult): grpc.ServiceError {
-  if (r.ok) throw new Error(`expected an error, got ${JSON.stringify(r.value)}`);
-  return r.error;
-}
-
-/** The gRPC error carries REST's error body: status message = `message` (else `error`), trailer `mail-error` = `error`. */
-function expectSameError(err: grpc.ServiceError, code: grpc.status, rest: { error: string; message?: string }) {
-  expect(grpc.status[err.code]).toBe(grpc.status[code]);
-  expect(err.details).toBe(rest.message ?? rest.error);
-  expect(err.metadata.get('mail-error')).toEqual([rest.error]);
-}
 
 let stack: Stack;
 let email: GrpcClient;

@@ -1,13 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, inject, it, onTestFailed } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { startDevServer, type DevServer } from '../../src/temporal/dev-server.js';
 import { call, eventually } from '../helpers/http.js';
 import { freePort } from '../helpers/ports.js';
+import { childLogs, kill, killAll, spawnService, waitReady, type Child } from '../helpers/service-process.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { ADMIN_TOKEN, createTestDatabase, stackEnv } from '../helpers/stack.js';
 
@@ -23,57 +22,8 @@ import { ADMIN_TOKEN, createTestDatabase, stackEnv } from '../helpers/stack.js';
  * duplicate here is always the service's fault.
  */
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-interface Child {
-  name: string;
-  proc: ChildProcess;
-  output: string[];
-  exited: Promise<void>;
-  alive: boolean;
-}
-
-const children = new Set<Child>();
 const sinks = new Set<SmtpSink>();
 const devServers = new Set<DevServer>();
-process.once('exit', () => {
-  for (const c of children) if (c.alive) c.proc.kill('SIGKILL');
-});
-
-function spawnService(name: string, env: NodeJS.ProcessEnv): Child {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/start.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const child: Child = { name, proc, output: [], exited: Promise.resolve(), alive: true };
-  const keep = (chunk: Buffer) => {
-    child.output.push(...chunk.toString().split('\n').filter((l) => l !== ''));
-    if (child.output.length > 300) child.output.splice(0, child.output.length - 300);
-  };
-  proc.stdout!.on('data', keep);
-  proc.stderr!.on('data', keep);
-  child.exited = new Promise((resolve) => proc.once('exit', (code, signal) => {
-    child.alive = false;
-    child.output.push(`[exited: code ${code}, signal ${signal}]`);
-    resolve();
-  }));
-  children.add(child);
-  return child;
-}
-
-async function kill(child: Child): Promise<void> {
-  if (child.alive) child.proc.kill('SIGKILL');
-  await child.exited;
-}
-
-function childLogs(): string {
-  return [...children].map((c) => `--- ${c.name} (pid ${c.proc.pid}) ---\n${c.output.slice(-80).join('\n')}`).join('\n');
-}
-
-async function waitReady(baseUrl: string, child: Child): Promise<void> {
-  await eventually(async () => {
-    if (!child.alive) throw new Error(`${child.name} exited:\n${child.output.slice(-40).join('\n')}`);
-    const res = await fetch(`${baseUrl}/readyz`).catch(() => undefined);
-    return res?.status === 200;
-  }, 60_000, 100);
-}
 
 /** Resolves once a worker process has connected its Temporal worker (it logs nothing at warn, so: its pid is up and a while passed). */
 async function waitWorkerUp(child: Child, ms = 4_000): Promise<void> {
@@ -189,10 +139,10 @@ async function expectFiredOnce(api: string, key: string, arrivals: Map<string, n
 }
 
 afterEach(async () => {
-  for (const c of children) await kill(c);
+  await killAll();
 });
 afterAll(async () => {
-  for (const c of children) await kill(c);
+  await killAll();
   for (const s of devServers) await s.stop();
   for (const s of sinks) {
     s.beforeAccept = async () => {};
