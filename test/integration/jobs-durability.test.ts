@@ -218,7 +218,8 @@ describe('crash safety of batch jobs and scheduled sends', () => {
 
     // One due while no worker runs, one due well after the new worker is up.
     const lateAt = Date.now() + 8_000;
-    const coveredAt = Date.now() + 18_000;
+    // Far enough out that even a slow worker start (a loaded machine) is up before it is due.
+    const coveredAt = Date.now() + 26_000;
     const late = await schedule(d.api, key, 'sched kill late', new Date(lateAt).toISOString());
     const covered = await schedule(d.api, key, 'sched kill covered', new Date(coveredAt).toISOString());
     await sleep(1_000);
@@ -236,7 +237,8 @@ describe('crash safety of batch jobs and scheduled sends', () => {
     expect(arrivals.get('sched kill late')![0]!).toBeLessThan(coveredAt);
     expect(arrivals.has('sched kill covered')).toBe(false);
     const coveredLateness = await expectFiredOnce(d.api, key, arrivals, covered, 'sched kill covered', coveredAt);
-    expect(coveredLateness).toBeLessThan(2_000);
+    // On time, with room for a loaded machine (the exactness of timers is the benchmark's business).
+    expect(coveredLateness).toBeLessThan(4_000);
     await sleep(1_000);
     expect([...d.sink.counts().values()]).toEqual([1, 1]);
     expect(worker2.alive).toBe(true);
@@ -291,8 +293,8 @@ describe('crash safety of batch jobs and scheduled sends', () => {
     for (const p of pending) late.push(await expectFiredOnce(d.api, key, arrivals, p.id, p.subject, p.at));
     // The overdue one goes out soon after the server is back; the others on time.
     expect(arrivals.get('restart 0')![0]! - backAt).toBeLessThan(10_000);
-    expect(late[1]!).toBeLessThan(2_000);
-    expect(late[2]!).toBeLessThan(2_000);
+    expect(late[1]!).toBeLessThan(4_000);
+    expect(late[2]!).toBeLessThan(4_000);
 
     // The API's client and the worker reconnected: a new scheduled send and a new batch go through.
     await waitReady(d.baseUrl, service);
