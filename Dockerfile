@@ -8,6 +8,7 @@ COPY tsconfig.json tsconfig.build.json buf.yaml buf.gen.yaml ./
 COPY proto ./proto
 COPY src ./src
 COPY workflows ./workflows
+COPY cli ./cli
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim

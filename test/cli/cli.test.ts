@@ -206,19 +206,20 @@ describe('scheduled emails', () => {
     const before = stack.sink.messages.length;
     const created = await json<{ id: string; status: string }>(['scheduled', 'create', '--in', '2s', '-f', 'hello@example.com', '-t', 'later@example.net', '-s', 'Two seconds later', '--text', 'Later']);
     expect(created).toEqual({ id: expect.stringMatching(/^sch_/), status: 'enqueued' });
-    const waiting = await json<{ status: string; scheduled_at: string }>(['scheduled', 'get', created.id]);
-    expect(waiting.status).toBe('enqueued');
-    const due = Date.parse(waiting.scheduled_at);
-
     const [msg] = (await stack.sink.waitFor(before + 1, 30_000)).slice(before);
+    const arrived = Date.now();
     expect(msg!.parsed.subject).toBe('Two seconds later');
-    expect(Date.now()).toBeGreaterThanOrEqual(due);
 
     const sent = await eventually(async () => {
-      const s = await json<{ status: string; attempts: number }>(['scheduled', 'get', created.id]);
+      const s = await json<{ status: string; attempts: number; scheduled_at: string; created_at: string }>(['scheduled', 'get', created.id]);
       return s.status === 'sent' ? s : undefined;
     }, 20_000, 200);
     expect(sent.attempts).toBe(1);
+    // --in 2s: two seconds after the request, and never sent before that.
+    const due = Date.parse(sent.scheduled_at);
+    expect(due - Date.parse(sent.created_at)).toBeGreaterThan(0);
+    expect(due - Date.parse(sent.created_at)).toBeLessThanOrEqual(2_000);
+    expect(arrived).toBeGreaterThanOrEqual(due);
     const emails = await json<{ data: { subject: string }[] }>(['emails', 'list', '--job-id', created.id]);
     expect(emails.data.map((e) => e.subject)).toEqual(['Two seconds later']);
     const list = await ok(['scheduled', 'list', '--status', 'sent']);
@@ -321,7 +322,7 @@ describe('management', () => {
     expect(after.stderr).toMatch(/^unauthorized: /);
   });
 
-  it('accounts, domains and webhooks', async () => {
+  it('accounts and domains', async () => {
     const account = await json<{ id: string; status: string; daily_quota: number }>(['accounts', 'create', 'CLI Corp']);
     expect(account).toMatchObject({ id: expect.stringMatching(/^acc_/), status: 'healthy', daily_quota: 100 });
     expect((await ok(['accounts', 'list'])).stdout).toContain(account.id);
@@ -336,7 +337,10 @@ describe('management', () => {
     expect(await json(['accounts', 'get', account.id])).toMatchObject({ daily_quota: 1000, sent_today: 0 });
     expect(await json(['accounts', 'update', account.id, '--status', 'paused'])).toMatchObject({ status: 'paused' });
     expect((await mailer(['accounts', 'update', account.id])).code).toBe(2);
+  });
 
+  it('webhooks create shows the secret once; list never does; delete', async () => {
+    const account = await json<{ id: string }>(['accounts', 'create', 'Hooks Corp']);
     const hook = await ok(['webhooks', 'create', 'http://127.0.0.1:9/hook', '--account', account.id, '--event', 'delivery', '--event', 'bounce']);
     const secret = /^\s+(\S+)$/m.exec(hook.stdout.split('Signing secret')[1] ?? '')?.[1];
     expect(secret).toBeDefined();

@@ -1,0 +1,183 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { JsonValue } from '@bufbuild/protobuf';
+import type { SendEmailRequest } from '../../src/gen/mail/v1/email_service_pb.js';
+import { usageError } from './base-command.js';
+import { attachmentFromFile, parseHeaders, parseTags, type MessageFields } from './message-input.js';
+
+/** An email of the file: a message read from JSON, or the fields of a CSV row. */
+export type BatchItem = SendEmailRequest | MessageFields;
+
+/**
+ * The emails of `batches send --file`:
+ * - JSON: an array of send requests with the spec's field names (`{from, to, subject, text, ...}`), or
+ *   `{"emails": [...]}`, the body of `POST /emails/batch`;
+ * - CSV (by extension `.csv`, or when the file does not start with `[` or `{`): a header row, then one
+ *   email per row. Columns: `from`, `to`, `cc`, `bcc`, `reply_to` (several addresses separated by `;`
+ *   or `,`), `subject`, `html`, `text`, `html_file`, `text_file`, `attachments` (files separated by `;`;
+ *   paths relative to the CSV file), `header:<Name>` and `tag:<name>` (one column per header or tag,
+ *   empty cells skipped).
+ */
+export async function readBatchFile(file: string): Promise<BatchItem[]> {
+  let content: string;
+  try {
+    content = await fs.readFile(file, 'utf8');
+  } catch (err) {
+    throw usageError(`--file: cannot read ${file}: ${(err as Error).message}`);
+  }
+  const trimmed = content.replace(/^\uFEFF/, '').trimStart();
+  const isJson = path.extname(file).toLowerCase() === '.json' || (path.extname(file).toLowerCase() !== '.csv' && /^[[{]/.test(trimmed));
+  const emails = isJson ? await parseJsonBatch(trimmed, file) : await parseCsvBatch(trimmed, path.dirname(path.resolve(file)), file);
+  if (emails.length === 0) throw usageError(`--file: ${file} holds no emails`);
+  return emails;
+}
+
+async function parseJsonBatch(content: string, file: string): Promise<BatchItem[]> {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(content);
+  } catch (err) {
+    throw usageError(`--file: ${file} is not valid JSON: ${(err as Error).message}`);
+  }
+  const items = Array.isArray(doc) ? doc : isObject(doc) && Array.isArray(doc.emails) ? doc.emails : undefined;
+  if (!items) throw usageError(`--file: ${file} must hold a JSON array of emails or {"emails": [...]}`);
+  const { sendEmailRequestFromJson } = await import('./rpc.js');
+  return items.map((item: unknown, i: number) => {
+    try {
+      return sendEmailRequestFromJson(item as JsonValue);
+    } catch (err) {
+      throw usageError(`--file: emails[${i}]: ${(err as Error).message.replace(/^cannot decode message mail\.v1\.SendEmailRequest from JSON: /, '')}`);
+    }
+  });
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const LIST_COLUMNS = ['to', 'cc', 'bcc', 'reply_to'] as const;
+const TEXT_COLUMNS = ['from', 'subject', 'html', 'text', 'html_file', 'text_file', 'attachments'] as const;
+
+async function parseCsvBatch(content: string, dir: string, file: string): Promise<BatchItem[]> {
+  let rows: string[][];
+  try {
+    rows = parseCsv(content).filter((r) => r.some((c) => c.trim() !== ''));
+  } catch (err) {
+    throw usageError(`--file: ${file}: ${(err as Error).message}`);
+  }
+  const [header, ...body] = rows;
+  if (!header) throw usageError(`--file: ${file} is empty`);
+  const columns = header.map((h) => h.trim());
+  for (const c of columns) {
+    const known = (LIST_COLUMNS as readonly string[]).includes(c) || (TEXT_COLUMNS as readonly string[]).includes(c);
+    if (!known && !/^(header|tag):.+/.test(c)) {
+      throw usageError(`--file: ${file}: unknown column "${c}" (columns: ${[...TEXT_COLUMNS, ...LIST_COLUMNS].join(', ')}, header:<Name>, tag:<name>)`);
+    }
+  }
+  return Promise.all(
+    body.map(async (row, i) => {
+      const where = `${file} line ${i + 2}`;
+      if (row.length > columns.length) throw usageError(`--file: ${where} has ${row.length} cells for ${columns.length} columns`);
+      const cell = (name: string) => {
+        const at = columns.indexOf(name);
+        return at < 0 ? '' : (row[at] ?? '').trim();
+      };
+      const headers: string[] = [];
+      const tags: string[] = [];
+      columns.forEach((c, at) => {
+        const v = (row[at] ?? '').trim();
+        if (v === '') return;
+        if (c.startsWith('header:')) headers.push(`${c.slice(7)}: ${v}`);
+        if (c.startsWith('tag:')) tags.push(`${c.slice(4)}=${v}`);
+      });
+      const readCell = async (name: string) => {
+        const f = cell(name);
+        if (f === '') return undefined;
+        try {
+          return await fs.readFile(path.resolve(dir, f), 'utf8');
+        } catch (err) {
+          throw usageError(`--file: ${where}: ${name}: cannot read ${f}: ${(err as Error).message}`);
+        }
+      };
+      return {
+        from: cell('from'),
+        to: splitAddresses(cell('to')),
+        cc: splitAddresses(cell('cc')),
+        bcc: splitAddresses(cell('bcc')),
+        replyTo: splitAddresses(cell('reply_to')),
+        subject: cell('subject'),
+        html: (await readCell('html_file')) ?? cell('html'),
+        text: (await readCell('text_file')) ?? cell('text'),
+        attachments: await Promise.all(
+          cell('attachments')
+            .split(';')
+            .map((s) => s.trim())
+            .filter((s) => s !== '')
+            .map((s) => attachmentFromFile(s, dir)),
+        ),
+        headers: parseHeaders(headers, `--file: ${where}: header column`),
+        tags: parseTags(tags, `--file: ${where}: tag column`),
+      } satisfies MessageFields;
+    }),
+  );
+}
+
+/** Addresses separated by `,` or `;`, except inside quotes or angle brackets (`"Doe, Jane" <j@x.org>`). */
+export function splitAddresses(cell: string): string[] {
+  const out: string[] = [];
+  let current = '';
+  let quoted = false;
+  let angle = false;
+  for (const ch of cell) {
+    if (ch === '"') quoted = !quoted;
+    else if (ch === '<' && !quoted) angle = true;
+    else if (ch === '>' && !quoted) angle = false;
+    if ((ch === ',' || ch === ';') && !quoted && !angle) {
+      out.push(current);
+      current = '';
+    } else {
+      current += ch;
+    }
+  }
+  out.push(current);
+  return out.map((s) => s.trim()).filter((s) => s !== '');
+}
+
+/** RFC 4180 CSV: `,` separated, `"` quoted (with `""` for a quote), quoted cells may span lines. */
+export function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  let i = 0;
+  while (i < text.length) {
+    const ch = text[i]!;
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i += 2;
+        continue;
+      }
+      if (ch === '"') quoted = false;
+      else cell += ch;
+      i += 1;
+      continue;
+    }
+    if (ch === '"' && cell === '') quoted = true;
+    else if (ch === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (ch === '\n' || ch === '\r') {
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = '';
+      if (ch === '\r' && text[i + 1] === '\n') i += 1;
+    } else cell += ch;
+    i += 1;
+  }
+  if (quoted) throw new Error('a quoted cell is not closed');
+  if (cell !== '' || row.length > 0) {
+    row.push(cell);
+    rows.push(row);
+  }
+  return rows;
+}

@@ -1,0 +1,117 @@
+import type { Account, ApiKey, Domain, Webhook } from '../../src/gen/mail/v1/admin_service_pb.js';
+import type { BatchJob, Email, ScheduledEmail } from '../../src/gen/mail/v1/types_pb.js';
+import { fields, list, pairs, percent, table, yesNo } from './format.js';
+
+/** Human renderings of the API's records, shared by the commands that answer them. */
+
+export function showEmail(e: Email): string {
+  const parts = [
+    fields([
+      ['id', e.id],
+      ['status', e.status],
+      ['message_id', e.messageId || '(not sent yet)'],
+      ['from', e.from],
+      ['to', list(e.to)],
+      ['cc', e.cc.length ? list(e.cc) : undefined],
+      ['bcc', e.bcc.length ? list(e.bcc) : undefined],
+      ['reply_to', e.replyTo.length ? list(e.replyTo) : undefined],
+      ['subject', e.subject],
+      ['created_at', e.createdAt],
+      ['job', e.jobType === 'direct' ? 'direct' : `${e.jobType} ${e.jobId}`],
+      ['headers', Object.keys(e.headers).length ? pairs(e.headers) : undefined],
+      ['tags', Object.keys(e.tags).length ? pairs(e.tags) : undefined],
+      ['html', e.html ? `${Buffer.byteLength(e.html)} bytes` : undefined],
+      ['text', e.text ? `${Buffer.byteLength(e.text)} bytes` : undefined],
+    ]),
+  ];
+  if (e.attachments.length) {
+    parts.push(
+      '',
+      table(
+        ['ATTACHMENT', 'TYPE', 'SIZE'],
+        e.attachments.map((a) => [a.filename, a.contentType, `${Buffer.from(a.content, 'base64').length} bytes`]),
+      ),
+    );
+  }
+  if (e.text) parts.push('', '--- text ---', e.text.trimEnd());
+  return parts.join('\n');
+}
+
+export function showScheduled(s: ScheduledEmail): string {
+  return fields([
+    ['id', s.id],
+    ['status', s.status],
+    ['scheduled_at', s.scheduledAt],
+    ['from', s.from],
+    ['to', list(s.to)],
+    ['subject', s.subject],
+    ['attempts', s.attempts],
+    ['created_at', s.createdAt],
+  ]);
+}
+
+export function showBatchJob(j: BatchJob): string {
+  return fields([
+    ['job_id', j.jobId],
+    ['status', j.status],
+    ['total_count', j.totalCount],
+    ['sent_count', j.sentCount],
+    ['failed_count', j.failedCount],
+    ['created_at', j.createdAt],
+    ['completed_at', j.completedAt],
+  ]);
+}
+
+export const batchJobRows = (jobs: BatchJob[]): string[][] =>
+  jobs.map((j) => [j.jobId, j.status, String(j.totalCount), String(j.sentCount), String(j.failedCount), j.createdAt, j.completedAt ?? '']);
+
+export const BATCH_JOB_HEADERS = ['JOB ID', 'STATUS', 'TOTAL', 'SENT', 'FAILED', 'CREATED', 'COMPLETED'];
+
+export function showAccount(a: Account): string {
+  return fields([
+    ['id', a.id],
+    ['name', a.name],
+    ['status', a.status],
+    ['daily_quota', a.dailyQuota],
+    ['sent_today', a.sentToday],
+    ['bounce_rate', a.bounceRate === undefined ? undefined : percent(a.bounceRate)],
+    ['complaint_rate', a.complaintRate === undefined ? undefined : percent(a.complaintRate)],
+    ['created_at', a.createdAt],
+  ]);
+}
+
+export function showDomain(d: Domain): string {
+  const parts = [
+    fields([
+      ['id', d.id],
+      ['name', d.name],
+      ['verified', yesNo(d.verified)],
+      ['open_tracking', yesNo(d.openTracking)],
+      ['click_tracking', yesNo(d.clickTracking)],
+      ['created_at', d.createdAt],
+    ]),
+  ];
+  if (d.dnsRecords.length) {
+    parts.push('', table(['TYPE', 'NAME', 'VALUE'], d.dnsRecords.map((r) => [r.type, r.name, r.value])));
+  }
+  return parts.join('\n');
+}
+
+export function showApiKey(k: ApiKey): string {
+  return fields([
+    ['id', k.id],
+    ['name', k.name],
+    ['permission', k.permission],
+    ['allowed_domains', k.allowedDomains.length ? list(k.allowedDomains) : '(any verified domain)'],
+    ['created_at', k.createdAt],
+  ]);
+}
+
+export function showWebhook(w: Webhook): string {
+  return fields([
+    ['id', w.id],
+    ['url', w.url],
+    ['events', list(w.events)],
+    ['created_at', w.createdAt],
+  ]);
+}

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { parseCsv, splitAddresses } from '../../cli/lib/batch-file.js';
+import { table } from '../../cli/lib/format.js';
+import { guessType, parseHeaders, parseTags } from '../../cli/lib/message-input.js';
+import { progressLine } from '../../cli/lib/progress.js';
+import { parseDuration, scheduledAt } from '../../cli/lib/when.js';
+import type { BatchJob } from '../../src/gen/mail/v1/types_pb.js';
+
+/** The CLI's own parsing and rendering, without a service. */
+
+describe('durations and times', () => {
+  it('parses --in durations', () => {
+    expect(parseDuration('2s')).toBe(2_000);
+    expect(parseDuration('10m')).toBe(600_000);
+    expect(parseDuration('1h30m')).toBe(5_400_000);
+    expect(parseDuration('1.5h')).toBe(5_400_000);
+    expect(parseDuration('2d')).toBe(172_800_000);
+    expect(parseDuration('250ms')).toBe(250);
+    expect(parseDuration('1h 30m')).toBe(5_400_000);
+    for (const bad of ['', 'soon', '10', '10x', 'm10', '0s', '1h 2']) expect(() => parseDuration(bad), bad).toThrow(/--in must be/);
+  });
+
+  it('computes scheduled_at from --in, keeps --at as written, refuses neither or a non-time', () => {
+    expect(scheduledAt(undefined, '10m', Date.parse('2026-01-01T00:00:00Z'))).toBe('2026-01-01T00:10:00.000Z');
+    expect(scheduledAt('2026-01-01T09:00:00+02:00', undefined)).toBe('2026-01-01T09:00:00+02:00');
+    expect(() => scheduledAt(undefined, undefined)).toThrow(/--at .* or --in/);
+    expect(() => scheduledAt('tomorrow', undefined)).toThrow(/--at must be an ISO 8601 time/);
+  });
+});
+
+describe('batch files', () => {
+  it('reads RFC 4180 CSV: quotes, doubled quotes, line breaks in quoted cells, CRLF', () => {
+    expect(parseCsv('a,b,c\r\n1,"x, y","say ""hi"""\n2,"two\nlines",\n')).toEqual([
+      ['a', 'b', 'c'],
+      ['1', 'x, y', 'say "hi"'],
+      ['2', 'two\nlines', ''],
+    ]);
+    expect(() => parseCsv('a\n"open')).toThrow(/not closed/);
+  });
+
+  it('splits address lists on , and ; except inside quotes and angle brackets', () => {
+    expect(splitAddresses('a@x.org; b@x.org,c@x.org')).toEqual(['a@x.org', 'b@x.org', 'c@x.org']);
+    expect(splitAddresses('"Doe, Jane" <j@x.org>;Bob <b@x.org>')).toEqual(['"Doe, Jane" <j@x.org>', 'Bob <b@x.org>']);
+    expect(splitAddresses('')).toEqual([]);
+  });
+});
+
+describe('message flags', () => {
+  it('parses headers and tags, refusing malformed ones', () => {
+    expect(parseHeaders(['X-A: 1', 'X-Url: http://x.org/a'])).toEqual({ 'X-A': '1', 'X-Url': 'http://x.org/a' });
+    expect(() => parseHeaders(['nocolon'])).toThrow(/Name: value/);
+    expect(parseTags(['a=1', 'b=x=y'])).toEqual({ a: '1', b: 'x=y' });
+    expect(() => parseTags(['=1'])).toThrow(/name=value/);
+  });
+
+  it('guesses media types by extension', () => {
+    expect(guessType('a.PDF')).toBe('application/pdf');
+    expect(guessType('notes.txt')).toBe('text/plain');
+    expect(guessType('blob')).toBe('application/octet-stream');
+  });
+});
+
+describe('rendering', () => {
+  it('aligns tables and says when there is nothing', () => {
+    expect(table(['ID', 'NAME'], [['a', 'first'], ['longer', 'x']])).toBe('ID      NAME\na       first\nlonger  x');
+    expect(table(['ID', 'NAME'], [])).toBe('ID  NAME\n(none)');
+  });
+
+  it('draws the progress of a batch job', () => {
+    const job = { jobId: 'bat_1', totalCount: 10, sentCount: 4, failedCount: 1, status: 'processing', createdAt: '' } as BatchJob;
+    expect(progressLine(job)).toBe('[###############---------------] 5/10  sent 4  failed 1  processing');
+  });
+});
