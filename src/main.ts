@@ -155,7 +155,7 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
       });
       await dispatcher.start();
       onStop(dispatcher.stop);
-      const jobSweeper = createJobSweeper({ starters, scheduled: repos.scheduled, batches: repos.batches, logger });
+      const jobSweeper = createJobSweeper({ starters, scheduled: repos.scheduled, batches: repos.batches, notifyQueued: queueNotifier, logger });
       jobSweeper.start();
       onStop(async () => jobSweeper.stop());
     }
@@ -180,7 +180,6 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
         schedule: createScheduleService({
           scheduled: repos.scheduled, accept, assertMaySendFrom, usage, now,
           startWorkflow: starters.startScheduled,
-          cancelWorkflow: (id) => temporal.terminateScheduledEmail(id),
         }),
         batch: createBatchService({ batches: repos.batches, accept, assertMaySendFrom, usage, startWorkflow: starters.startBatch }),
       });

@@ -1,4 +1,4 @@
 // Every workflow the worker runs. Workflow code runs in Temporal's sandbox: deterministic, no I/O.
 export { batchJobWorkflow } from './batch-job.js';
 export { deliverEmailsWorkflow } from './deliver-emails.js';
-export { scheduledEmailWorkflow } from './scheduled-email.js';
+export { scheduledSecondWorkflow } from './scheduled-email.js';

@@ -1,19 +1,20 @@
 import { proxyLocalActivities } from '@temporalio/workflow';
 import type { JobActivities } from '../src/temporal/job-activities.js';
 
-const { fireScheduledEmail } = proxyLocalActivities<JobActivities>({
+const { fireDueScheduled } = proxyLocalActivities<JobActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 });
 
+/** One second's worth of scheduled emails. */
+export const SCHEDULE_BUCKET_MS = 1000;
+
 /**
- * One scheduled email. Started with a delayed start at `scheduled_at` (nothing is held in worker memory
- * while it waits); its workflow id is the scheduled email's id. Firing creates the email and puts it in the
- * delivery queue, unless the scheduled email was cancelled first (the row's state decides that race,
- * atomically); delivery then goes as for any direct send, grouped with others due at the same time.
- * The whole workflow is one workflow task.
+ * The scheduled emails due within one second (workflow id `scheduled-<that second>`), started with a
+ * delayed start at the second's beginning, so nothing is held in worker memory while they wait and they
+ * survive restarts of the worker and of Temporal. At its time one local activity fires them all into the
+ * delivery queue: a thousand emails due at once cost one workflow task, not a thousand.
  */
-export async function scheduledEmailWorkflow(input: { scheduledId: string }): Promise<'fired' | 'cancelled'> {
-  const fired = await fireScheduledEmail({ scheduledId: input.scheduledId });
-  return fired ? 'fired' : 'cancelled';
+export async function scheduledSecondWorkflow(input: { from: number }): Promise<number> {
+  return fireDueScheduled({ from: input.from, to: input.from + SCHEDULE_BUCKET_MS });
 }

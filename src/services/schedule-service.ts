@@ -17,10 +17,8 @@ export interface ScheduleDeps {
   accept: Accept;
   assertMaySendFrom: SenderCheck;
   usage: Pick<UsageRecorder, 'emailsSent'>;
-  /** Starts the scheduled email's workflow with a delayed start; errors are left to the sweep. */
+  /** Makes sure a workflow will fire the email at its time (a delayed start); errors are left to the sweep. */
   startWorkflow: (id: string, scheduledAt: Date) => Promise<void>;
-  /** Stops the workflow of a cancelled email early (best effort: the row's state is what decides). */
-  cancelWorkflow: (id: string) => Promise<void>;
   now: () => Date;
 }
 
@@ -31,7 +29,7 @@ export interface ScheduleResult {
 
 /**
  * Scheduled sends. Every rule of a single send applies at request time, quota included; the email is
- * created when the time comes, by the scheduled email's workflow (a delayed start on Temporal).
+ * created when the time comes, by the workflow of the second it is due in (a delayed start on Temporal).
  */
 export function createScheduleService(deps: ScheduleDeps) {
   return {
@@ -87,7 +85,7 @@ export function createScheduleService(deps: ScheduleDeps) {
         case 'already_cancelled':
           return { success: true, message: `scheduled email ${id} was already cancelled` };
         case 'cancelled':
-          await deps.cancelWorkflow(id).catch(() => {});
+          // Nothing to stop: the second's workflow fires only rows still waiting.
           return { success: true, message: `scheduled email ${id} cancelled` };
       }
     },

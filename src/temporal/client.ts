@@ -1,7 +1,7 @@
-import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { batchJobWorkflow } from '../../workflows/batch-job.js';
 import type { deliverEmailsWorkflow } from '../../workflows/deliver-emails.js';
-import type { scheduledEmailWorkflow } from '../../workflows/scheduled-email.js';
+import type { scheduledSecondWorkflow } from '../../workflows/scheduled-email.js';
 
 /**
  * Starting the service's workflows. Workflow ids are business ids (delivery group, scheduled email, batch
@@ -10,10 +10,9 @@ import type { scheduledEmailWorkflow } from '../../workflows/scheduled-email.js'
 export interface TemporalClient {
   client: Client;
   startDeliveryGroup(groupId: string, emailIds: string[]): Promise<boolean>;
-  startScheduledEmail(scheduledId: string, scheduledAt: Date): Promise<boolean>;
+  /** Starts the workflow of the second `scheduledAt` falls in (one for every email due that second). */
+  startScheduledSecond(scheduledAt: Date): Promise<boolean>;
   startBatchJob(jobId: string): Promise<boolean>;
-  /** Ends a cancelled scheduled email's workflow early; one already gone is fine. */
-  terminateScheduledEmail(scheduledId: string): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -40,32 +39,39 @@ export async function connectTemporal(options: { address: string; namespace: str
   const connection = await Connection.connect({ address: options.address });
   const client = new Client({ connection, namespace: options.namespace });
   const taskQueue = options.taskQueue;
+  // Seconds whose workflow this process started, until that second has passed: most schedules share a
+  // second with others, and asking Temporal again for each would cost a refused start apiece.
+  const startedSeconds = new Map<string, number>();
+  const rememberStarted = (workflowId: string, from: number) => {
+    if (startedSeconds.size > 100_000) startedSeconds.clear();
+    startedSeconds.set(workflowId, from);
+  };
   return {
     client,
     startDeliveryGroup: (groupId, emailIds) =>
       once(() => client.workflow.start<typeof deliverEmailsWorkflow>('deliverEmailsWorkflow', { workflowId: groupId, taskQueue, args: [{ emailIds }] })),
-    startScheduledEmail: (scheduledId, scheduledAt) => {
-      const delayMs = scheduledAt.getTime() - Date.now();
+    startScheduledSecond: (scheduledAt) => {
+      const from = Math.floor(scheduledAt.getTime() / 1000) * 1000;
+      const workflowId = `scheduled-${new Date(from).toISOString()}`;
+      // Started already from this process: the running workflow will find every row of its second.
+      if ((startedSeconds.get(workflowId) ?? 0) > Date.now()) return Promise.resolve(false);
+      const delayMs = from - Date.now();
       return once(() =>
         connection.withDeadline(Date.now() + START_TIMEOUT_MS, () =>
-          client.workflow.start<typeof scheduledEmailWorkflow>('scheduledEmailWorkflow', {
-            workflowId: scheduledId,
+          client.workflow.start<typeof scheduledSecondWorkflow>('scheduledSecondWorkflow', {
+            workflowId,
             taskQueue,
-            args: [{ scheduledId }],
+            args: [{ from }],
             ...(delayMs > 0 ? { startDelay: delayMs } : {}),
-          })));
+          }))).then((started) => {
+        rememberStarted(workflowId, from);
+        return started;
+      });
     },
     startBatchJob: (jobId) =>
       once(() =>
         connection.withDeadline(Date.now() + START_TIMEOUT_MS, () =>
           client.workflow.start<typeof batchJobWorkflow>('batchJobWorkflow', { workflowId: jobId, taskQueue, args: [{ jobId }] }))),
-    async terminateScheduledEmail(scheduledId) {
-      try {
-        await client.workflow.getHandle(scheduledId).terminate('scheduled email cancelled');
-      } catch (err) {
-        if (!(err instanceof WorkflowNotFoundError)) throw err;
-      }
-    },
     async ping() {
       // A bounded probe: without a deadline the client's retries hold an unreachable server's call ~20 s.
       await connection.withDeadline(Date.now() + PING_TIMEOUT_MS, () => connection.workflowService.getSystemInfo({}));

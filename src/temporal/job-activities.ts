@@ -12,19 +12,27 @@ import { newId } from '../ids.js';
 export function createJobActivities(deps: { scheduled: ScheduledRepo; batches: BatchRepo; notifyQueued: () => void }) {
   return {
     /**
-     * Creates the scheduled email's email and queues it for delivery, unless it was cancelled. Temporal's
-     * timers are not exact below a second: when the start comes early, this waits out the rest on the real
-     * clock, so a send never fires early.
+     * Fires every scheduled email due in [from, to) (one second): its email is created and queued for
+     * delivery, unless it was cancelled first. Temporal's timers are not exact below a second, and emails
+     * fall due anywhere within the second: each is fired only once its time has come on the database's
+     * clock, so none goes early; this waits within the second for the later ones.
      */
-    async fireScheduledEmail(input: { scheduledId: string }): Promise<{ emailId: string } | null> {
-      const at = await deps.scheduled.scheduledAt(input.scheduledId);
-      if (!at) return null;
-      const early = at.getTime() - Date.now();
-      if (early > 0) await Context.current().sleep(early + 1);
-      const emailId = newId('email');
-      const fired = await deps.scheduled.fire(input.scheduledId, emailId, (domain) => `<${emailId}@${domain}>`);
-      if (fired?.fresh) deps.notifyQueued();
-      return fired ? { emailId: fired.emailId } : null;
+    async fireDueScheduled(input: { from: number; to: number }): Promise<number> {
+      const ctx = Context.current();
+      const from = new Date(input.from);
+      const to = new Date(input.to);
+      let fired = 0;
+      for (;;) {
+        const n = await deps.scheduled.fireDue(from, to, () => newId('email'));
+        if (n > 0) {
+          fired += n;
+          deps.notifyQueued();
+          continue;
+        }
+        const next = await deps.scheduled.nextDue(from, to);
+        if (!next) return fired;
+        await ctx.sleep(Math.max(1, next.getTime() - Date.now() + 1));
+      }
     },
 
     beginBatch: (input: { jobId: string }): Promise<string[]> => deps.batches.begin(input.jobId),

@@ -1,13 +1,16 @@
 import type { BatchRepo } from '../db/repos/batch-repo.js';
 import type { ScheduledRepo } from '../db/repos/scheduled-repo.js';
+import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { TemporalClient } from './client.js';
 
 /**
  * Scheduled emails and batch jobs are committed first and their workflows started right after; a process
  * that dies in between leaves a job without a workflow. The sweep starts those under the same workflow id
- * (a repeated start is harmless), so no committed job is ever forgotten.
+ * (a repeated start is harmless), so no committed job is ever forgotten. It also fires any scheduled email
+ * still waiting well after its time (a second's workflow that ran before a slow request's commit landed).
  */
+const OVERDUE_MS = 5_000;
 const SWEEP_MS = 15_000;
 const OLDER_THAN_SECONDS = 15;
 const PER_SWEEP = 500;
@@ -15,7 +18,7 @@ const PER_SWEEP = 500;
 export function createJobStarters(deps: { temporal: TemporalClient; scheduled: ScheduledRepo; batches: BatchRepo }) {
   return {
     async startScheduled(id: string, scheduledAt: Date): Promise<void> {
-      await deps.temporal.startScheduledEmail(id, scheduledAt);
+      await deps.temporal.startScheduledSecond(scheduledAt);
       await deps.scheduled.markWorkflowStarted(id);
     },
     async startBatch(jobId: string): Promise<void> {
@@ -26,7 +29,13 @@ export function createJobStarters(deps: { temporal: TemporalClient; scheduled: S
 }
 export type JobStarters = ReturnType<typeof createJobStarters>;
 
-export function createJobSweeper(deps: { starters: JobStarters; scheduled: ScheduledRepo; batches: BatchRepo; logger: Logger }) {
+export function createJobSweeper(deps: {
+  starters: JobStarters;
+  scheduled: ScheduledRepo;
+  batches: BatchRepo;
+  notifyQueued: () => void;
+  logger: Logger;
+}) {
   let timer: NodeJS.Timeout | undefined;
 
   async function sweep(): Promise<number> {
@@ -40,7 +49,12 @@ export function createJobSweeper(deps: { starters: JobStarters; scheduled: Sched
       started += 1;
     }
     if (started > 0) deps.logger.warn({ started }, 'started workflows of jobs left without one');
-    return started;
+    const overdue = await deps.scheduled.fireDue(new Date(0), new Date(Date.now() - OVERDUE_MS), () => newId('email'));
+    if (overdue > 0) {
+      deps.notifyQueued();
+      deps.logger.warn({ fired: overdue }, 'fired scheduled emails found overdue');
+    }
+    return started + overdue;
   }
 
   return {

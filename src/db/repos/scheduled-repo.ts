@@ -89,44 +89,52 @@ export function createScheduledRepo(sql: Sql) {
     },
 
     /**
-     * Fires a scheduled email: if it is still waiting, it becomes `sent` and its email is created (with
-     * its attachments, job_type scheduled) and put in the delivery queue, all in the same statement. Answers the email id, or undefined when
-     * it was cancelled (or fired already: a retried activity finds the email it made).
+     * Fires the waiting scheduled emails of [from, to) whose time has come (scheduled_at <= now): each
+     * becomes `sent`, and its email is created (with its attachments, job_type scheduled, the Message-ID
+     * fixed) and put in the delivery queue, all in one statement. Only `enqueued` rows change, so a
+     * cancellation that got there first wins, atomically. Answers how many fired.
      */
-    async fire(id: string, emailId: string, headerMessageId: (domain: string) => string): Promise<{ emailId: string; fresh: boolean } | undefined> {
-      const [current] = await sql<{ status: ScheduledStatus; email_id: string | null; sender_domain: string }[]>`
-        select status, email_id, draft->>'senderDomain' as sender_domain from scheduled_emails where id = ${id}`;
-      if (!current || current.status === 'cancelled') return undefined;
-      if (current.status === 'sent') return current.email_id ? { emailId: current.email_id, fresh: false } : undefined;
-      const [row] = await sql<{ email_id: string }[]>`
-        with fired as (
-          update scheduled_emails set status = 'sent', sent_at = now(), attempts = attempts + 1, email_id = ${emailId}
-          where id = ${id} and status = 'enqueued'
-          returning id, account_id, api_key_id, draft),
+    async fireDue(from: Date, to: Date, newEmailId: () => string, limit = 500): Promise<number> {
+      const due = await sql<{ id: string }[]>`
+        select id from scheduled_emails
+        where status = 'enqueued' and scheduled_at >= ${from} and scheduled_at < ${to} and scheduled_at <= now()
+        order by scheduled_at limit ${limit}`;
+      if (due.length === 0) return 0;
+      const schIds = due.map((r) => r.id);
+      const emailIds = schIds.map(() => newEmailId());
+      const [row] = await sql<{ n: number }[]>`
+        with pairs as (select * from unnest(${schIds}::text[], ${emailIds}::text[]) as p(sch_id, email_id)),
+        fired as (
+          update scheduled_emails s set status = 'sent', sent_at = now(), attempts = attempts + 1, email_id = p.email_id
+          from pairs p where s.id = p.sch_id and s.status = 'enqueued'
+          returning s.id, s.account_id, s.api_key_id, s.draft, p.email_id),
         email as (
           insert into emails (id, account_id, api_key_id, job_type, job_id, from_address, to_addresses, cc_addresses,
             bcc_addresses, reply_to, subject, html, text_body, headers, tags, attachment_count, size_bytes, header_message_id)
-          select ${emailId}, account_id, api_key_id, 'scheduled', id, draft->>'from',
-            array(select jsonb_array_elements_text(draft->'to')), array(select jsonb_array_elements_text(draft->'cc')),
-            array(select jsonb_array_elements_text(draft->'bcc')), array(select jsonb_array_elements_text(draft->'replyTo')),
-            draft->>'subject', draft->>'html', draft->>'text', draft->'headers', draft->'tags',
-            (select count(*) from attachments where owner_id = ${id}), (draft->>'size')::int, ${headerMessageId(current.sender_domain)}
-          from fired
+          select f.email_id, f.account_id, f.api_key_id, 'scheduled', f.id, f.draft->>'from',
+            array(select jsonb_array_elements_text(f.draft->'to')), array(select jsonb_array_elements_text(f.draft->'cc')),
+            array(select jsonb_array_elements_text(f.draft->'bcc')), array(select jsonb_array_elements_text(f.draft->'replyTo')),
+            f.draft->>'subject', f.draft->>'html', f.draft->>'text', f.draft->'headers', f.draft->'tags',
+            (select count(*) from attachments a where a.owner_id = f.id)::int, (f.draft->>'size')::int,
+            '<' || f.email_id || '@' || (f.draft->>'senderDomain') || '>'
+          from fired f
           returning id),
         files as (
           insert into attachments (owner_id, position, filename, content_type, content)
-          select ${emailId}, position, filename, content_type, content from attachments, email where owner_id = ${id}),
+          select f.email_id, a.position, a.filename, a.content_type, a.content from attachments a join fired f on a.owner_id = f.id),
         queued as (insert into delivery_queue (email_id) select id from email)
-        select id as email_id from email`;
-      if (row) return { emailId: row.email_id, fresh: true };
-      // Cancelled (or fired) in between: the row's state decided.
-      return this.fire(id, emailId, headerMessageId);
+        select (select count(*) from email)::int as n`;
+      return row!.n;
     },
 
-    async scheduledAt(id: string): Promise<Date | undefined> {
-      const [row] = await sql<{ scheduled_at: Date }[]>`select scheduled_at from scheduled_emails where id = ${id}`;
-      return row?.scheduled_at;
+    /** When the next waiting scheduled email of [from, to) is due, if any. */
+    async nextDue(from: Date, to: Date): Promise<Date | undefined> {
+      const [row] = await sql<{ at: Date | null }[]>`
+        select min(scheduled_at) as at from scheduled_emails
+        where status = 'enqueued' and scheduled_at >= ${from} and scheduled_at < ${to}`;
+      return row?.at ?? undefined;
     },
+
   };
 }
 export type ScheduledRepo = ReturnType<typeof createScheduledRepo>;
