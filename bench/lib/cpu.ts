@@ -24,6 +24,10 @@ export interface CpuUsage {
   /** Busy time not in any group (other processes on the machine, the kernel's own threads). */
   other: number;
   cores: number;
+  /** Length of the window. */
+  seconds: number;
+  /** Groups with no process running during the window (shown blank, not 0). */
+  absent?: string[];
 }
 
 let hz: number | undefined;
@@ -118,6 +122,7 @@ export function cpuWindow(groups: CpuGroup[]): { stop(): CpuUsage } {
   const t0 = performance.now();
   const m0 = machineTicks();
   const g0 = groupTicks(groups);
+  const running = new Set(groups.filter((g) => g.pids().length > 0).map((g) => g.name));
   return {
     stop() {
       const seconds = (performance.now() - t0) / 1000;
@@ -132,10 +137,15 @@ export function cpuWindow(groups: CpuGroup[]): { stop(): CpuUsage } {
         out[g.name] = pct(d);
         if (!g.mainThread) sum += d;
       }
+      for (const g of groups) if (g.pids().length > 0) running.add(g.name);
+      const absent = groups.filter((g) => !running.has(g.name)).map((g) => g.name);
       const cores = os.cpus().length;
       // /proc/stat counts all cores: its busy share is of the whole machine; scale to "% of one core".
       const machineBusy = Math.round(((m1.busy - m0.busy) / Math.max(1, m1.total - m0.total)) * cores * 100);
-      return { groups: out, machineBusy, other: Math.max(0, machineBusy - pct(sum)), cores };
+      return {
+        groups: out, machineBusy, other: Math.max(0, machineBusy - pct(sum)), cores, seconds: Math.round(seconds * 100) / 100,
+        ...(absent.length > 0 ? { absent } : {}),
+      };
     },
   };
 }

@@ -8,16 +8,21 @@ import { killOnExit, onCleanup } from './lifecycle.js';
  * the bench's PostgreSQL database, Temporal dev server and SMTP sink. Its first start prints the seeded
  * account and API key; the management API (admin token) does the rest.
  */
-export interface ServiceHandle {
+export interface ServiceProcess {
+  /** What the process is called in logs and errors ("service", "service worker"). */
+  name: string;
   pid: number;
+  /** Warning and error log lines seen so far (pino levels 40+), and the last few of them. */
+  problems(): { count: number; last: string[] };
+  stop(): Promise<void>;
+}
+
+export interface ServiceHandle extends ServiceProcess {
   /** http://127.0.0.1:PORT */
   baseUrl: string;
   apiKey: string;
   accountId: string;
   adminToken: string;
-  /** Warning and error log lines seen so far (pino levels 40+), and the last few of them. */
-  problems(): { count: number; last: string[] };
-  stop(): Promise<void>;
 }
 
 const START_TIMEOUT_MS = 90_000;
@@ -29,17 +34,21 @@ const START_TIMEOUT_MS = 90_000;
  */
 export const SERVICE_ROOT = process.env.BENCH_SERVICE_ROOT ? path.resolve(process.env.BENCH_SERVICE_ROOT) : REPO_ROOT;
 
-export async function startService(env: Record<string, string>): Promise<ServiceHandle> {
+/**
+ * Runs `src/start.ts` and waits for its banner. `preload` files are imported (after tsx) before the
+ * service, `nodeArgs` go first (BENCH_SERVICE_NODE_ARGS is added to them).
+ */
+async function spawnService(name: string, env: Record<string, string>, extra: { nodeArgs?: string[]; preload?: string[] } = {}): Promise<ServiceProcess & { banner: string }> {
   // BENCH_SERVICE_NODE_ARGS: extra Node flags for the service only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
-  const nodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-  const adminToken = env.MAILER_ADMIN_TOKEN!;
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(SERVICE_ROOT, 'src/start.ts')], {
+  const nodeArgs = [...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean), ...(extra.nodeArgs ?? [])];
+  const preload = (extra.preload ?? []).flatMap((file) => ['--import', file]);
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...preload, path.join(SERVICE_ROOT, 'src/start.ts')], {
     cwd: SERVICE_ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const forget = killOnExit(() => child.kill('SIGKILL'));
-  const stop = onCleanup('stop the service', async () => {
+  const stop = onCleanup(`stop the ${name}`, async () => {
     await stopProcess(child, 'SIGTERM', 10_000);
     forget();
   });
@@ -50,7 +59,7 @@ export async function startService(env: Record<string, string>): Promise<Service
   let pending = '';
   const onLine = (line: string) => {
     // BENCH_SERVICE_ECHO=1: show everything the service writes (its warnings are counted either way).
-    if (process.env.BENCH_SERVICE_ECHO) process.stderr.write(`service: ${line}\n`);
+    if (process.env.BENCH_SERVICE_ECHO) process.stderr.write(`${name}: ${line}\n`);
     if (out.length < 20_000) out += `${line}\n`;
     const level = /"level":(\d+)/.exec(line)?.[1];
     if (level !== undefined && Number(level) >= 40) {
@@ -70,7 +79,7 @@ export async function startService(env: Record<string, string>): Promise<Service
   child.stderr!.on('data', onData);
 
   const started = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the service did not start in ${START_TIMEOUT_MS} ms:\n${out}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(() => reject(new Error(`the ${name} did not start in ${START_TIMEOUT_MS} ms:\n${out}`)), START_TIMEOUT_MS);
     const check = setInterval(() => {
       if (out.includes('Ctrl-C stops everything.')) {
         clearTimeout(timer);
@@ -81,25 +90,37 @@ export async function startService(env: Record<string, string>): Promise<Service
     child.once('exit', (code) => {
       clearTimeout(timer);
       clearInterval(check);
-      reject(new Error(`the service exited (code ${code}) while starting:\n${out}`));
+      reject(new Error(`the ${name} exited (code ${code}) while starting:\n${out}`));
     });
   });
   await started;
 
-  const rest = /REST API\s+(http:\/\/\S+)\/v1\/mail/.exec(out)?.[1];
-  const apiKey = /API key\s+(\S+)/.exec(out)?.[1];
-  const accountId = /Account\s+(\S+)/.exec(out)?.[1];
-  if (!rest || !apiKey || !accountId) throw new Error(`could not read the REST URL, account and API key from the service's banner:\n${out}`);
-
   return {
+    name,
     pid: child.pid!,
-    baseUrl: rest,
-    apiKey,
-    accountId,
-    adminToken,
+    banner: out,
     problems: () => ({ count: problemCount, last: [...lastProblems] }),
     stop,
   };
+}
+
+/**
+ * The service with its REST API (MAILER_ROLE all, the default, or api), on a database it is the first
+ * to use: its banner shows the seeded account and API key.
+ */
+export async function startService(env: Record<string, string>, extra: { name?: string; nodeArgs?: string[]; preload?: string[] } = {}): Promise<ServiceHandle> {
+  const { banner, ...proc } = await spawnService(extra.name ?? 'service', env, extra);
+  const rest = /REST API\s+(http:\/\/\S+)\/v1\/mail/.exec(banner)?.[1];
+  const apiKey = /API key\s+(\S+)/.exec(banner)?.[1];
+  const accountId = /Account\s+(\S+)/.exec(banner)?.[1];
+  if (!rest || !apiKey || !accountId) throw new Error(`could not read the REST URL, account and API key from the ${proc.name}'s banner:\n${banner}`);
+  return { ...proc, baseUrl: rest, apiKey, accountId, adminToken: env.MAILER_ADMIN_TOKEN! };
+}
+
+/** The service with MAILER_ROLE=worker: the Temporal worker and the dispatcher, no API. */
+export async function startWorker(env: Record<string, string>, extra: { name?: string; nodeArgs?: string[]; preload?: string[] } = {}): Promise<ServiceProcess> {
+  const { banner: _banner, ...proc } = await spawnService(extra.name ?? 'service worker', { ...env, MAILER_ROLE: 'worker' }, extra);
+  return proc;
 }
 
 /** A management API call with the admin token; throws on anything but 2xx. */

@@ -1,0 +1,26 @@
+/**
+ * Which parts of the bench run: all by default; BENCH_ONLY=a,b runs only those, BENCH_SKIP=a,b leaves
+ * those out (both take part names or the group names below).
+ */
+export const PARTS = ['baselines', 'throughput', 'batch', 'scheduled', 'memory'] as const;
+export type Part = (typeof PARTS)[number];
+
+const GROUPS: Record<string, Part[]> = {
+  jobs: ['batch', 'scheduled', 'memory'],
+  service: ['throughput', 'batch', 'scheduled', 'memory'],
+};
+
+function parse(variable: string, raw: string | undefined): Part[] | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  return raw.split(',').map((s) => s.trim()).filter(Boolean).flatMap((name) => {
+    if (GROUPS[name]) return GROUPS[name];
+    if ((PARTS as readonly string[]).includes(name)) return [name as Part];
+    throw new Error(`${variable}: unknown part "${name}"; parts: ${PARTS.join(', ')}; groups: ${Object.entries(GROUPS).map(([g, p]) => `${g} (${p.join(', ')})`).join(', ')}`);
+  });
+}
+
+export function selectedParts(env: NodeJS.ProcessEnv = process.env): Set<Part> {
+  const only = parse('BENCH_ONLY', env.BENCH_ONLY);
+  const skip = new Set(parse('BENCH_SKIP', env.BENCH_SKIP) ?? []);
+  return new Set((only ?? [...PARTS]).filter((p) => !skip.has(p)));
+}
