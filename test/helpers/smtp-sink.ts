@@ -96,3 +96,51 @@ export async function startSmtpSink(options: { parse?: boolean } = {}): Promise<
   sink.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
   return sink;
 }
+
+/** The Message-ID header of a raw message. */
+export const messageIdOf = (raw: Buffer) => /^message-id:\s*(\S+)/im.exec(raw.toString('latin1'))?.[1] ?? '';
+
+/**
+ * Controls the receiving server's answer to each complete message, before its 250:
+ * - `hold`: the first `passFirst` messages are accepted, every later one waits (the sender sees no reply);
+ * - `refuse`: held and new messages get a 451 and are not counted;
+ * - `accept`: everything is accepted.
+ *
+ * Why a held message must be refused, not released, once its sender is killed: smtp-server 3.21 leaves a
+ * fully received message alone when the client disconnects while onData's callback is pending; a later
+ * callback() writes its 250 into the closed socket (silently dropped), but the sink helper would already
+ * have counted the message. Counting a message whose sender never saw the 250 would be the RFC 1047
+ * duplicate manufactured by the test itself.
+ */
+export function controlSink(sink: SmtpSink, passFirst: number) {
+  let mode: 'hold' | 'refuse' | 'accept' = 'hold';
+  let arrivals = 0;
+  const held: { messageId: string; refuse: (err: Error) => void }[] = [];
+  const refused: string[] = [];
+  const refusal = () => Object.assign(new Error('4.3.0 connection lost before the reply'), { responseCode: 451 });
+  sink.beforeAccept = async (raw) => {
+    const messageId = messageIdOf(raw);
+    arrivals += 1;
+    if (mode === 'accept' || (mode === 'hold' && arrivals <= passFirst)) return;
+    if (mode === 'refuse') {
+      refused.push(messageId);
+      throw refusal();
+    }
+    await new Promise<void>((_resolve, reject) => held.push({ messageId, refuse: reject }));
+  };
+  return {
+    held,
+    refused,
+    refuseAll() {
+      mode = 'refuse';
+      for (const h of held.splice(0)) {
+        refused.push(h.messageId);
+        h.refuse(refusal());
+      }
+    },
+    acceptAll() {
+      mode = 'accept';
+    },
+  };
+}
+

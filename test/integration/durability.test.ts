@@ -6,7 +6,7 @@ import { afterAll, afterEach, describe, expect, inject, it, onTestFailed } from 
 import { call, eventually } from '../helpers/http.js';
 import { freePort } from '../helpers/ports.js';
 import { childLogs, kill, killAll, spawnService, waitReady } from '../helpers/service-process.js';
-import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
+import { controlSink, startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { ADMIN_TOKEN, createTestDatabase, stackEnv } from '../helpers/stack.js';
 
 /**
@@ -24,52 +24,7 @@ const BURST = 40;
 const sinks = new Set<SmtpSink>();
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const messageIdOf = (raw: Buffer) => /^message-id:\s*(\S+)/im.exec(raw.toString('latin1'))?.[1] ?? '';
 const emailIdOf = (messageId: string) => /^<(em_[0-9a-z]+)@/.exec(messageId)?.[1] ?? '';
-
-/**
- * Controls the receiving server's answer to each complete message, before its 250:
- * - `hold`: the first `passFirst` messages are accepted, every later one waits (the sender sees no reply);
- * - `refuse`: held and new messages get a 451 and are not counted;
- * - `accept`: everything is accepted.
- *
- * Why a held message must be refused, not released, once its sender is killed: smtp-server 3.21 leaves a
- * fully received message alone when the client disconnects while onData's callback is pending; a later
- * callback() writes its 250 into the closed socket (silently dropped), but the sink helper would already
- * have counted the message. Counting a message whose sender never saw the 250 would be the RFC 1047
- * duplicate manufactured by the test itself.
- */
-function controlSink(sink: SmtpSink, passFirst: number) {
-  let mode: 'hold' | 'refuse' | 'accept' = 'hold';
-  let arrivals = 0;
-  const held: { messageId: string; refuse: (err: Error) => void }[] = [];
-  const refused: string[] = [];
-  const refusal = () => Object.assign(new Error('4.3.0 connection lost before the reply'), { responseCode: 451 });
-  sink.beforeAccept = async (raw) => {
-    const messageId = messageIdOf(raw);
-    arrivals += 1;
-    if (mode === 'accept' || (mode === 'hold' && arrivals <= passFirst)) return;
-    if (mode === 'refuse') {
-      refused.push(messageId);
-      throw refusal();
-    }
-    await new Promise<void>((_resolve, reject) => held.push({ messageId, refuse: reject }));
-  };
-  return {
-    held,
-    refused,
-    refuseAll() {
-      mode = 'refuse';
-      for (const h of held.splice(0)) {
-        refused.push(h.messageId);
-        h.refuse(refusal());
-      }
-    },
-    acceptAll() {
-      mode = 'accept';
-    },
-  };
-}
 
 /** A fresh database, task queue, data dir and sink: what one "deployment" under test needs. */
 async function deployment() {

@@ -7,7 +7,7 @@ import { startDevServer, type DevServer } from '../../src/temporal/dev-server.js
 import { call, eventually } from '../helpers/http.js';
 import { freePort } from '../helpers/ports.js';
 import { childLogs, kill, killAll, spawnService, waitReady, type Child } from '../helpers/service-process.js';
-import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
+import { controlSink, startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { ADMIN_TOKEN, createTestDatabase, stackEnv } from '../helpers/stack.js';
 
 /**
@@ -35,41 +35,8 @@ async function waitWorkerUp(child: Child, ms = 4_000): Promise<void> {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const messageIdOf = (raw: Buffer) => /^message-id:\s*(\S+)/im.exec(raw.toString('latin1'))?.[1] ?? '';
 const subjectOf = (raw: Buffer) => /^subject:\s*(.*)$/im.exec(raw.toString('latin1'))?.[1]?.trim() ?? '';
 
-/** Holds messages after the first `passFirst` until told; then refuses (held and new) or accepts everything. */
-function controlSink(sink: SmtpSink, passFirst: number) {
-  let mode: 'hold' | 'refuse' | 'accept' = 'hold';
-  let arrivals = 0;
-  const held: { messageId: string; refuse: (err: Error) => void }[] = [];
-  const refused: string[] = [];
-  const refusal = () => Object.assign(new Error('4.3.0 connection lost before the reply'), { responseCode: 451 });
-  sink.beforeAccept = async (raw) => {
-    const messageId = messageIdOf(raw);
-    arrivals += 1;
-    if (mode === 'accept' || (mode === 'hold' && arrivals <= passFirst)) return;
-    if (mode === 'refuse') {
-      refused.push(messageId);
-      throw refusal();
-    }
-    await new Promise<void>((_resolve, reject) => held.push({ messageId, refuse: reject }));
-  };
-  return {
-    held,
-    refused,
-    refuseAll() {
-      mode = 'refuse';
-      for (const h of held.splice(0)) {
-        refused.push(h.messageId);
-        h.refuse(refusal());
-      }
-    },
-    acceptAll() {
-      mode = 'accept';
-    },
-  };
-}
 
 /** Records when each message reached the receiving server (before its 250), by subject. */
 function timeArrivals(sink: SmtpSink): Map<string, number[]> {
