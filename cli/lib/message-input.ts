@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Flags } from '@oclif/core';
 import { usageError } from './base-command.js';
+import type { AttachmentInput, EmailDraft } from '../../src/domain/email-draft.js';
 
 /** The fields of an email, as flags: shared by `emails send` and `scheduled create`. */
 export const messageFlags = {
@@ -42,26 +43,11 @@ export interface MessageFlagValues {
 }
 
 /** An attachment as the API takes it (content base64). */
-export interface AttachmentFields {
-  filename: string;
-  content: string;
-  contentType: string;
-}
+/** An attachment as a send request carries it (content base64-encoded). */
+export type AttachmentFields = AttachmentInput;
 
-/** The fields of a SendEmailRequest, as a plain object: also the start of a ScheduleEmailRequest. */
-export interface MessageFields {
-  from: string;
-  to: string[];
-  cc: string[];
-  bcc: string[];
-  replyTo: string[];
-  subject: string;
-  html: string;
-  text: string;
-  attachments: AttachmentFields[];
-  headers: Record<string, string>;
-  tags: Record<string, string>;
-}
+/** The fields of a SendEmailRequest, as a plain object (the domain's draft): also the start of a ScheduleEmailRequest. */
+export type MessageFields = EmailDraft;
 
 /** The SendEmailRequest fields the flags describe (files read, attachments base64-encoded). */
 export async function messageFromFlags(f: MessageFlagValues): Promise<MessageFields> {
