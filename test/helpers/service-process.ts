@@ -1,7 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
 import { eventually } from './http.js';
+import { freePort } from './ports.js';
+import { startSmtpSink } from './smtp-sink.js';
+import { createTestDatabase, stackEnv } from './stack.js';
 
 /** The service as child processes, as in production, for tests that kill them (durability tests). */
 
@@ -62,4 +68,28 @@ export async function waitReady(baseUrl: string, child: Child): Promise<void> {
     const res = await fetch(`${baseUrl}/readyz`).catch(() => undefined);
     return res?.status === 200;
   }, 60_000, 100);
+}
+
+/**
+ * What one "deployment" under test needs: a fresh database, task queue, data dir and receiving SMTP
+ * server, fixed ports, and the environment of each role's process.
+ */
+export async function createDeployment(name: string, extra: Record<string, string> = {}) {
+  const sink = await startSmtpSink({ parse: false });
+  const databaseUrl = await createTestDatabase();
+  const taskQueue = `${name}-${crypto.randomBytes(4).toString('hex')}`;
+  const dataDir = path.join(inject('tmpRoot'), taskQueue);
+  await fs.mkdir(dataDir, { recursive: true });
+  const port = await freePort();
+  const grpcPort = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  return {
+    sink,
+    databaseUrl,
+    dataDir,
+    baseUrl,
+    api: `${baseUrl}/v1/mail`,
+    env: (role: 'api' | 'worker' | 'all') =>
+      stackEnv(databaseUrl, sink.url, taskQueue, dataDir, { MAILER_ROLE: role, PORT: String(port), GRPC_PORT: String(grpcPort), ...extra }),
+  };
 }

@@ -1,13 +1,9 @@
-import crypto from 'node:crypto';
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import postgres from 'postgres';
-import { afterAll, afterEach, describe, expect, inject, it, onTestFailed } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, onTestFailed } from 'vitest';
 import { call, eventually } from '../helpers/http.js';
-import { freePort } from '../helpers/ports.js';
-import { childLogs, kill, killAll, spawnService, waitReady } from '../helpers/service-process.js';
-import { controlSink, startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
-import { ADMIN_TOKEN, createTestDatabase, stackEnv } from '../helpers/stack.js';
+import { childLogs, createDeployment, kill, killAll, spawnService, waitReady } from '../helpers/service-process.js';
+import { controlSink, type SmtpSink } from '../helpers/smtp-sink.js';
+import { ADMIN_TOKEN } from '../helpers/stack.js';
 
 /**
  * Crash safety, by breaking things for real: the service runs as child processes (as in production) and is
@@ -28,23 +24,9 @@ const emailIdOf = (messageId: string) => /^<(em_[0-9a-z]+)@/.exec(messageId)?.[1
 
 /** A fresh database, task queue, data dir and sink: what one "deployment" under test needs. */
 async function deployment() {
-  const sink = await startSmtpSink({ parse: false });
-  sinks.add(sink);
-  const databaseUrl = await createTestDatabase();
-  const taskQueue = `durability-${crypto.randomBytes(4).toString('hex')}`;
-  const dataDir = path.join(inject('tmpRoot'), taskQueue);
-  await fs.mkdir(dataDir, { recursive: true });
-  const port = await freePort();
-  const grpcPort = await freePort();
-  const baseUrl = `http://127.0.0.1:${port}`;
-  return {
-    sink,
-    databaseUrl,
-    baseUrl,
-    api: `${baseUrl}/v1/mail`,
-    env: (role: 'api' | 'worker' | 'all') =>
-      stackEnv(databaseUrl, sink.url, taskQueue, dataDir, { MAILER_ROLE: role, PORT: String(port), GRPC_PORT: String(grpcPort) }),
-  };
+  const d = await createDeployment('durability');
+  sinks.add(d.sink);
+  return d;
 }
 
 /** What the outbox held at a moment: emails not yet handed to a workflow, and groups claimed for one. */

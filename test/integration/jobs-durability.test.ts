@@ -6,9 +6,9 @@ import { createLogger } from '../../src/logger.js';
 import { startDevServer, type DevServer } from '../../src/temporal/dev-server.js';
 import { call, eventually } from '../helpers/http.js';
 import { freePort } from '../helpers/ports.js';
-import { childLogs, kill, killAll, spawnService, waitReady, type Child } from '../helpers/service-process.js';
-import { controlSink, startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
-import { ADMIN_TOKEN, createTestDatabase, stackEnv } from '../helpers/stack.js';
+import { childLogs, createDeployment, kill, killAll, spawnService, waitReady, type Child } from '../helpers/service-process.js';
+import { controlSink, type SmtpSink } from '../helpers/smtp-sink.js';
+import { ADMIN_TOKEN } from '../helpers/stack.js';
 
 /**
  * Crash safety of scheduled sends and batch jobs, by breaking things for real: the service runs as child
@@ -49,23 +49,9 @@ function timeArrivals(sink: SmtpSink): Map<string, number[]> {
 }
 
 async function deployment(extra: Record<string, string> = {}) {
-  const sink = await startSmtpSink({ parse: false });
-  sinks.add(sink);
-  const databaseUrl = await createTestDatabase();
-  const taskQueue = `jobs-durability-${crypto.randomBytes(4).toString('hex')}`;
-  const dataDir = path.join(inject('tmpRoot'), taskQueue);
-  await fs.mkdir(dataDir, { recursive: true });
-  const port = await freePort();
-  const grpcPort = await freePort();
-  const baseUrl = `http://127.0.0.1:${port}`;
-  return {
-    sink,
-    dataDir,
-    baseUrl,
-    api: `${baseUrl}/v1/mail`,
-    env: (role: 'api' | 'worker' | 'all') =>
-      stackEnv(databaseUrl, sink.url, taskQueue, dataDir, { MAILER_ROLE: role, PORT: String(port), GRPC_PORT: String(grpcPort), ...extra }),
-  };
+  const d = await createDeployment('jobs-durability', extra);
+  sinks.add(d.sink);
+  return d;
 }
 
 async function createKey(baseUrl: string): Promise<string> {
