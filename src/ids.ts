@@ -25,8 +25,3 @@ const ulid = monotonicFactory();
 export function newId(kind: IdKind): string {
   return `${ID_PREFIXES[kind]}_${ulid().toLowerCase()}`;
 }
-
-/** True when `id` is shaped like an id of this kind; lookups of anything else can answer 404 at once. */
-export function isId(kind: IdKind, id: string): boolean {
-  return new RegExp(`^${ID_PREFIXES[kind]}_[0-9a-hjkmnp-tv-z]{26}$`).test(id);
-}

@@ -7,6 +7,7 @@ import { createGuard } from './api/guard.js';
 import type { Config } from './config.js';
 import { startEmbeddedPostgres } from './db/embedded-postgres.js';
 import { migrate } from './db/migrate.js';
+import { IDEMPOTENCY_TTL_HOURS } from './domain/limits.js';
 import { createRepos } from './db/repos/index.js';
 import { createSeedRepo } from './db/repos/seed-repo.js';
 import { createSql, type Sql } from './db/sql.js';
@@ -155,7 +156,10 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
       });
       await dispatcher.start();
       onStop(dispatcher.stop);
-      const jobSweeper = createJobSweeper({ starters, scheduled: repos.scheduled, batches: repos.batches, notifyQueued: queueNotifier, logger });
+      const jobSweeper = createJobSweeper({
+        starters, scheduled: repos.scheduled, batches: repos.batches, notifyQueued: queueNotifier, logger,
+        purgeIdempotencyKeys: () => repos.idempotency.purgeExpired(IDEMPOTENCY_TTL_HOURS),
+      });
       jobSweeper.start();
       onStop(async () => jobSweeper.stop());
     }

@@ -33,6 +33,8 @@ export function createJobSweeper(deps: {
   starters: JobStarters;
   scheduled: ScheduledRepo;
   batches: BatchRepo;
+  /** Forgets Idempotency-Keys past their 24 hours (a reused key is answered afresh either way). */
+  purgeIdempotencyKeys: () => Promise<number>;
   notifyQueued: () => void;
   logger: Logger;
 }) {
@@ -54,6 +56,7 @@ export function createJobSweeper(deps: {
       deps.notifyQueued();
       deps.logger.warn({ fired: overdue }, 'fired scheduled emails found overdue');
     }
+    await deps.purgeIdempotencyKeys();
     return started + overdue;
   }
 

@@ -37,11 +37,6 @@ export function createAccountsRepo(sql: Sql) {
       return rows.map(toAccount);
     },
 
-    async count(): Promise<number> {
-      const [row] = await sql<{ n: number }[]>`select count(*)::int as n from accounts`;
-      return row!.n;
-    },
-
     async update(id: string, patch: { status?: AccountStatus; dailyQuota?: number }): Promise<AccountRow | undefined> {
       const [row] = await sql<Raw[]>`
         update accounts set

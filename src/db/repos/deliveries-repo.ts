@@ -127,10 +127,6 @@ export function createDeliveriesRepo(sql: Sql) {
         where id = ${id} and lease_token = ${token} and status = 'pending'`;
     },
 
-    async statuses(ids: string[]): Promise<Map<string, string>> {
-      const rows = await sql<{ id: string; status: string }[]>`select id, status from emails where id = any(${ids})`;
-      return new Map(rows.map((r) => [r.id, r.status]));
-    },
   };
 }
 export type DeliveriesRepo = ReturnType<typeof createDeliveriesRepo>;

@@ -158,11 +158,6 @@ export function createEmailsRepo(sql: Sql) {
       return row && toEmail(row);
     },
 
-    async getById(id: string): Promise<EmailRow | undefined> {
-      const [row] = await sql<EmailRaw[]>`select * from emails where id = ${id}`;
-      return row && toEmail(row);
-    },
-
     async attachments(ownerId: string): Promise<StoredAttachment[]> {
       const rows = await sql<{ filename: string; content_type: string; content: Buffer }[]>`
         select filename, content_type, content from attachments where owner_id = ${ownerId} order by position`;
