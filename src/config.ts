@@ -77,6 +77,12 @@ const settings = {
     default: '2525',
     parse: int('MAILER_CATCHER_PORT', 2525),
   },
+  inboundPort: {
+    env: 'MAILER_INBOUND_PORT',
+    description: 'Port of the inbound SMTP listener for complaint (ARF) and bounce (DSN) reports, on HOST (API role; 0 picks a free port).',
+    default: '2526',
+    parse: int('MAILER_INBOUND_PORT', 2526),
+  },
   embeddedPostgresPort: {
     env: 'MAILER_EMBEDDED_PG_PORT',
     description: 'Port of the embedded PostgreSQL (when DATABASE_URL is unset).',

@@ -13,7 +13,6 @@ export type ErrorKind =
   | 'payload_too_large'
   | 'rate_limited'
   | 'quota_exceeded'
-  | 'not_implemented'
   | 'unavailable'
   | 'internal';
 
@@ -49,7 +48,6 @@ export const ERROR_TABLE: Record<ErrorKind, KindSpec> = {
   payload_too_large: { http: 413, grpc: GrpcCode.RESOURCE_EXHAUSTED, error: 'payload too large', retryable: false },
   rate_limited: { http: 429, grpc: GrpcCode.RESOURCE_EXHAUSTED, error: 'too many requests', retryable: true },
   quota_exceeded: { http: 429, grpc: GrpcCode.RESOURCE_EXHAUSTED, error: 'daily quota exceeded', retryable: true },
-  not_implemented: { http: 501, grpc: GrpcCode.UNIMPLEMENTED, error: 'not implemented', retryable: false },
   unavailable: { http: 503, grpc: GrpcCode.UNAVAILABLE, error: 'service unavailable', retryable: true },
   internal: { http: 500, grpc: GrpcCode.INTERNAL, error: 'internal server error', retryable: true },
 };
@@ -94,5 +92,3 @@ export function toAppError(err: unknown): AppError {
 
 export const notFound = (what: string, id: string) => new AppError('not_found', `${what} ${id} not found`);
 export const invalid = (message: string) => new AppError('validation', message);
-export const notImplemented = (what: string) =>
-  new AppError('not_implemented', `${what} is not implemented yet in this version of the service`);

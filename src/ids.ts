@@ -1,4 +1,4 @@
-import { monotonicFactory } from 'ulid';
+import { encodeTime, monotonicFactory } from 'ulid';
 
 /**
  * Identifiers are opaque, prefixed and time-ordered (CONTRACT.md): the prefix says what a thing is, so
@@ -14,8 +14,10 @@ export const ID_PREFIXES = {
   domain: 'dom',
   account: 'acc',
   deliveryGroup: 'dlg',
+  webhookGroup: 'whg',
   event: 'evt',
   caught: 'cau',
+  suppression: 'sup',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
@@ -24,4 +26,9 @@ const ulid = monotonicFactory();
 
 export function newId(kind: IdKind): string {
   return `${ID_PREFIXES[kind]}_${ulid().toLowerCase()}`;
+}
+
+/** The smallest id of `kind` created at or after `at`: `id >= idAt(kind, t)` selects by time on an id index. */
+export function idAt(kind: IdKind, at: Date): string {
+  return `${ID_PREFIXES[kind]}_${encodeTime(at.getTime(), 10).toLowerCase()}`;
 }

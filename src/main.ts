@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import dns from 'node:dns/promises';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -5,15 +6,20 @@ import { createAdminApi } from './api/admin-api.js';
 import { createEmailApi } from './api/email-api.js';
 import { createGuard } from './api/guard.js';
 import type { Config } from './config.js';
+import { consolePlugin } from './console/console-plugin.js';
 import { startEmbeddedPostgres } from './db/embedded-postgres.js';
 import { migrate } from './db/migrate.js';
 import { IDEMPOTENCY_TTL_HOURS } from './domain/limits.js';
+import { WEBHOOK_QUEUE_CHANNEL } from './db/repos/webhook-deliveries-repo.js';
 import { createRepos } from './db/repos/index.js';
 import { createSeedRepo } from './db/repos/seed-repo.js';
 import { createSql, type Sql } from './db/sql.js';
 import { buildRestApp } from './http/rest-app.js';
+import { trackingRoutes } from './http/tracking-routes.js';
 import type { Logger } from './logger.js';
 import { startCatcher, type Catcher } from './mail/catcher.js';
+import { startInboundServer } from './mail/inbound-server.js';
+import { createLinkTracker } from './mail/tracking.js';
 import { createMailTransport, type MailTransport } from './mail/transport.js';
 import { createMetrics } from './metrics.js';
 import { buildGrpcApp } from './rpc/grpc-app.js';
@@ -25,22 +31,30 @@ import { createBatchService } from './services/batch-service.js';
 import { loadAdminToken, seedIfEmpty, type FirstRun } from './services/bootstrap-service.js';
 import { createCaughtMailService } from './services/caught-mail-service.js';
 import { createDomainsService } from './services/domains-service.js';
+import { createHealthService } from './services/health-service.js';
 import { createEmailQueryService } from './services/email-query-service.js';
+import { createFeedbackService } from './services/feedback-service.js';
+import { createInboundFeedbackService } from './services/inbound-feedback-service.js';
 import { createIdempotency } from './services/idempotency.js';
+import { createOperatorService } from './services/operator-service.js';
 import { createRateLimiter } from './services/rate-limiter.js';
 import { createScheduleService } from './services/schedule-service.js';
 import { createSendService } from './services/send-service.js';
 import { createSenderCheck } from './services/sender-check.js';
+import { createTrackingService } from './services/tracking-service.js';
 import { createUsageRecorder } from './services/usage-recorder.js';
 import { createWebhooksService } from './services/webhooks-service.js';
 import { connectTemporal, type TemporalClient } from './temporal/client.js';
 import { createDeliveryActivities } from './temporal/delivery-activities.js';
 import { locateTemporalCli, startDevServer } from './temporal/dev-server.js';
-import { createDispatcher, QUEUE_CHANNEL, type Dispatcher } from './temporal/dispatcher.js';
+import { createDispatcher, EMAIL_DRAIN_GAP_MS, QUEUE_CHANNEL, type Dispatcher } from './temporal/dispatcher.js';
 import { createJobActivities } from './temporal/job-activities.js';
 import { createJobStarters, createJobSweeper } from './temporal/job-sweeper.js';
+import { createWebhookActivities } from './temporal/webhook-activities.js';
 import { createTemporalWorker, type TemporalWorker } from './temporal/worker.js';
 import { checkWebhookUrl } from './webhooks/address-guard.js';
+import { postWebhook } from './webhooks/post.js';
+import { sendTestRequest } from './webhooks/test-request.js';
 
 /**
  * The composition root: the only place that builds and wires things. `startMailer` runs the roles the
@@ -54,6 +68,8 @@ export interface Mailer {
   temporalAddress: string;
   temporalUiUrl: string | undefined;
   catcher: Catcher | undefined;
+  /** The inbound SMTP listener for complaint and bounce reports (API role). */
+  inboundUrl: string | undefined;
   databaseUrl: string;
   adminToken: string;
   /** Set on the run that created the default account. */
@@ -96,6 +112,9 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
     });
     const repos = createRepos(sql);
     const admin = await loadAdminToken(config.adminToken, config.dataDir);
+    // The worker signs tracking links and the API checks them, maybe in other processes: one key, in the database.
+    const trackingKey = await repos.settings.getOrCreate('tracking_key', crypto.randomBytes(32).toString('base64url'));
+    const linkTracker = createLinkTracker({ baseUrl: config.publicUrl, key: trackingKey });
 
     // Temporal: the configured cluster, else the dev server with its database in the data dir.
     let temporalAddress = config.temporalAddress;
@@ -119,6 +138,12 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
     onStop(temporal.close);
 
     const metrics = createMetrics();
+    const now = () => new Date();
+    const health = createHealthService({ accounts: repos.accounts, events: repos.events, logger, now });
+    // Reports mailed back (API role's listener) and the catcher's simulated ones (worker role) take one path.
+    const inboundFeedback = createInboundFeedbackService({
+      emails: repos.emails, feedback: createFeedbackService({ events: repos.events, health, logger, now }), logger,
+    });
     const starters = createJobStarters({ temporal, scheduled: repos.scheduled, batches: repos.batches });
     let dispatcher: Dispatcher | undefined;
     // Wakes dispatchers (this process's at once, others by NOTIFY) when emails enter the delivery queue.
@@ -128,7 +153,10 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
     if (runsWorker) {
       let smtpUrl = config.smtpUrl;
       if (!smtpUrl) {
-        catcher = await startCatcher({ host: '127.0.0.1', port: config.catcherPort, dataDir: config.dataDir, repo: repos.caught, logger });
+        catcher = await startCatcher({
+          host: '127.0.0.1', port: config.catcherPort, dataDir: config.dataDir, repo: repos.caught, logger,
+          onSimulatedReport: (report) => inboundFeedback.receive(report),
+        });
         onStop(catcher.close);
         smtpUrl = catcher.url;
       }
@@ -139,7 +167,16 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
         namespace: config.temporalNamespace,
         taskQueue: config.taskQueue,
         activities: {
-          ...createDeliveryActivities({ deliveries: repos.deliveries, transport, logger, metrics }),
+          ...createDeliveryActivities({
+            deliveries: repos.deliveries, suppressions: repos.suppressions, transport, logger, metrics,
+            rewriteForTracking: (html) => html,
+            judgeAccount: (accountId) => health.evaluate(accountId),
+          }),
+          ...createWebhookActivities({
+            deliveries: repos.webhookDeliveries,
+            post: (url, body, headers) => postWebhook(url, body, headers, { allowPrivate: config.webhookAllowPrivate }),
+            logger,
+          }),
           ...createJobActivities({ scheduled: repos.scheduled, batches: repos.batches, notifyQueued: () => queueNotifier() }),
         },
         bundle: config.workflowBundle ? { codePath: path.resolve(config.workflowBundle) } : undefined,
@@ -149,16 +186,26 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
       running.catch((err: unknown) => logger.fatal({ err }, 'Temporal worker stopped'));
       onStop(worker.shutdown);
       dispatcher = createDispatcher({
-        deliveries: repos.deliveries,
+        name: 'emails', queue: repos.deliveries, channel: QUEUE_CHANNEL, groupKind: 'deliveryGroup', minGapMs: EMAIL_DRAIN_GAP_MS,
         startGroup: (groupId, ids) => temporal.startDeliveryGroup(groupId, ids),
         listen: (channel, fn) => sql.listen(channel, fn),
         logger,
       });
       await dispatcher.start();
       onStop(dispatcher.stop);
+      // Events wait for their webhooks a few milliseconds at most: latency matters more than grouping here.
+      const webhookDispatcher = createDispatcher({
+        name: 'webhook deliveries', queue: repos.webhookDeliveries, channel: WEBHOOK_QUEUE_CHANNEL, groupKind: 'webhookGroup', minGapMs: 20,
+        startGroup: (groupId, ids) => temporal.startWebhookGroup(groupId, ids),
+        listen: (channel, fn) => sql.listen(channel, fn),
+        logger,
+      });
+      await webhookDispatcher.start();
+      onStop(webhookDispatcher.stop);
       const jobSweeper = createJobSweeper({
         starters, scheduled: repos.scheduled, batches: repos.batches, notifyQueued: queueNotifier, logger,
         purgeIdempotencyKeys: () => repos.idempotency.purgeExpired(IDEMPOTENCY_TTL_HOURS),
+        judgeAccountsInReview: () => health.sweep(),
       });
       jobSweeper.start();
       onStop(async () => jobSweeper.stop());
@@ -166,38 +213,48 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
 
     let restUrl: string | undefined;
     let grpcAddress: string | undefined;
+    let inboundUrl: string | undefined;
     if (runsApi) {
+      const inbound = await startInboundServer({ host: config.host, port: config.inboundPort, logger, onMessage: (raw) => inboundFeedback.receive(raw) });
+      onStop(inbound.close);
+      inboundUrl = inbound.url;
       const usage = createUsageRecorder((d) => repos.apiKeys.addUsage(d), (err) => logger.warn({ err }, 'usage statistics not saved'));
       onStop(usage.close);
       const auth = createAuthService({ findPrincipal: (h) => repos.apiKeys.findPrincipal(h), adminToken: admin.token });
-      const now = () => new Date();
       const accept = createAcceptance({ quota: repos.quota, idempotency: createIdempotency(repos.idempotency), now });
       const assertMaySendFrom = createSenderCheck(repos.domains);
       const send = createSendService({
         emails: repos.emails, accept, assertMaySendFrom, usage, notifyQueued: queueNotifier,
       });
       const guard = createGuard({ auth, rateLimiter: createRateLimiter(config.rateLimit), usage });
-      const emailApi = createEmailApi({
-        guard,
-        send,
-        query: createEmailQueryService({ emails: repos.emails }),
-        schedule: createScheduleService({
-          scheduled: repos.scheduled, accept, assertMaySendFrom, usage, now,
-          startWorkflow: starters.startScheduled,
-        }),
-        batch: createBatchService({ batches: repos.batches, accept, assertMaySendFrom, usage, startWorkflow: starters.startBatch }),
+      const query = createEmailQueryService({ emails: repos.emails });
+      const schedule = createScheduleService({
+        scheduled: repos.scheduled, accept, assertMaySendFrom, usage, now,
+        startWorkflow: starters.startScheduled,
       });
+      const batch = createBatchService({ batches: repos.batches, accept, assertMaySendFrom, usage, startWorkflow: starters.startBatch });
+      const emailApi = createEmailApi({ guard, send, query, schedule, batch });
       const adminApi = createAdminApi({
         auth,
-        accounts: createAccountsService({ accounts: repos.accounts, now }),
+        accounts: createAccountsService({ accounts: repos.accounts, health, now }),
         domains: createDomainsService({ domains: repos.domains, accounts: repos.accounts, resolveTxt: (name) => dns.resolveTxt(name).catch(() => []) }),
         apiKeys: createApiKeysService({ apiKeys: repos.apiKeys, accounts: repos.accounts, usage }),
-        webhooks: createWebhooksService({ webhooks: repos.webhooks, accounts: repos.accounts, checkUrl: (u) => checkWebhookUrl(u, config.webhookAllowPrivate) }),
+        webhooks: createWebhooksService({
+          webhooks: repos.webhooks, deliveries: repos.webhookDeliveries, accounts: repos.accounts,
+          checkUrl: (u) => checkWebhookUrl(u, config.webhookAllowPrivate),
+          sendTest: (webhook) => sendTestRequest(webhook, { allowPrivate: config.webhookAllowPrivate }),
+        }),
+        operator: createOperatorService({
+          accounts: repos.accounts, owners: repos.owners, events: repos.events, suppressions: repos.suppressions, query, schedule, batch,
+        }),
         caught: createCaughtMailService({ caught: repos.caught }),
       });
 
       const rest = await buildRestApp({
         emailApi, adminApi, logger, metrics, publicUrl: config.publicUrl,
+        plugins: [trackingRoutes(createTrackingService({
+          events: repos.events, tokens: linkTracker, now, onError: (err) => logger.warn({ err }, 'tracking event not recorded'),
+        })), consolePlugin({ publicUrl: config.publicUrl })],
         admitApi: guard.admit,
         admitAdmin: async (ctx) => auth.authenticateAdmin(ctx.requestHeader.get('authorization')),
         checkReady: async () => {
@@ -214,7 +271,7 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
     }
 
     return {
-      config, restUrl, grpcAddress, temporalAddress, temporalUiUrl, catcher, databaseUrl, adminToken: admin.token,
+      config, restUrl, grpcAddress, temporalAddress, temporalUiUrl, catcher, inboundUrl, databaseUrl, adminToken: admin.token,
       firstRun, adminTokenCreated: admin.created, sql, stop,
     };
   } catch (err) {

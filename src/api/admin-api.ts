@@ -5,9 +5,14 @@ import type { ApiKeysService } from '../services/api-keys-service.js';
 import type { AuthService } from '../services/auth-service.js';
 import type { CaughtMailService } from '../services/caught-mail-service.js';
 import type { DomainsService } from '../services/domains-service.js';
+import type { OperatorService } from '../services/operator-service.js';
 import type { WebhooksService } from '../services/webhooks-service.js';
+import {
+  presentAccount, presentApiKey, presentCaught, presentDay, presentDomain, presentEvent, presentSuppression, presentWebhook,
+  presentWebhookDelivery,
+} from './admin-presenters.js';
 import type { CallContext } from './call-context.js';
-import { presentAccount, presentApiKey, presentCaught, presentDomain, presentWebhook } from './presenters.js';
+import { presentBatch, presentEmail, presentEmailSummary, presentScheduled } from './presenters.js';
 
 type AdminApi = {
   [K in keyof ServiceImpl<typeof AdminService>]: (
@@ -22,6 +27,7 @@ export interface AdminApiDeps {
   domains: DomainsService;
   apiKeys: ApiKeysService;
   webhooks: WebhooksService;
+  operator: OperatorService;
   caught: CaughtMailService;
 }
 
@@ -34,11 +40,7 @@ export function createAdminApi(deps: AdminApiDeps): AdminApi {
   return {
     listAccounts: (_req, ctx) => admin(ctx, async () => ({ accounts: (await deps.accounts.list()).map((a) => presentAccount(a)) })),
     createAccount: (req, ctx) => admin(ctx, async () => presentAccount(await deps.accounts.create(req.name))),
-    getAccount: (req, ctx) =>
-      admin(ctx, async () => {
-        const a = await deps.accounts.get(req.id);
-        return presentAccount(a, a);
-      }),
+    getAccount: (req, ctx) => admin(ctx, async () => presentAccount(await deps.accounts.get(req.id))),
     updateAccount: (req, ctx) =>
       admin(ctx, async () =>
         presentAccount(await deps.accounts.update(req.id, {
@@ -82,6 +84,47 @@ export function createAdminApi(deps: AdminApiDeps): AdminApi {
       }),
     verifyWebhook: (req, ctx) => admin(ctx, () => deps.webhooks.verify(req.id)),
 
+    listWebhookDeliveries: (req, ctx) =>
+      admin(ctx, async () => ({ deliveries: (await deps.webhooks.deliveries(req.id, req)).map(presentWebhookDelivery) })),
+    resendWebhookDelivery: (req, ctx) => admin(ctx, async () => presentWebhookDelivery(await deps.webhooks.resend(req.id))),
+
+    listAccountEmails: (req, ctx) =>
+      admin(ctx, async () => {
+        const { rows, total } = await deps.operator.listEmails(req.accountId, req);
+        return { data: rows.map(presentEmailSummary), total };
+      }),
+    getEmailDetail: (req, ctx) =>
+      admin(ctx, async () => {
+        const d = await deps.operator.emailDetail(req.id);
+        return { email: presentEmail(d.email, d.attachments), accountId: d.accountId, events: d.events.map(presentEvent) };
+      }),
+    listAccountBatchJobs: (req, ctx) =>
+      admin(ctx, async () => {
+        const { rows, total } = await deps.operator.listBatches(req.accountId, req);
+        return { batchJobs: rows.map(presentBatch), totalCount: total };
+      }),
+    listAccountScheduledEmails: (req, ctx) =>
+      admin(ctx, async () => {
+        const { rows, total } = await deps.operator.listScheduled(req.accountId, req);
+        return { scheduledEmails: rows.map(presentScheduled), totalCount: total };
+      }),
+    cancelScheduledEmail: (req, ctx) => admin(ctx, () => deps.operator.cancelScheduled(req.id)),
+    getAccountStats: (req, ctx) =>
+      admin(ctx, async () => ({ accountId: req.accountId, days: (await deps.operator.stats(req.accountId, req.days)).map(presentDay) })),
+
+    listSuppressions: (req, ctx) =>
+      admin(ctx, async () => ({ suppressions: (await deps.operator.suppressions(req.accountId)).map(presentSuppression) })),
+    deleteSuppression: (req, ctx) =>
+      admin(ctx, async () => {
+        await deps.operator.deleteSuppression(req.id);
+        return { success: true, message: `suppression ${req.id} removed` };
+      }),
+
     listCaughtMessages: (req, ctx) => admin(ctx, async () => ({ messages: (await deps.caught.list(req.limit)).map(presentCaught) })),
+    getCaughtMessage: (req, ctx) =>
+      admin(ctx, async () => {
+        const m = await deps.caught.get(req.id);
+        return { message: presentCaught(m.row), html: m.html, text: m.text, headers: m.headers };
+      }),
   };
 }

@@ -6,6 +6,7 @@ import { SMTPServer } from 'smtp-server';
 import type { CaughtMessagesRepo } from '../db/repos/caught-messages-repo.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
+import { createReportFeeder, simulatedOutcome, simulatedRefusal, simulatedReport } from './simulator.js';
 
 /** The largest message the catcher accepts: a 10 MB email grows by about a third in transfer encoding. */
 const MAX_MESSAGE_BYTES = 40 * 1024 * 1024;
@@ -19,7 +20,8 @@ export interface Catcher {
 /**
  * The built-in mail catcher used when SMTP_URL is unset: a real SMTP server on loopback that accepts
  * every message and keeps it, as an .eml file under `<dataDir>/mail/` and as a row the management API
- * (and console) list. Nothing it receives leaves the machine.
+ * (and console) list. Nothing it receives leaves the machine. Recipients at the simulator's domain
+ * (simulator.ts) bounce, complain or bounce later; their reports go to `onSimulatedReport`.
  */
 export async function startCatcher(options: {
   host: string;
@@ -27,8 +29,11 @@ export async function startCatcher(options: {
   dataDir: string;
   repo: CaughtMessagesRepo;
   logger: Logger;
+  /** Takes the reports simulator recipients send back; a rejection means "try again later". */
+  onSimulatedReport?: (report: Buffer) => Promise<unknown>;
 }): Promise<Catcher> {
   const { repo, logger } = options;
+  const reports = options.onSimulatedReport ? createReportFeeder(options.onSimulatedReport, logger) : undefined;
   const mailDir = path.join(options.dataDir, 'mail');
   await fs.mkdir(mailDir, { recursive: true });
 
@@ -39,6 +44,9 @@ export async function startCatcher(options: {
     disabledCommands: ['STARTTLS'],
     size: MAX_MESSAGE_BYTES,
     logger: false,
+    onRcptTo(address, _session, callback) {
+      callback(simulatedOutcome(address.address) === 'bounce' ? simulatedRefusal(address.address) : undefined);
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
@@ -71,6 +79,10 @@ export async function startCatcher(options: {
     };
     await repo.insert({ ...row, raw });
     logger.info({ to: row.envelopeTo, subject: row.subject, file }, 'mail caught');
+    for (const recipient of row.envelopeTo) {
+      const outcome = simulatedOutcome(recipient);
+      if (outcome === 'complaint' || outcome === 'asyncbounce') reports?.feed(simulatedReport(outcome, raw, { mailFrom: row.envelopeFrom, recipient }));
+    }
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -82,6 +94,9 @@ export async function startCatcher(options: {
   return {
     port,
     url: `smtp://${options.host}:${port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => {
+      reports?.close();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }

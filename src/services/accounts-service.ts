@@ -1,18 +1,31 @@
-import type { AccountRow, AccountsRepo, AccountStats } from '../db/repos/accounts-repo.js';
+import type { AccountRow, AccountsRepo } from '../db/repos/accounts-repo.js';
 import { ACCOUNT_STATUSES, isOneOf } from '../domain/catalog.js';
 import { DAILY_QUOTA } from '../domain/limits.js';
 import { utcDay } from '../domain/quota.js';
 import { invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
+import type { HealthService } from './health-service.js';
+
+/** An account with today's usage and the rates its health is judged by. */
+export interface AccountWithStats extends AccountRow {
+  sentToday: number;
+  bounceRate: number;
+  complaintRate: number;
+}
 
 const NAME_MAX = 200;
 
 /** Accounts, as operators manage them through the management API. */
-export function createAccountsService(deps: { accounts: AccountsRepo; now: () => Date }) {
+export function createAccountsService(deps: { accounts: AccountsRepo; health: Pick<HealthService, 'rates'>; now: () => Date }) {
   async function mustGet(id: string): Promise<AccountRow> {
     const account = await deps.accounts.get(id);
     if (!account) throw notFound('account', id);
     return account;
+  }
+
+  async function withStats(account: AccountRow): Promise<AccountWithStats> {
+    const [sentToday, r] = await Promise.all([deps.accounts.usedToday(account.id, utcDay(deps.now())), deps.health.rates(account)]);
+    return { ...account, sentToday, ...r };
   }
 
   return {
@@ -23,12 +36,13 @@ export function createAccountsService(deps: { accounts: AccountsRepo; now: () =>
       return deps.accounts.create({ id: newId('account'), name: trimmed, dailyQuota: DAILY_QUOTA.newAccount });
     },
 
-    async get(id: string): Promise<AccountRow & AccountStats> {
-      const account = await mustGet(id);
-      return { ...account, ...(await deps.accounts.stats(id, utcDay(deps.now()))) };
+    async get(id: string): Promise<AccountWithStats> {
+      return withStats(await mustGet(id));
     },
 
-    list: () => deps.accounts.list(),
+    async list(): Promise<AccountWithStats[]> {
+      return Promise.all((await deps.accounts.list()).map(withStats));
+    },
 
     async update(id: string, patch: { status?: string; dailyQuota?: number }): Promise<AccountRow> {
       if (patch.status !== undefined && !isOneOf(ACCOUNT_STATUSES, patch.status)) {

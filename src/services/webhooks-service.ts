@@ -1,17 +1,23 @@
 import type { AccountsRepo } from '../db/repos/accounts-repo.js';
+import type { WebhookDeliveriesRepo, WebhookDeliveryRow, WebhookDeliveryStatus } from '../db/repos/webhook-deliveries-repo.js';
 import type { WebhookRow, WebhooksRepo } from '../db/repos/webhooks-repo.js';
 import { EVENT_TYPES, isOneOf } from '../domain/catalog.js';
-import { invalid, notFound, notImplemented } from '../errors.js';
+import { invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { UrlCheck } from '../webhooks/address-guard.js';
 import { generateWebhookSecret } from './secrets.js';
 
 const URL_MAX = 2048;
+const DELIVERY_STATUSES: readonly WebhookDeliveryStatus[] = ['pending', 'succeeded', 'discarded'];
+const DELIVERIES_PAGE = { default: 50, max: 100 } as const;
 
 export interface WebhooksDeps {
   webhooks: WebhooksRepo;
+  deliveries: Pick<WebhookDeliveriesRepo, 'listForWebhook' | 'get' | 'requeue'>;
   accounts: Pick<AccountsRepo, 'get'>;
   checkUrl: (url: string) => Promise<UrlCheck>;
+  /** Sends Verify's signed `test` request (event `test`) and answers the receiver's HTTP status (0: none). */
+  sendTest: (webhook: WebhookRow) => Promise<{ statusCode: number }>;
 }
 
 export function createWebhooksService(deps: WebhooksDeps) {
@@ -41,9 +47,30 @@ export function createWebhooksService(deps: WebhooksDeps) {
       if (!(await deps.webhooks.softDelete(id))) throw notFound('webhook', id);
     },
 
-    async verify(id: string): Promise<never> {
+    /** Verify: the signed `test` request, answered at once; success means the receiver answered 2xx. */
+    async verify(id: string): Promise<{ success: boolean; statusCode: number }> {
+      const webhook = await deps.webhooks.get(id);
+      if (!webhook) throw notFound('webhook', id);
+      const { statusCode } = await deps.sendTest(webhook);
+      return { success: statusCode >= 200 && statusCode < 300, statusCode };
+    },
+
+    /** The events sent to a webhook, newest first, each with every attempt. */
+    async deliveries(id: string, q: { status: string; limit: number }): Promise<WebhookDeliveryRow[]> {
       if (!(await deps.webhooks.get(id))) throw notFound('webhook', id);
-      throw notImplemented('Webhook verification (the signed test request)');
+      if (q.status !== '' && !isOneOf(DELIVERY_STATUSES, q.status)) throw invalid(`status must be one of ${DELIVERY_STATUSES.join(', ')}; got "${q.status}"`);
+      if (q.limit < 0 || q.limit > DELIVERIES_PAGE.max) throw invalid(`limit must be from 1 to ${DELIVERIES_PAGE.max}; got ${q.limit}`);
+      return deps.deliveries.listForWebhook(id, q.status === '' ? undefined : (q.status as WebhookDeliveryStatus), q.limit || DELIVERIES_PAGE.default);
+    },
+
+    /** Sends an event to its webhook again with a fresh retry budget; one still being tried is left alone. */
+    async resend(deliveryId: string): Promise<WebhookDeliveryRow> {
+      const delivery = await deps.deliveries.get(deliveryId);
+      if (!delivery) throw notFound('webhook delivery', deliveryId);
+      if (!(await deps.webhooks.get(delivery.webhookId))) throw invalid(`webhook ${delivery.webhookId} was deleted; its events cannot be sent again`);
+      if (delivery.status === 'pending') throw invalid(`webhook delivery ${deliveryId} is still being tried`);
+      await deps.deliveries.requeue(deliveryId);
+      return (await deps.deliveries.get(deliveryId))!;
     },
   };
 }

@@ -1,6 +1,7 @@
 import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { batchJobWorkflow } from '../../workflows/batch-job.js';
 import type { deliverEmailsWorkflow } from '../../workflows/deliver-emails.js';
+import type { deliverWebhooksWorkflow } from '../../workflows/deliver-webhooks.js';
 import type { scheduledSecondWorkflow } from '../../workflows/scheduled-email.js';
 
 /**
@@ -10,6 +11,7 @@ import type { scheduledSecondWorkflow } from '../../workflows/scheduled-email.js
 export interface TemporalClient {
   client: Client;
   startDeliveryGroup(groupId: string, emailIds: string[]): Promise<boolean>;
+  startWebhookGroup(groupId: string, deliveryIds: string[]): Promise<boolean>;
   /** Starts the workflow of the second `scheduledAt` falls in (one for every email due that second). */
   startScheduledSecond(scheduledAt: Date): Promise<boolean>;
   startBatchJob(jobId: string): Promise<boolean>;
@@ -50,6 +52,8 @@ export async function connectTemporal(options: { address: string; namespace: str
     client,
     startDeliveryGroup: (groupId, emailIds) =>
       once(() => client.workflow.start<typeof deliverEmailsWorkflow>('deliverEmailsWorkflow', { workflowId: groupId, taskQueue, args: [{ emailIds }] })),
+    startWebhookGroup: (groupId, deliveryIds) =>
+      once(() => client.workflow.start<typeof deliverWebhooksWorkflow>('deliverWebhooksWorkflow', { workflowId: groupId, taskQueue, args: [{ deliveryIds }] })),
     startScheduledSecond: (scheduledAt) => {
       const from = Math.floor(scheduledAt.getTime() / 1000) * 1000;
       const workflowId = `scheduled-${new Date(from).toISOString()}`;

@@ -1,10 +1,14 @@
 import crypto from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { DeliveriesRepo } from '../db/repos/deliveries-repo.js';
+import type { DeliveriesRepo, DeliveryOutcome, LoadedEmail } from '../db/repos/deliveries-repo.js';
+import type { SuppressionsRepo } from '../db/repos/suppressions-repo.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { composeMessage } from '../mail/compose.js';
-import { classifySmtpError } from '../mail/smtp-outcome.js';
+import {
+  deliveredOutcome, hardBounceOutcome, recipientsOf, rejectedOutcome, suppressedOutcome, transientBounceOutcome,
+} from '../mail/delivery-outcome.js';
+import { classifySmtpError, rejectedRecipients } from '../mail/smtp-outcome.js';
 import type { MailTransport } from '../mail/transport.js';
 
 /**
@@ -24,7 +28,12 @@ const LOAD_CHUNK = 32;
 
 export interface DeliveryDeps {
   deliveries: DeliveriesRepo;
+  suppressions: Pick<SuppressionsRepo, 'matching'>;
   transport: MailTransport;
+  /** Adds the open pixel and rewrites links of HTML mail from domains that track. */
+  rewriteForTracking: (html: string, emailId: string, opts: { open: boolean; click: boolean }) => string;
+  /** Lets the health policy judge an account after a counted bounce. */
+  judgeAccount: (accountId: string) => Promise<unknown>;
   logger: Logger;
   metrics: Pick<Metrics, 'deliveries'>;
 }
@@ -54,25 +63,60 @@ async function pool<T>(items: T[], size: number, fn: (item: T) => Promise<void>)
 export function createDeliveryActivities(deps: DeliveryDeps) {
   const { deliveries, transport, logger } = deps;
 
-  type Loaded = ReturnType<Awaited<ReturnType<DeliveriesRepo['loadMany']>>['get']>;
+  /** Records an outcome; a counted bounce lets the health policy judge the account. */
+  async function finish(token: string, outcome: DeliveryOutcome): Promise<void> {
+    const recorded = await deliveries.recordOutcome(token, outcome);
+    const counted = outcome.events.some((e) => e.type === 'bounce' && (e.data as { bounce_subtype?: string }).bounce_subtype !== 'Suppressed');
+    if (recorded && counted) {
+      await deps.judgeAccount(recorded.accountId).catch((err: unknown) => logger.warn({ err, accountId: recorded.accountId }, 'health evaluation failed'));
+    }
+  }
 
-  async function sendOne(token: string, id: string, loaded: Loaded): Promise<SendOutcome> {
+  async function sendOne(token: string, loaded: LoadedEmail | undefined, suppressed: Set<string>): Promise<SendOutcome> {
     if (!loaded || loaded.email.status !== 'pending') return 'skipped';
+    const { email, sender } = loaded;
+    // An account paused or banned after accepting this email sends nothing more.
+    if (sender.accountStatus === 'paused' || sender.accountStatus === 'banned') {
+      await finish(token, rejectedOutcome(email, new Date(), `account ${sender.accountStatus}`));
+      return 'bounced';
+    }
+    const recipients = recipientsOf(email);
+    const skipped = recipients.filter((r) => suppressed.has(`${email.accountId} ${r}`));
+    if (skipped.length === recipients.length) {
+      await finish(token, suppressedOutcome(email, new Date(), skipped));
+      return 'bounced';
+    }
+    const tracked = email.html !== '' && (sender.openTracking || sender.clickTracking)
+      ? { ...email, html: deps.rewriteForTracking(email.html, email.id, { open: sender.openTracking, click: sender.clickTracking }) }
+      : email;
+    const message = composeMessage(tracked, loaded.attachments);
+    const envelopeTo = recipients.filter((r) => !skipped.includes(r));
+    if (skipped.length > 0) message.envelope = { from: undefined, to: envelopeTo };
+    const handedAt = new Date();
     try {
-      const info = await transport.send(composeMessage(loaded.email, loaded.attachments));
-      await deliveries.markSent(token, { id, messageId: info.messageId, response: info.response });
+      const info = await transport.send(message);
+      await finish(token, deliveredOutcome(email, {
+        handedAt, acceptedAt: new Date(), messageId: info.messageId, response: info.response,
+        accepted: info.accepted.map(String), refused: rejectedRecipients(info), suppressed: skipped,
+      }));
       return 'sent';
     } catch (err) {
       const failure = classifySmtpError(err);
       if (failure.kind === 'hard') {
-        await deliveries.markBounced(token, id, failure.diagnostic);
-        logger.info({ emailId: id, code: failure.code, status: failure.status }, 'email refused permanently');
+        await finish(token, hardBounceOutcome(email, handedAt, failure, rejectedRecipients(err as object), envelopeTo));
+        logger.info({ emailId: email.id, code: failure.code, status: failure.status }, 'email refused permanently');
         return 'bounced';
       }
-      await deliveries.release(token, id, failure.diagnostic);
-      logger.warn({ emailId: id, code: failure.code, diagnostic: failure.diagnostic }, 'email failed temporarily');
+      await deliveries.release(token, email.id, failure.diagnostic);
+      logger.warn({ emailId: email.id, code: failure.code, diagnostic: failure.diagnostic }, 'email failed temporarily');
       return 'soft';
     }
+  }
+
+  /** Of the recipients of `loaded`, those suppressed for their account (one query per chunk). */
+  async function suppressedAmong(loaded: Map<string, LoadedEmail>): Promise<Set<string>> {
+    const emails = [...loaded.values()].map((l) => l.email);
+    return deps.suppressions.matching([...new Set(emails.map((e) => e.accountId))], [...new Set(emails.flatMap(recipientsOf))]);
   }
 
   /**
@@ -95,13 +139,14 @@ export function createDeliveryActivities(deps: DeliveryDeps) {
         for (let i = 0; i < leased.length; i += LOAD_CHUNK) {
           const chunk = leased.slice(i, i + LOAD_CHUNK);
           const loaded = await deliveries.loadMany(chunk);
+          const suppressed = await suppressedAmong(loaded);
           await pool(chunk, SEND_CONCURRENCY, async (id) => {
             // A timed-out attempt learns so from its heartbeat: it must not start more sends.
             if (ctx.cancellationSignal.aborted) {
               await deliveries.release(token, id, 'attempt cancelled');
               return;
             }
-            const outcome = await sendOne(token, id, loaded.get(id));
+            const outcome = await sendOne(token, loaded.get(id), suppressed);
             if (outcome !== 'skipped') deps.metrics.deliveries.inc({ outcome });
             if (outcome === 'sent') result.sent += 1;
             else if (outcome === 'bounced') result.bounced += 1;
@@ -146,7 +191,8 @@ export function createDeliveryActivities(deps: DeliveryDeps) {
       for (;;) {
         const { leased, busyUntil } = await deliveries.lease([input.emailId], token, LEASE_SECONDS);
         if (leased.length > 0) {
-          await deliveries.markBounced(token, input.emailId, 'retry budget exhausted after temporary failures');
+          const loaded = (await deliveries.loadMany(leased)).get(input.emailId);
+          if (loaded) await finish(token, transientBounceOutcome(loaded.email, new Date(), loaded.lastError));
           return;
         }
         if (busyUntil === null) return;

@@ -1,11 +1,12 @@
-import type { DeliveriesRepo } from '../db/repos/deliveries-repo.js';
-import { newId } from '../ids.js';
+import type { ClaimedGroup } from '../db/repos/deliveries-repo.js';
+import { type IdKind, newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 
 /**
- * Drains the delivery queue (a PostgreSQL outbox) into delivery workflows, a group of emails per workflow.
- * Under load more emails pile up while a start is in flight, so groups grow by themselves and the number
- * of workflow starts stays within what Temporal takes. It wakes on NOTIFY and polls as a fallback.
+ * Drains a PostgreSQL outbox (the email delivery queue, the webhook delivery queue) into workflows, a group
+ * of entries per workflow. Under load more entries pile up while a start is in flight, so groups grow by
+ * themselves and the number of workflow starts stays within what Temporal takes. It wakes on NOTIFY and
+ * polls as a fallback.
  *
  * A group whose workflow was never started (the dispatcher died between claim and start) is found by the
  * sweep and started again under the same workflow id, so a repeated start is harmless.
@@ -14,11 +15,11 @@ export const QUEUE_CHANNEL = 'mailer_delivery_queue';
 const GROUP_SIZE = 200;
 const POLL_MS = 1000;
 /**
- * Under load, drains are at least this far apart, so that emails gather into groups instead of costing a
- * workflow start each (measured: 21 → 68 emails per workflow, half the Temporal CPU, 30 % more accepted
- * per second). After a quiet spell the first email goes at once.
+ * Under load, drains of the email queue are at least this far apart, so that emails gather into groups
+ * instead of costing a workflow start each (measured: 21 → 68 emails per workflow, half the Temporal CPU,
+ * 30 % more accepted per second). After a quiet spell the first entry goes at once.
  */
-const MIN_GAP_MS = 100;
+export const EMAIL_DRAIN_GAP_MS = 100;
 const SWEEP_MS = 15_000;
 /**
  * How old a claim must be before the sweep starts its group again. A start takes milliseconds and starting
@@ -27,16 +28,32 @@ const SWEEP_MS = 15_000;
  */
 const STALE_SECONDS = 15;
 
+/** An outbox whose entries are claimed in groups, each group handed to one workflow. */
+export interface GroupQueue {
+  claimGroup(groupId: string, limit: number): Promise<string[]>;
+  staleGroups(olderThanSeconds: number): Promise<ClaimedGroup[]>;
+  unclaimGroup(groupId: string): Promise<void>;
+  touchGroup(groupId: string): Promise<void>;
+}
+
 export interface DispatcherDeps {
-  deliveries: DeliveriesRepo;
-  /** Starts the delivery workflow of a group; resolves whether it was new (false: already started). */
-  startGroup: (groupId: string, emailIds: string[]) => Promise<boolean>;
+  /** What the queue holds, for logs ("emails", "webhook deliveries"). */
+  name: string;
+  queue: GroupQueue;
+  /** The NOTIFY channel writers of the queue signal. */
+  channel: string;
+  /** The id kind of a group (its workflow id). */
+  groupKind: IdKind;
+  /** Least time between two drains (entries gather into bigger groups meanwhile). */
+  minGapMs: number;
+  /** Starts the workflow of a group; resolves whether it was new (false: already started). */
+  startGroup: (groupId: string, ids: string[]) => Promise<boolean>;
   listen: (channel: string, onNotify: () => void) => Promise<{ unlisten: () => Promise<void> }>;
   logger: Logger;
 }
 
 export function createDispatcher(deps: DispatcherDeps) {
-  const { deliveries, logger } = deps;
+  const { queue, logger } = deps;
   let stopped = false;
   let pending = true;
   let wake: (() => void) | undefined;
@@ -51,13 +68,13 @@ export function createDispatcher(deps: DispatcherDeps) {
 
   async function drain(): Promise<void> {
     for (;;) {
-      const groupId = newId('deliveryGroup');
-      const ids = await deliveries.claimGroup(groupId, GROUP_SIZE);
+      const groupId = newId(deps.groupKind);
+      const ids = await queue.claimGroup(groupId, GROUP_SIZE);
       if (ids.length === 0) return;
       try {
         await deps.startGroup(groupId, ids);
       } catch (err) {
-        await deliveries.unclaimGroup(groupId).catch(() => {});
+        await queue.unclaimGroup(groupId).catch(() => {});
         throw err;
       }
       if (ids.length < GROUP_SIZE) return;
@@ -75,7 +92,7 @@ export function createDispatcher(deps: DispatcherDeps) {
         });
         wake = undefined;
       }
-      const gap = lastDrain + MIN_GAP_MS - Date.now();
+      const gap = lastDrain + deps.minGapMs - Date.now();
       if (gap > 0) await new Promise((r) => setTimeout(r, gap).unref());
       pending = false;
       if (stopped) return;
@@ -84,7 +101,7 @@ export function createDispatcher(deps: DispatcherDeps) {
         await drain();
         backoff = 250;
       } catch (err) {
-        logger.warn({ err }, 'dispatcher could not hand emails to Temporal; retrying');
+        logger.warn({ err }, `dispatcher could not hand ${deps.name} to Temporal; retrying`);
         pending = true;
         await new Promise((r) => setTimeout(r, backoff).unref());
         backoff = Math.min(backoff * 2, 5000);
@@ -93,19 +110,19 @@ export function createDispatcher(deps: DispatcherDeps) {
   }
 
   async function sweep(): Promise<void> {
-    for (const group of await deliveries.staleGroups(STALE_SECONDS)) {
-      const started = await deps.startGroup(group.groupId, group.emailIds);
-      await deliveries.touchGroup(group.groupId);
-      if (started) logger.warn({ groupId: group.groupId, emails: group.emailIds.length }, 'restarted a delivery group left unstarted');
+    for (const group of await queue.staleGroups(STALE_SECONDS)) {
+      const started = await deps.startGroup(group.groupId, group.ids);
+      await queue.touchGroup(group.groupId);
+      if (started) logger.warn({ groupId: group.groupId, entries: group.ids.length }, `restarted a group of ${deps.name} left unstarted`);
     }
   }
 
   return {
     async start(): Promise<void> {
-      listener = await deps.listen(QUEUE_CHANNEL, poke);
+      listener = await deps.listen(deps.channel, poke);
       loop = run();
       sweepTimer = setInterval(() => {
-        sweep().catch((err: unknown) => logger.warn({ err }, 'delivery sweep failed'));
+        sweep().catch((err: unknown) => logger.warn({ err }, `sweep of ${deps.name} failed`));
       }, SWEEP_MS);
       sweepTimer.unref();
     },

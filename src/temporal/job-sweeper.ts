@@ -35,6 +35,8 @@ export function createJobSweeper(deps: {
   batches: BatchRepo;
   /** Forgets Idempotency-Keys past their 24 hours (a reused key is answered afresh either way). */
   purgeIdempotencyKeys: () => Promise<number>;
+  /** Lets the health policy move accounts that need no new event to move (recovery from review). */
+  judgeAccountsInReview: () => Promise<void>;
   notifyQueued: () => void;
   logger: Logger;
 }) {
@@ -57,6 +59,7 @@ export function createJobSweeper(deps: {
       deps.logger.warn({ fired: overdue }, 'fired scheduled emails found overdue');
     }
     await deps.purgeIdempotencyKeys();
+    await deps.judgeAccountsInReview();
     return started + overdue;
   }
 

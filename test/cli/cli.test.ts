@@ -141,7 +141,7 @@ describe('emails', () => {
 
     const email = await eventually(async () => {
       const e = await json<Record<string, unknown>>(['emails', 'get', sent.id]);
-      return e.status === 'sent' ? e : undefined;
+      return e.status === 'delivered' ? e : undefined;
     }, 20_000, 200);
     expect(email).toMatchObject({
       id: sent.id,
@@ -167,7 +167,7 @@ describe('emails', () => {
     const listed = await json<{ data: { id: string }[]; total: number }>(['emails', 'list', '--job-type', 'direct', '--page-size', '5']);
     expect(listed.data.map((e) => e.id)).toContain(sent.id);
     expect(listed.total).toBeGreaterThanOrEqual(1);
-    const table = await ok(['emails', 'list', '--status', 'sent']);
+    const table = await ok(['emails', 'list', '--status', 'delivered']);
     expect(table.stdout).toMatch(/^ID\s+STATUS\s+FROM\s+TO\s+SUBJECT\s+CREATED$/m);
     expect(table.stdout).toContain(sent.id);
     expect(table.stdout).toMatch(/page 1 of \d+ \(\d+ in all\)/);

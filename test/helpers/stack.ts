@@ -35,6 +35,7 @@ export function stackEnv(databaseUrl: string, smtpUrl: string, taskQueue: string
     MAILER_WORKFLOW_BUNDLE: inject('workflowBundle'),
     PORT: '0',
     GRPC_PORT: '0',
+    MAILER_INBOUND_PORT: '0',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
     ...extra,
   };

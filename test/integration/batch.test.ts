@@ -132,7 +132,7 @@ describe('POST /emails/batch', () => {
     expect(listed.total).toBe(3);
     for (const e of listed.data) {
       const detail = await call('GET', `${stack.api}/emails/${e.id}`, { token: stack.apiKey });
-      expect(detail.body).toMatchObject({ job_type: 'batch', job_id: jobId, status: 'sent', message_id: expect.stringMatching(/^<em_/) });
+      expect(detail.body).toMatchObject({ job_type: 'batch', job_id: jobId, status: 'delivered', message_id: expect.stringMatching(/^<em_/) });
       expect(bySubject.get(detail.body.subject as string)!.messageId).toBe(detail.body.message_id);
       if (detail.body.subject === 'full 1') {
         expect(detail.body).toMatchObject({ tags: { item: '1', kind: 'b' }, headers: { 'X-Item': 'one', 'X-Extra': 'more' }, reply_to: ['two-reply@example.com'] });
@@ -323,7 +323,7 @@ describe('GET /emails/batch/:id while the job runs', () => {
     expect(new Set(msgs.map((m) => m.messageId)).size).toBe(N);
     const listed = await emailsOfJob(jobId);
     expect(listed.total).toBe(N);
-    expect(listed.data.every((e) => e.status === 'sent')).toBe(true);
+    expect(listed.data.every((e) => e.status === 'delivered')).toBe(true);
     expect(new Set(listed.data.map((e) => `<${e.id}@example.com>`))).toEqual(new Set(msgs.map((m) => m.messageId)));
   }, 90_000);
 });
@@ -339,7 +339,7 @@ describe('permanent refusals', () => {
     expect(listed.total).toBe(10);
     for (const e of listed.data) {
       const i = Number(e.subject.split(' ')[1]);
-      expect(e.status, e.subject).toBe(refused.has(i) ? 'bounced' : 'sent');
+      expect(e.status, e.subject).toBe(refused.has(i) ? 'bounced' : 'delivered');
     }
     await sleep(300);
     expect(arrivedWithTag('partial').map((m) => m.parsed.subject).sort())

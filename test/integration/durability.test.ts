@@ -71,7 +71,7 @@ async function statuses(api: string, key: string, ids: string[]): Promise<Map<st
 }
 
 async function allSent(api: string, key: string, ids: string[]): Promise<boolean> {
-  return [...(await statuses(api, key, ids)).values()].every((s) => s === 'sent');
+  return [...(await statuses(api, key, ids)).values()].every((s) => s === 'delivered');
 }
 
 /** Every accepted email arrived exactly once, nothing else arrived, and every one is recorded `sent`. */
@@ -86,7 +86,7 @@ async function expectExactlyOnce(sink: SmtpSink, api: string, key: string, ids: 
   expect(duplicates).toEqual([]);
   expect([...counts.keys()].sort()).toEqual(expected);
   expect(sink.messages).toHaveLength(ids.length);
-  expect([...(await statuses(api, key, ids)).values()].every((s) => s === 'sent')).toBe(true);
+  expect([...(await statuses(api, key, ids)).values()].every((s) => s === 'delivered')).toBe(true);
 }
 
 afterEach(async () => {
@@ -128,7 +128,7 @@ describe('crash safety: SIGKILL mid-delivery, then every accepted email arrives 
     await sleep(500);
     expect(d.sink.messages).toHaveLength(4);
     const after = await statuses(d.api, key, ids);
-    expect([...after.values()].filter((s) => s === 'sent')).toHaveLength(4);
+    expect([...after.values()].filter((s) => s === 'delivered')).toHaveLength(4);
     // The held messages were refused, so they are not sent: still pending, to be delivered by the next worker.
     for (const id of heldIds) expect(after.get(id)).toBe('pending');
 
@@ -162,7 +162,7 @@ describe('crash safety: SIGKILL mid-delivery, then every accepted email arrives 
     await waitReady(d.baseUrl, second);
     // Every answered email survived the kill: it is there, pending or already sent by the new process.
     const now = await statuses(d.api, key, ids);
-    expect([...now.values()].every((s) => s === 'pending' || s === 'sent')).toBe(true);
+    expect([...now.values()].every((s) => s === 'pending' || s === 'delivered')).toBe(true);
     await expectExactlyOnce(d.sink, d.api, key, ids);
     console.info(`process kill: outbox at the kill ${JSON.stringify(left)}, ${control.refused.length} messages refused, ${BURST} delivered exactly once ` +
       `${Date.now() - killedAt} ms after the kill (test ${Date.now() - started} ms)`);

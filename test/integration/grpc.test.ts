@@ -59,12 +59,12 @@ describe('EmailService over gRPC (grpc-js, proto loaded at run time)', () => {
   it('GetEmail answers the same email REST answers, field for field', async () => {
     const rest = await eventually(async () => {
       const r = await call('GET', `${stack.api}/emails/${sentId}`, { token: stack.apiKey });
-      return r.body.status === 'sent' ? r : undefined;
+      return r.body.status === 'delivered' ? r : undefined;
     });
     expect(rest.status).toBe(200);
     const viaGrpc = ok(await rpc(email, 'GetEmail', { id: sentId }, bearer(stack.apiKey)));
     expect(viaGrpc).toEqual(rest.body);
-    expect(viaGrpc).toMatchObject({ id: sentId, status: 'sent', message_id: `<${sentId}@example.com>`, job_type: 'direct', job_id: '', mal_status: 'healthy' });
+    expect(viaGrpc).toMatchObject({ id: sentId, status: 'delivered', message_id: `<${sentId}@example.com>`, job_type: 'direct', job_id: '', mal_status: 'healthy' });
   });
 
   it('ListEmails answers the same page REST answers, with the same filters', async () => {

@@ -82,7 +82,7 @@ async function expectFiredOnce(api: string, key: string, arrivals: Map<string, n
   expect(detail.attempts).toBe(1);
   const emails = await eventually(async () => {
     const r = await call<{ data: { id: string; status: string }[]; total: number }>('GET', `${api}/emails?job_id=${id}`, { token: key });
-    return r.body.total === 1 && r.body.data[0]!.status === 'sent' ? r.body : undefined;
+    return r.body.total === 1 && r.body.data[0]!.status === 'delivered' ? r.body : undefined;
   }, 30_000, 100);
   const times = await eventually(async () => arrivals.get(subject), 10_000, 50);
   expect(times, subject).toHaveLength(1);
@@ -146,7 +146,7 @@ describe('crash safety of batch jobs and scheduled sends', () => {
 
     const listed = await call<{ data: { id: string; status: string }[]; total: number }>('GET', `${d.api}/emails?job_id=${jobId}&page_size=100`, { token: key });
     expect(listed.body.total).toBe(N);
-    expect(listed.body.data.every((e) => e.status === 'sent')).toBe(true);
+    expect(listed.body.data.every((e) => e.status === 'delivered')).toBe(true);
     const expected = listed.body.data.map((e) => `<${e.id}@example.com>`).sort();
     // A late duplicate from a second attempt still running somewhere would show up in this time.
     await sleep(2_000);

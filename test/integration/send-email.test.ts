@@ -11,7 +11,7 @@ afterAll(async () => {
 });
 
 describe('POST /emails delivers through SMTP', () => {
-  it('answers pending with an empty message_id, then the email arrives and becomes sent', async () => {
+  it('answers pending with an empty message_id, then the email arrives and becomes delivered', async () => {
     const res = await call('POST', `${stack.api}/emails`, {
       token: stack.apiKey,
       body: validEmail({
@@ -47,7 +47,7 @@ describe('POST /emails delivers through SMTP', () => {
 
     const detail = await eventually(async () => {
       const r = await call('GET', `${stack.api}/emails/${id}`, { token: stack.apiKey });
-      return r.body.status === 'sent' ? r : undefined;
+      return r.body.status === 'delivered' ? r : undefined;
     });
     expect(detail.body).toMatchObject({
       id,
@@ -58,7 +58,7 @@ describe('POST /emails delivers through SMTP', () => {
       bcc: ['hidden@example.net'],
       reply_to: ['reply@example.com'],
       subject: 'Hello',
-      status: 'sent',
+      status: 'delivered',
       mal_status: 'healthy',
       headers: { 'X-Campaign': 'spring' },
       tags: { category: 'welcome' },

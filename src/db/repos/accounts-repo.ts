@@ -6,46 +6,79 @@ export interface AccountRow {
   name: string;
   status: AccountStatus;
   dailyQuota: number;
+  statusChangedAt: Date;
   createdAt: Date;
 }
 
-export interface AccountStats {
-  sentToday: number;
-  bounceRate: number;
-  complaintRate: number;
-}
-
-type Raw = { id: string; name: string; status: AccountStatus; daily_quota: number; created_at: Date };
-const toAccount = (r: Raw): AccountRow => ({ id: r.id, name: r.name, status: r.status, dailyQuota: r.daily_quota, createdAt: r.created_at });
+type Raw = { id: string; name: string; status: AccountStatus; daily_quota: number; status_changed_at: Date; created_at: Date };
+const toAccount = (r: Raw): AccountRow => ({
+  id: r.id, name: r.name, status: r.status, dailyQuota: r.daily_quota, statusChangedAt: r.status_changed_at, createdAt: r.created_at,
+});
 
 export function createAccountsRepo(sql: Sql) {
   return {
     async create(a: { id: string; name: string; dailyQuota: number }): Promise<AccountRow> {
       const [row] = await sql<Raw[]>`
         insert into accounts (id, name, daily_quota) values (${a.id}, ${a.name}, ${a.dailyQuota})
-        returning id, name, status, daily_quota, created_at`;
+        returning id, name, status, daily_quota, status_changed_at, created_at`;
       return toAccount(row!);
     },
 
     async get(id: string): Promise<AccountRow | undefined> {
-      const [row] = await sql<Raw[]>`select id, name, status, daily_quota, created_at from accounts where id = ${id}`;
+      const [row] = await sql<Raw[]>`select id, name, status, daily_quota, status_changed_at, created_at from accounts where id = ${id}`;
       return row && toAccount(row);
     },
 
     async list(): Promise<AccountRow[]> {
-      const rows = await sql<Raw[]>`select id, name, status, daily_quota, created_at from accounts order by id`;
+      const rows = await sql<Raw[]>`select id, name, status, daily_quota, status_changed_at, created_at from accounts order by id`;
       return rows.map(toAccount);
     },
 
+    /**
+     * An operator's change. Setting a status (even the same one) restarts the health window; returning to
+     * `healthy` gives back a quota the health policy reduced, unless a quota is set in the same change.
+     */
     async update(id: string, patch: { status?: AccountStatus; dailyQuota?: number }): Promise<AccountRow | undefined> {
+      const status = patch.status ?? null;
+      const quota = patch.dailyQuota ?? null;
       const [row] = await sql<Raw[]>`
         update accounts set
-          status = coalesce(${patch.status ?? null}, status),
-          status_changed_at = case when ${patch.status ?? null}::text is not null and ${patch.status ?? null} <> status then now() else status_changed_at end,
-          daily_quota = coalesce(${patch.dailyQuota ?? null}::int, daily_quota)
+          status = coalesce(${status}, status),
+          status_changed_at = case when ${status}::text is not null then now() else status_changed_at end,
+          daily_quota = coalesce(${quota}::int, case when ${status}::text = 'healthy' then quota_before_review end, daily_quota),
+          quota_before_review = case when ${quota}::int is not null or ${status}::text = 'healthy' then null else quota_before_review end
         where id = ${id}
-        returning id, name, status, daily_quota, created_at`;
+        returning id, name, status, daily_quota, status_changed_at, created_at`;
       return row && toAccount(row);
+    },
+
+    /**
+     * A move of the health policy, only if the account is still `from` (an operator's change in between
+     * wins). Entering review keeps the quota aside and reduces it; back to healthy restores it.
+     */
+    async moveHealth(id: string, from: AccountStatus, to: AccountStatus, reviewQuotaFactor: number): Promise<boolean> {
+      const rows = await sql`
+        update accounts set
+          status = ${to}::text,
+          status_changed_at = now(),
+          quota_before_review = case when ${to}::text = 'review' then daily_quota when ${to}::text = 'healthy' then null else quota_before_review end,
+          daily_quota = case
+            when ${to}::text = 'review' then ceil(daily_quota * ${reviewQuotaFactor}::float8)::int
+            when ${to}::text = 'healthy' then coalesce(quota_before_review, daily_quota)
+            else daily_quota end
+        where id = ${id} and status = ${from}::text
+        returning id`;
+      return rows.length > 0;
+    },
+
+    /** Accounts the health policy may move without a new event (recovery from review). */
+    async inReview(): Promise<string[]> {
+      return (await sql<{ id: string }[]>`select id from accounts where status = 'review' limit 1000`).map((r) => r.id);
+    },
+
+    async usedToday(id: string, day: string): Promise<number> {
+      const [row] = await sql<{ used: number }[]>`select used from quota_usage where account_id = ${id} and day = ${day}::date`;
+      return row?.used ?? 0;
     },
 
     /** Raises the quota to `to` only where it is still `from` (an operator's own quota is kept). */
@@ -53,24 +86,6 @@ export function createAccountsRepo(sql: Sql) {
       await sql`update accounts set daily_quota = ${to} where id = ${id} and daily_quota = ${from}`;
     },
 
-    /**
-     * Emails accepted today and the bounce and complaint rates over the last 7 days (recipient events
-     * per sent email). The health policy's own window lives with the health rules.
-     */
-    async stats(id: string, day: string): Promise<AccountStats> {
-      const [row] = await sql<{ sent_today: number; sent: number; bounces: number; complaints: number }[]>`
-        select
-          coalesce((select used from quota_usage where account_id = ${id} and day = ${day}::date), 0)::int as sent_today,
-          (select count(*) from emails where account_id = ${id} and sent_at > now() - interval '7 days')::int as sent,
-          (select count(*) from events where account_id = ${id} and type = 'bounce' and created_at > now() - interval '7 days')::int as bounces,
-          (select count(*) from events where account_id = ${id} and type = 'complaint' and created_at > now() - interval '7 days')::int as complaints`;
-      const r = row!;
-      return {
-        sentToday: r.sent_today,
-        bounceRate: r.sent === 0 ? 0 : r.bounces / r.sent,
-        complaintRate: r.sent === 0 ? 0 : r.complaints / r.sent,
-      };
-    },
   };
 }
 export type AccountsRepo = ReturnType<typeof createAccountsRepo>;

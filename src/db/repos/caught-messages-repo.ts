@@ -25,6 +25,11 @@ export function createCaughtMessagesRepo(sql: Sql) {
         values (${m.id}, ${m.messageId}, ${m.envelopeFrom}, ${m.envelopeTo}, ${m.subject}, ${m.size}, ${m.path}, ${m.raw})`;
     },
 
+    async get(id: string): Promise<(CaughtMessageRow & { raw: Buffer }) | undefined> {
+      const [row] = await sql<(Raw & { raw: Buffer })[]>`select * from caught_messages where id = ${id}`;
+      return row && { ...toRow(row), raw: row.raw };
+    },
+
     async list(limit: number): Promise<CaughtMessageRow[]> {
       const rows = await sql<Raw[]>`
         select id, message_id, envelope_from, envelope_to, subject, size, path, received_at

@@ -1,5 +1,8 @@
 import type { Sql } from '../sql.js';
+import type { AccountStatus } from '../../domain/catalog.js';
+import type { NewEvent } from '../../domain/events.js';
 import { type EmailRaw, type EmailRow, type StoredAttachment, toEmail } from './emails-repo.js';
+import { asJsonRows, eventsJson, type NewSuppression } from './events-repo.js';
 
 /**
  * The delivery side of emails: the outbox the dispatcher drains into workflows, and the leases by which
@@ -9,13 +12,33 @@ import { type EmailRaw, type EmailRow, type StoredAttachment, toEmail } from './
 
 export interface ClaimedGroup {
   groupId: string;
-  emailIds: string[];
+  ids: string[];
 }
 
+/** How an email ended: `delivered` (a server accepted it) or `bounced` (refused, rejected or suppressed). */
 export interface DeliveryOutcome {
   id: string;
-  messageId: string;
-  response: string;
+  status: 'delivered' | 'bounced';
+  messageId?: string;
+  response?: string;
+  sentAt?: Date;
+  error?: string;
+  events: NewEvent[];
+  suppress: NewSuppression[];
+}
+
+/** Who sends an email, as delivery needs to know it: may the account still send, and does its domain track. */
+export interface SenderState {
+  accountStatus: AccountStatus;
+  openTracking: boolean;
+  clickTracking: boolean;
+}
+
+export interface LoadedEmail {
+  email: EmailRow;
+  attachments: StoredAttachment[];
+  sender: SenderState;
+  lastError: string;
 }
 
 export function createDeliveriesRepo(sql: Sql) {
@@ -39,7 +62,7 @@ export function createDeliveriesRepo(sql: Sql) {
         select group_id, array_agg(email_id order by email_id) as ids from delivery_queue
         where group_id is not null and claimed_at < now() - make_interval(secs => ${olderThanSeconds})
         group by group_id limit 100`;
-      return rows.map((r) => ({ groupId: r.group_id, emailIds: r.ids }));
+      return rows.map((r) => ({ groupId: r.group_id, ids: r.ids }));
     },
 
     /** Gives a group's emails back to the queue (its workflow could not be started). */
@@ -74,50 +97,59 @@ export function createDeliveriesRepo(sql: Sql) {
       await sql`update emails set lease_until = now() + make_interval(secs => ${seconds}) where lease_token = ${token} and status = 'pending'`;
     },
 
-    /** Several emails with their attachments, in two queries (ids not found are absent). */
-    async loadMany(ids: string[]): Promise<Map<string, { email: EmailRow; attachments: StoredAttachment[] }>> {
-      const rows = await sql<EmailRaw[]>`select * from emails where id = any(${ids})`;
+    /** Several emails with their attachments and senders, in two queries (ids not found are absent). */
+    async loadMany(ids: string[]): Promise<Map<string, LoadedEmail>> {
+      // The sender's domain is the part after the last @ of the From address (with or without a display name).
+      const rows = await sql<(EmailRaw & { account_status: AccountStatus; open_tracking: boolean | null; click_tracking: boolean | null; last_error: string | null })[]>`
+        select m.*, a.status as account_status, d.open_tracking, d.click_tracking
+        from emails m
+        join accounts a on a.id = m.account_id
+        left join domains d on d.account_id = m.account_id
+          and d.name = lower(substring(m.from_address from '@([^@<>[:space:]]+)>?[[:space:]]*$'))
+        where m.id = any(${ids})`;
       const withFiles = rows.filter((r) => r.attachment_count > 0).map((r) => r.id);
       const files = withFiles.length > 0
         ? await sql<{ owner_id: string; filename: string; content_type: string; content: Buffer }[]>`
             select owner_id, filename, content_type, content from attachments where owner_id = any(${withFiles}) order by owner_id, position`
         : [];
-      const out = new Map<string, { email: EmailRow; attachments: StoredAttachment[] }>();
-      for (const r of rows) out.set(r.id, { email: toEmail(r), attachments: [] });
+      const out = new Map<string, LoadedEmail>();
+      for (const r of rows) {
+        const sender = { accountStatus: r.account_status, openTracking: r.open_tracking === true, clickTracking: r.click_tracking === true };
+        out.set(r.id, { email: toEmail(r), attachments: [], sender, lastError: r.last_error ?? '' });
+      }
       for (const f of files) out.get(f.owner_id)?.attachments.push({ filename: f.filename, contentType: f.content_type, content: f.content });
       return out;
     },
 
     /**
-     * Records acceptance by the mail server; only the lease holder may (a stale attempt changes nothing).
-     * A batch email moves its job's counter in the same statement, so counters are exact and never go back.
+     * Records an attempt's final outcome with its events and suppressions, in one statement; only the lease
+     * holder may (a stale attempt changes nothing). A batch email moves its job's counter in the same
+     * statement, so counters are exact and never go back. Answers the account, or undefined if not recorded.
      */
-    async markSent(token: string, outcome: DeliveryOutcome): Promise<boolean> {
-      const [row] = await sql<{ n: number }[]>`
-        with sent as (
-          update emails set status = 'sent', message_id = ${outcome.messageId}, smtp_response = ${outcome.response},
-            sent_at = now(), lease_token = null, lease_until = null, last_error = null
-          where id = ${outcome.id} and lease_token = ${token} and status = 'pending'
-          returning job_type, job_id),
+    async recordOutcome(token: string, o: DeliveryOutcome): Promise<{ accountId: string } | undefined> {
+      const [row] = await sql<{ account_id: string }[]>`
+        with done as (
+          update emails set status = ${o.status}, message_id = coalesce(${o.messageId ?? null}, message_id),
+            smtp_response = coalesce(${o.response ?? null}, smtp_response), sent_at = coalesce(${o.sentAt ?? null}::timestamptz, sent_at),
+            last_error = ${o.error ?? null}, lease_token = null, lease_until = null
+          where id = ${o.id} and lease_token = ${token} and status = 'pending'
+          returning id, account_id, job_type, job_id),
         counted as (
-          update batch_jobs b set sent_count = sent_count + 1 from sent
-          where sent.job_type = 'batch' and b.id = sent.job_id returning 1)
-        select (select count(*) from sent)::int as n`;
-      return row!.n > 0;
-    },
-
-    /** A permanent refusal: the email ends `bounced` (a batch counts it failed). */
-    async markBounced(token: string, id: string, error: string): Promise<boolean> {
-      const [row] = await sql<{ n: number }[]>`
-        with bounced as (
-          update emails set status = 'bounced', last_error = ${error}, lease_token = null, lease_until = null
-          where id = ${id} and lease_token = ${token} and status = 'pending'
-          returning job_type, job_id),
-        counted as (
-          update batch_jobs b set failed_count = failed_count + 1 from bounced
-          where bounced.job_type = 'batch' and b.id = bounced.job_id returning 1)
-        select (select count(*) from bounced)::int as n`;
-      return row!.n > 0;
+          update batch_jobs b set sent_count = sent_count + ${o.status === 'delivered' ? 1 : 0}, failed_count = failed_count + ${o.status === 'bounced' ? 1 : 0}
+          from done where done.job_type = 'batch' and b.id = done.job_id returning 1),
+        recorded as (
+          insert into events (id, email_id, account_id, type, data, created_at)
+          select e.id, done.id, done.account_id, e.type, e.data, e.at
+          from done, jsonb_to_recordset(${sql.json(eventsJson(o.events))}) as e(id text, type text, data jsonb, at timestamptz)
+          returning 1),
+        suppressed as (
+          insert into suppressions (id, account_id, address, reason, email_id)
+          select s.id, done.account_id, s.address, s.reason, done.id
+          from done, jsonb_to_recordset(${sql.json(asJsonRows(o.suppress))}) as s(id text, address text, reason text)
+          on conflict (account_id, address) do nothing
+          returning 1)
+        select account_id from done`;
+      return row ? { accountId: row.account_id } : undefined;
     },
 
     /** A temporary failure: the email stays pending and free for the next attempt. */

@@ -6,9 +6,14 @@ import { createCaughtMessagesRepo } from './caught-messages-repo.js';
 import { createDeliveriesRepo } from './deliveries-repo.js';
 import { createDomainsRepo } from './domains-repo.js';
 import { createEmailsRepo } from './emails-repo.js';
+import { createEventsRepo } from './events-repo.js';
 import { createIdempotencyRepo } from './idempotency-repo.js';
+import { createOwnersRepo } from './owners-repo.js';
 import { createQuotaRepo } from './quota-repo.js';
 import { createScheduledRepo } from './scheduled-repo.js';
+import { createSettingsRepo } from './settings-repo.js';
+import { createSuppressionsRepo } from './suppressions-repo.js';
+import { createWebhookDeliveriesRepo } from './webhook-deliveries-repo.js';
 import { createWebhooksRepo } from './webhooks-repo.js';
 
 /** Every repository over one pool. */
@@ -21,9 +26,14 @@ export function createRepos(sql: Sql) {
     deliveries: createDeliveriesRepo(sql),
     domains: createDomainsRepo(sql),
     emails: createEmailsRepo(sql),
+    events: createEventsRepo(sql),
     idempotency: createIdempotencyRepo(sql),
+    owners: createOwnersRepo(sql),
     quota: createQuotaRepo(sql),
     scheduled: createScheduledRepo(sql),
+    settings: createSettingsRepo(sql),
+    suppressions: createSuppressionsRepo(sql),
+    webhookDeliveries: createWebhookDeliveriesRepo(sql),
     webhooks: createWebhooksRepo(sql),
     /** Readiness: the database answers. */
     async ping(): Promise<void> {

@@ -4,13 +4,18 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Message } from "@bufbuild/protobuf";
+import { file_google_protobuf_struct } from "@bufbuild/protobuf/wkt";
+import type { CancelScheduledEmailRequestSchema, CancelScheduledEmailResponseSchema, GetEmailRequestSchema, ListBatchJobsResponseSchema, ListEmailsResponseSchema, ListScheduledEmailsResponseSchema } from "./email_service_pb.js";
+import { file_mail_v1_email_service } from "./email_service_pb.js";
+import type { Email } from "./types_pb.js";
+import { file_mail_v1_types } from "./types_pb.js";
+import type { JsonObject, Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file mail/v1/admin_service.proto.
  */
 export const file_mail_v1_admin_service: GenFile = /*@__PURE__*/
-  fileDesc("ChttYWlsL3YxL2FkbWluX3NlcnZpY2UucHJvdG8SB21haWwudjEi3gEKB0FjY291bnQSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIOCgZzdGF0dXMYAyABKAkSEwoLZGFpbHlfcXVvdGEYBCABKAUSEgoKY3JlYXRlZF9hdBgFIAEoCRIXCgpzZW50X3RvZGF5GAYgASgFSACIAQESGAoLYm91bmNlX3JhdGUYByABKAFIAYgBARIbCg5jb21wbGFpbnRfcmF0ZRgIIAEoAUgCiAEBQg0KC19zZW50X3RvZGF5Qg4KDF9ib3VuY2VfcmF0ZUIRCg9fY29tcGxhaW50X3JhdGUiFQoTTGlzdEFjY291bnRzUmVxdWVzdCI6ChRMaXN0QWNjb3VudHNSZXNwb25zZRIiCghhY2NvdW50cxgBIAMoCzIQLm1haWwudjEuQWNjb3VudCIkChRDcmVhdGVBY2NvdW50UmVxdWVzdBIMCgRuYW1lGAEgASgJIh8KEUdldEFjY291bnRSZXF1ZXN0EgoKAmlkGAEgASgJImwKFFVwZGF0ZUFjY291bnRSZXF1ZXN0EgoKAmlkGAEgASgJEhMKBnN0YXR1cxgCIAEoCUgAiAEBEhgKC2RhaWx5X3F1b3RhGAMgASgFSAGIAQFCCQoHX3N0YXR1c0IOCgxfZGFpbHlfcXVvdGEiNgoJRG5zUmVjb3JkEgwKBHR5cGUYASABKAkSDAoEbmFtZRgCIAEoCRINCgV2YWx1ZRgDIAEoCSKgAQoGRG9tYWluEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEAoIdmVyaWZpZWQYAyABKAgSJwoLZG5zX3JlY29yZHMYBCADKAsyEi5tYWlsLnYxLkRuc1JlY29yZBIVCg1vcGVuX3RyYWNraW5nGAUgASgIEhYKDmNsaWNrX3RyYWNraW5nGAYgASgIEhIKCmNyZWF0ZWRfYXQYByABKAkiNwoTQ3JlYXRlRG9tYWluUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEgwKBG5hbWUYAiABKAkiKAoSTGlzdERvbWFpbnNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiNwoTTGlzdERvbWFpbnNSZXNwb25zZRIgCgdkb21haW5zGAEgAygLMg8ubWFpbC52MS5Eb21haW4iMAoTVmVyaWZ5RG9tYWluUmVxdWVzdBIKCgJpZBgBIAEoCRINCgVmb3JjZRgCIAEoCCJ/ChNVcGRhdGVEb21haW5SZXF1ZXN0EgoKAmlkGAEgASgJEhoKDW9wZW5fdHJhY2tpbmcYAiABKAhIAIgBARIbCg5jbGlja190cmFja2luZxgDIAEoCEgBiAEBQhAKDl9vcGVuX3RyYWNraW5nQhEKD19jbGlja190cmFja2luZyJSCgtBcGlLZXlVc2FnZRIVCg1yZXF1ZXN0X2NvdW50GAEgASgFEhgKEGVtYWlsX3NlbnRfY291bnQYAiABKAUSEgoKZXJyb3JfcmF0ZRgDIAEoASKxAQoGQXBpS2V5EgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEgoKcGVybWlzc2lvbhgDIAEoCRIXCg9hbGxvd2VkX2RvbWFpbnMYBCADKAkSEgoKY3JlYXRlZF9hdBgFIAEoCRIQCgNrZXkYBiABKAlIAIgBARIoCgV1c2FnZRgHIAEoCzIULm1haWwudjEuQXBpS2V5VXNhZ2VIAYgBAUIGCgRfa2V5QggKBl91c2FnZSJkChNDcmVhdGVBcGlLZXlSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCRISCgpwZXJtaXNzaW9uGAMgASgJEhcKD2FsbG93ZWRfZG9tYWlucxgEIAMoCSIoChJMaXN0QXBpS2V5c1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCSI4ChNMaXN0QXBpS2V5c1Jlc3BvbnNlEiEKCGFwaV9rZXlzGAEgAygLMg8ubWFpbC52MS5BcGlLZXkiIQoTRGVsZXRlQXBpS2V5UmVxdWVzdBIKCgJpZBgBIAEoCSIyCg5EZWxldGVSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEg8KB21lc3NhZ2UYAiABKAkiZgoHV2ViaG9vaxIKCgJpZBgBIAEoCRILCgN1cmwYAiABKAkSDgoGZXZlbnRzGAMgAygJEhIKCmNyZWF0ZWRfYXQYBCABKAkSEwoGc2VjcmV0GAUgASgJSACIAQFCCQoHX3NlY3JldCJHChRDcmVhdGVXZWJob29rUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEgsKA3VybBgCIAEoCRIOCgZldmVudHMYAyADKAkiKQoTTGlzdFdlYmhvb2tzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIjoKFExpc3RXZWJob29rc1Jlc3BvbnNlEiIKCHdlYmhvb2tzGAEgAygLMhAubWFpbC52MS5XZWJob29rIiIKFERlbGV0ZVdlYmhvb2tSZXF1ZXN0EgoKAmlkGAEgASgJIiIKFFZlcmlmeVdlYmhvb2tSZXF1ZXN0EgoKAmlkGAEgASgJIj0KFVZlcmlmeVdlYmhvb2tSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEhMKC3N0YXR1c19jb2RlGAIgASgFIosBCg1DYXVnaHRNZXNzYWdlEgoKAmlkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSDAoEZnJvbRgDIAEoCRIKCgJ0bxgEIAMoCRIPCgdzdWJqZWN0GAUgASgJEhMKC3JlY2VpdmVkX2F0GAYgASgJEgwKBHNpemUYByABKAUSDAoEcGF0aBgIIAEoCSIqChlMaXN0Q2F1Z2h0TWVzc2FnZXNSZXF1ZXN0Eg0KBWxpbWl0GAEgASgFIkYKGkxpc3RDYXVnaHRNZXNzYWdlc1Jlc3BvbnNlEigKCG1lc3NhZ2VzGAEgAygLMhYubWFpbC52MS5DYXVnaHRNZXNzYWdlMvkICgxBZG1pblNlcnZpY2USSwoMTGlzdEFjY291bnRzEhwubWFpbC52MS5MaXN0QWNjb3VudHNSZXF1ZXN0Gh0ubWFpbC52MS5MaXN0QWNjb3VudHNSZXNwb25zZRJACg1DcmVhdGVBY2NvdW50Eh0ubWFpbC52MS5DcmVhdGVBY2NvdW50UmVxdWVzdBoQLm1haWwudjEuQWNjb3VudBI6CgpHZXRBY2NvdW50EhoubWFpbC52MS5HZXRBY2NvdW50UmVxdWVzdBoQLm1haWwudjEuQWNjb3VudBJACg1VcGRhdGVBY2NvdW50Eh0ubWFpbC52MS5VcGRhdGVBY2NvdW50UmVxdWVzdBoQLm1haWwudjEuQWNjb3VudBI9CgxDcmVhdGVEb21haW4SHC5tYWlsLnYxLkNyZWF0ZURvbWFpblJlcXVlc3QaDy5tYWlsLnYxLkRvbWFpbhJICgtMaXN0RG9tYWlucxIbLm1haWwudjEuTGlzdERvbWFpbnNSZXF1ZXN0GhwubWFpbC52MS5MaXN0RG9tYWluc1Jlc3BvbnNlEj0KDFZlcmlmeURvbWFpbhIcLm1haWwudjEuVmVyaWZ5RG9tYWluUmVxdWVzdBoPLm1haWwudjEuRG9tYWluEj0KDFVwZGF0ZURvbWFpbhIcLm1haWwudjEuVXBkYXRlRG9tYWluUmVxdWVzdBoPLm1haWwudjEuRG9tYWluEj0KDENyZWF0ZUFwaUtleRIcLm1haWwudjEuQ3JlYXRlQXBpS2V5UmVxdWVzdBoPLm1haWwudjEuQXBpS2V5EkgKC0xpc3RBcGlLZXlzEhsubWFpbC52MS5MaXN0QXBpS2V5c1JlcXVlc3QaHC5tYWlsLnYxLkxpc3RBcGlLZXlzUmVzcG9uc2USRQoMRGVsZXRlQXBpS2V5EhwubWFpbC52MS5EZWxldGVBcGlLZXlSZXF1ZXN0GhcubWFpbC52MS5EZWxldGVSZXNwb25zZRJACg1DcmVhdGVXZWJob29rEh0ubWFpbC52MS5DcmVhdGVXZWJob29rUmVxdWVzdBoQLm1haWwudjEuV2ViaG9vaxJLCgxMaXN0V2ViaG9va3MSHC5tYWlsLnYxLkxpc3RXZWJob29rc1JlcXVlc3QaHS5tYWlsLnYxLkxpc3RXZWJob29rc1Jlc3BvbnNlEkcKDURlbGV0ZVdlYmhvb2sSHS5tYWlsLnYxLkRlbGV0ZVdlYmhvb2tSZXF1ZXN0GhcubWFpbC52MS5EZWxldGVSZXNwb25zZRJOCg1WZXJpZnlXZWJob29rEh0ubWFpbC52MS5WZXJpZnlXZWJob29rUmVxdWVzdBoeLm1haWwudjEuVmVyaWZ5V2ViaG9va1Jlc3BvbnNlEl0KEkxpc3RDYXVnaHRNZXNzYWdlcxIiLm1haWwudjEuTGlzdENhdWdodE1lc3NhZ2VzUmVxdWVzdBojLm1haWwudjEuTGlzdENhdWdodE1lc3NhZ2VzUmVzcG9uc2ViBnByb3RvMw");
+  fileDesc("ChttYWlsL3YxL2FkbWluX3NlcnZpY2UucHJvdG8SB21haWwudjEi3gEKB0FjY291bnQSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIOCgZzdGF0dXMYAyABKAkSEwoLZGFpbHlfcXVvdGEYBCABKAUSEgoKY3JlYXRlZF9hdBgFIAEoCRIXCgpzZW50X3RvZGF5GAYgASgFSACIAQESGAoLYm91bmNlX3JhdGUYByABKAFIAYgBARIbCg5jb21wbGFpbnRfcmF0ZRgIIAEoAUgCiAEBQg0KC19zZW50X3RvZGF5Qg4KDF9ib3VuY2VfcmF0ZUIRCg9fY29tcGxhaW50X3JhdGUiFQoTTGlzdEFjY291bnRzUmVxdWVzdCI6ChRMaXN0QWNjb3VudHNSZXNwb25zZRIiCghhY2NvdW50cxgBIAMoCzIQLm1haWwudjEuQWNjb3VudCIkChRDcmVhdGVBY2NvdW50UmVxdWVzdBIMCgRuYW1lGAEgASgJIh8KEUdldEFjY291bnRSZXF1ZXN0EgoKAmlkGAEgASgJImwKFFVwZGF0ZUFjY291bnRSZXF1ZXN0EgoKAmlkGAEgASgJEhMKBnN0YXR1cxgCIAEoCUgAiAEBEhgKC2RhaWx5X3F1b3RhGAMgASgFSAGIAQFCCQoHX3N0YXR1c0IOCgxfZGFpbHlfcXVvdGEiNgoJRG5zUmVjb3JkEgwKBHR5cGUYASABKAkSDAoEbmFtZRgCIAEoCRINCgV2YWx1ZRgDIAEoCSKgAQoGRG9tYWluEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEAoIdmVyaWZpZWQYAyABKAgSJwoLZG5zX3JlY29yZHMYBCADKAsyEi5tYWlsLnYxLkRuc1JlY29yZBIVCg1vcGVuX3RyYWNraW5nGAUgASgIEhYKDmNsaWNrX3RyYWNraW5nGAYgASgIEhIKCmNyZWF0ZWRfYXQYByABKAkiNwoTQ3JlYXRlRG9tYWluUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEgwKBG5hbWUYAiABKAkiKAoSTGlzdERvbWFpbnNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiNwoTTGlzdERvbWFpbnNSZXNwb25zZRIgCgdkb21haW5zGAEgAygLMg8ubWFpbC52MS5Eb21haW4iMAoTVmVyaWZ5RG9tYWluUmVxdWVzdBIKCgJpZBgBIAEoCRINCgVmb3JjZRgCIAEoCCJ/ChNVcGRhdGVEb21haW5SZXF1ZXN0EgoKAmlkGAEgASgJEhoKDW9wZW5fdHJhY2tpbmcYAiABKAhIAIgBARIbCg5jbGlja190cmFja2luZxgDIAEoCEgBiAEBQhAKDl9vcGVuX3RyYWNraW5nQhEKD19jbGlja190cmFja2luZyJSCgtBcGlLZXlVc2FnZRIVCg1yZXF1ZXN0X2NvdW50GAEgASgFEhgKEGVtYWlsX3NlbnRfY291bnQYAiABKAUSEgoKZXJyb3JfcmF0ZRgDIAEoASKxAQoGQXBpS2V5EgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEgoKcGVybWlzc2lvbhgDIAEoCRIXCg9hbGxvd2VkX2RvbWFpbnMYBCADKAkSEgoKY3JlYXRlZF9hdBgFIAEoCRIQCgNrZXkYBiABKAlIAIgBARIoCgV1c2FnZRgHIAEoCzIULm1haWwudjEuQXBpS2V5VXNhZ2VIAYgBAUIGCgRfa2V5QggKBl91c2FnZSJkChNDcmVhdGVBcGlLZXlSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCRISCgpwZXJtaXNzaW9uGAMgASgJEhcKD2FsbG93ZWRfZG9tYWlucxgEIAMoCSIoChJMaXN0QXBpS2V5c1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCSI4ChNMaXN0QXBpS2V5c1Jlc3BvbnNlEiEKCGFwaV9rZXlzGAEgAygLMg8ubWFpbC52MS5BcGlLZXkiIQoTRGVsZXRlQXBpS2V5UmVxdWVzdBIKCgJpZBgBIAEoCSIyCg5EZWxldGVSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEg8KB21lc3NhZ2UYAiABKAkiZgoHV2ViaG9vaxIKCgJpZBgBIAEoCRILCgN1cmwYAiABKAkSDgoGZXZlbnRzGAMgAygJEhIKCmNyZWF0ZWRfYXQYBCABKAkSEwoGc2VjcmV0GAUgASgJSACIAQFCCQoHX3NlY3JldCJHChRDcmVhdGVXZWJob29rUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEgsKA3VybBgCIAEoCRIOCgZldmVudHMYAyADKAkiKQoTTGlzdFdlYmhvb2tzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIjoKFExpc3RXZWJob29rc1Jlc3BvbnNlEiIKCHdlYmhvb2tzGAEgAygLMhAubWFpbC52MS5XZWJob29rIiIKFERlbGV0ZVdlYmhvb2tSZXF1ZXN0EgoKAmlkGAEgASgJIiIKFFZlcmlmeVdlYmhvb2tSZXF1ZXN0EgoKAmlkGAEgASgJIj0KFVZlcmlmeVdlYmhvb2tSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEhMKC3N0YXR1c19jb2RlGAIgASgFIosBCg1DYXVnaHRNZXNzYWdlEgoKAmlkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSDAoEZnJvbRgDIAEoCRIKCgJ0bxgEIAMoCRIPCgdzdWJqZWN0GAUgASgJEhMKC3JlY2VpdmVkX2F0GAYgASgJEgwKBHNpemUYByABKAUSDAoEcGF0aBgIIAEoCSIqChlMaXN0Q2F1Z2h0TWVzc2FnZXNSZXF1ZXN0Eg0KBWxpbWl0GAEgASgFIkYKGkxpc3RDYXVnaHRNZXNzYWdlc1Jlc3BvbnNlEigKCG1lc3NhZ2VzGAEgAygLMhYubWFpbC52MS5DYXVnaHRNZXNzYWdlIiUKF0dldENhdWdodE1lc3NhZ2VSZXF1ZXN0EgoKAmlkGAEgASgJIsYBChNDYXVnaHRNZXNzYWdlRGV0YWlsEicKB21lc3NhZ2UYASABKAsyFi5tYWlsLnYxLkNhdWdodE1lc3NhZ2USDAoEaHRtbBgCIAEoCRIMCgR0ZXh0GAMgASgJEjoKB2hlYWRlcnMYBCADKAsyKS5tYWlsLnYxLkNhdWdodE1lc3NhZ2VEZXRhaWwuSGVhZGVyc0VudHJ5Gi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIuQBCg9XZWJob29rRGVsaXZlcnkSCgoCaWQYASABKAkSEgoKd2ViaG9va19pZBgCIAEoCRIQCghldmVudF9pZBgDIAEoCRISCgpldmVudF90eXBlGAQgASgJEhAKCGVtYWlsX2lkGAUgASgJEg4KBnN0YXR1cxgGIAEoCRISCgpjcmVhdGVkX2F0GAcgASgJEhkKDGNvbXBsZXRlZF9hdBgIIAEoCUgAiAEBEikKCGF0dGVtcHRzGAkgAygLMhcubWFpbC52MS5XZWJob29rQXR0ZW1wdEIPCg1fY29tcGxldGVkX2F0IocBCg5XZWJob29rQXR0ZW1wdBIPCgdhdHRlbXB0GAEgASgFEhIKCnN0YXJ0ZWRfYXQYAiABKAkSEwoLc3RhdHVzX2NvZGUYAyABKAUSEgoKbGF0ZW5jeV9tcxgEIAEoBRIYChByZXNwb25zZV9leGNlcnB0GAUgASgJEg0KBWVycm9yGAYgASgJIkkKHExpc3RXZWJob29rRGVsaXZlcmllc1JlcXVlc3QSCgoCaWQYASABKAkSDgoGc3RhdHVzGAIgASgJEg0KBWxpbWl0GAMgASgFIk0KHUxpc3RXZWJob29rRGVsaXZlcmllc1Jlc3BvbnNlEiwKCmRlbGl2ZXJpZXMYASADKAsyGC5tYWlsLnYxLldlYmhvb2tEZWxpdmVyeSIqChxSZXNlbmRXZWJob29rRGVsaXZlcnlSZXF1ZXN0EgoKAmlkGAEgASgJIoEBChhMaXN0QWNjb3VudEVtYWlsc1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIMCgRwYWdlGAIgASgFEhEKCXBhZ2Vfc2l6ZRgDIAEoBRIOCgZzdGF0dXMYBCABKAkSEAoIam9iX3R5cGUYBSABKAkSDgoGam9iX2lkGAYgASgJIl4KG0xpc3RBY2NvdW50QmF0Y2hKb2JzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEgwKBHBhZ2UYAiABKAUSDQoFbGltaXQYAyABKAUSDgoGc3RhdHVzGAQgASgJImQKIUxpc3RBY2NvdW50U2NoZWR1bGVkRW1haWxzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEgwKBHBhZ2UYAiABKAUSDQoFbGltaXQYAyABKAUSDgoGc3RhdHVzGAQgASgJImEKCkVtYWlsRXZlbnQSCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoCRISCgpjcmVhdGVkX2F0GAMgASgJEiUKBGRhdGEYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0ImUKC0VtYWlsRGV0YWlsEh0KBWVtYWlsGAEgASgLMg4ubWFpbC52MS5FbWFpbBISCgphY2NvdW50X2lkGAIgASgJEiMKBmV2ZW50cxgDIAMoCzITLm1haWwudjEuRW1haWxFdmVudCI6ChZHZXRBY2NvdW50U3RhdHNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDAoEZGF5cxgCIAEoBSKSAQoKRGFpbHlTdGF0cxILCgNkYXkYASABKAkSEAoIYWNjZXB0ZWQYAiABKAUSDAoEc2VudBgDIAEoBRIRCglkZWxpdmVyZWQYBCABKAUSDwoHYm91bmNlZBgFIAEoBRISCgpjb21wbGFpbmVkGAYgASgFEg4KBm9wZW5lZBgHIAEoBRIPCgdjbGlja2VkGAggASgFIkUKDEFjY291bnRTdGF0cxISCgphY2NvdW50X2lkGAEgASgJEiEKBGRheXMYAiADKAsyEy5tYWlsLnYxLkRhaWx5U3RhdHMiZgoLU3VwcHJlc3Npb24SCgoCaWQYASABKAkSFQoNZW1haWxfYWRkcmVzcxgCIAEoCRIOCgZyZWFzb24YAyABKAkSEAoIZW1haWxfaWQYBCABKAkSEgoKY3JlYXRlZF9hdBgFIAEoCSItChdMaXN0U3VwcHJlc3Npb25zUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIkYKGExpc3RTdXBwcmVzc2lvbnNSZXNwb25zZRIqCgxzdXBwcmVzc2lvbnMYASADKAsyFC5tYWlsLnYxLlN1cHByZXNzaW9uIiYKGERlbGV0ZVN1cHByZXNzaW9uUmVxdWVzdBIKCgJpZBgBIAEoCTLOEAoMQWRtaW5TZXJ2aWNlEksKDExpc3RBY2NvdW50cxIcLm1haWwudjEuTGlzdEFjY291bnRzUmVxdWVzdBodLm1haWwudjEuTGlzdEFjY291bnRzUmVzcG9uc2USQAoNQ3JlYXRlQWNjb3VudBIdLm1haWwudjEuQ3JlYXRlQWNjb3VudFJlcXVlc3QaEC5tYWlsLnYxLkFjY291bnQSOgoKR2V0QWNjb3VudBIaLm1haWwudjEuR2V0QWNjb3VudFJlcXVlc3QaEC5tYWlsLnYxLkFjY291bnQSQAoNVXBkYXRlQWNjb3VudBIdLm1haWwudjEuVXBkYXRlQWNjb3VudFJlcXVlc3QaEC5tYWlsLnYxLkFjY291bnQSPQoMQ3JlYXRlRG9tYWluEhwubWFpbC52MS5DcmVhdGVEb21haW5SZXF1ZXN0Gg8ubWFpbC52MS5Eb21haW4SSAoLTGlzdERvbWFpbnMSGy5tYWlsLnYxLkxpc3REb21haW5zUmVxdWVzdBocLm1haWwudjEuTGlzdERvbWFpbnNSZXNwb25zZRI9CgxWZXJpZnlEb21haW4SHC5tYWlsLnYxLlZlcmlmeURvbWFpblJlcXVlc3QaDy5tYWlsLnYxLkRvbWFpbhI9CgxVcGRhdGVEb21haW4SHC5tYWlsLnYxLlVwZGF0ZURvbWFpblJlcXVlc3QaDy5tYWlsLnYxLkRvbWFpbhI9CgxDcmVhdGVBcGlLZXkSHC5tYWlsLnYxLkNyZWF0ZUFwaUtleVJlcXVlc3QaDy5tYWlsLnYxLkFwaUtleRJICgtMaXN0QXBpS2V5cxIbLm1haWwudjEuTGlzdEFwaUtleXNSZXF1ZXN0GhwubWFpbC52MS5MaXN0QXBpS2V5c1Jlc3BvbnNlEkUKDERlbGV0ZUFwaUtleRIcLm1haWwudjEuRGVsZXRlQXBpS2V5UmVxdWVzdBoXLm1haWwudjEuRGVsZXRlUmVzcG9uc2USQAoNQ3JlYXRlV2ViaG9vaxIdLm1haWwudjEuQ3JlYXRlV2ViaG9va1JlcXVlc3QaEC5tYWlsLnYxLldlYmhvb2sSSwoMTGlzdFdlYmhvb2tzEhwubWFpbC52MS5MaXN0V2ViaG9va3NSZXF1ZXN0Gh0ubWFpbC52MS5MaXN0V2ViaG9va3NSZXNwb25zZRJHCg1EZWxldGVXZWJob29rEh0ubWFpbC52MS5EZWxldGVXZWJob29rUmVxdWVzdBoXLm1haWwudjEuRGVsZXRlUmVzcG9uc2USTgoNVmVyaWZ5V2ViaG9vaxIdLm1haWwudjEuVmVyaWZ5V2ViaG9va1JlcXVlc3QaHi5tYWlsLnYxLlZlcmlmeVdlYmhvb2tSZXNwb25zZRJmChVMaXN0V2ViaG9va0RlbGl2ZXJpZXMSJS5tYWlsLnYxLkxpc3RXZWJob29rRGVsaXZlcmllc1JlcXVlc3QaJi5tYWlsLnYxLkxpc3RXZWJob29rRGVsaXZlcmllc1Jlc3BvbnNlElgKFVJlc2VuZFdlYmhvb2tEZWxpdmVyeRIlLm1haWwudjEuUmVzZW5kV2ViaG9va0RlbGl2ZXJ5UmVxdWVzdBoYLm1haWwudjEuV2ViaG9va0RlbGl2ZXJ5ElMKEUxpc3RBY2NvdW50RW1haWxzEiEubWFpbC52MS5MaXN0QWNjb3VudEVtYWlsc1JlcXVlc3QaGy5tYWlsLnYxLkxpc3RFbWFpbHNSZXNwb25zZRJACg5HZXRFbWFpbERldGFpbBIYLm1haWwudjEuR2V0RW1haWxSZXF1ZXN0GhQubWFpbC52MS5FbWFpbERldGFpbBJcChRMaXN0QWNjb3VudEJhdGNoSm9icxIkLm1haWwudjEuTGlzdEFjY291bnRCYXRjaEpvYnNSZXF1ZXN0Gh4ubWFpbC52MS5MaXN0QmF0Y2hKb2JzUmVzcG9uc2USbgoaTGlzdEFjY291bnRTY2hlZHVsZWRFbWFpbHMSKi5tYWlsLnYxLkxpc3RBY2NvdW50U2NoZWR1bGVkRW1haWxzUmVxdWVzdBokLm1haWwudjEuTGlzdFNjaGVkdWxlZEVtYWlsc1Jlc3BvbnNlEmMKFENhbmNlbFNjaGVkdWxlZEVtYWlsEiQubWFpbC52MS5DYW5jZWxTY2hlZHVsZWRFbWFpbFJlcXVlc3QaJS5tYWlsLnYxLkNhbmNlbFNjaGVkdWxlZEVtYWlsUmVzcG9uc2USSQoPR2V0QWNjb3VudFN0YXRzEh8ubWFpbC52MS5HZXRBY2NvdW50U3RhdHNSZXF1ZXN0GhUubWFpbC52MS5BY2NvdW50U3RhdHMSVwoQTGlzdFN1cHByZXNzaW9ucxIgLm1haWwudjEuTGlzdFN1cHByZXNzaW9uc1JlcXVlc3QaIS5tYWlsLnYxLkxpc3RTdXBwcmVzc2lvbnNSZXNwb25zZRJPChFEZWxldGVTdXBwcmVzc2lvbhIhLm1haWwudjEuRGVsZXRlU3VwcHJlc3Npb25SZXF1ZXN0GhcubWFpbC52MS5EZWxldGVSZXNwb25zZRJdChJMaXN0Q2F1Z2h0TWVzc2FnZXMSIi5tYWlsLnYxLkxpc3RDYXVnaHRNZXNzYWdlc1JlcXVlc3QaIy5tYWlsLnYxLkxpc3RDYXVnaHRNZXNzYWdlc1Jlc3BvbnNlElIKEEdldENhdWdodE1lc3NhZ2USIC5tYWlsLnYxLkdldENhdWdodE1lc3NhZ2VSZXF1ZXN0GhwubWFpbC52MS5DYXVnaHRNZXNzYWdlRGV0YWlsYgZwcm90bzM", [file_google_protobuf_struct, file_mail_v1_email_service, file_mail_v1_types]);
 
 /**
  * @generated from message mail.v1.Account
@@ -44,7 +49,8 @@ export type Account = Message<"mail.v1.Account"> & {
   createdAt: string;
 
   /**
-   * Set by GetAccount only.
+   * Set by GetAccount and ListAccounts: emails counted against today's quota, and the rates of the
+   * health window (see the README's account health policy), 0 to 1.
    *
    * @generated from field: optional int32 sent_today = 6;
    */
@@ -770,6 +776,600 @@ export const ListCaughtMessagesResponseSchema: GenMessage<ListCaughtMessagesResp
   messageDesc(file_mail_v1_admin_service, 29);
 
 /**
+ * @generated from message mail.v1.GetCaughtMessageRequest
+ */
+export type GetCaughtMessageRequest = Message<"mail.v1.GetCaughtMessageRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message mail.v1.GetCaughtMessageRequest.
+ * Use `create(GetCaughtMessageRequestSchema)` to create a new message.
+ */
+export const GetCaughtMessageRequestSchema: GenMessage<GetCaughtMessageRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin_service, 30);
+
+/**
+ * @generated from message mail.v1.CaughtMessageDetail
+ */
+export type CaughtMessageDetail = Message<"mail.v1.CaughtMessageDetail"> & {
+  /**
+   * @generated from field: mail.v1.CaughtMessage message = 1;
+   */
+  message?: CaughtMessage | undefined;
+
+  /**
+   * @generated from field: string html = 2;
+   */
+  html: string;
+
+  /**
+   * @generated from field: string text = 3;
+   */
+  text: string;
+
+  /**
+   * @generated from field: map<string, string> headers = 4;
+   */
+  headers: { [key: string]: string };
+};
+
+/**
+ * Describes the message mail.v1.CaughtMessageDetail.
+ * Use `create(CaughtMessageDetailSchema)` to create a new message.
+ */
+export const CaughtMessageDetailSchema: GenMessage<CaughtMessageDetail> = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin_service, 31);
+
+/**
+ * One event sent (or being sent) to one webhook.
+ *
+ * @generated from message mail.v1.WebhookDelivery
+ */
+export type WebhookDelivery = Message<"mail.v1.WebhookDelivery"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string webhook_id = 2;
+   */
+  webhookId: string;
+
+  /**
+   * @generated from field: string event_id = 3;
+   */
+  eventId: string;
+
+  /**
+   * @generated from field: string event_type = 4;
+   */
+  eventType: string;
+
+  /**
+   * @generated from field: string email_id = 5;
+   */
+  emailId: string;
+
+  /**
+   * pending | succeeded | discarded
+   *
+   * @generated from field: string status = 6;
+   */
+  status: string;
+
+  /**
+   * @generated from field: string created_at = 7;
+   */
+  createdAt: string;
+
+  /**
+   * Present once the delivery succeeded or was discarded.
+   *
+   * @generated from field: optional string completed_at = 8;
+   */
+  completedAt?: string | undefined;
+
+  /**
+   * @generated from field: repeated mail.v1.WebhookAttempt attempts = 9;
+   */
+  attempts: WebhookAttempt[];
+};
+
+/**
+ * Describes the message mail.v1.WebhookDelivery.
+ * Use `create(WebhookDeliverySchema)` to create a new message.
+ */
+export const WebhookDeliverySchema: GenMessage<WebhookDelivery> = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin_service, 32);
+
+/**
+ * @generated from message mail.v1.WebhookAttempt
+ */
+export type WebhookAttempt = Message<"mail.v1.WebhookAttempt"> & {
+  /**
+   * @generated from field: int32 attempt = 1;
+   */
+  attempt: number;
+
+  /**
+   * @generated from field: string started_at = 2;
+   */
+  startedAt: string;
+
+  /**
+   * The receiver's HTTP status, 0 when none came (time-out, network error, refused address).
+   *
+   * @generated from field: int32 status_code = 3;
+   */
+  statusCode: number;
+
+  /**
+   * @generated from field: int32 latency_ms = 4;
+   */
+  latencyMs: number;
+
+  /**
+   * The first KiB of the response body.
+   *
+   * @generated from field: string response_excerpt = 5;
+   */
+  responseExcerpt: string;
+
+  /**
+   * Why the attempt failed, empty on success.
+   *
+   * @generated from field: string error = 6;
+   */
+  error: string;
+};
+
+/**
+ * Describes the message mail.v1.WebhookAttempt.
+ * Use `create(WebhookAttemptSchema)` to create a new message.
+ */
+export const WebhookAttemptSchema: GenMessage<WebhookAttempt> = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin_service, 33);
+
+/**
+ * @generated from message mail.v1.ListWebhookDeliveriesRequest
+ */
+export type ListWebhookDeliveriesRequest = Message<"mail.v1.ListWebhookDeliveriesRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * pending | succeeded | discarded; empty for all
+   *
+   * @generated from field: string status = 2;
+   */
+  status: string;
+
+  /**
+   * default 50, max 100; newest first
+   *
+   * @generated from field: int32 limit = 3;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message mail.v1.ListWebhookDeliveriesRequest.
+ * Use `create(ListWebhookDeliveriesRequestSchema)` to create a new message.
+ */
+export const ListWebhookDeliveriesRequestSchema: GenMessage<ListWebhookDeliveriesRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin_service, 34);
+
+/**
+ * @generated from message mail.v1.ListWebhookDeliveriesResponse
+ */
+export type ListWebhookDeliveriesResponse = Message<"mail.v1.ListWebhookDeliveriesResponse"> & {
+  /**
+   * @generated from field: repeated mail.v1.WebhookDelivery deliveries = 1;
+   */
+  deliveries: WebhookDelivery[];
+};
+
+/**
+ * Describes the message mail.v1.ListWebhookDeliveriesResponse.
+ * Use `create(ListWebhookDeliveriesResponseSchema)` to create a new message.
+ */
+export const ListWebhookDeliveriesResponseSchema: GenMessage<ListWebhookDeliveriesResponse> = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin_service, 35);
+
+/**
+ * @generated from message mail.v1.ResendWebhookDeliveryRequest
+ */
+export type ResendWebhookDeliveryRequest = Message<"mail.v1.ResendWebhookDeliveryRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message mail.v1.ResendWebhookDeliveryRequest.
+ * Use `create(ResendWebhookDeliveryRequestSchema)` to create a new message.
+ */
+export const ResendWebhookDeliveryRequestSchema: GenMessage<ResendWebhookDeliveryRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin_service, 36);
+
+/**
+ * @generated from message mail.v1.ListAccountEmailsRequest
+ */
+export type ListAccountEmailsRequest = Message<"mail.v1.ListAccountEmailsRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: int32 page = 2;
+   */
+  page: number;
+
+  /**
+   * @generated from field: int32 page_size = 3;
+   */
+  pageSize: number;
+
+  /**
+   * @generated from field: string status = 4;
+   */
+  status: string;
+
+  /**
+   * @generated from field: string job_type = 5;
+   */
+  jobType: string;
+
+  /**
+   * @generated from field: string job_id = 6;
+   */
+  jobId: string;
+};
+
+/**
+ * Describes the message mail.v1.ListAccountEmailsRequest.
+ * Use `create(ListAccountEmailsRequestSchema)` to create a new message.
+ */
+export const ListAccountEmailsRequestSchema: GenMessage<ListAccountEmailsRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin_service, 37);
+
+/**
+ * @generated from message mail.v1.ListAccountBatchJobsRequest
+ */
+export type ListAccountBatchJobsRequest = Message<"mail.v1.ListAccountBatchJobsRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: int32 page = 2;
+   */
+  page: number;
+
+  /**
+   * @generated from field: int32 limit = 3;
+   */
+  limit: number;
+
+  /**
+   * @generated from field: string status = 4;
+   */
+  status: string;
+};
+
+/**
+ * Describes the message mail.v1.ListAccountBatchJobsRequest.
+ * Use `create(ListAccountBatchJobsRequestSchema)` to create a new message.
+ */
+export const ListAccountBatchJobsRequestSchema: GenMessage<ListAccountBatchJobsRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin_service, 38);
+
+/**
+ * @generated from message mail.v1.ListAccountScheduledEmailsRequest
+ */
+export type ListAccountScheduledEmailsRequest = Message<"mail.v1.ListAccountScheduledEmailsRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: int32 page = 2;
+   */
+  page: number;
+
+  /**
+   * @generated from field: int32 limit = 3;
+   */
+  limit: number;
+
+  /**
+   * @generated from field: string status = 4;
+   */
+  status: string;
+};
+
+/**
+ * Describes the message mail.v1.ListAccountScheduledEmailsRequest.
+ * Use `create(ListAccountScheduledEmailsRequestSchema)` to create a new message.
+ */
+export const ListAccountScheduledEmailsRequestSchema: GenMessage<ListAccountScheduledEmailsRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin_service, 39);
+
+/**
+ * A recorded change of an email (the spec's event types), with the data its webhook carries.
+ *
+ * @generated from message mail.v1.EmailEvent
+ */
+export type EmailEvent = Message<"mail.v1.EmailEvent"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * send | delivery | bounce | complaint | reject | open | click
+   *
+   * @generated from field: string type = 2;
+   */
+  type: string;
+
+  /**
+   * @generated from field: string created_at = 3;
+   */
+  createdAt: string;
+
+  /**
+   * @generated from field: google.protobuf.Struct data = 4;
+   */
+  data?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message mail.v1.EmailEvent.
+ * Use `create(EmailEventSchema)` to create a new message.
+ */
+export const EmailEventSchema: GenMessage<EmailEvent> = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin_service, 40);
+
+/**
+ * @generated from message mail.v1.EmailDetail
+ */
+export type EmailDetail = Message<"mail.v1.EmailDetail"> & {
+  /**
+   * @generated from field: mail.v1.Email email = 1;
+   */
+  email?: Email | undefined;
+
+  /**
+   * @generated from field: string account_id = 2;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: repeated mail.v1.EmailEvent events = 3;
+   */
+  events: EmailEvent[];
+};
+
+/**
+ * Describes the message mail.v1.EmailDetail.
+ * Use `create(EmailDetailSchema)` to create a new message.
+ */
+export const EmailDetailSchema: GenMessage<EmailDetail> = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin_service, 41);
+
+/**
+ * @generated from message mail.v1.GetAccountStatsRequest
+ */
+export type GetAccountStatsRequest = Message<"mail.v1.GetAccountStatsRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * default 30, max 90
+   *
+   * @generated from field: int32 days = 2;
+   */
+  days: number;
+};
+
+/**
+ * Describes the message mail.v1.GetAccountStatsRequest.
+ * Use `create(GetAccountStatsRequestSchema)` to create a new message.
+ */
+export const GetAccountStatsRequestSchema: GenMessage<GetAccountStatsRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin_service, 42);
+
+/**
+ * @generated from message mail.v1.DailyStats
+ */
+export type DailyStats = Message<"mail.v1.DailyStats"> & {
+  /**
+   * YYYY-MM-DD (UTC)
+   *
+   * @generated from field: string day = 1;
+   */
+  day: string;
+
+  /**
+   * emails accepted that day
+   *
+   * @generated from field: int32 accepted = 2;
+   */
+  accepted: number;
+
+  /**
+   * events of each type that day
+   *
+   * @generated from field: int32 sent = 3;
+   */
+  sent: number;
+
+  /**
+   * @generated from field: int32 delivered = 4;
+   */
+  delivered: number;
+
+  /**
+   * @generated from field: int32 bounced = 5;
+   */
+  bounced: number;
+
+  /**
+   * @generated from field: int32 complained = 6;
+   */
+  complained: number;
+
+  /**
+   * @generated from field: int32 opened = 7;
+   */
+  opened: number;
+
+  /**
+   * @generated from field: int32 clicked = 8;
+   */
+  clicked: number;
+};
+
+/**
+ * Describes the message mail.v1.DailyStats.
+ * Use `create(DailyStatsSchema)` to create a new message.
+ */
+export const DailyStatsSchema: GenMessage<DailyStats> = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin_service, 43);
+
+/**
+ * @generated from message mail.v1.AccountStats
+ */
+export type AccountStats = Message<"mail.v1.AccountStats"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * oldest first, one entry per day, days without mail included
+   *
+   * @generated from field: repeated mail.v1.DailyStats days = 2;
+   */
+  days: DailyStats[];
+};
+
+/**
+ * Describes the message mail.v1.AccountStats.
+ * Use `create(AccountStatsSchema)` to create a new message.
+ */
+export const AccountStatsSchema: GenMessage<AccountStats> = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin_service, 44);
+
+/**
+ * An address the account does not send to any more (hard bounce or complaint).
+ *
+ * @generated from message mail.v1.Suppression
+ */
+export type Suppression = Message<"mail.v1.Suppression"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string email_address = 2;
+   */
+  emailAddress: string;
+
+  /**
+   * bounce | complaint
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+
+  /**
+   * The email whose bounce or complaint suppressed the address.
+   *
+   * @generated from field: string email_id = 4;
+   */
+  emailId: string;
+
+  /**
+   * @generated from field: string created_at = 5;
+   */
+  createdAt: string;
+};
+
+/**
+ * Describes the message mail.v1.Suppression.
+ * Use `create(SuppressionSchema)` to create a new message.
+ */
+export const SuppressionSchema: GenMessage<Suppression> = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin_service, 45);
+
+/**
+ * @generated from message mail.v1.ListSuppressionsRequest
+ */
+export type ListSuppressionsRequest = Message<"mail.v1.ListSuppressionsRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+};
+
+/**
+ * Describes the message mail.v1.ListSuppressionsRequest.
+ * Use `create(ListSuppressionsRequestSchema)` to create a new message.
+ */
+export const ListSuppressionsRequestSchema: GenMessage<ListSuppressionsRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin_service, 46);
+
+/**
+ * @generated from message mail.v1.ListSuppressionsResponse
+ */
+export type ListSuppressionsResponse = Message<"mail.v1.ListSuppressionsResponse"> & {
+  /**
+   * @generated from field: repeated mail.v1.Suppression suppressions = 1;
+   */
+  suppressions: Suppression[];
+};
+
+/**
+ * Describes the message mail.v1.ListSuppressionsResponse.
+ * Use `create(ListSuppressionsResponseSchema)` to create a new message.
+ */
+export const ListSuppressionsResponseSchema: GenMessage<ListSuppressionsResponse> = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin_service, 47);
+
+/**
+ * @generated from message mail.v1.DeleteSuppressionRequest
+ */
+export type DeleteSuppressionRequest = Message<"mail.v1.DeleteSuppressionRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message mail.v1.DeleteSuppressionRequest.
+ * Use `create(DeleteSuppressionRequestSchema)` to create a new message.
+ */
+export const DeleteSuppressionRequestSchema: GenMessage<DeleteSuppressionRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin_service, 48);
+
+/**
  * The management API behind the console (REST base path /v1/mail/admin).
  * Callers authenticate with `authorization: Bearer <MAILER_ADMIN_TOKEN>` metadata.
  *
@@ -927,6 +1527,106 @@ export const AdminService: GenService<{
     output: typeof VerifyWebhookResponseSchema;
   },
   /**
+   * GET /webhooks/:id/deliveries: each event sent to the webhook, with every attempt
+   *
+   * @generated from rpc mail.v1.AdminService.ListWebhookDeliveries
+   */
+  listWebhookDeliveries: {
+    methodKind: "unary";
+    input: typeof ListWebhookDeliveriesRequestSchema;
+    output: typeof ListWebhookDeliveriesResponseSchema;
+  },
+  /**
+   * POST /webhook-deliveries/:id/resend: send a discarded (or any) event again, with a fresh retry budget
+   *
+   * @generated from rpc mail.v1.AdminService.ResendWebhookDelivery
+   */
+  resendWebhookDelivery: {
+    methodKind: "unary";
+    input: typeof ResendWebhookDeliveryRequestSchema;
+    output: typeof WebhookDeliverySchema;
+  },
+  /**
+   * GET /accounts/:id/emails (the spec's filters of GET /emails)
+   *
+   * @generated from rpc mail.v1.AdminService.ListAccountEmails
+   */
+  listAccountEmails: {
+    methodKind: "unary";
+    input: typeof ListAccountEmailsRequestSchema;
+    output: typeof ListEmailsResponseSchema;
+  },
+  /**
+   * GET /emails/:id: the email, its account and its event timeline
+   *
+   * @generated from rpc mail.v1.AdminService.GetEmailDetail
+   */
+  getEmailDetail: {
+    methodKind: "unary";
+    input: typeof GetEmailRequestSchema;
+    output: typeof EmailDetailSchema;
+  },
+  /**
+   * GET /accounts/:id/batches
+   *
+   * @generated from rpc mail.v1.AdminService.ListAccountBatchJobs
+   */
+  listAccountBatchJobs: {
+    methodKind: "unary";
+    input: typeof ListAccountBatchJobsRequestSchema;
+    output: typeof ListBatchJobsResponseSchema;
+  },
+  /**
+   * GET /accounts/:id/scheduled
+   *
+   * @generated from rpc mail.v1.AdminService.ListAccountScheduledEmails
+   */
+  listAccountScheduledEmails: {
+    methodKind: "unary";
+    input: typeof ListAccountScheduledEmailsRequestSchema;
+    output: typeof ListScheduledEmailsResponseSchema;
+  },
+  /**
+   * DELETE /scheduled/:id (the same rules as the public cancel)
+   *
+   * @generated from rpc mail.v1.AdminService.CancelScheduledEmail
+   */
+  cancelScheduledEmail: {
+    methodKind: "unary";
+    input: typeof CancelScheduledEmailRequestSchema;
+    output: typeof CancelScheduledEmailResponseSchema;
+  },
+  /**
+   * GET /accounts/:id/stats?days=30: sends and outcomes per UTC day
+   *
+   * @generated from rpc mail.v1.AdminService.GetAccountStats
+   */
+  getAccountStats: {
+    methodKind: "unary";
+    input: typeof GetAccountStatsRequestSchema;
+    output: typeof AccountStatsSchema;
+  },
+  /**
+   * GET /accounts/:id/suppressions
+   *
+   * @generated from rpc mail.v1.AdminService.ListSuppressions
+   */
+  listSuppressions: {
+    methodKind: "unary";
+    input: typeof ListSuppressionsRequestSchema;
+    output: typeof ListSuppressionsResponseSchema;
+  },
+  /**
+   * DELETE /suppressions/:id
+   *
+   * @generated from rpc mail.v1.AdminService.DeleteSuppression
+   */
+  deleteSuppression: {
+    methodKind: "unary";
+    input: typeof DeleteSuppressionRequestSchema;
+    output: typeof DeleteResponseSchema;
+  },
+  /**
    * GET /catcher/messages: what the built-in mail catcher received (catcher mode only).
    *
    * @generated from rpc mail.v1.AdminService.ListCaughtMessages
@@ -935,6 +1635,16 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof ListCaughtMessagesRequestSchema;
     output: typeof ListCaughtMessagesResponseSchema;
+  },
+  /**
+   * GET /catcher/messages/:id: one caught message, parsed
+   *
+   * @generated from rpc mail.v1.AdminService.GetCaughtMessage
+   */
+  getCaughtMessage: {
+    methodKind: "unary";
+    input: typeof GetCaughtMessageRequestSchema;
+    output: typeof CaughtMessageDetailSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_mail_v1_admin_service, 0);

@@ -1,0 +1,77 @@
+import type { JsonObject, MessageInitShape } from '@bufbuild/protobuf';
+import type { AccountRow } from '../db/repos/accounts-repo.js';
+import type { ApiKeyRow } from '../db/repos/api-keys-repo.js';
+import type { CaughtMessageRow } from '../db/repos/caught-messages-repo.js';
+import type { DomainRow } from '../db/repos/domains-repo.js';
+import type { DayCounts, EventRow } from '../db/repos/events-repo.js';
+import type { SuppressionRow } from '../db/repos/suppressions-repo.js';
+import type { WebhookDeliveryRow } from '../db/repos/webhook-deliveries-repo.js';
+import type { WebhookRow } from '../db/repos/webhooks-repo.js';
+import type {
+  AccountSchema, ApiKeySchema, CaughtMessageSchema, DailyStatsSchema, DomainSchema, EmailEventSchema, SuppressionSchema,
+  WebhookDeliverySchema, WebhookSchema,
+} from '../gen/mail/v1/admin_service_pb.js';
+import type { AccountWithStats } from '../services/accounts-service.js';
+import { dnsRecords } from '../services/domains-service.js';
+import { iso } from './presenters.js';
+
+/** Management API records as the schema's messages. */
+
+export function presentAccount(a: AccountRow | AccountWithStats): MessageInitShape<typeof AccountSchema> {
+  return {
+    id: a.id, name: a.name, status: a.status, dailyQuota: a.dailyQuota, createdAt: iso(a.createdAt),
+    ...('sentToday' in a ? { sentToday: a.sentToday, bounceRate: a.bounceRate, complaintRate: a.complaintRate } : {}),
+  };
+}
+
+export function presentDomain(d: DomainRow): MessageInitShape<typeof DomainSchema> {
+  return {
+    id: d.id, name: d.name, verified: d.verifiedAt !== null, dnsRecords: dnsRecords(d),
+    openTracking: d.openTracking, clickTracking: d.clickTracking, createdAt: iso(d.createdAt),
+  };
+}
+
+export function presentApiKey(k: ApiKeyRow, extra: { key?: string; withUsage?: boolean } = {}): MessageInitShape<typeof ApiKeySchema> {
+  const { requestCount, errorCount, emailSentCount } = k.usage;
+  return {
+    id: k.id, name: k.name, permission: k.permission, allowedDomains: k.allowedDomains, createdAt: iso(k.createdAt),
+    ...(extra.key !== undefined ? { key: extra.key } : {}),
+    ...(extra.withUsage
+      ? { usage: { requestCount, emailSentCount, errorRate: requestCount === 0 ? 0 : errorCount / requestCount } }
+      : {}),
+  };
+}
+
+export function presentWebhook(w: WebhookRow, secret?: string): MessageInitShape<typeof WebhookSchema> {
+  return { id: w.id, url: w.url, events: w.events, createdAt: iso(w.createdAt), ...(secret !== undefined ? { secret } : {}) };
+}
+
+export function presentCaught(m: CaughtMessageRow): MessageInitShape<typeof CaughtMessageSchema> {
+  return {
+    id: m.id, messageId: m.messageId, from: m.envelopeFrom, to: m.envelopeTo, subject: m.subject,
+    receivedAt: iso(m.receivedAt), size: m.size, path: m.path,
+  };
+}
+
+export function presentEvent(e: EventRow): MessageInitShape<typeof EmailEventSchema> {
+  return { id: e.id, type: e.type, createdAt: iso(e.createdAt), data: e.data as JsonObject };
+}
+
+export function presentWebhookDelivery(d: WebhookDeliveryRow): MessageInitShape<typeof WebhookDeliverySchema> {
+  return {
+    id: d.id, webhookId: d.webhookId, eventId: d.eventId, eventType: d.eventType, emailId: d.emailId, status: d.status,
+    createdAt: iso(d.createdAt), ...(d.completedAt ? { completedAt: iso(d.completedAt) } : {}),
+    attempts: d.attempts.map((a) => ({
+      attempt: a.attempt, startedAt: iso(a.startedAt), statusCode: a.statusCode, latencyMs: a.latencyMs,
+      responseExcerpt: a.responseExcerpt, error: a.error,
+    })),
+  };
+}
+
+export function presentDay(d: DayCounts): MessageInitShape<typeof DailyStatsSchema> {
+  return { ...d };
+}
+
+export function presentSuppression(s: SuppressionRow): MessageInitShape<typeof SuppressionSchema> {
+  return { id: s.id, emailAddress: s.address, reason: s.reason, emailId: s.emailId, createdAt: iso(s.createdAt) };
+}

@@ -1,0 +1,96 @@
+/* global fetch, location */
+/**
+ * The management API (/v1/mail/admin), one function per endpoint. JSON field names are the API's
+ * (daily_quota, sent_today, ...). Failures throw ApiError with the API's `{error, message}`.
+ */
+import { session } from './session.js';
+
+const BASE = '/v1/mail/admin';
+
+export class ApiError extends Error {
+  constructor(status, error, message) {
+    super(message || error || `HTTP ${status}`);
+    this.status = status;
+    this.error = error;
+  }
+}
+
+/** Called when the API refuses the stored token (401), so the app can send the operator back to sign in. */
+let onUnauthorized = () => {};
+export function setUnauthorizedHandler(fn) {
+  onUnauthorized = fn;
+}
+
+async function request(method, path, { query, body, token = session.token() } = {}) {
+  const url = new URL(BASE + path, location.origin);
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (value !== undefined && value !== null && value !== '') url.searchParams.set(name, String(value));
+  }
+  const headers = { authorization: `Bearer ${token ?? ''}` };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  let res;
+  try {
+    res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch {
+    throw new ApiError(0, 'network error', 'The service did not answer. Is it running?');
+  }
+  const text = await res.text();
+  let json;
+  try {
+    json = text === '' ? {} : JSON.parse(text);
+  } catch {
+    json = { error: `HTTP ${res.status}`, message: text.slice(0, 200) };
+  }
+  if (!res.ok) {
+    const err = new ApiError(res.status, json.error, json.message);
+    if (res.status === 401 && token === session.token()) onUnauthorized(err);
+    throw err;
+  }
+  return json;
+}
+
+const id = (value) => encodeURIComponent(value);
+
+/** Checks a token without storing it: the sign-in page's question "is this the admin token?". */
+export const checkToken = (token) => request('GET', '/accounts', { token });
+
+export const listAccounts = () => request('GET', '/accounts');
+export const createAccount = (name) => request('POST', '/accounts', { body: { name } });
+export const getAccount = (accountId) => request('GET', `/accounts/${id(accountId)}`);
+/** changes: {status?, daily_quota?} */
+export const updateAccount = (accountId, changes) => request('PATCH', `/accounts/${id(accountId)}`, { body: changes });
+export const getAccountStats = (accountId, days) => request('GET', `/accounts/${id(accountId)}/stats`, { query: { days } });
+
+export const listDomains = (accountId) => request('GET', `/accounts/${id(accountId)}/domains`);
+export const createDomain = (accountId, name) => request('POST', `/accounts/${id(accountId)}/domains`, { body: { name } });
+export const verifyDomain = (domainId, force) => request('POST', `/domains/${id(domainId)}/verify`, { body: { force } });
+/** changes: {open_tracking?, click_tracking?} */
+export const updateDomain = (domainId, changes) => request('PATCH', `/domains/${id(domainId)}`, { body: changes });
+
+export const listApiKeys = (accountId) => request('GET', `/accounts/${id(accountId)}/api-keys`);
+/** key: {name, permission, allowed_domains?} */
+export const createApiKey = (accountId, key) => request('POST', `/accounts/${id(accountId)}/api-keys`, { body: key });
+export const deleteApiKey = (keyId) => request('DELETE', `/api-keys/${id(keyId)}`);
+
+export const listWebhooks = (accountId) => request('GET', `/accounts/${id(accountId)}/webhooks`);
+/** webhook: {url, events} */
+export const createWebhook = (accountId, webhook) => request('POST', `/accounts/${id(accountId)}/webhooks`, { body: webhook });
+export const deleteWebhook = (webhookId) => request('DELETE', `/webhooks/${id(webhookId)}`);
+export const verifyWebhook = (webhookId) => request('POST', `/webhooks/${id(webhookId)}/verify`, { body: {} });
+export const listWebhookDeliveries = (webhookId, query) => request('GET', `/webhooks/${id(webhookId)}/deliveries`, { query });
+export const resendWebhookDelivery = (deliveryId) => request('POST', `/webhook-deliveries/${id(deliveryId)}/resend`, { body: {} });
+
+/** query: {status?, job_type?, job_id?, page?, page_size?} */
+export const listEmails = (accountId, query) => request('GET', `/accounts/${id(accountId)}/emails`, { query });
+export const getEmail = (emailId) => request('GET', `/emails/${id(emailId)}`);
+
+/** query: {status?, page?, limit?} */
+export const listBatchJobs = (accountId, query) => request('GET', `/accounts/${id(accountId)}/batches`, { query });
+export const listScheduledEmails = (accountId, query) => request('GET', `/accounts/${id(accountId)}/scheduled`, { query });
+export const cancelScheduledEmail = (scheduledId) => request('DELETE', `/scheduled/${id(scheduledId)}`);
+
+export const listSuppressions = (accountId) => request('GET', `/accounts/${id(accountId)}/suppressions`);
+export const deleteSuppression = (suppressionId) => request('DELETE', `/suppressions/${id(suppressionId)}`);
+
+export const listCaughtMessages = (limit) => request('GET', '/catcher/messages', { query: { limit } });
+export const getCaughtMessage = (messageId) => request('GET', `/catcher/messages/${id(messageId)}`);

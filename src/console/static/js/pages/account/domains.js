@@ -1,0 +1,91 @@
+/** Sender domains: the DNS records to publish, verification (or the operator's override), and tracking. */
+import { createDomain, listDomains, updateDomain, verifyDomain } from '../../api.js';
+import { h, replaceChildren, uniqueId } from '../../dom.js';
+import { formatTime } from '../../format.js';
+import { announce, announceError } from '../../ui/announce.js';
+import { copyField } from '../../ui/copy.js';
+import { confirmAction } from '../../ui/dialog.js';
+import { field, onSubmit } from '../../ui/form.js';
+import { section } from '../../ui/page.js';
+import { pill } from '../../ui/pill.js';
+import { dataTable } from '../../ui/table.js';
+
+export async function render({ account }) {
+  const list = h('div', { class: 'stack' });
+
+  async function load() {
+    const { domains } = await listDomains(account.id);
+    replaceChildren(list, domains.length ? domains.map((d) => domainCard(d, load)) : h('p', { class: 'empty' }, 'No domains yet.'));
+  }
+
+  const name = h('input', { name: 'name', required: true, placeholder: 'mail.example.com', autocomplete: 'off', spellcheck: 'false' });
+  const form = onSubmit(h('form', { class: 'inline-form' },
+    field('Domain name', name),
+    h('button', { type: 'submit', class: 'button primary' }, 'Add domain')), async () => {
+    try {
+      const domain = await createDomain(account.id, name.value.trim());
+      name.value = '';
+      announce(`Domain ${domain.name} added: publish its DNS records, then verify it.`);
+      await load();
+    } catch (err) {
+      announceError(err);
+    }
+  });
+
+  await load();
+  return h('div', { class: 'stack' }, section('Add a sender domain', form), list);
+}
+
+function domainCard(domain, reload) {
+  const verify = async (force) => {
+    if (force && !(await confirmAction({
+      title: `Mark ${domain.name} verified?`,
+      message: 'The DNS records will not be checked. Use this only for a domain you know the account controls.',
+      confirmLabel: 'Mark verified',
+    }))) return;
+    try {
+      const d = await verifyDomain(domain.id, force);
+      announce(d.verified ? `${d.name} is verified.` : `${d.name} is not verified yet: its DNS records were not found.`, d.verified ? 'info' : 'error');
+      await reload();
+    } catch (err) {
+      announceError(err);
+    }
+  };
+
+  const toggle = (label, key) => {
+    const input = h('input', { type: 'checkbox', role: 'switch', id: uniqueId(key), checked: domain[key] });
+    input.addEventListener('change', async () => {
+      try {
+        const d = await updateDomain(domain.id, { [key]: input.checked });
+        announce(`${label} ${d[key] ? 'on' : 'off'} for ${d.name}.`);
+      } catch (err) {
+        input.checked = !input.checked;
+        announceError(err);
+      }
+    });
+    return h('div', { class: 'switch' }, input, h('label', { for: input.id }, label));
+  };
+
+  return h('section', { class: 'card', 'aria-label': `Domain ${domain.name}`, 'data-domain': domain.name },
+    h('div', { class: 'card-head' },
+      h('h2', { class: 'card-title' }, domain.name, ' ', pill(domain.verified ? 'verified' : 'unverified')),
+      h('span', { class: 'sub' }, `Added ${formatTime(domain.created_at)}`)),
+    dataTable({
+      caption: `DNS records for ${domain.name}`,
+      showCaption: false,
+      empty: 'No DNS records.',
+      columns: [{ label: 'Type' }, { label: 'Name' }, { label: 'Value' }],
+      rows: domain.dns_records.map((r, i) => [
+        r.type,
+        h('code', {}, r.name),
+        copyField({ id: uniqueId('dns'), label: `${r.type} record ${i + 1} value`, value: r.value }),
+      ]),
+    }),
+    h('div', { class: 'card-actions' },
+      domain.verified ? null : h('button', { type: 'button', class: 'button primary', onclick: () => verify(false) }, 'Verify'),
+      domain.verified ? null : h('button', { type: 'button', class: 'button secondary', onclick: () => verify(true) }, 'Force verify'),
+      h('fieldset', { class: 'switches' },
+        h('legend', { class: 'visually-hidden' }, `Tracking for ${domain.name}`),
+        toggle('Open tracking', 'open_tracking'),
+        toggle('Click tracking', 'click_tracking'))));
+}

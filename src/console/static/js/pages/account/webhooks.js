@@ -1,0 +1,109 @@
+/** Webhooks: create (the signing secret is shown once), send a test request, open deliveries, delete. */
+import { createWebhook, deleteWebhook, listWebhooks, verifyWebhook } from '../../api.js';
+import { h, replaceChildren, uniqueId } from '../../dom.js';
+import { formatTime } from '../../format.js';
+import { href } from '../../router.js';
+import { announce, announceError } from '../../ui/announce.js';
+import { confirmAction } from '../../ui/dialog.js';
+import { field, onSubmit } from '../../ui/form.js';
+import { section } from '../../ui/page.js';
+import { showSecretOnce } from '../../ui/secret-dialog.js';
+import { dataTable } from '../../ui/table.js';
+
+export const EVENT_TYPES = ['send', 'delivery', 'bounce', 'complaint', 'reject', 'open', 'click'];
+
+export async function render({ account }) {
+  const list = h('div');
+
+  async function load() {
+    const { webhooks } = await listWebhooks(account.id);
+    replaceChildren(list, dataTable({
+      caption: `Webhooks of ${account.name}`,
+      empty: 'No webhooks yet.',
+      columns: [{ label: 'URL' }, { label: 'Events' }, { label: 'Created' }, { label: 'Test request' }, { label: h('span', { class: 'visually-hidden' }, 'Actions') }],
+      rows: webhooks.map((w) => {
+        const result = h('span', { class: 'verify-result', 'data-webhook': w.id });
+        return [
+          h('span', { class: 'url' }, w.url, h('span', { class: 'sub' }, w.id)),
+          w.events.join(', '),
+          formatTime(w.created_at),
+          h('div', { class: 'row-actions' },
+            h('button', { type: 'button', class: 'button secondary small', 'aria-label': `Verify ${w.url}`, onclick: (e) => verify(w, e.currentTarget, result) }, 'Verify'),
+            result),
+          h('div', { class: 'row-actions' },
+            h('a', { class: 'button secondary small', href: href(`/accounts/${account.id}/webhooks/${w.id}`) }, 'Deliveries'),
+            h('button', { type: 'button', class: 'button danger small', 'aria-label': `Delete webhook ${w.url}`, onclick: () => remove(w) }, 'Delete')),
+        ];
+      }),
+    }));
+  }
+
+  async function verify(webhook, button, result) {
+    button.disabled = true;
+    result.className = 'verify-result';
+    result.textContent = 'Sending…';
+    try {
+      const { success, status_code: code } = await verifyWebhook(webhook.id);
+      const answer = code ? `HTTP ${code}` : 'no answer';
+      result.className = `verify-result ${success ? 'ok' : 'failed'}`;
+      result.textContent = success ? `Success: ${answer}` : `Failed: ${answer}`;
+      announce(`Test request to ${webhook.url}: ${success ? 'success' : 'failed'}, ${answer}.`, success ? 'info' : 'error');
+    } catch (err) {
+      result.className = 'verify-result failed';
+      result.textContent = `Error: ${err.message}`;
+      announceError(err);
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  async function remove(webhook) {
+    const confirmed = await confirmAction({
+      title: 'Delete this webhook?',
+      message: `${webhook.url} will receive no more events.`,
+      confirmLabel: 'Delete webhook',
+    });
+    if (!confirmed) return;
+    try {
+      await deleteWebhook(webhook.id);
+      announce('Webhook deleted.');
+      await load();
+    } catch (err) {
+      announceError(err);
+    }
+  }
+
+  const url = h('input', { name: 'url', type: 'url', required: true, placeholder: 'https://example.com/hooks/mail', autocomplete: 'off', spellcheck: 'false' });
+  const boxes = EVENT_TYPES.map((type) => h('input', { type: 'checkbox', name: 'events', value: type, id: uniqueId(`event-${type}`), checked: true }));
+  const form = onSubmit(h('form', { class: 'grid-form' },
+    field('Endpoint URL', url, 'Receives a signed POST for each selected event (X-Mail-Signature).'),
+    h('fieldset', { class: 'checkboxes' },
+      h('legend', {}, 'Events'),
+      boxes.map((box) => h('div', { class: 'check' }, box, h('label', { for: box.id }, box.value)))),
+    h('div', { class: 'form-actions' }, h('button', { type: 'submit', class: 'button primary' }, 'Create webhook'))), async (f) => {
+    const events = boxes.filter((b) => b.checked).map((b) => b.value);
+    if (events.length === 0) {
+      announce('Choose at least one event.', 'error');
+      boxes[0].focus();
+      return;
+    }
+    let created;
+    try {
+      created = await createWebhook(account.id, { url: url.value.trim(), events });
+    } catch (err) {
+      announceError(err);
+      return;
+    }
+    f.reset();
+    await load().catch(announceError);
+    await showSecretOnce({
+      title: 'Webhook signing secret',
+      label: 'Signing secret',
+      secret: created.secret,
+      note: 'Receivers check X-Mail-Signature: sha256= HMAC-SHA256 of "{X-Mail-Timestamp}.{raw body}" keyed with this secret.',
+    });
+  });
+
+  await load();
+  return h('div', { class: 'stack' }, section('New webhook', form), section('Webhooks', list));
+}

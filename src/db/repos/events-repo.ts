@@ -1,0 +1,143 @@
+import type postgres from 'postgres';
+import type { EmailStatus, EventType } from '../../domain/catalog.js';
+import type { NewEvent } from '../../domain/events.js';
+import { idAt } from '../../ids.js';
+import type { Sql } from '../sql.js';
+
+/**
+ * Events of emails. Recording one also queues it for the account's subscribed webhooks (a trigger, see
+ * migration 0003), in the same transaction.
+ */
+
+export interface EventRow {
+  id: string;
+  emailId: string;
+  accountId: string;
+  type: EventType;
+  data: Record<string, unknown>;
+  createdAt: Date;
+}
+
+/** An address to put on the account's suppression list. */
+export interface NewSuppression {
+  id: string;
+  address: string;
+  reason: 'bounce' | 'complaint';
+}
+
+/** Rows as one JSON parameter, expanded in SQL by `jsonb_to_recordset` (one statement for any number). */
+export const asJsonRows = (rows: object[]) => rows as unknown as postgres.JSONValue;
+
+export const eventsJson = (events: NewEvent[]) =>
+  asJsonRows(events.map((e) => ({ id: e.id, type: e.type, data: e.data, at: e.at.toISOString() })));
+
+export interface DayCounts {
+  day: string;
+  accepted: number;
+  sent: number;
+  delivered: number;
+  bounced: number;
+  complained: number;
+  opened: number;
+  clicked: number;
+}
+
+export interface HealthCounts {
+  /** Emails handed to a mail server (a `send` event). */
+  sent: number;
+  /** Emails with a bounce that counts (not `Suppressed`). */
+  bounced: number;
+  complained: number;
+  /** The last counted bounce or complaint, if any. */
+  lastIssueAt: Date | null;
+}
+
+type Raw = { id: string; email_id: string; account_id: string; type: EventType; data: Record<string, unknown>; created_at: Date };
+const toEvent = (r: Raw): EventRow => ({ id: r.id, emailId: r.email_id, accountId: r.account_id, type: r.type, data: r.data, createdAt: r.created_at });
+
+export function createEventsRepo(sql: Sql) {
+  return {
+    /** Records events of one email that change nothing else (opens, clicks). */
+    async record(emailId: string, events: NewEvent[]): Promise<boolean> {
+      const rows = await sql`
+        insert into events (id, email_id, account_id, type, data, created_at)
+        select e.id, m.id, m.account_id, e.type, e.data, e.at
+        from emails m, jsonb_to_recordset(${sql.json(eventsJson(events))}) as e(id text, type text, data jsonb, at timestamptz)
+        where m.id = ${emailId}
+        returning 1`;
+      return rows.length > 0;
+    },
+
+    /**
+     * Feedback that arrives after delivery (a complaint, a bounce report): the event, the email's new status
+     * and the suppressions, in one statement. A complaint wins over a later bounce report. Answers the
+     * account, or undefined when the email does not exist.
+     */
+    async applyFeedback(emailId: string, status: Extract<EmailStatus, 'bounced' | 'complained'>, ev: NewEvent, suppress: NewSuppression[]): Promise<{ accountId: string } | undefined> {
+      const [row] = await sql<{ account_id: string }[]>`
+        with target as (
+          update emails set status = case when status = 'complained' then status else ${status} end
+          where id = ${emailId}
+          returning id, account_id),
+        recorded as (
+          insert into events (id, email_id, account_id, type, data, created_at)
+          select e.id, target.id, target.account_id, e.type, e.data, e.at
+          from target, jsonb_to_recordset(${sql.json(eventsJson([ev]))}) as e(id text, type text, data jsonb, at timestamptz)
+          returning 1),
+        suppressed as (
+          insert into suppressions (id, account_id, address, reason, email_id)
+          select s.id, target.account_id, s.address, s.reason, target.id
+          from target, jsonb_to_recordset(${sql.json(asJsonRows(suppress))}) as s(id text, address text, reason text)
+          on conflict (account_id, address) do nothing
+          returning 1)
+        select account_id from target`;
+      return row ? { accountId: row.account_id } : undefined;
+    },
+
+    async timeline(emailId: string): Promise<EventRow[]> {
+      return (await sql<Raw[]>`select * from events where email_id = ${emailId} order by created_at, id`).map(toEvent);
+    },
+
+    /** Emails accepted and events recorded per UTC day, the last `days` days, today included. */
+    async perDay(accountId: string, days: number): Promise<DayCounts[]> {
+      const from = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate() - (days - 1)));
+      const rows = await sql<{ day: string; accepted: number; sent: number; delivered: number; bounced: number; complained: number; opened: number; clicked: number }[]>`
+        with days as (
+          select d::date as day from generate_series(${from}::date, (now() at time zone 'utc')::date, interval '1 day') d),
+        counts as (
+          select (created_at at time zone 'utc')::date as day,
+            count(*) filter (where type = 'send') as sent,
+            count(*) filter (where type = 'delivery') as delivered,
+            count(*) filter (where type = 'bounce') as bounced,
+            count(*) filter (where type = 'complaint') as complained,
+            count(*) filter (where type = 'open') as opened,
+            count(*) filter (where type = 'click') as clicked
+          from events where account_id = ${accountId} and id >= ${idAt('event', from)}
+          group by 1)
+        select to_char(days.day, 'YYYY-MM-DD') as day,
+          coalesce(q.used, 0)::int as accepted,
+          coalesce(c.sent, 0)::int as sent, coalesce(c.delivered, 0)::int as delivered, coalesce(c.bounced, 0)::int as bounced,
+          coalesce(c.complained, 0)::int as complained, coalesce(c.opened, 0)::int as opened, coalesce(c.clicked, 0)::int as clicked
+        from days
+        left join counts c on c.day = days.day
+        left join quota_usage q on q.account_id = ${accountId} and q.day = days.day
+        order by days.day`;
+      return rows;
+    },
+
+    /** What the health policy judges: sends, counted bounces and complaints of the account since `since`. */
+    async healthCounts(accountId: string, since: Date): Promise<HealthCounts> {
+      const [row] = await sql<{ sent: number; bounced: number; complained: number; last_issue_at: Date | null }[]>`
+        select
+          count(*) filter (where type = 'send')::int as sent,
+          count(distinct email_id) filter (where type = 'bounce' and data->>'bounce_subtype' <> 'Suppressed')::int as bounced,
+          count(distinct email_id) filter (where type = 'complaint')::int as complained,
+          max(created_at) filter (where (type = 'bounce' and data->>'bounce_subtype' <> 'Suppressed') or type = 'complaint') as last_issue_at
+        from events
+        where account_id = ${accountId} and id >= ${idAt('event', since)} and created_at >= ${since}`;
+      const r = row!;
+      return { sent: r.sent, bounced: r.bounced, complained: r.complained, lastIssueAt: r.last_issue_at };
+    },
+  };
+}
+export type EventsRepo = ReturnType<typeof createEventsRepo>;

@@ -1,0 +1,38 @@
+import type { Sql } from '../sql.js';
+
+/** Addresses an account no longer sends to (lower case), put there by a hard bounce or a complaint. */
+
+export interface SuppressionRow {
+  id: string;
+  accountId: string;
+  address: string;
+  reason: 'bounce' | 'complaint';
+  emailId: string;
+  createdAt: Date;
+}
+
+type Raw = { id: string; account_id: string; address: string; reason: 'bounce' | 'complaint'; email_id: string | null; created_at: Date };
+const toSuppression = (r: Raw): SuppressionRow => ({
+  id: r.id, accountId: r.account_id, address: r.address, reason: r.reason, emailId: r.email_id ?? '', createdAt: r.created_at,
+});
+
+export function createSuppressionsRepo(sql: Sql) {
+  return {
+    async list(accountId: string): Promise<SuppressionRow[]> {
+      return (await sql<Raw[]>`select * from suppressions where account_id = ${accountId} order by id desc limit 1000`).map(toSuppression);
+    },
+
+    async delete(id: string): Promise<boolean> {
+      return (await sql`delete from suppressions where id = ${id} returning id`).length > 0;
+    },
+
+    /** Of `addresses` (lower case), those suppressed for each account, as `account_id + ' ' + address`. */
+    async matching(accountIds: string[], addresses: string[]): Promise<Set<string>> {
+      if (accountIds.length === 0 || addresses.length === 0) return new Set();
+      const rows = await sql<{ account_id: string; address: string }[]>`
+        select account_id, address from suppressions where account_id = any(${accountIds}) and address = any(${addresses})`;
+      return new Set(rows.map((r) => `${r.account_id} ${r.address}`));
+    },
+  };
+}
+export type SuppressionsRepo = ReturnType<typeof createSuppressionsRepo>;

@@ -1,0 +1,73 @@
+import type { EventType } from './catalog.js';
+
+/**
+ * What each event carries: the spec's `data` per event type, built once here and stored with the event,
+ * so the timeline an operator reads and the webhook a sender receives are the same record.
+ */
+
+export const BOUNCE_TYPES = ['Permanent', 'Transient'] as const;
+export type BounceType = (typeof BOUNCE_TYPES)[number];
+
+/**
+ * `General`: the server refused the recipient. `Suppressed`: the service did not send because the address
+ * is on the account's suppression list (it does not count against the account's bounce rate).
+ */
+export const BOUNCE_SUBTYPES = ['General', 'Suppressed'] as const;
+export type BounceSubtype = (typeof BOUNCE_SUBTYPES)[number];
+
+export interface BouncedRecipient {
+  email_address: string;
+  /** Enhanced status code (RFC 3463), e.g. 5.1.1. */
+  status: string;
+  diagnostic_code: string;
+}
+
+export interface EventData {
+  send: Record<string, never>;
+  delivery: { processing_time_millis: number; recipients: string[]; smtp_response: string };
+  bounce: { bounce_type: BounceType; bounce_subtype: BounceSubtype; bounced_recipients: BouncedRecipient[] };
+  complaint: { complaint_feedback_type: string; complained_recipients: string[] };
+  reject: { reason: string };
+  open: { timestamp: string; ip_address: string; user_agent: string };
+  click: { timestamp: string; ip_address: string; user_agent: string; link: string };
+}
+
+/** An event about to be stored: its id, what happened, when, and its data. */
+export interface NewEvent<T extends EventType = EventType> {
+  id: string;
+  type: T;
+  at: Date;
+  data: EventData[T];
+}
+
+export const event = <T extends EventType>(id: string, type: T, at: Date, data: EventData[T]): NewEvent<T> => ({ id, type, at, data });
+
+/** The email as a webhook shows it. */
+export interface EnvelopeEmail {
+  id: string;
+  messageId: string;
+  from: string;
+  to: string[];
+  subject: string;
+  sentAt: Date | null;
+}
+
+/** Payloads that carry the email's `sent_at` (spec: present in delivery, open and click; absent in bounce and complaint). */
+const WITH_SENT_AT: ReadonlySet<string> = new Set(['send', 'delivery', 'open', 'click']);
+
+/** The spec's body envelope of a webhook request. Verify's request has the event `test`. */
+export function webhookEnvelope(type: EventType | 'test', at: Date, email: EnvelopeEmail, data: object): object {
+  return {
+    event: type,
+    timestamp: at.toISOString(),
+    email: {
+      id: email.id,
+      message_id: email.messageId,
+      from: email.from,
+      to: email.to,
+      subject: email.subject,
+      ...(WITH_SENT_AT.has(type) && email.sentAt ? { sent_at: email.sentAt.toISOString() } : {}),
+    },
+    data,
+  };
+}

@@ -1,0 +1,52 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ERROR_TABLE } from '../errors.js';
+import type { TrackingClient, TrackingService } from '../services/tracking-service.js';
+
+/** A transparent 1x1 GIF (43 bytes). */
+export const PIXEL_GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+
+/** How long the pixel waits for its open to be recorded before answering anyway. */
+const OPEN_WAIT_MS = 500;
+
+/**
+ * The tracking pixel and tracked links, without Authorization (mail clients fetch them). Wildcard routes,
+ * not `:token`: a click token carries its link and is longer than Fastify's 100-character parameter limit.
+ *
+ * The client's address is `request.ip`, the peer of the TCP connection. Behind a reverse proxy that is the
+ * proxy: recording the recipient's address needs Fastify's `trustProxy` set for that proxy, which this
+ * service does not turn on by itself (trusting X-Forwarded-For from anyone would let clients write any
+ * address into events).
+ */
+export function trackingRoutes(tracking: TrackingService) {
+  return async (app: FastifyInstance): Promise<void> => {
+    app.get('/t/o/*', async (request, reply) => {
+      // The image never depends on the token (a bad one gets the same GIF), and the open is recorded while
+      // the client waits at most OPEN_WAIT_MS.
+      await within(OPEN_WAIT_MS, tracking.open(tokenOf(request), clientOf(request)));
+      return reply.code(200).header('content-type', 'image/gif').header('cache-control', 'no-store, private').send(PIXEL_GIF);
+    });
+
+    app.get('/t/c/*', async (request, reply) => {
+      const location = await tracking.click(tokenOf(request), clientOf(request));
+      if (location === undefined) {
+        return reply.code(404).send({ error: ERROR_TABLE.not_found.error, message: 'This link is not valid: it was not issued by this server or was altered.' });
+      }
+      // no-store: every click reaches the server; no-referrer: the target learns nothing of the tracking URL.
+      return reply.header('cache-control', 'no-store, private').header('referrer-policy', 'no-referrer').redirect(location, 302);
+    });
+  };
+}
+
+const tokenOf = (request: FastifyRequest) => (request.params as { '*': string })['*'];
+const clientOf = (request: FastifyRequest): TrackingClient => ({ ip: request.ip, userAgent: request.headers['user-agent'] ?? '' });
+
+/** Waits for `work` (which never rejects), but no longer than `ms`. */
+function within(ms: number, work: Promise<void>): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    void work.then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}

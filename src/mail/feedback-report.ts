@@ -1,0 +1,196 @@
+import { simpleParser, type Attachment, type SimpleParserOptions } from 'mailparser';
+import type { BounceType, BouncedRecipient } from '../domain/events.js';
+
+/**
+ * Reports mailed back to the service, read from the raw message: abuse reports in ARF (RFC 5965) become
+ * complaints, delivery status notifications (RFC 3464, and RFC 6533's UTF-8 form) with a `failed` recipient
+ * become bounces. Anything else (auto-replies, delay warnings, read receipts, junk) is not a report: the
+ * caller accepts and ignores it, so nothing here ever answers mail with mail.
+ */
+
+/** How the report names the message it is about; either may be missing (a reporter may strip headers). */
+export interface OriginalRef {
+  /** The `X-Mail-Email-Id` header every outgoing message carries. */
+  emailId?: string;
+  /** The original `Message-ID`, with its angle brackets. */
+  messageId?: string;
+}
+
+export interface ComplaintReport {
+  kind: 'complaint';
+  /** RFC 5965 Feedback-Type in lower case: abuse, fraud, virus or other. */
+  feedbackType: string;
+  /** Original-Rcpt-To; often empty, as many feedback loops redact the complainer. */
+  recipients: string[];
+  originalMailFrom?: string;
+  arrivalDate?: Date;
+  original: OriginalRef;
+}
+
+export interface FailedRecipient extends BouncedRecipient {
+  /** From the status class: 5.x.x is Permanent, 4.x.x Transient. */
+  bounceType: BounceType;
+}
+
+export interface BounceReport {
+  kind: 'bounce';
+  /** The recipients whose Action is `failed`, never empty. */
+  recipients: FailedRecipient[];
+  original: OriginalRef;
+}
+
+export type FeedbackReport = ComplaintReport | BounceReport;
+
+/** The most of a report part (and of the original's header section) read: fields are small; bodies are not needed. */
+const MAX_PART_BYTES = 64 * 1024;
+/** Per-recipient blocks read from one DSN; real ones name a handful. */
+const MAX_RECIPIENTS = 100;
+const MAX_DIAGNOSTIC_CHARS = 1000;
+const MAX_ADDRESS_CHARS = 320;
+
+/** Feedback types that are a recipient's complaint; `not-spam` and `auth-failure` (RFC 6591) are not. */
+const COMPLAINT_TYPES: ReadonlySet<string> = new Set(['abuse', 'fraud', 'virus', 'other']);
+const FEEDBACK_TYPES: ReadonlySet<string> = new Set(['message/feedback-report']);
+const DELIVERY_STATUS_TYPES: ReadonlySet<string> = new Set(['message/delivery-status', 'message/global-delivery-status']);
+/** Parts that carry the original message, or only its header section. */
+const ORIGINAL_TYPES: ReadonlySet<string> = new Set(['message/rfc822', 'message/global', 'text/rfc822-headers', 'message/global-headers']);
+
+const PARSER_OPTIONS: SimpleParserOptions & { ignoreEmbedded: boolean } = {
+  skipHtmlToText: true,
+  skipTextToHtml: true,
+  skipImageLinks: true,
+  // By default mailparser folds message/delivery-status into the text, and parses an inline message/rfc822
+  // into the text too, losing its headers. These keep both as attachments with their raw content
+  // (`ignoreEmbedded` is an option of its MIME splitter, @zone-eu/mailsplit, which it passes through).
+  keepDeliveryStatus: true,
+  ignoreEmbedded: true,
+};
+
+export async function parseFeedbackReport(raw: Buffer): Promise<FeedbackReport | undefined> {
+  const parsed = await simpleParser(raw, PARSER_OPTIONS);
+  const contentType = parsed.headers.get('content-type') as { value?: string } | undefined;
+  if (contentType?.value?.toLowerCase() !== 'multipart/report') return undefined;
+
+  const part = (types: ReadonlySet<string>) => parsed.attachments.find((a) => types.has(a.contentType.toLowerCase()));
+  const feedback = part(FEEDBACK_TYPES);
+  const status = part(DELIVERY_STATUS_TYPES);
+  const originalPart = part(ORIGINAL_TYPES);
+  const originalHeaders = originalPart ? (fieldBlocks(partText(originalPart))[0] ?? new Map()) : new Map<string, string[]>();
+
+  if (feedback) return complaintOf(fieldBlocks(partText(feedback))[0] ?? new Map(), originalHeaders);
+  if (status) return bounceOf(fieldBlocks(partText(status)), originalHeaders);
+  return undefined;
+}
+
+/** Fields by lower-case name, each with its values in order (Original-Rcpt-To may repeat). */
+type Fields = Map<string, string[]>;
+
+const partText = (a: Attachment) => a.content.subarray(0, MAX_PART_BYTES).toString('utf8');
+const first = (fields: Fields, name: string) => fields.get(name)?.[0];
+
+/**
+ * Blocks of `Name: value` fields separated by blank lines: the shape of a header section, of a
+ * feedback report and of a DSN (per-message block, then one per recipient). Folded lines are unfolded.
+ */
+function fieldBlocks(text: string): Fields[] {
+  const blocks: Fields[] = [];
+  let block: Fields | undefined;
+  let last: string[] | undefined;
+  for (const line of text.split(/\r?\n/)) {
+    if (line.trim() === '') {
+      block = undefined;
+      last = undefined;
+      continue;
+    }
+    if (/^[ \t]/.test(line)) {
+      if (last && last.length > 0) last[last.length - 1] = `${last[last.length - 1]} ${line.trim()}`.trim();
+      continue;
+    }
+    const colon = line.indexOf(':');
+    if (colon <= 0) continue;
+    if (!block) {
+      if (blocks.length > MAX_RECIPIENTS) break;
+      block = new Map();
+      blocks.push(block);
+    }
+    const name = line.slice(0, colon).trim().toLowerCase();
+    last = block.get(name) ?? [];
+    last.push(line.slice(colon + 1).trim());
+    block.set(name, last);
+  }
+  return blocks;
+}
+
+/**
+ * An address from a report field: `rfc822; user@example.net`, `utf-8; jos\x{E9}@example.net` (RFC 6533
+ * escapes its non-ASCII characters in this form), `<user@example.net>` or bare; undefined if it is none.
+ */
+function addressOf(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const typed = /^([A-Za-z0-9-]+)\s*;\s*(.*)$/.exec(value);
+  let address = (typed ? typed[2]! : value).trim().replace(/^<(.*)>$/, '$1').trim();
+  if (typed && typed[1]!.toLowerCase() === 'utf-8') {
+    address = address.replace(/\\x\{([0-9A-Fa-f]{1,6})\}/g, (_, hex: string) => String.fromCodePoint(Math.min(parseInt(hex, 16), 0x10ffff)));
+  }
+  // Lower case, the form the delivery path records recipients and suppressions in.
+  return address.length <= MAX_ADDRESS_CHARS && /^[^\s@<>]+@[^\s@<>]+$/.test(address) ? address.toLowerCase() : undefined;
+}
+
+/** A Message-ID with its angle brackets, the form emails.header_message_id keeps. */
+function messageIdOf(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  return /<[^<>\s]{1,996}>/.exec(value)?.[0] ?? (/^[^<>\s]{1,996}$/.test(value) ? `<${value}>` : undefined);
+}
+
+function originalRef(headers: Fields, reportFields: Fields): OriginalRef {
+  const emailId = first(headers, 'x-mail-email-id')?.slice(0, 64);
+  // The included headers first; else the id some reporters copy into the report itself (Gmail's DSNs
+  // carry X-Original-Message-ID).
+  const messageId = messageIdOf(first(headers, 'message-id'))
+    ?? messageIdOf(first(reportFields, 'original-message-id') ?? first(reportFields, 'x-original-message-id'));
+  return { ...(emailId ? { emailId } : {}), ...(messageId ? { messageId } : {}) };
+}
+
+function dateOf(value: string | undefined): Date | undefined {
+  const t = value === undefined ? NaN : Date.parse(value.replace(/\s*\([^)]*\)\s*$/, ''));
+  return Number.isNaN(t) ? undefined : new Date(t);
+}
+
+function complaintOf(fields: Fields, originalHeaders: Fields): ComplaintReport | undefined {
+  const feedbackType = (first(fields, 'feedback-type') ?? '').split(/[\s;(]/)[0]!.toLowerCase();
+  if (!COMPLAINT_TYPES.has(feedbackType)) return undefined;
+  const recipients = [...new Set((fields.get('original-rcpt-to') ?? []).map(addressOf).filter((a): a is string => a !== undefined))];
+  const originalMailFrom = addressOf(first(fields, 'original-mail-from'));
+  // Received-Date is the name the ARF drafts before RFC 5965 used.
+  const arrivalDate = dateOf(first(fields, 'arrival-date') ?? first(fields, 'received-date'));
+  return {
+    kind: 'complaint',
+    feedbackType,
+    recipients,
+    ...(originalMailFrom ? { originalMailFrom } : {}),
+    ...(arrivalDate ? { arrivalDate } : {}),
+    original: originalRef(originalHeaders, fields),
+  };
+}
+
+/** RFC 3463 status of a failure: class, subject and detail, e.g. 5.1.1 (a comment may follow). */
+const STATUS = /\b([45])\.(\d{1,3})\.(\d{1,3})\b/;
+
+function bounceOf(blocks: Fields[], originalHeaders: Fields): BounceReport | undefined {
+  const isRecipient = (b: Fields) => b.has('final-recipient') || b.has('original-recipient');
+  const perMessage = blocks.find((b) => !isRecipient(b)) ?? new Map<string, string[]>();
+  const recipients: FailedRecipient[] = [];
+  for (const block of blocks.filter(isRecipient)) {
+    // delayed, delivered, relayed and expanded are news, not failures.
+    if ((first(block, 'action') ?? '').split(/[\s(]/)[0]!.toLowerCase() !== 'failed') continue;
+    const address = addressOf(first(block, 'final-recipient')) ?? addressOf(first(block, 'original-recipient'));
+    if (!address) continue;
+    const diagnostic = (first(block, 'diagnostic-code') ?? '').replace(/^[A-Za-z0-9-]+\s*;\s*/, '').slice(0, MAX_DIAGNOSTIC_CHARS);
+    // `failed` means the reporter gave up: without a usable status it is permanent (5.0.0).
+    const code = STATUS.exec(first(block, 'status') ?? '') ?? STATUS.exec(diagnostic);
+    const status = code ? `${code[1]}.${code[2]}.${code[3]}` : '5.0.0';
+    recipients.push({ email_address: address, status, diagnostic_code: diagnostic, bounceType: status.startsWith('4') ? 'Transient' : 'Permanent' });
+  }
+  if (recipients.length === 0) return undefined;
+  return { kind: 'bounce', recipients, original: originalRef(originalHeaders, perMessage) };
+}

@@ -1,0 +1,50 @@
+import type { EventsRepo, NewSuppression } from '../db/repos/events-repo.js';
+import { type BounceType, type BouncedRecipient, event } from '../domain/events.js';
+import { newId } from '../ids.js';
+import type { Logger } from '../logger.js';
+import type { HealthService } from './health-service.js';
+
+export interface FeedbackDeps {
+  events: Pick<EventsRepo, 'applyFeedback'>;
+  health: Pick<HealthService, 'evaluate'>;
+  logger: Logger;
+  now: () => Date;
+}
+
+const suppressions = (addresses: string[], reason: NewSuppression['reason']): NewSuppression[] =>
+  [...new Set(addresses.map((a) => a.toLowerCase()))].map((address) => ({ id: newId('suppression'), address, reason }));
+
+/**
+ * What recipients' servers tell the service after delivery: complaints (ARF) and bounce reports (DSN). Each
+ * becomes the email's event, moves its status, suppresses the addresses and lets the health policy judge
+ * the account. Answers false when the email is unknown.
+ */
+export function createFeedbackService(deps: FeedbackDeps) {
+  return {
+    async complaint(input: { emailId: string; recipients: string[]; feedbackType: string; at?: Date }): Promise<boolean> {
+      const ev = event(newId('event'), 'complaint', input.at ?? deps.now(), {
+        complaint_feedback_type: input.feedbackType || 'abuse',
+        complained_recipients: input.recipients,
+      });
+      const applied = await deps.events.applyFeedback(input.emailId, 'complained', ev, suppressions(input.recipients, 'complaint'));
+      if (!applied) return false;
+      await deps.health.evaluate(applied.accountId);
+      return true;
+    },
+
+    /** A bounce reported after the mail server had accepted the email; a permanent one suppresses the addresses. */
+    async bounce(input: { emailId: string; bounceType: BounceType; recipients: BouncedRecipient[]; at?: Date }): Promise<boolean> {
+      const ev = event(newId('event'), 'bounce', input.at ?? deps.now(), {
+        bounce_type: input.bounceType,
+        bounce_subtype: 'General',
+        bounced_recipients: input.recipients,
+      });
+      const suppress = input.bounceType === 'Permanent' ? suppressions(input.recipients.map((r) => r.email_address), 'bounce') : [];
+      const applied = await deps.events.applyFeedback(input.emailId, 'bounced', ev, suppress);
+      if (!applied) return false;
+      await deps.health.evaluate(applied.accountId);
+      return true;
+    },
+  };
+}
+export type FeedbackService = ReturnType<typeof createFeedbackService>;

@@ -1,0 +1,49 @@
+import type { AccountsRepo } from '../db/repos/accounts-repo.js';
+import type { EventsRepo } from '../db/repos/events-repo.js';
+import type { AccountStatus } from '../domain/catalog.js';
+import { HEALTH_POLICY, healthWindowStart, judgeHealth, rates } from '../domain/health.js';
+import type { Logger } from '../logger.js';
+
+export interface HealthDeps {
+  accounts: Pick<AccountsRepo, 'get' | 'moveHealth' | 'inReview'>;
+  events: Pick<EventsRepo, 'healthCounts'>;
+  logger: Logger;
+  now: () => Date;
+}
+
+/**
+ * Applies the account health policy (domain/health.ts). It runs after every counted bounce or complaint,
+ * and from the worker's sweep for accounts in review (recovery needs no new event).
+ */
+export function createHealthService(deps: HealthDeps) {
+  async function counts(account: { id: string; statusChangedAt: Date }) {
+    const now = deps.now();
+    return { now, ...(await deps.events.healthCounts(account.id, healthWindowStart(account.statusChangedAt, now))) };
+  }
+
+  return {
+    /** Judges one account and moves it if the policy says so; answers its status afterwards. */
+    async evaluate(accountId: string): Promise<AccountStatus | undefined> {
+      const account = await deps.accounts.get(accountId);
+      if (!account) return undefined;
+      if (account.status !== 'healthy' && account.status !== 'review') return account.status;
+      const c = await counts(account);
+      const next = judgeHealth({ status: account.status, statusChangedAt: account.statusChangedAt, ...c });
+      if (next === account.status) return next;
+      if (!(await deps.accounts.moveHealth(accountId, account.status, next, HEALTH_POLICY.reviewQuotaFactor))) return undefined;
+      deps.logger.warn({ accountId, from: account.status, to: next, sent: c.sent, bounced: c.bounced, complained: c.complained }, 'account health changed');
+      return next;
+    },
+
+    /** The rates the policy judges now, for operators. */
+    async rates(account: { id: string; statusChangedAt: Date }): Promise<{ bounceRate: number; complaintRate: number }> {
+      return rates(await counts(account));
+    },
+
+    /** Recovery: accounts in review whose quiet day is over go back to healthy. */
+    async sweep(): Promise<void> {
+      for (const id of await deps.accounts.inReview()) await this.evaluate(id);
+    },
+  };
+}
+export type HealthService = ReturnType<typeof createHealthService>;

@@ -1,0 +1,70 @@
+import type { AccountsRepo } from '../db/repos/accounts-repo.js';
+import type { EmailRow, StoredAttachment } from '../db/repos/emails-repo.js';
+import type { DayCounts, EventRow, EventsRepo } from '../db/repos/events-repo.js';
+import type { OwnersRepo } from '../db/repos/owners-repo.js';
+import type { SuppressionRow, SuppressionsRepo } from '../db/repos/suppressions-repo.js';
+import { invalid, notFound } from '../errors.js';
+import type { Principal } from './auth-service.js';
+import type { BatchService } from './batch-service.js';
+import type { EmailQueryService, ListEmailsQuery } from './email-query-service.js';
+import type { ScheduleService } from './schedule-service.js';
+
+const STATS_DAYS = { default: 30, max: 90 } as const;
+
+export interface OperatorDeps {
+  accounts: Pick<AccountsRepo, 'get'>;
+  owners: Pick<OwnersRepo, 'ofEmail' | 'ofScheduled'>;
+  events: Pick<EventsRepo, 'timeline' | 'perDay'>;
+  suppressions: Pick<SuppressionsRepo, 'list' | 'delete'>;
+  query: EmailQueryService;
+  schedule: ScheduleService;
+  batch: BatchService;
+}
+
+/**
+ * What operators see and do inside an account through the management API. They act as the account with
+ * every permission, through the same use cases as its own API keys, so the rules (filters, pagination,
+ * the cancel rules) are the ones senders get.
+ */
+export function createOperatorService(deps: OperatorDeps) {
+  async function actAs(accountId: string | undefined, what: string, id: string): Promise<Principal> {
+    const account = accountId === undefined ? undefined : await deps.accounts.get(accountId);
+    if (!account) throw notFound(what, id);
+    return { keyId: '', accountId: account.id, permission: 'all', allowedDomains: [], accountStatus: 'healthy', dailyQuota: account.dailyQuota };
+  }
+  const actAsAccount = (accountId: string) => actAs(accountId, 'account', accountId);
+
+  return {
+    listEmails: async (accountId: string, q: ListEmailsQuery) => deps.query.list(await actAsAccount(accountId), q),
+    listBatches: async (accountId: string, q: { page: number; limit: number; status: string }) => deps.batch.list(await actAsAccount(accountId), q),
+    listScheduled: async (accountId: string, q: { page: number; limit: number; status: string }) =>
+      deps.schedule.list(await actAsAccount(accountId), q),
+
+    async cancelScheduled(id: string): Promise<{ success: true; message: string }> {
+      return deps.schedule.cancel(await actAs(await deps.owners.ofScheduled(id), 'scheduled email', id), id);
+    },
+
+    /** The email, its account, and every event in the order it happened: why the email is in its state. */
+    async emailDetail(id: string): Promise<{ email: EmailRow; attachments: StoredAttachment[]; accountId: string; events: EventRow[] }> {
+      const principal = await actAs(await deps.owners.ofEmail(id), 'email', id);
+      const [{ email, attachments }, events] = await Promise.all([deps.query.get(principal, id), deps.events.timeline(id)]);
+      return { email, attachments, accountId: principal.accountId, events };
+    },
+
+    async stats(accountId: string, days: number): Promise<DayCounts[]> {
+      if (days < 0 || days > STATS_DAYS.max) throw invalid(`days must be from 1 to ${STATS_DAYS.max}; got ${days}`);
+      await actAsAccount(accountId);
+      return deps.events.perDay(accountId, days === 0 ? STATS_DAYS.default : days);
+    },
+
+    async suppressions(accountId: string): Promise<SuppressionRow[]> {
+      await actAsAccount(accountId);
+      return deps.suppressions.list(accountId);
+    },
+
+    async deleteSuppression(id: string): Promise<void> {
+      if (!(await deps.suppressions.delete(id))) throw notFound('suppression', id);
+    },
+  };
+}
+export type OperatorService = ReturnType<typeof createOperatorService>;

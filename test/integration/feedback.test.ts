@@ -1,0 +1,196 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import nodemailer from 'nodemailer';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, eventually, validEmail } from '../helpers/http.js';
+import { startStack, type Stack } from '../helpers/stack.js';
+
+/** The unit tests' real-world-shaped reports, rewritten to name an email of this stack. */
+const fixture = (name: string, replace: Record<string, string>) => {
+  let text = fs.readFileSync(path.join(import.meta.dirname, '../fixtures/feedback', name), 'utf8');
+  for (const [from, to] of Object.entries(replace)) text = text.split(from).join(to);
+  return Buffer.from(text);
+};
+const YAHOO_ID = 'em_01jbq7m3k2x9f5v8r4t6w0y2zc';
+const POSTFIX_ID = 'em_01jbq7m3k2x9f5v8r4t6w0y2zd';
+const HEADERS_ONLY_ID = 'em_01jbq7m3k2x9f5v8r4t6w0y2zf';
+const DELAYED_ID = 'em_01jbq7m3k2x9f5v8r4t6w0y2zg';
+
+/** Mails a report to the inbound listener over a real SMTP conversation, as a feedback loop or MTA does (null sender). */
+async function mailReport(url: string, raw: Buffer): Promise<string> {
+  const transport = nodemailer.createTransport({ url, ignoreTLS: true });
+  try {
+    const info = await transport.sendMail({ envelope: { from: '', to: ['fbl@mailer.test'] }, raw });
+    return info.response;
+  } finally {
+    transport.close();
+  }
+}
+
+async function send(stack: Stack, to: string): Promise<string> {
+  const res = await call('POST', `${stack.api}/emails`, { token: stack.apiKey, body: validEmail({ to: [to] }) });
+  expect(res.status).toBe(200);
+  return res.body.id as string;
+}
+
+const statusOf = async (stack: Stack, id: string) => (await call('GET', `${stack.api}/emails/${id}`, { token: stack.apiKey })).body.status as string;
+/** Waits until the delivery's outcome is recorded, whatever the delivery path calls it. */
+const delivered = (stack: Stack, id: string) => eventually(async () => (await statusOf(stack, id)) !== 'pending');
+const eventsOf = (stack: Stack, id: string, type: string) =>
+  stack.mailer.sql<{ data: Record<string, unknown> }[]>`select data from events where email_id = ${id} and type = ${type} order by id`;
+const suppressionsOf = (stack: Stack, id: string) =>
+  stack.mailer.sql<{ address: string; reason: string }[]>`select address, reason from suppressions where email_id = ${id} order by address`;
+
+describe('reports mailed to the inbound listener', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('listens on HOST, on a free port here (MAILER_INBOUND_PORT=0)', () => {
+    expect(stack.mailer.inboundUrl).toMatch(/^smtp:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it('an ARF abuse report makes the email complained, records the complaint and suppresses the complainer', async () => {
+    const id = await send(stack, 'reader@example.net');
+    await delivered(stack, id);
+    const response = await mailReport(stack.mailer.inboundUrl!, fixture('arf-yahoo.eml', { [YAHOO_ID]: id, 'Jane.Doe@yahoo.com': 'Reader@example.net' }));
+    expect(response).toMatch(/^250 /);
+
+    expect(await statusOf(stack, id)).toBe('complained');
+    expect((await eventsOf(stack, id, 'complaint')).map((e) => e.data)).toEqual([
+      { complaint_feedback_type: 'abuse', complained_recipients: ['reader@example.net'] },
+    ]);
+    expect(await suppressionsOf(stack, id)).toEqual([{ address: 'reader@example.net', reason: 'complaint' }]);
+  });
+
+  it('a report that names the email only by its Message-ID and redacts the complainer names the email\'s one recipient', async () => {
+    const id = await send(stack, 'Fraud Reader <fraud-reader@example.net>');
+    await delivered(stack, id);
+    await mailReport(stack.mailer.inboundUrl!, fixture('arf-headers-only.eml', { [HEADERS_ONLY_ID]: id }));
+
+    expect(await statusOf(stack, id)).toBe('complained');
+    expect((await eventsOf(stack, id, 'complaint')).map((e) => e.data)).toEqual([
+      { complaint_feedback_type: 'fraud', complained_recipients: ['fraud-reader@example.net'] },
+    ]);
+    expect(await suppressionsOf(stack, id)).toEqual([{ address: 'fraud-reader@example.net', reason: 'complaint' }]);
+  });
+
+  it('a DSN with a failed recipient makes the email bounced, records a Permanent bounce and suppresses the address', async () => {
+    const id = await send(stack, 'gone@example.net');
+    await delivered(stack, id);
+    const response = await mailReport(stack.mailer.inboundUrl!, fixture('dsn-postfix.eml', { [POSTFIX_ID]: id, 'nobody@example.net': 'gone@example.net' }));
+    expect(response).toMatch(/^250 /);
+
+    expect(await statusOf(stack, id)).toBe('bounced');
+    expect((await eventsOf(stack, id, 'bounce')).map((e) => e.data)).toEqual([{
+      bounce_type: 'Permanent',
+      bounce_subtype: 'General',
+      bounced_recipients: [{
+        email_address: 'gone@example.net',
+        status: '5.1.1',
+        diagnostic_code: '550 5.1.1 <gone@example.net>: Recipient address rejected: User unknown in virtual mailbox table',
+      }],
+    }]);
+    expect(await suppressionsOf(stack, id)).toEqual([{ address: 'gone@example.net', reason: 'bounce' }]);
+  });
+
+  it('a delay warning changes nothing', async () => {
+    const id = await send(stack, 'slow@example.net');
+    await delivered(stack, id);
+    const before = await statusOf(stack, id);
+    const response = await mailReport(stack.mailer.inboundUrl!, fixture('dsn-delayed.eml', { [DELAYED_ID]: id }));
+    expect(response).toMatch(/^250 /);
+
+    expect(await statusOf(stack, id)).toBe(before);
+    expect(await eventsOf(stack, id, 'bounce')).toEqual([]);
+    expect(await suppressionsOf(stack, id)).toEqual([]);
+  });
+
+  it('a report about no email of ours, and mail that is no report, are accepted and ignored', async () => {
+    const [{ n: before }] = await stack.mailer.sql<{ n: number }[]>`select count(*)::int as n from events where type in ('bounce', 'complaint')` as [{ n: number }];
+    expect(await mailReport(stack.mailer.inboundUrl!, fixture('arf-yahoo.eml', {}))).toMatch(/^250 /);
+    expect(await mailReport(stack.mailer.inboundUrl!, fixture('autoreply.eml', {}))).toMatch(/^250 /);
+    const [{ n: after }] = await stack.mailer.sql<{ n: number }[]>`select count(*)::int as n from events where type in ('bounce', 'complaint')` as [{ n: number }];
+    expect(after).toBe(before);
+  });
+
+  it('a report that overtakes the delivery\'s outcome is answered 451, so its sender retries', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    stack.sink.beforeAccept = () => held;
+    try {
+      const id = await send(stack, 'early@example.net');
+      await eventually(async () => stack.mailer.sql`select 1 from emails where id = ${id} and lease_token is not null`.then((r) => r.length > 0));
+      const report = fixture('dsn-postfix.eml', { [POSTFIX_ID]: id, 'nobody@example.net': 'early@example.net' });
+      await expect(mailReport(stack.mailer.inboundUrl!, report)).rejects.toMatchObject({ responseCode: 451 });
+      expect(await statusOf(stack, id)).toBe('pending');
+
+      release();
+      await delivered(stack, id);
+      expect(await mailReport(stack.mailer.inboundUrl!, report)).toMatch(/^250 /);
+      expect(await statusOf(stack, id)).toBe('bounced');
+    } finally {
+      release();
+      stack.sink.beforeAccept = async () => {};
+    }
+  });
+});
+
+describe('the mailbox simulator of the built-in catcher', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    // No SMTP_URL: the service delivers to its built-in catcher, on a free port.
+    stack = await startStack({ SMTP_URL: '', MAILER_CATCHER_PORT: '0' });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('bounce@ is refused at RCPT TO: the delivery bounces permanently with 5.1.1', async () => {
+    const id = await send(stack, 'bounce@simulator.mailer.test');
+    await eventually(async () => (await statusOf(stack, id)) === 'bounced');
+    expect(stack.mailer.catcher).toBeDefined();
+    const [bounce] = await eventsOf(stack, id, 'bounce');
+    expect(bounce?.data).toMatchObject({
+      bounce_type: 'Permanent',
+      bounced_recipients: [{ email_address: 'bounce@simulator.mailer.test', status: '5.1.1' }],
+    });
+  });
+
+  it('complaint@ is accepted, then an abuse report about it comes back through the report path', async () => {
+    const id = await send(stack, 'complaint@simulator.mailer.test');
+    await eventually(async () => (await statusOf(stack, id)) === 'complained');
+    expect((await eventsOf(stack, id, 'complaint')).map((e) => e.data)).toEqual([
+      { complaint_feedback_type: 'abuse', complained_recipients: ['complaint@simulator.mailer.test'] },
+    ]);
+    expect(await suppressionsOf(stack, id)).toEqual([{ address: 'complaint@simulator.mailer.test', reason: 'complaint' }]);
+  });
+
+  it('asyncbounce@ is accepted, then a DSN says it failed with 5.1.1', async () => {
+    const id = await send(stack, 'asyncbounce+label@simulator.mailer.test');
+    await eventually(async () => (await eventsOf(stack, id, 'bounce')).length > 0);
+    expect(await statusOf(stack, id)).toBe('bounced');
+    expect((await eventsOf(stack, id, 'bounce')).map((e) => e.data)).toEqual([{
+      bounce_type: 'Permanent',
+      bounce_subtype: 'General',
+      bounced_recipients: [{
+        email_address: 'asyncbounce+label@simulator.mailer.test',
+        status: '5.1.1',
+        diagnostic_code: '550 5.1.1 <asyncbounce+label@simulator.mailer.test>: Recipient address rejected: simulated asynchronous bounce',
+      }],
+    }]);
+  });
+
+  it('success@ is accepted and stays so', async () => {
+    const id = await send(stack, 'success@simulator.mailer.test');
+    await delivered(stack, id);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(['sent', 'delivered']).toContain(await statusOf(stack, id));
+    expect(await eventsOf(stack, id, 'bounce')).toEqual([]);
+    expect(await eventsOf(stack, id, 'complaint')).toEqual([]);
+  });
+});

@@ -1,0 +1,39 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { WebhookActivities } from '../src/temporal/webhook-activities.js';
+
+/**
+ * Webhook delivery is a retry policy, not a loop (spec: Delivery rules): the first attempt, then retries
+ * after 1 s, 2 s and 4 s; each attempt may take the receiver's 10 s plus a margin. Then the event is discarded.
+ */
+export const WEBHOOK_RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '4 seconds', maximumAttempts: 4 } as const;
+
+const { sendWebhook } = proxyActivities<WebhookActivities>({
+  startToCloseTimeout: '15 seconds',
+  retry: WEBHOOK_RETRY,
+});
+
+// Recording the discard is the service's own write: retried until it lands.
+const { discardWebhook } = proxyActivities<WebhookActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+});
+
+export interface DeliverWebhooksInput {
+  deliveryIds: string[];
+}
+
+/** A group of webhook deliveries drained from their queue: each on its own retry schedule, all at once. */
+export async function deliverWebhooksWorkflow(input: DeliverWebhooksInput): Promise<{ succeeded: number; discarded: number }> {
+  const outcomes = await Promise.all(
+    input.deliveryIds.map((deliveryId) =>
+      sendWebhook({ deliveryId }).then(
+        () => 'succeeded' as const,
+        async () => {
+          await discardWebhook({ deliveryId });
+          return 'discarded' as const;
+        },
+      ),
+    ),
+  );
+  return { succeeded: outcomes.filter((o) => o === 'succeeded').length, discarded: outcomes.filter((o) => o === 'discarded').length };
+}
