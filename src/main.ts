@@ -169,7 +169,7 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
         activities: {
           ...createDeliveryActivities({
             deliveries: repos.deliveries, suppressions: repos.suppressions, transport, logger, metrics,
-            rewriteForTracking: (html) => html,
+            rewriteForTracking: linkTracker.rewrite,
             judgeAccount: (accountId) => health.evaluate(accountId),
           }),
           ...createWebhookActivities({

@@ -3,14 +3,15 @@ import { ERROR_TABLE } from '../errors.js';
 import type { TrackingClient, TrackingService } from '../services/tracking-service.js';
 
 /** A transparent 1x1 GIF (43 bytes). */
-export const PIXEL_GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+const PIXEL_GIF = Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64');
 
 /** How long the pixel waits for its open to be recorded before answering anyway. */
 const OPEN_WAIT_MS = 500;
 
 /**
- * The tracking pixel and tracked links, without Authorization (mail clients fetch them). Wildcard routes,
- * not `:token`: a click token carries its link and is longer than Fastify's 100-character parameter limit.
+ * The tracking pixel and tracked links (the paths src/mail/tracking.ts builds), without Authorization: mail
+ * clients fetch them. Wildcard routes, not `:token`: a click token carries its link and is longer than
+ * Fastify's 100-character parameter limit.
  *
  * The client's address is `request.ip`, the peer of the TCP connection. Behind a reverse proxy that is the
  * proxy: recording the recipient's address needs Fastify's `trustProxy` set for that proxy, which this

@@ -66,6 +66,11 @@ const PARSER_OPTIONS: SimpleParserOptions & { ignoreEmbedded: boolean } = {
   ignoreEmbedded: true,
 };
 
+/**
+ * The report a received message is, if any. A multipart/report is read by its parts (the report-type
+ * parameter is not always right): a message/feedback-report part makes it a complaint, a delivery-status
+ * part a bounce; the part quoting the original (whole or headers only) names the email.
+ */
 export async function parseFeedbackReport(raw: Buffer): Promise<FeedbackReport | undefined> {
   const parsed = await simpleParser(raw, PARSER_OPTIONS);
   const contentType = parsed.headers.get('content-type') as { value?: string } | undefined;
@@ -109,6 +114,7 @@ function fieldBlocks(text: string): Fields[] {
     const colon = line.indexOf(':');
     if (colon <= 0) continue;
     if (!block) {
+      // A DSN's per-message block, then at most MAX_RECIPIENTS others.
       if (blocks.length > MAX_RECIPIENTS) break;
       block = new Map();
       blocks.push(block);

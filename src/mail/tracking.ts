@@ -29,10 +29,10 @@ export interface LinkTracker {
   verifyClick(token: string): { emailId: string; link: string; redirectTo: string } | undefined;
 }
 
-export const OPEN_PATH = '/t/o/';
-export const CLICK_PATH = '/t/c/';
+const OPEN_PATH = '/t/o/';
+const CLICK_PATH = '/t/c/';
 /** The opt-out attribute: `<a data-mailer-track="false" href="...">` is left as it is. */
-export const OPT_OUT_ATTRIBUTE = 'data-mailer-track';
+const OPT_OUT_ATTRIBUTE = 'data-mailer-track';
 
 const MAC_BYTES = 16;
 /** Longer links are left untracked: the tracked URL must stay well within what clients and servers accept. */
@@ -41,7 +41,6 @@ export const MAX_LINK_BYTES = 2048;
 export const MAX_TRACKED_LINKS = 1000;
 const MAX_EMAIL_ID_BYTES = 64;
 const MAX_TOKEN_CHARS = Math.ceil((MAX_EMAIL_ID_BYTES + 1 + MAX_LINK_BYTES + MAC_BYTES) / 3) * 4;
-const TOKEN_CHARS = /^[A-Za-z0-9_-]+$/;
 /** An href longer than this is left alone undecoded: no real link is, and the work per link stays bounded. */
 const MAX_RAW_HREF = MAX_LINK_BYTES * 8;
 
@@ -64,9 +63,10 @@ export function createLinkTracker(options: { baseUrl: string; key: Buffer | stri
 
   /** The payload of a token this service signed for `purpose`, else undefined. */
   const unseal = (purpose: 'o' | 'c', token: string): string | undefined => {
-    if (token.length > MAX_TOKEN_CHARS || !TOKEN_CHARS.test(token)) return undefined;
+    if (token.length > MAX_TOKEN_CHARS) return undefined;
     const bytes = Buffer.from(token, 'base64url');
-    if (bytes.length <= MAC_BYTES) return undefined;
+    // The decoder skips characters it does not know and ignores spare bits: only the one canonical spelling counts.
+    if (bytes.length <= MAC_BYTES || bytes.toString('base64url') !== token) return undefined;
     const payload = bytes.subarray(0, bytes.length - MAC_BYTES);
     if (!crypto.timingSafeEqual(bytes.subarray(bytes.length - MAC_BYTES), mac(purpose, payload))) return undefined;
     return payload.toString('utf8');
@@ -224,8 +224,13 @@ function rewriteAnchors(html: string, replace: (rawHref: string) => string | und
 }
 
 const isAsciiLetter = (c: number) => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+const SLASH = 0x2f;
+const GT = 0x3e;
+const EQUALS = 0x3d;
+const DOUBLE_QUOTE = 0x22;
+const SINGLE_QUOTE = 0x27;
 /** Ends a tag or attribute name. */
-const endsName = (c: number) => isWs(c) || c === 0x2f /* / */ || c === 0x3e; /* > */
+const endsName = (c: number) => isWs(c) || c === SLASH || c === GT;
 
 /** The start tag at `at` (a `<`), or undefined when none starts there (text, an end tag, a comment). */
 function readStartTag(html: string, at: number): StartTag | undefined {
@@ -233,35 +238,35 @@ function readStartTag(html: string, at: number): StartTag | undefined {
   let i = at + 1;
   if (i >= n || !isAsciiLetter(html.charCodeAt(i))) return undefined;
   while (i < n && !endsName(html.charCodeAt(i))) i++;
-  const anchor = i === at + 2 && (html[at + 1] === 'a' || html[at + 1] === 'A');
+  const anchor = i === at + 2 && (html.charCodeAt(at + 1) | 0x20) === 0x61; // a or A
   const tag: StartTag = { href: undefined, optOut: undefined, end: n, closed: false };
   for (;;) {
-    while (i < n && (isWs(html.charCodeAt(i)) || html[i] === '/')) i++;
+    while (i < n && (isWs(html.charCodeAt(i)) || html.charCodeAt(i) === SLASH)) i++;
     if (i >= n) return tag;
-    if (html[i] === '>') {
+    if (html.charCodeAt(i) === GT) {
       tag.end = i + 1;
       tag.closed = true;
       return tag;
     }
     // An attribute name may start with `=`; it ends at whitespace, `/`, `>` or `=`.
     const nameStart = i++;
-    while (i < n && !endsName(html.charCodeAt(i)) && html[i] !== '=') i++;
+    while (i < n && !endsName(html.charCodeAt(i)) && html.charCodeAt(i) !== EQUALS) i++;
     const which = anchor ? anchorAttribute(html.slice(nameStart, i)) : undefined;
     let start = i;
     let end = i;
     let j = i;
     while (j < n && isWs(html.charCodeAt(j))) j++;
-    if (html[j] === '=') {
+    if (html.charCodeAt(j) === EQUALS) {
       j++;
       while (j < n && isWs(html.charCodeAt(j))) j++;
-      const quote = html[j];
-      if (quote === '"' || quote === "'") {
-        const close = html.indexOf(quote, j + 1);
+      const quote = html.charCodeAt(j);
+      if (quote === DOUBLE_QUOTE || quote === SINGLE_QUOTE) {
+        const close = html.indexOf(quote === DOUBLE_QUOTE ? '"' : "'", j + 1);
         if (close === -1) return tag;
         [start, end, i] = [j + 1, close, close + 1];
       } else {
         end = j;
-        while (end < n && !isWs(html.charCodeAt(end)) && html[end] !== '>') end++;
+        while (end < n && !isWs(html.charCodeAt(end)) && html.charCodeAt(end) !== GT) end++;
         [start, i] = [j, end];
       }
     }

@@ -5,7 +5,7 @@ import { HEALTH_POLICY, healthWindowStart, judgeHealth, rates } from '../domain/
 import type { Logger } from '../logger.js';
 
 export interface HealthDeps {
-  accounts: Pick<AccountsRepo, 'get' | 'moveHealth' | 'inReview'>;
+  accounts: Pick<AccountsRepo, 'get' | 'moveHealth' | 'toJudge'>;
   events: Pick<EventsRepo, 'healthCounts'>;
   logger: Logger;
   now: () => Date;
@@ -40,9 +40,13 @@ export function createHealthService(deps: HealthDeps) {
       return rates(await counts(account));
     },
 
-    /** Recovery: accounts in review whose quiet day is over go back to healthy. */
+    /**
+     * Judges the accounts whose status may change without a new bounce: recovery from review after a quiet
+     * day, and healthy accounts whose recent bounces count once enough was sent.
+     */
     async sweep(): Promise<void> {
-      for (const id of await deps.accounts.inReview()) await this.evaluate(id);
+      const since = new Date(deps.now().getTime() - HEALTH_POLICY.windowHours * 3_600_000);
+      for (const id of await deps.accounts.toJudge(since)) await this.evaluate(id);
     },
   };
 }

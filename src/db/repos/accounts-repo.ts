@@ -1,4 +1,5 @@
 import type { AccountStatus } from '../../domain/catalog.js';
+import { idAt } from '../../ids.js';
 import type { Sql } from '../sql.js';
 
 export interface AccountRow {
@@ -71,9 +72,18 @@ export function createAccountsRepo(sql: Sql) {
       return rows.length > 0;
     },
 
-    /** Accounts the health policy may move without a new event (recovery from review). */
-    async inReview(): Promise<string[]> {
-      return (await sql<{ id: string }[]>`select id from accounts where status = 'review' limit 1000`).map((r) => r.id);
+    /**
+     * Accounts the health policy may move without a new event: those in review (recovery), and healthy ones
+     * with a bounce or complaint since `since` (more sends can bring them to the minimum volume).
+     */
+    async toJudge(since: Date): Promise<string[]> {
+      const rows = await sql<{ id: string }[]>`
+        select id from accounts where status = 'review'
+        union
+        select distinct e.account_id from events e join accounts a on a.id = e.account_id
+        where a.status = 'healthy' and e.id >= ${idAt('event', since)} and e.type in ('bounce', 'complaint')
+        limit 1000`;
+      return rows.map((r) => r.id);
     },
 
     async usedToday(id: string, day: string): Promise<number> {
