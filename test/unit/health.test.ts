@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { aboveThresholds, HEALTH_POLICY, healthWindowStart, judgeHealth } from '../../src/domain/health.js';
+
+const HOUR = 3_600_000;
+const now = new Date('2026-11-21T12:00:00Z');
+const ago = (hours: number) => new Date(now.getTime() - hours * HOUR);
+const base = { statusChangedAt: ago(100), sent: 0, bounced: 0, complained: 0, lastIssueAt: null, now };
+
+describe('the account health policy', () => {
+  it('judges nothing below the minimum volume, however bad', () => {
+    expect(aboveThresholds({ sent: HEALTH_POLICY.minVolume - 1, bounced: 40, complained: 40 })).toBe(false);
+    expect(judgeHealth({ ...base, status: 'healthy', sent: 49, bounced: 49 })).toBe('healthy');
+  });
+
+  it('healthy → review exactly at 4 % bounces or 0.08 % complaints', () => {
+    expect(judgeHealth({ ...base, status: 'healthy', sent: 50, bounced: 2 })).toBe('review');
+    expect(judgeHealth({ ...base, status: 'healthy', sent: 51, bounced: 2 })).toBe('healthy');
+    expect(judgeHealth({ ...base, status: 'healthy', sent: 2500, complained: 2 })).toBe('review');
+    expect(judgeHealth({ ...base, status: 'healthy', sent: 2501, complained: 2 })).toBe('healthy');
+  });
+
+  it('review → paused when it stays at a threshold, → healthy after 24 quiet hours, else stays', () => {
+    expect(judgeHealth({ ...base, status: 'review', statusChangedAt: ago(1), sent: 50, bounced: 2 })).toBe('paused');
+    expect(judgeHealth({ ...base, status: 'review', statusChangedAt: ago(25), sent: 10, bounced: 0, lastIssueAt: ago(30) })).toBe('healthy');
+    expect(judgeHealth({ ...base, status: 'review', statusChangedAt: ago(25), sent: 10, bounced: 1, lastIssueAt: ago(2) })).toBe('review');
+    expect(judgeHealth({ ...base, status: 'review', statusChangedAt: ago(23), sent: 0 })).toBe('review');
+  });
+
+  it('leaves paused and banned to operators', () => {
+    expect(judgeHealth({ ...base, status: 'paused', sent: 1000, bounced: 0 })).toBe('paused');
+    expect(judgeHealth({ ...base, status: 'banned', sent: 1000, bounced: 1000 })).toBe('banned');
+  });
+
+  it('counts from the last status change when it is inside the window', () => {
+    expect(healthWindowStart(ago(2), now)).toEqual(ago(2));
+    expect(healthWindowStart(ago(48), now)).toEqual(ago(HEALTH_POLICY.windowHours));
+  });
+});
