@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/http.js';
 import { ADMIN_TOKEN, stackEnv, startStack, type Stack } from '../helpers/stack.js';
+import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
 
 /**
  * The operator CLI as a user runs it: `bin/run.js` in a child process, against the real service (its
@@ -73,7 +74,7 @@ afterAll(async () => {
 describe('help and usage', () => {
   it('--help lists the topics, and every command has examples', async () => {
     const root = await ok(['--help']);
-    for (const topic of ['emails', 'scheduled', 'batches', 'accounts', 'domains', 'keys', 'webhooks', 'server']) expect(root.stdout).toMatch(new RegExp(`^\\s+${topic}\\s`, 'm'));
+    for (const topic of ['emails', 'scheduled', 'batches', 'accounts', 'domains', 'keys', 'webhooks', 'suppressions', 'server']) expect(root.stdout).toMatch(new RegExp(`^\\s+${topic}\\s`, 'm'));
     const send = await ok(['emails', 'send', '--help']);
     expect(send.stdout).toContain('EXAMPLES');
     expect(send.stdout).toContain('--html-file');
@@ -161,7 +162,7 @@ describe('emails', () => {
 
     const human = await ok(['emails', 'get', sent.id]);
     expect(human.stdout).toMatch(new RegExp(`^id\\s+${sent.id}$`, 'm'));
-    expect(human.stdout).toMatch(/^status\s+sent$/m);
+    expect(human.stdout).toMatch(/^status\s+delivered$/m);
     expect(human.stdout).toMatch(/^report\.csv\s+text\/csv\s+8 bytes$/m);
 
     const listed = await json<{ data: { id: string }[]; total: number }>(['emails', 'list', '--job-type', 'direct', '--page-size', '5']);
@@ -355,6 +356,45 @@ describe('management', () => {
     expect(wrongToken.code).toBe(1);
     expect(wrongToken.stderr).toMatch(/^unauthorized: /);
   });
+
+  it('webhooks verify, deliveries and resend; emails events; suppressions list and delete', async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      let failing = true;
+      receiver.respond = () => ({ status: failing ? 500 : 200 });
+      const hook = await json<{ id: string }>(['webhooks', 'create', `${receiver.url}/cli`, '-a', stack.accountId, '--event', 'bounce']);
+      const verify = await mailer(['webhooks', 'verify', hook.id]);
+      expect(verify.code).toBe(1);
+      expect(verify.stdout).toContain('Failed: HTTP 500');
+      failing = false;
+      expect(await json(['webhooks', 'verify', hook.id])).toEqual({ success: true, status_code: 200 });
+
+      stack.sink.refuseRecipient = (a) => (a.startsWith('gone') ? '550 5.1.1 <gone>: no such user' : undefined);
+      failing = true;
+      const sent = await json<{ id: string }>(['emails', 'send', '--from', 'sender@example.com', '--to', 'gone@example.net', '--subject', 'cli bounce', '--text', 'x']);
+      const discarded = await eventually(async () => {
+        const r = await json<{ deliveries: { id: string; status: string; attempts: unknown[] }[] }>(['webhooks', 'deliveries', hook.id, '--status', 'discarded']);
+        return r.deliveries[0];
+      }, 30_000, 500);
+      expect(discarded.attempts).toHaveLength(4);
+      expect((await ok(['webhooks', 'deliveries', hook.id])).stdout).toMatch(/bounce\s+em_\w+\s+discarded\s+500 → 500 → 500 → 500/);
+      failing = false;
+      expect(await json(['webhooks', 'resend', discarded.id])).toMatchObject({ id: discarded.id, status: 'pending' });
+      await eventually(async () => receiver.on('/cli').filter((h) => h.body.event === 'bounce').length === 5, 20_000, 100);
+
+      const timeline = await ok(['emails', 'events', sent.id]);
+      expect(timeline.stdout).toMatch(/\ssend\s/);
+      expect(timeline.stdout).toMatch(/\sbounce\s+\{"bounce_type":"Permanent"/);
+      const supp = await json<{ suppressions: { id: string; email_address: string }[] }>(['suppressions', 'list', '-a', stack.accountId]);
+      const gone = supp.suppressions.find((x) => x.email_address === 'gone@example.net');
+      expect(gone).toBeDefined();
+      expect(await json(['suppressions', 'delete', gone!.id])).toMatchObject({ success: true });
+      expect((await ok(['suppressions', 'list', '-a', stack.accountId])).stdout).not.toContain('gone@example.net');
+    } finally {
+      stack.sink.refuseRecipient = () => undefined;
+      await receiver.close();
+    }
+  }, 60_000);
 });
 
 describe('server', () => {
