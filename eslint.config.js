@@ -24,6 +24,14 @@ export default tseslint.config(
     },
   },
   {
+    // The console's browser modules, served as they are (no build step).
+    files: ['src/console/static/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: { window: 'readonly', document: 'readonly', navigator: 'readonly', location: 'readonly', sessionStorage: 'readonly', fetch: 'readonly', URLSearchParams: 'readonly', Node: 'readonly' },
+    },
+  },
+  {
     // Workflow code runs in Temporal's deterministic sandbox: no Node builtins, no I/O, and from src/ only types.
     files: ['workflows/**/*.ts'],
     rules: {

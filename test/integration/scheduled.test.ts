@@ -242,9 +242,9 @@ describe('firing', () => {
 
     const listed = await eventually(async () => {
       const l = await emailsOf(id);
-      return l.total === 1 && l.data[0]!.status === 'sent' ? l : undefined;
+      return l.total === 1 && l.data[0]!.status === 'delivered' ? l : undefined;
     });
-    expect(listed.data).toEqual([expect.objectContaining({ subject, status: 'sent' })]);
+    expect(listed.data).toEqual([expect.objectContaining({ subject, status: 'delivered' })]);
     const emailId = listed.data[0]!.id;
     expect(emailId).toMatch(/^em_/);
     expect(msg.messageId).toBe(`<${emailId}@example.com>`);
@@ -256,7 +256,7 @@ describe('firing', () => {
 
     const email = await call('GET', `${stack.api}/emails/${emailId}`, { token: stack.apiKey });
     expect(email.body).toMatchObject({
-      id: emailId, job_type: 'scheduled', job_id: id, status: 'sent', subject, tags: { kind: 'scheduled' },
+      id: emailId, job_type: 'scheduled', job_id: id, status: 'delivered', subject, tags: { kind: 'scheduled' },
       cc: ['cc@example.net'], bcc: ['bcc@example.net'], attachments: [attachment],
     });
     // The email list filtered by job type alone finds it too; direct sends are not scheduled ones.

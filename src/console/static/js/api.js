@@ -1,4 +1,3 @@
-/* global fetch, location */
 /**
  * The management API (/v1/mail/admin), one function per endpoint. JSON field names are the API's
  * (daily_quota, sent_today, ...). Failures throw ApiError with the API's `{error, message}`.

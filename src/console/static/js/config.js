@@ -1,4 +1,3 @@
-/* global document, location */
 /** What the server tells the page at load (in index.html's meta tags). */
 
 /** The service's external URL (MAILER_PUBLIC_URL), which API clients use; the page's origin may differ. */

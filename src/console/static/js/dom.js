@@ -1,4 +1,3 @@
-/* global document, Node */
 /**
  * Builds DOM nodes. Everything the API returns goes in as text nodes or attribute values, never as HTML,
  * so nothing from a mail or an account name can inject markup into the console.

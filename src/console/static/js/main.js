@@ -1,4 +1,3 @@
-/* global document, window */
 /**
  * The console's entry: routes each hash to its page, keeps signed-out operators on the sign-in page, and
  * swaps pages in only when they are ready (a slow page never overwrites a newer one).
@@ -63,7 +62,7 @@ async function show() {
   }
   main.replaceChildren(node);
   // A new page moves focus to its heading, as a page load would; a new filter or page number does not.
-  if (pathChanged) (main.querySelector('h1') ?? main).focus?.();
+  if (pathChanged) (main.querySelector('h1') ?? main).focus();
   document.title = `${(main.querySelector('h1 .title-text') ?? main.querySelector('h1'))?.textContent ?? 'Console'} · mailer`;
 }
 
@@ -77,6 +76,12 @@ document.getElementById('sign-out').addEventListener('click', () => {
   session.signOut();
   navigate('/sign-in');
   announce('Signed out.');
+});
+
+// The URL's hash is the route, so the skip link moves focus itself instead of changing the hash.
+document.querySelector('.skip-link').addEventListener('click', (event) => {
+  event.preventDefault();
+  main.focus();
 });
 
 window.addEventListener('hashchange', show);

@@ -1,4 +1,3 @@
-/* global location, URLSearchParams */
 /**
  * Hash routing (#/accounts/acc_1/emails?status=sent): the server serves one page at /console, and a
  * reload or a shared link lands on the same view.

@@ -1,4 +1,3 @@
-/* global sessionStorage */
 /**
  * The admin token lives in sessionStorage: it survives a reload but not the closing of the tab, and is
  * never written to a cookie (so no request carries it unless the console adds it).

@@ -5,7 +5,7 @@ import { announce, announceError } from './announce.js';
 import { showDialog } from './dialog.js';
 import { field, select } from './form.js';
 
-export const ACCOUNT_STATUSES = ['healthy', 'review', 'paused', 'banned'];
+const ACCOUNT_STATUSES = ['healthy', 'review', 'paused', 'banned'];
 
 /** Resolves with the updated account, or undefined when nothing changed. */
 export async function editAccount(account) {

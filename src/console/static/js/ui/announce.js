@@ -1,4 +1,3 @@
-/* global document */
 /**
  * Status messages go to the one aria-live region (#status), which screen readers read out and which is
  * also shown on screen as a toast until the next message or a few seconds.

@@ -62,7 +62,7 @@ export function dailyBarChart({ title, rows, stacks, tableOnly = [] }) {
       });
     });
     const label = i % labelEvery === 0
-      ? s('text', { class: 'day-label', x: x0 + (dayW * 0.8) / 2, y: HEIGHT - 8, 'text-anchor': 'middle' }, r.day.slice(5))
+      ? s('text', { x: x0 + (dayW * 0.8) / 2, y: HEIGHT - 8, 'text-anchor': 'middle' }, r.day.slice(5))
       : null;
     return s('g', { class: 'day' }, bars, label);
   });

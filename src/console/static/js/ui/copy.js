@@ -1,4 +1,3 @@
-/* global navigator */
 /** Copying secrets and DNS values: the Clipboard API where the browser allows it, else select the text. */
 import { h } from '../dom.js';
 import { announce } from './announce.js';

@@ -1,4 +1,3 @@
-/* global document */
 /**
  * Modal dialogs on the native <dialog>: showModal() makes the page behind inert (so focus stays inside),
  * Escape closes it, and a <form method="dialog"> closes it with the clicked button's value.

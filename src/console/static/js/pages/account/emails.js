@@ -9,7 +9,7 @@ import { section } from '../../ui/page.js';
 import { pill } from '../../ui/pill.js';
 import { dataTable } from '../../ui/table.js';
 
-export const EMAIL_STATUSES = ['pending', 'sent', 'delivered', 'bounced', 'complained'];
+const EMAIL_STATUSES = ['pending', 'sent', 'delivered', 'bounced', 'complained'];
 const JOB_TYPES = ['direct', 'scheduled', 'batch'];
 const PAGE_SIZE = 20;
 

@@ -1,13 +1,13 @@
 /** The events sent to one webhook, each with every attempt; discarded ones can be sent again. */
 import { ApiError, listWebhookDeliveries, listWebhooks, resendWebhookDelivery } from '../../api.js';
-import { h, replaceChildren } from '../../dom.js';
+import { h, replaceChildren, uniqueId } from '../../dom.js';
 import { formatTime } from '../../format.js';
 import { href, navigate } from '../../router.js';
 import { announce, announceError } from '../../ui/announce.js';
 import { field, select } from '../../ui/form.js';
 import { section } from '../../ui/page.js';
 import { pill } from '../../ui/pill.js';
-import { dataTable } from '../../ui/table.js';
+import { dataTable, disclosure } from '../../ui/table.js';
 
 const STATUSES = ['pending', 'succeeded', 'discarded'];
 
@@ -16,11 +16,44 @@ export async function render({ account, itemId, query }) {
   const webhook = webhooks.find((w) => w.id === itemId);
   if (!webhook) throw new ApiError(404, 'not found', `webhook ${itemId} not found`);
   const status = STATUSES.includes(query.status) ? query.status : '';
-  const list = h('div', { class: 'stack' });
+  const list = h('div');
 
   async function load() {
     const { deliveries } = await listWebhookDeliveries(webhook.id, { status, limit: 100 });
-    replaceChildren(list, deliveries.length ? deliveries.map((d) => deliveryCard(d, load)) : h('p', { class: 'empty' }, 'No deliveries yet.'));
+    replaceChildren(list, dataTable({
+      caption: `Deliveries to ${webhook.url}, newest first`,
+      empty: 'No deliveries yet.',
+      columns: [{ label: 'Event' }, { label: 'Email' }, { label: 'Status' }, { label: 'Attempts' }, { label: 'Created' }, { label: h('span', { class: 'visually-hidden' }, 'Actions') }],
+      rows: deliveries.map((d) => {
+        const detailId = uniqueId('attempts');
+        return {
+          detailId,
+          detail: attemptsTable(d),
+          cells: [
+            h('span', {}, pill(d.event_type), h('span', { class: 'sub' }, d.event_id || d.id)),
+            d.email_id ? h('a', { href: href(`/emails/${d.email_id}`) }, h('code', {}, d.email_id)) : '—',
+            pill(d.status),
+            disclosure(attemptsSummary(d.attempts ?? []), detailId),
+            formatTime(d.created_at),
+            d.status === 'discarded'
+              ? h('button', { type: 'button', class: 'button primary small', 'aria-label': `Resend ${d.event_type} ${d.id}`, onclick: (e) => resend(d, e.currentTarget) }, 'Resend')
+              : null,
+          ],
+        };
+      }),
+    }));
+  }
+
+  async function resend(delivery, button) {
+    button.disabled = true;
+    try {
+      await resendWebhookDelivery(delivery.id);
+      announce(`The ${delivery.event_type} event is being sent again.`);
+      await load();
+    } catch (err) {
+      announceError(err);
+      button.disabled = false;
+    }
   }
 
   const filter = select('status', STATUSES, status, 'all');
@@ -35,41 +68,25 @@ export async function render({ account, itemId, query }) {
       list));
 }
 
-function deliveryCard(delivery, reload) {
-  const resend = async (button) => {
-    button.disabled = true;
-    try {
-      await resendWebhookDelivery(delivery.id);
-      announce(`Delivery ${delivery.id} sent again.`);
-      await reload();
-    } catch (err) {
-      announceError(err);
-      button.disabled = false;
-    }
-  };
-  const attempts = delivery.attempts ?? [];
-  return h('article', { class: 'card delivery', 'data-delivery': delivery.id },
-    h('div', { class: 'card-head' },
-      h('h3', { class: 'card-title' }, pill(delivery.event_type), ' ', h('code', {}, delivery.event_id || delivery.id)),
-      pill(delivery.status)),
-    h('p', { class: 'sub' },
-      delivery.email_id ? ['Email ', h('a', { href: href(`/emails/${delivery.email_id}`) }, delivery.email_id), ' · '] : null,
-      `Created ${formatTime(delivery.created_at)}`,
-      delivery.completed_at ? ` · finished ${formatTime(delivery.completed_at)}` : null),
-    dataTable({
-      caption: `Attempts of delivery ${delivery.id}`,
-      empty: 'No attempt yet.',
-      columns: [{ label: 'Attempt', numeric: true }, { label: 'Started' }, { label: 'Status code', numeric: true }, { label: 'Latency', numeric: true }, { label: 'Response' }, { label: 'Error' }],
-      rows: attempts.map((a) => [
-        String(a.attempt),
-        formatTime(a.started_at),
-        a.status_code ? String(a.status_code) : '—',
-        `${a.latency_ms} ms`,
-        a.response_excerpt ? h('code', { class: 'excerpt' }, a.response_excerpt) : '—',
-        a.error || '—',
-      ]),
-    }),
-    delivery.status === 'discarded'
-      ? h('div', { class: 'card-actions' }, h('button', { type: 'button', class: 'button primary small', onclick: (e) => resend(e.currentTarget) }, 'Resend'))
-      : null);
+/** '4 attempts · last HTTP 500': how it went, on the button that shows each attempt. */
+function attemptsSummary(attempts) {
+  const last = attempts.at(-1);
+  const outcome = !last ? 'none yet' : last.status_code ? `last HTTP ${last.status_code}` : `last: ${last.error || 'no answer'}`;
+  return `${attempts.length} ${attempts.length === 1 ? 'attempt' : 'attempts'} · ${outcome}`;
+}
+
+function attemptsTable(delivery) {
+  return dataTable({
+    caption: `Attempts of delivery ${delivery.id}`,
+    empty: 'No attempt yet.',
+    columns: [{ label: 'Attempt', numeric: true }, { label: 'Started' }, { label: 'Status code', numeric: true }, { label: 'Latency', numeric: true }, { label: 'Response' }, { label: 'Error' }],
+    rows: (delivery.attempts ?? []).map((a) => [
+      String(a.attempt),
+      formatTime(a.started_at),
+      a.status_code ? String(a.status_code) : '—',
+      `${a.latency_ms} ms`,
+      a.response_excerpt ? h('code', { class: 'excerpt' }, a.response_excerpt) : '—',
+      a.error || '—',
+    ]),
+  });
 }

@@ -10,7 +10,7 @@ import { section } from '../../ui/page.js';
 import { showSecretOnce } from '../../ui/secret-dialog.js';
 import { dataTable } from '../../ui/table.js';
 
-export const EVENT_TYPES = ['send', 'delivery', 'bounce', 'complaint', 'reject', 'open', 'click'];
+const EVENT_TYPES = ['send', 'delivery', 'bounce', 'complaint', 'reject', 'open', 'click'];
 
 export async function render({ account }) {
   const list = h('div');
