@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDomain, admin, createAccount, createKey, createSender } from '../helpers/admin-fixtures.js';
 import { call, eventually, validEmail } from '../helpers/http.js';
 import { ADMIN_TOKEN, startStack, type Stack } from '../helpers/stack.js';
+import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -304,6 +305,26 @@ describe('webhooks', () => {
     expect(unknown.status).toBe(404);
     expect(unknown.body).toEqual({ error: 'not found', message: 'webhook wh_unknown not found' });
   });
+
+  it('a webhook whose address turned private after creation (DNS changed) is refused at every delivery: nothing reaches it', async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      const s = await createSender(stack, 'rebind', 'rebind.example');
+      const hook = await admin<{ id: string }>(stack, 'POST', `/accounts/${s.accountId}/webhooks`, { url: PUBLIC_URL, events: ['delivery'] });
+      // What a name that now resolves to a loopback address amounts to: the stored URL points there.
+      await stack.mailer.sql`update webhooks set url = ${`${receiver.url}/rebound`} where id = ${hook.body.id}`;
+      await call('POST', `${stack.api}/emails`, { token: s.key, body: validEmail({ from: 'x@rebind.example' }) });
+      const discarded = await eventually(async () => {
+        const r = await admin<{ deliveries: { status: string; attempts: { status_code: number; error: string }[] }[] }>(stack, 'GET', `/webhooks/${hook.body.id}/deliveries`);
+        return r.body.deliveries[0]?.status === 'discarded' ? r.body.deliveries[0] : undefined;
+      }, 30_000, 200);
+      expect(discarded.attempts).toHaveLength(4);
+      for (const a of discarded.attempts) expect(a).toMatchObject({ status_code: 0, error: expect.stringMatching(/private or loopback/) });
+      expect(receiver.received).toEqual([]);
+    } finally {
+      await receiver.close();
+    }
+  }, 40_000);
 
   describe('with MAILER_WEBHOOK_ALLOW_PRIVATE=1', () => {
     let open: Stack;
