@@ -24,6 +24,7 @@ import { EMAIL_BODY, SENDER_DOMAIN } from './lib/payload.js';
 import { cpuPerCount, cpuPerUnit, limitFromCpu, NOISY_OTHER, renderTable, renderTargets, type Row, type Target } from './lib/report.js';
 import { prepareAccounts, SERVICE_ROOT, startService, startWorker, type ServiceHandle } from './lib/service.js';
 import { measureStarts } from './lib/temporal-starts.js';
+import { RETRY_GAPS_MS, RETRY_TOLERANCE_MS, webhookFigures, type WebhooksResult } from './lib/webhooks.js';
 
 /**
  * `npm run bench`: the service's accept and delivery rates against baselines measured in the same run on
@@ -55,13 +56,16 @@ const BATCH_RUNS = envInt('BENCH_BATCH_RUNS', 20);
 const BATCH_SIZE = 100;
 const SCHEDULED_COUNT = envInt('BENCH_SCHEDULED_COUNT', 1_000);
 const MEMORY_PENDING = envInt('BENCH_MEMORY_PENDING', 10_000);
+// The webhook figures' send load (bench/lib/webhooks.ts): a fixed rate, below what the service delivers
+// without webhooks (its half-rate run: 130 to 175 a second on 2 cores).
+const WEBHOOK_RATE = envInt('BENCH_WEBHOOK_RATE', 100);
 // The whole bench ends by itself inside 6 minutes: phases shorten their drain waits to fit, the memory
 // figure creates as many scheduled emails as the time left allows (saying how many), and a watchdog
 // cleans up and exits at the hard limit whatever is going on.
 const BUDGET_MS = 340_000;
 const HARD_LIMIT_MS = 355_000;
 // What the parts after the service's throughput runs need at least; the throughput drains leave it to them.
-const MIN_MS: Partial<Record<Part, number>> = { batch: 30_000, scheduled: 40_000, memory: 50_000 };
+const MIN_MS: Partial<Record<Part, number>> = { batch: 30_000, scheduled: 40_000, webhooks: 25_000, memory: 50_000 };
 // The memory figure's steps after creating its scheduled emails (settle, samples, stopping, output).
 const MEMORY_TAIL_MS = 30_000;
 
@@ -301,6 +305,10 @@ async function main(): Promise<void> {
     MAILER_RATE_LIMIT: '1000000',
     MAILER_ADMIN_TOKEN: 'adm_bench-admin-token-0123456789abcdef',
     LOG_LEVEL: 'warn',
+    // The webhook figures' receiver is on loopback; the inbound report listener on a free port, not 2526
+    // (which a running `npm start` holds).
+    MAILER_WEBHOOK_ALLOW_PRIVATE: '1',
+    MAILER_INBOUND_PORT: '0',
   });
   const createDatabase = async (name: string) => {
     const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
@@ -338,7 +346,8 @@ async function main(): Promise<void> {
   let accountCount = 1;
   let batch: BatchLatencyResult | undefined;
   let lateness: LatenessResult | undefined;
-  if (parts.has('throughput') || parts.has('batch') || parts.has('scheduled')) {
+  let webhooks: WebhooksResult | undefined;
+  if (parts.has('throughput') || parts.has('batch') || parts.has('scheduled') || parts.has('webhooks')) {
     await createDatabase('bench_service');
     const svc = await startService(serviceEnv('bench_service', 'service'));
     service = svc;
@@ -426,8 +435,8 @@ async function main(): Promise<void> {
       }
     }
 
-    // Batch latency and scheduled lateness on the same service, once the throughput runs' mail is out.
-    if (parts.has('batch') || parts.has('scheduled')) {
+    // Batch latency, scheduled lateness and webhooks on the same service, once the throughput runs' mail is out.
+    if (parts.has('batch') || parts.has('scheduled') || parts.has('webhooks')) {
       let last = (await sinkCount()).total;
       for (let quietFor = 0, waited = 0; quietFor < 1_000 && waited < 15_000; waited += 250) {
         await sleep(250);
@@ -443,6 +452,15 @@ async function main(): Promise<void> {
     if (parts.has('scheduled')) {
       log(`scheduled lateness: ${SCHEDULED_COUNT} emails due the same second`);
       lateness = await scheduledLateness(jobsContext, svc, SCHEDULED_COUNT);
+    }
+    if (parts.has('webhooks')) {
+      if (remaining() < MIN_MS.webhooks!) {
+        log(`skipping the webhook figures: ${(remaining() / 1000).toFixed(0)} s left in the budget`);
+      } else {
+        // The wait for the last webhooks and discards: up to 30 s, but not into what the memory figure needs.
+        const waitCapMs = Math.min(30_000, remaining() - 20_000 - (parts.has('memory') ? MIN_MS.memory! : 0));
+        webhooks = await webhookFigures({ ...jobsContext, databaseUrl: serviceEnv('bench_service', 'service').DATABASE_URL! }, svc, WEBHOOK_RATE, RUN_S, waitCapMs);
+      }
     }
     await svc.stop();
     server = undefined;
@@ -533,6 +551,40 @@ async function main(): Promise<void> {
       },
     );
   }
+  if (webhooks) {
+    const h = webhooks;
+    const none = h.requests === 0;
+    targets.push(
+      {
+        name: 'webhooks: p50 event -> receiver (ms)', value: h.latencyMs.p50, shown: none ? 'none arrived' : undefined, target: '<= 150 ms',
+        met: !none && h.latencyMs.p50 <= 150, formula: `over ${h.requests} delivery webhooks while sending ${h.rate}/s for ${h.durationS} s`,
+      },
+      {
+        name: 'webhooks: p99 event -> receiver (ms)', value: h.latencyMs.p99, shown: none ? 'none arrived' : undefined, target: '<= 750 ms',
+        met: !none && h.latencyMs.p99 <= 750, formula: `p50 ${h.latencyMs.p50} ms, p99 ${h.latencyMs.p99} ms, max ${h.latencyMs.max} ms over ${h.requests}`,
+      },
+      {
+        name: 'webhooks: delivered emails with an acknowledged delivery webhook', value: h.exactlyOnce + h.duplicates,
+        shown: `${h.exactlyOnce + h.duplicates} of ${h.delivered}`, target: `all ${h.accepted} accepted (duplicates allowed, counted)`,
+        met: h.delivered > 0 && h.delivered === h.accepted && h.missing === 0,
+        formula: `${h.exactlyOnce} exactly once, ${h.duplicates} more than once, ${h.missing} none; ${h.delivered} of ${h.accepted} accepted at the sink` +
+          (h.badSignatures > 0 ? `; ${h.badSignatures} bad signatures` : ''),
+      },
+      ...h.retry.gaps.map((g, k) => ({
+        name: `webhooks: retry gap ${k + 1} at the receiver, max (ms)`, value: g.max, shown: g.count > 0 ? undefined : 'none',
+        target: `${RETRY_GAPS_MS[k]}..${RETRY_GAPS_MS[k]! + RETRY_TOLERANCE_MS} ms`,
+        met: g.count > 0 && g.count === h.retry.deliveries && g.within === g.count,
+        formula: `min ${g.min}, p50 ${g.p50}, max ${g.max} ms over ${g.count} of ${h.retry.deliveries} deliveries; ${g.within} within`,
+      })),
+      {
+        name: 'webhooks: always-500 deliveries with exactly 4 attempts, then discarded', value: h.retry.fourThenDiscarded,
+        shown: `${h.retry.fourThenDiscarded} of ${h.retry.emails}`, target: `all ${h.retry.emails}`,
+        met: h.retry.emails > 0 && h.retry.deliveries === h.retry.emails && h.retry.fourThenDiscarded === h.retry.emails,
+        formula: `attempts at the receiver per delivery: ${h.retry.detail.map((d) => d.arrivals.length).join(', ') || 'none'}; ` +
+          `management API: ${h.retry.detail.map((d) => `${d.apiStatus ?? '?'} after ${d.apiAttempts.length}`).join(', ') || 'nothing'}`,
+      },
+    );
+  }
   if (memory) {
     const m = memory;
     targets.push({
@@ -576,11 +628,11 @@ async function main(): Promise<void> {
     settings: {
       runS: RUN_S, warmupS: WARMUP_S, connections: CONNECTIONS, smtpMaxConnections: SMTP_MAX_CONNECTIONS, smtpInFlight: SMTP_IN_FLIGHT,
       temporalConcurrency: TEMPORAL_CONCURRENCY, accounts: accountCount, batchRuns: BATCH_RUNS, batchSize: BATCH_SIZE,
-      scheduledCount: SCHEDULED_COUNT, memoryPending: MEMORY_PENDING,
+      scheduledCount: SCHEDULED_COUNT, memoryPending: MEMORY_PENDING, webhookRate: WEBHOOK_RATE,
     },
     rows,
     targets,
-    jobs: { batch, scheduled: lateness, memory },
+    jobs: { batch, scheduled: lateness, webhooks, memory },
     wallSeconds: Math.round(elapsed() / 1000),
   }, null, 2)}\n`);
   out.push('', `JSON: ${path.relative(REPO_ROOT, file)}`);

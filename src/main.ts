@@ -47,7 +47,7 @@ import { createWebhooksService } from './services/webhooks-service.js';
 import { connectTemporal, type TemporalClient } from './temporal/client.js';
 import { createDeliveryActivities } from './temporal/delivery-activities.js';
 import { locateTemporalCli, startDevServer } from './temporal/dev-server.js';
-import { createDispatcher, EMAIL_DRAIN_GAP_MS, QUEUE_CHANNEL, type Dispatcher } from './temporal/dispatcher.js';
+import { createDispatcher, QUEUE_CHANNEL, type Dispatcher } from './temporal/dispatcher.js';
 import { createJobActivities } from './temporal/job-activities.js';
 import { createJobStarters, createJobSweeper } from './temporal/job-sweeper.js';
 import { createWebhookActivities } from './temporal/webhook-activities.js';
@@ -186,16 +186,15 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
       running.catch((err: unknown) => logger.fatal({ err }, 'Temporal worker stopped'));
       onStop(worker.shutdown);
       dispatcher = createDispatcher({
-        name: 'emails', queue: repos.deliveries, channel: QUEUE_CHANNEL, groupKind: 'deliveryGroup', minGapMs: EMAIL_DRAIN_GAP_MS,
+        name: 'emails', queue: repos.deliveries, channel: QUEUE_CHANNEL, groupKind: 'deliveryGroup',
         startGroup: (groupId, ids) => temporal.startDeliveryGroup(groupId, ids),
         listen: (channel, fn) => sql.listen(channel, fn),
         logger,
       });
       await dispatcher.start();
       onStop(dispatcher.stop);
-      // Events wait for their webhooks a few milliseconds at most: latency matters more than grouping here.
       const webhookDispatcher = createDispatcher({
-        name: 'webhook deliveries', queue: repos.webhookDeliveries, channel: WEBHOOK_QUEUE_CHANNEL, groupKind: 'webhookGroup', minGapMs: 20,
+        name: 'webhook deliveries', queue: repos.webhookDeliveries, channel: WEBHOOK_QUEUE_CHANNEL, groupKind: 'webhookGroup',
         startGroup: (groupId, ids) => temporal.startWebhookGroup(groupId, ids),
         listen: (channel, fn) => sql.listen(channel, fn),
         logger,

@@ -40,6 +40,24 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
 }
 
 /**
+ * Connections are kept alive and reused (a TCP and TLS handshake per event would cost more than the
+ * event): one pool per protocol and guard setting. The guard runs on every new connection, and a kept
+ * connection stays with the address that was checked. Idle connections are closed before the usual
+ * 5 s keep-alive of servers, so that a request rarely races the receiver closing one.
+ */
+const agents = new Map<string, http.Agent>();
+function agentFor(protocol: string, allowPrivate: boolean): http.Agent {
+  const key = `${protocol}${allowPrivate}`;
+  let agent = agents.get(key);
+  if (!agent) {
+    const options = { keepAlive: true, timeout: 4000, maxFreeSockets: 64, scheduling: 'lifo' as const, lookup: guardedLookup(allowPrivate) };
+    agent = protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
+    agents.set(key, agent);
+  }
+  return agent;
+}
+
+/**
  * One webhook request: POST `body` with `headers`, a 10 s limit on the whole exchange, the address guard on
  * every connection, and no redirects followed (a 3xx is a non-2xx answer).
  */
@@ -57,7 +75,7 @@ export function postWebhook(url: string, body: string, headers: Record<string, s
       method: 'POST',
       headers: { ...headers, 'content-length': String(Buffer.byteLength(body)), 'user-agent': WEBHOOK_USER_AGENT },
       lookup: guardedLookup(options.allowPrivate),
-      agent: false,
+      agent: agentFor(target.protocol, options.allowPrivate),
       timeout: options.timeoutMs ?? WEBHOOK_TIMEOUT_MS,
     });
     const deadline = setTimeout(() => req.destroy(Object.assign(new Error('timed out after 10 s'), { code: 'ETIMEDOUT' })), options.timeoutMs ?? WEBHOOK_TIMEOUT_MS);
