@@ -71,6 +71,18 @@ const settings = {
     default: '100',
     parse: int('MAILER_RATE_LIMIT', 100, 1, 1_000_000),
   },
+  smtpRetryAttempts: {
+    env: 'MAILER_SMTP_RETRY_ATTEMPTS',
+    description: 'Retries of an email after a temporary SMTP failure (4xx, connection, time-out) before it bounces as Transient.',
+    default: '12',
+    parse: int('MAILER_SMTP_RETRY_ATTEMPTS', 12, 0, 100),
+  },
+  smtpRetryFirstSeconds: {
+    env: 'MAILER_SMTP_RETRY_FIRST_SECONDS',
+    description: 'Seconds before the first retry and between it and the second; each later wait doubles, up to an hour.',
+    default: '10',
+    parse: int('MAILER_SMTP_RETRY_FIRST_SECONDS', 10, 1, 3600),
+  },
   catcherPort: {
     env: 'MAILER_CATCHER_PORT',
     description: 'Port of the built-in mail catcher (used when SMTP_URL is unset; 0 picks a free port).',

@@ -134,7 +134,10 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
       temporalAddress = dev.address;
       temporalUiUrl = dev.uiUrl;
     }
-    const temporal: TemporalClient = await connectTemporal({ address: temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue });
+    const temporal: TemporalClient = await connectTemporal({
+      address: temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue,
+      smtpRetry: { retries: config.smtpRetryAttempts, firstDelaySeconds: config.smtpRetryFirstSeconds },
+    });
     onStop(temporal.close);
 
     const metrics = createMetrics();

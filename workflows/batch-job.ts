@@ -1,6 +1,6 @@
 import { proxyLocalActivities } from '@temporalio/workflow';
 import type { JobActivities } from '../src/temporal/job-activities.js';
-import { deliverAll } from './deliver-emails.js';
+import { deliverAll, type SmtpRetry } from './deliver-emails.js';
 
 // Short database statements: local activities, inside the workflow task.
 const { beginBatch, finishBatch } = proxyLocalActivities<JobActivities>({
@@ -12,8 +12,8 @@ const { beginBatch, finishBatch } = proxyLocalActivities<JobActivities>({
  * One batch job (workflow id = job id): pending → processing → completed or failed. Counters move in
  * PostgreSQL as each email's outcome is recorded, so GET /emails/batch/:id is one read.
  */
-export async function batchJobWorkflow(input: { jobId: string }): Promise<string> {
+export async function batchJobWorkflow(input: { jobId: string; retry?: SmtpRetry }): Promise<string> {
   const emailIds = await beginBatch({ jobId: input.jobId });
-  await deliverAll(emailIds);
+  await deliverAll(emailIds, input.retry);
   return (await finishBatch({ jobId: input.jobId })) ?? 'unchanged';
 }

@@ -4,8 +4,10 @@ import type { DeliveryActivities } from '../src/temporal/delivery-activities.js'
 /**
  * Delivering accepted emails, for every kind of send. The content never travels through Temporal, only ids.
  *
- * Retry budget for a temporary SMTP failure (4xx, connection, timeout): the first try, then 12 more,
- * 10 s apart at first and doubling up to an hour (about 3.5 hours in all); then the email is bounced.
+ * Retry budget for a temporary SMTP failure (4xx, connection, timeout), by default: the first try, then 12
+ * more, 10 s apart at first and doubling up to an hour (about 3.5 hours in all); then the email is bounced
+ * (Transient). Operators set the number and the first wait (MAILER_SMTP_RETRY_*); whoever starts a
+ * delivery workflow passes them in, so a running workflow keeps the budget it started with.
  */
 const { deliverEmails } = proxyActivities<DeliveryActivities>({
   startToCloseTimeout: '30 minutes',
@@ -14,18 +16,26 @@ const { deliverEmails } = proxyActivities<DeliveryActivities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 });
 
-export const SMTP_RETRY = { firstDelay: '10 seconds', initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '1 hour', maximumAttempts: 12 } as const;
+/** The retry budget of temporary SMTP failures: how many retries, and the wait before the first (it doubles). */
+export interface SmtpRetry {
+  retries: number;
+  firstDelaySeconds: number;
+}
 
-const { retryEmail, giveUpEmail } = proxyActivities<DeliveryActivities>({
-  startToCloseTimeout: '5 minutes',
-  heartbeatTimeout: '15 seconds',
-  retry: {
-    initialInterval: SMTP_RETRY.initialInterval,
-    backoffCoefficient: SMTP_RETRY.backoffCoefficient,
-    maximumInterval: SMTP_RETRY.maximumInterval,
-    maximumAttempts: SMTP_RETRY.maximumAttempts,
-  },
-});
+export const DEFAULT_SMTP_RETRY: SmtpRetry = { retries: 12, firstDelaySeconds: 10 };
+
+function retryActivities(budget: SmtpRetry) {
+  return proxyActivities<DeliveryActivities>({
+    startToCloseTimeout: '5 minutes',
+    heartbeatTimeout: '15 seconds',
+    retry: {
+      initialInterval: `${budget.firstDelaySeconds} seconds`,
+      backoffCoefficient: 2,
+      maximumInterval: '1 hour',
+      maximumAttempts: budget.retries,
+    },
+  });
+}
 
 export interface DeliveryTally {
   sent: number;
@@ -34,11 +44,16 @@ export interface DeliveryTally {
 }
 
 /** Sends every email once, then retries the temporary failures each on its own schedule until final. */
-export async function deliverAll(emailIds: string[]): Promise<DeliveryTally> {
+export async function deliverAll(emailIds: string[], budget: SmtpRetry = DEFAULT_SMTP_RETRY): Promise<DeliveryTally> {
   if (emailIds.length === 0) return { sent: 0, bounced: 0, retried: 0 };
   const first = await deliverEmails({ emailIds });
   if (first.retry.length === 0) return { sent: first.sent, bounced: first.bounced, retried: 0 };
-  await sleep(SMTP_RETRY.firstDelay);
+  const { retryEmail, giveUpEmail } = retryActivities(budget);
+  if (budget.retries === 0) {
+    await Promise.all(first.retry.map((emailId) => giveUpEmail({ emailId })));
+    return { sent: first.sent, bounced: first.bounced + first.retry.length, retried: first.retry.length };
+  }
+  await sleep(`${budget.firstDelaySeconds} seconds`);
   const outcomes = await Promise.all(
     first.retry.map((emailId) =>
       retryEmail({ emailId }).catch(async () => {
@@ -56,9 +71,11 @@ export async function deliverAll(emailIds: string[]): Promise<DeliveryTally> {
 
 export interface DeliverEmailsInput {
   emailIds: string[];
+  /** Absent in workflows started before the budget was configurable. */
+  retry?: SmtpRetry;
 }
 
 /** A group of direct sends drained from the delivery queue: one workflow for many emails. */
 export async function deliverEmailsWorkflow(input: DeliverEmailsInput): Promise<DeliveryTally> {
-  return deliverAll(input.emailIds);
+  return deliverAll(input.emailIds, input.retry);
 }

@@ -1,6 +1,6 @@
 import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { batchJobWorkflow } from '../../workflows/batch-job.js';
-import type { deliverEmailsWorkflow } from '../../workflows/deliver-emails.js';
+import type { deliverEmailsWorkflow, SmtpRetry } from '../../workflows/deliver-emails.js';
 import type { deliverWebhooksWorkflow } from '../../workflows/deliver-webhooks.js';
 import type { scheduledSecondWorkflow } from '../../workflows/scheduled-email.js';
 
@@ -37,7 +37,7 @@ async function once(start: () => Promise<unknown>): Promise<boolean> {
   }
 }
 
-export async function connectTemporal(options: { address: string; namespace: string; taskQueue: string }): Promise<TemporalClient> {
+export async function connectTemporal(options: { address: string; namespace: string; taskQueue: string; smtpRetry: SmtpRetry }): Promise<TemporalClient> {
   const connection = await Connection.connect({ address: options.address });
   const client = new Client({ connection, namespace: options.namespace });
   const taskQueue = options.taskQueue;
@@ -51,7 +51,7 @@ export async function connectTemporal(options: { address: string; namespace: str
   return {
     client,
     startDeliveryGroup: (groupId, emailIds) =>
-      once(() => client.workflow.start<typeof deliverEmailsWorkflow>('deliverEmailsWorkflow', { workflowId: groupId, taskQueue, args: [{ emailIds }] })),
+      once(() => client.workflow.start<typeof deliverEmailsWorkflow>('deliverEmailsWorkflow', { workflowId: groupId, taskQueue, args: [{ emailIds, retry: options.smtpRetry }] })),
     startWebhookGroup: (groupId, deliveryIds) =>
       once(() => client.workflow.start<typeof deliverWebhooksWorkflow>('deliverWebhooksWorkflow', { workflowId: groupId, taskQueue, args: [{ deliveryIds }] })),
     startScheduledSecond: (scheduledAt) => {
@@ -75,7 +75,7 @@ export async function connectTemporal(options: { address: string; namespace: str
     startBatchJob: (jobId) =>
       once(() =>
         connection.withDeadline(Date.now() + START_TIMEOUT_MS, () =>
-          client.workflow.start<typeof batchJobWorkflow>('batchJobWorkflow', { workflowId: jobId, taskQueue, args: [{ jobId }] }))),
+          client.workflow.start<typeof batchJobWorkflow>('batchJobWorkflow', { workflowId: jobId, taskQueue, args: [{ jobId, retry: options.smtpRetry }] }))),
     async ping() {
       // A bounded probe: without a deadline the client's retries hold an unreachable server's call ~20 s.
       await connection.withDeadline(Date.now() + PING_TIMEOUT_MS, () => connection.workflowService.getSystemInfo({}));
