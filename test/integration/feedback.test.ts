@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSender } from '../helpers/admin-fixtures.js';
 import { call, eventually, validEmail } from '../helpers/http.js';
 import { verifyWebhookSignature } from '../../src/webhooks/signature.js';
 import { ADMIN_TOKEN, startStack, type Stack } from '../helpers/stack.js';
@@ -204,6 +205,19 @@ describe('the mailbox simulator of the built-in catcher', () => {
       }],
     }]);
   });
+
+  it('one complaint in 50 emails (2 %, over 0.08 %) puts the account under review, its quota halved', async () => {
+    const s = await createSender(stack, 'complainer', 'complainer.example');
+    const emails = Array.from({ length: 50 }, (_, i) => validEmail({
+      from: 'news@complainer.example', to: [i === 7 ? 'complaint+health@simulator.mailer.test' : `success+${i}@simulator.mailer.test`], subject: `health ${i}`,
+    }));
+    expect((await call('POST', `${stack.api}/emails/batch`, { token: s.key, body: { emails } })).status).toBe(200);
+    const account = await eventually(async () => {
+      const r = await call<{ status: string; daily_quota: number }>('GET', `${stack.admin}/accounts/${s.accountId}`, { token: ADMIN_TOKEN });
+      return r.body.status === 'review' ? r.body : undefined;
+    }, 40_000, 250);
+    expect(account.daily_quota).toBe(500);
+  }, 60_000);
 
   it('success@ is accepted and stays so', async () => {
     const id = await send(stack, 'success@simulator.mailer.test');
