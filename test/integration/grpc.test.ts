@@ -179,6 +179,22 @@ describe('gRPC errors carry the REST status as a gRPC code, the same message, an
 });
 
 describe('AdminService over gRPC with the admin token, and the daily quota', () => {
+  it('GetEmailDetail answers the same timeline as REST; its event data is a google.protobuf.Struct on the wire', async () => {
+    const sent = await call<{ id: string }>('POST', `${stack.api}/emails`, { token: stack.apiKey, body: validEmail({ subject: 'timeline over grpc' }) });
+    const rest = await eventually(async () => {
+      const r = await call<{ events: { type: string; data: Obj }[] }>('GET', `${stack.admin}/emails/${sent.body.id}`, { token: ADMIN_TOKEN });
+      return r.body.events.length === 2 ? r.body : undefined;
+    });
+    const viaGrpc = ok(await rpc(admin, 'GetEmailDetail', { id: sent.body.id }, bearer(ADMIN_TOKEN)));
+    const events = viaGrpc.events as { id: string; type: string; data: { fields: Record<string, { numberValue?: number; stringValue?: string }> } }[];
+    expect(events.map((e) => e.type)).toEqual(rest.events.map((e) => e.type));
+    const delivery = events.find((e) => e.type === 'delivery')!;
+    const restDelivery = rest.events.find((e) => e.type === 'delivery')!;
+    expect(delivery.data.fields.smtp_response!.stringValue).toBe(restDelivery.data.smtp_response);
+    expect(delivery.data.fields.processing_time_millis!.numberValue).toBe(restDelivery.data.processing_time_millis);
+    expect(failed(await rpc(admin, 'GetEmailDetail', { id: 'em_unknown' }, bearer(ADMIN_TOKEN))).code).toBe(grpc.status.NOT_FOUND);
+  });
+
   it('a wrong admin token is UNAUTHENTICATED, as the REST management API answers 401', async () => {
     const rest = await call('GET', `${stack.admin}/accounts`, { token: 'adm_wrong' });
     expect(rest.status).toBe(401);
