@@ -30,11 +30,13 @@ function banner(m: Mailer): string {
   if (m.restUrl) {
     lines.push(`  REST API      ${m.restUrl}/v1/mail   (OpenAPI: ${m.restUrl}/v1/mail/openapi.json)`);
     lines.push(`  gRPC          ${m.grpcAddress}   (gRPC, gRPC-Web and Connect)`);
+    lines.push(`  Console       ${m.restUrl}/console   (sign in with the admin token)`);
   }
+  if (m.inboundUrl) lines.push(`  Reports in    ${m.inboundUrl}   (complaint and bounce reports mailed back)`);
   lines.push(`  Temporal      ${m.temporalAddress}${m.temporalUiUrl ? `   (UI: ${m.temporalUiUrl})` : ''}`);
   if (m.catcher) {
     lines.push(`  Mail catcher  ${m.catcher.url}: mail is kept in ${m.config.dataDir}/mail/*.eml`);
-    if (m.restUrl) lines.push(`                and listed by GET ${m.restUrl}/v1/mail/admin/catcher/messages`);
+    if (m.restUrl) lines.push(`                and shown in the console; simulator: bounce@, complaint@, asyncbounce@simulator.mailer.test`);
   }
   lines.push(`  Data          ${m.config.dataDir}`);
   if (m.firstRun || m.adminTokenCreated) lines.push('', 'First run. These secrets are shown once; keep them:');
