@@ -1,3 +1,4 @@
+import { newId } from '../ids.js';
 import type { EventType } from './catalog.js';
 
 /**
@@ -41,6 +42,18 @@ export interface NewEvent<T extends EventType = EventType> {
 }
 
 export const event = <T extends EventType>(id: string, type: T, at: Date, data: EventData[T]): NewEvent<T> => ({ id, type, at, data });
+
+/** An address to put on the account's suppression list (lower case). */
+export interface NewSuppression {
+  id: string;
+  address: string;
+  reason: 'bounce' | 'complaint';
+}
+
+/** The suppressions of `addresses`: lower case, each once. */
+export function suppressionsOf(addresses: string[], reason: NewSuppression['reason']): NewSuppression[] {
+  return [...new Set(addresses.map((a) => a.toLowerCase()))].map((address) => ({ id: newId('suppression'), address, reason }));
+}
 
 /** The email as a webhook shows it. */
 export interface EnvelopeEmail {

@@ -1,8 +1,7 @@
 import type { DeliveryOutcome } from '../db/repos/deliveries-repo.js';
 import type { EmailRow } from '../db/repos/emails-repo.js';
-import type { NewSuppression } from '../db/repos/events-repo.js';
 import { parseAddress } from '../domain/address.js';
-import { type BounceType, type BouncedRecipient, event, type NewEvent } from '../domain/events.js';
+import { type BounceType, type BouncedRecipient, event, type NewEvent, suppressionsOf } from '../domain/events.js';
 import { newId } from '../ids.js';
 import type { SmtpFailure } from './smtp-outcome.js';
 
@@ -27,9 +26,6 @@ export function recipientsOf(email: Pick<EmailRow, 'to' | 'cc' | 'bcc'>): string
   const all = [...email.to, ...email.cc, ...email.bcc].map((a) => (parseAddress(a)?.address ?? a).toLowerCase());
   return [...new Set(all)];
 }
-
-const suppress = (addresses: string[], reason: NewSuppression['reason']): NewSuppression[] =>
-  addresses.map((address) => ({ id: newId('suppression'), address, reason }));
 
 function bounceEvent(at: Date, type: BounceType, subtype: 'General' | 'Suppressed', recipients: BouncedRecipient[]): NewEvent {
   return event(newId('event'), 'bounce', at, { bounce_type: type, bounce_subtype: subtype, bounced_recipients: recipients });
@@ -68,7 +64,7 @@ export function deliveredOutcome(email: EmailRow, a: Accepted): DeliveryOutcome 
   if (a.suppressed.length > 0) events.push(bounceEvent(a.acceptedAt, 'Permanent', 'Suppressed', suppressedRecipients(a.suppressed)));
   return {
     id: email.id, status: 'delivered', messageId: a.messageId, response: a.response, sentAt: a.acceptedAt, events,
-    suppress: suppress(hard.map((r) => r.address.toLowerCase()), 'bounce'),
+    suppress: suppressionsOf(hard.map((r) => r.address), 'bounce'),
   };
 }
 
@@ -82,7 +78,7 @@ export function hardBounceOutcome(email: EmailRow, at: Date, failure: SmtpFailur
     status: 'bounced',
     error: failure.diagnostic,
     events: [event(newId('event'), 'send', at, {}), bounceEvent(at, 'Permanent', 'General', recipients)],
-    suppress: suppress(recipients.map((r) => r.email_address), 'bounce'),
+    suppress: suppressionsOf(recipients.map((r) => r.email_address), 'bounce'),
   };
 }
 

@@ -1,5 +1,5 @@
-import type { EventsRepo, NewSuppression } from '../db/repos/events-repo.js';
-import { type BounceType, type BouncedRecipient, event } from '../domain/events.js';
+import type { EventsRepo } from '../db/repos/events-repo.js';
+import { type BounceType, type BouncedRecipient, event, suppressionsOf } from '../domain/events.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { HealthService } from './health-service.js';
@@ -10,9 +10,6 @@ export interface FeedbackDeps {
   logger: Logger;
   now: () => Date;
 }
-
-const suppressions = (addresses: string[], reason: NewSuppression['reason']): NewSuppression[] =>
-  [...new Set(addresses.map((a) => a.toLowerCase()))].map((address) => ({ id: newId('suppression'), address, reason }));
 
 /**
  * What recipients' servers tell the service after delivery: complaints (ARF) and bounce reports (DSN). Each
@@ -26,7 +23,7 @@ export function createFeedbackService(deps: FeedbackDeps) {
         complaint_feedback_type: input.feedbackType || 'abuse',
         complained_recipients: input.recipients,
       });
-      const applied = await deps.events.applyFeedback(input.emailId, 'complained', ev, suppressions(input.recipients, 'complaint'));
+      const applied = await deps.events.applyFeedback(input.emailId, 'complained', ev, suppressionsOf(input.recipients, 'complaint'));
       if (!applied) return false;
       await deps.health.evaluate(applied.accountId);
       return true;
@@ -39,7 +36,7 @@ export function createFeedbackService(deps: FeedbackDeps) {
         bounce_subtype: 'General',
         bounced_recipients: input.recipients,
       });
-      const suppress = input.bounceType === 'Permanent' ? suppressions(input.recipients.map((r) => r.email_address), 'bounce') : [];
+      const suppress = input.bounceType === 'Permanent' ? suppressionsOf(input.recipients.map((r) => r.email_address), 'bounce') : [];
       const applied = await deps.events.applyFeedback(input.emailId, 'bounced', ev, suppress);
       if (!applied) return false;
       await deps.health.evaluate(applied.accountId);

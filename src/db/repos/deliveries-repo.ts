@@ -1,19 +1,15 @@
 import type { Sql } from '../sql.js';
 import type { AccountStatus } from '../../domain/catalog.js';
-import type { NewEvent } from '../../domain/events.js';
+import type { NewEvent, NewSuppression } from '../../domain/events.js';
 import { type EmailRaw, type EmailRow, type StoredAttachment, toEmail } from './emails-repo.js';
-import { asJsonRows, eventsJson, type NewSuppression } from './events-repo.js';
+import { recordedWithChange } from './events-repo.js';
+import { createGroupQueue } from './group-queue.js';
 
 /**
  * The delivery side of emails: the outbox the dispatcher drains into workflows, and the leases by which
  * one delivery attempt at a time owns an email. A lease outlives a killed worker by at most its duration;
  * the retry then takes the email over.
  */
-
-export interface ClaimedGroup {
-  groupId: string;
-  ids: string[];
-}
 
 /** How an email ended: `delivered` (a server accepted it) or `bounced` (refused, rejected or suppressed). */
 export interface DeliveryOutcome {
@@ -43,36 +39,7 @@ export interface LoadedEmail {
 
 export function createDeliveriesRepo(sql: Sql) {
   return {
-    /** Takes up to `limit` unclaimed queue entries for a new group; concurrent dispatchers skip each other's. */
-    async claimGroup(groupId: string, limit: number): Promise<string[]> {
-      const rows = await sql<{ email_id: string }[]>`
-        update delivery_queue q set group_id = ${groupId}, claimed_at = now()
-        from (
-          select email_id from delivery_queue where group_id is null
-          order by enqueued_at limit ${limit} for update skip locked
-        ) c
-        where q.email_id = c.email_id
-        returning q.email_id`;
-      return rows.map((r) => r.email_id).sort();
-    },
-
-    /** Groups claimed long ago whose workflow may never have started (a dispatcher died in between). */
-    async staleGroups(olderThanSeconds: number): Promise<ClaimedGroup[]> {
-      const rows = await sql<{ group_id: string; ids: string[] }[]>`
-        select group_id, array_agg(email_id order by email_id) as ids from delivery_queue
-        where group_id is not null and claimed_at < now() - make_interval(secs => ${olderThanSeconds})
-        group by group_id limit 100`;
-      return rows.map((r) => ({ groupId: r.group_id, ids: r.ids }));
-    },
-
-    /** Gives a group's emails back to the queue (its workflow could not be started). */
-    async unclaimGroup(groupId: string): Promise<void> {
-      await sql`update delivery_queue set group_id = null, claimed_at = null where group_id = ${groupId}`;
-    },
-
-    async touchGroup(groupId: string): Promise<void> {
-      await sql`update delivery_queue set claimed_at = now() where group_id = ${groupId}`;
-    },
+    ...createGroupQueue(sql, { table: 'delivery_queue', id: 'email_id', order: 'enqueued_at', waiting: sql`true` }),
 
     async dequeue(emailIds: string[]): Promise<void> {
       if (emailIds.length > 0) await sql`delete from delivery_queue where email_id = any(${emailIds})`;
@@ -128,7 +95,7 @@ export function createDeliveriesRepo(sql: Sql) {
      */
     async recordOutcome(token: string, o: DeliveryOutcome): Promise<{ accountId: string } | undefined> {
       const [row] = await sql<{ account_id: string }[]>`
-        with done as (
+        with changed as (
           update emails set status = ${o.status}, message_id = coalesce(${o.messageId ?? null}, message_id),
             smtp_response = coalesce(${o.response ?? null}, smtp_response), sent_at = coalesce(${o.sentAt ?? null}::timestamptz, sent_at),
             last_error = ${o.error ?? null}, lease_token = null, lease_until = null
@@ -136,19 +103,9 @@ export function createDeliveriesRepo(sql: Sql) {
           returning id, account_id, job_type, job_id),
         counted as (
           update batch_jobs b set sent_count = sent_count + ${o.status === 'delivered' ? 1 : 0}, failed_count = failed_count + ${o.status === 'bounced' ? 1 : 0}
-          from done where done.job_type = 'batch' and b.id = done.job_id returning 1),
-        recorded as (
-          insert into events (id, email_id, account_id, type, data, created_at)
-          select e.id, done.id, done.account_id, e.type, e.data, e.at
-          from done, jsonb_to_recordset(${sql.json(eventsJson(o.events))}) as e(id text, type text, data jsonb, at timestamptz)
-          returning 1),
-        suppressed as (
-          insert into suppressions (id, account_id, address, reason, email_id)
-          select s.id, done.account_id, s.address, s.reason, done.id
-          from done, jsonb_to_recordset(${sql.json(asJsonRows(o.suppress))}) as s(id text, address text, reason text)
-          on conflict (account_id, address) do nothing
-          returning 1)
-        select account_id from done`;
+          from changed where changed.job_type = 'batch' and b.id = changed.job_id returning 1),
+        ${recordedWithChange(sql, o.events, o.suppress)}
+        select account_id from changed`;
       return row ? { accountId: row.account_id } : undefined;
     },
 

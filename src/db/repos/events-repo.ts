@@ -1,6 +1,6 @@
 import type postgres from 'postgres';
 import type { EmailStatus, EventType } from '../../domain/catalog.js';
-import type { NewEvent } from '../../domain/events.js';
+import type { NewEvent, NewSuppression } from '../../domain/events.js';
 import { idAt } from '../../ids.js';
 import type { Sql } from '../sql.js';
 
@@ -18,18 +18,31 @@ export interface EventRow {
   createdAt: Date;
 }
 
-/** An address to put on the account's suppression list. */
-export interface NewSuppression {
-  id: string;
-  address: string;
-  reason: 'bounce' | 'complaint';
-}
-
 /** Rows as one JSON parameter, expanded in SQL by `jsonb_to_recordset` (one statement for any number). */
 export const asJsonRows = (rows: object[]) => rows as unknown as postgres.JSONValue;
 
 export const eventsJson = (events: NewEvent[]) =>
   asJsonRows(events.map((e) => ({ id: e.id, type: e.type, data: e.data, at: e.at.toISOString() })));
+
+/**
+ * The parts of a statement that change an email (a CTE `changed` returning its id and account_id) and record,
+ * with the change, the email's events and the addresses it suppresses: the change, the events, the
+ * suppressions and (by the trigger) the webhook deliveries commit together or not at all.
+ */
+export function recordedWithChange(sql: Sql, events: NewEvent[], suppress: NewSuppression[]) {
+  return sql`
+    recorded as (
+      insert into events (id, email_id, account_id, type, data, created_at)
+      select e.id, changed.id, changed.account_id, e.type, e.data, e.at
+      from changed, jsonb_to_recordset(${sql.json(eventsJson(events))}) as e(id text, type text, data jsonb, at timestamptz)
+      returning 1),
+    suppressed as (
+      insert into suppressions (id, account_id, address, reason, email_id)
+      select s.id, changed.account_id, s.address, s.reason, changed.id
+      from changed, jsonb_to_recordset(${sql.json(asJsonRows(suppress))}) as s(id text, address text, reason text)
+      on conflict (account_id, address) do nothing
+      returning 1)`;
+}
 
 export interface DayCounts {
   day: string;
@@ -75,22 +88,12 @@ export function createEventsRepo(sql: Sql) {
      */
     async applyFeedback(emailId: string, status: Extract<EmailStatus, 'bounced' | 'complained'>, ev: NewEvent, suppress: NewSuppression[]): Promise<{ accountId: string } | undefined> {
       const [row] = await sql<{ account_id: string }[]>`
-        with target as (
+        with changed as (
           update emails set status = case when status = 'complained' then status else ${status} end
           where id = ${emailId}
           returning id, account_id),
-        recorded as (
-          insert into events (id, email_id, account_id, type, data, created_at)
-          select e.id, target.id, target.account_id, e.type, e.data, e.at
-          from target, jsonb_to_recordset(${sql.json(eventsJson([ev]))}) as e(id text, type text, data jsonb, at timestamptz)
-          returning 1),
-        suppressed as (
-          insert into suppressions (id, account_id, address, reason, email_id)
-          select s.id, target.account_id, s.address, s.reason, target.id
-          from target, jsonb_to_recordset(${sql.json(asJsonRows(suppress))}) as s(id text, address text, reason text)
-          on conflict (account_id, address) do nothing
-          returning 1)
-        select account_id from target`;
+        ${recordedWithChange(sql, [ev], suppress)}
+        select account_id from changed`;
       return row ? { accountId: row.account_id } : undefined;
     },
 

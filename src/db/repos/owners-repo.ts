@@ -6,7 +6,6 @@ export function createOwnersRepo(sql: Sql) {
   return {
     ofEmail: (id: string) => owner(sql<{ account_id: string }[]>`select account_id from emails where id = ${id}`),
     ofScheduled: (id: string) => owner(sql<{ account_id: string }[]>`select account_id from scheduled_emails where id = ${id}`),
-    ofWebhookDelivery: (id: string) => owner(sql<{ account_id: string }[]>`select account_id from webhook_deliveries where id = ${id}`),
   };
 }
 export type OwnersRepo = ReturnType<typeof createOwnersRepo>;

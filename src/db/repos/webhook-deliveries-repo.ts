@@ -1,8 +1,8 @@
 import type postgres from 'postgres';
 import type { EventType } from '../../domain/catalog.js';
 import type { Sql } from '../sql.js';
-import type { ClaimedGroup } from './deliveries-repo.js';
 import { type EmailRaw, type EmailRow, toEmail } from './emails-repo.js';
+import { createGroupQueue } from './group-queue.js';
 
 /**
  * Webhook deliveries: one row per (event, webhook), queued by the fan-out trigger of `events`, claimed in
@@ -70,34 +70,7 @@ export function createWebhookDeliveriesRepo(sql: Sql) {
     order by d.id desc limit ${limit}`;
 
   return {
-    async claimGroup(groupId: string, limit: number): Promise<string[]> {
-      const rows = await sql<{ id: string }[]>`
-        update webhook_deliveries q set group_id = ${groupId}, claimed_at = now()
-        from (
-          select id from webhook_deliveries where group_id is null and status = 'pending'
-          order by created_at limit ${limit} for update skip locked
-        ) c
-        where q.id = c.id
-        returning q.id`;
-      return rows.map((r) => r.id).sort();
-    },
-
-    /** Groups still pending long after their claim (their workflow may never have started). */
-    async staleGroups(olderThanSeconds: number): Promise<ClaimedGroup[]> {
-      const rows = await sql<{ group_id: string; ids: string[] }[]>`
-        select group_id, array_agg(id order by id) as ids from webhook_deliveries
-        where group_id is not null and status = 'pending' and claimed_at < now() - make_interval(secs => ${olderThanSeconds})
-        group by group_id limit 100`;
-      return rows.map((r) => ({ groupId: r.group_id, ids: r.ids }));
-    },
-
-    async unclaimGroup(groupId: string): Promise<void> {
-      await sql`update webhook_deliveries set group_id = null, claimed_at = null where group_id = ${groupId} and status = 'pending'`;
-    },
-
-    async touchGroup(groupId: string): Promise<void> {
-      await sql`update webhook_deliveries set claimed_at = now() where group_id = ${groupId} and status = 'pending'`;
-    },
+    ...createGroupQueue(sql, { table: 'webhook_deliveries', id: 'id', order: 'created_at', waiting: sql`status = 'pending'` }),
 
     async loadForSending(id: string): Promise<DeliveryToSend | undefined> {
       const [row] = await sql<({ d_id: string; d_status: WebhookDeliveryStatus; url: string | null; secret: string | null; e_type: EventType; e_at: Date; e_data: Record<string, unknown> } & EmailRaw)[]>`
