@@ -9,8 +9,12 @@ export type ErrorKind =
   | 'unauthorized'
   | 'permission_denied'
   | 'not_found'
+  | 'method_not_allowed'
   | 'conflict'
   | 'payload_too_large'
+  | 'uri_too_long'
+  | 'unsupported_media_type'
+  | 'headers_too_large'
   | 'rate_limited'
   | 'quota_exceeded'
   | 'unavailable'
@@ -43,9 +47,15 @@ export const ERROR_TABLE: Record<ErrorKind, KindSpec> = {
   unauthorized: { http: 401, grpc: GrpcCode.UNAUTHENTICATED, error: 'unauthorized', retryable: false },
   permission_denied: { http: 403, grpc: GrpcCode.PERMISSION_DENIED, error: 'permission denied', retryable: false },
   not_found: { http: 404, grpc: GrpcCode.NOT_FOUND, error: 'not found', retryable: false },
+  // The HTTP errors below come from the protocol layer (a path without that method, a URL, body encoding or
+  // header block the server does not take); gRPC reaches them only through its own framing.
+  method_not_allowed: { http: 405, grpc: GrpcCode.UNIMPLEMENTED, error: 'method not allowed', retryable: false },
   // An Idempotency-Key whose first request is still being answered.
   conflict: { http: 409, grpc: GrpcCode.ALREADY_EXISTS, error: 'conflict', retryable: true },
   payload_too_large: { http: 413, grpc: GrpcCode.RESOURCE_EXHAUSTED, error: 'payload too large', retryable: false },
+  uri_too_long: { http: 414, grpc: GrpcCode.INVALID_ARGUMENT, error: 'uri too long', retryable: false },
+  unsupported_media_type: { http: 415, grpc: GrpcCode.INVALID_ARGUMENT, error: 'unsupported media type', retryable: false },
+  headers_too_large: { http: 431, grpc: GrpcCode.INVALID_ARGUMENT, error: 'request header fields too large', retryable: false },
   rate_limited: { http: 429, grpc: GrpcCode.RESOURCE_EXHAUSTED, error: 'too many requests', retryable: true },
   quota_exceeded: { http: 429, grpc: GrpcCode.RESOURCE_EXHAUSTED, error: 'daily quota exceeded', retryable: true },
   unavailable: { http: 503, grpc: GrpcCode.UNAVAILABLE, error: 'service unavailable', retryable: true },

@@ -1,5 +1,5 @@
 import type { ServiceImpl } from '@connectrpc/connect';
-import type { AdminService } from '../gen/mail/v1/admin_service_pb.js';
+import { AdminService } from '../gen/mail/v1/admin_service_pb.js';
 import type { AccountsService } from '../services/accounts-service.js';
 import type { ApiKeysService } from '../services/api-keys-service.js';
 import type { AuthService } from '../services/auth-service.js';
@@ -12,6 +12,7 @@ import {
   presentWebhookDelivery,
 } from './admin-presenters.js';
 import type { CallContext } from './call-context.js';
+import { withStorableStrings } from './storable-strings.js';
 import { presentBatch, presentEmail, presentEmailSummary, presentScheduled } from './presenters.js';
 
 type AdminApi = {
@@ -37,7 +38,7 @@ export function createAdminApi(deps: AdminApiDeps): AdminApi {
     deps.auth.authenticateAdmin(ctx.requestHeader.get('authorization'));
     return run();
   };
-  return {
+  return withStorableStrings(AdminService, {
     listAccounts: (_req, ctx) => admin(ctx, async () => ({ accounts: (await deps.accounts.list()).map((a) => presentAccount(a)) })),
     createAccount: (req, ctx) => admin(ctx, async () => presentAccount(await deps.accounts.create(req.name))),
     getAccount: (req, ctx) => admin(ctx, async () => presentAccount(await deps.accounts.get(req.id))),
@@ -126,5 +127,5 @@ export function createAdminApi(deps: AdminApiDeps): AdminApi {
         const m = await deps.caught.get(req.id);
         return { message: presentCaught(m.row), html: m.html, text: m.text, headers: m.headers };
       }),
-  };
+  });
 }

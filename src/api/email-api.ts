@@ -1,10 +1,11 @@
 import type { ServiceImpl } from '@connectrpc/connect';
-import type { EmailService } from '../gen/mail/v1/email_service_pb.js';
+import { EmailService } from '../gen/mail/v1/email_service_pb.js';
 import type { EmailQueryService } from '../services/email-query-service.js';
 import type { BatchService } from '../services/batch-service.js';
 import type { ScheduleService } from '../services/schedule-service.js';
 import type { SendService } from '../services/send-service.js';
 import type { CallContext } from './call-context.js';
+import { withStorableStrings } from './storable-strings.js';
 import type { Guard } from './guard.js';
 import { presentBatch, presentEmail, presentEmailSummary, presentScheduled } from './presenters.js';
 
@@ -28,7 +29,7 @@ const idempotencyKey = (ctx: CallContext) => ctx.requestHeader.get('idempotency-
 /** mail.v1.EmailService, once, for both adapters: each RPC is a guarded call of a use case. */
 export function createEmailApi(deps: EmailApiDeps): EmailApi {
   const guard = deps.guard.guarded;
-  return {
+  return withStorableStrings(EmailService, {
     sendEmail: (req, ctx) => guard(ctx, (p) => deps.send.send(p, req, idempotencyKey(ctx))),
 
     getEmail: (req, ctx) =>
@@ -59,6 +60,6 @@ export function createEmailApi(deps: EmailApiDeps): EmailApi {
         return { batchJobs: rows.map(presentBatch), totalCount: total };
       }),
     getBatchJob: (req, ctx) => guard(ctx, async (p) => presentBatch(await deps.batch.get(p, req.id))),
-  };
+  });
 }
 

@@ -2,21 +2,25 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { BatchRow } from '../db/repos/batch-repo.js';
 import type { EmailRow, EmailSummaryRow, StoredAttachment } from '../db/repos/emails-repo.js';
 import type { ScheduledRow } from '../db/repos/scheduled-repo.js';
+import { formatMailbox, type Mailbox } from '../domain/address.js';
 import type { BatchJobSchema, EmailSchema, EmailSummarySchema, ScheduledEmailSchema } from '../gen/mail/v1/types_pb.js';
 
 /** Stored rows as the schema's messages: the one place that decides what a caller sees of a record. */
 
 export const iso = (d: Date) => d.toISOString();
 
+/** Addresses are shown as they were parsed at acceptance: `address` or `Name <address>`. */
+const shown = (list: Mailbox[]) => list.map(formatMailbox);
+
 export function presentEmail(email: EmailRow, attachments: StoredAttachment[]): MessageInitShape<typeof EmailSchema> {
   return {
     id: email.id,
     messageId: email.messageId,
-    from: email.from,
-    to: email.to,
-    cc: email.cc,
-    bcc: email.bcc,
-    replyTo: email.replyTo,
+    from: formatMailbox(email.from),
+    to: shown(email.to),
+    cc: shown(email.cc),
+    bcc: shown(email.bcc),
+    replyTo: shown(email.replyTo),
     subject: email.subject,
     html: email.html,
     text: email.text,
@@ -32,12 +36,12 @@ export function presentEmail(email: EmailRow, attachments: StoredAttachment[]): 
 }
 
 export function presentEmailSummary(e: EmailSummaryRow): MessageInitShape<typeof EmailSummarySchema> {
-  return { id: e.id, from: e.from, to: e.to, subject: e.subject, status: e.status, createdAt: iso(e.createdAt) };
+  return { id: e.id, from: formatMailbox(e.from), to: shown(e.to), subject: e.subject, status: e.status, createdAt: iso(e.createdAt) };
 }
 
 export function presentScheduled(s: ScheduledRow): MessageInitShape<typeof ScheduledEmailSchema> {
   return {
-    id: s.id, from: s.from, to: s.to, subject: s.subject, scheduledAt: iso(s.scheduledAt), status: s.status,
+    id: s.id, from: formatMailbox(s.from), to: shown(s.to), subject: s.subject, scheduledAt: iso(s.scheduledAt), status: s.status,
     createdAt: iso(s.createdAt), attempts: s.attempts,
   };
 }

@@ -1,34 +1,53 @@
+import addressparser from 'nodemailer/lib/addressparser';
 import { LIMITS } from './limits.js';
 
 /**
- * Email addresses as senders write them: `user@example.com` or `Name <user@example.com>` (the name may be
- * quoted). Validated here, before nodemailer sees them, so that no CR, LF or stray `<`/`>` reaches a header.
+ * Email addresses as senders write them (`user@example.com`, `Jane <jane@example.com>`, `"Doe, Jane" <j@x.com>`),
+ * read by one RFC 5322 parser: nodemailer's own addressparser, so the service reads an address exactly as the
+ * library that sends it would. What it yields, `{name, address}`, is what every rule is judged on, what is
+ * stored and what builds the headers and the SMTP envelope: nothing parses the original text again.
  */
 
-export interface ParsedAddress {
+/** One mailbox: a display name (possibly empty) and a bare address, as written. */
+export interface Mailbox {
   name: string;
   address: string;
+}
+
+export interface ParsedAddress extends Mailbox {
   domain: string;
 }
+
+export type AddressProblem =
+  | 'empty'
+  | 'too-long'
+  | 'control-characters'
+  | 'several-addresses'
+  | 'group'
+  | 'invalid';
+
+const PROBLEM_TEXT: Record<AddressProblem, string> = {
+  empty: 'is empty',
+  'too-long': `is longer than ${LIMITS.addressChars} characters`,
+  'control-characters': 'must not contain line breaks or control characters',
+  'several-addresses': 'holds several addresses: give one address per entry',
+  group: 'is a group: give one address per entry',
+  invalid: 'is not a valid email address',
+};
+
+export const describeAddressProblem = (p: AddressProblem): string => PROBLEM_TEXT[p];
 
 // Dot-atom local part (RFC 5322 3.4.1); quoted local parts are refused as no real sender needs them.
 const LOCAL = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
 // Letters, digits and hyphens per label (Unicode letters allowed: nodemailer encodes IDNs), at least two labels.
 const LABEL = /^(?!-)[\p{L}\p{N}-]{1,63}(?<!-)$/u;
-const WITH_NAME = /^(?:"((?:[^"\\]|\\.)*)"|([^"<>]*?))\s*<([^<>\s]+)>$/;
+// Any C0 control or DEL: a header line must not be broken or hide content. (Tab is refused too: no name needs it.)
+const CONTROL = /[\0-\x1f\x7f]/;
+// Angle brackets left in a name mean the text around the address was malformed (`Name a@x.com>`).
+const ANGLE = /[<>]/;
 
-export function parseAddress(input: string): ParsedAddress | undefined {
-  if (input.length === 0 || input.length > LIMITS.addressChars || /[\r\n\0]/.test(input)) return undefined;
-  const trimmed = input.trim();
-  let name = '';
-  let address = trimmed;
-  const m = WITH_NAME.exec(trimmed);
-  if (m) {
-    name = (m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : (m[2] ?? '')).trim();
-    address = m[3] ?? '';
-  } else if (/[<>"\s]/.test(trimmed)) {
-    return undefined;
-  }
+/** A bare address checked strictly: dot-atom local part, a domain of at least two valid labels. */
+function checkAddress(address: string): ParsedAddress['domain'] | undefined {
   const at = address.lastIndexOf('@');
   if (at <= 0) return undefined;
   const local = address.slice(0, at);
@@ -37,5 +56,46 @@ export function parseAddress(input: string): ParsedAddress | undefined {
   if (domain.length > 253) return undefined;
   const labels = domain.split('.');
   if (labels.length < 2 || !labels.every((l) => LABEL.test(l))) return undefined;
-  return { name, address: `${local}@${domain}`, domain };
+  return domain;
 }
+
+/** Exactly one mailbox from `input`, or what is wrong with it. */
+export function readMailbox(input: string): ParsedAddress | AddressProblem {
+  if (input.trim() === '') return 'empty';
+  if (input.length > LIMITS.addressChars) return 'too-long';
+  if (CONTROL.test(input)) return 'control-characters';
+  const entries = addressparser(input);
+  if (entries.length > 1) return 'several-addresses';
+  const [entry] = entries;
+  if (!entry) return 'invalid';
+  if ('group' in entry && entry.group !== undefined) return 'group';
+  const name = entry.name.trim();
+  if (ANGLE.test(name)) return 'invalid';
+  const raw = 'address' in entry ? entry.address : '';
+  // addressparser reads any text around an address as its name (`a b@x.com` is "a" <b@x.com>); a name is
+  // only taken when the address closes the entry in angle brackets, as RFC 5322's name-addr writes it.
+  if (name !== '' && !input.trimEnd().endsWith(`<${raw}>`)) return 'invalid';
+  const domain = checkAddress(raw);
+  if (domain === undefined) return 'invalid';
+  // Kept as written: a domain is compared in lower case (`domain`, suppressions), never rewritten.
+  return { name, address: raw, domain };
+}
+
+/** One mailbox from `input`, or undefined when it is not exactly one valid address. */
+export function parseAddress(input: string): ParsedAddress | undefined {
+  const read = readMailbox(input);
+  return typeof read === 'string' ? undefined : read;
+}
+
+// RFC 5322 atext plus space: a name made only of these needs no quotes.
+const PLAIN_NAME = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~ -]+$/;
+
+/** How a mailbox is shown in API answers and webhook bodies: `address` or `Name <address>`. */
+export function formatMailbox(m: Mailbox): string {
+  if (m.name === '') return m.address;
+  const name = PLAIN_NAME.test(m.name) ? m.name : `"${m.name.replace(/(["\\])/g, '\\$1')}"`;
+  return `${name} <${m.address}>`;
+}
+
+/** The domain of a bare address (after its last @), in lower case. */
+export const domainOf = (address: string): string => address.slice(address.lastIndexOf('@') + 1).toLowerCase();

@@ -1,5 +1,5 @@
 import { invalid } from '../errors.js';
-import { parseAddress, type ParsedAddress } from './address.js';
+import { describeAddressProblem, readMailbox, type Mailbox } from './address.js';
 import { formatBytes, LIMITS } from './limits.js';
 
 /**
@@ -34,10 +34,20 @@ export interface EmailDraft {
   tags: Record<string, string>;
 }
 
-export interface ValidDraft extends Omit<EmailDraft, 'attachments'> {
+/**
+ * A send request once checked: every address field parsed into mailboxes (one per entry), which is what is
+ * stored and what the message and its SMTP envelope are built from.
+ */
+export interface ValidDraft extends Omit<EmailDraft, 'from' | 'to' | 'cc' | 'bcc' | 'replyTo' | 'attachments'> {
+  from: Mailbox;
+  to: Mailbox[];
+  cc: Mailbox[];
+  bcc: Mailbox[];
+  replyTo: Mailbox[];
+  /** The From address's domain, in lower case: the domain the sender rules judge. */
+  senderDomain: string;
   attachments: Attachment[];
-  sender: ParsedAddress;
-  /** Subject, bodies, custom headers and decoded attachments, in bytes. */
+  /** Everything the caller gave (addresses, subject, bodies, headers, decoded attachments), in bytes. */
   size: number;
 }
 
@@ -74,11 +84,20 @@ function tooLong(field: string, length: number, max: number, unit: string): neve
   throw invalid(`${field}: length ${length} exceeds the maximum of ${max} ${unit}`);
 }
 
-function addresses(field: string, list: string[]): void {
-  list.forEach((value, i) => {
-    if (!parseAddress(value)) throw invalid(`${field}[${i}]: "${printable(value)}" is not a valid email address`);
-  });
+/** One mailbox from one entry; a list or a group in one entry is refused, naming the entry. */
+function mailbox(field: string, value: string): Mailbox & { domain: string } {
+  const read = readMailbox(value);
+  if (typeof read === 'string') throw invalid(`${field}: "${printable(value)}" ${describeAddressProblem(read)}`);
+  return read;
 }
+
+const mailboxes = (field: string, list: string[]): Mailbox[] =>
+  list.map((value, i) => {
+    const { name, address } = mailbox(`${field}[${i}]`, value);
+    return { name, address };
+  });
+
+const mailboxBytes = (list: Mailbox[]) => list.reduce((n, m) => n + bytes(m.name) + bytes(m.address), 0);
 
 function printable(s: string): string {
   const shown = s.length > 80 ? `${s.slice(0, 80)}…` : s;
@@ -93,15 +112,19 @@ export function validateDraft(draft: EmailDraft, prefix = ''): ValidDraft {
   const f = (name: string) => `${prefix}${name}`;
 
   if (draft.from === '') throw invalid(`${f('from')} is required`);
-  const sender = parseAddress(draft.from);
-  if (!sender) throw invalid(`${f('from')}: "${printable(draft.from)}" is not a valid email address`);
+  const sender = mailbox(f('from'), draft.from);
+  const from: Mailbox = { name: sender.name, address: sender.address };
 
   if (draft.to.length === 0) throw invalid(`${f('to')} is required: give at least one recipient`);
-  addresses(f('to'), draft.to);
-  addresses(f('cc'), draft.cc);
-  addresses(f('bcc'), draft.bcc);
-  addresses(f('reply_to'), draft.replyTo);
-  const recipients = draft.to.length + draft.cc.length + draft.bcc.length;
+  const to = mailboxes(f('to'), draft.to);
+  const cc = mailboxes(f('cc'), draft.cc);
+  const bcc = mailboxes(f('bcc'), draft.bcc);
+  if (draft.replyTo.length > LIMITS.replyTo) {
+    throw invalid(`${f('reply_to')}: ${draft.replyTo.length} addresses exceed the maximum of ${LIMITS.replyTo}`);
+  }
+  const replyTo = mailboxes(f('reply_to'), draft.replyTo);
+  // Each entry is exactly one mailbox, so this counts the envelope's recipients.
+  const recipients = to.length + cc.length + bcc.length;
   if (recipients > LIMITS.recipients) {
     throw invalid(`${f('to')} + ${f('cc')} + ${f('bcc')}: ${recipients} recipients exceed the maximum of ${LIMITS.recipients}`);
   }
@@ -161,16 +184,20 @@ export function validateDraft(draft: EmailDraft, prefix = ''): ValidDraft {
     if (content.length > LIMITS.attachmentBytes) {
       tooLong(`${field}.content`, content.length, LIMITS.attachmentBytes, `bytes (${formatBytes(LIMITS.attachmentBytes)})`);
     }
+    if (a.contentType.length > LIMITS.contentTypeChars) {
+      tooLong(`${field}.content_type`, a.contentType.length, LIMITS.contentTypeChars, 'characters');
+    }
     if (a.contentType !== '' && (!MEDIA_TYPE.test(a.contentType) || CONTROL.test(a.contentType))) {
       throw invalid(`${field}.content_type: "${printable(a.contentType)}" is not a media type`);
     }
-    attachmentBytes += content.length;
+    attachmentBytes += content.length + bytes(a.filename) + bytes(a.contentType);
     return { filename: a.filename, content, contentType: a.contentType };
   });
 
-  const size = bytes(draft.subject) + htmlBytes + textBytes + headerBytes + attachmentBytes;
+  const addressBytes = mailboxBytes([from, ...to, ...cc, ...bcc, ...replyTo]);
+  const size = addressBytes + bytes(draft.subject) + htmlBytes + textBytes + headerBytes + attachmentBytes;
   if (size > LIMITS.emailBytes) {
     throw invalid(`${prefix === '' ? 'email' : prefix.slice(0, -1)}: total size ${size} bytes exceeds the maximum of ${LIMITS.emailBytes} bytes (${formatBytes(LIMITS.emailBytes)})`);
   }
-  return { ...draft, attachments, sender, size };
+  return { ...draft, from, to, cc, bcc, replyTo, senderDomain: sender.domain, attachments, size };
 }

@@ -1,3 +1,4 @@
+import { formatMailbox, type Mailbox } from './address.js';
 import { newId } from '../ids.js';
 import type { EventType } from './catalog.js';
 
@@ -59,8 +60,8 @@ export function suppressionsOf(addresses: string[], reason: NewSuppression['reas
 export interface EnvelopeEmail {
   id: string;
   messageId: string;
-  from: string;
-  to: string[];
+  from: Mailbox;
+  to: Mailbox[];
   subject: string;
   sentAt: Date | null;
 }
@@ -76,8 +77,8 @@ export function webhookEnvelope(type: EventType | 'test', at: Date, email: Envel
     email: {
       id: email.id,
       message_id: email.messageId,
-      from: email.from,
-      to: email.to,
+      from: formatMailbox(email.from),
+      to: email.to.map(formatMailbox),
       subject: email.subject,
       ...(WITH_SENT_AT.has(type) && email.sentAt ? { sent_at: email.sentAt.toISOString() } : {}),
     },

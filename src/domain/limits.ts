@@ -23,6 +23,8 @@ export const LIMITS = {
   headerValueChars: 2000,
   filenameChars: 255,
   addressChars: 320,
+  replyTo: 10,
+  contentTypeChars: 255,
 } as const;
 
 export const DAILY_QUOTA = { newAccount: 100, verifiedAccount: 1000 } as const;

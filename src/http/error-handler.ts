@@ -1,39 +1,70 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, ERROR_TABLE } from '../errors.js';
+import { AppError, toAppError, type ErrorKind } from '../errors.js';
 import type { Logger } from '../logger.js';
 
 /**
- * The REST boundary's one error mapping: AppError by the table in errors.ts; Fastify's own errors (body
- * too large, malformed JSON) in the spec's `{error, message}` shape; anything else a 500 that leaks nothing.
+ * The REST boundary's one error path: whatever failed (a service's AppError, Fastify refusing a body, a URL or
+ * a content type, a route that does not exist, anything unexpected) becomes an AppError, and the table in
+ * errors.ts alone decides its status and `error` string. 5xx never carry internal details.
  */
+
+/** Fastify's own refusals, by code, as the service's kinds; any other 4xx of Fastify's falls back on its status. */
+const FASTIFY_CODES: Record<string, ErrorKind> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'validation',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'validation',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'validation',
+  FST_ERR_BAD_URL: 'validation',
+  FST_ERR_INVALID_URL: 'validation',
+};
+
+const BY_STATUS: Record<number, ErrorKind> = {
+  400: 'validation',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  413: 'payload_too_large',
+  414: 'uri_too_long',
+  415: 'unsupported_media_type',
+  431: 'headers_too_large',
+};
+
+/** What the caller is told for each of Fastify's refusals: its own text names Fastify internals. */
+function frameworkMessage(kind: ErrorKind, err: FastifyError, request: FastifyRequest): string {
+  switch (kind) {
+    case 'payload_too_large':
+      return `The request body exceeds the limit of ${request.routeOptions.bodyLimit ?? 0} bytes for this endpoint`;
+    case 'unsupported_media_type':
+      return 'The request body must be JSON';
+    default:
+      if (err.code === 'FST_ERR_BAD_URL' || err.code === 'FST_ERR_INVALID_URL') return 'The request URL is not valid (bad percent-encoding or characters)';
+      if (err.code?.startsWith('FST_ERR_CTP_')) return 'The request body must be a JSON object';
+      // Errors raised with a statusCode by this service's own parsers carry a message meant for callers.
+      return err.message;
+  }
+}
+
+/** Any error as an AppError: the service's own as they are, Fastify's 4xx by the tables above, the rest internal. */
+export function asAppError(err: unknown, request: FastifyRequest): AppError {
+  if (err instanceof AppError) return err;
+  const fe = err as Partial<FastifyError>;
+  const kind = (fe.code !== undefined ? FASTIFY_CODES[fe.code] : undefined)
+    ?? (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500 ? BY_STATUS[fe.statusCode] ?? 'validation' : undefined);
+  if (kind === undefined) return toAppError(err);
+  return new AppError(kind, frameworkMessage(kind, fe as FastifyError, request), { cause: err });
+}
+
+/** Writes `err` as the spec's `{error, message}` with the table's status and the error's headers. */
+export function sendError(reply: FastifyReply, err: AppError): void {
+  void reply.code(err.status).headers(err.headers).send(err.body());
+}
+
 export function createErrorHandler(logger: Logger) {
-  return function handleError(err: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply): void {
+  return function handleError(err: unknown, request: FastifyRequest, reply: FastifyReply): void {
     const ctx = request.callContext;
     if (ctx) ctx.responseHeader.forEach((value, key) => void reply.header(key, value));
-
-    if (err instanceof AppError) {
-      if (err.kind === 'internal') logger.error({ err: err.cause ?? err, url: request.url }, 'request failed');
-      void reply.code(err.status).headers(err.headers).send(err.body());
-      return;
-    }
-    const fe = err as FastifyError;
-    switch (fe.code) {
-      case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        void reply.code(413).send({
-          error: ERROR_TABLE.payload_too_large.error,
-          message: `The request body exceeds the limit of ${request.routeOptions.bodyLimit ?? 0} bytes for this endpoint`,
-        });
-        return;
-      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-        void reply.code(400).send({ error: ERROR_TABLE.validation.error, message: 'The request body must be a JSON object' });
-        return;
-    }
-    if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
-      void reply.code(fe.statusCode).send({ error: fe.statusCode === 400 ? ERROR_TABLE.validation.error : 'bad request', message: fe.message });
-      return;
-    }
-    logger.error({ err, url: request.url }, 'request failed');
-    void reply.code(500).send({ error: ERROR_TABLE.internal.error, message: 'An internal error occurred' });
+    const app = asAppError(err, request);
+    if (app.kind === 'internal') logger.error({ err: app.cause ?? err, url: request.url }, 'request failed');
+    sendError(reply, app);
   };
 }

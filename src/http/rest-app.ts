@@ -1,13 +1,19 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { CallContext } from '../api/call-context.js';
 import { BODY_LIMITS } from '../domain/limits.js';
-import { ERROR_TABLE } from '../errors.js';
+import { AppError, ERROR_TABLE } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
-import { createErrorHandler } from './error-handler.js';
+import { asAppError, createErrorHandler, sendError } from './error-handler.js';
 import { registerGateway } from './gateway.js';
 import { buildOpenApi } from './openapi.js';
 import { ADMIN_BASE, ADMIN_ROUTES, API_BASE, EMAIL_ROUTES } from './rest-routes.js';
+import { createRouteMethods } from './route-methods.js';
+
+/** The longest request target taken (path and query); longer is 414. Node refuses header blocks over 16 KiB itself. */
+export const MAX_URL_CHARS = 8192;
 
 type Handlers = Parameters<typeof registerGateway>[3];
 
@@ -35,8 +41,25 @@ export async function buildRestApp(deps: RestAppDeps): Promise<FastifyInstance> 
     bodyLimit: BODY_LIMITS.other,
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true },
+    // A URL Fastify cannot decode never reaches a route or the error handler: it is answered here, the same way.
+    frameworkErrors: (err, request, reply) => sendError(reply, asAppError(err, request)),
+    clientErrorHandler: answerClientError,
   });
   app.decorateRequest('callContext', null);
+
+  const routeMethods = createRouteMethods();
+  app.addHook('onRoute', (route) => routeMethods.add(route.method, route.url ?? route.path));
+
+  app.addHook('onRequest', async (request) => {
+    if (request.url.length > MAX_URL_CHARS) {
+      throw new AppError('uri_too_long', `The request URL is ${request.url.length} characters long; the maximum is ${MAX_URL_CHARS}`);
+    }
+    // Bodies are read as they come: a compressed one would be parsed as garbage, so it is refused by name.
+    const encoding = request.headers['content-encoding'];
+    if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+      throw new AppError('unsupported_media_type', `Content-Encoding ${encoding.slice(0, 40)} is not supported: send the body uncompressed`);
+    }
+  });
 
   // Every body is read as JSON whatever its Content-Type says: a client that forgets the header gets the
   // same answer as one that sends it. (Keys are bearer tokens, not cookies, so this opens no CSRF hole.)
@@ -53,7 +76,13 @@ export async function buildRestApp(deps: RestAppDeps): Promise<FastifyInstance> 
 
   app.setErrorHandler(createErrorHandler(deps.logger));
   app.setNotFoundHandler((request, reply) => {
-    void reply.code(404).send({ error: ERROR_TABLE.not_found.error, message: `route ${request.method} ${request.url.split('?')[0]} not found` });
+    const path = request.url.split('?')[0] ?? '';
+    const allowed = routeMethods.allowed(path);
+    if (allowed.length > 0) {
+      sendError(reply, new AppError('method_not_allowed', `${path} does not answer ${request.method}; it answers ${allowed.join(', ')}`, { headers: { allow: allowed.join(', ') } }));
+      return;
+    }
+    sendError(reply, new AppError('not_found', `route ${request.method} ${path} not found`));
   });
 
   app.addHook('onResponse', async (request, reply) => {
@@ -83,4 +112,20 @@ export async function buildRestApp(deps: RestAppDeps): Promise<FastifyInstance> 
 
   for (const plugin of deps.plugins ?? []) await plugin(app);
   return app;
+}
+
+/**
+ * Requests Node's HTTP parser refuses (malformed, or a header block over its limit) never become Fastify
+ * requests: they are answered on the socket, still in the spec's shape.
+ */
+function answerClientError(err: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) return;
+  const err2 = err.code === 'HPE_HEADER_OVERFLOW'
+    ? new AppError('headers_too_large', 'The request line and headers exceed the server\'s limit of 16 KiB')
+    : new AppError('validation', 'The request is not valid HTTP/1.1');
+  const body = JSON.stringify(err2.body());
+  socket.end(
+    `HTTP/1.1 ${err2.status} ${STATUS_CODES[err2.status] ?? ''}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+    `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }

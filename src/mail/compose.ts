@@ -1,18 +1,25 @@
 import type { SendMailOptions } from 'nodemailer/lib/mailer';
+import type { Mailbox } from '../domain/address.js';
 import type { EmailRow, StoredAttachment } from '../db/repos/emails-repo.js';
 
+/** nodemailer's address object: it encodes the name itself, so no caller text is ever re-parsed as a list. */
+const addressed = (m: Mailbox) => ({ name: m.name, address: m.address });
+const listOf = (list: Mailbox[]) => (list.length > 0 ? list.map(addressed) : undefined);
+
 /**
- * The MIME message of a stored email. Bcc recipients go into the envelope only (nodemailer leaves them
- * out of the headers). The Message-ID was fixed when the email was accepted, so every attempt carries
- * the same one and receivers can tell a resend from a new message.
+ * The MIME message of a stored email, built from the mailboxes parsed at acceptance, and its SMTP envelope,
+ * set explicitly: the envelope sender is the From address the sender rules judged, and the recipients are
+ * exactly `envelopeTo` (the stored to, cc and bcc less any suppressed), never what nodemailer would derive
+ * from the headers. Bcc recipients are in the envelope only. The Message-ID was fixed when the email was
+ * accepted, so every attempt carries the same one and receivers can tell a resend from a new message.
  */
-export function composeMessage(email: EmailRow, attachments: StoredAttachment[]): SendMailOptions {
+export function composeMessage(email: EmailRow, attachments: StoredAttachment[], envelopeTo: string[]): SendMailOptions {
   return {
-    from: email.from,
-    to: email.to,
-    cc: email.cc.length > 0 ? email.cc : undefined,
-    bcc: email.bcc.length > 0 ? email.bcc : undefined,
-    replyTo: email.replyTo.length > 0 ? email.replyTo : undefined,
+    from: addressed(email.from),
+    to: listOf(email.to),
+    cc: listOf(email.cc),
+    replyTo: listOf(email.replyTo),
+    envelope: { from: email.from.address, to: envelopeTo },
     subject: email.subject,
     html: email.html === '' ? undefined : email.html,
     text: email.text === '' ? undefined : email.text,

@@ -1,6 +1,5 @@
 import type { DeliveryOutcome } from '../db/repos/deliveries-repo.js';
 import type { EmailRow } from '../db/repos/emails-repo.js';
-import { parseAddress } from '../domain/address.js';
 import { type BounceType, type BouncedRecipient, event, type NewEvent, suppressionsOf } from '../domain/events.js';
 import { newId } from '../ids.js';
 import type { SmtpFailure } from './smtp-outcome.js';
@@ -23,7 +22,7 @@ const SUPPRESSED_DIAGNOSTIC = 'not sent: the address is on the account\'s suppre
 
 /** Every recipient's bare address in lower case (the form suppressions are kept in). */
 export function recipientsOf(email: Pick<EmailRow, 'to' | 'cc' | 'bcc'>): string[] {
-  const all = [...email.to, ...email.cc, ...email.bcc].map((a) => (parseAddress(a)?.address ?? a).toLowerCase());
+  const all = [...email.to, ...email.cc, ...email.bcc].map((m) => m.address.toLowerCase());
   return [...new Set(all)];
 }
 

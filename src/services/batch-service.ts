@@ -41,14 +41,14 @@ export function createBatchService(deps: BatchDeps) {
         throw invalid(`emails: ${drafts.length} emails exceed the maximum of ${LIMITS.batchEmails} per batch`);
       }
       const valid: ValidDraft[] = drafts.map((d, i) => validateDraft(d, `emails[${i}].`));
-      for (const domain of new Set(valid.map((v) => v.sender.domain))) await deps.assertMaySendFrom(principal, domain);
+      for (const domain of new Set(valid.map((v) => v.senderDomain))) await deps.assertMaySendFrom(principal, domain);
 
       const jobId = newId('batch');
       const emails: NewEmail[] = valid.map((draft) => {
         const id = newId('email');
         return {
           id, accountId: principal.accountId, apiKeyId: principal.keyId, jobType: 'batch', jobId,
-          headerMessageId: `<${id}@${draft.sender.domain}>`, draft,
+          headerMessageId: `<${id}@${draft.senderDomain}>`, draft,
         };
       });
       const result = await deps.accept<BatchResult>({

@@ -1,5 +1,4 @@
 import type { EmailsRepo } from '../db/repos/emails-repo.js';
-import { parseAddress } from '../domain/address.js';
 import { BOUNCE_TYPES } from '../domain/events.js';
 import type { Logger } from '../logger.js';
 import { parseFeedbackReport } from '../mail/feedback-report.js';
@@ -16,7 +15,7 @@ export type InboundOutcome = 'recorded' | 'not-a-report' | 'unknown-email';
 
 /** The one address an email went to, or none when it had several (a redacted complaint cannot say which). */
 function soleRecipient(recipients: string[]): string[] {
-  const addresses = new Set(recipients.map((r) => (parseAddress(r)?.address ?? r).toLowerCase()));
+  const addresses = new Set(recipients.map((r) => r.toLowerCase()));
   return addresses.size === 1 ? [...addresses] : [];
 }
 

@@ -38,7 +38,7 @@ export function createScheduleService(deps: ScheduleDeps) {
       const { scheduledAt: rawAt, ...fields } = draft;
       const valid = validateDraft(fields);
       const scheduledAt = parseScheduledAt(rawAt, deps.now());
-      await deps.assertMaySendFrom(principal, valid.sender.domain);
+      await deps.assertMaySendFrom(principal, valid.senderDomain);
       const id = newId('scheduled');
       const result = await deps.accept<ScheduleResult>({
         principal, operation: 'schedule', idempotencyKey, request: draft, count: 1,

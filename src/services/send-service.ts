@@ -33,11 +33,11 @@ export function createSendService(deps: SendDeps) {
     async send(principal: Principal, draft: EmailDraft, idempotencyKey?: string): Promise<SendResult> {
       assertAllowed(principal.permission, principal.accountStatus, 'send');
       const valid = validateDraft(draft);
-      await deps.assertMaySendFrom(principal, valid.sender.domain);
+      await deps.assertMaySendFrom(principal, valid.senderDomain);
       const id = newId('email');
       const email: NewEmail = {
         id, accountId: principal.accountId, apiKeyId: principal.keyId, jobType: 'direct', jobId: '',
-        headerMessageId: `<${id}@${valid.sender.domain}>`, draft: valid,
+        headerMessageId: `<${id}@${valid.senderDomain}>`, draft: valid,
       };
       const result = await deps.accept<SendResult>({
         principal, operation: 'send', idempotencyKey, request: draft, count: 1,

@@ -89,9 +89,8 @@ export function createDeliveryActivities(deps: DeliveryDeps) {
     const tracked = email.html !== '' && (sender.openTracking || sender.clickTracking)
       ? { ...email, html: deps.rewriteForTracking(email.html, email.id, { open: sender.openTracking, click: sender.clickTracking }) }
       : email;
-    const message = composeMessage(tracked, loaded.attachments);
     const envelopeTo = recipients.filter((r) => !skipped.includes(r));
-    if (skipped.length > 0) message.envelope = { from: undefined, to: envelopeTo };
+    const message = composeMessage(tracked, loaded.attachments, envelopeTo);
     const handedAt = new Date();
     try {
       const info = await transport.send(message);

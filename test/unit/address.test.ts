@@ -1,16 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { parseAddress } from '../../src/domain/address.js';
+import { formatMailbox, parseAddress, readMailbox } from '../../src/domain/address.js';
 
 describe('parseAddress', () => {
   it.each([
     ['user@example.com', { name: '', address: 'user@example.com', domain: 'example.com' }],
     ['  user@example.com  ', { name: '', address: 'user@example.com', domain: 'example.com' }],
-    ['User@Example.COM', { name: '', address: 'User@example.com', domain: 'example.com' }],
+    ['User@Example.COM', { name: '', address: 'User@Example.COM', domain: 'example.com' }],
     ['Jane Doe <jane@example.com>', { name: 'Jane Doe', address: 'jane@example.com', domain: 'example.com' }],
     ['<jane@example.com>', { name: '', address: 'jane@example.com', domain: 'example.com' }],
     ['"Doe, Jane" <jane@example.com>', { name: 'Doe, Jane', address: 'jane@example.com', domain: 'example.com' }],
     ['"Jane \\"JD\\" Doe" <jane@example.com>', { name: 'Jane "JD" Doe', address: 'jane@example.com', domain: 'example.com' }],
-    ['"<not@an.address>" <real@example.com>', { name: '<not@an.address>', address: 'real@example.com', domain: 'example.com' }],
     ['first.last+tag@sub.example.co.uk', { name: '', address: 'first.last+tag@sub.example.co.uk', domain: 'sub.example.co.uk' }],
     ["o'brien@example.ie", { name: '', address: "o'brien@example.ie", domain: 'example.ie' }],
     ['Zoë <zoe@bücher.de>', { name: 'Zoë', address: 'zoe@bücher.de', domain: 'bücher.de' }],
@@ -37,6 +36,9 @@ describe('parseAddress', () => {
     'us..er@example.com',
     '"quoted local"@example.com',
     'Name <user@example.com',
+    // Angle brackets in a name hide an address from whoever reads the From line.
+    '"<not@an.address>" <real@example.com>',
+    'user@example.com (a comment read as a name)',
     'Name user@example.com>',
     'Name <a@example.com> <b@example.com>',
     'Name <>',
@@ -59,5 +61,38 @@ describe('parseAddress', () => {
     'user\0@example.com',
   ])('refuses CR, LF and NUL anywhere: %j', (input) => {
     expect(parseAddress(input)).toBeUndefined();
+  });
+});
+
+describe('readMailbox: exactly one mailbox per entry', () => {
+  it.each([
+    ['ceo@bank.example, Support <sender@verified.example>', 'several-addresses'],
+    ['a@x.example, b@y.example, Bob <bob@z.example>', 'several-addresses'],
+    ['a@x.example;b@y.example', 'several-addresses'],
+    ['<a@x.example>, <b@y.example>', 'several-addresses'],
+    ['Staff: a@x.example, b@y.example;', 'group'],
+    ['Nobody:;', 'group'],
+    ['   ', 'empty'],
+    ['Tab\t<a@x.example>', 'control-characters'],
+    [`${'x'.repeat(321)}`, 'too-long'],
+  ] as const)('%j is %s', (input, problem) => {
+    expect(readMailbox(input)).toBe(problem);
+  });
+
+  it('a quoted name may hold commas, semicolons and colons', () => {
+    expect(readMailbox('"Doe, John; Jr: CEO" <j@x.example>')).toEqual({ name: 'Doe, John; Jr: CEO', address: 'j@x.example', domain: 'x.example' });
+  });
+
+  it('formatMailbox gives back text that reads as the same mailbox', () => {
+    for (const m of [
+      { name: '', address: 'a@x.example' },
+      { name: 'Jane Doe', address: 'jane@x.example' },
+      { name: 'Doe, Jane', address: 'jane@x.example' },
+      { name: 'Jane "JD" Doe', address: 'jane@x.example' },
+      { name: 'Zoë', address: 'zoe@x.example' },
+    ]) {
+      const read = readMailbox(formatMailbox(m));
+      expect(read).toEqual({ ...m, domain: 'x.example' });
+    }
   });
 });

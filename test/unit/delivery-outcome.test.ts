@@ -4,7 +4,8 @@ import { deliveredOutcome, hardBounceOutcome, recipientsOf, rejectedOutcome, sup
 import { classifySmtpError } from '../../src/mail/smtp-outcome.js';
 
 const email = {
-  id: 'em_1', accountId: 'acc_1', to: ['Ann <Ann@Example.net>'], cc: ['bob@example.net'], bcc: ['ann@example.net'],
+  id: 'em_1', accountId: 'acc_1', to: [{ name: 'Ann', address: 'Ann@example.net' }], cc: [{ name: '', address: 'bob@example.net' }],
+  bcc: [{ name: '', address: 'ann@example.net' }],
   createdAt: new Date('2026-11-21T10:00:00.000Z'),
 } as EmailRow;
 const at = new Date('2026-11-21T10:00:01.250Z');

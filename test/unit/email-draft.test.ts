@@ -23,6 +23,10 @@ const draft = (overrides: Partial<EmailDraft> = {}): EmailDraft => ({
 /** n zero bytes, base64-encoded as a caller sends them. */
 const bytes = (n: number) => Buffer.alloc(n).toString('base64');
 const file = (n: number, i = 0) => ({ filename: `f${i}.bin`, content: bytes(n), contentType: 'application/octet-stream' });
+/** The bytes the minimal draft's addresses count in the total (name and address of each mailbox). */
+const ADDRESS_BYTES = 'Sender'.length + 'sender@example.com'.length + 'rcpt@example.net'.length;
+/** What an attachment of `file` counts besides its content: its filename and media type. */
+const fileOverhead = (i = 0) => `f${i}.bin`.length + 'application/octet-stream'.length;
 const many = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i}@example.net`);
 
 /** The validation error validateDraft throws for `d`. */
@@ -41,8 +45,10 @@ function refusal(d: EmailDraft, prefix?: string): AppError {
 describe('validateDraft accepts', () => {
   it('a minimal draft, answering the parsed sender and the size', () => {
     const v = validateDraft(draft());
-    expect(v.sender).toEqual({ name: 'Sender', address: 'sender@example.com', domain: 'example.com' });
-    expect(v.size).toBe('Hello'.length + 'Hi'.length);
+    expect(v.from).toEqual({ name: 'Sender', address: 'sender@example.com' });
+    expect(v.senderDomain).toBe('example.com');
+    expect(v.to).toEqual([{ name: '', address: 'rcpt@example.net' }]);
+    expect(v.size).toBe(ADDRESS_BYTES + 'Hello'.length + 'Hi'.length);
   });
 
   it('html only, text only, both', () => {
@@ -62,7 +68,7 @@ describe('validateDraft accepts', () => {
   });
 
   it('a total size of exactly 10 MiB', () => {
-    const v = validateDraft(draft({ subject: 's', text: 't', attachments: [file(10 * MiB - 2)] }));
+    const v = validateDraft(draft({ subject: 's', text: 't', attachments: [file(10 * MiB - 2 - ADDRESS_BYTES - fileOverhead())] }));
     expect(v.size).toBe(10 * MiB);
   });
 
@@ -180,6 +186,6 @@ describe('attachment content is strict base64, decoded once', () => {
   it('counts decoded bytes against the limits, not the length of the text', () => {
     const v = validateDraft(one(Buffer.alloc(3000).toString('base64')));
     expect(v.attachments[0]!.content.length).toBe(3000);
-    expect(v.size).toBe(Buffer.byteLength('Hello') + Buffer.byteLength('Hi') + 3000);
+    expect(v.size).toBe(ADDRESS_BYTES + Buffer.byteLength('Hello') + Buffer.byteLength('Hi') + 'a.bin'.length + 'application/octet-stream'.length + 3000);
   });
 });

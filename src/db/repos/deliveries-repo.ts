@@ -66,13 +66,11 @@ export function createDeliveriesRepo(sql: Sql) {
 
     /** Several emails with their attachments and senders, in two queries (ids not found are absent). */
     async loadMany(ids: string[]): Promise<Map<string, LoadedEmail>> {
-      // The sender's domain is the part after the last @ of the From address (with or without a display name).
       const rows = await sql<(EmailRaw & { account_status: AccountStatus; open_tracking: boolean | null; click_tracking: boolean | null; last_error: string | null })[]>`
         select m.*, a.status as account_status, d.open_tracking, d.click_tracking
         from emails m
         join accounts a on a.id = m.account_id
-        left join domains d on d.account_id = m.account_id
-          and d.name = lower(substring(m.from_address from '@([^@<>[:space:]]+)>?[[:space:]]*$'))
+        left join domains d on d.account_id = m.account_id and d.name = m.sender_domain
         where m.id = any(${ids})`;
       const withFiles = rows.filter((r) => r.attachment_count > 0).map((r) => r.id);
       const files = withFiles.length > 0

@@ -1,4 +1,5 @@
 import type { EmailStatus, JobType } from '../../domain/catalog.js';
+import type { Mailbox } from '../../domain/address.js';
 import type { ValidDraft } from '../../domain/email-draft.js';
 import type { Sql } from '../sql.js';
 
@@ -23,11 +24,13 @@ export interface EmailRow {
   accountId: string;
   jobType: JobType;
   jobId: string;
-  from: string;
-  to: string[];
-  cc: string[];
-  bcc: string[];
-  replyTo: string[];
+  from: Mailbox;
+  to: Mailbox[];
+  cc: Mailbox[];
+  bcc: Mailbox[];
+  replyTo: Mailbox[];
+  /** The From address's domain, in lower case. */
+  senderDomain: string;
   subject: string;
   html: string;
   text: string;
@@ -44,8 +47,8 @@ export interface EmailRow {
 
 export interface EmailSummaryRow {
   id: string;
-  from: string;
-  to: string[];
+  from: Mailbox;
+  to: Mailbox[];
   subject: string;
   status: EmailStatus;
   createdAt: Date;
@@ -57,16 +60,25 @@ export interface EmailFilter {
   jobId?: string;
 }
 
+/** Every field's mailboxes, as parsed at acceptance (the address columns hold the same addresses, bare). */
+export interface StoredMailboxes {
+  from: Mailbox;
+  to: Mailbox[];
+  cc: Mailbox[];
+  bcc: Mailbox[];
+  replyTo: Mailbox[];
+}
+
 export type EmailRaw = {
-  id: string; account_id: string; job_type: JobType; job_id: string; from_address: string; to_addresses: string[];
-  cc_addresses: string[]; bcc_addresses: string[]; reply_to: string[]; subject: string; html: string; text_body: string;
+  id: string; account_id: string; job_type: JobType; job_id: string; mailboxes: StoredMailboxes; sender_domain: string;
+  subject: string; html: string; text_body: string;
   headers: Record<string, string>; tags: Record<string, string>; status: EmailStatus; message_id: string;
   header_message_id: string; attachment_count: number; attempts: number; created_at: Date; sent_at: Date | null;
 };
 
 export const toEmail = (r: EmailRaw): EmailRow => ({
-  id: r.id, accountId: r.account_id, jobType: r.job_type, jobId: r.job_id, from: r.from_address, to: r.to_addresses,
-  cc: r.cc_addresses, bcc: r.bcc_addresses, replyTo: r.reply_to, subject: r.subject, html: r.html, text: r.text_body,
+  id: r.id, accountId: r.account_id, jobType: r.job_type, jobId: r.job_id, ...r.mailboxes, senderDomain: r.sender_domain,
+  subject: r.subject, html: r.html, text: r.text_body,
   headers: r.headers, tags: r.tags, status: r.status, messageId: r.message_id, headerMessageId: r.header_message_id,
   attachmentCount: r.attachment_count, attempts: r.attempts, createdAt: r.created_at, sentAt: r.sent_at,
 });
@@ -87,6 +99,13 @@ export interface IdempotencyCompletion {
  * written as a select list.
  */
 
+const bare = (list: Mailbox[]) => list.map((m) => m.address);
+
+/** The parsed address fields of a draft, as the `mailboxes` column (and a scheduled draft) keep them. */
+export function mailboxesOf(d: Pick<ValidDraft, 'from' | 'to' | 'cc' | 'bcc' | 'replyTo'>): StoredMailboxes {
+  return { from: d.from, to: d.to, cc: d.cc, bcc: d.bcc, replyTo: d.replyTo };
+}
+
 /** Column values of accepted emails, for one multi-row insert. */
 export function emailRows(sql: Sql, emails: NewEmail[]) {
   return emails.map((e) => ({
@@ -95,11 +114,13 @@ export function emailRows(sql: Sql, emails: NewEmail[]) {
     api_key_id: e.apiKeyId,
     job_type: e.jobType,
     job_id: e.jobId,
-    from_address: e.draft.from,
-    to_addresses: e.draft.to,
-    cc_addresses: e.draft.cc,
-    bcc_addresses: e.draft.bcc,
-    reply_to: e.draft.replyTo,
+    mailboxes: sql.json(mailboxesOf(e.draft) as never),
+    from_address: e.draft.from.address,
+    to_addresses: bare(e.draft.to),
+    cc_addresses: bare(e.draft.cc),
+    bcc_addresses: bare(e.draft.bcc),
+    reply_to: bare(e.draft.replyTo),
+    sender_domain: e.draft.senderDomain,
     subject: e.draft.subject,
     html: e.draft.html,
     text_body: e.draft.text,
@@ -170,20 +191,20 @@ export function createEmailsRepo(sql: Sql) {
         ${filter.jobType ? sql`and job_type = ${filter.jobType}` : sql``}
         ${filter.jobId ? sql`and job_id = ${filter.jobId}` : sql``}`;
       const [rows, [count]] = await Promise.all([
-        sql<{ id: string; from_address: string; to_addresses: string[]; subject: string; status: EmailStatus; created_at: Date }[]>`
-          select id, from_address, to_addresses, subject, status, created_at from emails
+        sql<{ id: string; from: Mailbox; to: Mailbox[]; subject: string; status: EmailStatus; created_at: Date }[]>`
+          select id, mailboxes->'from' as from, mailboxes->'to' as to, subject, status, created_at from emails
           where ${where} order by id desc limit ${limit} offset ${offset}`,
         sql<{ n: number }[]>`select count(*)::int as n from emails where ${where}`,
       ]);
       return {
-        rows: rows.map((r) => ({ id: r.id, from: r.from_address, to: r.to_addresses, subject: r.subject, status: r.status, createdAt: r.created_at })),
+        rows: rows.map((r) => ({ id: r.id, from: r.from, to: r.to, subject: r.subject, status: r.status, createdAt: r.created_at })),
         total: count!.n,
       };
     },
 
     /**
      * The email a report mailed back (ARF, DSN) is about, in any account: by the X-Mail-Email-Id it carried,
-     * else by its Message-ID. `recipients` are to, cc and bcc as stored.
+     * else by its Message-ID. `recipients` are the bare addresses of to, cc and bcc.
      */
     async findForFeedback(ref: { emailId?: string; headerMessageId?: string }): Promise<{ id: string; status: EmailStatus; recipients: string[] } | undefined> {
       const emailId = ref.emailId ?? null;

@@ -1,4 +1,5 @@
 import type { ScheduledStatus } from '../../domain/catalog.js';
+import type { Mailbox } from '../../domain/address.js';
 import type { ValidDraft } from '../../domain/email-draft.js';
 import type { Sql } from '../sql.js';
 import { attachmentRows, idempotencyCte, type IdempotencyCompletion } from './emails-repo.js';
@@ -6,8 +7,8 @@ import { attachmentRows, idempotencyCte, type IdempotencyCompletion } from './em
 export interface ScheduledRow {
   id: string;
   accountId: string;
-  from: string;
-  to: string[];
+  from: Mailbox;
+  to: Mailbox[];
   subject: string;
   scheduledAt: Date;
   status: ScheduledStatus;
@@ -17,17 +18,17 @@ export interface ScheduledRow {
 }
 
 type Raw = {
-  id: string; account_id: string; from_address: string; to_addresses: string[]; subject: string; scheduled_at: Date;
+  id: string; account_id: string; from: Mailbox; to: Mailbox[]; subject: string; scheduled_at: Date;
   status: ScheduledStatus; attempts: number; email_id: string | null; created_at: Date;
 };
-const COLUMNS = 'id, account_id, from_address, to_addresses, subject, scheduled_at, status, attempts, email_id, created_at';
+const COLUMNS = `id, account_id, draft->'from' as from, draft->'to' as to, subject, scheduled_at, status, attempts, email_id, created_at`;
 const toScheduled = (r: Raw): ScheduledRow => ({
-  id: r.id, accountId: r.account_id, from: r.from_address, to: r.to_addresses, subject: r.subject, scheduledAt: r.scheduled_at,
+  id: r.id, accountId: r.account_id, from: r.from, to: r.to, subject: r.subject, scheduledAt: r.scheduled_at,
   status: r.status, attempts: r.attempts, emailId: r.email_id, createdAt: r.created_at,
 });
 
-/** The stored draft of a scheduled email: the validated request without attachments (kept apart). */
-type StoredDraft = Omit<ValidDraft, 'attachments' | 'sender'> & { senderDomain: string };
+/** The stored draft of a scheduled email: the validated request, mailboxes parsed, without attachments (kept apart). */
+type StoredDraft = Omit<ValidDraft, 'attachments'>;
 
 export type CancelOutcome = 'cancelled' | 'already_cancelled' | 'already_sent' | 'not_found';
 
@@ -35,14 +36,14 @@ export function createScheduledRepo(sql: Sql) {
   return {
     /** Stores a scheduled email, its attachments and the Idempotency-Key's answer in one statement. */
     async create(s: { id: string; accountId: string; apiKeyId: string; draft: ValidDraft; scheduledAt: Date; idempotency?: IdempotencyCompletion }): Promise<void> {
-      const { attachments, sender, ...rest } = s.draft;
-      const stored: StoredDraft = { ...rest, senderDomain: sender.domain };
+      const { attachments, ...rest } = s.draft;
+      const stored: StoredDraft = rest;
       const files = attachmentRows([{ id: s.id, draft: { attachments } }]);
       const idem = s.idempotency;
       // Each `name as (insert into ... ${helper}` stays on one line: see emails-repo's note on helpers.
       await sql`
         with created as (insert into scheduled_emails (id, account_id, api_key_id, draft, from_address, to_addresses, subject, scheduled_at)
-          values (${s.id}, ${s.accountId}, ${s.apiKeyId}, ${sql.json(stored as never)}, ${s.draft.from}, ${s.draft.to}, ${s.draft.subject}, ${s.scheduledAt})
+          values (${s.id}, ${s.accountId}, ${s.apiKeyId}, ${sql.json(stored as never)}, ${s.draft.from.address}, ${s.draft.to.map((m) => m.address)}, ${s.draft.subject}, ${s.scheduledAt})
           returning id)
         ${files.length > 0 ? sql`, files as (insert into attachments ${sql(files as never)})` : sql``}
         ${idempotencyCte(sql, idem)}
@@ -109,11 +110,15 @@ export function createScheduledRepo(sql: Sql) {
           from pairs p where s.id = p.sch_id and s.status = 'enqueued'
           returning s.id, s.account_id, s.api_key_id, s.draft, p.email_id),
         email as (
-          insert into emails (id, account_id, api_key_id, job_type, job_id, from_address, to_addresses, cc_addresses,
-            bcc_addresses, reply_to, subject, html, text_body, headers, tags, attachment_count, size_bytes, header_message_id)
-          select f.email_id, f.account_id, f.api_key_id, 'scheduled', f.id, f.draft->>'from',
-            array(select jsonb_array_elements_text(f.draft->'to')), array(select jsonb_array_elements_text(f.draft->'cc')),
-            array(select jsonb_array_elements_text(f.draft->'bcc')), array(select jsonb_array_elements_text(f.draft->'replyTo')),
+          insert into emails (id, account_id, api_key_id, job_type, job_id, mailboxes, sender_domain, from_address, to_addresses,
+            cc_addresses, bcc_addresses, reply_to, subject, html, text_body, headers, tags, attachment_count, size_bytes, header_message_id)
+          select f.email_id, f.account_id, f.api_key_id, 'scheduled', f.id,
+            jsonb_build_object('from', f.draft->'from', 'to', f.draft->'to', 'cc', f.draft->'cc', 'bcc', f.draft->'bcc', 'replyTo', f.draft->'replyTo'),
+            f.draft->>'senderDomain', f.draft->'from'->>'address',
+            array(select m->>'address' from jsonb_array_elements(f.draft->'to') with ordinality t(m, i) order by i),
+            array(select m->>'address' from jsonb_array_elements(f.draft->'cc') with ordinality t(m, i) order by i),
+            array(select m->>'address' from jsonb_array_elements(f.draft->'bcc') with ordinality t(m, i) order by i),
+            array(select m->>'address' from jsonb_array_elements(f.draft->'replyTo') with ordinality t(m, i) order by i),
             f.draft->>'subject', f.draft->>'html', f.draft->>'text', f.draft->'headers', f.draft->'tags',
             (select count(*) from attachments a where a.owner_id = f.id)::int, (f.draft->>'size')::int,
             '<' || f.email_id || '@' || (f.draft->>'senderDomain') || '>'
