@@ -32,6 +32,8 @@ export interface DeliveryDeps {
   transport: MailTransport;
   /** Adds the open pixel and rewrites links of HTML mail from domains that track. */
   rewriteForTracking: (html: string, emailId: string, opts: { open: boolean; click: boolean }) => string;
+  /** The signed token (report-token.ts) every message carries, so reports about it can prove they are genuine. */
+  reportToken: (emailId: string) => string;
   /** Lets the health policy judge an account after a counted bounce. */
   judgeAccount: (accountId: string) => Promise<unknown>;
   logger: Logger;
@@ -89,7 +91,7 @@ export function createDeliveryActivities(deps: DeliveryDeps) {
     const tracked = email.html !== '' && (sender.openTracking || sender.clickTracking)
       ? { ...email, html: deps.rewriteForTracking(email.html, email.id, { open: sender.openTracking, click: sender.clickTracking }) }
       : email;
-    const message = composeMessage(tracked, loaded.attachments);
+    const message = composeMessage(tracked, loaded.attachments, deps.reportToken(email.id));
     const envelopeTo = recipients.filter((r) => !skipped.includes(r));
     if (skipped.length > 0) message.envelope = { from: undefined, to: envelopeTo };
     const handedAt = new Date();
