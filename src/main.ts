@@ -19,6 +19,7 @@ import { trackingRoutes } from './http/tracking-routes.js';
 import type { Logger } from './logger.js';
 import { startCatcher, type Catcher } from './mail/catcher.js';
 import { startInboundServer } from './mail/inbound-server.js';
+import { createReportTokens } from './mail/report-token.js';
 import { createLinkTracker } from './mail/tracking.js';
 import { createMailTransport, type MailTransport } from './mail/transport.js';
 import { createMetrics } from './metrics.js';
@@ -115,6 +116,8 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
     // The worker signs tracking links and the API checks them, maybe in other processes: one key, in the database.
     const trackingKey = await repos.settings.getOrCreate('tracking_key', crypto.randomBytes(32).toString('base64url'));
     const linkTracker = createLinkTracker({ baseUrl: config.publicUrl, key: trackingKey });
+    // Reports prove they came back for an email with a token signed under a key derived from the same secret.
+    const reportTokens = createReportTokens(trackingKey);
 
     // Temporal: the configured cluster, else the dev server with its database in the data dir.
     let temporalAddress = config.temporalAddress;
@@ -145,7 +148,7 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
     const health = createHealthService({ accounts: repos.accounts, events: repos.events, logger, now });
     // Reports mailed back (API role's listener) and the catcher's simulated ones (worker role) take one path.
     const inboundFeedback = createInboundFeedbackService({
-      emails: repos.emails, feedback: createFeedbackService({ events: repos.events, health, logger, now }), logger,
+      emails: repos.emails, feedback: createFeedbackService({ events: repos.events, health, logger, now }), tokens: reportTokens, logger,
     });
     const starters = createJobStarters({ temporal, scheduled: repos.scheduled, batches: repos.batches });
     let dispatcher: Dispatcher | undefined;
@@ -173,6 +176,7 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
           ...createDeliveryActivities({
             deliveries: repos.deliveries, suppressions: repos.suppressions, transport, logger, metrics,
             rewriteForTracking: linkTracker.rewrite,
+            reportToken: reportTokens.sign,
             judgeAccount: (accountId) => health.evaluate(accountId),
           }),
           ...createWebhookActivities({
@@ -217,7 +221,10 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
     let grpcAddress: string | undefined;
     let inboundUrl: string | undefined;
     if (runsApi) {
-      const inbound = await startInboundServer({ host: config.host, port: config.inboundPort, logger, onMessage: (raw) => inboundFeedback.receive(raw) });
+      const inbound = await startInboundServer({
+        host: config.host, port: config.inboundPort, logger,
+        acceptsRecipient: inboundFeedback.acceptsRecipient, onMessage: inboundFeedback.receive,
+      });
       onStop(inbound.close);
       inboundUrl = inbound.url;
       const usage = createUsageRecorder((d) => repos.apiKeys.addUsage(d), (err) => logger.warn({ err }, 'usage statistics not saved'));

@@ -58,7 +58,7 @@ export interface ValidDraft extends Omit<EmailDraft, 'from' | 'to' | 'cc' | 'bcc
 const RESERVED_HEADERS = new Set([
   'from', 'to', 'cc', 'bcc', 'reply-to', 'sender', 'subject', 'date', 'message-id', 'mime-version',
   'content-type', 'content-transfer-encoding', 'content-disposition', 'return-path', 'received',
-  'dkim-signature', 'x-mail-email-id',
+  'dkim-signature', 'x-mail-email-id', 'x-mail-report-token',
 ]);
 // RFC 5322 field-name: printable ASCII except colon.
 const HEADER_NAME = /^[\x21-\x39\x3b-\x7e]+$/;

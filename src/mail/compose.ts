@@ -1,6 +1,7 @@
 import type { SendMailOptions } from 'nodemailer/lib/mailer';
 import type { Mailbox } from '../domain/address.js';
 import type { EmailRow, StoredAttachment } from '../db/repos/emails-repo.js';
+import { REPORT_TOKEN_HEADER } from './report-token.js';
 
 /** nodemailer's address object: it encodes the name itself, so no caller text is ever re-parsed as a list. */
 const addressed = (m: Mailbox) => ({ name: m.name, address: m.address });
@@ -12,20 +13,21 @@ const listOf = (list: Mailbox[]) => (list.length > 0 ? list.map(addressed) : und
  * exactly `envelopeTo` (the stored to, cc and bcc less any suppressed), never what nodemailer would derive
  * from the headers. Bcc recipients are in the envelope only. The Message-ID was fixed when the email was
  * accepted, so every attempt carries the same one and receivers can tell a resend from a new message.
+ * `reportToken` (report-token.ts) comes back quoted in complaint and bounce reports and proves them genuine.
  */
-export function composeMessage(email: EmailRow, attachments: StoredAttachment[], envelopeTo: string[]): SendMailOptions {
+export function composeMessage(email: EmailRow, attachments: StoredAttachment[], send: { envelopeTo: string[]; reportToken: string }): SendMailOptions {
   return {
     from: addressed(email.from),
     to: listOf(email.to),
     cc: listOf(email.cc),
     replyTo: listOf(email.replyTo),
-    envelope: { from: email.from.address, to: envelopeTo },
+    envelope: { from: email.from.address, to: send.envelopeTo },
     subject: email.subject,
     html: email.html === '' ? undefined : email.html,
     text: email.text === '' ? undefined : email.text,
     messageId: email.headerMessageId,
     date: email.createdAt,
-    headers: { ...email.headers, 'X-Mail-Email-Id': email.id },
+    headers: { ...email.headers, 'X-Mail-Email-Id': email.id, [REPORT_TOKEN_HEADER]: send.reportToken },
     attachments: attachments.map((a) => ({ filename: a.filename, content: a.content, contentType: a.contentType })),
     // Content comes only from the request: never let a value make nodemailer read a file or fetch a URL.
     disableFileAccess: true,

@@ -14,6 +14,8 @@ export interface OriginalRef {
   emailId?: string;
   /** The original `Message-ID`, with its angle brackets. */
   messageId?: string;
+  /** The `X-Mail-Report-Token` header every outgoing message carries (report-token.ts), not yet verified. */
+  reportToken?: string;
 }
 
 export interface ComplaintReport {
@@ -30,6 +32,8 @@ export interface ComplaintReport {
 export interface FailedRecipient extends BouncedRecipient {
   /** From the status class: 5.x.x is Permanent, 4.x.x Transient. */
   bounceType: BounceType;
+  /** Original-Recipient when it differs from Final-Recipient (`email_address`), as after a forward. */
+  originalRecipient?: string;
 }
 
 export interface BounceReport {
@@ -43,10 +47,20 @@ export type FeedbackReport = ComplaintReport | BounceReport;
 
 /** The most of a report part (and of the original's header section) read: fields are small; bodies are not needed. */
 const MAX_PART_BYTES = 64 * 1024;
-/** Per-recipient blocks read from one DSN; real ones name a handful. */
-const MAX_RECIPIENTS = 100;
+/** Per-recipient blocks read from one DSN, and Original-Rcpt-To fields from one ARF; real ones name a handful. */
+export const MAX_RECIPIENTS = 100;
+/** The most of one field's (unfolded) value kept: longer ones are cut, so no field costs more than this to read. */
+export const MAX_FIELD_CHARS = 2000;
+/** Values kept of one field name in one block (Original-Rcpt-To repeats; nothing else should). */
+const MAX_VALUES_PER_FIELD = MAX_RECIPIENTS;
 const MAX_DIAGNOSTIC_CHARS = 1000;
 const MAX_ADDRESS_CHARS = 320;
+/** Feedback types are single words (abuse, fraud...); a longer one is none we know. */
+const MAX_FEEDBACK_TYPE_CHARS = 32;
+/** An RFC 5322 date with a comment fits well within this; longer is no date. */
+const MAX_DATE_CHARS = 200;
+/** The report token header: a token is far shorter (report-token.ts). */
+const MAX_TOKEN_HEADER_CHARS = 100;
 
 /** Feedback types that are a recipient's complaint; `not-spam` and `auth-failure` (RFC 6591) are not. */
 const COMPLAINT_TYPES: ReadonlySet<string> = new Set(['abuse', 'fraud', 'virus', 'other']);
@@ -96,6 +110,8 @@ const first = (fields: Fields, name: string) => fields.get(name)?.[0];
 /**
  * Blocks of `Name: value` fields separated by blank lines: the shape of a header section, of a
  * feedback report and of a DSN (per-message block, then one per recipient). Folded lines are unfolded.
+ * Linear in the text: each value stops growing at MAX_FIELD_CHARS, so a field folded over thousands of
+ * lines costs no more than a short one (appending to, and trimming, an ever longer string would not).
  */
 function fieldBlocks(text: string): Fields[] {
   const blocks: Fields[] = [];
@@ -107,8 +123,12 @@ function fieldBlocks(text: string): Fields[] {
       last = undefined;
       continue;
     }
-    if (/^[ \t]/.test(line)) {
-      if (last && last.length > 0) last[last.length - 1] = `${last[last.length - 1]} ${line.trim()}`.trim();
+    if (line.startsWith(' ') || line.startsWith('\t')) {
+      const i = last ? last.length - 1 : -1;
+      if (last && i >= 0 && last[i]!.length < MAX_FIELD_CHARS) {
+        const more = line.trim();
+        if (more !== '') last[i] = (last[i] === '' ? more : `${last[i]} ${more}`).slice(0, MAX_FIELD_CHARS);
+      }
       continue;
     }
     const colon = line.indexOf(':');
@@ -120,9 +140,11 @@ function fieldBlocks(text: string): Fields[] {
       blocks.push(block);
     }
     const name = line.slice(0, colon).trim().toLowerCase();
-    last = block.get(name) ?? [];
-    last.push(line.slice(colon + 1).trim());
-    block.set(name, last);
+    const values = block.get(name) ?? [];
+    block.set(name, values);
+    // Further values of a field repeated beyond reason are dropped, and so are the lines folded into them.
+    last = values.length < MAX_VALUES_PER_FIELD ? values : undefined;
+    last?.push(line.slice(colon + 1, colon + 1 + MAX_FIELD_CHARS + 1).trim().slice(0, MAX_FIELD_CHARS));
   }
   return blocks;
 }
@@ -133,9 +155,15 @@ function fieldBlocks(text: string): Fields[] {
  */
 function addressOf(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  const typed = /^([A-Za-z0-9-]+)\s*;\s*(.*)$/.exec(value);
-  let address = (typed ? typed[2]! : value).trim().replace(/^<(.*)>$/, '$1').trim();
-  if (typed && typed[1]!.toLowerCase() === 'utf-8') {
+  // The address type, if any, is an atom before a `;` (split by hand: a regex with `\s*` around the `;`
+  // and `.*` after it backtracks quadratically on a long run of spaces).
+  const semicolon = value.indexOf(';');
+  const type = semicolon > 0 ? value.slice(0, semicolon).trim() : '';
+  const typed = type !== '' && /^[A-Za-z0-9-]+$/.test(type);
+  let address = (typed ? value.slice(semicolon + 1) : value).trim();
+  if (address.startsWith('<') && address.endsWith('>')) address = address.slice(1, -1).trim();
+  if (address.length > MAX_ADDRESS_CHARS * 10) return undefined;
+  if (typed && type.toLowerCase() === 'utf-8') {
     address = address.replace(/\\x\{([0-9A-Fa-f]{1,6})\}/g, (_, hex: string) => String.fromCodePoint(Math.min(parseInt(hex, 16), 0x10ffff)));
   }
   // Lower case, the form the delivery path records recipients and suppressions in.
@@ -150,22 +178,35 @@ function messageIdOf(value: string | undefined): string | undefined {
 
 function originalRef(headers: Fields, reportFields: Fields): OriginalRef {
   const emailId = first(headers, 'x-mail-email-id')?.slice(0, 64);
+  const reportToken = first(headers, 'x-mail-report-token')?.slice(0, MAX_TOKEN_HEADER_CHARS);
   // The included headers first; else the id some reporters copy into the report itself (Gmail's DSNs
   // carry X-Original-Message-ID).
   const messageId = messageIdOf(first(headers, 'message-id'))
     ?? messageIdOf(first(reportFields, 'original-message-id') ?? first(reportFields, 'x-original-message-id'));
-  return { ...(emailId ? { emailId } : {}), ...(messageId ? { messageId } : {}) };
+  return { ...(emailId ? { emailId } : {}), ...(messageId ? { messageId } : {}), ...(reportToken ? { reportToken } : {}) };
 }
 
+/**
+ * An RFC 5322 date, without the trailing comment some add (`... +0000 (UTC)`). The comment is found by
+ * hand: the obvious regex, `/\s*\([^)]*\)\s*$/`, tries every `(` to the end of the value, quadratic in
+ * a value made of `(`s.
+ */
 function dateOf(value: string | undefined): Date | undefined {
-  const t = value === undefined ? NaN : Date.parse(value.replace(/\s*\([^)]*\)\s*$/, ''));
+  if (value === undefined || value.length > MAX_DATE_CHARS) return undefined;
+  let date = value.trimEnd();
+  if (date.endsWith(')')) {
+    const open = date.lastIndexOf('(');
+    if (open >= 0 && date.indexOf(')', open) === date.length - 1) date = date.slice(0, open).trimEnd();
+  }
+  const t = Date.parse(date);
   return Number.isNaN(t) ? undefined : new Date(t);
 }
 
 function complaintOf(fields: Fields, originalHeaders: Fields): ComplaintReport | undefined {
-  const feedbackType = (first(fields, 'feedback-type') ?? '').split(/[\s;(]/)[0]!.toLowerCase();
+  const feedbackType = (first(fields, 'feedback-type') ?? '').slice(0, MAX_FEEDBACK_TYPE_CHARS).split(/[\s;(]/)[0]!.toLowerCase();
   if (!COMPLAINT_TYPES.has(feedbackType)) return undefined;
-  const recipients = [...new Set((fields.get('original-rcpt-to') ?? []).map(addressOf).filter((a): a is string => a !== undefined))];
+  const rcptTo = (fields.get('original-rcpt-to') ?? []).slice(0, MAX_RECIPIENTS);
+  const recipients = [...new Set(rcptTo.map(addressOf).filter((a): a is string => a !== undefined))];
   const originalMailFrom = addressOf(first(fields, 'original-mail-from'));
   // Received-Date is the name the ARF drafts before RFC 5965 used.
   const arrivalDate = dateOf(first(fields, 'arrival-date') ?? first(fields, 'received-date'));
@@ -179,6 +220,12 @@ function complaintOf(fields: Fields, originalHeaders: Fields): ComplaintReport |
   };
 }
 
+/** A diagnostic without its type (`smtp; 550 ...` is `550 ...`). */
+function withoutType(value: string): string {
+  const semicolon = value.indexOf(';');
+  return semicolon > 0 && /^[A-Za-z0-9-]+\s*$/.test(value.slice(0, semicolon)) ? value.slice(semicolon + 1).trimStart() : value;
+}
+
 /** RFC 3463 status of a failure: class, subject and detail, e.g. 5.1.1 (a comment may follow). */
 const STATUS = /\b([45])\.(\d{1,3})\.(\d{1,3})\b/;
 
@@ -188,14 +235,19 @@ function bounceOf(blocks: Fields[], originalHeaders: Fields): BounceReport | und
   const recipients: FailedRecipient[] = [];
   for (const block of blocks.filter(isRecipient)) {
     // delayed, delivered, relayed and expanded are news, not failures.
-    if ((first(block, 'action') ?? '').split(/[\s(]/)[0]!.toLowerCase() !== 'failed') continue;
-    const address = addressOf(first(block, 'final-recipient')) ?? addressOf(first(block, 'original-recipient'));
+    if ((first(block, 'action') ?? '').slice(0, 20).split(/[\s(]/)[0]!.toLowerCase() !== 'failed') continue;
+    const finalRecipient = addressOf(first(block, 'final-recipient'));
+    const originalRecipient = addressOf(first(block, 'original-recipient'));
+    const address = finalRecipient ?? originalRecipient;
     if (!address) continue;
-    const diagnostic = (first(block, 'diagnostic-code') ?? '').replace(/^[A-Za-z0-9-]+\s*;\s*/, '').slice(0, MAX_DIAGNOSTIC_CHARS);
+    const diagnostic = withoutType(first(block, 'diagnostic-code') ?? '').slice(0, MAX_DIAGNOSTIC_CHARS);
     // `failed` means the reporter gave up: without a usable status it is permanent (5.0.0).
-    const code = STATUS.exec(first(block, 'status') ?? '') ?? STATUS.exec(diagnostic);
+    const code = STATUS.exec((first(block, 'status') ?? '').slice(0, 100)) ?? STATUS.exec(diagnostic);
     const status = code ? `${code[1]}.${code[2]}.${code[3]}` : '5.0.0';
-    recipients.push({ email_address: address, status, diagnostic_code: diagnostic, bounceType: status.startsWith('4') ? 'Transient' : 'Permanent' });
+    recipients.push({
+      email_address: address, status, diagnostic_code: diagnostic, bounceType: status.startsWith('4') ? 'Transient' : 'Permanent',
+      ...(originalRecipient && originalRecipient !== address ? { originalRecipient } : {}),
+    });
   }
   if (recipients.length === 0) return undefined;
   return { kind: 'bounce', recipients, original: originalRef(originalHeaders, perMessage) };

@@ -1,9 +1,21 @@
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import type { Logger } from '../logger.js';
 
-/** Reports are small, but some quote the whole original; beyond this a message is refused (552). */
-export const MAX_INBOUND_BYTES = 10 * 1024 * 1024;
+/**
+ * Reports are small: RFC 3464 and 5965 reports quote the original's headers, or the whole original, which
+ * most servers cut (Postfix at 50 KB). Beyond this a message is refused (552) before it is read; a report
+ * quoting a larger original whole is lost, which costs less than reading megabytes from anyone who connects.
+ */
+export const MAX_INBOUND_BYTES = 1024 * 1024;
+/** Connections served at once; more are answered 421 and closed (reports trickle in, never in floods). */
+export const MAX_INBOUND_CLIENTS = 50;
+/** Recipients of one transaction: a report goes to one address (its return path or the feedback-loop address). */
+export const MAX_INBOUND_RECIPIENTS = 10;
+/** Silence after which a connection is closed. */
+export const INBOUND_SOCKET_TIMEOUT_MS = 30_000;
+/** The longest a connection may last however it trickles its bytes, so a slow client cannot hold a slot forever. */
+export const MAX_INBOUND_SESSION_MS = 5 * 60_000;
 
 export interface InboundServer {
   url: string;
@@ -11,18 +23,32 @@ export interface InboundServer {
   close(): Promise<void>;
 }
 
+/** What `onMessage` made of a message: `refused` is answered 550 5.7.1, anything else 250. */
+export type InboundVerdict = 'refused' | (string & {});
+
 /**
  * The SMTP listener reports are mailed back to (complaints, bounce reports). It takes mail for any
- * recipient and answers 250 once `onMessage` has dealt with it, whatever it was: refusing what is not a
- * report would send a bounce of a bounce back to its sender. Only a failure of `onMessage` is answered
- * 451, so the sending server tries again later. No AUTH and no STARTTLS: it listens on loopback unless
- * told otherwise, behind whatever MX receives mail for the service.
+ * address `acceptsRecipient` allows and answers once `onMessage` has judged it: 250 when accepted,
+ * `550 5.7.1` when refused (a message that carries no proof of being a report about an email of ours,
+ * CONTRACT.md), and 451 when `onMessage` fails, so the sending server tries again later.
+ *
+ * Refusing cannot start a bounce loop: this listener never sends mail itself, and a refused message
+ * comes back to nobody but its own envelope sender. Bounces and automatic reports travel with the null
+ * sender, so their refusal produces nothing at all (RFC 5321 6.1/3464: no notification about a
+ * notification); a refused message with a sender is bounced by its own server to that sender, and if
+ * that sender were one of our return paths, the bounce (null sender) would be refused in turn and end there.
+ *
+ * No AUTH and no STARTTLS: it listens on loopback unless told otherwise, behind whatever MX receives
+ * mail for the service. Bounded: MAX_INBOUND_CLIENTS connections, MAX_INBOUND_RECIPIENTS recipients,
+ * MAX_INBOUND_BYTES per message, idle and total time per connection.
  */
 export async function startInboundServer(options: {
   host: string;
   port: number;
   logger: Logger;
-  onMessage: (raw: Buffer) => Promise<unknown>;
+  /** Whether mail is taken for an address (RCPT TO); a refused one is answered 550 5.1.1. */
+  acceptsRecipient: (address: string) => boolean;
+  onMessage: (raw: Buffer, envelope: { rcptTo: string[] }) => Promise<InboundVerdict>;
 }): Promise<InboundServer> {
   const { logger } = options;
   const server = new SMTPServer({
@@ -31,7 +57,19 @@ export async function startInboundServer(options: {
     authOptional: true,
     disabledCommands: ['AUTH', 'STARTTLS'],
     size: MAX_INBOUND_BYTES,
+    maxClients: MAX_INBOUND_CLIENTS,
+    socketTimeout: INBOUND_SOCKET_TIMEOUT_MS,
+    closeTimeout: 5_000,
     logger: false,
+    onRcptTo(address, session, callback) {
+      if (session.envelope.rcptTo.length >= MAX_INBOUND_RECIPIENTS) {
+        return callback(Object.assign(new Error('4.5.3 too many recipients'), { responseCode: 452 }));
+      }
+      if (!options.acceptsRecipient(address.address)) {
+        return callback(Object.assign(new Error('5.1.1 no such return path'), { responseCode: 550 }));
+      }
+      callback();
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       let size = 0;
@@ -43,12 +81,22 @@ export async function startInboundServer(options: {
         if ((stream as unknown as { sizeExceeded?: boolean }).sizeExceeded || size > MAX_INBOUND_BYTES) {
           return callback(Object.assign(new Error('5.3.4 message exceeds the fixed maximum message size'), { responseCode: 552 }));
         }
-        options.onMessage(Buffer.concat(chunks)).then(() => callback(), (err: unknown) => {
+        const rcptTo = session.envelope.rcptTo.map((r) => r.address);
+        options.onMessage(Buffer.concat(chunks), { rcptTo }).then((verdict) => {
+          if (verdict !== 'refused') return callback();
+          callback(Object.assign(new Error('5.7.1 not accepted: no valid report token for the email it is about'), { responseCode: 550 }));
+        }, (err: unknown) => {
           logger.warn({ err, from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '' }, 'inbound message not handled; asked to retry');
           callback(Object.assign(new Error('4.3.0 temporary failure, try again later'), { responseCode: 451 }));
         });
       });
     },
+  });
+  // smtp-server's socket timeout is for silence only; this bounds the whole conversation.
+  server.server.on('connection', (socket: Socket) => {
+    const timer = setTimeout(() => socket.destroy(), MAX_INBOUND_SESSION_MS);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
   });
 
   await new Promise<void>((resolve, reject) => {

@@ -1,11 +1,12 @@
 import type { EventsRepo } from '../db/repos/events-repo.js';
+import { newComplainers } from '../domain/complaints.js';
 import { type BounceType, type BouncedRecipient, event, suppressionsOf } from '../domain/events.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { HealthService } from './health-service.js';
 
 export interface FeedbackDeps {
-  events: Pick<EventsRepo, 'applyFeedback'>;
+  events: Pick<EventsRepo, 'applyFeedback' | 'applyComplaint'>;
   health: Pick<HealthService, 'evaluate'>;
   logger: Logger;
   now: () => Date;
@@ -14,17 +15,22 @@ export interface FeedbackDeps {
 /**
  * What recipients' servers tell the service after delivery: complaints (ARF) and bounce reports (DSN). Each
  * becomes the email's event, moves its status, suppresses the addresses and lets the health policy judge
- * the account. Answers false when the email is unknown.
+ * the account. Answers false when the email is unknown (nothing is recorded then).
  */
 export function createFeedbackService(deps: FeedbackDeps) {
   return {
+    /** Answers false too when the complaint adds nobody to those already recorded for the email (a resent report). */
     async complaint(input: { emailId: string; recipients: string[]; feedbackType: string; at?: Date }): Promise<boolean> {
-      const ev = event(newId('event'), 'complaint', input.at ?? deps.now(), {
-        complaint_feedback_type: input.feedbackType || 'abuse',
-        complained_recipients: input.recipients,
+      const applied = await deps.events.applyComplaint(input.emailId, (prior) => {
+        const recipients = newComplainers(prior, input.recipients.map((r) => r.toLowerCase()));
+        if (!recipients) return undefined;
+        const ev = event(newId('event'), 'complaint', input.at ?? deps.now(), {
+          complaint_feedback_type: input.feedbackType || 'abuse',
+          complained_recipients: recipients,
+        });
+        return { ev, suppress: suppressionsOf(recipients, 'complaint') };
       });
-      const applied = await deps.events.applyFeedback(input.emailId, 'complained', ev, suppressionsOf(input.recipients, 'complaint'));
-      if (!applied) return false;
+      if (!applied?.recorded) return false;
       await deps.health.evaluate(applied.accountId);
       return true;
     },

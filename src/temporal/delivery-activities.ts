@@ -32,6 +32,8 @@ export interface DeliveryDeps {
   transport: MailTransport;
   /** Adds the open pixel and rewrites links of HTML mail from domains that track. */
   rewriteForTracking: (html: string, emailId: string, opts: { open: boolean; click: boolean }) => string;
+  /** The signed token (report-token.ts) every message carries, so reports about it can prove they are genuine. */
+  reportToken: (emailId: string) => string;
   /** Lets the health policy judge an account after a counted bounce. */
   judgeAccount: (accountId: string) => Promise<unknown>;
   logger: Logger;
@@ -90,7 +92,7 @@ export function createDeliveryActivities(deps: DeliveryDeps) {
       ? { ...email, html: deps.rewriteForTracking(email.html, email.id, { open: sender.openTracking, click: sender.clickTracking }) }
       : email;
     const envelopeTo = recipients.filter((r) => !skipped.includes(r));
-    const message = composeMessage(tracked, loaded.attachments, envelopeTo);
+    const message = composeMessage(tracked, loaded.attachments, { envelopeTo, reportToken: deps.reportToken(email.id) });
     const handedAt = new Date();
     try {
       const info = await transport.send(message);

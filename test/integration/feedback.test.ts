@@ -1,34 +1,15 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSender } from '../helpers/admin-fixtures.js';
 import { call, eventually, validEmail } from '../helpers/http.js';
+import { mailReport, reportFixture, returnPathOf, stackTokens, tokenOf } from '../helpers/reports.js';
 import { verifyWebhookSignature } from '../../src/webhooks/signature.js';
 import { ADMIN_TOKEN, startStack, type Stack } from '../helpers/stack.js';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
 
-/** The unit tests' real-world-shaped reports, rewritten to name an email of this stack. */
-const fixture = (name: string, replace: Record<string, string>) => {
-  let text = fs.readFileSync(path.join(import.meta.dirname, '../fixtures/feedback', name), 'utf8');
-  for (const [from, to] of Object.entries(replace)) text = text.split(from).join(to);
-  return Buffer.from(text);
-};
 const YAHOO_ID = 'em_01jbq7m3k2x9f5v8r4t6w0y2zc';
 const POSTFIX_ID = 'em_01jbq7m3k2x9f5v8r4t6w0y2zd';
 const HEADERS_ONLY_ID = 'em_01jbq7m3k2x9f5v8r4t6w0y2zf';
 const DELAYED_ID = 'em_01jbq7m3k2x9f5v8r4t6w0y2zg';
-
-/** Mails a report to the inbound listener over a real SMTP conversation, as a feedback loop or MTA does (null sender). */
-async function mailReport(url: string, raw: Buffer): Promise<string> {
-  const transport = nodemailer.createTransport({ url, ignoreTLS: true });
-  try {
-    const info = await transport.sendMail({ envelope: { from: '', to: ['fbl@mailer.test'] }, raw });
-    return info.response;
-  } finally {
-    transport.close();
-  }
-}
 
 async function send(stack: Stack, to: string): Promise<string> {
   const res = await call('POST', `${stack.api}/emails`, { token: stack.apiKey, body: validEmail({ to: [to] }) });
@@ -60,7 +41,8 @@ describe('reports mailed to the inbound listener', () => {
   it('an ARF abuse report makes the email complained, records the complaint and suppresses the complainer', async () => {
     const id = await send(stack, 'reader@example.net');
     await delivered(stack, id);
-    const response = await mailReport(stack.mailer.inboundUrl!, fixture('arf-yahoo.eml', { [YAHOO_ID]: id, 'Jane.Doe@yahoo.com': 'Reader@example.net' }));
+    const report = reportFixture('arf-yahoo.eml', { [YAHOO_ID]: { id, token: await tokenOf(stack, id) } }, { 'Jane.Doe@yahoo.com': 'Reader@example.net' });
+    const response = await mailReport(stack.mailer.inboundUrl!, report);
     expect(response).toMatch(/^250 /);
 
     expect(await statusOf(stack, id)).toBe('complained');
@@ -70,10 +52,11 @@ describe('reports mailed to the inbound listener', () => {
     expect(await suppressionsOf(stack, id)).toEqual([{ address: 'reader@example.net', reason: 'complaint' }]);
   });
 
-  it('a report that names the email only by its Message-ID and redacts the complainer names the email\'s one recipient', async () => {
+  it('a report mailed to the return path that quotes only the Message-ID and redacts the complainer names the email\'s one recipient', async () => {
     const id = await send(stack, 'Fraud Reader <fraud-reader@example.net>');
     await delivered(stack, id);
-    await mailReport(stack.mailer.inboundUrl!, fixture('arf-headers-only.eml', { [HEADERS_ONLY_ID]: id }));
+    const report = reportFixture('arf-headers-only.eml', { [HEADERS_ONLY_ID]: { id } });
+    expect(await mailReport(stack.mailer.inboundUrl!, report, [await returnPathOf(stack, id)])).toMatch(/^250 /);
 
     expect(await statusOf(stack, id)).toBe('complained');
     expect((await eventsOf(stack, id, 'complaint')).map((e) => e.data)).toEqual([
@@ -85,7 +68,8 @@ describe('reports mailed to the inbound listener', () => {
   it('a DSN with a failed recipient makes the email bounced, records a Permanent bounce and suppresses the address', async () => {
     const id = await send(stack, 'gone@example.net');
     await delivered(stack, id);
-    const response = await mailReport(stack.mailer.inboundUrl!, fixture('dsn-postfix.eml', { [POSTFIX_ID]: id, 'nobody@example.net': 'gone@example.net' }));
+    const report = reportFixture('dsn-postfix.eml', { [POSTFIX_ID]: { id, token: await tokenOf(stack, id) } }, { 'nobody@example.net': 'gone@example.net' });
+    const response = await mailReport(stack.mailer.inboundUrl!, report);
     expect(response).toMatch(/^250 /);
 
     expect(await statusOf(stack, id)).toBe('bounced');
@@ -101,11 +85,12 @@ describe('reports mailed to the inbound listener', () => {
     expect(await suppressionsOf(stack, id)).toEqual([{ address: 'gone@example.net', reason: 'bounce' }]);
   });
 
-  it('a delay warning changes nothing', async () => {
+  it('a delay warning at the return path is accepted and changes nothing', async () => {
     const id = await send(stack, 'slow@example.net');
     await delivered(stack, id);
     const before = await statusOf(stack, id);
-    const response = await mailReport(stack.mailer.inboundUrl!, fixture('dsn-delayed.eml', { [DELAYED_ID]: id }));
+    const report = reportFixture('dsn-delayed.eml', { [DELAYED_ID]: { id, token: await tokenOf(stack, id) } });
+    const response = await mailReport(stack.mailer.inboundUrl!, report, [await returnPathOf(stack, id)]);
     expect(response).toMatch(/^250 /);
 
     expect(await statusOf(stack, id)).toBe(before);
@@ -113,11 +98,11 @@ describe('reports mailed to the inbound listener', () => {
     expect(await suppressionsOf(stack, id)).toEqual([]);
   });
 
-  it('a report about no email of ours, and mail that is no report, are accepted and ignored', async () => {
+  it('a report with no token of ours, and mail that is no report, are refused with 550 5.7.1 and change nothing', async () => {
     const feedbackEvents = async () => (await stack.mailer.sql<{ n: number }[]>`select count(*)::int as n from events where type in ('bounce', 'complaint')`)[0]!.n;
     const before = await feedbackEvents();
-    expect(await mailReport(stack.mailer.inboundUrl!, fixture('arf-yahoo.eml', {}))).toMatch(/^250 /);
-    expect(await mailReport(stack.mailer.inboundUrl!, fixture('autoreply.eml', {}))).toMatch(/^250 /);
+    await expect(mailReport(stack.mailer.inboundUrl!, reportFixture('arf-yahoo.eml', {}))).rejects.toMatchObject({ responseCode: 550, response: expect.stringMatching(/^550 5\.7\.1 /) });
+    await expect(mailReport(stack.mailer.inboundUrl!, reportFixture('autoreply.eml', {}))).rejects.toMatchObject({ responseCode: 550 });
     expect(await feedbackEvents()).toBe(before);
   });
 
@@ -128,7 +113,8 @@ describe('reports mailed to the inbound listener', () => {
     try {
       const id = await send(stack, 'early@example.net');
       await eventually(async () => stack.mailer.sql`select 1 from emails where id = ${id} and lease_token is not null`.then((r) => r.length > 0));
-      const report = fixture('dsn-postfix.eml', { [POSTFIX_ID]: id, 'nobody@example.net': 'early@example.net' });
+      // The message is held by the receiving server, so the token is signed here as the worker signed it.
+      const report = reportFixture('dsn-postfix.eml', { [POSTFIX_ID]: { id, token: (await stackTokens(stack)).sign(id) } }, { 'nobody@example.net': 'early@example.net' });
       await expect(mailReport(stack.mailer.inboundUrl!, report)).rejects.toMatchObject({ responseCode: 451 });
       expect(await statusOf(stack, id)).toBe('pending');
 

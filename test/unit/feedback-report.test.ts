@@ -16,7 +16,7 @@ describe('ARF abuse reports (RFC 5965) become complaints', () => {
       recipients: ['jane.doe@yahoo.com'],
       originalMailFrom: 'sender@example.com',
       arrivalDate: new Date('2025-03-04T10:15:02Z'),
-      original: { emailId: 'em_01jbq7m3k2x9f5v8r4t6w0y2zc', messageId: '<em_01jbq7m3k2x9f5v8r4t6w0y2zc@example.com>' },
+      original: { emailId: 'em_01jbq7m3k2x9f5v8r4t6w0y2zc', messageId: '<em_01jbq7m3k2x9f5v8r4t6w0y2zc@example.com>', reportToken: 'em_01jbq7m3k2x9f5v8r4t6w0y2zc-fp2xovtzl3hlkifccxmto3eb' },
     });
     expect(await parseFeedbackReport(crlf(fixture('arf-yahoo.eml')))).toEqual(report);
   });
@@ -49,7 +49,7 @@ describe('delivery status notifications (RFC 3464) become bounces', () => {
         diagnostic_code: '550 5.1.1 <nobody@example.net>: Recipient address rejected: User unknown in virtual mailbox table',
         bounceType: 'Permanent',
       }],
-      original: { emailId: 'em_01jbq7m3k2x9f5v8r4t6w0y2zd', messageId: '<em_01jbq7m3k2x9f5v8r4t6w0y2zd@example.com>' },
+      original: { emailId: 'em_01jbq7m3k2x9f5v8r4t6w0y2zd', messageId: '<em_01jbq7m3k2x9f5v8r4t6w0y2zd@example.com>', reportToken: 'em_01jbq7m3k2x9f5v8r4t6w0y2zd-mti7yy6d6kio3ql4j4oztyij' },
     });
   });
 
@@ -58,7 +58,7 @@ describe('delivery status notifications (RFC 3464) become bounces', () => {
     expect(report).toMatchObject({
       kind: 'bounce',
       recipients: [{ email_address: 'josé@bücher.example', status: '5.1.1', bounceType: 'Permanent' }],
-      original: { emailId: 'em_01jbq7m3k2x9f5v8r4t6w0y2ze', messageId: '<em_01jbq7m3k2x9f5v8r4t6w0y2ze@example.com>' },
+      original: { emailId: 'em_01jbq7m3k2x9f5v8r4t6w0y2ze', messageId: '<em_01jbq7m3k2x9f5v8r4t6w0y2ze@example.com>', reportToken: 'em_01jbq7m3k2x9f5v8r4t6w0y2ze-l2f4utcfq4cia2xhxtv7qgdo' },
     });
     expect(report?.kind === 'bounce' && report.recipients[0]!.diagnostic_code).toBe(
       "550-5.1.1 The email account that you tried to reach does not exist. Please try 550-5.1.1 double-checking the recipient's email address " +
@@ -86,7 +86,7 @@ describe('delivery status notifications (RFC 3464) become bounces', () => {
           bounceType: 'Permanent',
         },
       ],
-      original: { emailId: 'em_01jbq7m3k2x9f5v8r4t6w0y2zh', messageId: '<em_01jbq7m3k2x9f5v8r4t6w0y2zh@example.com>' },
+      original: { emailId: 'em_01jbq7m3k2x9f5v8r4t6w0y2zh', messageId: '<em_01jbq7m3k2x9f5v8r4t6w0y2zh@example.com>', reportToken: 'em_01jbq7m3k2x9f5v8r4t6w0y2zh-t3ix64xyo7cm46zfzc2qorzv' },
     });
   });
 

@@ -206,10 +206,10 @@ export function createEmailsRepo(sql: Sql) {
      * The email a report mailed back (ARF, DSN) is about, in any account: by the X-Mail-Email-Id it carried,
      * else by its Message-ID. `recipients` are the bare addresses of to, cc and bcc.
      */
-    async findForFeedback(ref: { emailId?: string; headerMessageId?: string }): Promise<{ id: string; status: EmailStatus; recipients: string[] } | undefined> {
+    async findForFeedback(ref: { emailId?: string; headerMessageId?: string }): Promise<{ id: string; status: EmailStatus; recipients: string[]; headerMessageId: string } | undefined> {
       const emailId = ref.emailId ?? null;
-      const [row] = await sql<{ id: string; status: EmailStatus; recipients: string[] }[]>`
-        select id, status, to_addresses || cc_addresses || bcc_addresses as recipients from emails
+      const [row] = await sql<{ id: string; status: EmailStatus; recipients: string[]; headerMessageId: string }[]>`
+        select id, status, to_addresses || cc_addresses || bcc_addresses as recipients, header_message_id as "headerMessageId" from emails
         where id = ${emailId} or header_message_id = ${ref.headerMessageId ?? null}
         order by id = ${emailId} desc nulls last limit 1`;
       return row;

@@ -1,5 +1,6 @@
 import type postgres from 'postgres';
 import type { EmailStatus, EventType } from '../../domain/catalog.js';
+import type { PriorComplaints } from '../../domain/complaints.js';
 import type { NewEvent, NewSuppression } from '../../domain/events.js';
 import { idAt } from '../../ids.js';
 import type { Sql } from '../sql.js';
@@ -95,6 +96,32 @@ export function createEventsRepo(sql: Sql) {
         ${recordedWithChange(sql, [ev], suppress)}
         select account_id from changed`;
       return row ? { accountId: row.account_id } : undefined;
+    },
+
+    /**
+     * A complaint, judged against those already recorded for the email: `decide` sees them and answers
+     * the event and suppressions to record, or undefined to record nothing. The email's row is locked
+     * first, so two copies of one report arriving together are judged one after the other. Answers
+     * undefined when the email does not exist.
+     */
+    async applyComplaint(
+      emailId: string,
+      decide: (prior: PriorComplaints) => { ev: NewEvent; suppress: NewSuppression[] } | undefined,
+    ): Promise<{ accountId: string; recorded: boolean } | undefined> {
+      return sql.begin(async (tx) => {
+        const [email] = await tx<{ account_id: string }[]>`select account_id from emails where id = ${emailId} for update`;
+        if (!email) return undefined;
+        const prior = await tx<{ recipients: string[] }[]>`
+          select array(select jsonb_array_elements_text(coalesce(data->'complained_recipients', '[]'::jsonb))) as recipients
+          from events where email_id = ${emailId} and type = 'complaint'`;
+        const change = decide({ count: prior.length, recipients: new Set(prior.flatMap((p) => p.recipients)) });
+        if (!change) return { accountId: email.account_id, recorded: false };
+        await tx`
+          with changed as (update emails set status = 'complained' where id = ${emailId} returning id, account_id),
+          ${recordedWithChange(tx as unknown as Sql, [change.ev], change.suppress)}
+          select 1`;
+        return { accountId: email.account_id, recorded: true };
+      }) as Promise<{ accountId: string; recorded: boolean } | undefined>;
     },
 
     async timeline(emailId: string): Promise<EventRow[]> {

@@ -1,0 +1,36 @@
+import type { ReportTokens } from './report-token.js';
+
+/**
+ * The VERP return path (CONTRACT.md, "Delivery, authentication and reports"): the envelope sender of an
+ * email is `b-<report token>@<return-path domain>`, so a bounce sent back to it names the email by the
+ * address it arrives at, even when it quotes nothing of the original. The inbound listener accepts such
+ * an address at RCPT TO only when its token is one the service signed.
+ */
+export const RETURN_PATH_PREFIX = 'b-';
+/** RFC 5321's limit on a local part; a token always fits (report-token.ts). */
+const MAX_LOCAL_PART_CHARS = 64;
+
+/** The return-path address of an email at `domain`. */
+export function makeReturnPath(tokens: ReportTokens, emailId: string, domain: string): string {
+  const local = `${RETURN_PATH_PREFIX}${tokens.sign(emailId)}`;
+  if (local.length > MAX_LOCAL_PART_CHARS) throw new Error(`the return path of ${emailId} would exceed ${MAX_LOCAL_PART_CHARS} characters`);
+  if (domain === '' || domain.includes('@')) throw new Error(`not a domain: ${domain}`);
+  return `${local}@${domain}`;
+}
+
+/** True for an address shaped like a return path (`b-...@...`), whether or not its token is valid. */
+export function isReturnPath(address: string): boolean {
+  const at = address.lastIndexOf('@');
+  return at > RETURN_PATH_PREFIX.length && address.slice(0, RETURN_PATH_PREFIX.length).toLowerCase() === RETURN_PATH_PREFIX;
+}
+
+/**
+ * The email id a return-path address names, at any domain (the token is the proof; each sender domain has
+ * its own return-path domain), or undefined when it is no return path or its token is not the service's.
+ */
+export function parseReturnPath(tokens: ReportTokens, address: string): string | undefined {
+  if (!isReturnPath(address)) return undefined;
+  const local = address.slice(0, address.lastIndexOf('@'));
+  if (local.length > MAX_LOCAL_PART_CHARS) return undefined;
+  return tokens.verify(local.slice(RETURN_PATH_PREFIX.length));
+}

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { createReportTokens, MAX_TOKEN_CHARS } from '../../src/mail/report-token.js';
+import { isReturnPath, makeReturnPath, parseReturnPath } from '../../src/mail/return-path.js';
+
+const ID = 'em_01jbq7m3k2x9f5v8r4t6w0y2zc';
+const tokens = createReportTokens('report-token-unit-test-secret');
+
+describe('report tokens', () => {
+  it('name the email they were signed for, in lower case', () => {
+    const token = tokens.sign(ID);
+    expect(token).toMatch(/^em_01jbq7m3k2x9f5v8r4t6w0y2zc-[a-z2-7]{24}$/);
+    expect(tokens.verify(token)).toBe(ID);
+    // Some servers change the case of a local part: the token survives it.
+    expect(tokens.verify(token.toUpperCase())).toBe(ID);
+  });
+
+  it('verify only what the service signed, under its key', () => {
+    const token = tokens.sign(ID);
+    const mac = token.slice(token.lastIndexOf('-') + 1);
+    expect(tokens.verify(`em_01jbq7m3k2x9f5v8r4t6w0y2zd-${mac}`)).toBeUndefined();
+    expect(tokens.verify(`${token.slice(0, -1)}${token.endsWith('a') ? 'b' : 'a'}`)).toBeUndefined();
+    expect(tokens.verify(token.slice(0, -1))).toBeUndefined();
+    expect(tokens.verify(ID)).toBeUndefined();
+    expect(tokens.verify('')).toBeUndefined();
+    expect(tokens.verify(`-${mac}`)).toBeUndefined();
+    expect(tokens.verify(`${token}${'a'.repeat(MAX_TOKEN_CHARS)}`)).toBeUndefined();
+    expect(createReportTokens('another-installation-secret').verify(token)).toBeUndefined();
+  });
+
+  it('refuse to sign what is no email id, and short secrets', () => {
+    expect(() => tokens.sign('em_X')).toThrow();
+    expect(() => tokens.sign('a-b')).toThrow();
+    expect(() => tokens.sign(`em_${'a'.repeat(40)}`)).toThrow();
+    expect(() => createReportTokens('short')).toThrow();
+  });
+});
+
+describe('the VERP return path b-<token>@<domain>', () => {
+  it('is made for an email and read back at any domain', () => {
+    const address = makeReturnPath(tokens, ID, 'rp.example.com');
+    expect(address).toBe(`b-${tokens.sign(ID)}@rp.example.com`);
+    expect(address.split('@')[0]!.length).toBeLessThanOrEqual(64);
+    expect(parseReturnPath(tokens, address)).toBe(ID);
+    expect(parseReturnPath(tokens, address.toUpperCase())).toBe(ID);
+    expect(parseReturnPath(tokens, address.replace('rp.example.com', 'bounces.other.example'))).toBe(ID);
+  });
+
+  it('names nothing when its token is forged, or it is no return path', () => {
+    const address = makeReturnPath(tokens, ID, 'rp.example.com');
+    expect(parseReturnPath(tokens, address.replace(ID, 'em_01jbq7m3k2x9f5v8r4t6w0y2zd'))).toBeUndefined();
+    expect(parseReturnPath(tokens, `b-${ID}@rp.example.com`)).toBeUndefined();
+    expect(parseReturnPath(tokens, 'fbl@example.com')).toBeUndefined();
+    expect(parseReturnPath(tokens, tokens.sign(ID))).toBeUndefined();
+    expect(isReturnPath(address)).toBe(true);
+    expect(isReturnPath('B-x@example.com')).toBe(true);
+    expect(isReturnPath('bob@example.com')).toBe(false);
+    expect(isReturnPath('b-@example.com')).toBe(false);
+  });
+
+  it('refuses a domain that is none', () => {
+    expect(() => makeReturnPath(tokens, ID, '')).toThrow();
+    expect(() => makeReturnPath(tokens, ID, 'a@b')).toThrow();
+  });
+});
