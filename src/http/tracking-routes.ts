@@ -17,18 +17,21 @@ const OPEN_WAIT_MS = 500;
  * proxy: recording the recipient's address needs Fastify's `trustProxy` set for that proxy, which this
  * service does not turn on by itself (trusting X-Forwarded-For from anyone would let clients write any
  * address into events).
+ *
+ * Fastify answers HEAD on these GET routes with the same handlers; a HEAD is answered alike but counted as
+ * nothing: no mail client reads an image or follows a link with HEAD, link checkers and scanners do.
  */
 export function trackingRoutes(tracking: TrackingService) {
   return async (app: FastifyInstance): Promise<void> => {
     app.get('/t/o/*', async (request, reply) => {
       // The image never depends on the token (a bad one gets the same GIF), and the open is recorded while
       // the client waits at most OPEN_WAIT_MS.
-      await within(OPEN_WAIT_MS, tracking.open(tokenOf(request), clientOf(request)));
+      if (request.method !== 'HEAD') await within(OPEN_WAIT_MS, tracking.open(tokenOf(request), clientOf(request)));
       return reply.code(200).header('content-type', 'image/gif').header('cache-control', 'no-store, private').send(PIXEL_GIF);
     });
 
     app.get('/t/c/*', async (request, reply) => {
-      const location = await tracking.click(tokenOf(request), clientOf(request));
+      const location = request.method === 'HEAD' ? tracking.clickTarget(tokenOf(request)) : await tracking.click(tokenOf(request), clientOf(request));
       if (location === undefined) {
         return reply.code(404).send({ error: ERROR_TABLE.not_found.error, message: 'This link is not valid: it was not issued by this server or was altered.' });
       }

@@ -1,10 +1,12 @@
 import * as initialSchema from './0001-initial-schema.js';
 import * as jobWorkflows from './0002-job-workflows.js';
 import * as eventsWebhooksHealth from './0003-events-webhooks-health.js';
+import * as trackingRepeats from './0004-tracking-repeats.js';
 
 /** Forward-only migrations, applied in order. Never edit one that has shipped: add the next. */
 export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
   { version: 1, name: 'initial-schema', sql: initialSchema.sql },
   { version: 2, name: 'job-workflows', sql: jobWorkflows.sql },
   { version: 3, name: 'events-webhooks-health', sql: eventsWebhooksHealth.sql },
+  { version: 4, name: 'tracking-repeats', sql: trackingRepeats.sql },
 ];
