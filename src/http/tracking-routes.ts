@@ -5,9 +5,6 @@ import type { TrackingClient, TrackingService } from '../services/tracking-servi
 /** A transparent 1x1 GIF (43 bytes). */
 const PIXEL_GIF = Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64');
 
-/** How long the pixel waits for its open to be recorded before answering anyway. */
-const OPEN_WAIT_MS = 500;
-
 /**
  * The tracking pixel and tracked links (the paths src/mail/tracking.ts builds), without Authorization: mail
  * clients fetch them. Wildcard routes, not `:token`: a click token carries its link and is longer than
@@ -24,9 +21,8 @@ const OPEN_WAIT_MS = 500;
 export function trackingRoutes(tracking: TrackingService) {
   return async (app: FastifyInstance): Promise<void> => {
     app.get('/t/o/*', async (request, reply) => {
-      // The image never depends on the token (a bad one gets the same GIF), and the open is recorded while
-      // the client waits at most OPEN_WAIT_MS.
-      if (request.method !== 'HEAD') await within(OPEN_WAIT_MS, tracking.open(tokenOf(request), clientOf(request)));
+      // The image never depends on the token (a bad one gets the same GIF); the service bounds the wait.
+      if (request.method !== 'HEAD') await tracking.open(tokenOf(request), clientOf(request));
       return reply.code(200).header('content-type', 'image/gif').header('cache-control', 'no-store, private').send(PIXEL_GIF);
     });
 
@@ -43,14 +39,3 @@ export function trackingRoutes(tracking: TrackingService) {
 
 const tokenOf = (request: FastifyRequest) => (request.params as { '*': string })['*'];
 const clientOf = (request: FastifyRequest): TrackingClient => ({ ip: request.ip, userAgent: request.headers['user-agent'] ?? '' });
-
-/** Waits for `work` (which never rejects), but no longer than `ms`. */
-function within(ms: number, work: Promise<void>): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    void work.then(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-}

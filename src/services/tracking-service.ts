@@ -2,6 +2,7 @@ import type { TrackingHit, TrackingRepo } from '../db/repos/tracking-repo.js';
 import { event } from '../domain/events.js';
 import { newId } from '../ids.js';
 import type { LinkTracker } from '../mail/tracking.js';
+import { createHitBatcher } from './hit-batcher.js';
 
 /** Who fetched a pixel or followed a link, as the HTTP request shows it. */
 export interface TrackingClient {
@@ -19,6 +20,16 @@ const MAX_USER_AGENT = 512;
  * clicks a few links, stays far below it. Sending costs quota, so events from tracking are bounded by it.
  */
 export const MAX_TRACKING_EVENTS_PER_EMAIL = 100;
+/** Tracking statements running at once in a process: a flood of hits keeps the rest of the pool (40) free. */
+const TRACKING_WRITERS = 8;
+/** Targets (pixel or link of an email) waiting to be written at once before hits are dropped. */
+const MAX_WAITING_TARGETS = 10_000;
+/**
+ * How long a hit waits for its write before the client gets its image or redirect anyway: long enough that
+ * a hit is recorded by the time it is answered on a quiet server, short enough that a flood never holds
+ * clients (and their sockets) for long.
+ */
+const RECORD_WAIT_MS = 500;
 
 /**
  * Opens and clicks: mail clients fetch these URLs without any credentials, so a token this service did not
@@ -40,9 +51,16 @@ export function createTrackingService(deps: {
   const { hits, tokens, now, onError } = deps;
   const rules = { windowSeconds: deps.windowSeconds, maxEventsPerEmail: MAX_TRACKING_EVENTS_PER_EMAIL };
 
-  const record = async (hit: TrackingHit): Promise<void> => {
-    await hits.hit(hit, rules).catch(onError);
-  };
+  const batcher = createHitBatcher<TrackingHit>({
+    write: (hit, count) => hits.hit(hit, rules, count),
+    maxConcurrent: TRACKING_WRITERS,
+    maxWaitingTargets: MAX_WAITING_TARGETS,
+    onError,
+  });
+  // Hits of one target are batched together: the email, the kind, and the link (after the newline, which no
+  // email id holds).
+  const record = (hit: TrackingHit): Promise<void> =>
+    within(RECORD_WAIT_MS, batcher.add(`${hit.emailId}\n${hit.event.type}\n${hit.link ?? ''}`, hit));
   const seen = (client: TrackingClient, at: Date) => ({
     timestamp: at.toISOString(),
     ip_address: client.ip,
@@ -50,7 +68,7 @@ export function createTrackingService(deps: {
   });
 
   return {
-    /** Records an `open` of the pixel's email; resolves when recorded or given up, never rejects. */
+    /** Counts an `open` of the pixel's email; resolves when written, given up or RECORD_WAIT_MS passed, never rejects. */
     async open(token: string, client: TrackingClient): Promise<void> {
       const emailId = tokens.verifyOpen(token);
       if (emailId === undefined) return;
@@ -58,7 +76,7 @@ export function createTrackingService(deps: {
       await record({ emailId, event: event(newId('event'), 'open', at, seen(client, at)) });
     },
 
-    /** The URL to redirect to, after recording a `click` with the link; undefined for a token not signed here. */
+    /** The URL to redirect to, after counting a `click` of the link (as `open`); undefined for a token not signed here. */
     async click(token: string, client: TrackingClient): Promise<string | undefined> {
       const target = tokens.verifyClick(token);
       if (target === undefined) return undefined;
@@ -74,3 +92,14 @@ export function createTrackingService(deps: {
   };
 }
 export type TrackingService = ReturnType<typeof createTrackingService>;
+
+/** Waits for `work` (which never rejects), but no longer than `ms`. */
+function within(ms: number, work: Promise<void>): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    void work.then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}

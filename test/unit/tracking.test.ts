@@ -215,7 +215,7 @@ describe('performance', () => {
 describe('tracking service', () => {
   const client = { ip: '203.0.113.9', userAgent: 'Mail/1.0' };
   const at = new Date('2030-01-02T03:04:05.000Z');
-  const setup = (hit: (h: TrackingHit, rules: TrackingRules) => Promise<HitOutcome>) => {
+  const setup = (hit: (h: TrackingHit, rules: TrackingRules, count?: number) => Promise<HitOutcome>) => {
     const onError = vi.fn();
     const hits = { hit: vi.fn(hit) };
     return { hits, onError, service: createTrackingService({ hits, tokens: tracker, now: () => at, windowSeconds: 42, onError }) };
@@ -231,14 +231,15 @@ describe('tracking service', () => {
         id: expect.stringMatching(/^evt_/), type: 'open', at,
         data: { timestamp: '2030-01-02T03:04:05.000Z', ip_address: '203.0.113.9', user_agent: 'x'.repeat(512) },
       },
-    }, RULES);
+    }, RULES, 1);
   });
 
   it('hands a click with its link and answers the redirect; a bad token reaches no repository', async () => {
     const { hits, service } = setup(async () => 'counted');
     expect(await service.click(tokenOf(tracker.clickUrl(ID, 'https://example.org/x')), client)).toBe('https://example.org/x');
-    const [hit, rules] = hits.hit.mock.calls[0]!;
+    const [hit, rules, count] = hits.hit.mock.calls[0]!;
     expect(hit.link).toBe('https://example.org/x');
+    expect(count).toBe(1);
     expect(hit.event.data).toEqual({ timestamp: at.toISOString(), ip_address: client.ip, user_agent: client.userAgent, link: 'https://example.org/x' });
     expect(rules).toEqual(RULES);
     expect(await service.click('forged', client)).toBeUndefined();

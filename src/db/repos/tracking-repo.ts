@@ -41,9 +41,11 @@ const INT_MAX = 2_147_483_647;
  */
 export function createTrackingRepo(sql: Sql) {
   return {
-    async hit(hit: TrackingHit, rules: TrackingRules): Promise<HitOutcome> {
+    /** Counts `count` hits of a target (1, or a batch of repeats) and records the event of `hit` if it wins. */
+    async hit(hit: TrackingHit, rules: TrackingRules, count = 1): Promise<HitOutcome> {
       const { event: ev } = hit;
-      const isOpen = ev.type === 'open' ? 1 : 0;
+      const n = Math.min(count, INT_MAX);
+      const [opens, clicks] = ev.type === 'open' ? [n, 0] : [0, n];
       const [row] = await sql<{ known: boolean; recorded: boolean }[]>`
         with target as (
           select id, account_id from emails where id = ${hit.emailId}),
@@ -57,7 +59,7 @@ export function createTrackingRepo(sql: Sql) {
         counted as (
           insert into tracking_counts as c (email_id, open_count, click_count, event_count, last_event_id)
           -- event_count 1 here means "this hit took its window"; the update turns it into an increment under the cap.
-          select target.id, ${isOpen}::int, ${1 - isOpen}::int, (claim.email_id is not null)::int, case when claim.email_id is not null then ${ev.id}::text end
+          select target.id, ${opens}::int, ${clicks}::int, (claim.email_id is not null)::int, case when claim.email_id is not null then ${ev.id}::text end
           from target left join claim on true
           on conflict (email_id) do update set
             open_count = least(c.open_count::bigint + excluded.open_count, ${INT_MAX}::bigint)::int,
