@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTrackingRepo } from '../../src/db/repos/tracking-repo.js';
+import { event } from '../../src/domain/events.js';
+import { newId } from '../../src/ids.js';
 import { createLinkTracker, type LinkTracker } from '../../src/mail/tracking.js';
 import { MAX_TRACKING_EVENTS_PER_EMAIL } from '../../src/services/tracking-service.js';
 import { admin } from '../helpers/admin-fixtures.js';
@@ -152,6 +155,35 @@ describe('with the default window (10 minutes)', () => {
     await countsReach(t.stack, id, 1, 0);
     expect(await eventsOf(t.stack, id, 'open')).toHaveLength(1);
     expect(await eventsOf(t.stack, id, 'click')).toHaveLength(0);
+  });
+
+  // One process folds concurrent hits of a target into one statement at a time; several API processes do not
+  // share that, so the database alone must decide. Statements straight to it, as many processes would send.
+  it('the database decides alone: concurrent statements for one target record one event, for distinct links no more than the cap', async () => {
+    const repo = createTrackingRepo(t.stack.mailer.sql);
+    const rules = { windowSeconds: 600, maxEventsPerEmail: MAX_TRACKING_EVENTS_PER_EMAIL };
+    const data = (at: Date) => ({ timestamp: at.toISOString(), ip_address: '192.0.2.1', user_agent: 'direct' });
+    const id = await sendEmail(t.stack);
+    const opens = await Promise.all(Array.from({ length: 300 }, () => {
+      const at = new Date();
+      return repo.hit({ emailId: id, event: event(newId('event'), 'open', at, data(at)) }, rules, 2);
+    }));
+    expect(opens.filter((o) => o === 'recorded')).toHaveLength(1);
+    expect(opens.filter((o) => o === 'counted')).toHaveLength(299);
+    const links = Array.from({ length: MAX_TRACKING_EVENTS_PER_EMAIL + 50 }, (_, i) => `https://example.org/direct/${i}`);
+    const clicks = await Promise.all(links.map((link) => {
+      const at = new Date();
+      return repo.hit({ emailId: id, link, event: event(newId('event'), 'click', at, { ...data(at), link }) }, rules);
+    }));
+    // The open took one of the email's events.
+    expect(clicks.filter((o) => o === 'recorded')).toHaveLength(MAX_TRACKING_EVENTS_PER_EMAIL - 1);
+    expect(await repo.counts(id)).toEqual({ openCount: 600, clickCount: links.length });
+    expect(await eventsOf(t.stack, id, 'open')).toHaveLength(1);
+    expect(await eventsOf(t.stack, id, 'click')).toHaveLength(MAX_TRACKING_EVENTS_PER_EMAIL - 1);
+    expect(await queuedHooks(t.stack, id)).toBe(MAX_TRACKING_EVENTS_PER_EMAIL);
+
+    const at = new Date();
+    expect(await repo.hit({ emailId: 'em_01jzzzzzzzzzzzzzzzzzzzzzzz', event: event(newId('event'), 'open', at, data(at)) }, rules)).toBe('unknown_email');
   });
 
   it('an email never fetched shows zero counts', async () => {
