@@ -5,8 +5,9 @@ import { newId } from '../../src/ids.js';
 import { createLinkTracker, type LinkTracker } from '../../src/mail/tracking.js';
 import { MAX_TRACKING_EVENTS_PER_EMAIL } from '../../src/services/tracking-service.js';
 import { admin } from '../helpers/admin-fixtures.js';
+import { bearer, loadClients, ok, rpc } from '../helpers/grpc-client.js';
 import { call, eventually, validEmail } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/stack.js';
+import { ADMIN_TOKEN, startStack, type Stack } from '../helpers/stack.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 /**
@@ -123,6 +124,14 @@ describe('with the default window (10 minutes)', () => {
     expect(await queuedHooks(t.stack, id)).toBe(2);
     const hooks = await hooksOf(t.hookPath, id, 2);
     expect(hooks.map((h) => h.body.data.link).sort()).toEqual([link, 'https://example.org/other'].sort());
+
+    const { admin: grpcAdmin } = loadClients(t.stack.grpcAddress);
+    try {
+      const viaGrpc = ok(await rpc(grpcAdmin, 'GetEmailDetail', { id }, bearer(ADMIN_TOKEN)));
+      expect(viaGrpc).toMatchObject({ open_count: 0, click_count: REPLAYS + 1 });
+    } finally {
+      grpcAdmin.close();
+    }
   });
 
   it(`no more than ${MAX_TRACKING_EVENTS_PER_EMAIL} events per email, even from distinct links at once; the rest are counted`, async () => {
