@@ -171,6 +171,13 @@ describe('tokens', () => {
     }
   });
 
+  it('refuse, whatever its mac, a token longer than rewrite can sign (longest email id and link): bounded work per hit', () => {
+    const longest = `https://example.org/${'a'.repeat(MAX_LINK_BYTES - 'https://example.org/'.length)}`;
+    expect(tracker.verifyClick(tokenOf(tracker.clickUrl(ID, longest)))?.link).toBe(longest);
+    // Correctly signed, but longer than any token rewrite makes: refused on its length, before decoding or the mac.
+    expect(tracker.verifyClick(tokenOf(tracker.clickUrl(ID, `${longest}${'a'.repeat(100)}`)))).toBeUndefined();
+  });
+
   it('of one kind never verify as the other', () => {
     expect(tracker.verifyClick(open)).toBeUndefined();
     expect(tracker.verifyOpen(click)).toBeUndefined();
