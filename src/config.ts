@@ -71,6 +71,12 @@ const settings = {
     default: '100',
     parse: int('MAILER_RATE_LIMIT', 100, 1, 1_000_000),
   },
+  trackingEventWindowSeconds: {
+    env: 'MAILER_TRACKING_EVENT_WINDOW_SECONDS',
+    description: 'Repeated opens of an email, or clicks of one of its links, within this many seconds are counted but make no event (nor webhook).',
+    default: '600',
+    parse: int('MAILER_TRACKING_EVENT_WINDOW_SECONDS', 600, 1, 2_592_000),
+  },
   smtpRetryAttempts: {
     env: 'MAILER_SMTP_RETRY_ATTEMPTS',
     description: 'Retries of an email after a temporary SMTP failure (4xx, connection, time-out) before it bounces as Transient.',

@@ -254,7 +254,8 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
           sendTest: (webhook) => sendTestRequest(webhook, { allowPrivate: config.webhookAllowPrivate }),
         }),
         operator: createOperatorService({
-          accounts: repos.accounts, owners: repos.owners, events: repos.events, suppressions: repos.suppressions, query, schedule, batch,
+          accounts: repos.accounts, owners: repos.owners, events: repos.events, suppressions: repos.suppressions, tracking: repos.tracking,
+          query, schedule, batch,
         }),
         caught: createCaughtMailService({ caught: repos.caught }),
       });
@@ -262,7 +263,8 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
       const rest = await buildRestApp({
         emailApi, adminApi, logger, metrics, publicUrl: config.publicUrl,
         plugins: [trackingRoutes(createTrackingService({
-          events: repos.events, tokens: linkTracker, now, onError: (err) => logger.warn({ err }, 'tracking event not recorded'),
+          hits: repos.tracking, tokens: linkTracker, now, windowSeconds: config.trackingEventWindowSeconds,
+          onError: (err) => logger.warn({ err }, 'tracking hit not recorded'),
         })), consolePlugin({ publicUrl: config.publicUrl })],
         admitApi: guard.admit,
         admitAdmin: async (ctx) => auth.authenticateAdmin(ctx.requestHeader.get('authorization')),

@@ -97,7 +97,10 @@ export function createAdminApi(deps: AdminApiDeps): AdminApi {
     getEmailDetail: (req, ctx) =>
       admin(ctx, async () => {
         const d = await deps.operator.emailDetail(req.id);
-        return { email: presentEmail(d.email, d.attachments), accountId: d.accountId, events: d.events.map(presentEvent) };
+        return {
+          email: presentEmail(d.email, d.attachments), accountId: d.accountId, events: d.events.map(presentEvent),
+          openCount: d.tracking.openCount, clickCount: d.tracking.clickCount,
+        };
       }),
     listAccountBatchJobs: (req, ctx) =>
       admin(ctx, async () => {

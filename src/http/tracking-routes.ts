@@ -5,9 +5,6 @@ import type { TrackingClient, TrackingService } from '../services/tracking-servi
 /** A transparent 1x1 GIF (43 bytes). */
 const PIXEL_GIF = Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64');
 
-/** How long the pixel waits for its open to be recorded before answering anyway. */
-const OPEN_WAIT_MS = 500;
-
 /**
  * The tracking pixel and tracked links (the paths src/mail/tracking.ts builds), without Authorization: mail
  * clients fetch them. Wildcard routes, not `:token`: a click token carries its link and is longer than
@@ -17,18 +14,20 @@ const OPEN_WAIT_MS = 500;
  * proxy: recording the recipient's address needs Fastify's `trustProxy` set for that proxy, which this
  * service does not turn on by itself (trusting X-Forwarded-For from anyone would let clients write any
  * address into events).
+ *
+ * Fastify answers HEAD on these GET routes with the same handlers; a HEAD is answered alike but counted as
+ * nothing: no mail client reads an image or follows a link with HEAD, link checkers and scanners do.
  */
 export function trackingRoutes(tracking: TrackingService) {
   return async (app: FastifyInstance): Promise<void> => {
     app.get('/t/o/*', async (request, reply) => {
-      // The image never depends on the token (a bad one gets the same GIF), and the open is recorded while
-      // the client waits at most OPEN_WAIT_MS.
-      await within(OPEN_WAIT_MS, tracking.open(tokenOf(request), clientOf(request)));
+      // The image never depends on the token (a bad one gets the same GIF); the service bounds the wait.
+      if (request.method !== 'HEAD') await tracking.open(tokenOf(request), clientOf(request));
       return reply.code(200).header('content-type', 'image/gif').header('cache-control', 'no-store, private').send(PIXEL_GIF);
     });
 
     app.get('/t/c/*', async (request, reply) => {
-      const location = await tracking.click(tokenOf(request), clientOf(request));
+      const location = request.method === 'HEAD' ? tracking.clickTarget(tokenOf(request)) : await tracking.click(tokenOf(request), clientOf(request));
       if (location === undefined) {
         return reply.code(404).send({ error: ERROR_TABLE.not_found.error, message: 'This link is not valid: it was not issued by this server or was altered.' });
       }
@@ -40,14 +39,3 @@ export function trackingRoutes(tracking: TrackingService) {
 
 const tokenOf = (request: FastifyRequest) => (request.params as { '*': string })['*'];
 const clientOf = (request: FastifyRequest): TrackingClient => ({ ip: request.ip, userAgent: request.headers['user-agent'] ?? '' });
-
-/** Waits for `work` (which never rejects), but no longer than `ms`. */
-function within(ms: number, work: Promise<void>): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    void work.then(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-}

@@ -3,6 +3,7 @@ import type { EmailRow, StoredAttachment } from '../db/repos/emails-repo.js';
 import type { DayCounts, EventRow, EventsRepo } from '../db/repos/events-repo.js';
 import type { OwnersRepo } from '../db/repos/owners-repo.js';
 import type { SuppressionRow, SuppressionsRepo } from '../db/repos/suppressions-repo.js';
+import type { TrackingCounts, TrackingRepo } from '../db/repos/tracking-repo.js';
 import { invalid, notFound } from '../errors.js';
 import type { Principal } from './auth-service.js';
 import type { BatchService } from './batch-service.js';
@@ -16,6 +17,7 @@ export interface OperatorDeps {
   owners: Pick<OwnersRepo, 'ofEmail' | 'ofScheduled'>;
   events: Pick<EventsRepo, 'timeline' | 'perDay'>;
   suppressions: Pick<SuppressionsRepo, 'list' | 'delete'>;
+  tracking: Pick<TrackingRepo, 'counts'>;
   query: EmailQueryService;
   schedule: ScheduleService;
   batch: BatchService;
@@ -44,11 +46,14 @@ export function createOperatorService(deps: OperatorDeps) {
       return deps.schedule.cancel(await actAs(await deps.owners.ofScheduled(id), 'scheduled email', id), id);
     },
 
-    /** The email, its account, and every event in the order it happened: why the email is in its state. */
-    async emailDetail(id: string): Promise<{ email: EmailRow; attachments: StoredAttachment[]; accountId: string; events: EventRow[] }> {
+    /**
+     * The email, its account, and every event in the order it happened: why the email is in its state. With
+     * how often it was opened and clicked, repeats that made no event included.
+     */
+    async emailDetail(id: string): Promise<{ email: EmailRow; attachments: StoredAttachment[]; accountId: string; events: EventRow[]; tracking: TrackingCounts }> {
       const principal = await actAs(await deps.owners.ofEmail(id), 'email', id);
-      const [{ email, attachments }, events] = await Promise.all([deps.query.get(principal, id), deps.events.timeline(id)]);
-      return { email, attachments, accountId: principal.accountId, events };
+      const [{ email, attachments }, events, tracking] = await Promise.all([deps.query.get(principal, id), deps.events.timeline(id), deps.tracking.counts(id)]);
+      return { email, attachments, accountId: principal.accountId, events, tracking };
     },
 
     async stats(accountId: string, days: number): Promise<DayCounts[]> {

@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
-import type { NewEvent } from '../../src/domain/events.js';
+import type { HitOutcome, TrackingHit, TrackingRules } from '../../src/db/repos/tracking-repo.js';
 import { createLinkTracker, decodeAttribute, MAX_LINK_BYTES, MAX_TRACKED_LINKS } from '../../src/mail/tracking.js';
-import { createTrackingService } from '../../src/services/tracking-service.js';
+import { createTrackingService, MAX_TRACKING_EVENTS_PER_EMAIL } from '../../src/services/tracking-service.js';
 
 const BASE = 'https://track.example';
 const KEY = crypto.randomBytes(32).toString('base64url');
@@ -171,6 +171,13 @@ describe('tokens', () => {
     }
   });
 
+  it('refuse, whatever its mac, a token longer than rewrite can sign (longest email id and link): bounded work per hit', () => {
+    const longest = `https://example.org/${'a'.repeat(MAX_LINK_BYTES - 'https://example.org/'.length)}`;
+    expect(tracker.verifyClick(tokenOf(tracker.clickUrl(ID, longest)))?.link).toBe(longest);
+    // Correctly signed, but longer than any token rewrite makes: refused on its length, before decoding or the mac.
+    expect(tracker.verifyClick(tokenOf(tracker.clickUrl(ID, `${longest}${'a'.repeat(100)}`)))).toBeUndefined();
+  });
+
   it('of one kind never verify as the other', () => {
     expect(tracker.verifyClick(open)).toBeUndefined();
     expect(tracker.verifyOpen(click)).toBeUndefined();
@@ -215,31 +222,46 @@ describe('performance', () => {
 describe('tracking service', () => {
   const client = { ip: '203.0.113.9', userAgent: 'Mail/1.0' };
   const at = new Date('2030-01-02T03:04:05.000Z');
-  const setup = (record: (emailId: string, events: NewEvent[]) => Promise<boolean>) => {
+  const setup = (hit: (h: TrackingHit, rules: TrackingRules, count?: number) => Promise<HitOutcome>) => {
     const onError = vi.fn();
-    const events = { record: vi.fn(record) };
-    return { events, onError, service: createTrackingService({ events, tokens: tracker, now: () => at, onError }) };
+    const hits = { hit: vi.fn(hit) };
+    return { hits, onError, service: createTrackingService({ hits, tokens: tracker, now: () => at, windowSeconds: 42, onError }) };
   };
+  const RULES = { windowSeconds: 42, maxEventsPerEmail: MAX_TRACKING_EVENTS_PER_EMAIL };
 
-  it('records an open with the spec data', async () => {
-    const { events, service } = setup(async () => true);
+  it('hands an open with the spec data to the repository, with the window and the cap', async () => {
+    const { hits, service } = setup(async () => 'recorded');
     await service.open(tokenOf(tracker.pixelUrl(ID)), { ...client, userAgent: 'x'.repeat(5000) });
-    expect(events.record).toHaveBeenCalledWith(ID, [{
-      id: expect.stringMatching(/^evt_/), type: 'open', at,
-      data: { timestamp: '2030-01-02T03:04:05.000Z', ip_address: '203.0.113.9', user_agent: 'x'.repeat(512) },
-    }]);
+    expect(hits.hit).toHaveBeenCalledWith({
+      emailId: ID,
+      event: {
+        id: expect.stringMatching(/^evt_/), type: 'open', at,
+        data: { timestamp: '2030-01-02T03:04:05.000Z', ip_address: '203.0.113.9', user_agent: 'x'.repeat(512) },
+      },
+    }, RULES, 1);
   });
 
-  it('records a click with its link and answers the redirect; a bad token records nothing', async () => {
-    const { events, service } = setup(async () => true);
+  it('hands a click with its link and answers the redirect; a bad token reaches no repository', async () => {
+    const { hits, service } = setup(async () => 'counted');
     expect(await service.click(tokenOf(tracker.clickUrl(ID, 'https://example.org/x')), client)).toBe('https://example.org/x');
-    expect(events.record.mock.calls[0]![1][0]!.data).toEqual({ timestamp: at.toISOString(), ip_address: client.ip, user_agent: client.userAgent, link: 'https://example.org/x' });
+    const [hit, rules, count] = hits.hit.mock.calls[0]!;
+    expect(hit.link).toBe('https://example.org/x');
+    expect(count).toBe(1);
+    expect(hit.event.data).toEqual({ timestamp: at.toISOString(), ip_address: client.ip, user_agent: client.userAgent, link: 'https://example.org/x' });
+    expect(rules).toEqual(RULES);
     expect(await service.click('forged', client)).toBeUndefined();
     await service.open('forged', client);
-    expect(events.record).toHaveBeenCalledTimes(1);
+    expect(hits.hit).toHaveBeenCalledTimes(1);
   });
 
-  it('still redirects when the event cannot be recorded, and reports why', async () => {
+  it('answers where a link leads without counting anything (HEAD)', () => {
+    const { hits, service } = setup(async () => 'recorded');
+    expect(service.clickTarget(tokenOf(tracker.clickUrl(ID, 'https://example.org/y')))).toBe('https://example.org/y');
+    expect(service.clickTarget('forged')).toBeUndefined();
+    expect(hits.hit).not.toHaveBeenCalled();
+  });
+
+  it('still redirects when the hit cannot be recorded, and reports why', async () => {
     const failure = new Error('database down');
     const { onError, service } = setup(async () => Promise.reject(failure));
     expect(await service.click(tokenOf(tracker.clickUrl(ID, 'https://example.org/x')), client)).toBe('https://example.org/x');

@@ -71,17 +71,6 @@ const toEvent = (r: Raw): EventRow => ({ id: r.id, emailId: r.email_id, accountI
 
 export function createEventsRepo(sql: Sql) {
   return {
-    /** Records events of one email that change nothing else (opens, clicks). */
-    async record(emailId: string, events: NewEvent[]): Promise<boolean> {
-      const rows = await sql`
-        insert into events (id, email_id, account_id, type, data, created_at)
-        select e.id, m.id, m.account_id, e.type, e.data, e.at
-        from emails m, jsonb_to_recordset(${sql.json(eventsJson(events))}) as e(id text, type text, data jsonb, at timestamptz)
-        where m.id = ${emailId}
-        returning 1`;
-      return rows.length > 0;
-    },
-
     /**
      * Feedback that arrives after delivery (a complaint, a bounce report): the event, the email's new status
      * and the suppressions, in one statement. A complaint wins over a later bounce report. Answers the

@@ -13,6 +13,7 @@ import { createQuotaRepo } from './quota-repo.js';
 import { createScheduledRepo } from './scheduled-repo.js';
 import { createSettingsRepo } from './settings-repo.js';
 import { createSuppressionsRepo } from './suppressions-repo.js';
+import { createTrackingRepo } from './tracking-repo.js';
 import { createWebhookDeliveriesRepo } from './webhook-deliveries-repo.js';
 import { createWebhooksRepo } from './webhooks-repo.js';
 
@@ -33,6 +34,7 @@ export function createRepos(sql: Sql) {
     scheduled: createScheduledRepo(sql),
     settings: createSettingsRepo(sql),
     suppressions: createSuppressionsRepo(sql),
+    tracking: createTrackingRepo(sql),
     webhookDeliveries: createWebhookDeliveriesRepo(sql),
     webhooks: createWebhooksRepo(sql),
     /** Readiness: the database answers. */

@@ -8,7 +8,7 @@ import { fact, pageHeader, section } from '../ui/page.js';
 import { pill } from '../ui/pill.js';
 
 export async function render({ params }) {
-  const { email, account_id: accountId, events } = await getEmail(params.id);
+  const { email, account_id: accountId, events, open_count: opens, click_count: clicks } = await getEmail(params.id);
   const account = await getAccount(accountId);
   const jobLink = email.job_id
     ? h('a', { href: href(`/accounts/${accountId}/emails`, { job_id: email.job_id }) }, email.job_id)
@@ -31,6 +31,8 @@ export async function render({ params }) {
         fact('Message-ID', email.message_id ? h('code', {}, email.message_id) : '—'),
         fact('Source', email.job_type, jobLink ? [' · ', jobLink] : null),
         fact('Created', formatTime(email.created_at)),
+        // Repeats within the tracking window make no event, so the timeline alone undercounts them.
+        opens || clicks ? fact('Tracked', `${opens} opens · ${clicks} clicks (repeats included)`) : null,
         Object.keys(email.tags).length ? fact('Tags', Object.entries(email.tags).map(([k, v]) => h('code', { class: 'tag' }, `${k}=${v}`))) : null,
         email.attachments.length ? fact('Attachments', email.attachments.map((a) => a.filename).join(', ')) : null))),
     section('Content', mailPreview({ html: email.html, text: email.text, subject: email.subject })));
