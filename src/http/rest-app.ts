@@ -78,7 +78,8 @@ export async function buildRestApp(deps: RestAppDeps): Promise<FastifyInstance> 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '';
     const allowed = routeMethods.allowed(path);
-    if (allowed.length > 0) {
+    // A pattern may match a path the router still refused (an empty wildcard): only another method makes it a 405.
+    if (allowed.length > 0 && !allowed.includes(request.method)) {
       sendError(reply, new AppError('method_not_allowed', `${path} does not answer ${request.method}; it answers ${allowed.join(', ')}`, { headers: { allow: allowed.join(', ') } }));
       return;
     }
