@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, ERROR_TABLE } from '../errors.js';
+import { AppError, ERROR_TABLE, toAppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 
 /**
@@ -31,6 +31,13 @@ export function createErrorHandler(logger: Logger) {
     }
     if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
       void reply.code(fe.statusCode).send({ error: fe.statusCode === 400 ? ERROR_TABLE.validation.error : 'bad request', message: fe.message });
+      return;
+    }
+    // A database or Temporal that cannot be reached: 503 with Retry-After, not a 500.
+    const unavailable = toAppError(err);
+    if (unavailable.kind === 'unavailable') {
+      logger.warn({ err, url: request.url }, 'request failed: a dependency is unavailable');
+      void reply.code(unavailable.status).headers(unavailable.headers).send(unavailable.body());
       return;
     }
     logger.error({ err, url: request.url }, 'request failed');
