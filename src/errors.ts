@@ -1,3 +1,6 @@
+import { isDatabaseUnavailable } from './db/db-unavailable.js';
+import { isTemporalUnavailable } from './temporal/temporal-unavailable.js';
+
 /**
  * One error type for the whole service, and the one table that says how each kind of failure is
  * answered over HTTP and gRPC. Adapters map AppError once at their boundary; nothing else decides a
@@ -62,6 +65,9 @@ export const ERROR_TABLE: Record<ErrorKind, KindSpec> = {
   internal: { http: 500, grpc: GrpcCode.INTERNAL, error: 'internal server error', retryable: true },
 };
 
+/** A PostgreSQL restart takes about a second; a Temporal one a few. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+
 export class AppError extends Error {
   override readonly name = 'AppError';
   /** Overrides the table's `error` string (the quota error puts its numbers there). */
@@ -94,11 +100,24 @@ export class AppError extends Error {
   }
 }
 
-/** Any thrown value as an AppError; unknown failures become `internal` with a message that leaks nothing. */
+/**
+ * Any thrown value as an AppError. A database or Temporal that cannot be reached is `unavailable` (503,
+ * Retry-After: the request may well succeed in a moment); other unknown failures become `internal` with a
+ * message that leaks nothing.
+ */
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
+  const down = unavailableDependency(err);
+  if (down) return new AppError('unavailable', down, { cause: err, headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } });
   return new AppError('internal', 'An internal error occurred', { cause: err });
 }
 
 export const notFound = (what: string, id: string) => new AppError('not_found', `${what} ${id} not found`);
 export const invalid = (message: string) => new AppError('validation', message);
+
+/** The message of a dependency that cannot be reached, naming the component only (no address, no error text). */
+function unavailableDependency(err: unknown): string | undefined {
+  if (isDatabaseUnavailable(err)) return 'The database is unavailable; retry shortly';
+  if (isTemporalUnavailable(err)) return 'The workflow engine (Temporal) is unavailable; retry shortly';
+  return undefined;
+}

@@ -7,6 +7,7 @@ import { createEmailApi } from './api/email-api.js';
 import { createGuard } from './api/guard.js';
 import type { Config } from './config.js';
 import { consolePlugin } from './console/console-plugin.js';
+import { isDatabaseUnavailable } from './db/db-unavailable.js';
 import { startEmbeddedPostgres } from './db/embedded-postgres.js';
 import { migrate } from './db/migrate.js';
 import { IDEMPOTENCY_TTL_HOURS } from './domain/limits.js';
@@ -23,6 +24,7 @@ import { createReportTokens } from './mail/report-token.js';
 import { createLinkTracker } from './mail/tracking.js';
 import { createMailTransport, type MailTransport } from './mail/transport.js';
 import { createMetrics } from './metrics.js';
+import { retryAtStart } from './retry-at-start.js';
 import { buildGrpcApp } from './rpc/grpc-app.js';
 import { createAccountsService } from './services/accounts-service.js';
 import { createAcceptance } from './services/acceptance.js';
@@ -33,6 +35,7 @@ import { loadAdminToken, seedIfEmpty, type FirstRun } from './services/bootstrap
 import { createCaughtMailService } from './services/caught-mail-service.js';
 import { createDomainsService } from './services/domains-service.js';
 import { createHealthService } from './services/health-service.js';
+import { createReadiness } from './services/readiness-service.js';
 import { createEmailQueryService } from './services/email-query-service.js';
 import { createFeedbackService } from './services/feedback-service.js';
 import { createInboundFeedbackService } from './services/inbound-feedback-service.js';
@@ -51,6 +54,8 @@ import { locateTemporalCli, startDevServer } from './temporal/dev-server.js';
 import { createDispatcher, QUEUE_CHANNEL, type Dispatcher } from './temporal/dispatcher.js';
 import { createJobActivities } from './temporal/job-activities.js';
 import { createJobStarters, createJobSweeper } from './temporal/job-sweeper.js';
+import { createStartRetrier } from './temporal/start-retrier.js';
+import { isTemporalUnavailable } from './temporal/temporal-unavailable.js';
 import { createWebhookActivities } from './temporal/webhook-activities.js';
 import { createTemporalWorker, type TemporalWorker } from './temporal/worker.js';
 import { checkWebhookUrl } from './webhooks/address-guard.js';
@@ -108,8 +113,12 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
     const sql = createSql(databaseUrl, { max: 40 });
     onStop(() => sql.end({ timeout: 5 }));
     let firstRun: FirstRun | undefined;
-    await migrate(sql, logger, async (tx) => {
-      firstRun = await seedIfEmpty(createSeedRepo(tx), config.defaultDomain);
+    // A database still down (or restarting) is waited for; see retry-at-start.ts.
+    await retryAtStart({
+      what: 'database', isTransient: isDatabaseUnavailable, logger,
+      attempt: () => migrate(sql, logger, async (tx) => {
+        firstRun = await seedIfEmpty(createSeedRepo(tx), config.defaultDomain);
+      }),
     });
     const repos = createRepos(sql);
     const admin = await loadAdminToken(config.adminToken, config.dataDir);
@@ -150,7 +159,9 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
     const inboundFeedback = createInboundFeedbackService({
       emails: repos.emails, feedback: createFeedbackService({ events: repos.events, health, logger, now }), tokens: reportTokens, logger,
     });
-    const starters = createJobStarters({ temporal, scheduled: repos.scheduled, batches: repos.batches });
+    const startRetrier = createStartRetrier({ logger });
+    onStop(async () => startRetrier.stop());
+    const starters = createJobStarters({ temporal, scheduled: repos.scheduled, batches: repos.batches, retrier: startRetrier, logger });
     let dispatcher: Dispatcher | undefined;
     // Wakes dispatchers (this process's at once, others by NOTIFY) when emails enter the delivery queue.
     const queueNotifier = createQueueNotifier(sql, () => dispatcher);
@@ -168,7 +179,8 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
       }
       const transport: MailTransport = createMailTransport(smtpUrl, { maxConnections: 8 });
       onStop(async () => transport.close());
-      const worker: TemporalWorker = await createTemporalWorker({
+      // The worker waits for a Temporal that is not up yet (the API role needs none to start: see client.ts).
+      const worker: TemporalWorker = await retryAtStart({ what: 'Temporal', isTransient: isTemporalUnavailable, logger, attempt: () => createTemporalWorker({
         address: temporalAddress,
         namespace: config.temporalNamespace,
         taskQueue: config.taskQueue,
@@ -188,7 +200,7 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
         },
         bundle: config.workflowBundle ? { codePath: path.resolve(config.workflowBundle) } : undefined,
         logger,
-      });
+      }) });
       const running = worker.run();
       running.catch((err: unknown) => logger.fatal({ err }, 'Temporal worker stopped'));
       onStop(worker.shutdown);
@@ -268,10 +280,7 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
         })), consolePlugin({ publicUrl: config.publicUrl })],
         admitApi: guard.admit,
         admitAdmin: async (ctx) => auth.authenticateAdmin(ctx.requestHeader.get('authorization')),
-        checkReady: async () => {
-          await repos.ping().catch((err: unknown) => Promise.reject(new Error(`database unreachable: ${(err as Error).message}`)));
-          await temporal.ping().catch((err: unknown) => Promise.reject(new Error(`Temporal unreachable: ${(err as Error).message}`)));
-        },
+        checkReady: createReadiness({ database: () => repos.ping(), temporal: () => temporal.ping() }, logger).down,
       });
       const grpc = await buildGrpcApp({ emailApi, adminApi, logger });
       restUrl = await listen(rest, config.host, config.port);

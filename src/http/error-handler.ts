@@ -65,6 +65,8 @@ export function createErrorHandler(logger: Logger) {
     if (ctx) ctx.responseHeader.forEach((value, key) => void reply.header(key, value));
     const app = asAppError(err, request);
     if (app.kind === 'internal') logger.error({ err: app.cause ?? err, url: request.url }, 'request failed');
+    // A database or Temporal that cannot be reached is answered 503 with Retry-After, and is no bug of ours.
+    if (app.kind === 'unavailable') logger.warn({ err: app.cause ?? err, url: request.url }, 'request failed: a dependency is unavailable');
     sendError(reply, app);
   };
 }

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { CallContext } from '../api/call-context.js';
 import { BODY_LIMITS } from '../domain/limits.js';
-import { AppError, ERROR_TABLE } from '../errors.js';
+import { AppError, ERROR_TABLE, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { asAppError, createErrorHandler, sendError } from './error-handler.js';
@@ -27,8 +27,8 @@ export interface RestAppDeps {
   logger: Logger;
   metrics: Metrics;
   publicUrl: string;
-  /** Resolves when the database and Temporal answer; rejects naming what does not. */
-  checkReady: () => Promise<void>;
+  /** The dependencies that do not answer (`database`, `temporal`); empty when ready. */
+  checkReady: () => Promise<string[]>;
   /** Extra routes (the console) registered by their own module. */
   plugins?: ((app: FastifyInstance) => Promise<void>)[];
 }
@@ -99,12 +99,12 @@ export async function buildRestApp(deps: RestAppDeps): Promise<FastifyInstance> 
   app.get(`${API_BASE}/openapi.json`, async () => openapi);
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
-    try {
-      await deps.checkReady();
-      return { status: 'ready' };
-    } catch (err) {
-      return reply.code(503).send({ error: ERROR_TABLE.unavailable.error, message: (err as Error).message });
-    }
+    const down = await deps.checkReady();
+    if (down.length === 0) return { status: 'ready' };
+    // Names the components only: addresses and driver messages are for the log, not for whoever probes.
+    const names = down.map((c) => (c === 'temporal' ? 'Temporal' : c)).join(' and ');
+    return reply.code(503).header('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS))
+      .send({ error: ERROR_TABLE.unavailable.error, message: `not ready: ${names} unreachable`, down });
   });
   app.get('/metrics', async (_request, reply) => {
     void reply.header('content-type', deps.metrics.registry.contentType);

@@ -15,6 +15,7 @@ export function createErrorInterceptor(logger: Logger): Interceptor {
       if (err instanceof ConnectError) throw err;
       const app = toAppError(err);
       if (app.kind === 'internal') logger.error({ err: app.cause ?? err, procedure: req.url }, 'rpc failed');
+      else if (app.kind === 'unavailable') logger.warn({ err: app.cause ?? err, procedure: req.url }, 'rpc failed: a dependency is unavailable');
       const body = app.body();
       const metadata = new Headers({ 'mail-error': body.error, ...app.headers });
       throw new ConnectError(body.message ?? body.error, app.grpcCode, metadata);

@@ -18,7 +18,7 @@ export interface BatchDeps {
   accept: Accept;
   assertMaySendFrom: SenderCheck;
   usage: Pick<UsageRecorder, 'emailsSent'>;
-  /** Starts the job's workflow; errors are left to the sweep. */
+  /** Starts the job's workflow; a failed start is retried in the background (temporal/start-retrier), the sweep catching any left. */
   startWorkflow: (jobId: string) => Promise<void>;
 }
 

@@ -17,7 +17,7 @@ export interface ScheduleDeps {
   accept: Accept;
   assertMaySendFrom: SenderCheck;
   usage: Pick<UsageRecorder, 'emailsSent'>;
-  /** Makes sure a workflow will fire the email at its time (a delayed start); errors are left to the sweep. */
+  /** Makes sure a workflow will fire the email at its time (a delayed start); a failed start is retried in the background (temporal/start-retrier), the sweep catching any left. */
   startWorkflow: (id: string, scheduledAt: Date) => Promise<void>;
   now: () => Date;
 }

@@ -38,7 +38,9 @@ async function once(start: () => Promise<unknown>): Promise<boolean> {
 }
 
 export async function connectTemporal(options: { address: string; namespace: string; taskQueue: string; smtpRetry: SmtpRetry }): Promise<TemporalClient> {
-  const connection = await Connection.connect({ address: options.address });
+  // Lazy: a process starts whether or not Temporal answers yet (the API serves sends, which need only the
+  // database, and /readyz says Temporal is down); calls connect, and reconnect, when made.
+  const connection = Connection.lazy({ address: options.address });
   const client = new Client({ connection, namespace: options.namespace });
   const taskQueue = options.taskQueue;
   // Seconds whose workflow this process started, until that second has passed: most schedules share a

@@ -3,6 +3,7 @@ import type { ScheduledRepo } from '../db/repos/scheduled-repo.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { TemporalClient } from './client.js';
+import type { StartRetrier } from './start-retrier.js';
 
 /**
  * Scheduled emails and batch jobs are committed first and their workflows started right after; a process
@@ -15,16 +16,37 @@ const SWEEP_MS = 15_000;
 const OLDER_THAN_SECONDS = 15;
 const PER_SWEEP = 500;
 
-export function createJobStarters(deps: { temporal: TemporalClient; scheduled: ScheduledRepo; batches: BatchRepo }) {
+/**
+ * Starts a job's workflow and records that it did. A start that fails (Temporal down) is handed to the
+ * retrier, which keeps trying in the background, and the error is still thrown to the caller.
+ */
+export function createJobStarters(deps: {
+  temporal: TemporalClient;
+  scheduled: ScheduledRepo;
+  batches: BatchRepo;
+  retrier: Pick<StartRetrier, 'retry'>;
+  logger: Logger;
+}) {
+  const withRetry = async (key: string, start: () => Promise<void>): Promise<void> => {
+    try {
+      await start();
+    } catch (err) {
+      deps.logger.warn({ err, job: key }, 'workflow start failed; retrying in the background');
+      deps.retrier.retry(key, start);
+      throw err;
+    }
+  };
   return {
-    async startScheduled(id: string, scheduledAt: Date): Promise<void> {
-      await deps.temporal.startScheduledSecond(scheduledAt);
-      await deps.scheduled.markWorkflowStarted(id);
-    },
-    async startBatch(jobId: string): Promise<void> {
-      await deps.temporal.startBatchJob(jobId);
-      await deps.batches.markWorkflowStarted(jobId);
-    },
+    startScheduled: (id: string, scheduledAt: Date): Promise<void> =>
+      withRetry(id, async () => {
+        await deps.temporal.startScheduledSecond(scheduledAt);
+        await deps.scheduled.markWorkflowStarted(id);
+      }),
+    startBatch: (jobId: string): Promise<void> =>
+      withRetry(jobId, async () => {
+        await deps.temporal.startBatchJob(jobId);
+        await deps.batches.markWorkflowStarted(jobId);
+      }),
   };
 }
 export type JobStarters = ReturnType<typeof createJobStarters>;
