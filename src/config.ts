@@ -70,6 +70,12 @@ const settings = {
       return token;
     },
   },
+  metricsToken: {
+    env: 'MAILER_METRICS_TOKEN',
+    description: 'When set, `GET /metrics` requires `Authorization: Bearer <token>`; unset, it is open to whoever reaches PORT (firewall it).',
+    default: undefined,
+    parse: optional,
+  },
   publicUrl: {
     env: 'MAILER_PUBLIC_URL',
     description: 'External URL used in tracking links and the console.',

@@ -225,6 +225,7 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
       onStop(usage.close);
       const auth = createAuthService({
         findPrincipal: (h) => repos.apiKeys.findPrincipal(h), adminToken: admin.token, adminThrottle: createAuthThrottle(),
+        metricsToken: config.metricsToken,
       });
       const accept = createAcceptance({ quota: repos.quota, idempotency: createIdempotency(repos.idempotency), now });
       const assertMaySendFrom = createSenderCheck(repos.domains);
@@ -262,6 +263,7 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
         })), consolePlugin({ publicUrl: config.publicUrl })],
         admitApi: guard.admit,
         admitAdmin: async (ctx) => admitAdmin(auth, ctx),
+        admitMetrics: (authorization) => auth.authenticateMetrics(authorization),
         checkReady: async () => {
           await repos.ping().catch((err: unknown) => Promise.reject(new Error(`database unreachable: ${(err as Error).message}`)));
           await temporal.ping().catch((err: unknown) => Promise.reject(new Error(`Temporal unreachable: ${(err as Error).message}`)));

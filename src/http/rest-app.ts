@@ -21,6 +21,8 @@ export interface RestAppDeps {
   logger: Logger;
   metrics: Metrics;
   publicUrl: string;
+  /** Throws a 401 AppError unless the request may read /metrics (MAILER_METRICS_TOKEN). */
+  admitMetrics: (authorization: string | undefined) => void;
   /** Resolves when the database and Temporal answer; rejects naming what does not. */
   checkReady: () => Promise<void>;
   /** Extra routes (the console) registered by their own module. */
@@ -76,7 +78,8 @@ export async function buildRestApp(deps: RestAppDeps): Promise<FastifyInstance> 
       return reply.code(503).send({ error: ERROR_TABLE.unavailable.error, message: (err as Error).message });
     }
   });
-  app.get('/metrics', async (_request, reply) => {
+  app.get('/metrics', async (request, reply) => {
+    deps.admitMetrics(request.headers.authorization);
     void reply.header('content-type', deps.metrics.registry.contentType);
     return deps.metrics.registry.metrics();
   });

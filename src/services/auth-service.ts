@@ -19,6 +19,8 @@ export interface AuthDeps {
   adminToken: string;
   /** Counts failed admin-token attempts; refuses a client (or everyone) that failed too often. */
   adminThrottle: AuthThrottle;
+  /** When set, GET /metrics needs it; unset, /metrics is open. */
+  metricsToken?: string | undefined;
 }
 
 const INVALID_KEY = 'Invalid or missing API key';
@@ -27,10 +29,10 @@ const BEARER = /^Bearer ([^\s]+)$/i;
 
 const unauthorized = (message = INVALID_KEY) => new AppError('unauthorized', message);
 
-function bearerToken(header: string | null | undefined): string {
-  if (header === null || header === undefined) throw unauthorized();
+function bearerToken(header: string | null | undefined, message = INVALID_KEY): string {
+  if (header === null || header === undefined) throw unauthorized(message);
   const m = BEARER.exec(header);
-  if (!m) throw unauthorized();
+  if (!m) throw unauthorized(message);
   return m[1]!;
 }
 
@@ -65,6 +67,12 @@ export function createAuthService(deps: AuthDeps) {
         throw unauthorized('Invalid or missing admin token');
       }
       deps.adminThrottle.succeeded(client);
+    },
+
+    authenticateMetrics(authorization: string | null | undefined): void {
+      if (deps.metricsToken === undefined) return;
+      const message = 'Invalid or missing metrics token';
+      if (!secretsEqual(bearerToken(authorization, message), deps.metricsToken)) throw unauthorized(message);
     },
   };
 }
