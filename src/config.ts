@@ -26,6 +26,9 @@ const int = (name: string, fallback: number, min = 0, max = 65535) => (raw: stri
 };
 const flag = (raw: string | undefined) => raw === '1' || raw === 'true';
 
+/** The admin token opens everything: long enough that guessing it is hopeless (the generated one is 47). */
+export const ADMIN_TOKEN_MIN_LENGTH = 32;
+
 const settings = {
   role: {
     env: 'MAILER_ROLE',
@@ -52,7 +55,27 @@ const settings = {
     default: './.data',
     parse: (raw: string | undefined) => path.resolve(raw === undefined || raw === '' ? './.data' : raw),
   },
-  adminToken: { env: 'MAILER_ADMIN_TOKEN', description: 'Bearer token of the management API and console.', default: undefined, parse: optional },
+  adminToken: {
+    env: 'MAILER_ADMIN_TOKEN',
+    description: `Bearer token of the management API and console; at least ${ADMIN_TOKEN_MIN_LENGTH} characters (a shorter one is refused at start).`,
+    default: undefined,
+    parse: (raw: string | undefined) => {
+      const token = optional(raw);
+      if (token !== undefined && token.length < ADMIN_TOKEN_MIN_LENGTH) {
+        throw new Error(
+          `MAILER_ADMIN_TOKEN must be at least ${ADMIN_TOKEN_MIN_LENGTH} characters long, got ${token.length}: ` +
+            'generate one with `openssl rand -hex 32`, or unset it to have one generated and kept in MAILER_DATA_DIR/admin-token',
+        );
+      }
+      return token;
+    },
+  },
+  metricsToken: {
+    env: 'MAILER_METRICS_TOKEN',
+    description: 'When set, `GET /metrics` requires `Authorization: Bearer <token>`; unset, it is open to whoever reaches PORT (firewall it).',
+    default: undefined,
+    parse: optional,
+  },
   publicUrl: {
     env: 'MAILER_PUBLIC_URL',
     description: 'External URL used in tracking links and the console.',

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import dns from 'node:dns/promises';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { createAdminApi } from './api/admin-api.js';
+import { admitAdmin, createAdminApi } from './api/admin-api.js';
 import { createEmailApi } from './api/email-api.js';
 import { createGuard } from './api/guard.js';
 import type { Config } from './config.js';
@@ -30,6 +30,7 @@ import { createAccountsService } from './services/accounts-service.js';
 import { createAcceptance } from './services/acceptance.js';
 import { createApiKeysService } from './services/api-keys-service.js';
 import { createAuthService } from './services/auth-service.js';
+import { createAuthThrottle } from './services/auth-throttle.js';
 import { createBatchService } from './services/batch-service.js';
 import { loadAdminToken, seedIfEmpty, type FirstRun } from './services/bootstrap-service.js';
 import { createCaughtMailService } from './services/caught-mail-service.js';
@@ -241,7 +242,10 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
       inboundUrl = inbound.url;
       const usage = createUsageRecorder((d) => repos.apiKeys.addUsage(d), (err) => logger.warn({ err }, 'usage statistics not saved'));
       onStop(usage.close);
-      const auth = createAuthService({ findPrincipal: (h) => repos.apiKeys.findPrincipal(h), adminToken: admin.token });
+      const auth = createAuthService({
+        findPrincipal: (h) => repos.apiKeys.findPrincipal(h), adminToken: admin.token, adminThrottle: createAuthThrottle(),
+        metricsToken: config.metricsToken,
+      });
       const accept = createAcceptance({ quota: repos.quota, idempotency: createIdempotency(repos.idempotency), now });
       const assertMaySendFrom = createSenderCheck(repos.domains);
       const send = createSendService({
@@ -279,7 +283,8 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
           onError: (err) => logger.warn({ err }, 'tracking hit not recorded'),
         })), consolePlugin({ publicUrl: config.publicUrl })],
         admitApi: guard.admit,
-        admitAdmin: async (ctx) => auth.authenticateAdmin(ctx.requestHeader.get('authorization')),
+        admitAdmin: async (ctx) => admitAdmin(auth, ctx),
+        admitMetrics: (authorization) => auth.authenticateMetrics(authorization),
         checkReady: createReadiness({ database: () => repos.ping(), temporal: () => temporal.ping() }, logger).down,
       });
       const grpc = await buildGrpcApp({ emailApi, adminApi, logger });

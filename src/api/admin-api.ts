@@ -11,7 +11,7 @@ import {
   presentAccount, presentApiKey, presentCaught, presentDay, presentDomain, presentEvent, presentSuppression, presentWebhook,
   presentWebhookDelivery,
 } from './admin-presenters.js';
-import type { CallContext } from './call-context.js';
+import { clientAddress, type CallContext } from './call-context.js';
 import { withStorableStrings } from './storable-strings.js';
 import { presentBatch, presentEmail, presentEmailSummary, presentScheduled } from './presenters.js';
 
@@ -32,10 +32,18 @@ export interface AdminApiDeps {
   caught: CaughtMailService;
 }
 
+/**
+ * The one admin-token check of both adapters (the REST gateway also runs it before reading the body):
+ * throttled per client address, which each adapter puts in the call's context.
+ */
+export function admitAdmin(auth: AuthService, ctx: CallContext): void {
+  auth.authenticateAdmin(ctx.requestHeader.get('authorization'), clientAddress(ctx));
+}
+
 /** mail.v1.AdminService, the management API behind the console; every call needs the admin token. */
 export function createAdminApi(deps: AdminApiDeps): AdminApi {
   const admin = async <T>(ctx: CallContext, run: () => Promise<T>): Promise<T> => {
-    deps.auth.authenticateAdmin(ctx.requestHeader.get('authorization'));
+    admitAdmin(deps.auth, ctx);
     return run();
   };
   return withStorableStrings(AdminService, {

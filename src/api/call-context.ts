@@ -1,4 +1,8 @@
+import { createContextKey, type ContextValues } from '@connectrpc/connect';
 import type { Principal } from '../services/auth-service.js';
+
+/** The caller's network address (the socket's peer), set by each adapter from its connection. */
+export const CLIENT_ADDRESS = createContextKey<string>('unknown', { description: 'client address' });
 
 /**
  * What a handler needs of its call, whichever adapter carried it. Connect's HandlerContext has this shape;
@@ -7,6 +11,10 @@ import type { Principal } from '../services/auth-service.js';
 export interface CallContext {
   requestHeader: Headers;
   responseHeader: Headers;
+  /** Per-call values; CLIENT_ADDRESS holds who is calling. */
+  values: ContextValues;
   /** Set once the call is admitted (key checked, rate limit taken), so it is done once per call. */
   principal?: Principal;
 }
+
+export const clientAddress = (ctx: CallContext): string => ctx.values.get(CLIENT_ADDRESS);

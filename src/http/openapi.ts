@@ -74,7 +74,9 @@ function operation(route: RestRoute, refs: Set<DescMessage>, security: string): 
       401: errorResponse('Missing, wrong or deleted credentials'),
       403: errorResponse('Not permitted'),
       404: errorResponse('Not found'),
-      429: errorResponse('Rate limit or daily quota exceeded'),
+      429: errorResponse(security === 'adminToken'
+        ? 'Too many failed admin token attempts from this address, or from all (see Retry-After)'
+        : 'Rate limit or daily quota exceeded'),
     },
   };
 }

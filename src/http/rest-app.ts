@@ -27,6 +27,8 @@ export interface RestAppDeps {
   logger: Logger;
   metrics: Metrics;
   publicUrl: string;
+  /** Throws a 401 AppError unless the request may read /metrics (MAILER_METRICS_TOKEN). */
+  admitMetrics: (authorization: string | undefined) => void;
   /** The dependencies that do not answer (`database`, `temporal`); empty when ready. */
   checkReady: () => Promise<string[]>;
   /** Extra routes (the console) registered by their own module. */
@@ -106,7 +108,8 @@ export async function buildRestApp(deps: RestAppDeps): Promise<FastifyInstance> 
     return reply.code(503).header('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS))
       .send({ error: ERROR_TABLE.unavailable.error, message: `not ready: ${names} unreachable`, down });
   });
-  app.get('/metrics', async (_request, reply) => {
+  app.get('/metrics', async (request, reply) => {
+    deps.admitMetrics(request.headers.authorization);
     void reply.header('content-type', deps.metrics.registry.contentType);
     return deps.metrics.registry.metrics();
   });

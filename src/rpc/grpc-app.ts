@@ -1,6 +1,7 @@
 import { fastifyConnectPlugin } from '@connectrpc/connect-fastify';
-import type { ServiceImpl } from '@connectrpc/connect';
+import { createContextValues, type ServiceImpl } from '@connectrpc/connect';
 import fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { CLIENT_ADDRESS } from '../api/call-context.js';
 import { BODY_LIMITS } from '../domain/limits.js';
 import { AdminService } from '../gen/mail/v1/admin_service_pb.js';
 import { EmailService } from '../gen/mail/v1/email_service_pb.js';
@@ -34,6 +35,8 @@ export async function buildGrpcApp(deps: {
       router.service(AdminService, deps.adminApi);
     },
     interceptors: [createErrorInterceptor(deps.logger)],
+    // The handlers read who is calling (the admin-token throttle counts per address) from the context.
+    contextValues: (request) => createContextValues().set(CLIENT_ADDRESS, request.ip),
     readMaxBytes: BODY_LIMITS.batch,
     shutdownTimeoutMs: 5000,
   });

@@ -1,6 +1,7 @@
 import type { KeyPrincipalRow } from '../db/repos/api-keys-repo.js';
 import type { AccountStatus, Permission } from '../domain/catalog.js';
 import { AppError } from '../errors.js';
+import type { AuthThrottle } from './auth-throttle.js';
 import { digestsEqual, hashSecret, looksLikeApiKey, secretsEqual } from './secrets.js';
 
 /** Who is calling: an API key of an account, with what the key and the account allow. */
@@ -16,6 +17,10 @@ export interface Principal {
 export interface AuthDeps {
   findPrincipal(keyHash: Buffer): Promise<KeyPrincipalRow | undefined>;
   adminToken: string;
+  /** Counts failed admin-token attempts; refuses a client (or everyone) that failed too often. */
+  adminThrottle: AuthThrottle;
+  /** When set, GET /metrics needs it; unset, /metrics is open. */
+  metricsToken?: string | undefined;
 }
 
 const INVALID_KEY = 'Invalid or missing API key';
@@ -24,10 +29,10 @@ const BEARER = /^Bearer ([^\s]+)$/i;
 
 const unauthorized = (message = INVALID_KEY) => new AppError('unauthorized', message);
 
-function bearerToken(header: string | null | undefined): string {
-  if (header === null || header === undefined) throw unauthorized();
+function bearerToken(header: string | null | undefined, message = INVALID_KEY): string {
+  if (header === null || header === undefined) throw unauthorized(message);
   const m = BEARER.exec(header);
-  if (!m) throw unauthorized();
+  if (!m) throw unauthorized(message);
   return m[1]!;
 }
 
@@ -50,9 +55,24 @@ export function createAuthService(deps: AuthDeps) {
       };
     },
 
-    authenticateAdmin(authorization: string | null | undefined): void {
+    /**
+     * `client` is the caller's network address. Only well-formed tokens that are wrong count as failures:
+     * a missing or malformed header is no guess, and is answered 401 unless the client is already throttled.
+     */
+    authenticateAdmin(authorization: string | null | undefined, client: string): void {
+      deps.adminThrottle.check(client);
       const token = bearerToken(authorization);
-      if (!secretsEqual(token, deps.adminToken)) throw unauthorized('Invalid or missing admin token');
+      if (!secretsEqual(token, deps.adminToken)) {
+        deps.adminThrottle.failed(client);
+        throw unauthorized('Invalid or missing admin token');
+      }
+      deps.adminThrottle.succeeded(client);
+    },
+
+    authenticateMetrics(authorization: string | null | undefined): void {
+      if (deps.metricsToken === undefined) return;
+      const message = 'Invalid or missing metrics token';
+      if (!secretsEqual(bearerToken(authorization, message), deps.metricsToken)) throw unauthorized(message);
     },
   };
 }

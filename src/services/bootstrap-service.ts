@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { ADMIN_TOKEN_MIN_LENGTH } from '../config.js';
 import type { createSeedRepo } from '../db/repos/seed-repo.js';
 import { DAILY_QUOTA } from '../domain/limits.js';
 import { newId } from '../ids.js';
@@ -29,16 +30,18 @@ export async function seedIfEmpty(repo: ReturnType<typeof createSeedRepo>, domai
 
 /**
  * The admin token: MAILER_ADMIN_TOKEN when set; else the one kept in the data dir, made on first start
- * (created: true, to be printed once). The file is readable by its owner only.
+ * (created: true, to be printed once). The file is readable by its owner only. A token put in that file by
+ * hand must be as long as a configured one.
  */
 export async function loadAdminToken(configured: string | undefined, dataDir: string): Promise<{ token: string; created: boolean }> {
   if (configured) return { token: configured, created: false };
   const file = path.join(dataDir, 'admin-token');
   try {
     const token = (await fs.readFile(file, 'utf8')).trim();
-    if (token !== '') return { token, created: false };
-  } catch {
+    if (token !== '') return { token: checkedLength(token, file), created: false };
+  } catch (err) {
     // Not made yet.
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
   await fs.mkdir(dataDir, { recursive: true });
   const token = `adm_${generateToken(32)}`;
@@ -49,4 +52,11 @@ export async function loadAdminToken(configured: string | undefined, dataDir: st
     // Another process made it first: use theirs.
     return { token: (await fs.readFile(file, 'utf8')).trim(), created: false };
   }
+}
+
+function checkedLength(token: string, file: string): string {
+  if (token.length < ADMIN_TOKEN_MIN_LENGTH) {
+    throw new Error(`The admin token in ${file} is shorter than ${ADMIN_TOKEN_MIN_LENGTH} characters: delete the file to have a new one generated`);
+  }
+  return token;
 }

@@ -8,7 +8,7 @@ import { createLogger } from '../../src/logger.js';
 import { startMailer, type Mailer } from '../../src/main.js';
 import { startSmtpSink, type SmtpSink } from './smtp-sink.js';
 
-export const ADMIN_TOKEN = 'adm_test-admin-token-0123456789';
+export const ADMIN_TOKEN = 'adm_test-admin-token-0123456789abcdef';
 
 /** A database of its own for a test file, copied from the migrated template (fast: no migrations). */
 export async function createTestDatabase(): Promise<string> {
