@@ -14,8 +14,9 @@ import type { MailTransport } from '../mail/transport.js';
 /**
  * Delivery, the one place where email leaves the service. Activities run at least once, so each email is
  * sent under a lease held in PostgreSQL and is skipped once recorded sent or bounced: a retried or
- * duplicated activity never sends an email a second time. The one gap SMTP itself leaves (RFC 1047: the
- * process dies after the server's 250 and before the commit) is covered in the README.
+ * duplicated activity never sends an email a second time. The one gap SMTP itself leaves (RFC 1047: a
+ * crash after the server has read a message and before the outcome is committed) resends at most the
+ * messages in flight, with the same Message-ID: README, "the duplicate window".
  */
 
 /** How long an attempt owns its emails without renewing; a killed worker's emails are free after this. */

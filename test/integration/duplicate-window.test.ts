@@ -1,0 +1,145 @@
+import postgres from 'postgres';
+import { afterAll, afterEach, describe, expect, it, onTestFailed } from 'vitest';
+import { call, eventually } from '../helpers/http.js';
+import { childLogs, createDeployment, kill, killAll, spawnService, waitReady, type Child } from '../helpers/service-process.js';
+import { messageIdOf, type SmtpSink } from '../helpers/smtp-sink.js';
+import { ADMIN_TOKEN } from '../helpers/stack.js';
+
+/**
+ * The duplicate window, measured against a receiving server that behaves as real ones do: it takes
+ * responsibility for a message once it has read the final dot, and answers 250 only after its own work
+ * (here 200 ms, as a server that writes and scans before answering). A worker that dies in between cannot
+ * know the message arrived, so the next attempt sends it again, with the same Message-ID.
+ *
+ * - SIGTERM (a deploy, a scale-down): the worker stops taking new emails, finishes and records the ones in
+ *   flight, then exits: no duplicate.
+ * - SIGKILL (a crash): at most the messages in flight at that instant arrive twice, so never more than the
+ *   worker's SMTP connections (8), each a copy with the Message-ID of the first.
+ */
+
+const BACKLOG = 150;
+/** SMTP connections per worker process (src/main.ts createMailTransport maxConnections). */
+const CONNECTIONS_PER_WORKER = 8;
+const SERVER_WORK_MS = 200;
+const sinks = new Set<SmtpSink>();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Every message the server read to its final dot, by Message-ID, whether or not its sender saw the 250. */
+function countAtFinalDot(sink: SmtpSink): Map<string, number> {
+  const arrived = new Map<string, number>();
+  sink.beforeAccept = async (raw) => {
+    const id = messageIdOf(raw);
+    arrived.set(id, (arrived.get(id) ?? 0) + 1);
+    await sleep(SERVER_WORK_MS);
+  };
+  return arrived;
+}
+
+async function deployment() {
+  const d = await createDeployment('dupwindow');
+  sinks.add(d.sink);
+  return d;
+}
+
+async function keyOf(baseUrl: string): Promise<string> {
+  const accounts = await call<{ accounts: { id: string; name: string }[] }>('GET', `${baseUrl}/v1/mail/admin/accounts`, { token: ADMIN_TOKEN });
+  const account = accounts.body.accounts.find((a) => a.name === 'default')!;
+  const key = await call('POST', `${baseUrl}/v1/mail/admin/accounts/${account.id}/api-keys`, { token: ADMIN_TOKEN, body: { name: 'dup', permission: 'all' } });
+  return key.body.key as string;
+}
+
+async function backlog(api: string, key: string, tag: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < BACKLOG; i += 50) {
+    const res = await call('POST', `${api}/emails/batch`, {
+      token: key,
+      body: { emails: Array.from({ length: 50 }, (_, j) => ({ from: 'sender@example.com', to: [`r${i + j}@example.net`], subject: `${tag} ${i + j}`, text: 'x' })) },
+    });
+    expect(res.status, res.text).toBe(200);
+    const job = await call('GET', `${api}/emails?job_id=${res.body.job_id as string}&page_size=100`, { token: key });
+    ids.push(...(job.body.data as { id: string }[]).map((e) => e.id));
+  }
+  expect(ids).toHaveLength(BACKLOG);
+  return ids;
+}
+
+async function pendingCount(databaseUrl: string): Promise<number> {
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  try {
+    const [row] = await sql<{ n: number }[]>`select count(*)::int as n from emails where status = 'pending'`;
+    return row!.n;
+  } finally {
+    await sql.end();
+  }
+}
+
+/** Kills `worker` with `signal` once `n` messages reached the server, and waits for it to be gone. */
+async function stopMidway(worker: Child, arrived: Map<string, number>, n: number, signal: NodeJS.Signals): Promise<void> {
+  await eventually(async () => arrived.size >= n, 60_000, 5);
+  worker.proc.kill(signal);
+  await worker.exited;
+}
+
+afterEach(async () => {
+  await killAll();
+});
+afterAll(async () => {
+  await killAll();
+  for (const s of sinks) await s.close();
+});
+
+describe('the duplicate window, measured', () => {
+  it('SIGTERM mid-backlog: in-flight messages are finished and recorded; after a restart every email arrived exactly once', async () => {
+    onTestFailed(() => console.error(childLogs()));
+    const d = await deployment();
+    const arrived = countAtFinalDot(d.sink);
+    const api = spawnService('api', d.env('api'));
+    await waitReady(d.baseUrl, api);
+    const key = await keyOf(d.baseUrl);
+    const ids = await backlog(d.api, key, 'term');
+
+    await stopMidway(spawnService('worker-1', d.env('worker')), arrived, 30, 'SIGTERM');
+    const left = await pendingCount(d.databaseUrl);
+    spawnService('worker-2', d.env('worker'));
+    await eventually(async () => (await pendingCount(d.databaseUrl)) === 0, 90_000, 200);
+    await sleep(1000);
+
+    const expected = new Set(ids.map((id) => `<${id}@example.com>`));
+    expect([...arrived.keys()].filter((m) => !expected.has(m))).toEqual([]);
+    expect(arrived.size).toBe(BACKLOG);
+    expect([...arrived.values()].filter((n) => n > 1)).toEqual([]);
+    console.info(`duplicate window, SIGTERM: ${BACKLOG - left} delivered before the stop, ${left} after the restart, 0 duplicates`);
+  }, 180_000);
+
+  it('SIGKILL mid-backlog: only messages in flight at the kill arrive twice, at most one per SMTP connection, with the same Message-ID', async () => {
+    onTestFailed(() => console.error(childLogs()));
+    const d = await deployment();
+    const arrived = countAtFinalDot(d.sink);
+    const api = spawnService('api', d.env('api'));
+    await waitReady(d.baseUrl, api);
+    const key = await keyOf(d.baseUrl);
+    const ids = await backlog(d.api, key, 'kill');
+
+    const worker1 = spawnService('worker-1', d.env('worker'));
+    await stopMidway(worker1, arrived, 30, 'SIGKILL');
+    await kill(worker1);
+    const atKill = new Map(arrived);
+    spawnService('worker-2', d.env('worker'));
+    await eventually(async () => (await pendingCount(d.databaseUrl)) === 0, 90_000, 200);
+    await sleep(1000);
+
+    const expected = new Set(ids.map((id) => `<${id}@example.com>`));
+    // Nothing is lost, nothing foreign arrives.
+    expect(arrived.size).toBe(BACKLOG);
+    expect([...arrived.keys()].filter((m) => !expected.has(m))).toEqual([]);
+    // Copies: only of messages the server had read before the kill, each at most twice, bounded by the
+    // connections that can be mid-transfer at once.
+    const twice = [...arrived].filter(([, n]) => n > 1);
+    for (const [messageId, n] of twice) {
+      expect(n).toBe(2);
+      expect(atKill.has(messageId)).toBe(true);
+    }
+    expect(twice.length).toBeLessThanOrEqual(CONNECTIONS_PER_WORKER);
+    console.info(`duplicate window, SIGKILL: ${atKill.size} read by the server before the kill, ${twice.length} arrived twice (bound ${CONNECTIONS_PER_WORKER})`);
+  }, 180_000);
+});
