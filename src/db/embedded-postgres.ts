@@ -40,7 +40,8 @@ export async function importEmbeddedPostgres(): Promise<typeof EmbeddedPostgresC
  * (readable by its owner only), so that another local user cannot connect to 127.0.0.1 with a password
  * known from the source. Data directories from before that used this one; it is replaced at start.
  */
-const PASSWORD_FILE = 'postgres-password';
+/** The file in the data dir that keeps the embedded server's password (made once, 0600). */
+export const PASSWORD_FILE = 'postgres-password';
 const LEGACY_PASSWORD = 'mailer-embedded';
 const PASSWORD_BYTES = 24;
 // What we generate (base64url): safe in a URL and inside a quoted SQL literal.

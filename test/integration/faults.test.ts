@@ -4,7 +4,7 @@ import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, describe, expect, inject, it, onTestFailed } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../src/db/embedded-postgres.js';
+import { PASSWORD_FILE, startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../src/db/embedded-postgres.js';
 import { createLogger } from '../../src/logger.js';
 import { startMailer, type Mailer } from '../../src/main.js';
 import { startDevServer, type DevServer } from '../../src/temporal/dev-server.js';
@@ -26,6 +26,7 @@ import { ADMIN_TOKEN, stackEnv } from '../helpers/stack.js';
 const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'warn', 'faults');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+const OWN_PASSWORD = crypto.randomBytes(24).toString('base64url');
 let pg: EmbeddedPostgresHandle | undefined;
 let pgOptions: Parameters<typeof startEmbeddedPostgres>[0] | undefined;
 let dev: DevServer | undefined;
@@ -40,6 +41,9 @@ async function ownPostgresOptions(): Promise<Parameters<typeof startEmbeddedPost
   if (!pgOptions) {
     const dataDir = path.join(inject('tmpRoot'), `faults-pg-${crypto.randomBytes(4).toString('hex')}`);
     await fs.mkdir(dataDir, { recursive: true });
+    // The password is chosen here (the server reads it from its data dir) so that processes started while
+    // this PostgreSQL is down already have the URL it will answer on.
+    await fs.writeFile(path.join(dataDir, PASSWORD_FILE), OWN_PASSWORD, { mode: 0o600 });
     pgOptions = { dataDir, port: await freePort(), database: 'mailer', logger };
   }
   return pgOptions;
@@ -63,7 +67,7 @@ async function newDeployment(temporalAddress: string) {
   const dataDir = path.join(inject('tmpRoot'), taskQueue);
   await fs.mkdir(dataDir, { recursive: true });
   const env = (extra: Record<string, string>) =>
-    stackEnv(`postgres://postgres:mailer-embedded@127.0.0.1:${port}/mailer`, sink.url, taskQueue, dataDir, { TEMPORAL_ADDRESS: temporalAddress, MAILER_RATE_LIMIT: '100000', ...extra });
+    stackEnv(`postgres://postgres:${OWN_PASSWORD}@127.0.0.1:${port}/mailer`, sink.url, taskQueue, dataDir, { TEMPORAL_ADDRESS: temporalAddress, MAILER_RATE_LIMIT: '100000', ...extra });
   return { sink, env };
 }
 
