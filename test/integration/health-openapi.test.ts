@@ -139,12 +139,18 @@ describe('unknown routes', () => {
     ['GET', '/v1/mail/nothing-here'],
     ['POST', '/v1/mail/emails/em_x/resend'],
     ['GET', '/v2/mail/emails'],
-    ['PUT', '/v1/mail/emails'],
     ['GET', '/v1/mail/admin/nothing'],
   ])('%s %s is 404 {error: "not found", message}', async (method, path) => {
     const res = await call(method, `${root}${path}`, { token: stack.apiKey });
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: 'not found', message: expect.stringContaining(path) });
+  });
+
+  it('a known path with a method it does not answer is 405 with Allow', async () => {
+    const res = await call('PUT', `${root}/v1/mail/emails`, { token: stack.apiKey });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('GET, HEAD, POST');
+    expect(res.body).toEqual({ error: 'method not allowed', message: expect.stringContaining('/v1/mail/emails') });
   });
 });
 
