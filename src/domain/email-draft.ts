@@ -34,16 +34,20 @@ export interface EmailDraft {
   tags: Record<string, string>;
 }
 
-/**
- * A send request once checked: every address field parsed into mailboxes (one per entry), which is what is
- * stored and what the message and its SMTP envelope are built from.
- */
-export interface ValidDraft extends Omit<EmailDraft, 'from' | 'to' | 'cc' | 'bcc' | 'replyTo' | 'attachments'> {
+/** Every address field of an email, one mailbox per entry, as parsed at acceptance. */
+export interface Mailboxes {
   from: Mailbox;
   to: Mailbox[];
   cc: Mailbox[];
   bcc: Mailbox[];
   replyTo: Mailbox[];
+}
+
+/**
+ * A send request once checked: every address field parsed into mailboxes (one per entry), which is what is
+ * stored and what the message and its SMTP envelope are built from.
+ */
+export interface ValidDraft extends Omit<EmailDraft, keyof Mailboxes | 'attachments'>, Mailboxes {
   /** The From address's domain, in lower case: the domain the sender rules judge. */
   senderDomain: string;
   attachments: Attachment[];

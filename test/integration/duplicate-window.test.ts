@@ -73,6 +73,17 @@ async function pendingCount(databaseUrl: string): Promise<number> {
   }
 }
 
+/** A deployment whose API has accepted the backlog while no worker runs, and the server's count of arrivals. */
+async function queued(tag: string) {
+  onTestFailed(() => console.error(childLogs()));
+  const d = await deployment();
+  const arrived = countAtFinalDot(d.sink);
+  const api = spawnService('api', d.env('api'));
+  await waitReady(d.baseUrl, api);
+  const ids = await backlog(d.api, await keyOf(d.baseUrl), tag);
+  return { d, arrived, ids };
+}
+
 /** Kills `worker` with `signal` once `n` messages reached the server, and waits for it to be gone. */
 async function stopMidway(worker: Child, arrived: Map<string, number>, n: number, signal: NodeJS.Signals): Promise<void> {
   await eventually(async () => arrived.size >= n, 60_000, 5);
@@ -90,13 +101,7 @@ afterAll(async () => {
 
 describe('the duplicate window, measured', () => {
   it('SIGTERM mid-backlog: in-flight messages are finished and recorded; after a restart every email arrived exactly once', async () => {
-    onTestFailed(() => console.error(childLogs()));
-    const d = await deployment();
-    const arrived = countAtFinalDot(d.sink);
-    const api = spawnService('api', d.env('api'));
-    await waitReady(d.baseUrl, api);
-    const key = await keyOf(d.baseUrl);
-    const ids = await backlog(d.api, key, 'term');
+    const { d, arrived, ids } = await queued('term');
 
     await stopMidway(spawnService('worker-1', d.env('worker')), arrived, 30, 'SIGTERM');
     const left = await pendingCount(d.databaseUrl);
@@ -112,13 +117,7 @@ describe('the duplicate window, measured', () => {
   }, 180_000);
 
   it('SIGKILL mid-backlog: only messages in flight at the kill arrive twice, at most one per SMTP connection, with the same Message-ID', async () => {
-    onTestFailed(() => console.error(childLogs()));
-    const d = await deployment();
-    const arrived = countAtFinalDot(d.sink);
-    const api = spawnService('api', d.env('api'));
-    await waitReady(d.baseUrl, api);
-    const key = await keyOf(d.baseUrl);
-    const ids = await backlog(d.api, key, 'kill');
+    const { d, arrived, ids } = await queued('kill');
 
     const worker1 = spawnService('worker-1', d.env('worker'));
     await stopMidway(worker1, arrived, 30, 'SIGKILL');

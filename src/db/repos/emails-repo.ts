@@ -1,6 +1,6 @@
 import type { EmailStatus, JobType } from '../../domain/catalog.js';
 import type { Mailbox } from '../../domain/address.js';
-import type { ValidDraft } from '../../domain/email-draft.js';
+import type { Mailboxes, ValidDraft } from '../../domain/email-draft.js';
 import type { Sql } from '../sql.js';
 
 export interface NewEmail {
@@ -19,16 +19,11 @@ export interface StoredAttachment {
   content: Buffer;
 }
 
-export interface EmailRow {
+export interface EmailRow extends Mailboxes {
   id: string;
   accountId: string;
   jobType: JobType;
   jobId: string;
-  from: Mailbox;
-  to: Mailbox[];
-  cc: Mailbox[];
-  bcc: Mailbox[];
-  replyTo: Mailbox[];
   /** The From address's domain, in lower case. */
   senderDomain: string;
   subject: string;
@@ -60,17 +55,8 @@ export interface EmailFilter {
   jobId?: string;
 }
 
-/** Every field's mailboxes, as parsed at acceptance (the address columns hold the same addresses, bare). */
-export interface StoredMailboxes {
-  from: Mailbox;
-  to: Mailbox[];
-  cc: Mailbox[];
-  bcc: Mailbox[];
-  replyTo: Mailbox[];
-}
-
 export type EmailRaw = {
-  id: string; account_id: string; job_type: JobType; job_id: string; mailboxes: StoredMailboxes; sender_domain: string;
+  id: string; account_id: string; job_type: JobType; job_id: string; mailboxes: Mailboxes; sender_domain: string;
   subject: string; html: string; text_body: string;
   headers: Record<string, string>; tags: Record<string, string>; status: EmailStatus; message_id: string;
   header_message_id: string; attachment_count: number; attempts: number; created_at: Date; sent_at: Date | null;
@@ -102,7 +88,7 @@ export interface IdempotencyCompletion {
 const bare = (list: Mailbox[]) => list.map((m) => m.address);
 
 /** The parsed address fields of a draft, as the `mailboxes` column (and a scheduled draft) keep them. */
-export function mailboxesOf(d: Pick<ValidDraft, 'from' | 'to' | 'cc' | 'bcc' | 'replyTo'>): StoredMailboxes {
+export function mailboxesOf(d: Mailboxes): Mailboxes {
   return { from: d.from, to: d.to, cc: d.cc, bcc: d.bcc, replyTo: d.replyTo };
 }
 
