@@ -95,4 +95,63 @@ export default tseslint.config(
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Only src/config.ts reads the environment.' }],
     },
   },
+  {
+    // The shared handlers: use cases and presenters over the schema; no SQL, SMTP or transport of their own.
+    files: ['src/api/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        { group: ['postgres', 'nodemailer', 'fastify', '../mail/*', '../http/*', '../rpc/*', '../temporal/*'], message: 'api/ is the handler set over services/; adapters call it.' },
+      ),
+      // Presenters read the rows services return: their types, never the repositories themselves.
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [{ group: ['../db/*', '../db/**'], allowTypeImports: true, message: 'api/ reaches the database through services/ only.' }],
+      }],
+    },
+  },
+  {
+    // Repositories: SQL only, over domain types; nothing above them.
+    files: ['src/db/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        { group: ['fastify', '@connectrpc/*', 'nodemailer', '@temporalio/*', '../services/*', '../api/*', '../http/*', '../rpc/*', '../mail/*', '../temporal/*', '../../services/*', '../../api/*', '../../http/*', '../../rpc/*', '../../mail/*', '../../temporal/*'], message: 'db/ holds SQL only: services call it, it calls nothing above it.' },
+      ),
+    },
+  },
+  {
+    // Mail and webhook I/O: called by activities and services, never by or through the adapters.
+    files: ['src/mail/**/*.ts', 'src/webhooks/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        { group: ['fastify', '@connectrpc/*', '../http/*', '../rpc/*', '../api/*', '../services/*', '../temporal/*'], message: 'mail/ and webhooks/ do their I/O for services and activities, and know nothing of them.' },
+      ),
+    },
+  },
+  {
+    // Temporal wiring and activities: services, repos and mail; never the transports.
+    files: ['src/temporal/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        { group: ['fastify', '@connectrpc/*', '../http/*', '../rpc/*', '../api/*'], message: 'temporal/ never imports the API adapters.' },
+      ),
+    },
+  },
+  {
+    // The CLI is a client of the Connect API like any other: the generated schema, never the server's code.
+    files: ['cli/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [{ regex: '^(\\.\\./)+src/(?!gen/)', allowTypeImports: true, message: 'cli/ reaches the service through its API; only src/gen (and types) may be imported.' }],
+      }],
+    },
+  },
+  {
+    // Type-aware rules: a promise nobody awaits or handles is a failure nobody hears of.
+    files: ['src/**/*.ts', 'cli/**/*.ts', 'workflows/**/*.ts', 'bench/**/*.ts', 'test/**/*.ts'],
+    ignores: ['src/gen/**'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false, attributes: false } }],
+    },
+  },
 );

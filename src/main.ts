@@ -165,7 +165,7 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
     const starters = createJobStarters({ temporal, scheduled: repos.scheduled, batches: repos.batches, retrier: startRetrier, logger });
     let dispatcher: Dispatcher | undefined;
     // Wakes dispatchers (this process's at once, others by NOTIFY) when emails enter the delivery queue.
-    const queueNotifier = createQueueNotifier(sql, () => dispatcher);
+    const queueNotifier = createQueueNotifier(sql, () => dispatcher, logger);
     let catcher: Catcher | undefined;
 
     if (runsWorker) {
@@ -246,7 +246,10 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
         findPrincipal: (h) => repos.apiKeys.findPrincipal(h), adminToken: admin.token, adminThrottle: createAuthThrottle(),
         metricsToken: config.metricsToken,
       });
-      const accept = createAcceptance({ quota: repos.quota, idempotency: createIdempotency(repos.idempotency), now });
+      const accept = createAcceptance({
+        quota: repos.quota, idempotency: createIdempotency(repos.idempotency), now,
+        onUndoFailed: (err, what) => logger.warn({ err, what }, 'a failed send could not be undone: the quota or Idempotency-Key stays taken until the day or the key expires'),
+      });
       const assertMaySendFrom = createSenderCheck(repos.domains);
       const send = createSendService({
         emails: repos.emails, accept, assertMaySendFrom, usage, notifyQueued: queueNotifier,
@@ -317,7 +320,7 @@ async function listen(app: FastifyInstance, host: string, port: number): Promise
  * for the others, at most one NOTIFY per few milliseconds however many emails arrive (NOTIFY takes a
  * global lock at commit).
  */
-function createQueueNotifier(sql: Sql, local: () => Dispatcher | undefined): () => void {
+function createQueueNotifier(sql: Sql, local: () => Dispatcher | undefined, logger: Logger): () => void {
   const WINDOW_MS = 5;
   let scheduled = false;
   return () => {
@@ -326,7 +329,8 @@ function createQueueNotifier(sql: Sql, local: () => Dispatcher | undefined): () 
     scheduled = true;
     setTimeout(() => {
       scheduled = false;
-      sql.notify(QUEUE_CHANNEL, '').catch(() => {});
+      // A lost NOTIFY costs latency only: every dispatcher also polls the queue each second.
+      sql.notify(QUEUE_CHANNEL, '').catch((err: unknown) => logger.warn({ err }, 'queue NOTIFY failed; dispatchers will poll'));
     }, WINDOW_MS).unref();
   };
 }

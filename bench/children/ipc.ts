@@ -12,7 +12,11 @@ export function serve(handlers: Handlers, ready: unknown, onStop: () => Promise<
     stopping = true;
     const timer = setTimeout(() => process.exit(1), 4_000);
     timer.unref();
-    onStop().finally(() => process.exit(0));
+    // The process exits either way; a failed stop is said, then the exit code tells.
+    onStop().then(() => process.exit(0), (err: unknown) => {
+      console.error('bench child stop failed', err);
+      process.exit(1);
+    });
   };
   process.on('disconnect', stop);
   process.on('SIGTERM', stop);

@@ -98,7 +98,7 @@ export async function startEmbeddedPostgres(options: {
     logger.info({ databaseDir }, 'initialising embedded PostgreSQL (first run)');
     await pg.initialise();
   }
-  await fs.rm(path.join(databaseDir, 'postmaster.pid'), { force: true }).catch(() => {});
+  await fs.rm(path.join(databaseDir, 'postmaster.pid'), { force: true });
   await pg.start();
   try {
     await adoptPassword({ url: url('postgres'), legacyUrl: url('postgres', LEGACY_PASSWORD), password, passwordFile, databaseDir, logger });

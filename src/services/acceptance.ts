@@ -14,6 +14,8 @@ export interface AcceptanceDeps {
   quota: Pick<QuotaRepo, 'reserve' | 'release' | 'used'>;
   idempotency: Idempotency;
   now: () => Date;
+  /** Told when undoing a failed send fails too (the database is likely down): the original error is what the caller gets. */
+  onUndoFailed: (err: unknown, what: 'quota' | 'idempotency-key') => void;
 }
 
 export interface AcceptRequest<T> {
@@ -47,8 +49,8 @@ export function createAcceptance(deps: AcceptanceDeps) {
       await r.store(begun.scope && { ...begun.scope, response: r.answer }, now);
       return r.answer;
     } catch (err) {
-      if (day !== undefined) await deps.quota.release(r.principal.accountId, day, r.count).catch(() => {});
-      await deps.idempotency.abandon(begun.scope).catch(() => {});
+      if (day !== undefined) await deps.quota.release(r.principal.accountId, day, r.count).catch((e: unknown) => deps.onUndoFailed(e, 'quota'));
+      await deps.idempotency.abandon(begun.scope).catch((e: unknown) => deps.onUndoFailed(e, 'idempotency-key'));
       throw err;
     }
   };

@@ -19,7 +19,8 @@ export interface BatchDeps {
   assertMaySendFrom: SenderCheck;
   usage: Pick<UsageRecorder, 'emailsSent'>;
   /** Starts the job's workflow; a failed start is retried in the background (temporal/start-retrier), the sweep catching any left. */
-  startWorkflow: (jobId: string) => Promise<void>;
+  /** Starts the job's workflow, or hands the start to a background retrier; never rejects. */
+  startWorkflow: (jobId: string) => Promise<unknown>;
 }
 
 export interface BatchResult {
@@ -60,7 +61,7 @@ export function createBatchService(deps: BatchDeps) {
       });
       if (result.jobId === jobId) {
         deps.usage.emailsSent(principal.keyId, emails.length);
-        await deps.startWorkflow(jobId).catch(() => {});
+        await deps.startWorkflow(jobId);
       }
       return result;
     },

@@ -18,7 +18,7 @@ export interface ScheduleDeps {
   assertMaySendFrom: SenderCheck;
   usage: Pick<UsageRecorder, 'emailsSent'>;
   /** Makes sure a workflow will fire the email at its time (a delayed start); a failed start is retried in the background (temporal/start-retrier), the sweep catching any left. */
-  startWorkflow: (id: string, scheduledAt: Date) => Promise<void>;
+  startWorkflow: (id: string, scheduledAt: Date) => Promise<unknown>;
   now: () => Date;
 }
 
@@ -50,7 +50,7 @@ export function createScheduleService(deps: ScheduleDeps) {
       });
       if (result.id === id) {
         deps.usage.emailsSent(principal.keyId, 1);
-        await deps.startWorkflow(id, scheduledAt).catch(() => {});
+        await deps.startWorkflow(id, scheduledAt);
       }
       return result;
     },

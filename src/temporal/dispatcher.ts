@@ -73,7 +73,8 @@ export function createDispatcher(deps: DispatcherDeps) {
       try {
         await deps.startGroup(groupId, ids);
       } catch (err) {
-        await queue.unclaimGroup(groupId).catch(() => {});
+        // If this fails too, the claim goes stale and the sweep hands the group out again.
+        await queue.unclaimGroup(groupId).catch((e: unknown) => logger.warn({ err: e, groupId }, 'could not release a group whose workflow did not start'));
         throw err;
       }
       if (ids.length < GROUP_SIZE) return;
@@ -133,7 +134,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       clearInterval(sweepTimer);
       wake?.();
       await loop;
-      await listener?.unlisten().catch(() => {});
+      await listener?.unlisten().catch((err: unknown) => logger.warn({ err }, 'UNLISTEN at stop failed'));
     },
   };
 }

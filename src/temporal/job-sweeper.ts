@@ -27,22 +27,27 @@ export function createJobStarters(deps: {
   retrier: Pick<StartRetrier, 'retry'>;
   logger: Logger;
 }) {
-  const withRetry = async (key: string, start: () => Promise<void>): Promise<void> => {
+  /**
+   * Starts a job's workflow; when Temporal does not answer, hands the start to the retrier (which tries again
+   * until it does) instead of failing the caller, whose job is already committed. True when started now.
+   */
+  const withRetry = async (key: string, start: () => Promise<void>): Promise<boolean> => {
     try {
       await start();
+      return true;
     } catch (err) {
       deps.logger.warn({ err, job: key }, 'workflow start failed; retrying in the background');
       deps.retrier.retry(key, start);
-      throw err;
+      return false;
     }
   };
   return {
-    startScheduled: (id: string, scheduledAt: Date): Promise<void> =>
+    startScheduled: (id: string, scheduledAt: Date): Promise<boolean> =>
       withRetry(id, async () => {
         await deps.temporal.startScheduledSecond(scheduledAt);
         await deps.scheduled.markWorkflowStarted(id);
       }),
-    startBatch: (jobId: string): Promise<void> =>
+    startBatch: (jobId: string): Promise<boolean> =>
       withRetry(jobId, async () => {
         await deps.temporal.startBatchJob(jobId);
         await deps.batches.markWorkflowStarted(jobId);
@@ -67,12 +72,10 @@ export function createJobSweeper(deps: {
   async function sweep(): Promise<number> {
     let started = 0;
     for (const s of await deps.scheduled.unstarted(OLDER_THAN_SECONDS, PER_SWEEP)) {
-      await deps.starters.startScheduled(s.id, s.scheduledAt);
-      started += 1;
+      if (await deps.starters.startScheduled(s.id, s.scheduledAt)) started += 1;
     }
     for (const id of await deps.batches.unstarted(OLDER_THAN_SECONDS, PER_SWEEP)) {
-      await deps.starters.startBatch(id);
-      started += 1;
+      if (await deps.starters.startBatch(id)) started += 1;
     }
     if (started > 0) deps.logger.warn({ started }, 'started workflows of jobs left without one');
     const overdue = await deps.scheduled.fireDue(new Date(0), new Date(Date.now() - OVERDUE_MS), () => newId('email'));
