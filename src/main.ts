@@ -3,6 +3,7 @@ import dns from 'node:dns/promises';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { createAdminApi } from './api/admin-api.js';
+import type { CallContext } from './api/call-context.js';
 import { createEmailApi } from './api/email-api.js';
 import { createGuard } from './api/guard.js';
 import type { Config } from './config.js';
@@ -252,19 +253,20 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
         caught: createCaughtMailService({ caught: repos.caught }),
       });
 
+      const admitAdmin = async (ctx: CallContext) => auth.authenticateAdmin(ctx.requestHeader.get('authorization'));
       const rest = await buildRestApp({
         emailApi, adminApi, logger, metrics, publicUrl: config.publicUrl,
         plugins: [trackingRoutes(createTrackingService({
           events: repos.events, tokens: linkTracker, now, onError: (err) => logger.warn({ err }, 'tracking event not recorded'),
         })), consolePlugin({ publicUrl: config.publicUrl })],
         admitApi: guard.admit,
-        admitAdmin: async (ctx) => auth.authenticateAdmin(ctx.requestHeader.get('authorization')),
+        admitAdmin,
         checkReady: async () => {
           await repos.ping().catch((err: unknown) => Promise.reject(new Error(`database unreachable: ${(err as Error).message}`)));
           await temporal.ping().catch((err: unknown) => Promise.reject(new Error(`Temporal unreachable: ${(err as Error).message}`)));
         },
       });
-      const grpc = await buildGrpcApp({ emailApi, adminApi, logger });
+      const grpc = await buildGrpcApp({ emailApi, adminApi, admitApi: guard.admit, admitAdmin, logger });
       restUrl = await listen(rest, config.host, config.port);
       onStop(() => rest.close());
       const grpcUrl = await listen(grpc, config.host, config.grpcPort);

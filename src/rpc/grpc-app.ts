@@ -1,19 +1,28 @@
+import type { DescService } from '@bufbuild/protobuf';
+import { Code, ConnectError, type ConnectRouter, type HandlerContext, type ServiceImpl } from '@connectrpc/connect';
 import { fastifyConnectPlugin } from '@connectrpc/connect-fastify';
-import type { ServiceImpl } from '@connectrpc/connect';
 import fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { CallContext } from '../api/call-context.js';
 import { BODY_LIMITS } from '../domain/limits.js';
 import { AdminService } from '../gen/mail/v1/admin_service_pb.js';
 import { EmailService } from '../gen/mail/v1/email_service_pb.js';
 import type { Logger } from '../logger.js';
+import { admittedCall, createAdmissionGate, type Admit } from './admission-gate.js';
 import { createErrorInterceptor } from './error-interceptor.js';
+import { explainReadLimit, readMaxBytesFor } from './read-limits.js';
 
 /**
  * gRPC, gRPC-Web and Connect on one HTTP/2 cleartext listener, over the same handlers as the REST gateway.
  * Connect's HandlerContext carries the request and response headers the handlers read and set.
+ * Credentials are judged before the message is read, and each RPC reads at most its own limit.
  */
 export async function buildGrpcApp(deps: {
   emailApi: Partial<ServiceImpl<typeof EmailService>>;
   adminApi: Partial<ServiceImpl<typeof AdminService>>;
+  /** Admits a call to mail.v1.EmailService (key, rate limit) before its message is read. */
+  admitApi: Admit;
+  /** Admits a call to mail.v1.AdminService (admin token) before its message is read. */
+  admitAdmin: Admit;
   logger: Logger;
 }): Promise<FastifyInstance> {
   const app = fastify({
@@ -30,14 +39,41 @@ export async function buildGrpcApp(deps: {
   });
   await app.register(fastifyConnectPlugin, {
     routes: (router) => {
-      router.service(EmailService, deps.emailApi);
-      router.service(AdminService, deps.adminApi);
+      addService(router, EmailService, deps.emailApi, createAdmissionGate(deps.admitApi, deps.logger));
+      addService(router, AdminService, deps.adminApi, createAdmissionGate(deps.admitAdmin, deps.logger));
     },
     interceptors: [createErrorInterceptor(deps.logger)],
-    readMaxBytes: BODY_LIMITS.batch,
+    // Each RPC sets its own (read-limits.ts); this is the bound for anything registered without one.
+    readMaxBytes: BODY_LIMITS.other,
     shutdownTimeoutMs: 5000,
   });
   return app as unknown as FastifyInstance;
+}
+
+type CallHandler = (req: unknown, ctx: CallContext) => unknown;
+
+/**
+ * One route per RPC rather than one per service, as connect-es takes the read limit and the request gate
+ * per RPC. An RPC without a handler answers UNIMPLEMENTED, as connect-es's own service routes do.
+ */
+function addService(router: ConnectRouter, service: DescService, impl: object, gate: (ctx: HandlerContext) => Promise<void>): void {
+  const handlers = impl as Record<string, CallHandler | undefined>;
+  for (const method of service.methods) {
+    const handler = handlers[method.localName];
+    const readMaxBytes = readMaxBytesFor(method);
+    const run = handler
+      ? (req: unknown, ctx: HandlerContext) => handler.call(impl, req, admittedCall(ctx))
+      : () => {
+          throw new ConnectError(`${service.typeName}.${method.name} is not implemented`, Code.Unimplemented);
+        };
+    router.rpc(method, run as never, {
+      readMaxBytes,
+      requestGate: async (ctx) => {
+        explainReadLimit(ctx, readMaxBytes);
+        await gate(ctx);
+      },
+    });
+  }
 }
 
 /**
