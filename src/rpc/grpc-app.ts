@@ -8,7 +8,9 @@ import { AdminService } from '../gen/mail/v1/admin_service_pb.js';
 import { EmailService } from '../gen/mail/v1/email_service_pb.js';
 import type { Logger } from '../logger.js';
 import { admittedCall, createAdmissionGate, type Admit } from './admission-gate.js';
+import { closeUnreadRequest } from './close-unread-request.js';
 import { createErrorInterceptor } from './error-interceptor.js';
+import { shapeGrpcAnswer } from './grpc-trailers.js';
 import { explainReadLimit, readMaxBytesFor } from './read-limits.js';
 
 /**
@@ -35,7 +37,9 @@ export async function buildGrpcApp(deps: {
     forceCloseConnections: true,
   });
   app.addHook('onRequest', async (request, reply) => {
-    if (request.headers['content-type']?.startsWith('application/grpc')) reencodeGrpcMessageTrailer(reply.raw);
+    closeUnreadRequest(request.raw, reply.raw);
+    // gRPC only: gRPC-Web carries its trailers in the body, and Connect its errors as JSON.
+    if (isGrpc(request.headers['content-type'])) shapeGrpcAnswer(reply.raw);
   });
   await app.register(fastifyConnectPlugin, {
     routes: (router) => {
@@ -76,33 +80,4 @@ function addService(router: ConnectRouter, service: DescService, impl: object, g
   }
 }
 
-/**
- * connect-es writes `grpc-message` with encodeURIComponent, while @grpc/grpc-js reads it with decodeURI, which
- * leaves `%3A`, `%2F`, `%2C` ... undecoded: a grpc-js caller would see `subject%3A length 999 ...`. The gRPC
- * spec (PROTOCOL-HTTP2.md, Status-Message) percent-encodes only bytes outside 0x20-0x7E and `%`; written that
- * way, every decoder (full percent-decoding, decodeURI, decodeURIComponent) reads the same text.
- */
-function reencodeGrpcMessageTrailer(res: { addTrailers(headers: Record<string, unknown>): void }): void {
-  const addTrailers = res.addTrailers.bind(res);
-  res.addTrailers = (headers) => {
-    const message = headers['grpc-message'];
-    if (typeof message === 'string') {
-      let text: string;
-      try {
-        text = decodeURIComponent(message);
-      } catch {
-        text = message;
-      }
-      headers = { ...headers, 'grpc-message': grpcPercentEncode(text) };
-    }
-    addTrailers(headers);
-  };
-}
-
-function grpcPercentEncode(text: string): string {
-  let out = '';
-  for (const byte of Buffer.from(text, 'utf8')) {
-    out += byte >= 0x20 && byte <= 0x7e && byte !== 0x25 ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
-  }
-  return out;
-}
+const isGrpc = (contentType: string | undefined) => contentType === 'application/grpc' || contentType?.startsWith('application/grpc+') === true;
