@@ -3,6 +3,7 @@ import dns from 'node:dns/promises';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { admitAdmin, createAdminApi } from './api/admin-api.js';
+import type { CallContext } from './api/call-context.js';
 import { createEmailApi } from './api/email-api.js';
 import { createGuard } from './api/guard.js';
 import type { Config } from './config.js';
@@ -279,6 +280,8 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
         caught: createCaughtMailService({ caught: repos.caught }),
       });
 
+      // One admin admission (token, throttle by client address) for REST and gRPC.
+      const adminCall = async (ctx: CallContext) => admitAdmin(auth, ctx);
       const rest = await buildRestApp({
         emailApi, adminApi, logger, metrics, publicUrl: config.publicUrl,
         plugins: [trackingRoutes(createTrackingService({
@@ -286,11 +289,11 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
           onError: (err) => logger.warn({ err }, 'tracking hit not recorded'),
         })), consolePlugin({ publicUrl: config.publicUrl })],
         admitApi: guard.admit,
-        admitAdmin: async (ctx) => admitAdmin(auth, ctx),
+        admitAdmin: adminCall,
         admitMetrics: (authorization) => auth.authenticateMetrics(authorization),
         checkReady: createReadiness({ database: () => repos.ping(), temporal: () => temporal.ping() }, logger).down,
       });
-      const grpc = await buildGrpcApp({ emailApi, adminApi, logger });
+      const grpc = await buildGrpcApp({ emailApi, adminApi, admitApi: guard.admit, admitAdmin: adminCall, logger });
       restUrl = await listen(rest, config.host, config.port);
       onStop(() => rest.close());
       const grpcUrl = await listen(grpc, config.host, config.grpcPort);

@@ -7,18 +7,22 @@ import type { Logger } from '../logger.js';
  * status message, and the spec's `error` string in the `mail-error` trailer (with any Retry-After), so that
  * gRPC callers see exactly what REST callers see.
  */
+export function toConnectError(err: unknown, logger: Logger, procedure: string): ConnectError {
+  if (err instanceof ConnectError) return err;
+  const app = toAppError(err);
+  if (app.kind === 'internal') logger.error({ err: app.cause ?? err, procedure }, 'rpc failed');
+  else if (app.kind === 'unavailable') logger.warn({ err: app.cause ?? err, procedure }, 'rpc failed: a dependency is unavailable');
+  const body = app.body();
+  const metadata = new Headers({ 'mail-error': body.error, ...app.headers });
+  return new ConnectError(body.message ?? body.error, app.grpcCode, metadata);
+}
+
 export function createErrorInterceptor(logger: Logger): Interceptor {
   return (next) => async (req) => {
     try {
       return await next(req);
     } catch (err) {
-      if (err instanceof ConnectError) throw err;
-      const app = toAppError(err);
-      if (app.kind === 'internal') logger.error({ err: app.cause ?? err, procedure: req.url }, 'rpc failed');
-      else if (app.kind === 'unavailable') logger.warn({ err: app.cause ?? err, procedure: req.url }, 'rpc failed: a dependency is unavailable');
-      const body = app.body();
-      const metadata = new Headers({ 'mail-error': body.error, ...app.headers });
-      throw new ConnectError(body.message ?? body.error, app.grpcCode, metadata);
+      throw toConnectError(err, logger, req.url);
     }
   };
 }

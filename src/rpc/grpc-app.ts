@@ -1,20 +1,30 @@
+import type { DescService } from '@bufbuild/protobuf';
+import { Code, ConnectError, createContextValues, type ConnectRouter, type HandlerContext, type ServiceImpl } from '@connectrpc/connect';
 import { fastifyConnectPlugin } from '@connectrpc/connect-fastify';
-import { createContextValues, type ServiceImpl } from '@connectrpc/connect';
 import fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { CLIENT_ADDRESS } from '../api/call-context.js';
+import { CLIENT_ADDRESS, type CallContext } from '../api/call-context.js';
 import { BODY_LIMITS } from '../domain/limits.js';
 import { AdminService } from '../gen/mail/v1/admin_service_pb.js';
 import { EmailService } from '../gen/mail/v1/email_service_pb.js';
 import type { Logger } from '../logger.js';
+import { admittedCall, createAdmissionGate, type Admit } from './admission-gate.js';
+import { closeUnreadRequest } from './close-unread-request.js';
 import { createErrorInterceptor } from './error-interceptor.js';
+import { shapeGrpcAnswer } from './grpc-trailers.js';
+import { explainReadLimit, readMaxBytesFor } from './read-limits.js';
 
 /**
  * gRPC, gRPC-Web and Connect on one HTTP/2 cleartext listener, over the same handlers as the REST gateway.
  * Connect's HandlerContext carries the request and response headers the handlers read and set.
+ * Credentials are judged before the message is read, and each RPC reads at most its own limit.
  */
 export async function buildGrpcApp(deps: {
   emailApi: Partial<ServiceImpl<typeof EmailService>>;
   adminApi: Partial<ServiceImpl<typeof AdminService>>;
+  /** Admits a call to mail.v1.EmailService (key, rate limit) before its message is read. */
+  admitApi: Admit;
+  /** Admits a call to mail.v1.AdminService (admin token) before its message is read. */
+  admitAdmin: Admit;
   logger: Logger;
 }): Promise<FastifyInstance> {
   const app = fastify({
@@ -27,49 +37,49 @@ export async function buildGrpcApp(deps: {
     forceCloseConnections: true,
   });
   app.addHook('onRequest', async (request, reply) => {
-    if (request.headers['content-type']?.startsWith('application/grpc')) reencodeGrpcMessageTrailer(reply.raw);
+    closeUnreadRequest(request.raw, reply.raw);
+    // gRPC only: gRPC-Web carries its trailers in the body, and Connect its errors as JSON.
+    if (isGrpc(request.headers['content-type'])) shapeGrpcAnswer(reply.raw);
   });
   await app.register(fastifyConnectPlugin, {
     routes: (router) => {
-      router.service(EmailService, deps.emailApi);
-      router.service(AdminService, deps.adminApi);
+      addService(router, EmailService, deps.emailApi, createAdmissionGate(deps.admitApi, deps.logger));
+      addService(router, AdminService, deps.adminApi, createAdmissionGate(deps.admitAdmin, deps.logger));
     },
     interceptors: [createErrorInterceptor(deps.logger)],
     // The handlers read who is calling (the admin-token throttle counts per address) from the context.
     contextValues: (request) => createContextValues().set(CLIENT_ADDRESS, request.ip),
-    readMaxBytes: BODY_LIMITS.batch,
+    // Each RPC sets its own (read-limits.ts); this is the bound for anything registered without one.
+    readMaxBytes: BODY_LIMITS.other,
     shutdownTimeoutMs: 5000,
   });
   return app as unknown as FastifyInstance;
 }
 
+type CallHandler = (req: unknown, ctx: CallContext) => unknown;
+
 /**
- * connect-es writes `grpc-message` with encodeURIComponent, while @grpc/grpc-js reads it with decodeURI, which
- * leaves `%3A`, `%2F`, `%2C` ... undecoded: a grpc-js caller would see `subject%3A length 999 ...`. The gRPC
- * spec (PROTOCOL-HTTP2.md, Status-Message) percent-encodes only bytes outside 0x20-0x7E and `%`; written that
- * way, every decoder (full percent-decoding, decodeURI, decodeURIComponent) reads the same text.
+ * One route per RPC rather than one per service, as connect-es takes the read limit and the request gate
+ * per RPC. An RPC without a handler answers UNIMPLEMENTED, as connect-es's own service routes do.
  */
-function reencodeGrpcMessageTrailer(res: { addTrailers(headers: Record<string, unknown>): void }): void {
-  const addTrailers = res.addTrailers.bind(res);
-  res.addTrailers = (headers) => {
-    const message = headers['grpc-message'];
-    if (typeof message === 'string') {
-      let text: string;
-      try {
-        text = decodeURIComponent(message);
-      } catch {
-        text = message;
-      }
-      headers = { ...headers, 'grpc-message': grpcPercentEncode(text) };
-    }
-    addTrailers(headers);
-  };
+function addService(router: ConnectRouter, service: DescService, impl: object, gate: (ctx: HandlerContext) => Promise<void>): void {
+  const handlers = impl as Record<string, CallHandler | undefined>;
+  for (const method of service.methods) {
+    const handler = handlers[method.localName];
+    const readMaxBytes = readMaxBytesFor(method);
+    const run = handler
+      ? (req: unknown, ctx: HandlerContext) => handler.call(impl, req, admittedCall(ctx))
+      : () => {
+          throw new ConnectError(`${service.typeName}.${method.name} is not implemented`, Code.Unimplemented);
+        };
+    router.rpc(method, run as never, {
+      readMaxBytes,
+      requestGate: async (ctx) => {
+        explainReadLimit(ctx, readMaxBytes);
+        await gate(ctx);
+      },
+    });
+  }
 }
 
-function grpcPercentEncode(text: string): string {
-  let out = '';
-  for (const byte of Buffer.from(text, 'utf8')) {
-    out += byte >= 0x20 && byte <= 0x7e && byte !== 0x25 ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
-  }
-  return out;
-}
+const isGrpc = (contentType: string | undefined) => contentType === 'application/grpc' || contentType?.startsWith('application/grpc+') === true;
