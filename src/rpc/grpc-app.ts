@@ -4,6 +4,7 @@ import { fastifyConnectPlugin } from '@connectrpc/connect-fastify';
 import fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { CLIENT_ADDRESS, type CallContext } from '../api/call-context.js';
 import { BODY_LIMITS } from '../domain/limits.js';
+import { AppError } from '../errors.js';
 import { AdminService } from '../gen/mail/v1/admin_service_pb.js';
 import { EmailService } from '../gen/mail/v1/email_service_pb.js';
 import type { Logger } from '../logger.js';
@@ -35,6 +36,11 @@ export async function buildGrpcApp(deps: {
     // waits for every such session to time out (Fastify's http2SessionTimeout, 72 s). Sessions are closed
     // gracefully: calls in flight finish first.
     forceCloseConnections: true,
+  });
+  // A path that is no RPC of ours (gRPC clients read the 404 as UNIMPLEMENTED) answers in the spec's shape too.
+  app.setNotFoundHandler((request, reply) => {
+    const err = new AppError('not_found', `procedure ${request.url.split('?')[0] ?? ''} not found`);
+    void reply.code(err.status).send(err.body());
   });
   app.addHook('onRequest', async (request, reply) => {
     closeUnreadRequest(request.raw, reply.raw);

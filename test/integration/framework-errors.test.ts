@@ -1,3 +1,4 @@
+import http2 from 'node:http2';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, validEmail, type JsonResponse } from '../helpers/http.js';
@@ -94,5 +95,25 @@ describe('framework errors in the spec shape', () => {
     const huge = await rawRequest(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`);
     expect(huge.status).toBe(431);
     expect(huge.body.error).toBe('request header fields too large');
+  });
+
+  it('the gRPC listener answers a path that is no RPC in the same shape', async () => {
+    const session = http2.connect(`http://${stack.grpcAddress}`);
+    try {
+      const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = session.request({ ':method': 'POST', ':path': '/mail.v1.NoSuchService/Nothing', 'content-type': 'application/json' });
+        let status = 0;
+        let body = '';
+        req.on('response', (h) => (status = Number(h[':status'])));
+        req.on('data', (c: Buffer) => (body += c.toString()));
+        req.on('end', () => resolve({ status, body }));
+        req.on('error', reject);
+        req.end('{}');
+      });
+      expect(status).toBe(404);
+      expect(JSON.parse(body)).toEqual({ error: 'not found', message: 'procedure /mail.v1.NoSuchService/Nothing not found' });
+    } finally {
+      session.close();
+    }
   });
 });
