@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { CallContext } from '../api/call-context.js';
 import { BODY_LIMITS } from '../domain/limits.js';
-import { AppError, ERROR_TABLE, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../errors.js';
+import { AppError, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { asAppError, createErrorHandler, sendError } from './error-handler.js';
@@ -105,8 +105,8 @@ export async function buildRestApp(deps: RestAppDeps): Promise<FastifyInstance> 
     if (down.length === 0) return { status: 'ready' };
     // Names the components only: addresses and driver messages are for the log, not for whoever probes.
     const names = down.map((c) => (c === 'temporal' ? 'Temporal' : c)).join(' and ');
-    return reply.code(503).header('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS))
-      .send({ error: ERROR_TABLE.unavailable.error, message: `not ready: ${names} unreachable`, down });
+    const err = new AppError('unavailable', `not ready: ${names} unreachable`, { headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } });
+    return reply.code(err.status).headers(err.headers).send({ ...err.body(), down });
   });
   app.get('/metrics', async (request, reply) => {
     deps.admitMetrics(request.headers.authorization);

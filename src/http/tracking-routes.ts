@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ERROR_TABLE } from '../errors.js';
+import { AppError } from '../errors.js';
 import type { TrackingClient, TrackingService } from '../services/tracking-service.js';
 
 /** A transparent 1x1 GIF (43 bytes). */
@@ -29,7 +29,7 @@ export function trackingRoutes(tracking: TrackingService) {
     app.get('/t/c/*', async (request, reply) => {
       const location = request.method === 'HEAD' ? tracking.clickTarget(tokenOf(request)) : await tracking.click(tokenOf(request), clientOf(request));
       if (location === undefined) {
-        return reply.code(404).send({ error: ERROR_TABLE.not_found.error, message: 'This link is not valid: it was not issued by this server or was altered.' });
+        throw new AppError('not_found', 'This link is not valid: it was not issued by this server or was altered.');
       }
       // no-store: every click reaches the server; no-referrer: the target learns nothing of the tracking URL.
       return reply.header('cache-control', 'no-store, private').header('referrer-policy', 'no-referrer').redirect(location, 302);
