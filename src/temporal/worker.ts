@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { NativeConnection, Runtime, Worker, bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Logger } from '../logger.js';
+import { appErrorInterceptor } from './app-error-interceptor.js';
 
 const require = createRequire(import.meta.url);
 
@@ -61,6 +62,7 @@ export async function createTemporalWorker(options: {
     ...(options.bundle ? { workflowBundle: options.bundle } : { workflowsPath: workflowsPath() }),
     activities: options.activities,
     maxConcurrentActivityTaskExecutions: 32,
+    interceptors: { activity: [appErrorInterceptor] },
     shutdownGraceTime: '10 seconds',
   });
   let running: Promise<void> | undefined;
