@@ -1,4 +1,5 @@
 import addressparser from 'nodemailer/lib/addressparser';
+import { asciiDomain } from './domain-name.js';
 import { LIMITS } from './limits.js';
 
 /**
@@ -15,6 +16,7 @@ export interface Mailbox {
 }
 
 export interface ParsedAddress extends Mailbox {
+  /** The address's domain in its ASCII form, lower case: what sender domains are matched on. */
   domain: string;
 }
 
@@ -39,24 +41,21 @@ export const describeAddressProblem = (p: AddressProblem): string => PROBLEM_TEX
 
 // Dot-atom local part (RFC 5322 3.4.1); quoted local parts are refused as no real sender needs them.
 const LOCAL = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
-// Letters, digits and hyphens per label (Unicode letters allowed: nodemailer encodes IDNs), at least two labels.
-const LABEL = /^(?!-)[\p{L}\p{N}-]{1,63}(?<!-)$/u;
 // Any C0 control or DEL: a header line must not be broken or hide content. (Tab is refused too: no name needs it.)
 const CONTROL = /[\0-\x1f\x7f]/;
 // Angle brackets left in a name mean the text around the address was malformed (`Name a@x.com>`).
 const ANGLE = /[<>]/;
 
-/** A bare address checked strictly: dot-atom local part, a domain of at least two valid labels. */
+/** A bare address checked strictly: dot-atom local part, a domain by the one rule (domain-name.ts); its ASCII domain. */
 function checkAddress(address: string): ParsedAddress['domain'] | undefined {
   const at = address.lastIndexOf('@');
   if (at <= 0) return undefined;
   const local = address.slice(0, at);
-  const domain = address.slice(at + 1).toLowerCase();
   if (local.length > 64 || !LOCAL.test(local)) return undefined;
-  if (domain.length > 253) return undefined;
-  const labels = domain.split('.');
-  if (labels.length < 2 || !labels.every((l) => LABEL.test(l))) return undefined;
-  return domain;
+  const written = address.slice(at + 1);
+  // A trailing dot is a valid absolute name elsewhere, but not in an address.
+  if (written.endsWith('.')) return undefined;
+  return asciiDomain(written);
 }
 
 /** Exactly one mailbox from `input`, or what is wrong with it. */

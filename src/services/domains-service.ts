@@ -1,6 +1,7 @@
 import type { AccountsRepo } from '../db/repos/accounts-repo.js';
 import type { DomainRow, DomainsRepo } from '../db/repos/domains-repo.js';
 import { DAILY_QUOTA } from '../domain/limits.js';
+import { asciiDomain } from '../domain/domain-name.js';
 import { invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { generateToken } from './secrets.js';
@@ -11,7 +12,6 @@ export interface DnsRecord {
   value: string;
 }
 
-const DOMAIN_NAME = /^(?=.{1,253}$)((?!-)[a-z0-9-]{1,63}(?<!-)\.)+[a-z][a-z0-9-]{0,62}$/;
 
 /** The records a domain owner publishes; verification checks the TXT record. */
 export function dnsRecords(domain: DomainRow): DnsRecord[] {
@@ -38,8 +38,8 @@ export function createDomainsService(deps: DomainsDeps) {
   return {
     async create(accountId: string, name: string): Promise<DomainRow> {
       if (!(await deps.accounts.get(accountId))) throw notFound('account', accountId);
-      const normalized = name.trim().toLowerCase().replace(/\.$/, '');
-      if (!DOMAIN_NAME.test(normalized)) throw invalid(`name: "${name}" is not a valid domain name`);
+      const normalized = asciiDomain(name);
+      if (normalized === undefined) throw invalid(`name: "${name}" is not a valid domain name`);
       const created = await deps.domains.create({ id: newId('domain'), accountId, name: normalized, verificationToken: generateToken(16) });
       if (!created) throw invalid(`name: the domain ${normalized} is already added to this account`);
       return created;

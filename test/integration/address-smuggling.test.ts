@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, eventually, validEmail, type JsonResponse } from '../helpers/http.js';
 import type { SinkMessage } from '../helpers/smtp-sink.js';
-import { startStack, type Stack } from '../helpers/stack.js';
+import { ADMIN_TOKEN, startStack, type Stack } from '../helpers/stack.js';
 
 /**
  * An address field is read once, and that reading is what is judged, stored and sent: a display name cannot
@@ -138,5 +138,17 @@ describe('what is sent is what was parsed', () => {
     expect(m.envelopeFrom).toBe('sender@example.com');
     expect(m.parsed.from?.value).toEqual([{ name: 'Ops, Team', address: 'sender@example.com' }]);
     expect((Array.isArray(m.parsed.to) ? m.parsed.to[0]! : m.parsed.to!).value).toEqual([{ name: 'Roe, Rick', address: 'rick@example.net' }]);
+  });
+
+  it('an internationalised sender domain, added in either form, verifies and sends with an ASCII Message-ID', async () => {
+    const added = await call('POST', `${stack.admin}/accounts/${stack.accountId}/domains`, { token: ADMIN_TOKEN, body: { name: 'Bücher.de' } });
+    expect(added.status, added.text).toBe(200);
+    expect(added.body.name).toBe('xn--bcher-kva.de');
+    expect((await call('POST', `${stack.admin}/domains/${added.body.id as string}/verify`, { token: ADMIN_TOKEN, body: { force: true } })).body.verified).toBe(true);
+    const res = await send(validEmail({ from: 'Zoë <zoe@bücher.de>' }));
+    expect(res.status, res.text).toBe(200);
+    const m = await arrived(res.body.id as string);
+    expect(m.messageId).toBe(`<${res.body.id as string}@xn--bcher-kva.de>`);
+    expect(m.parsed.from?.value[0]?.name).toBe('Zoë');
   });
 });

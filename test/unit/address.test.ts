@@ -12,8 +12,8 @@ describe('parseAddress', () => {
     ['"Jane \\"JD\\" Doe" <jane@example.com>', { name: 'Jane "JD" Doe', address: 'jane@example.com', domain: 'example.com' }],
     ['first.last+tag@sub.example.co.uk', { name: '', address: 'first.last+tag@sub.example.co.uk', domain: 'sub.example.co.uk' }],
     ["o'brien@example.ie", { name: '', address: "o'brien@example.ie", domain: 'example.ie' }],
-    ['Zoë <zoe@bücher.de>', { name: 'Zoë', address: 'zoe@bücher.de', domain: 'bücher.de' }],
-    ['info@例え.jp', { name: '', address: 'info@例え.jp', domain: '例え.jp' }],
+    ['Zoë <zoe@bücher.de>', { name: 'Zoë', address: 'zoe@bücher.de', domain: 'xn--bcher-kva.de' }],
+    ['info@例え.jp', { name: '', address: 'info@例え.jp', domain: 'xn--r8jz45g.jp' }],
     ['a@xn--bcher-kva.de', { name: '', address: 'a@xn--bcher-kva.de', domain: 'xn--bcher-kva.de' }],
   ])('parses %j', (input, expected) => {
     expect(parseAddress(input)).toEqual(expected);

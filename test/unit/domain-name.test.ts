@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { parseAddress } from '../../src/domain/address.js';
+import { asciiDomain } from '../../src/domain/domain-name.js';
+
+describe('one rule for domain names', () => {
+  it.each([
+    ['example.com', 'example.com'],
+    ['Example.COM.', 'example.com'],
+    ['bücher.de', 'xn--bcher-kva.de'],
+    ['xn--bcher-kva.de', 'xn--bcher-kva.de'],
+    ['例え.jp', 'xn--r8jz45g.jp'],
+  ])('%s is %s', (input, ascii) => {
+    expect(asciiDomain(input)).toBe(ascii);
+  });
+
+  it.each(['', 'localhost', 'a..b', '-a.com', 'a-.com', 'a_b.com', '1.2.3.4', 'a.b/c', 'u@a.com', 'a.com:25', `${'d'.repeat(64)}.com`])('refuses %j', (input) => {
+    expect(asciiDomain(input)).toBeUndefined();
+  });
+
+  it('an IDN sender address and the domain an operator adds meet in one form', () => {
+    expect(parseAddress('Zoë <zoe@BÜCHER.de>')?.domain).toBe(asciiDomain('bücher.de'));
+    expect(parseAddress('zoe@xn--bcher-kva.de')?.domain).toBe(asciiDomain('bücher.de'));
+  });
+});
