@@ -2,7 +2,7 @@ import { simpleParser } from 'mailparser';
 import type { CaughtMessageRow, CaughtMessagesRepo } from '../db/repos/caught-messages-repo.js';
 import { invalid, notFound } from '../errors.js';
 
-const LIST_MAX = 500;
+export const LIST_MAX = 500;
 
 /** What the built-in catcher received, newest first. */
 export function createCaughtMailService(deps: { caught: Pick<CaughtMessagesRepo, 'list' | 'get'> }) {

@@ -11,7 +11,7 @@ export interface DnsRecord {
   value: string;
 }
 
-const DOMAIN_NAME = /^(?=.{1,253}$)((?!-)[a-z0-9-]{1,63}(?<!-)\.)+[a-z][a-z0-9-]{0,62}$/;
+export const DOMAIN_NAME = /^(?=.{1,253}$)((?!-)[a-z0-9-]{1,63}(?<!-)\.)+[a-z][a-z0-9-]{0,62}$/;
 
 /** The records a domain owner publishes; verification checks the TXT record. */
 export function dnsRecords(domain: DomainRow): DnsRecord[] {
