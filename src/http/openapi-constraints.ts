@@ -6,7 +6,7 @@ import { PAGE_MAX } from '../domain/pagination.js';
 import { MAX_SCHEDULE_DAYS } from '../domain/schedule.js';
 import { DAILY_QUOTA_MAX, NAME_MAX as ACCOUNT_NAME_MAX } from '../services/accounts-service.js';
 import { DOMAIN as ALLOWED_DOMAIN, NAME_MAX as API_KEY_NAME_MAX } from '../services/api-keys-service.js';
-import { LIST_MAX as CAUGHT_LIST_MAX } from '../services/caught-mail-service.js';
+import { LIST_DEFAULT as CAUGHT_LIST_DEFAULT, LIST_MAX as CAUGHT_LIST_MAX } from '../services/caught-mail-service.js';
 import { DOMAIN_NAME } from '../services/domains-service.js';
 import { KEY_SHAPE } from '../services/idempotency.js';
 import { STATS_DAYS } from '../services/operator-service.js';
@@ -27,11 +27,10 @@ const enumOf = (values: readonly string[]) => ({ enum: [...values] });
 /** A filter: one of the values, or empty for all. */
 const filterOf = (values: readonly string[]) => ({ enum: ['', ...values] });
 const dateTime = { format: 'date-time' };
-const positive = (max: number, fallback?: number) => ({
-  minimum: 1, maximum: max, ...(fallback !== undefined ? { description: `Default ${fallback}, at most ${max}.` } : {}),
-});
-const page = { minimum: 1, maximum: PAGE_MAX, description: 'Page number, from 1 (the default).' };
-const pageSize = positive(LIMITS.pageSizeMax, LIMITS.pageSizeDefault);
+/** A count where 0, like absence, means the default (proto3 cannot tell them apart). */
+const count = (max: number, fallback: number) => ({ minimum: 0, maximum: max, description: `From 1 to ${max}; 0 or absent: ${fallback}.` });
+const page = { minimum: 0, maximum: PAGE_MAX, description: 'Page number from 1; 0 or absent: the first page.' };
+const pageSize = count(LIMITS.pageSizeMax, LIMITS.pageSizeDefault);
 
 // Printable characters only; tab is allowed in header and tag values.
 const NO_CONTROL = '^[^\\x00-\\x08\\x0a-\\x1f\\x7f]*$';
@@ -102,12 +101,12 @@ export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
     url: { minLength: 1, maxLength: URL_MAX, format: 'uri', description: 'An http(s) URL on a public address.' },
     events: { minItems: 1, uniqueItems: true, items: enumOf(EVENT_TYPES) },
   },
-  ListWebhookDeliveriesRequest: { status: filterOf(DELIVERY_STATUSES), limit: positive(DELIVERIES_PAGE.max, DELIVERIES_PAGE.default) },
+  ListWebhookDeliveriesRequest: { status: filterOf(DELIVERY_STATUSES), limit: count(DELIVERIES_PAGE.max, DELIVERIES_PAGE.default) },
   ListAccountEmailsRequest: { page, page_size: pageSize, status: filterOf(EMAIL_STATUSES), job_type: filterOf(JOB_TYPES) },
   ListAccountBatchJobsRequest: { page, limit: pageSize, status: filterOf(BATCH_STATUSES) },
   ListAccountScheduledEmailsRequest: { page, limit: pageSize, status: filterOf(SCHEDULED_FILTERS) },
-  GetAccountStatsRequest: { days: positive(STATS_DAYS.max, STATS_DAYS.default) },
-  ListCaughtMessagesRequest: { limit: positive(CAUGHT_LIST_MAX, 50) },
+  GetAccountStatsRequest: { days: count(STATS_DAYS.max, STATS_DAYS.default) },
+  ListCaughtMessagesRequest: { limit: count(CAUGHT_LIST_MAX, CAUGHT_LIST_DEFAULT) },
 
   // Answers: the vocabularies and formats the presenters write.
   SendEmailResponse: { status: enumOf(EMAIL_STATUSES) },

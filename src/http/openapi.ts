@@ -47,6 +47,32 @@ const REQUEST_EXAMPLES: Record<string, unknown> = {
   sendBatch: { emails: [EXAMPLE_EMAIL, { ...EXAMPLE_EMAIL, to: ['other@example.net'] }] },
 };
 
+/**
+ * Where an answer's id may be used next (OpenAPI links, by operation id), within the same API: clients and
+ * the contract test's stateful phase follow them. A webhook's verify is left out: it calls the URL.
+ */
+const LINKS: Record<string, { from: string; to: string[] }> = {
+  sendEmail: { from: 'id', to: ['getEmail'] },
+  scheduleEmail: { from: 'id', to: ['getScheduledEmail', 'cancelScheduledEmail'] },
+  sendBatch: { from: 'job_id', to: ['getBatchJob'] },
+  createAccount: {
+    from: 'id',
+    to: [
+      'getAccount', 'updateAccount', 'createDomain', 'listDomains', 'createApiKey', 'listApiKeys', 'createWebhook', 'listWebhooks',
+      'listAccountEmails', 'listAccountBatchJobs', 'listAccountScheduledEmails', 'getAccountStats', 'listSuppressions',
+    ],
+  },
+  createDomain: { from: 'id', to: ['verifyDomain', 'updateDomain'] },
+  createApiKey: { from: 'id', to: ['deleteApiKey'] },
+  createWebhook: { from: 'id', to: ['listWebhookDeliveries', 'deleteWebhook'] },
+};
+
+function links(name: string): Schema | undefined {
+  const link = LINKS[name];
+  if (!link) return undefined;
+  return Object.fromEntries(link.to.map((to) => [to, { operationId: to, parameters: { id: `$response.body#/${link.from}` } }]));
+}
+
 /** Requests needing "html or text": the one cross-field rule a JSON Schema can state. */
 const HTML_OR_TEXT = new Set(['SendEmailRequest', 'ScheduleEmailRequest']);
 
@@ -156,11 +182,13 @@ function responses(route: RestRoute, api: 'email' | 'admin', hasBody: boolean): 
   const isSend = SENDS.has(route.rpc.localName);
   // The email API's answers after the key is admitted carry the key's RateLimit headers.
   const rate = api === 'email' ? RATE_LIMIT_HEADERS : {};
+  const next = links(route.rpc.localName);
   const out: Record<string, Schema> = {
     200: {
       description: 'Success',
       ...(api === 'email' ? { headers: required(RATE_LIMIT_HEADERS) } : {}),
       content: { 'application/json': { schema: { $ref: `#/components/schemas/${route.rpc.output.name}` } } },
+      ...(next ? { links: next } : {}),
     },
     400: errorAnswer('The request breaks a rule of the API (the message names the field)', rate),
     401: errorAnswer(api === 'email' ? 'Missing, wrong or deleted API key' : 'Missing or wrong admin token'),

@@ -37,10 +37,10 @@ const INSTALL_HINT = `Install it as .ci/run does:
   ~/.cache/mailer/schemathesis-${PIN}/bin/pip install -r test/contract/requirements.txt
 or point SCHEMATHESIS_BIN at an \`st\` of schemathesis ${PIN}.`;
 
-function run(bin: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number | null; output: string }> {
+function run(bin: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number, cwd?: string): Promise<{ code: number | null; output: string }> {
   // Asynchronously: the service under test answers from this very process.
   return new Promise((resolve, reject) => {
-    const child = spawn(bin, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(bin, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
@@ -103,7 +103,7 @@ describe('the OpenAPI document is a contract the service keeps', () => {
       runs.push(await run(bin, [
         '--config-file', CONFIG_FILE, 'run', `${stack.api}/openapi.json`, '--include-tag', tag, '--no-color',
         '--seed', SEED, '--max-examples', String(MAX_EXAMPLES), '--report', 'junit', '--report-junit-path', path.join(reportDir, `${tag}.xml`),
-      ], env, RUN_TIMEOUT_MS));
+      ], env, RUN_TIMEOUT_MS, reportDir));
     }
     const result = { code: Math.max(...runs.map((r) => r.code ?? 1)), output: runs.map((r) => r.output).join('\n\n') };
     const seconds = Math.round((Date.now() - started) / 1000);
