@@ -98,7 +98,13 @@ export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
     allowed_domains: { items: { pattern: ALLOWED_DOMAIN.source } },
   },
   CreateWebhookRequest: {
-    url: { minLength: 1, maxLength: URL_MAX, format: 'uri', description: 'An http(s) URL on a public address.' },
+    url: {
+      minLength: 1,
+      maxLength: URL_MAX,
+      format: 'uri',
+      pattern: '^https?://[^\\s/?#@]+([/?#]\\S*)?$',
+      description: 'An http(s) URL without credentials whose host resolves to public addresses only.',
+    },
     events: { minItems: 1, uniqueItems: true, items: enumOf(EVENT_TYPES) },
   },
   ListWebhookDeliveriesRequest: { status: filterOf(DELIVERY_STATUSES), limit: count(DELIVERIES_PAGE.max, DELIVERIES_PAGE.default) },
