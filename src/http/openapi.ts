@@ -196,6 +196,7 @@ function responses(route: RestRoute, api: 'email' | 'admin', hasBody: boolean): 
   if (api === 'email') out[403] = errorAnswer('The key\'s permission, allowed domains or account status forbid this', rate);
   out[404] = errorAnswer('No such resource (or route)', rate);
   if (isSend) out[409] = errorAnswer('A request with this Idempotency-Key is still being answered', { ...rate, ...RETRY_AFTER });
+  if (route.idField) out[414] = errorAnswer('The path id is longer than the router accepts (no id the service issues is)');
   if (hasBody) out[413] = errorAnswer(`The body exceeds this endpoint's limit of ${route.bodyLimit ?? BODY_LIMITS.other} bytes`, rate);
   if (api === 'email') {
     out[429] = {

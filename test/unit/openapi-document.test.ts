@@ -67,6 +67,7 @@ describe('the OpenAPI document', () => {
       const expected = ['200', '400', '401', '404', '503'];
       if (!admin) expected.push('403', '429');
       if (o.requestBody) expected.push('413');
+      if (path.includes('{id}')) expected.push('414');
       for (const status of expected) expect(o.responses[status], `${where} ${status}`).toBeDefined();
       for (const [status, r] of Object.entries(o.responses as Record<string, S>)) {
         if (status !== '200') expect(r.content['application/json'].schema, `${where} ${status}`).toEqual({ $ref: '#/components/schemas/Error' });
