@@ -2,7 +2,7 @@ import { ScalarType, type DescField, type DescMessage } from '@bufbuild/protobuf
 import { FeatureSet_FieldPresence } from '@bufbuild/protobuf/wkt';
 import { BODY_LIMITS } from '../domain/limits.js';
 import { ERROR_TABLE } from '../errors.js';
-import { FIELD_CONSTRAINTS, IDEMPOTENCY_KEY_SCHEMA, type Schema } from './openapi-constraints.js';
+import { FIELD_CONSTRAINTS, IDEMPOTENCY_KEY_SCHEMA, NO_NUL, type Schema } from './openapi-constraints.js';
 import { ADMIN_BASE, ADMIN_ROUTES, API_BASE, EMAIL_ROUTES, type RestRoute } from './rest-routes.js';
 
 /**
@@ -135,7 +135,17 @@ function fieldSchema(f: DescField, role: Role, components: Components, extra: Sc
       break;
   }
   // A $ref with siblings is fine in 3.1, but nothing constrains a message field beyond its own schema.
-  return '$ref' in schema ? schema : merge(schema, extra);
+  if ('$ref' in schema) return schema;
+  const merged = merge(schema, extra);
+  return role === 'request' ? refuseNul(merged) : merged;
+}
+
+/** A request's free-form strings (no pattern, vocabulary or format of their own) refuse NUL. */
+function refuseNul(s: Schema): Schema {
+  if (s.type === 'string') return s.pattern === undefined && s.enum === undefined && s.format === undefined ? { ...s, pattern: NO_NUL } : s;
+  if (s.type === 'array' && typeof s.items === 'object' && !('$ref' in (s.items as Schema))) return { ...s, items: refuseNul(s.items as Schema) };
+  if (s.type === 'object' && typeof s.additionalProperties === 'object') return { ...s, additionalProperties: refuseNul(s.additionalProperties as Schema) };
+  return s;
 }
 
 /** Answers are encoded with every implicit field (alwaysEmitImplicit): those are always present. */
@@ -214,7 +224,7 @@ function operation(route: RestRoute, api: 'email' | 'admin', components: Compone
   const input = route.rpc.input;
   const constraints = FIELD_CONSTRAINTS[input.name] ?? {};
   const pathParams = route.idField
-    ? [{ name: 'id', in: 'path', required: true, schema: { type: 'string', minLength: 1 } }]
+    ? [{ name: 'id', in: 'path', required: true, schema: { type: 'string', minLength: 1, pattern: NO_NUL } }]
     : [];
   const fromQuery = route.method === 'GET' || route.method === 'DELETE';
   const queryParams = fromQuery

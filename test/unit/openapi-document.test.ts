@@ -48,6 +48,30 @@ describe('the OpenAPI document', () => {
     expect(pageSize.schema).toMatchObject({ type: 'integer', minimum: 0, maximum: LIMITS.pageSizeMax });
   });
 
+  it('refuses NUL in every free-form request string: body fields, list items, map values, query and path parameters', () => {
+    const strings: [string, S][] = [];
+    const walk = (where: string, x: S): void => {
+      if (x.$ref) {
+        const name = (x.$ref as string).split('/').pop()!;
+        if (name.endsWith('Input') || name.endsWith('Request')) walk(name, schema(name));
+        return;
+      }
+      if (x.type === 'string' && !x.enum && !x.format) strings.push([where, x]);
+      for (const [k, v] of Object.entries((x.properties ?? {}) as Record<string, S>)) walk(`${where}.${k}`, v);
+      if (typeof x.items === 'object') walk(`${where}[]`, x.items);
+      if (typeof x.additionalProperties === 'object') walk(`${where}{}`, x.additionalProperties);
+    };
+    for (const [method, path, o] of ops()) {
+      for (const p of o.parameters as S[]) walk(`${method} ${path} ${p.in}:${p.name}`, p.schema);
+      if (o.requestBody) walk(`${method} ${path} body`, o.requestBody.content['application/json'].schema);
+    }
+    expect(strings.length).toBeGreaterThan(40);
+    for (const [where, x] of strings) {
+      expect(x.pattern, where).toBeDefined();
+      expect(new RegExp(x.pattern).test('a\0b'), where).toBe(false);
+    }
+  });
+
   it('renders google.protobuf.Struct as a free-form object', () => {
     expect(schema('EmailEvent').properties.data).toEqual({ type: 'object', additionalProperties: true });
     expect(JSON.stringify(doc)).not.toContain('"fields"');
