@@ -20,6 +20,9 @@ export type EventType = (typeof EVENT_TYPES)[number];
 export const ACCOUNT_STATUSES = ['healthy', 'review', 'paused', 'banned'] as const;
 export type AccountStatus = (typeof ACCOUNT_STATUSES)[number];
 
+/** Why an address is suppressed. */
+export const SUPPRESSION_REASONS = ['bounce', 'complaint'] as const;
+
 export const PERMISSIONS = ['read_only', 'send_only', 'all'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 

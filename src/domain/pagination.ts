@@ -1,6 +1,11 @@
 import { invalid } from '../errors.js';
 import { LIMITS } from './limits.js';
 
+/** Deeper pages than this are refused: OFFSET makes PostgreSQL walk every skipped row. */
+export const MAX_OFFSET = 1_000_000_000;
+/** The largest page number valid with every page size (the OpenAPI document's maximum). */
+export const PAGE_MAX = MAX_OFFSET / LIMITS.pageSizeMax;
+
 export interface Page {
   limit: number;
   offset: number;
@@ -13,6 +18,6 @@ export function toPage(page: number, size: number, sizeField: string): Page {
   if (size > LIMITS.pageSizeMax) throw invalid(`${sizeField} is ${size}; the maximum is ${LIMITS.pageSizeMax}`);
   const limit = size === 0 ? LIMITS.pageSizeDefault : size;
   const offset = ((page === 0 ? 1 : page) - 1) * limit;
-  if (offset > 1_000_000_000) throw invalid(`page ${page} is too large`);
+  if (offset > MAX_OFFSET) throw invalid(`page ${page} is too large`);
   return { limit, offset };
 }

@@ -1,12 +1,80 @@
 import { ScalarType, type DescField, type DescMessage } from '@bufbuild/protobuf';
+import { FeatureSet_FieldPresence } from '@bufbuild/protobuf/wkt';
+import { BODY_LIMITS } from '../domain/limits.js';
 import { ERROR_TABLE } from '../errors.js';
+import { FIELD_CONSTRAINTS, IDEMPOTENCY_KEY_SCHEMA, NO_NUL, type Schema } from './openapi-constraints.js';
 import { ADMIN_BASE, ADMIN_ROUTES, API_BASE, EMAIL_ROUTES, type RestRoute } from './rest-routes.js';
 
 /**
- * The OpenAPI 3.1 document of the REST gateway, generated from the route table and the proto descriptors:
- * the schema is written once, in proto/, and this can never drift from it.
+ * The OpenAPI 3.1 document of the REST gateway, generated from the route table, the proto descriptors and
+ * the validation's own constants (openapi-constraints.ts): the schema is written once, in proto/, the
+ * limits once, in the code that enforces them, and this can drift from neither. The contract test
+ * (test/contract/fuzz.test.ts) fuzzes the running service against it.
  */
-type Schema = Record<string, unknown>;
+
+/** Which side of the wire a message is on: requests carry the input rules, answers say what is always present. */
+type Role = 'request' | 'response';
+
+const INT32 = { minimum: -2_147_483_648, maximum: 2_147_483_647 };
+const UINT32_MAX = 4_294_967_295;
+
+/** The fields of a request that must be given: what proto3 cannot say (it has no required). */
+const REQUIRED_REQUEST_FIELDS: Record<string, string[]> = {
+  SendEmailRequest: ['from', 'to', 'subject'],
+  ScheduleEmailRequest: ['from', 'to', 'subject', 'scheduled_at'],
+  AttachmentInput: ['filename', 'content'],
+  SendBatchRequest: ['emails'],
+  CreateAccountRequest: ['name'],
+  CreateDomainRequest: ['name'],
+  CreateApiKeyRequest: ['name', 'permission'],
+  CreateWebhookRequest: ['url', 'events'],
+};
+
+/** The endpoints that send, and take an Idempotency-Key. */
+const SENDS = new Set(['sendEmail', 'scheduleEmail', 'sendBatch']);
+
+/** Rules that depend on what is stored, which no schema can state: 400s for requests the schema allows. */
+const STATE_RULES: Record<string, string> = {
+  createDomain: 'A domain already added to the account is a 400.',
+  cancelScheduledEmail: 'Cancelling an email already cancelled answers 200 again; one already sent is a 400.',
+  resendWebhookDelivery: 'A delivery still being tried, or one of a deleted webhook, is a 400.',
+};
+
+/** A request that succeeds against a fresh service (its default account sends from the verified example.com). */
+const EXAMPLE_EMAIL = { from: 'Sender <sender@example.com>', to: ['rcpt@example.net'], subject: 'Hello', text: 'Hello there' };
+const REQUEST_EXAMPLES: Record<string, unknown> = {
+  sendEmail: EXAMPLE_EMAIL,
+  sendBatch: { emails: [EXAMPLE_EMAIL, { ...EXAMPLE_EMAIL, to: ['other@example.net'] }] },
+};
+
+/**
+ * Where an answer's id may be used next (OpenAPI links, by operation id), within the same API: clients and
+ * the contract test's stateful phase follow them. A webhook's verify is left out: it calls the URL.
+ */
+const LINKS: Record<string, { from: string; to: string[] }> = {
+  sendEmail: { from: 'id', to: ['getEmail'] },
+  scheduleEmail: { from: 'id', to: ['getScheduledEmail', 'cancelScheduledEmail'] },
+  sendBatch: { from: 'job_id', to: ['getBatchJob'] },
+  createAccount: {
+    from: 'id',
+    to: [
+      'getAccount', 'updateAccount', 'createDomain', 'listDomains', 'createApiKey', 'listApiKeys', 'createWebhook', 'listWebhooks',
+      'listAccountEmails', 'listAccountBatchJobs', 'listAccountScheduledEmails', 'getAccountStats', 'listSuppressions',
+    ],
+  },
+  createDomain: { from: 'id', to: ['verifyDomain', 'updateDomain'] },
+  createApiKey: { from: 'id', to: ['deleteApiKey'] },
+  createWebhook: { from: 'id', to: ['listWebhookDeliveries', 'deleteWebhook'] },
+};
+
+function links(name: string): Schema | undefined {
+  const link = LINKS[name];
+  if (!link) return undefined;
+  return Object.fromEntries(link.to.map((to) => [to, { operationId: to, parameters: { id: `$response.body#/${link.from}` } }]));
+}
+
+/** Requests needing "html or text": the one cross-field rule a JSON Schema can state. */
+const HTML_OR_TEXT = new Set(['SendEmailRequest', 'ScheduleEmailRequest']);
 
 function scalarSchema(t: ScalarType): Schema {
   switch (t) {
@@ -14,103 +82,239 @@ function scalarSchema(t: ScalarType): Schema {
     case ScalarType.BOOL: return { type: 'boolean' };
     case ScalarType.BYTES: return { type: 'string', contentEncoding: 'base64' };
     case ScalarType.DOUBLE: case ScalarType.FLOAT: return { type: 'number' };
-    case ScalarType.INT32: case ScalarType.SINT32: case ScalarType.SFIXED32: return { type: 'integer', format: 'int32' };
-    case ScalarType.UINT32: case ScalarType.FIXED32: return { type: 'integer', format: 'uint32', minimum: 0 };
+    case ScalarType.INT32: case ScalarType.SINT32: case ScalarType.SFIXED32: return { type: 'integer', format: 'int32', ...INT32 };
+    case ScalarType.UINT32: case ScalarType.FIXED32: return { type: 'integer', format: 'uint32', minimum: 0, maximum: UINT32_MAX };
     default: return { type: 'string', format: 'int64' };
   }
 }
 
-function fieldSchema(f: DescField, refs: Set<DescMessage>): Schema {
-  const ref = (m: DescMessage) => {
-    refs.add(m);
-    return { $ref: `#/components/schemas/${m.name}` };
-  };
-  switch (f.fieldKind) {
-    case 'scalar': return scalarSchema(f.scalar);
-    case 'enum': return { type: 'string' };
-    case 'message': return ref(f.message);
-    case 'list':
-      return { type: 'array', items: f.listKind === 'scalar' ? scalarSchema(f.scalar) : f.listKind === 'message' ? ref(f.message) : { type: 'string' } };
-    case 'map':
-      return { type: 'object', additionalProperties: f.mapKind === 'scalar' ? scalarSchema(f.scalar) : f.mapKind === 'message' ? ref(f.message) : { type: 'string' } };
+/** Registers the messages a schema refers to, under a name per role, so the components can be written after. */
+class Components {
+  readonly pending = new Map<string, { message: DescMessage; role: Role }>();
+
+  ref(m: DescMessage, role: Role): Schema {
+    // google.protobuf.Struct is a free-form JSON object on the wire, not its {fields: ...} message form.
+    if (m.typeName === 'google.protobuf.Struct') return { type: 'object', additionalProperties: true };
+    const name = componentName(m, role);
+    if (!this.pending.has(name)) this.pending.set(name, { message: m, role });
+    return { $ref: `#/components/schemas/${name}` };
   }
 }
 
-function messageSchema(m: DescMessage, refs: Set<DescMessage>, omit: string[] = []): Schema {
-  const properties: Record<string, Schema> = {};
-  for (const f of m.fields) if (!omit.includes(f.name)) properties[f.name] = fieldSchema(f, refs);
-  return { type: 'object', properties, additionalProperties: false };
+/** A request's nested message that is also an answer's (Attachment) gets a name of its own. */
+function componentName(m: DescMessage, role: Role): string {
+  return role === 'request' && !m.name.endsWith('Request') ? `${m.name}Input` : m.name;
 }
 
-const errorResponse = (description: string) => ({
-  description,
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-});
+function merge(base: Schema, extra: Schema | undefined): Schema {
+  if (!extra) return base;
+  const out: Schema = { ...base, ...extra };
+  for (const key of ['items', 'additionalProperties'] as const) {
+    if (typeof base[key] === 'object' && typeof extra[key] === 'object') out[key] = { ...(base[key] as Schema), ...(extra[key] as Schema) };
+  }
+  return out;
+}
 
-function operation(route: RestRoute, refs: Set<DescMessage>, security: string): Schema {
+function fieldSchema(f: DescField, role: Role, components: Components, extra: Schema | undefined): Schema {
+  let schema: Schema;
+  switch (f.fieldKind) {
+    case 'scalar': schema = scalarSchema(f.scalar); break;
+    case 'enum': schema = { type: 'string' }; break;
+    case 'message': schema = components.ref(f.message, role); break;
+    case 'list':
+      schema = {
+        type: 'array',
+        items: f.listKind === 'scalar' ? scalarSchema(f.scalar) : f.listKind === 'message' ? components.ref(f.message, role) : { type: 'string' },
+      };
+      break;
+    case 'map':
+      schema = {
+        type: 'object',
+        additionalProperties: f.mapKind === 'scalar' ? scalarSchema(f.scalar) : f.mapKind === 'message' ? components.ref(f.message, role) : { type: 'string' },
+      };
+      break;
+  }
+  // A $ref with siblings is fine in 3.1, but nothing constrains a message field beyond its own schema.
+  if ('$ref' in schema) return schema;
+  const merged = merge(schema, extra);
+  return role === 'request' ? refuseNul(merged) : merged;
+}
+
+/** A request's free-form strings (no pattern, vocabulary or format of their own) refuse NUL. */
+function refuseNul(s: Schema): Schema {
+  if (s.type === 'string') return s.pattern === undefined && s.enum === undefined && s.format === undefined ? { ...s, pattern: NO_NUL } : s;
+  if (s.type === 'array' && typeof s.items === 'object' && !('$ref' in (s.items as Schema))) return { ...s, items: refuseNul(s.items as Schema) };
+  if (s.type === 'object' && typeof s.additionalProperties === 'object') return { ...s, additionalProperties: refuseNul(s.additionalProperties as Schema) };
+  return s;
+}
+
+/** Answers are encoded with every implicit field (alwaysEmitImplicit): those are always present. */
+function alwaysPresent(f: DescField): boolean {
+  if (f.fieldKind === 'list' || f.fieldKind === 'map') return true;
+  return f.fieldKind !== 'message' && f.presence === FeatureSet_FieldPresence.IMPLICIT;
+}
+
+function messageSchema(m: DescMessage, role: Role, components: Components, omit: string[] = []): Schema {
+  const name = componentName(m, role);
+  const constraints = FIELD_CONSTRAINTS[name] ?? {};
+  const properties: Record<string, Schema> = {};
+  const fields = m.fields.filter((f) => !omit.includes(f.name));
+  for (const f of fields) properties[f.name] = fieldSchema(f, role, components, constraints[f.name]);
+  const required = role === 'response' ? fields.filter(alwaysPresent).map((f) => f.name) : (REQUIRED_REQUEST_FIELDS[name] ?? []);
+  return {
+    type: 'object',
+    properties,
+    ...(required.length > 0 ? { required } : {}),
+    ...(role === 'request' && HTML_OR_TEXT.has(name)
+      ? { anyOf: [{ required: ['html'], properties: { html: { minLength: 1 } } }, { required: ['text'], properties: { text: { minLength: 1 } } }] }
+      : {}),
+    additionalProperties: false,
+  };
+}
+
+const ERROR_REF = { $ref: '#/components/schemas/Error' };
+const INTEGER_HEADER = { schema: { type: 'integer', minimum: 0 } };
+const RATE_LIMIT_HEADERS = {
+  'RateLimit-Limit': { description: 'Requests per second this API key may make.', ...INTEGER_HEADER },
+  'RateLimit-Remaining': { description: 'Requests left in the current window.', ...INTEGER_HEADER },
+  'RateLimit-Reset': { description: 'Seconds until the window is full again.', ...INTEGER_HEADER },
+};
+const required = (headers: Record<string, Schema>) =>
+  Object.fromEntries(Object.entries(headers).map(([name, h]) => [name, { ...h, required: true }]));
+const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'integer', minimum: 1 } } };
+
+function errorAnswer(description: string, headers: Record<string, Schema> = {}): Schema {
+  return { description, ...(Object.keys(headers).length > 0 ? { headers } : {}), content: { 'application/json': { schema: ERROR_REF } } };
+}
+
+/** Every answer an operation can give: the error table's statuses that its rules and its gateway can reach. */
+function responses(route: RestRoute, api: 'email' | 'admin', hasBody: boolean): Schema {
+  const isSend = SENDS.has(route.rpc.localName);
+  // The email API's answers after the key is admitted carry the key's RateLimit headers.
+  const rate = api === 'email' ? RATE_LIMIT_HEADERS : {};
+  const next = links(route.rpc.localName);
+  const out: Record<string, Schema> = {
+    200: {
+      description: 'Success',
+      ...(api === 'email' ? { headers: required(RATE_LIMIT_HEADERS) } : {}),
+      content: { 'application/json': { schema: { $ref: `#/components/schemas/${route.rpc.output.name}` } } },
+      ...(next ? { links: next } : {}),
+    },
+    400: errorAnswer('The request breaks a rule of the API (the message names the field)', rate),
+    401: errorAnswer(api === 'email' ? 'Missing, wrong or deleted API key' : 'Missing or wrong admin token'),
+  };
+  if (api === 'email') out[403] = errorAnswer('The key\'s permission, allowed domains or account status forbid this', rate);
+  out[404] = errorAnswer('No such resource (or route)', rate);
+  if (isSend) out[409] = errorAnswer('A request with this Idempotency-Key is still being answered', { ...rate, ...RETRY_AFTER });
+  if (route.idField) out[414] = errorAnswer('The path id is longer than the router accepts (no id the service issues is)');
+  if (hasBody) out[413] = errorAnswer(`The body exceeds this endpoint's limit of ${route.bodyLimit ?? BODY_LIMITS.other} bytes`, rate);
+  if (api === 'email') {
+    out[429] = {
+      description: 'Rate limit exceeded (`{error: "too many requests", message}`)'
+        + (isSend ? ', or the daily quota (`{error: "daily quota exceeded (<used>/<total>), resets at <time>"}`, no message)' : ''),
+      headers: { ...RATE_LIMIT_HEADERS, ...RETRY_AFTER },
+      content: { 'application/json': { schema: ERROR_REF } },
+    };
+  } else {
+    out[429] = errorAnswer('Too many wrong admin tokens from this address, or from all (`{error: "too many requests", message}`)', RETRY_AFTER);
+  }
+  out[503] = errorAnswer('The service is stopping, or its database or Temporal is unavailable');
+  return out;
+}
+
+function operation(route: RestRoute, api: 'email' | 'admin', components: Components): Schema {
   const input = route.rpc.input;
-  const pathParams = route.idField ? [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }] : [];
+  const constraints = FIELD_CONSTRAINTS[input.name] ?? {};
+  const pathParams = route.idField
+    ? [{ name: 'id', in: 'path', required: true, schema: { type: 'string', minLength: 1, pattern: NO_NUL } }]
+    : [];
   const fromQuery = route.method === 'GET' || route.method === 'DELETE';
   const queryParams = fromQuery
-    ? input.fields.filter((f) => f.name !== route.idField).map((f) => ({ name: f.name, in: 'query', required: false, schema: fieldSchema(f, refs) }))
+    ? input.fields
+        .filter((f) => f.name !== route.idField)
+        .map((f) => ({ name: f.name, in: 'query', required: false, schema: fieldSchema(f, 'request', components, constraints[f.name]) }))
     : [];
-  refs.add(route.rpc.output);
+  const name = route.rpc.localName;
+  const idempotencyKey = SENDS.has(name)
+    ? [{
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description: 'Repeating a request with the same key within 24 hours answers the first answer again and sends nothing twice.',
+        schema: IDEMPOTENCY_KEY_SCHEMA,
+      }]
+    : [];
+  components.ref(route.rpc.output, 'response');
+  const example = REQUEST_EXAMPLES[name];
   return {
-    operationId: route.rpc.localName,
+    // The management API's cancel shares its RPC's name with the public one; operation ids are unique.
+    operationId: name + (api === 'admin' && EMAIL_ROUTES.some((r) => r.rpc.localName === name) ? 'Admin' : ''),
     summary: route.summary,
-    security: [{ [security]: [] }],
-    parameters: [...pathParams, ...queryParams],
+    ...(STATE_RULES[name] ? { description: STATE_RULES[name] } : {}),
+    tags: [api === 'email' ? 'emails' : 'admin'],
+    security: [{ [api === 'email' ? 'apiKey' : 'adminToken']: [] }],
+    parameters: [...pathParams, ...queryParams, ...idempotencyKey],
     ...(fromQuery
       ? {}
       : {
           requestBody: {
             required: true,
-            content: { 'application/json': { schema: messageSchema(input, refs, route.idField ? [route.idField] : []) } },
+            content: {
+              'application/json': {
+                schema: messageSchema(input, 'request', components, route.idField ? [route.idField] : []),
+                ...(example ? { example } : {}),
+              },
+            },
           },
         }),
-    responses: {
-      200: { description: 'Success', content: { 'application/json': { schema: { $ref: `#/components/schemas/${route.rpc.output.name}` } } } },
-      400: errorResponse('Validation error'),
-      401: errorResponse('Missing, wrong or deleted credentials'),
-      403: errorResponse('Not permitted'),
-      404: errorResponse('Not found'),
-      429: errorResponse(security === 'adminToken'
-        ? 'Too many failed admin token attempts from this address, or from all (see Retry-After)'
-        : 'Rate limit or daily quota exceeded'),
-    },
+    responses: responses(route, api, !fromQuery),
   };
 }
 
 export function buildOpenApi(publicUrl: string): Schema {
-  const refs = new Set<DescMessage>();
+  const components = new Components();
   const paths: Record<string, Record<string, Schema>> = {};
-  const add = (base: string, routes: RestRoute[], security: string) => {
+  const add = (base: string, routes: RestRoute[], api: 'email' | 'admin') => {
     for (const r of routes) {
       const p = `${base}${r.path}`.replace(/:id/g, '{id}');
-      (paths[p] ??= {})[r.method.toLowerCase()] = operation(r, refs, security);
+      (paths[p] ??= {})[r.method.toLowerCase()] = operation(r, api, components);
     }
   };
-  add(API_BASE, EMAIL_ROUTES, 'apiKey');
-  add(ADMIN_BASE, ADMIN_ROUTES, 'adminToken');
+  add(API_BASE, EMAIL_ROUTES, 'email');
+  add(ADMIN_BASE, ADMIN_ROUTES, 'admin');
   const schemas: Record<string, Schema> = {
     Error: {
-      type: 'object', required: ['error'],
-      properties: { error: { type: 'string', examples: Object.values(ERROR_TABLE).map((e) => e.error) }, message: { type: 'string' } },
+      type: 'object',
+      required: ['error'],
+      properties: {
+        error: { type: 'string', examples: [...new Set(Object.values(ERROR_TABLE).map((e) => e.error))] },
+        message: { type: 'string' },
+      },
+      additionalProperties: false,
+      description: 'Every error answer. The daily quota\'s 429 carries only `error` (which holds the numbers).',
     },
   };
   // Referenced messages may reference more: expand until closed.
-  const done = new Set<DescMessage>();
-  while (done.size < refs.size) {
-    for (const m of [...refs]) {
-      if (done.has(m)) continue;
-      done.add(m);
-      schemas[m.name] = messageSchema(m, refs);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [name, { message, role }] of components.pending) {
+      if (name in schemas) continue;
+      schemas[name] = messageSchema(message, role, components);
+      grew = true;
     }
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'mailer: transactional email API', version: 'v1', description: 'Generated from proto/mail/v1. Errors answer {error, message}.' },
+    info: {
+      title: 'mailer: transactional email API',
+      version: 'v1',
+      description: 'Generated from proto/mail/v1 and the service\'s validation rules. Errors answer {error, message}.',
+    },
     servers: [{ url: publicUrl }],
+    tags: [
+      { name: 'emails', description: 'The public API (an API key)' },
+      { name: 'admin', description: 'The management API (the admin token)' },
+    ],
     paths,
     components: {
       schemas,

@@ -13,7 +13,8 @@ export interface AccountWithStats extends AccountRow {
   complaintRate: number;
 }
 
-const NAME_MAX = 200;
+export const NAME_MAX = 200;
+export const DAILY_QUOTA_MAX = 100_000_000;
 
 /** Accounts, as operators manage them through the management API. */
 export function createAccountsService(deps: { accounts: AccountsRepo; health: Pick<HealthService, 'rates'>; now: () => Date }) {
@@ -48,8 +49,8 @@ export function createAccountsService(deps: { accounts: AccountsRepo; health: Pi
       if (patch.status !== undefined && !isOneOf(ACCOUNT_STATUSES, patch.status)) {
         throw invalid(`status must be one of ${ACCOUNT_STATUSES.join(', ')}; got "${patch.status}"`);
       }
-      if (patch.dailyQuota !== undefined && (patch.dailyQuota < 0 || patch.dailyQuota > 100_000_000)) {
-        throw invalid(`daily_quota must be from 0 to 100000000; got ${patch.dailyQuota}`);
+      if (patch.dailyQuota !== undefined && (patch.dailyQuota < 0 || patch.dailyQuota > DAILY_QUOTA_MAX)) {
+        throw invalid(`daily_quota must be from 0 to ${DAILY_QUOTA_MAX}; got ${patch.dailyQuota}`);
       }
       const updated = await deps.accounts.update(id, {
         ...(patch.status !== undefined ? { status: patch.status as AccountRow['status'] } : {}),

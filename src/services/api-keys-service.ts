@@ -6,8 +6,8 @@ import { newId } from '../ids.js';
 import type { UsageRecorder } from './usage-recorder.js';
 import { generateApiKey } from './secrets.js';
 
-const NAME_MAX = 200;
-const DOMAIN = /^[a-z0-9.-]{1,253}$/;
+export const NAME_MAX = 200;
+export const DOMAIN = /^[a-z0-9.-]{1,253}$/;
 
 export function createApiKeysService(deps: { apiKeys: ApiKeysRepo; accounts: Pick<AccountsRepo, 'get'>; usage: Pick<UsageRecorder, 'flush'> }) {
   return {

@@ -2,7 +2,8 @@ import { simpleParser } from 'mailparser';
 import type { CaughtMessageRow, CaughtMessagesRepo } from '../db/repos/caught-messages-repo.js';
 import { invalid, notFound } from '../errors.js';
 
-const LIST_MAX = 500;
+export const LIST_MAX = 500;
+export const LIST_DEFAULT = 50;
 
 /** What the built-in catcher received, newest first. */
 export function createCaughtMailService(deps: { caught: Pick<CaughtMessagesRepo, 'list' | 'get'> }) {
@@ -19,7 +20,7 @@ export function createCaughtMailService(deps: { caught: Pick<CaughtMessagesRepo,
 
     async list(limit: number): Promise<CaughtMessageRow[]> {
       if (limit < 0 || limit > LIST_MAX) throw invalid(`limit must be from 1 to ${LIST_MAX}; got ${limit}`);
-      return deps.caught.list(limit === 0 ? 50 : limit);
+      return deps.caught.list(limit === 0 ? LIST_DEFAULT : limit);
     },
   };
 }

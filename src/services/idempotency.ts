@@ -8,7 +8,7 @@ import { sha256 } from './secrets.js';
  * first answer again and sends nothing twice; the same key with another request is a 400. A second request
  * arriving while the first is still being answered gets a 409 and may retry.
  */
-const KEY_SHAPE = /^[\x21-\x7e]{1,256}$/;
+export const KEY_SHAPE = /^[\x21-\x7e]{1,256}$/;
 /** A reservation whose request never completed (its process died) is taken over after this. */
 const STALE_SECONDS = 60;
 

@@ -10,7 +10,7 @@ import type { BatchService } from './batch-service.js';
 import type { EmailQueryService, ListEmailsQuery } from './email-query-service.js';
 import type { ScheduleService } from './schedule-service.js';
 
-const STATS_DAYS = { default: 30, max: 90 } as const;
+export const STATS_DAYS = { default: 30, max: 90 } as const;
 
 export interface OperatorDeps {
   accounts: Pick<AccountsRepo, 'get'>;

@@ -7,9 +7,9 @@ import { newId } from '../ids.js';
 import type { UrlCheck } from '../webhooks/address-guard.js';
 import { generateWebhookSecret } from './secrets.js';
 
-const URL_MAX = 2048;
-const DELIVERY_STATUSES: readonly WebhookDeliveryStatus[] = ['pending', 'succeeded', 'discarded'];
-const DELIVERIES_PAGE = { default: 50, max: 100 } as const;
+export const URL_MAX = 2048;
+export const DELIVERY_STATUSES: readonly WebhookDeliveryStatus[] = ['pending', 'succeeded', 'discarded'];
+export const DELIVERIES_PAGE = { default: 50, max: 100 } as const;
 
 export interface WebhooksDeps {
   webhooks: WebhooksRepo;

@@ -1,0 +1,150 @@
+import {
+  ACCOUNT_STATUSES, BATCH_STATUSES, EMAIL_STATUSES, EVENT_TYPES, JOB_TYPES, PERMISSIONS, SCHEDULED_FILTERS, SCHEDULED_STATUSES, SUPPRESSION_REASONS,
+} from '../domain/catalog.js';
+import { LIMITS } from '../domain/limits.js';
+import { PAGE_MAX } from '../domain/pagination.js';
+import { MAX_SCHEDULE_DAYS } from '../domain/schedule.js';
+import { DAILY_QUOTA_MAX, NAME_MAX as ACCOUNT_NAME_MAX } from '../services/accounts-service.js';
+import { DOMAIN as ALLOWED_DOMAIN, NAME_MAX as API_KEY_NAME_MAX } from '../services/api-keys-service.js';
+import { LIST_DEFAULT as CAUGHT_LIST_DEFAULT, LIST_MAX as CAUGHT_LIST_MAX } from '../services/caught-mail-service.js';
+import { KEY_SHAPE } from '../services/idempotency.js';
+import { STATS_DAYS } from '../services/operator-service.js';
+import { DELIVERIES_PAGE, DELIVERY_STATUSES, URL_MAX } from '../services/webhooks-service.js';
+
+/**
+ * What the proto types cannot say about a field: required, limits, vocabularies and formats, written from
+ * the very constants the validation reads, so the OpenAPI document tightens and loosens with the code.
+ * Rules a JSON Schema cannot state (an address's syntax, "html or text", a sum of recipients, a webhook
+ * URL's reachability, scheduled_at's window) stay in the descriptions, and 400 is documented for them.
+ */
+export type Schema = Record<string, unknown>;
+
+/** A field's extra schema; `items` and `propertyNames`/`additionalProperties` merge into the generated ones. */
+type Constraints = Record<string, Schema>;
+
+const enumOf = (values: readonly string[]) => ({ enum: [...values] });
+/** A filter: one of the values, or empty for all. */
+const filterOf = (values: readonly string[]) => ({ enum: ['', ...values] });
+const dateTime = { format: 'date-time' };
+/** A count where 0, like absence, means the default (proto3 cannot tell them apart). */
+const count = (max: number, fallback: number) => ({ minimum: 0, maximum: max, description: `From 1 to ${max}; 0 or absent: ${fallback}.` });
+const page = { minimum: 0, maximum: PAGE_MAX, description: 'Page number from 1; 0 or absent: the first page.' };
+const pageSize = count(LIMITS.pageSizeMax, LIMITS.pageSizeDefault);
+
+/**
+ * No request string may hold a NUL byte (a 400 naming the field): openapi.ts gives every string without a
+ * pattern of its own this one, and the patterns below exclude NUL themselves.
+ */
+export const NO_NUL = '^[^\\x00]*$';
+// Something besides white space (names are trimmed), and no NUL.
+const NOT_BLANK = '^[^\\x00]*[^\\s\\uFEFF\\x00][^\\x00]*$';
+// Printable characters only; tab is allowed in header and tag values.
+const NO_CONTROL = '^[^\\x00-\\x08\\x0a-\\x1f\\x7f]*$';
+const ADDRESS = {
+  maxLength: LIMITS.addressChars,
+  description: '`user@example.com` or `Name <user@example.com>`; one mailbox per entry (anything else is a 400).',
+};
+const addressList = (min: number) => ({ minItems: min, maxItems: LIMITS.recipients, items: ADDRESS });
+
+const attachmentRequest: Constraints = {
+  filename: { minLength: 1, maxLength: LIMITS.filenameChars, pattern: '^[^\\x00-\\x1f\\x7f/\\\\]+$' },
+  content: {
+    minLength: 1,
+    contentEncoding: 'base64',
+    pattern: '^[A-Za-z0-9+/_\\-\\r\\n\\t ]+={0,2}$',
+    description: `The file's bytes in base64 (standard or URL-safe; line breaks allowed), at most ${LIMITS.attachmentBytes} bytes decoded.`,
+  },
+  content_type: { maxLength: 255, description: 'A media type such as `application/pdf`; empty: guessed from the filename.' },
+};
+
+const draft: Constraints = {
+  from: { minLength: 1, ...ADDRESS },
+  to: { ...addressList(1), description: `At least one recipient; to, cc and bcc together at most ${LIMITS.recipients}.` },
+  cc: addressList(0),
+  bcc: addressList(0),
+  reply_to: addressList(0),
+  subject: { minLength: 1, maxLength: LIMITS.subjectChars, pattern: '^[^\\r\\n\\x00]+$', description: 'One line.' },
+  html: { maxLength: LIMITS.htmlBytes, description: `html or text is required; at most ${LIMITS.htmlBytes} bytes in UTF-8.` },
+  text: { maxLength: LIMITS.textBytes, description: `html or text is required; at most ${LIMITS.textBytes} bytes in UTF-8.` },
+  attachments: { maxItems: LIMITS.attachments },
+  headers: {
+    maxProperties: LIMITS.customHeaders,
+    propertyNames: { minLength: 1, maxLength: LIMITS.headerNameChars, pattern: '^[\\x21-\\x39\\x3b-\\x7e]+$' },
+    additionalProperties: { maxLength: LIMITS.headerValueChars, pattern: NO_CONTROL },
+    description: 'Custom headers. Headers the service writes itself (From, To, Subject, Message-ID, Content-Type, ...) are refused.',
+  },
+  tags: {
+    maxProperties: LIMITS.tags,
+    propertyNames: { minLength: 1, maxLength: LIMITS.tagKeyChars, pattern: '^[A-Za-z0-9_-]+$' },
+    additionalProperties: { maxLength: LIMITS.tagValueChars, pattern: NO_CONTROL },
+  },
+};
+
+/** Keyed by component name (a request's nested message is `<Name>Input`), then JSON field name. */
+export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
+  // Requests of the email API.
+  SendEmailRequest: draft,
+  ScheduleEmailRequest: {
+    ...draft,
+    scheduled_at: { ...dateTime, description: `ISO 8601 with a zone, in the future and at most ${MAX_SCHEDULE_DAYS} days ahead.` },
+  },
+  AttachmentInput: attachmentRequest,
+  SendBatchRequest: { emails: { minItems: 1, maxItems: LIMITS.batchEmails } },
+  ListEmailsRequest: { page, page_size: pageSize, status: filterOf(EMAIL_STATUSES), job_type: filterOf(JOB_TYPES) },
+  ListScheduledEmailsRequest: { page, limit: pageSize, status: filterOf(SCHEDULED_FILTERS) },
+  ListBatchJobsRequest: { page, limit: pageSize, status: filterOf(BATCH_STATUSES) },
+
+  // Requests of the management API.
+  CreateAccountRequest: { name: { minLength: 1, maxLength: ACCOUNT_NAME_MAX, pattern: NOT_BLANK } },
+  UpdateAccountRequest: { status: enumOf(ACCOUNT_STATUSES), daily_quota: { minimum: 0, maximum: DAILY_QUOTA_MAX } },
+  CreateDomainRequest: { name: { minLength: 1, maxLength: 253 * 4 } },
+  CreateApiKeyRequest: {
+    name: { minLength: 1, maxLength: API_KEY_NAME_MAX, pattern: NOT_BLANK },
+    permission: enumOf(PERMISSIONS),
+    allowed_domains: { items: { pattern: ALLOWED_DOMAIN.source } },
+  },
+  CreateWebhookRequest: {
+    url: {
+      minLength: 1,
+      maxLength: URL_MAX,
+      format: 'uri',
+      pattern: '^https?://[^\\s/?#@\\x00]+([/?#][^\\s\\x00]*)?$',
+      description: 'An http(s) URL without credentials whose host resolves to public addresses only.',
+    },
+    events: { minItems: 1, uniqueItems: true, items: enumOf(EVENT_TYPES) },
+  },
+  ListWebhookDeliveriesRequest: { status: filterOf(DELIVERY_STATUSES), limit: count(DELIVERIES_PAGE.max, DELIVERIES_PAGE.default) },
+  ListAccountEmailsRequest: { page, page_size: pageSize, status: filterOf(EMAIL_STATUSES), job_type: filterOf(JOB_TYPES) },
+  ListAccountBatchJobsRequest: { page, limit: pageSize, status: filterOf(BATCH_STATUSES) },
+  ListAccountScheduledEmailsRequest: { page, limit: pageSize, status: filterOf(SCHEDULED_FILTERS) },
+  GetAccountStatsRequest: { days: count(STATS_DAYS.max, STATS_DAYS.default) },
+  ListCaughtMessagesRequest: { limit: count(CAUGHT_LIST_MAX, CAUGHT_LIST_DEFAULT) },
+
+  // Answers: the vocabularies and formats the presenters write.
+  SendEmailResponse: { status: enumOf(EMAIL_STATUSES) },
+  ScheduleEmailResponse: { status: enumOf(SCHEDULED_STATUSES) },
+  SendBatchResponse: { status: enumOf(BATCH_STATUSES) },
+  Email: { status: enumOf(EMAIL_STATUSES), mal_status: { const: 'healthy' }, created_at: dateTime, job_type: enumOf(JOB_TYPES) },
+  EmailSummary: { status: enumOf(EMAIL_STATUSES), created_at: dateTime },
+  ScheduledEmail: { status: enumOf(SCHEDULED_STATUSES), scheduled_at: dateTime, created_at: dateTime },
+  BatchJob: { status: enumOf(BATCH_STATUSES), created_at: dateTime, completed_at: dateTime },
+  Account: { status: enumOf(ACCOUNT_STATUSES), created_at: dateTime },
+  Domain: { created_at: dateTime },
+  ApiKey: { permission: enumOf(PERMISSIONS), created_at: dateTime },
+  Webhook: { events: { items: enumOf(EVENT_TYPES) }, created_at: dateTime },
+  WebhookDelivery: { status: enumOf(DELIVERY_STATUSES), created_at: dateTime, completed_at: dateTime },
+  WebhookAttempt: { started_at: dateTime },
+  EmailEvent: { type: enumOf(EVENT_TYPES), created_at: dateTime },
+  DailyStats: { day: { format: 'date' } },
+  Suppression: { reason: enumOf(SUPPRESSION_REASONS), created_at: dateTime },
+  CaughtMessage: { received_at: dateTime },
+};
+
+/** The Idempotency-Key header of the three send endpoints. */
+export const IDEMPOTENCY_KEY_SCHEMA: Schema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 256,
+  // KEY_SHAPE with its length quantifier spelt as minLength/maxLength.
+  pattern: KEY_SHAPE.source.replace('{1,256}', '+'),
+};

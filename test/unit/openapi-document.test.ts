@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { ACCOUNT_STATUSES, EVENT_TYPES, PERMISSIONS } from '../../src/domain/catalog.js';
+import { LIMITS } from '../../src/domain/limits.js';
+import { buildOpenApi } from '../../src/http/openapi.js';
+import { DAILY_QUOTA_MAX } from '../../src/services/accounts-service.js';
+
+/** The document states the rules the validation enforces, from the same constants (the fuzz test holds the service to it). */
+
+type S = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const doc = buildOpenApi('http://127.0.0.1:8080') as S;
+const op = (method: string, path: string): S => doc.paths[path][method];
+const body = (method: string, path: string): S => op(method, path).requestBody.content['application/json'].schema;
+const schema = (name: string): S => doc.components.schemas[name];
+const ops = (): [string, string, S][] =>
+  Object.entries(doc.paths as Record<string, S>).flatMap(([p, methods]) => Object.entries(methods).map(([m, o]) => [m, p, o as S] as [string, string, S]));
+
+describe('the OpenAPI document', () => {
+  it('states the send request\'s required fields and limits from LIMITS', () => {
+    const send = body('post', '/v1/mail/emails');
+    expect(send.required).toEqual(['from', 'to', 'subject']);
+    expect(send.anyOf).toHaveLength(2);
+    expect(send.additionalProperties).toBe(false);
+    expect(send.properties.subject).toMatchObject({ minLength: 1, maxLength: LIMITS.subjectChars });
+    expect(send.properties.to).toMatchObject({ minItems: 1, maxItems: LIMITS.recipients, items: { maxLength: LIMITS.addressChars } });
+    expect(send.properties.attachments.maxItems).toBe(LIMITS.attachments);
+    expect(send.properties.headers.maxProperties).toBe(LIMITS.customHeaders);
+    expect(send.properties.tags.propertyNames.maxLength).toBe(LIMITS.tagKeyChars);
+    expect(schema('AttachmentInput').required).toEqual(['filename', 'content']);
+    expect(schema('AttachmentInput').properties.filename.maxLength).toBe(LIMITS.filenameChars);
+    expect(body('post', '/v1/mail/emails/schedule').properties.scheduled_at.format).toBe('date-time');
+    expect(body('post', '/v1/mail/emails/batch').properties.emails).toMatchObject({ minItems: 1, maxItems: LIMITS.batchEmails });
+  });
+
+  it('keeps request and answer forms of a shared message apart (answers carry no input rules)', () => {
+    expect(schema('Attachment').properties.filename.maxLength).toBeUndefined();
+    expect(schema('Attachment').required).toEqual(['filename', 'content', 'content_type']);
+    // Optional proto fields are absent until set; every other field is always in the answer.
+    expect(schema('BatchJob').required).not.toContain('completed_at');
+    expect(schema('Email').required).toContain('message_id');
+  });
+
+  it('gives the vocabularies as enums and the management API\'s limits', () => {
+    expect(body('patch', '/v1/mail/admin/accounts/{id}').properties.status.enum).toEqual([...ACCOUNT_STATUSES]);
+    expect(body('patch', '/v1/mail/admin/accounts/{id}').properties.daily_quota.maximum).toBe(DAILY_QUOTA_MAX);
+    expect(body('post', '/v1/mail/admin/accounts/{id}/api-keys').properties.permission.enum).toEqual([...PERMISSIONS]);
+    expect(body('post', '/v1/mail/admin/accounts/{id}/webhooks').properties.events.items.enum).toEqual([...EVENT_TYPES]);
+    const pageSize = op('get', '/v1/mail/emails').parameters.find((p: S) => p.name === 'page_size');
+    expect(pageSize.schema).toMatchObject({ type: 'integer', minimum: 0, maximum: LIMITS.pageSizeMax });
+  });
+
+  it('refuses NUL in every free-form request string: body fields, list items, map values, query and path parameters', () => {
+    const strings: [string, S][] = [];
+    const walk = (where: string, x: S): void => {
+      if (x.$ref) {
+        const name = (x.$ref as string).split('/').pop()!;
+        if (name.endsWith('Input') || name.endsWith('Request')) walk(name, schema(name));
+        return;
+      }
+      if (x.type === 'string' && !x.enum && !x.format) strings.push([where, x]);
+      for (const [k, v] of Object.entries((x.properties ?? {}) as Record<string, S>)) walk(`${where}.${k}`, v);
+      if (typeof x.items === 'object') walk(`${where}[]`, x.items);
+      if (typeof x.additionalProperties === 'object') walk(`${where}{}`, x.additionalProperties);
+    };
+    for (const [method, path, o] of ops()) {
+      for (const p of o.parameters as S[]) walk(`${method} ${path} ${p.in}:${p.name}`, p.schema);
+      if (o.requestBody) walk(`${method} ${path} body`, o.requestBody.content['application/json'].schema);
+    }
+    expect(strings.length).toBeGreaterThan(40);
+    for (const [where, x] of strings) {
+      expect(x.pattern, where).toBeDefined();
+      expect(new RegExp(x.pattern).test('a\0b'), where).toBe(false);
+    }
+  });
+
+  it('renders google.protobuf.Struct as a free-form object', () => {
+    expect(schema('EmailEvent').properties.data).toEqual({ type: 'object', additionalProperties: true });
+    expect(JSON.stringify(doc)).not.toContain('"fields"');
+  });
+
+  it('has the Idempotency-Key header on exactly the three sends, and 409 there only', () => {
+    const withKey = ops().filter(([, , o]) => o.parameters.some((p: S) => p.in === 'header' && p.name === 'Idempotency-Key')).map(([, , o]) => o.operationId);
+    expect(withKey.sort()).toEqual(['scheduleEmail', 'sendBatch', 'sendEmail']);
+    expect(ops().filter(([, , o]) => o.responses[409]).map(([, , o]) => o.operationId).sort()).toEqual(['scheduleEmail', 'sendBatch', 'sendEmail']);
+  });
+
+  it('documents every answer in {error, message}, the rate-limit headers and the right security scheme', () => {
+    for (const [method, path, o] of ops()) {
+      const admin = path.startsWith('/v1/mail/admin/');
+      const where = `${method} ${path}`;
+      expect(o.security, where).toEqual([{ [admin ? 'adminToken' : 'apiKey']: [] }]);
+      const expected = ['200', '400', '401', '404', '503'];
+      if (!admin) expected.push('403', '429');
+      if (o.requestBody) expected.push('413');
+      if (path.includes('{id}')) expected.push('414');
+      for (const status of expected) expect(o.responses[status], `${where} ${status}`).toBeDefined();
+      for (const [status, r] of Object.entries(o.responses as Record<string, S>)) {
+        if (status !== '200') expect(r.content['application/json'].schema, `${where} ${status}`).toEqual({ $ref: '#/components/schemas/Error' });
+      }
+      if (!admin) {
+        expect(o.responses[200].headers['RateLimit-Remaining'].required, where).toBe(true);
+        expect(o.responses[429].headers['Retry-After'].required, where).toBe(true);
+      }
+    }
+    expect(schema('Error')).toMatchObject({ required: ['error'], additionalProperties: false });
+  });
+
+  it('has unique operation ids and links that name existing operations', () => {
+    const ids = ops().map(([, , o]) => o.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const [, , o] of ops()) {
+      for (const link of Object.values((o.responses[200].links ?? {}) as Record<string, S>)) expect(ids).toContain(link.operationId);
+    }
+  });
+});
