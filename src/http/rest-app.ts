@@ -41,7 +41,8 @@ export async function buildRestApp(deps: RestAppDeps): Promise<FastifyInstance> 
     loggerInstance: deps.logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMITS.other,
-    return503OnClosing: true,
+    // Requests arriving while the server closes are refused below, in the spec's shape, not Fastify's.
+    return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true },
     // A URL Fastify cannot decode never reaches a route or the error handler: it is answered here, the same way.
     frameworkErrors: (err, request, reply) => sendError(reply, asAppError(err, request)),
@@ -52,7 +53,26 @@ export async function buildRestApp(deps: RestAppDeps): Promise<FastifyInstance> 
   const routeMethods = createRouteMethods();
   app.addHook('onRoute', (route) => routeMethods.add(route.method, route.url ?? route.path));
 
+  /** Why no route took the request: another method of a known path (405 with Allow), or no such route (404). */
+  const unrouted = (method: string, url: string): AppError => {
+    const path = url.split('?')[0] ?? '';
+    const allowed = routeMethods.allowed(path);
+    // A pattern may match a path the router still refused (an empty wildcard): only another method makes it a 405.
+    if (allowed.length > 0 && !allowed.includes(method)) {
+      return new AppError('method_not_allowed', `${path} does not answer ${method}; it answers ${allowed.join(', ')}`, { headers: { allow: allowed.join(', ') } });
+    }
+    return new AppError('not_found', `route ${method} ${path} not found`);
+  };
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onRequest', async (request) => {
+    if (closing) {
+      throw new AppError('unavailable', 'The server is shutting down; retry on another instance or shortly', { headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } });
+    }
+    // Unrouted requests are answered before Fastify reads (or refuses) a body they may carry (QUERY, PUT).
+    if (request.routeOptions.url === undefined) throw unrouted(request.method, request.url);
     if (request.url.length > MAX_URL_CHARS) {
       throw new AppError('uri_too_long', `The request URL is ${request.url.length} characters long; the maximum is ${MAX_URL_CHARS}`);
     }
@@ -77,16 +97,7 @@ export async function buildRestApp(deps: RestAppDeps): Promise<FastifyInstance> 
   });
 
   app.setErrorHandler(createErrorHandler(deps.logger));
-  app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0] ?? '';
-    const allowed = routeMethods.allowed(path);
-    // A pattern may match a path the router still refused (an empty wildcard): only another method makes it a 405.
-    if (allowed.length > 0 && !allowed.includes(request.method)) {
-      sendError(reply, new AppError('method_not_allowed', `${path} does not answer ${request.method}; it answers ${allowed.join(', ')}`, { headers: { allow: allowed.join(', ') } }));
-      return;
-    }
-    sendError(reply, new AppError('not_found', `route ${request.method} ${path} not found`));
-  });
+  app.setNotFoundHandler((request, reply) => sendError(reply, unrouted(request.method, request.url)));
 
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';

@@ -57,6 +57,10 @@ describe('framework errors in the spec shape', () => {
     expect(one.headers.get('allow')).toBe('GET, HEAD');
     const admin = await call('PUT', `${stack.admin}/accounts/acc_1`, { token: 'x', body: {} });
     expect(admin.headers.get('allow')).toBe('GET, HEAD, PATCH');
+    // A method whose requests carry a body is answered before any body is read or judged.
+    const query = await rawRequest(`QUERY /v1/mail/emails/em_1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expect(query.status).toBe(405);
+    expect(query.body.error).toBe('method not allowed');
   });
 
   it('a body over the endpoint limit is 413 payload too large', async () => {
