@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeConfig } from '../../src/config.js';
+import { readConfigTable, renderConfigTable } from '../../scripts/config-table.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -13,6 +14,10 @@ describe('the README stays true', () => {
   it('documents every configuration variable config.ts reads', () => {
     const missing = describeConfig().map((c) => c.env).filter((env) => !readme.includes(`\`${env}\``));
     expect(missing).toEqual([]);
+  });
+
+  it('has the configuration table config.ts describes (npm run docs:config rewrites it)', () => {
+    expect(readConfigTable(readme)).toBe(renderConfigTable());
   });
 
   it('shows the two commands', () => {
