@@ -32,7 +32,7 @@ export const ADMIN_TOKEN_MIN_LENGTH = 32;
 const settings = {
   role: {
     env: 'MAILER_ROLE',
-    description: 'Which parts run in this process: `api` (REST, gRPC, console), `worker` (Temporal worker, dispatcher), or `all`.',
+    description: 'Which parts run in this process: `api` (REST, gRPC, console, tracking, `/metrics` and probes, the inbound report listener), `worker` (Temporal worker, both outbox dispatchers, the periodic sweep, the built-in catcher), or `all`.',
     default: 'all',
     parse: (raw: string | undefined) => {
       const role = raw === undefined || raw === '' ? 'all' : raw;
@@ -51,7 +51,7 @@ const settings = {
   smtpUrl: { env: 'SMTP_URL', description: 'Smart host all mail is relayed through (smtp://user:pass@host:587, smtps://...).', default: undefined, parse: optional },
   dataDir: {
     env: 'MAILER_DATA_DIR',
-    description: 'Where embedded state lives (PostgreSQL, Temporal, caught mail, the admin token).',
+    description: 'Where embedded state lives (PostgreSQL and its `postgres-password`, Temporal, caught mail, the admin token).',
     default: './.data',
     parse: (raw: string | undefined) => path.resolve(raw === undefined || raw === '' ? './.data' : raw),
   },

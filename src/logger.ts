@@ -2,7 +2,7 @@ import { pino } from 'pino';
 
 export type Logger = pino.Logger;
 
-/** JSON logs to stdout in production; one readable line per entry when stdout is a terminal. */
+/** JSON lines on stdout, in a terminal too (pipe through `pino-pretty` to read them): one format to parse and ship. */
 export function createLogger(level: string, name = 'mailer'): Logger {
   return pino({ name, level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime });
 }

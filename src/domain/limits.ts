@@ -1,4 +1,4 @@
-/** The spec's "Limits" table and the decisions where it is silent (README, "Decisions"). */
+/** The spec's "Limits" table and the decisions where it is silent (docs/api.md, "Limits" and "Decisions"). */
 
 const MiB = 1024 * 1024;
 
@@ -15,7 +15,7 @@ export const LIMITS = {
   batchEmails: 100,
   pageSizeDefault: 20,
   pageSizeMax: 100,
-  // Where the spec is silent (documented in the README).
+  // Where the spec is silent (documented in docs/api.md).
   tags: 50,
   tagKeyChars: 256,
   tagValueChars: 256,

@@ -50,7 +50,7 @@ export type Account = Message<"mail.v1.Account"> & {
 
   /**
    * Set by GetAccount and ListAccounts: emails counted against today's quota, and the rates of the
-   * health window (see the README's account health policy), 0 to 1.
+   * health window (see docs/delivery.md, account health), 0 to 1.
    *
    * @generated from field: optional int32 sent_today = 6;
    */
@@ -1163,7 +1163,7 @@ export type EmailDetail = Message<"mail.v1.EmailDetail"> & {
 
   /**
    * Every fetch of the tracking pixel and every followed tracked link (GET), including the repeats that made
-   * no `open` or `click` event (README, "Open and click tracking"). Saturates at 2^31-1.
+   * no `open` or `click` event (docs/delivery.md, "Open and click tracking"). Saturates at 2^31-1.
    *
    * @generated from field: int32 open_count = 4;
    */
