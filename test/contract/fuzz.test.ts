@@ -20,8 +20,7 @@ const PIN = fs.readFileSync(path.join(root, 'test/contract/requirements.txt'), '
 /** Per operation and phase; with the coverage phase's own cases this is well over MIN_REQUESTS. */
 const MAX_EXAMPLES = 100;
 const MIN_REQUESTS = 5_000;
-/** Each of the two runs takes a few minutes on 2 busy cores; this is the bound past which something hangs. */
-// Each run takes one to three minutes on two free cores; the bound is for a machine busy with other work.
+/** Each run takes one to three minutes on two cores; the bound past which something hangs leaves room for a busy machine. */
 const RUN_TIMEOUT_MS = 10 * 60_000;
 /** A fixed seed: a failure reproduces, and CI does not find a new one at random on an unrelated change. */
 const SEED = process.env.MAILER_FUZZ_SEED ?? '20260101';
