@@ -42,11 +42,19 @@ export function admitAdmin(auth: AuthService, ctx: CallContext): void {
 
 /** mail.v1.AdminService, the management API behind the console; every call needs the admin token. */
 export function createAdminApi(deps: AdminApiDeps): AdminApi {
-  const admin = async <T>(ctx: CallContext, run: () => Promise<T>): Promise<T> => {
+  const admin: Admit = async (ctx, run) => {
     admitAdmin(deps.auth, ctx);
     return run();
   };
-  return withStorableStrings(AdminService, {
+  return withStorableStrings(AdminService, { ...setupCalls(deps, admin), ...webhookCalls(deps, admin), ...operatorCalls(deps, admin) });
+}
+
+/** Runs a call once the admin token is admitted. */
+type Admit = <T>(ctx: CallContext, run: () => Promise<T>) => Promise<T>;
+
+// Each group is checked against the service's own signatures; createAdminApi's return type checks that together they are all of it.
+function setupCalls(deps: AdminApiDeps, admin: Admit) {
+  return {
     listAccounts: (_req, ctx) => admin(ctx, async () => ({ accounts: (await deps.accounts.list()).map((a) => presentAccount(a)) })),
     createAccount: (req, ctx) => admin(ctx, async () => presentAccount(await deps.accounts.create(req.name))),
     getAccount: (req, ctx) => admin(ctx, async () => presentAccount(await deps.accounts.get(req.id))),
@@ -79,7 +87,11 @@ export function createAdminApi(deps: AdminApiDeps): AdminApi {
         await deps.apiKeys.delete(req.id);
         return { success: true, message: `API key ${req.id} deleted` };
       }),
+  } satisfies Partial<AdminApi>;
+}
 
+function webhookCalls(deps: AdminApiDeps, admin: Admit) {
+  return {
     createWebhook: (req, ctx) =>
       admin(ctx, async () => {
         const w = await deps.webhooks.create(req.accountId, { url: req.url, events: req.events });
@@ -96,7 +108,11 @@ export function createAdminApi(deps: AdminApiDeps): AdminApi {
     listWebhookDeliveries: (req, ctx) =>
       admin(ctx, async () => ({ deliveries: (await deps.webhooks.deliveries(req.id, req)).map(presentWebhookDelivery) })),
     resendWebhookDelivery: (req, ctx) => admin(ctx, async () => presentWebhookDelivery(await deps.webhooks.resend(req.id))),
+  } satisfies Partial<AdminApi>;
+}
 
+function operatorCalls(deps: AdminApiDeps, admin: Admit) {
+  return {
     listAccountEmails: (req, ctx) =>
       admin(ctx, async () => {
         const { rows, total } = await deps.operator.listEmails(req.accountId, req);
@@ -138,5 +154,5 @@ export function createAdminApi(deps: AdminApiDeps): AdminApi {
         const m = await deps.caught.get(req.id);
         return { message: presentCaught(m.row), html: m.html, text: m.text, headers: m.headers };
       }),
-  });
+  } satisfies Partial<AdminApi>;
 }

@@ -1,8 +1,7 @@
-import { ScalarType, type DescField, type DescMessage } from '@bufbuild/protobuf';
-import { FeatureSet_FieldPresence } from '@bufbuild/protobuf/wkt';
 import { BODY_LIMITS } from '../domain/limits.js';
 import { ERROR_TABLE } from '../errors.js';
 import { FIELD_CONSTRAINTS, IDEMPOTENCY_KEY_SCHEMA, NO_NUL, type Schema } from './openapi-constraints.js';
+import { Components, fieldSchema, messageSchema } from './openapi-message-schema.js';
 import { ADMIN_BASE, ADMIN_ROUTES, API_BASE, EMAIL_ROUTES, type RestRoute } from './rest-routes.js';
 
 /**
@@ -11,24 +10,6 @@ import { ADMIN_BASE, ADMIN_ROUTES, API_BASE, EMAIL_ROUTES, type RestRoute } from
  * limits once, in the code that enforces them, and this can drift from neither. The contract test
  * (test/contract/fuzz.test.ts) fuzzes the running service against it.
  */
-
-/** Which side of the wire a message is on: requests carry the input rules, answers say what is always present. */
-type Role = 'request' | 'response';
-
-const INT32 = { minimum: -2_147_483_648, maximum: 2_147_483_647 };
-const UINT32_MAX = 4_294_967_295;
-
-/** The fields of a request that must be given: what proto3 cannot say (it has no required). */
-const REQUIRED_REQUEST_FIELDS: Record<string, string[]> = {
-  SendEmailRequest: ['from', 'to', 'subject'],
-  ScheduleEmailRequest: ['from', 'to', 'subject', 'scheduled_at'],
-  AttachmentInput: ['filename', 'content'],
-  SendBatchRequest: ['emails'],
-  CreateAccountRequest: ['name'],
-  CreateDomainRequest: ['name'],
-  CreateApiKeyRequest: ['name', 'permission'],
-  CreateWebhookRequest: ['url', 'events'],
-};
 
 /** The endpoints that send, and take an Idempotency-Key. */
 const SENDS = new Set(['sendEmail', 'scheduleEmail', 'sendBatch']);
@@ -71,105 +52,6 @@ function links(name: string): Schema | undefined {
   const link = LINKS[name];
   if (!link) return undefined;
   return Object.fromEntries(link.to.map((to) => [to, { operationId: to, parameters: { id: `$response.body#/${link.from}` } }]));
-}
-
-/** Requests needing "html or text": the one cross-field rule a JSON Schema can state. */
-const HTML_OR_TEXT = new Set(['SendEmailRequest', 'ScheduleEmailRequest']);
-
-function scalarSchema(t: ScalarType): Schema {
-  switch (t) {
-    case ScalarType.STRING: return { type: 'string' };
-    case ScalarType.BOOL: return { type: 'boolean' };
-    case ScalarType.BYTES: return { type: 'string', contentEncoding: 'base64' };
-    case ScalarType.DOUBLE: case ScalarType.FLOAT: return { type: 'number' };
-    case ScalarType.INT32: case ScalarType.SINT32: case ScalarType.SFIXED32: return { type: 'integer', format: 'int32', ...INT32 };
-    case ScalarType.UINT32: case ScalarType.FIXED32: return { type: 'integer', format: 'uint32', minimum: 0, maximum: UINT32_MAX };
-    default: return { type: 'string', format: 'int64' };
-  }
-}
-
-/** Registers the messages a schema refers to, under a name per role, so the components can be written after. */
-class Components {
-  readonly pending = new Map<string, { message: DescMessage; role: Role }>();
-
-  ref(m: DescMessage, role: Role): Schema {
-    // google.protobuf.Struct is a free-form JSON object on the wire, not its {fields: ...} message form.
-    if (m.typeName === 'google.protobuf.Struct') return { type: 'object', additionalProperties: true };
-    const name = componentName(m, role);
-    if (!this.pending.has(name)) this.pending.set(name, { message: m, role });
-    return { $ref: `#/components/schemas/${name}` };
-  }
-}
-
-/** A request's nested message that is also an answer's (Attachment) gets a name of its own. */
-function componentName(m: DescMessage, role: Role): string {
-  return role === 'request' && !m.name.endsWith('Request') ? `${m.name}Input` : m.name;
-}
-
-function merge(base: Schema, extra: Schema | undefined): Schema {
-  if (!extra) return base;
-  const out: Schema = { ...base, ...extra };
-  for (const key of ['items', 'additionalProperties'] as const) {
-    if (typeof base[key] === 'object' && typeof extra[key] === 'object') out[key] = { ...(base[key] as Schema), ...(extra[key] as Schema) };
-  }
-  return out;
-}
-
-function fieldSchema(f: DescField, role: Role, components: Components, extra: Schema | undefined): Schema {
-  let schema: Schema;
-  switch (f.fieldKind) {
-    case 'scalar': schema = scalarSchema(f.scalar); break;
-    case 'enum': schema = { type: 'string' }; break;
-    case 'message': schema = components.ref(f.message, role); break;
-    case 'list':
-      schema = {
-        type: 'array',
-        items: f.listKind === 'scalar' ? scalarSchema(f.scalar) : f.listKind === 'message' ? components.ref(f.message, role) : { type: 'string' },
-      };
-      break;
-    case 'map':
-      schema = {
-        type: 'object',
-        additionalProperties: f.mapKind === 'scalar' ? scalarSchema(f.scalar) : f.mapKind === 'message' ? components.ref(f.message, role) : { type: 'string' },
-      };
-      break;
-  }
-  // A $ref with siblings is fine in 3.1, but nothing constrains a message field beyond its own schema.
-  if ('$ref' in schema) return schema;
-  const merged = merge(schema, extra);
-  return role === 'request' ? refuseNul(merged) : merged;
-}
-
-/** A request's free-form strings (no pattern, vocabulary or format of their own) refuse NUL. */
-function refuseNul(s: Schema): Schema {
-  if (s.type === 'string') return s.pattern === undefined && s.enum === undefined && s.format === undefined ? { ...s, pattern: NO_NUL } : s;
-  if (s.type === 'array' && typeof s.items === 'object' && !('$ref' in (s.items as Schema))) return { ...s, items: refuseNul(s.items as Schema) };
-  if (s.type === 'object' && typeof s.additionalProperties === 'object') return { ...s, additionalProperties: refuseNul(s.additionalProperties as Schema) };
-  return s;
-}
-
-/** Answers are encoded with every implicit field (alwaysEmitImplicit): those are always present. */
-function alwaysPresent(f: DescField): boolean {
-  if (f.fieldKind === 'list' || f.fieldKind === 'map') return true;
-  return f.fieldKind !== 'message' && f.presence === FeatureSet_FieldPresence.IMPLICIT;
-}
-
-function messageSchema(m: DescMessage, role: Role, components: Components, omit: string[] = []): Schema {
-  const name = componentName(m, role);
-  const constraints = FIELD_CONSTRAINTS[name] ?? {};
-  const properties: Record<string, Schema> = {};
-  const fields = m.fields.filter((f) => !omit.includes(f.name));
-  for (const f of fields) properties[f.name] = fieldSchema(f, role, components, constraints[f.name]);
-  const required = role === 'response' ? fields.filter(alwaysPresent).map((f) => f.name) : (REQUIRED_REQUEST_FIELDS[name] ?? []);
-  return {
-    type: 'object',
-    properties,
-    ...(required.length > 0 ? { required } : {}),
-    ...(role === 'request' && HTML_OR_TEXT.has(name)
-      ? { anyOf: [{ required: ['html'], properties: { html: { minLength: 1 } } }, { required: ['text'], properties: { text: { minLength: 1 } } }] }
-      : {}),
-    additionalProperties: false,
-  };
 }
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };

@@ -53,16 +53,40 @@ export async function buildRestApp(deps: RestAppDeps): Promise<FastifyInstance> 
   const routeMethods = createRouteMethods();
   app.addHook('onRoute', (route) => routeMethods.add(route.method, route.url ?? route.path));
 
-  /** Why no route took the request: another method of a known path (405 with Allow), or no such route (404). */
-  const unrouted = (method: string, url: string): AppError => {
-    const path = url.split('?')[0] ?? '';
-    const allowed = routeMethods.allowed(path);
-    // A pattern may match a path the router still refused (an empty wildcard): only another method makes it a 405.
-    if (allowed.length > 0 && !allowed.includes(method)) {
-      return new AppError('method_not_allowed', `${path} does not answer ${method}; it answers ${allowed.join(', ')}`, { headers: { allow: allowed.join(', ') } });
-    }
-    return new AppError('not_found', `route ${method} ${path} not found`);
-  };
+  const unrouted = (method: string, url: string) => unroutedError(routeMethods, method, url);
+  refuseEarly(app, unrouted);
+  parseEveryBodyAsJson(app);
+  app.setErrorHandler(createErrorHandler(deps.logger));
+  app.setNotFoundHandler((request, reply) => sendError(reply, unrouted(request.method, request.url)));
+
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    deps.metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
+    deps.metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+  });
+
+  registerGateway(app, API_BASE, EMAIL_ROUTES, deps.emailApi as Handlers, deps.admitApi);
+  registerGateway(app, ADMIN_BASE, ADMIN_ROUTES, deps.adminApi as Handlers, deps.admitAdmin);
+
+  registerServiceRoutes(app, deps);
+
+  for (const plugin of deps.plugins ?? []) await plugin(app);
+  return app;
+}
+
+/** Why no route took the request: another method of a known path (405 with Allow), or no such route (404). */
+function unroutedError(routeMethods: ReturnType<typeof createRouteMethods>, method: string, url: string): AppError {
+  const path = url.split('?')[0] ?? '';
+  const allowed = routeMethods.allowed(path);
+  // A pattern may match a path the router still refused (an empty wildcard): only another method makes it a 405.
+  if (allowed.length > 0 && !allowed.includes(method)) {
+    return new AppError('method_not_allowed', `${path} does not answer ${method}; it answers ${allowed.join(', ')}`, { headers: { allow: allowed.join(', ') } });
+  }
+  return new AppError('not_found', `route ${method} ${path} not found`);
+}
+
+/** Checked on arrival (onRequest), before Fastify reads a body: a request refused anyway costs no upload. */
+function refuseEarly(app: FastifyInstance, unrouted: (method: string, url: string) => AppError): void {
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
@@ -82,7 +106,9 @@ export async function buildRestApp(deps: RestAppDeps): Promise<FastifyInstance> 
       throw new AppError('unsupported_media_type', `Content-Encoding ${encoding.slice(0, 40)} is not supported: send the body uncompressed`);
     }
   });
+}
 
+function parseEveryBodyAsJson(app: FastifyInstance): void {
   // Every body is read as JSON whatever its Content-Type says: a client that forgets the header gets the
   // same answer as one that sends it. (Keys are bearer tokens, not cookies, so this opens no CSRF hole.)
   app.removeAllContentTypeParsers();
@@ -95,19 +121,9 @@ export async function buildRestApp(deps: RestAppDeps): Promise<FastifyInstance> 
       done(Object.assign(new Error(`The request body is not valid JSON: ${(err as Error).message}`), { statusCode: 400 }), undefined);
     }
   });
+}
 
-  app.setErrorHandler(createErrorHandler(deps.logger));
-  app.setNotFoundHandler((request, reply) => sendError(reply, unrouted(request.method, request.url)));
-
-  app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    deps.metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
-    deps.metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
-  });
-
-  registerGateway(app, API_BASE, EMAIL_ROUTES, deps.emailApi as Handlers, deps.admitApi);
-  registerGateway(app, ADMIN_BASE, ADMIN_ROUTES, deps.adminApi as Handlers, deps.admitAdmin);
-
+function registerServiceRoutes(app: FastifyInstance, deps: RestAppDeps): void {
   const openapi = buildOpenApi(deps.publicUrl);
   app.get(`${API_BASE}/openapi.json`, async () => openapi);
   app.get('/healthz', async () => ({ status: 'ok' }));
@@ -124,9 +140,6 @@ export async function buildRestApp(deps: RestAppDeps): Promise<FastifyInstance> 
     void reply.header('content-type', deps.metrics.registry.contentType);
     return deps.metrics.registry.metrics();
   });
-
-  for (const plugin of deps.plugins ?? []) await plugin(app);
-  return app;
 }
 
 /**

@@ -52,7 +52,8 @@ export interface DispatcherDeps {
 }
 
 export function createDispatcher(deps: DispatcherDeps) {
-  const { queue, logger } = deps;
+  const { logger } = deps;
+  const sweep = () => sweepStale(deps);
   let stopped = false;
   let pending = true;
   let wake: (() => void) | undefined;
@@ -64,22 +65,6 @@ export function createDispatcher(deps: DispatcherDeps) {
     pending = true;
     wake?.();
   };
-
-  async function drain(): Promise<void> {
-    for (;;) {
-      const groupId = newId(deps.groupKind);
-      const ids = await queue.claimGroup(groupId, GROUP_SIZE);
-      if (ids.length === 0) return;
-      try {
-        await deps.startGroup(groupId, ids);
-      } catch (err) {
-        // If this fails too, the claim goes stale and the sweep hands the group out again.
-        await queue.unclaimGroup(groupId).catch((e: unknown) => logger.warn({ err: e, groupId }, 'could not release a group whose workflow did not start'));
-        throw err;
-      }
-      if (ids.length < GROUP_SIZE) return;
-    }
-  }
 
   async function run(): Promise<void> {
     let backoff = 250;
@@ -98,7 +83,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       if (stopped) return;
       lastDrain = Date.now();
       try {
-        await drain();
+        await drain(deps);
         backoff = 250;
       } catch (err) {
         logger.warn({ err }, `dispatcher could not hand ${deps.name} to Temporal; retrying`);
@@ -106,14 +91,6 @@ export function createDispatcher(deps: DispatcherDeps) {
         await new Promise((r) => setTimeout(r, backoff).unref());
         backoff = Math.min(backoff * 2, 5000);
       }
-    }
-  }
-
-  async function sweep(): Promise<void> {
-    for (const group of await queue.staleGroups(STALE_SECONDS)) {
-      const started = await deps.startGroup(group.groupId, group.ids);
-      await queue.touchGroup(group.groupId);
-      if (started) logger.warn({ groupId: group.groupId, entries: group.ids.length }, `restarted a group of ${deps.name} left unstarted`);
     }
   }
 
@@ -139,3 +116,29 @@ export function createDispatcher(deps: DispatcherDeps) {
   };
 }
 export type Dispatcher = ReturnType<typeof createDispatcher>;
+
+async function drain(deps: DispatcherDeps): Promise<void> {
+  const { queue, logger } = deps;
+  for (;;) {
+    const groupId = newId(deps.groupKind);
+    const ids = await queue.claimGroup(groupId, GROUP_SIZE);
+    if (ids.length === 0) return;
+    try {
+      await deps.startGroup(groupId, ids);
+    } catch (err) {
+      // If this fails too, the claim goes stale and the sweep hands the group out again.
+      await queue.unclaimGroup(groupId).catch((e: unknown) => logger.warn({ err: e, groupId }, 'could not release a group whose workflow did not start'));
+      throw err;
+    }
+    if (ids.length < GROUP_SIZE) return;
+  }
+}
+
+async function sweepStale(deps: DispatcherDeps): Promise<void> {
+  const { queue, logger } = deps;
+  for (const group of await queue.staleGroups(STALE_SECONDS)) {
+    const started = await deps.startGroup(group.groupId, group.ids);
+    await queue.touchGroup(group.groupId);
+    if (started) logger.warn({ groupId: group.groupId, entries: group.ids.length }, `restarted a group of ${deps.name} left unstarted`);
+  }
+}

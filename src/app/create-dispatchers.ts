@@ -1,0 +1,28 @@
+import type { Repos } from '../db/repos/index.js';
+import { WEBHOOK_QUEUE_CHANNEL } from '../db/repos/webhook-deliveries-repo.js';
+import type { Sql } from '../db/sql.js';
+import type { IdKind } from '../ids.js';
+import type { Logger } from '../logger.js';
+import type { TemporalClient } from '../temporal/client.js';
+import { createDispatcher, QUEUE_CHANNEL, type Dispatcher, type GroupQueue } from '../temporal/dispatcher.js';
+
+export interface Dispatchers {
+  emails: Dispatcher;
+  webhooks: Dispatcher;
+}
+
+/**
+ * The worker's two outbox dispatchers (emails, webhook deliveries), built but not started: the email one
+ * exists before anything can queue an email, so whatever queues one can poke it directly.
+ */
+export function createDispatchers(deps: { repos: Repos; temporal: TemporalClient; sql: Sql; logger: Logger }): Dispatchers {
+  const { repos, temporal, sql, logger } = deps;
+  const outbox = (
+    name: string, queue: GroupQueue, channel: string, groupKind: IdKind, startGroup: (groupId: string, ids: string[]) => Promise<boolean>,
+  ) => createDispatcher({ name, queue, channel, groupKind, startGroup, listen: (c, fn) => sql.listen(c, fn), logger });
+  return {
+    emails: outbox('emails', repos.deliveries, QUEUE_CHANNEL, 'deliveryGroup', (groupId, ids) => temporal.startDeliveryGroup(groupId, ids)),
+    webhooks: outbox('webhook deliveries', repos.webhookDeliveries, WEBHOOK_QUEUE_CHANNEL, 'webhookGroup',
+      (groupId, ids) => temporal.startWebhookGroup(groupId, ids)),
+  };
+}

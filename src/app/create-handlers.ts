@@ -1,0 +1,62 @@
+import dns from 'node:dns/promises';
+import { createAdminApi } from '../api/admin-api.js';
+import { createEmailApi } from '../api/email-api.js';
+import { createGuard } from '../api/guard.js';
+import { createAccountsService } from '../services/accounts-service.js';
+import { createAcceptance } from '../services/acceptance.js';
+import { createApiKeysService } from '../services/api-keys-service.js';
+import type { AuthService } from '../services/auth-service.js';
+import { createBatchService } from '../services/batch-service.js';
+import { createCaughtMailService } from '../services/caught-mail-service.js';
+import { createDomainsService } from '../services/domains-service.js';
+import { createEmailQueryService } from '../services/email-query-service.js';
+import { createIdempotency } from '../services/idempotency.js';
+import { createOperatorService } from '../services/operator-service.js';
+import { createRateLimiter } from '../services/rate-limiter.js';
+import { createScheduleService } from '../services/schedule-service.js';
+import { createSendService } from '../services/send-service.js';
+import { createSenderCheck } from '../services/sender-check.js';
+import type { UsageRecorder } from '../services/usage-recorder.js';
+import { createWebhooksService } from '../services/webhooks-service.js';
+import { checkWebhookUrl } from '../webhooks/address-guard.js';
+import { sendTestRequest } from '../webhooks/test-request.js';
+import type { Core } from './start-core.js';
+
+/** The API role's services under the shared handler set that both adapters (REST, gRPC) serve. */
+export function createHandlers(core: Core, deps: { auth: AuthService; usage: UsageRecorder; notifyQueued: () => void }) {
+  const { config, repos, now, logger } = core;
+  const { auth, usage } = deps;
+  const accept = createAcceptance({
+    quota: repos.quota, idempotency: createIdempotency(repos.idempotency), now,
+    onUndoFailed: (err, what) => logger.warn({ err, what }, 'a failed send could not be undone: the quota or Idempotency-Key stays taken until the day or the key expires'),
+  });
+  const assertMaySendFrom = createSenderCheck(repos.domains);
+  const send = createSendService({
+    emails: repos.emails, accept, assertMaySendFrom, usage, notifyQueued: deps.notifyQueued,
+  });
+  const guard = createGuard({ auth, rateLimiter: createRateLimiter(config.rateLimit), usage });
+  const query = createEmailQueryService({ emails: repos.emails });
+  const schedule = createScheduleService({
+    scheduled: repos.scheduled, accept, assertMaySendFrom, usage, now,
+    startWorkflow: core.starters.startScheduled,
+  });
+  const batch = createBatchService({ batches: repos.batches, accept, assertMaySendFrom, usage, startWorkflow: core.starters.startBatch });
+  const emailApi = createEmailApi({ guard, send, query, schedule, batch });
+  const adminApi = createAdminApi({
+    auth,
+    accounts: createAccountsService({ accounts: repos.accounts, health: core.health, now }),
+    domains: createDomainsService({ domains: repos.domains, accounts: repos.accounts, resolveTxt: (name) => dns.resolveTxt(name).catch(() => []) }),
+    apiKeys: createApiKeysService({ apiKeys: repos.apiKeys, accounts: repos.accounts, usage }),
+    webhooks: createWebhooksService({
+      webhooks: repos.webhooks, deliveries: repos.webhookDeliveries, accounts: repos.accounts,
+      checkUrl: (u) => checkWebhookUrl(u, config.webhookAllowPrivate),
+      sendTest: (webhook) => sendTestRequest(webhook, { allowPrivate: config.webhookAllowPrivate }),
+    }),
+    operator: createOperatorService({
+      accounts: repos.accounts, owners: repos.owners, events: repos.events, suppressions: repos.suppressions, tracking: repos.tracking,
+      query, schedule, batch,
+    }),
+    caught: createCaughtMailService({ caught: repos.caught }),
+  });
+  return { emailApi, adminApi, guard };
+}

@@ -1,0 +1,60 @@
+import { admitAdmin } from '../api/admin-api.js';
+import type { CallContext } from '../api/call-context.js';
+import { consolePlugin } from '../console/console-plugin.js';
+import { buildRestApp } from '../http/rest-app.js';
+import { trackingRoutes } from '../http/tracking-routes.js';
+import { startInboundServer } from '../mail/inbound-server.js';
+import { buildGrpcApp } from '../rpc/grpc-app.js';
+import { createAuthService } from '../services/auth-service.js';
+import { createAuthThrottle } from '../services/auth-throttle.js';
+import { createReadiness } from '../services/readiness-service.js';
+import { createTrackingService } from '../services/tracking-service.js';
+import { createUsageRecorder } from '../services/usage-recorder.js';
+import { createHandlers } from './create-handlers.js';
+import { listen } from './listen.js';
+import type { Core } from './start-core.js';
+import type { StopList } from './stop-list.js';
+
+export interface ApiRole {
+  restUrl: string;
+  grpcAddress: string;
+  /** The inbound SMTP listener for complaint and bounce reports. */
+  inboundUrl: string;
+}
+
+/** The API role: the REST gateway (with the console and tracking links), the gRPC server, and the report listener. */
+export async function startApiRole(core: Core, notifyQueued: () => void, stops: StopList): Promise<ApiRole> {
+  const { config, repos, logger } = core;
+  const inbound = await startInboundServer({
+    host: config.host, port: config.inboundPort, logger,
+    acceptsRecipient: core.inboundFeedback.acceptsRecipient, onMessage: core.inboundFeedback.receive,
+  });
+  stops.onStop(inbound.close);
+  const usage = createUsageRecorder((d) => repos.apiKeys.addUsage(d), (err) => logger.warn({ err }, 'usage statistics not saved'));
+  stops.onStop(usage.close);
+  const auth = createAuthService({
+    findPrincipal: (h) => repos.apiKeys.findPrincipal(h), adminToken: core.admin.token, adminThrottle: createAuthThrottle(),
+    metricsToken: config.metricsToken,
+  });
+  const { emailApi, adminApi, guard } = createHandlers(core, { auth, usage, notifyQueued });
+
+  // One admin admission (token, throttle by client address) for REST and gRPC.
+  const adminCall = async (ctx: CallContext) => admitAdmin(auth, ctx);
+  const rest = await buildRestApp({
+    emailApi, adminApi, logger, metrics: core.metrics, publicUrl: config.publicUrl,
+    plugins: [trackingRoutes(createTrackingService({
+      hits: repos.tracking, tokens: core.linkTracker, now: core.now, windowSeconds: config.trackingEventWindowSeconds,
+      onError: (err) => logger.warn({ err }, 'tracking hit not recorded'),
+    })), consolePlugin({ publicUrl: config.publicUrl })],
+    admitApi: guard.admit,
+    admitAdmin: adminCall,
+    admitMetrics: (authorization) => auth.authenticateMetrics(authorization),
+    checkReady: createReadiness({ database: () => repos.ping(), temporal: () => core.temporal.ping() }, logger).down,
+  });
+  const grpc = await buildGrpcApp({ emailApi, adminApi, admitApi: guard.admit, admitAdmin: adminCall, logger });
+  const restUrl = await listen(rest, config.host, config.port);
+  stops.onStop(() => rest.close());
+  const grpcUrl = await listen(grpc, config.host, config.grpcPort);
+  stops.onStop(() => grpc.close());
+  return { restUrl, grpcAddress: grpcUrl.replace(/^https?:\/\//, ''), inboundUrl: inbound.url };
+}

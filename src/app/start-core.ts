@@ -1,0 +1,92 @@
+import crypto from 'node:crypto';
+import type { Config } from '../config.js';
+import { isDatabaseUnavailable } from '../db/db-unavailable.js';
+import { migrate } from '../db/migrate.js';
+import { createRepos, type Repos } from '../db/repos/index.js';
+import { createSeedRepo } from '../db/repos/seed-repo.js';
+import { createSql, type Sql } from '../db/sql.js';
+import type { Logger } from '../logger.js';
+import { createReportTokens, type ReportTokens } from '../mail/report-token.js';
+import { createLinkTracker, type LinkTracker } from '../mail/tracking.js';
+import { createMetrics, type Metrics } from '../metrics.js';
+import { retryAtStart } from '../retry-at-start.js';
+import { loadAdminToken, seedIfEmpty, type FirstRun } from '../services/bootstrap-service.js';
+import { createFeedbackService } from '../services/feedback-service.js';
+import { createHealthService, type HealthService } from '../services/health-service.js';
+import { createInboundFeedbackService, type InboundFeedbackService } from '../services/inbound-feedback-service.js';
+import { connectTemporal, type TemporalClient } from '../temporal/client.js';
+import { createJobStarters, type JobStarters } from '../temporal/job-sweeper.js';
+import { createStartRetrier } from '../temporal/start-retrier.js';
+import { provisionDatabase, provisionTemporal } from './provision-local.js';
+import type { StopList } from './stop-list.js';
+
+/** What both roles share: the migrated database, the Temporal client, and the services either role calls. */
+export interface Core {
+  config: Config;
+  logger: Logger;
+  databaseUrl: string;
+  sql: Sql;
+  repos: Repos;
+  /** Set on the run that created the default account. */
+  firstRun: FirstRun | undefined;
+  admin: { token: string; created: boolean };
+  linkTracker: LinkTracker;
+  reportTokens: ReportTokens;
+  temporalAddress: string;
+  temporalUiUrl: string | undefined;
+  temporal: TemporalClient;
+  metrics: Metrics;
+  now: () => Date;
+  health: HealthService;
+  inboundFeedback: InboundFeedbackService;
+  starters: JobStarters;
+}
+
+export async function startCore(config: Config, logger: Logger, env: NodeJS.ProcessEnv, stops: StopList): Promise<Core> {
+  const { databaseUrl, sql, firstRun } = await openDatabase(config, logger, stops);
+  const repos = createRepos(sql);
+  const admin = await loadAdminToken(config.adminToken, config.dataDir);
+  // The worker signs tracking links and the API checks them, maybe in other processes: one key, in the database.
+  const trackingKey = await repos.settings.getOrCreate('tracking_key', crypto.randomBytes(32).toString('base64url'));
+  const linkTracker = createLinkTracker({ baseUrl: config.publicUrl, key: trackingKey });
+  // Reports prove they came back for an email with a token signed under a key derived from the same secret.
+  const reportTokens = createReportTokens(trackingKey);
+
+  const { address: temporalAddress, uiUrl: temporalUiUrl } = await provisionTemporal(config, env, logger, stops);
+  const temporal = await connectTemporal({
+    address: temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue,
+    smtpRetry: { retries: config.smtpRetryAttempts, firstDelaySeconds: config.smtpRetryFirstSeconds },
+  });
+  stops.onStop(temporal.close);
+
+  const now = () => new Date();
+  const health = createHealthService({ accounts: repos.accounts, events: repos.events, logger, now });
+  // Reports mailed back (API role's listener) and the catcher's simulated ones (worker role) take one path.
+  const inboundFeedback = createInboundFeedbackService({
+    emails: repos.emails, feedback: createFeedbackService({ events: repos.events, health, logger, now }), tokens: reportTokens, logger,
+  });
+  const startRetrier = createStartRetrier({ logger });
+  stops.onStop(async () => startRetrier.stop());
+  const starters = createJobStarters({ temporal, scheduled: repos.scheduled, batches: repos.batches, retrier: startRetrier, logger });
+  return {
+    config, logger, databaseUrl, sql, repos, firstRun, admin, linkTracker, reportTokens, temporalAddress, temporalUiUrl, temporal,
+    metrics: createMetrics(), now, health, inboundFeedback, starters,
+  };
+}
+
+/** Connects, and migrates (seeding an empty database), waiting for a database still down or restarting. */
+async function openDatabase(
+  config: Config, logger: Logger, stops: StopList,
+): Promise<{ databaseUrl: string; sql: Sql; firstRun: FirstRun | undefined }> {
+  const databaseUrl = await provisionDatabase(config, logger, stops);
+  const sql = createSql(databaseUrl, { max: 40 });
+  stops.onStop(() => sql.end({ timeout: 5 }));
+  let firstRun: FirstRun | undefined;
+  await retryAtStart({
+    what: 'database', isTransient: isDatabaseUnavailable, logger,
+    attempt: () => migrate(sql, logger, async (tx) => {
+      firstRun = await seedIfEmpty(createSeedRepo(tx), config.defaultDomain);
+    }),
+  });
+  return { databaseUrl, sql, firstRun };
+}

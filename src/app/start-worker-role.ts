@@ -1,0 +1,75 @@
+import path from 'node:path';
+import { IDEMPOTENCY_TTL_HOURS } from '../domain/limits.js';
+import type { Catcher } from '../mail/catcher.js';
+import { createMailTransport, type MailTransport } from '../mail/transport.js';
+import { retryAtStart } from '../retry-at-start.js';
+import { createDeliveryActivities } from '../temporal/delivery-activities.js';
+import { createJobActivities } from '../temporal/job-activities.js';
+import { createJobSweeper } from '../temporal/job-sweeper.js';
+import { isTemporalUnavailable } from '../temporal/temporal-unavailable.js';
+import { createWebhookActivities } from '../temporal/webhook-activities.js';
+import { createTemporalWorker, type TemporalWorker } from '../temporal/worker.js';
+import { postWebhook } from '../webhooks/post.js';
+import type { Dispatchers } from './create-dispatchers.js';
+import { provisionSmtp } from './provision-local.js';
+import type { Core } from './start-core.js';
+import type { StopList } from './stop-list.js';
+
+/**
+ * The worker role: the Temporal worker with its activities, the dispatchers that hand queued emails and
+ * webhook deliveries to workflows, and the sweeper of scheduled jobs and expired keys.
+ */
+export async function startWorkerRole(
+  core: Core, { dispatchers, notifyQueued }: { dispatchers: Dispatchers; notifyQueued: () => void }, stops: StopList,
+): Promise<{ catcher: Catcher | undefined }> {
+  const { config, repos, health, logger } = core;
+  const { smtpUrl, catcher } = await provisionSmtp(config, {
+    caught: repos.caught, logger, onSimulatedReport: (report) => core.inboundFeedback.receive(report),
+  }, stops);
+  const transport: MailTransport = createMailTransport(smtpUrl, { maxConnections: 8 });
+  stops.onStop(async () => transport.close());
+  // The worker waits for a Temporal that is not up yet (the API role needs none to start: see client.ts).
+  const worker: TemporalWorker = await retryAtStart({
+    what: 'Temporal', isTransient: isTemporalUnavailable, logger, attempt: () => createWorker(core, transport, notifyQueued),
+  });
+  const running = worker.run();
+  running.catch((err: unknown) => logger.fatal({ err }, 'Temporal worker stopped'));
+  stops.onStop(worker.shutdown);
+  for (const dispatcher of [dispatchers.emails, dispatchers.webhooks]) {
+    await dispatcher.start();
+    stops.onStop(dispatcher.stop);
+  }
+  const jobSweeper = createJobSweeper({
+    starters: core.starters, scheduled: repos.scheduled, batches: repos.batches, notifyQueued, logger,
+    purgeIdempotencyKeys: () => repos.idempotency.purgeExpired(IDEMPOTENCY_TTL_HOURS),
+    judgeAccountsInReview: () => health.sweep(),
+  });
+  jobSweeper.start();
+  stops.onStop(async () => jobSweeper.stop());
+  return { catcher };
+}
+
+function createWorker(core: Core, transport: MailTransport, notifyQueued: () => void): Promise<TemporalWorker> {
+  const { config, repos, logger } = core;
+  return createTemporalWorker({
+    address: core.temporalAddress,
+    namespace: config.temporalNamespace,
+    taskQueue: config.taskQueue,
+    activities: {
+      ...createDeliveryActivities({
+        deliveries: repos.deliveries, suppressions: repos.suppressions, transport, logger, metrics: core.metrics,
+        rewriteForTracking: core.linkTracker.rewrite,
+        reportToken: core.reportTokens.sign,
+        judgeAccount: (accountId) => core.health.evaluate(accountId),
+      }),
+      ...createWebhookActivities({
+        deliveries: repos.webhookDeliveries,
+        post: (url, body, headers) => postWebhook(url, body, headers, { allowPrivate: config.webhookAllowPrivate }),
+        logger,
+      }),
+      ...createJobActivities({ scheduled: repos.scheduled, batches: repos.batches, notifyQueued: () => notifyQueued() }),
+    },
+    bundle: config.workflowBundle ? { codePath: path.resolve(config.workflowBundle) } : undefined,
+    logger,
+  });
+}
