@@ -72,6 +72,11 @@ describe('EmailService over gRPC (grpc-js, proto loaded at run time)', () => {
     const second = await call('POST', `${stack.api}/emails`, { token: stack.apiKey, body: validEmail({ subject: 'Over REST' }) });
     expect(second.status).toBe(200);
     await stack.sink.waitFor(2);
+    // Both outcomes recorded, so the two reads below see the same statuses (the sink's 250 comes first).
+    await eventually(async () => {
+      const listed = await call<{ data: { status: string }[] }>('GET', `${stack.api}/emails?page_size=10`, { token: stack.apiKey });
+      return listed.body.data.length === 2 && listed.body.data.every((e) => e.status === 'delivered');
+    });
 
     const rest = await call('GET', `${stack.api}/emails?page=1&page_size=10&job_type=direct`, { token: stack.apiKey });
     expect(rest.status).toBe(200);

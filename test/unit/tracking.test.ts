@@ -4,6 +4,12 @@ import type { HitOutcome, TrackingHit, TrackingRules } from '../../src/db/repos/
 import { createLinkTracker, decodeAttribute, MAX_LINK_BYTES, MAX_TRACKED_LINKS } from '../../src/mail/tracking.js';
 import { createTrackingService, MAX_TRACKING_EVENTS_PER_EMAIL } from '../../src/services/tracking-service.js';
 
+/** CPU time since `start`, in ms: on a shared machine wall time also measures the waiting. */
+const cpuMs = (start: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+};
+
 const BASE = 'https://track.example';
 const KEY = crypto.randomBytes(32).toString('base64url');
 const ID = 'em_01jtestemail0000000000000a';
@@ -203,18 +209,18 @@ describe('performance', () => {
     }
     const html = `<html><body>${parts.join('')}</body></html>`;
     for (let run = 0; run < 3; run++) {
-      const started = performance.now();
+      const started = process.cpuUsage();
       const out = tracker.rewrite(html, ID, { open: true, click: true });
-      expect(performance.now() - started).toBeLessThan(1000);
+      expect(cpuMs(started)).toBeLessThan(1000);
       expect(out.length).toBeGreaterThan(html.length);
     }
   });
 
   it('stays linear on hostile HTML (unclosed quotes, endless tags)', () => {
     for (const hostile of [`<a "`.repeat(1_250_000), `<a x='`.repeat(800_000), `<a href=https://example.org/>`.repeat(170_000), '<'.repeat(5_000_000)]) {
-      const started = performance.now();
+      const started = process.cpuUsage();
       tracker.rewrite(hostile, ID, { open: true, click: true });
-      expect(performance.now() - started).toBeLessThan(2000);
+      expect(cpuMs(started)).toBeLessThan(2000);
     }
   });
 });
