@@ -18,7 +18,7 @@ import { ADMIN_TOKEN } from '../helpers/stack.js';
  */
 
 const BACKLOG = 150;
-/** SMTP connections per worker process (src/main.ts createMailTransport maxConnections). */
+/** SMTP connections per worker process (src/app/start-worker-role.ts, createMailTransport's maxConnections). */
 const CONNECTIONS_PER_WORKER = 8;
 const SERVER_WORK_MS = 200;
 const sinks = new Set<SmtpSink>();
