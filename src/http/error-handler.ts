@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { errorMetadata, rateMetadata } from '../api/error-metadata.js';
 import { AppError, toAppError, type ErrorKind } from '../errors.js';
 import type { Logger } from '../logger.js';
 
@@ -54,15 +55,23 @@ export function asAppError(err: unknown, request: FastifyRequest): AppError {
   return new AppError(kind, frameworkMessage(kind, fe as FastifyError, request), { cause: err });
 }
 
+/** Sets the table's status and the headers that say what `err` carries (Retry-After, RateLimit-*, Allow). */
+export function errorReply(reply: FastifyReply, err: AppError): FastifyReply {
+  void reply.code(err.status).headers(errorMetadata(err));
+  if (err.allowedMethods) void reply.header('allow', err.allowedMethods.join(', '));
+  return reply;
+}
+
 /** Writes `err` as the spec's `{error, message}` with the table's status and the error's headers. */
 export function sendError(reply: FastifyReply, err: AppError): void {
-  void reply.code(err.status).headers(err.headers).send(err.body());
+  void errorReply(reply, err).send(err.body());
 }
 
 export function createErrorHandler(logger: Logger) {
   return function handleError(err: unknown, request: FastifyRequest, reply: FastifyReply): void {
-    const ctx = request.callContext;
-    if (ctx) ctx.responseHeader.forEach((value, key) => void reply.header(key, value));
+    // A call refused after its key was admitted still reports the key's rate.
+    const rate = request.callContext?.rate;
+    if (rate) void reply.headers(rateMetadata(rate));
     const app = asAppError(err, request);
     if (app.kind === 'internal') logger.error({ err: app.cause ?? err, url: request.url }, 'request failed');
     // A database or Temporal that cannot be reached is answered 503 with Retry-After, and is no bug of ours.

@@ -3,10 +3,10 @@ import type { Socket } from 'node:net';
 import fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { CallContext } from '../api/call-context.js';
 import { BODY_LIMITS } from '../domain/limits.js';
-import { AppError, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../errors.js';
+import { AppError, unavailable } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
-import { asAppError, createErrorHandler, sendError } from './error-handler.js';
+import { asAppError, createErrorHandler, errorReply, sendError } from './error-handler.js';
 import { registerGateway } from './gateway.js';
 import { buildOpenApi } from './openapi.js';
 import { ADMIN_BASE, ADMIN_ROUTES, API_BASE, EMAIL_ROUTES } from './rest-routes.js';
@@ -59,7 +59,7 @@ export async function buildRestApp(deps: RestAppDeps): Promise<FastifyInstance> 
     const allowed = routeMethods.allowed(path);
     // A pattern may match a path the router still refused (an empty wildcard): only another method makes it a 405.
     if (allowed.length > 0 && !allowed.includes(method)) {
-      return new AppError('method_not_allowed', `${path} does not answer ${method}; it answers ${allowed.join(', ')}`, { headers: { allow: allowed.join(', ') } });
+      return new AppError('method_not_allowed', `${path} does not answer ${method}; it answers ${allowed.join(', ')}`, { allowedMethods: allowed });
     }
     return new AppError('not_found', `route ${method} ${path} not found`);
   };
@@ -69,7 +69,7 @@ export async function buildRestApp(deps: RestAppDeps): Promise<FastifyInstance> 
   });
   app.addHook('onRequest', async (request) => {
     if (closing) {
-      throw new AppError('unavailable', 'The server is shutting down; retry on another instance or shortly', { headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } });
+      throw unavailable('The server is shutting down; retry on another instance or shortly');
     }
     // Unrouted requests are answered before Fastify reads (or refuses) a body they may carry (QUERY, PUT).
     if (request.routeOptions.url === undefined) throw unrouted(request.method, request.url);
@@ -116,8 +116,8 @@ export async function buildRestApp(deps: RestAppDeps): Promise<FastifyInstance> 
     if (down.length === 0) return { status: 'ready' };
     // Names the components only: addresses and driver messages are for the log, not for whoever probes.
     const names = down.map((c) => (c === 'temporal' ? 'Temporal' : c)).join(' and ');
-    const err = new AppError('unavailable', `not ready: ${names} unreachable`, { headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } });
-    return reply.code(err.status).headers(err.headers).send({ ...err.body(), down });
+    const err = unavailable(`not ready: ${names} unreachable`);
+    return errorReply(reply, err).send({ ...err.body(), down });
   });
   app.get('/metrics', async (request, reply) => {
     deps.admitMetrics(request.headers.authorization);
