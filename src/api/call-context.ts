@@ -21,3 +21,15 @@ export interface CallContext {
 }
 
 export const clientAddress = (ctx: CallContext): string => ctx.values.get(CLIENT_ADDRESS);
+
+// RFC 6750 bearer syntax, nothing around it: the HTTP layer already strips the outer whitespace it may.
+const BEARER = /^Bearer ([^\s]+)$/i;
+
+/** The credential of an `Authorization: Bearer <credential>` header; undefined when it is missing or malformed. */
+export function bearerCredential(authorization: string | null | undefined): string | undefined {
+  if (authorization === null || authorization === undefined) return undefined;
+  return BEARER.exec(authorization)?.[1];
+}
+
+/** The call's bearer credential (API key or admin token), as both adapters carry it. */
+export const callCredential = (ctx: CallContext): string | undefined => bearerCredential(ctx.requestHeader.get('authorization'));

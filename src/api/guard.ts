@@ -1,7 +1,7 @@
 import type { AuthService, Principal } from '../services/auth-service.js';
 import type { RateLimiter } from '../services/rate-limiter.js';
 import type { UsageRecorder } from '../services/usage-recorder.js';
-import type { CallContext } from './call-context.js';
+import { callCredential, type CallContext } from './call-context.js';
 
 /**
  * Every public call goes through here: authenticate the key, take one request from its rate limit
@@ -14,7 +14,7 @@ export function createGuard(deps: { auth: AuthService; rateLimiter: RateLimiter;
    */
   async function admit(ctx: CallContext): Promise<Principal> {
     if (ctx.principal) return ctx.principal;
-    const principal = await deps.auth.authenticate(ctx.requestHeader.get('authorization'));
+    const principal = await deps.auth.authenticate(callCredential(ctx));
     try {
       ctx.rate = deps.rateLimiter.take(principal.keyId);
     } catch (err) {

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { CallContext } from '../api/call-context.js';
+import { bearerCredential, type CallContext } from '../api/call-context.js';
 import { BODY_LIMITS } from '../domain/limits.js';
 import { AppError, unavailable } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -27,8 +27,8 @@ export interface RestAppDeps {
   logger: Logger;
   metrics: Metrics;
   publicUrl: string;
-  /** Throws a 401 AppError unless the request may read /metrics (MAILER_METRICS_TOKEN). */
-  admitMetrics: (authorization: string | undefined) => void;
+  /** Throws a 401 AppError unless the request's bearer credential may read /metrics (MAILER_METRICS_TOKEN). */
+  admitMetrics: (credential: string | undefined) => void;
   /** The dependencies that do not answer (`database`, `temporal`); empty when ready. */
   checkReady: () => Promise<string[]>;
   /** Extra routes (the console) registered by their own module. */
@@ -120,7 +120,7 @@ export async function buildRestApp(deps: RestAppDeps): Promise<FastifyInstance> 
     return errorReply(reply, err).send({ ...err.body(), down });
   });
   app.get('/metrics', async (request, reply) => {
-    deps.admitMetrics(request.headers.authorization);
+    deps.admitMetrics(bearerCredential(request.headers.authorization));
     void reply.header('content-type', deps.metrics.registry.contentType);
     return deps.metrics.registry.metrics();
   });
