@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { bearerCredential, type CallContext } from '../api/call-context.js';
 import { BODY_LIMITS } from '../domain/limits.js';
-import { AppError, unavailable } from '../errors.js';
+import { AppError, invalid, unavailable } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { asAppError, createErrorHandler, errorReply, sendError } from './error-handler.js';
@@ -92,7 +92,7 @@ export async function buildRestApp(deps: RestAppDeps): Promise<FastifyInstance> 
     try {
       done(null, JSON.parse(text));
     } catch (err) {
-      done(Object.assign(new Error(`The request body is not valid JSON: ${(err as Error).message}`), { statusCode: 400 }), undefined);
+      done(invalid(`The request body is not valid JSON: ${(err as Error).message}`), undefined);
     }
   });
 
