@@ -1,4 +1,5 @@
 import { isDatabaseUnavailable } from './db/db-unavailable.js';
+import type { RateDecision } from './domain/rate-decision.js';
 import { isTemporalUnavailable } from './temporal/temporal-unavailable.js';
 
 /**
@@ -68,21 +69,35 @@ export const ERROR_TABLE: Record<ErrorKind, KindSpec> = {
 /** A PostgreSQL restart takes about a second; a Temporal one a few. */
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
 
+/**
+ * What a failure tells the caller besides its kind and message. Each adapter renders it in its own terms
+ * (HTTP headers, gRPC metadata); nothing here names a header.
+ */
+export interface AppErrorOptions {
+  /** Overrides the table's `error` string (the quota error puts its numbers there). */
+  errorText?: string;
+  /** When the caller may try again (a 429, 409 or 503). */
+  retryAfterSeconds?: number;
+  /** The caller's request rate, on a refusal by the rate limit. */
+  rate?: RateDecision;
+  /** The methods the requested path does answer, on a 405. */
+  allowedMethods?: readonly string[];
+  cause?: unknown;
+}
+
 export class AppError extends Error {
   override readonly name = 'AppError';
-  /** Overrides the table's `error` string (the quota error puts its numbers there). */
   readonly errorText: string | undefined;
-  /** Extra response headers, e.g. Retry-After on a 429. */
-  readonly headers: Record<string, string>;
+  readonly retryAfterSeconds: number | undefined;
+  readonly rate: RateDecision | undefined;
+  readonly allowedMethods: readonly string[] | undefined;
 
-  constructor(
-    readonly kind: ErrorKind,
-    message: string,
-    options: { errorText?: string; headers?: Record<string, string>; cause?: unknown } = {},
-  ) {
+  constructor(readonly kind: ErrorKind, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.errorText = options.errorText;
-    this.headers = options.headers ?? {};
+    this.retryAfterSeconds = options.retryAfterSeconds;
+    this.rate = options.rate;
+    this.allowedMethods = options.allowedMethods;
   }
 
   get status(): number {
@@ -101,17 +116,20 @@ export class AppError extends Error {
 }
 
 /**
- * Any thrown value as an AppError. A database or Temporal that cannot be reached is `unavailable` (503,
- * Retry-After: the request may well succeed in a moment); other unknown failures become `internal` with a
+ * Any thrown value as an AppError. A database or Temporal that cannot be reached is `unavailable`, to be
+ * retried shortly (the request may well succeed in a moment); other unknown failures become `internal` with a
  * message that leaks nothing.
  */
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
   const down = unavailableDependency(err);
-  if (down) return new AppError('unavailable', down, { cause: err, headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } });
+  if (down) return unavailable(down, err);
   return new AppError('internal', 'An internal error occurred', { cause: err });
 }
 
+/** A 503 the caller should retry shortly: a dependency, or this instance, cannot answer now. */
+export const unavailable = (message: string, cause?: unknown) =>
+  new AppError('unavailable', message, { retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS, cause });
 export const notFound = (what: string, id: string) => new AppError('not_found', `${what} ${id} not found`);
 export const invalid = (message: string) => new AppError('validation', message);
 

@@ -11,7 +11,7 @@ import {
   presentAccount, presentApiKey, presentCaught, presentDay, presentDomain, presentEvent, presentSuppression, presentWebhook,
   presentWebhookDelivery,
 } from './admin-presenters.js';
-import { clientAddress, type CallContext } from './call-context.js';
+import { callCredential, clientAddress, type CallContext } from './call-context.js';
 import { withStorableStrings } from './storable-strings.js';
 import { presentBatch, presentEmail, presentEmailSummary, presentScheduled } from './presenters.js';
 
@@ -37,7 +37,7 @@ export interface AdminApiDeps {
  * throttled per client address, which each adapter puts in the call's context.
  */
 export function admitAdmin(auth: AuthService, ctx: CallContext): void {
-  auth.authenticateAdmin(ctx.requestHeader.get('authorization'), clientAddress(ctx));
+  auth.authenticateAdmin(callCredential(ctx), clientAddress(ctx));
 }
 
 /** mail.v1.AdminService, the management API behind the console; every call needs the admin token. */

@@ -1,4 +1,5 @@
 import { createContextKey, type ContextValues } from '@connectrpc/connect';
+import type { RateDecision } from '../domain/rate-decision.js';
 import type { Principal } from '../services/auth-service.js';
 
 /** The caller's network address (the socket's peer), set by each adapter from its connection. */
@@ -6,15 +7,29 @@ export const CLIENT_ADDRESS = createContextKey<string>('unknown', { description:
 
 /**
  * What a handler needs of its call, whichever adapter carried it. Connect's HandlerContext has this shape;
- * the REST gateway builds one from the Fastify request.
+ * the REST gateway builds one from the Fastify request. Handlers only read it, and record what the
+ * adapter is to tell the caller (`rate`); each adapter writes that in its own terms.
  */
 export interface CallContext {
   requestHeader: Headers;
-  responseHeader: Headers;
   /** Per-call values; CLIENT_ADDRESS holds who is calling. */
   values: ContextValues;
   /** Set once the call is admitted (key checked, rate limit taken), so it is done once per call. */
   principal?: Principal;
+  /** The admitted key's request rate, which every answer to the call reports. */
+  rate?: RateDecision;
 }
 
 export const clientAddress = (ctx: CallContext): string => ctx.values.get(CLIENT_ADDRESS);
+
+// RFC 6750 bearer syntax, nothing around it: the HTTP layer already strips the outer whitespace it may.
+const BEARER = /^Bearer ([^\s]+)$/i;
+
+/** The credential of an `Authorization: Bearer <credential>` header; undefined when it is missing or malformed. */
+export function bearerCredential(authorization: string | null | undefined): string | undefined {
+  if (authorization === null || authorization === undefined) return undefined;
+  return BEARER.exec(authorization)?.[1];
+}
+
+/** The call's bearer credential (API key or admin token), as both adapters carry it. */
+export const callCredential = (ctx: CallContext): string | undefined => bearerCredential(ctx.requestHeader.get('authorization'));

@@ -1,16 +1,11 @@
-import { AppError } from '../errors.js';
 import type { AuthService, Principal } from '../services/auth-service.js';
 import type { RateLimiter } from '../services/rate-limiter.js';
 import type { UsageRecorder } from '../services/usage-recorder.js';
-import type { CallContext } from './call-context.js';
-
-const copyHeaders = (err: unknown, ctx: CallContext) => {
-  if (err instanceof AppError) for (const [k, v] of Object.entries(err.headers)) ctx.responseHeader.set(k, v);
-};
+import { callCredential, type CallContext } from './call-context.js';
 
 /**
  * Every public call goes through here: authenticate the key, take one request from its rate limit
- * (RateLimit-* headers on every answer), count it in the key's usage statistics, then run.
+ * (recorded in the call, which every answer reports), count it in the key's usage statistics, then run.
  */
 export function createGuard(deps: { auth: AuthService; rateLimiter: RateLimiter; usage: UsageRecorder }) {
   /**
@@ -19,15 +14,11 @@ export function createGuard(deps: { auth: AuthService; rateLimiter: RateLimiter;
    */
   async function admit(ctx: CallContext): Promise<Principal> {
     if (ctx.principal) return ctx.principal;
-    const principal = await deps.auth.authenticate(ctx.requestHeader.get('authorization'));
+    const principal = await deps.auth.authenticate(callCredential(ctx));
     try {
-      const rate = deps.rateLimiter.take(principal.keyId);
-      ctx.responseHeader.set('ratelimit-limit', String(rate.limit));
-      ctx.responseHeader.set('ratelimit-remaining', String(rate.remaining));
-      ctx.responseHeader.set('ratelimit-reset', String(rate.reset));
+      ctx.rate = deps.rateLimiter.take(principal.keyId);
     } catch (err) {
       deps.usage.request(principal.keyId, true);
-      copyHeaders(err, ctx);
       throw err;
     }
     ctx.principal = principal;
@@ -42,7 +33,6 @@ export function createGuard(deps: { auth: AuthService; rateLimiter: RateLimiter;
       return result;
     } catch (err) {
       deps.usage.request(principal.keyId, true);
-      copyHeaders(err, ctx);
       throw err;
     }
   }

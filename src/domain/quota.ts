@@ -14,6 +14,6 @@ export function nextUtcMidnight(now: Date): Date {
 export function quotaExceeded(used: number, total: number, now: Date): AppError {
   const resetsAt = nextUtcMidnight(now);
   const text = `daily quota exceeded (${used}/${total}), resets at ${resetsAt.toISOString()}`;
-  const retryAfter = Math.max(1, Math.ceil((resetsAt.getTime() - now.getTime()) / 1000));
-  return new AppError('quota_exceeded', text, { errorText: text, headers: { 'retry-after': String(retryAfter) } });
+  const retryAfterSeconds = Math.max(1, Math.ceil((resetsAt.getTime() - now.getTime()) / 1000));
+  return new AppError('quota_exceeded', text, { errorText: text, retryAfterSeconds });
 }

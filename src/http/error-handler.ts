@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, toAppError, type ErrorKind } from '../errors.js';
+import { errorMetadata, rateMetadata } from '../api/error-metadata.js';
+import { AppError, ERROR_TABLE, toAppError, type ErrorKind } from '../errors.js';
 import type { Logger } from '../logger.js';
 
 /**
@@ -19,15 +20,11 @@ const FASTIFY_CODES: Record<string, ErrorKind> = {
   FST_ERR_INVALID_URL: 'validation',
 };
 
-const BY_STATUS: Record<number, ErrorKind> = {
-  400: 'validation',
-  404: 'not_found',
-  405: 'method_not_allowed',
-  413: 'payload_too_large',
-  414: 'uri_too_long',
-  415: 'unsupported_media_type',
-  431: 'headers_too_large',
-};
+/** The kinds a 4xx of Fastify's may be, told apart by the status the table gives each; any other is a validation error. */
+const FRAMEWORK_KINDS: readonly ErrorKind[] = [
+  'validation', 'not_found', 'method_not_allowed', 'payload_too_large', 'uri_too_long', 'unsupported_media_type', 'headers_too_large',
+];
+const kindOfStatus = (status: number): ErrorKind => FRAMEWORK_KINDS.find((kind) => ERROR_TABLE[kind].http === status) ?? 'validation';
 
 /** What the caller is told for each of Fastify's refusals: its own text names Fastify internals. */
 function frameworkMessage(kind: ErrorKind, err: FastifyError, request: FastifyRequest): string {
@@ -39,7 +36,7 @@ function frameworkMessage(kind: ErrorKind, err: FastifyError, request: FastifyRe
     default:
       if (err.code === 'FST_ERR_BAD_URL' || err.code === 'FST_ERR_INVALID_URL') return 'The request URL is not valid (bad percent-encoding or characters)';
       if (err.code?.startsWith('FST_ERR_CTP_')) return 'The request body must be a JSON object';
-      // Errors raised with a statusCode by this service's own parsers carry a message meant for callers.
+      // Any other 4xx keeps its own message: a 4xx describes the request, and only 5xx details are hidden.
       return err.message;
   }
 }
@@ -49,20 +46,28 @@ export function asAppError(err: unknown, request: FastifyRequest): AppError {
   if (err instanceof AppError) return err;
   const fe = err as Partial<FastifyError>;
   const kind = (fe.code !== undefined ? FASTIFY_CODES[fe.code] : undefined)
-    ?? (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500 ? BY_STATUS[fe.statusCode] ?? 'validation' : undefined);
+    ?? (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500 ? kindOfStatus(fe.statusCode) : undefined);
   if (kind === undefined) return toAppError(err);
   return new AppError(kind, frameworkMessage(kind, fe as FastifyError, request), { cause: err });
 }
 
+/** Sets the table's status and the headers that say what `err` carries (Retry-After, RateLimit-*, Allow). */
+export function errorReply(reply: FastifyReply, err: AppError): FastifyReply {
+  void reply.code(err.status).headers(errorMetadata(err));
+  if (err.allowedMethods) void reply.header('allow', err.allowedMethods.join(', '));
+  return reply;
+}
+
 /** Writes `err` as the spec's `{error, message}` with the table's status and the error's headers. */
 export function sendError(reply: FastifyReply, err: AppError): void {
-  void reply.code(err.status).headers(err.headers).send(err.body());
+  void errorReply(reply, err).send(err.body());
 }
 
 export function createErrorHandler(logger: Logger) {
   return function handleError(err: unknown, request: FastifyRequest, reply: FastifyReply): void {
-    const ctx = request.callContext;
-    if (ctx) ctx.responseHeader.forEach((value, key) => void reply.header(key, value));
+    // A call refused after its key was admitted still reports the key's rate.
+    const rate = request.callContext?.rate;
+    if (rate) void reply.headers(rateMetadata(rate));
     const app = asAppError(err, request);
     if (app.kind === 'internal') logger.error({ err: app.cause ?? err, url: request.url }, 'request failed');
     // A database or Temporal that cannot be reached is answered 503 with Retry-After, and is no bug of ours.

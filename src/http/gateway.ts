@@ -2,6 +2,7 @@ import { create, fromJson, toJson, type DescMessage, type JsonValue } from '@buf
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { createContextValues } from '@connectrpc/connect';
 import { CLIENT_ADDRESS, type CallContext } from '../api/call-context.js';
+import { rateMetadata } from '../api/error-metadata.js';
 import { BODY_LIMITS } from '../domain/limits.js';
 import { invalid } from '../errors.js';
 import { describeJsonError } from './json-errors.js';
@@ -69,17 +70,14 @@ export function registerGateway(
       url: `${base}${route.path}`,
       bodyLimit: route.bodyLimit ?? BODY_LIMITS.other,
       onRequest: async (request) => {
-        const ctx: CallContext = {
-          requestHeader: requestHeaders(request), responseHeader: new Headers(),
-          values: createContextValues().set(CLIENT_ADDRESS, request.ip),
-        };
+        const ctx: CallContext = { requestHeader: requestHeaders(request), values: createContextValues().set(CLIENT_ADDRESS, request.ip) };
         request.callContext = ctx;
         await admit(ctx);
       },
       handler: async (request, reply) => {
         const ctx = request.callContext!;
         const out = await handler(decode(route, request) as never, ctx);
-        ctx.responseHeader.forEach((value, key) => void reply.header(key, value));
+        if (ctx.rate) void reply.headers(rateMetadata(ctx.rate));
         return encode(route.rpc.output, out);
       },
     });

@@ -1,12 +1,12 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { CallContext } from '../api/call-context.js';
+import { bearerCredential, type CallContext } from '../api/call-context.js';
 import { BODY_LIMITS } from '../domain/limits.js';
-import { AppError, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../errors.js';
+import { AppError, invalid, unavailable } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
-import { asAppError, createErrorHandler, sendError } from './error-handler.js';
+import { asAppError, createErrorHandler, errorReply, sendError } from './error-handler.js';
 import { registerGateway } from './gateway.js';
 import { buildOpenApi } from './openapi.js';
 import { ADMIN_BASE, ADMIN_ROUTES, API_BASE, EMAIL_ROUTES } from './rest-routes.js';
@@ -27,8 +27,8 @@ export interface RestAppDeps {
   logger: Logger;
   metrics: Metrics;
   publicUrl: string;
-  /** Throws a 401 AppError unless the request may read /metrics (MAILER_METRICS_TOKEN). */
-  admitMetrics: (authorization: string | undefined) => void;
+  /** Throws a 401 AppError unless the request's bearer credential may read /metrics (MAILER_METRICS_TOKEN). */
+  admitMetrics: (credential: string | undefined) => void;
   /** The dependencies that do not answer (`database`, `temporal`); empty when ready. */
   checkReady: () => Promise<string[]>;
   /** Extra routes (the console) registered by their own module. */
@@ -80,7 +80,7 @@ function unroutedError(routeMethods: ReturnType<typeof createRouteMethods>, meth
   const allowed = routeMethods.allowed(path);
   // A pattern may match a path the router still refused (an empty wildcard): only another method makes it a 405.
   if (allowed.length > 0 && !allowed.includes(method)) {
-    return new AppError('method_not_allowed', `${path} does not answer ${method}; it answers ${allowed.join(', ')}`, { headers: { allow: allowed.join(', ') } });
+    return new AppError('method_not_allowed', `${path} does not answer ${method}; it answers ${allowed.join(', ')}`, { allowedMethods: allowed });
   }
   return new AppError('not_found', `route ${method} ${path} not found`);
 }
@@ -93,7 +93,7 @@ function refuseEarly(app: FastifyInstance, unrouted: (method: string, url: strin
   });
   app.addHook('onRequest', async (request) => {
     if (closing) {
-      throw new AppError('unavailable', 'The server is shutting down; retry on another instance or shortly', { headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } });
+      throw unavailable('The server is shutting down; retry on another instance or shortly');
     }
     // Unrouted requests are answered before Fastify reads (or refuses) a body they may carry (QUERY, PUT).
     if (request.routeOptions.url === undefined) throw unrouted(request.method, request.url);
@@ -118,7 +118,7 @@ function parseEveryBodyAsJson(app: FastifyInstance): void {
     try {
       done(null, JSON.parse(text));
     } catch (err) {
-      done(Object.assign(new Error(`The request body is not valid JSON: ${(err as Error).message}`), { statusCode: 400 }), undefined);
+      done(invalid(`The request body is not valid JSON: ${(err as Error).message}`), undefined);
     }
   });
 }
@@ -132,11 +132,11 @@ function registerServiceRoutes(app: FastifyInstance, deps: RestAppDeps): void {
     if (down.length === 0) return { status: 'ready' };
     // Names the components only: addresses and driver messages are for the log, not for whoever probes.
     const names = down.map((c) => (c === 'temporal' ? 'Temporal' : c)).join(' and ');
-    const err = new AppError('unavailable', `not ready: ${names} unreachable`, { headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } });
-    return reply.code(err.status).headers(err.headers).send({ ...err.body(), down });
+    const err = unavailable(`not ready: ${names} unreachable`);
+    return errorReply(reply, err).send({ ...err.body(), down });
   });
   app.get('/metrics', async (request, reply) => {
-    deps.admitMetrics(request.headers.authorization);
+    deps.admitMetrics(bearerCredential(request.headers.authorization));
     void reply.header('content-type', deps.metrics.registry.contentType);
     return deps.metrics.registry.metrics();
   });

@@ -1,5 +1,6 @@
 import { createContextKey, type HandlerContext } from '@connectrpc/connect';
 import type { CallContext } from '../api/call-context.js';
+import { rateMetadata } from '../api/error-metadata.js';
 import type { Logger } from '../logger.js';
 import type { Principal } from '../services/auth-service.js';
 import { toConnectError } from './error-interceptor.js';
@@ -13,16 +14,19 @@ const ADMITTED = createContextKey<Principal | undefined>(undefined, { descriptio
  * connect-es runs a request gate once the headers are in and before any byte of the message is read,
  * decompressed or parsed (interceptors run only after), so a call without valid credentials costs no
  * more than its headers, however large the body it announces. A refusal is answered in the caller's
- * protocol with the same code, message and `mail-error` as any other error.
+ * protocol with the same code, message and `mail-error` as any other error. The key's rate goes out in the
+ * response metadata of every answer to an admitted call; a refusal carries its own in its trailers.
  */
 export function createAdmissionGate(admit: Admit, logger: Logger): (ctx: HandlerContext) => Promise<void> {
   return async (ctx) => {
+    const call: CallContext = { requestHeader: ctx.requestHeader, values: ctx.values };
     let principal: Principal | void;
     try {
-      principal = await admit(ctx);
+      principal = await admit(call);
     } catch (err) {
       throw toConnectError(err, logger, ctx.url);
     }
+    if (call.rate) for (const [name, value] of Object.entries(rateMetadata(call.rate))) ctx.responseHeader.set(name, value);
     if (principal) ctx.values.set(ADMITTED, principal);
   };
 }
@@ -33,5 +37,5 @@ export function createAdmissionGate(admit: Admit, logger: Logger): (ctx: Handler
  */
 export function admittedCall(ctx: HandlerContext): CallContext {
   const principal = ctx.values.get(ADMITTED);
-  return principal ? { requestHeader: ctx.requestHeader, responseHeader: ctx.responseHeader, values: ctx.values, principal } : ctx;
+  return principal ? { requestHeader: ctx.requestHeader, values: ctx.values, principal } : ctx;
 }

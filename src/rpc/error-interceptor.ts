@@ -1,10 +1,11 @@
 import { ConnectError, type Interceptor } from '@connectrpc/connect';
+import { errorMetadata } from '../api/error-metadata.js';
 import { toAppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 
 /**
  * The gRPC boundary's one error mapping: the code from the table in errors.ts, the spec's `message` as the
- * status message, and the spec's `error` string in the `mail-error` trailer (with any Retry-After), so that
+ * status message, and the spec's `error` string in the `mail-error` trailer (with `retry-after` and the rate, as REST names them), so that
  * gRPC callers see exactly what REST callers see.
  */
 export function toConnectError(err: unknown, logger: Logger, procedure: string): ConnectError {
@@ -13,7 +14,7 @@ export function toConnectError(err: unknown, logger: Logger, procedure: string):
   if (app.kind === 'internal') logger.error({ err: app.cause ?? err, procedure }, 'rpc failed');
   else if (app.kind === 'unavailable') logger.warn({ err: app.cause ?? err, procedure }, 'rpc failed: a dependency is unavailable');
   const body = app.body();
-  const metadata = new Headers({ 'mail-error': body.error, ...app.headers });
+  const metadata = new Headers({ 'mail-error': body.error, ...errorMetadata(app) });
   return new ConnectError(body.message ?? body.error, app.grpcCode, metadata);
 }
 

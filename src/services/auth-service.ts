@@ -24,27 +24,21 @@ export interface AuthDeps {
 }
 
 const INVALID_KEY = 'Invalid or missing API key';
-// RFC 6750 bearer syntax, nothing around it: the HTTP layer already strips the outer whitespace it may.
-const BEARER = /^Bearer ([^\s]+)$/i;
 
 const unauthorized = (message = INVALID_KEY) => new AppError('unauthorized', message);
 
-function bearerToken(header: string | null | undefined, message = INVALID_KEY): string {
-  if (header === null || header === undefined) throw unauthorized(message);
-  const m = BEARER.exec(header);
-  if (!m) throw unauthorized(message);
-  return m[1]!;
-}
-
+/**
+ * Each check takes the credential its adapter extracted from the call (undefined when there was none,
+ * or none well-formed), so that this knows no header syntax.
+ */
 export function createAuthService(deps: AuthDeps) {
   return {
     /**
      * Every request reads its key afresh (one indexed query): a deleted key, a banned or paused account
      * takes effect on the very next request, in every process, with no cache to invalidate.
      */
-    async authenticate(authorization: string | null | undefined): Promise<Principal> {
-      const key = bearerToken(authorization);
-      if (!looksLikeApiKey(key)) throw unauthorized();
+    async authenticate(key: string | undefined): Promise<Principal> {
+      if (key === undefined || !looksLikeApiKey(key)) throw unauthorized();
       const hash = hashSecret(key);
       const row = await deps.findPrincipal(hash);
       if (!row || !digestsEqual(row.keyHash, hash)) throw unauthorized();
@@ -57,11 +51,11 @@ export function createAuthService(deps: AuthDeps) {
 
     /**
      * `client` is the caller's network address. Only well-formed tokens that are wrong count as failures:
-     * a missing or malformed header is no guess, and is answered 401 unless the client is already throttled.
+     * a missing or malformed credential is no guess, and is answered 401 unless the client is already throttled.
      */
-    authenticateAdmin(authorization: string | null | undefined, client: string): void {
+    authenticateAdmin(token: string | undefined, client: string): void {
       deps.adminThrottle.check(client);
-      const token = bearerToken(authorization);
+      if (token === undefined) throw unauthorized('Invalid or missing admin token');
       if (!secretsEqual(token, deps.adminToken)) {
         deps.adminThrottle.failed(client);
         throw unauthorized('Invalid or missing admin token');
@@ -69,10 +63,9 @@ export function createAuthService(deps: AuthDeps) {
       deps.adminThrottle.succeeded(client);
     },
 
-    authenticateMetrics(authorization: string | null | undefined): void {
+    authenticateMetrics(token: string | undefined): void {
       if (deps.metricsToken === undefined) return;
-      const message = 'Invalid or missing metrics token';
-      if (!secretsEqual(bearerToken(authorization, message), deps.metricsToken)) throw unauthorized(message);
+      if (token === undefined || !secretsEqual(token, deps.metricsToken)) throw unauthorized('Invalid or missing metrics token');
     },
   };
 }

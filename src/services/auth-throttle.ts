@@ -31,14 +31,12 @@ export function createAuthThrottle(limits: ThrottleLimits = ADMIN_AUTH_LIMITS, n
 
   const current = (w: Window | undefined, t: number) => (w && w.endsAt > t ? w : undefined);
   const tooMany = (w: Window, t: number, who: string) => {
-    const retryAfter = Math.max(1, Math.ceil((w.endsAt - t) / 1000));
-    return new AppError('rate_limited', `Too many failed admin token attempts ${who}; retry in ${retryAfter} s`, {
-      headers: { 'retry-after': String(retryAfter) },
-    });
+    const retryAfterSeconds = Math.max(1, Math.ceil((w.endsAt - t) / 1000));
+    return new AppError('rate_limited', `Too many failed admin token attempts ${who}; retry in ${retryAfterSeconds} s`, { retryAfterSeconds });
   };
 
   return {
-    /** Throws a 429 with Retry-After when `client`, or everyone, has failed too often in the current window. */
+    /** Throws a 429 saying when to retry when `client`, or everyone, has failed too often in the current window. */
     check(client: string): void {
       const t = now();
       const mine = current(clients.get(clientKey(client)), t);

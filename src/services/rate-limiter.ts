@@ -1,15 +1,10 @@
+import type { RateDecision } from '../domain/rate-decision.js';
 import { AppError } from '../errors.js';
 
 /**
  * A token bucket per API key, in this process: `rate` requests a second, bursts up to `rate`. With several
  * API processes each keeps its own buckets (documented in the README).
  */
-export interface RateDecision {
-  limit: number;
-  remaining: number;
-  /** Seconds until the bucket is full again. */
-  reset: number;
-}
 
 const PRUNE_EVERY = 10_000;
 
@@ -22,7 +17,7 @@ export function createRateLimiter(rate: number, now: () => number = Date.now) {
   }
 
   return {
-    /** Takes one request from `key`'s bucket; throws a 429 with Retry-After when it is empty. */
+    /** Takes one request from `key`'s bucket; throws a 429 saying when to retry when it is empty. */
     take(key: string): RateDecision {
       const t = now();
       if (++takes % PRUNE_EVERY === 0) prune(t);
@@ -30,17 +25,13 @@ export function createRateLimiter(rate: number, now: () => number = Date.now) {
       b.tokens = Math.min(rate, b.tokens + ((t - b.at) / 1000) * rate);
       b.at = t;
       buckets.set(key, b);
-      const headers = (remaining: number) => ({
-        'ratelimit-limit': String(rate),
-        'ratelimit-remaining': String(remaining),
-        'ratelimit-reset': String(Math.ceil((rate - b.tokens) / rate)),
-      });
+      const decision = (remaining: number): RateDecision => ({ limit: rate, remaining, reset: Math.ceil((rate - b.tokens) / rate) });
       if (b.tokens < 1) {
-        const retryAfter = Math.max(1, Math.ceil((1 - b.tokens) / rate));
-        throw new AppError('rate_limited', 'Rate limit exceeded', { headers: { ...headers(0), 'retry-after': String(retryAfter) } });
+        const retryAfterSeconds = Math.max(1, Math.ceil((1 - b.tokens) / rate));
+        throw new AppError('rate_limited', 'Rate limit exceeded', { retryAfterSeconds, rate: decision(0) });
       }
       b.tokens -= 1;
-      return { limit: rate, remaining: Math.floor(b.tokens), reset: Math.ceil((rate - b.tokens) / rate) };
+      return decision(Math.floor(b.tokens));
     },
   };
 }

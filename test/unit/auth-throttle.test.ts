@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { errorMetadata } from '../../src/api/error-metadata.js';
 import { AppError } from '../../src/errors.js';
 import { clientKey, createAuthThrottle } from '../../src/services/auth-throttle.js';
 
@@ -27,7 +28,7 @@ describe('admin-token throttle', () => {
     expect(err?.kind).toBe('rate_limited');
     expect(err?.status).toBe(429);
     expect(err?.body()).toEqual({ error: 'too many requests', message: 'Too many failed admin token attempts from this address; retry in 45 s' });
-    expect(err?.headers['retry-after']).toBe('45');
+    expect(errorMetadata(err!)['retry-after']).toBe('45');
     // Another address is not affected.
     expect(refusal(() => throttle.check('10.0.0.2'))).toBeUndefined();
     // The window ends: the client may try again.
@@ -54,7 +55,7 @@ describe('admin-token throttle', () => {
     t += 1_000;
     const err = refusal(() => throttle.check('192.0.2.7'));
     expect(err?.body().message).toBe('Too many failed admin token attempts on this server; retry in 59 s');
-    expect(err?.headers['retry-after']).toBe('59');
+    expect(errorMetadata(err!)['retry-after']).toBe('59');
     t += 59_000;
     expect(refusal(() => throttle.check('192.0.2.7'))).toBeUndefined();
   });

@@ -2,6 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
+import { errorMetadata } from '../../src/api/error-metadata.js';
 import { isDatabaseUnavailable } from '../../src/db/db-unavailable.js';
 import { toAppError } from '../../src/errors.js';
 import { isTemporalUnavailable } from '../../src/temporal/temporal-unavailable.js';
@@ -28,7 +29,7 @@ describe('isDatabaseUnavailable', () => {
     expect(app.status).toBe(503);
     expect(app.grpcCode).toBe(14);
     expect(app.body()).toEqual({ error: 'service unavailable', message: 'The database is unavailable; retry shortly' });
-    expect(Number(app.headers['Retry-After'])).toBeGreaterThan(0);
+    expect(Number(new Headers(errorMetadata(app)).get('Retry-After'))).toBeGreaterThan(0);
   });
 
   it('recognises server shutdown and connection SQLSTATEs and wrapped socket errors; not faults of the statement', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { errorMetadata } from '../../src/api/error-metadata.js';
 import { nextUtcMidnight, quotaExceeded, utcDay } from '../../src/domain/quota.js';
 
 describe('utcDay', () => {
@@ -32,9 +33,9 @@ describe('quotaExceeded', () => {
   });
 
   it('says Retry-After in whole seconds until the reset, at least 1', () => {
-    expect(quotaExceeded(3, 3, new Date('2025-03-09T22:00:00.000Z')).headers['retry-after']).toBe('7200');
-    expect(quotaExceeded(3, 3, new Date('2025-03-09T23:59:59.500Z')).headers['retry-after']).toBe('1');
-    expect(quotaExceeded(3, 3, new Date('2025-03-09T23:59:59.999Z')).headers['retry-after']).toBe('1');
+    expect(errorMetadata(quotaExceeded(3, 3, new Date('2025-03-09T22:00:00.000Z')))['retry-after']).toBe('7200');
+    expect(errorMetadata(quotaExceeded(3, 3, new Date('2025-03-09T23:59:59.500Z')))['retry-after']).toBe('1');
+    expect(errorMetadata(quotaExceeded(3, 3, new Date('2025-03-09T23:59:59.999Z')))['retry-after']).toBe('1');
   });
 
   it('reports the used count it is given, also when over the total', () => {

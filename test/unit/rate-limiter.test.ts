@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { errorMetadata } from '../../src/api/error-metadata.js';
 import { AppError } from '../../src/errors.js';
 import { createRateLimiter } from '../../src/services/rate-limiter.js';
 
@@ -32,7 +33,7 @@ describe('createRateLimiter', () => {
     const err = refusal(() => rl.take('k'));
     expect(err.status).toBe(429);
     expect(err.body()).toEqual({ error: 'too many requests', message: 'Rate limit exceeded' });
-    expect(err.headers).toEqual({ 'ratelimit-limit': '5', 'ratelimit-remaining': '0', 'ratelimit-reset': '1', 'retry-after': '1' });
+    expect(errorMetadata(err)).toEqual({ 'ratelimit-limit': '5', 'ratelimit-remaining': '0', 'ratelimit-reset': '1', 'retry-after': '1' });
   });
 
   it('refills at `rate` tokens a second', () => {
@@ -81,7 +82,7 @@ describe('createRateLimiter', () => {
     const rl = createRateLimiter(1, c.now);
     rl.take('k');
     c.advance(200);
-    expect(refusal(() => rl.take('k')).headers['retry-after']).toBe('1');
+    expect(errorMetadata(refusal(() => rl.take('k')))['retry-after']).toBe('1');
   });
 
   it('reports reset as the seconds until the bucket is full again', () => {
@@ -90,7 +91,7 @@ describe('createRateLimiter', () => {
     expect(rl.take('k')).toEqual({ limit: 4, remaining: 3, reset: 1 });
     const fresh = createRateLimiter(4, c.now);
     for (let i = 0; i < 4; i++) fresh.take('x');
-    expect(refusal(() => fresh.take('x')).headers['ratelimit-reset']).toBe('1');
+    expect(errorMetadata(refusal(() => fresh.take('x')))['ratelimit-reset']).toBe('1');
   });
 
   it('forgets idle full buckets without changing answers (pruning)', () => {
