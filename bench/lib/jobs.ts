@@ -252,7 +252,10 @@ export async function scheduledLateness(ctx: JobsContext, service: ServiceHandle
       ? `lateness (arrival at sink - scheduled_at): min ${Math.min(...lateness)} ms, p50 ${late.p50}, p90 ${late.p90}, p99 ${late.p99}, max ${late.max} ms`
       : 'lateness: none arrived',
   ];
-  const fired = await ctx.firedAt?.(prefix).catch(() => undefined);
+  const fired = await ctx.firedAt?.(prefix).catch((err: Error) => {
+    ctx.log(`scheduled lateness: no split into firing and delivery, the service's database could not be read: ${err.message}`);
+    return undefined;
+  });
   if (fired && fired.size > 0 && list.some(([s]) => fired.has(s))) {
     const firingMs = [...fired.values()].map((t) => t - dueAt);
     const deliveryMs = list.filter(([s]) => fired.has(s)).map(([s, times]) => times[0]! - fired.get(s)!);

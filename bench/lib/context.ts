@@ -1,0 +1,93 @@
+import path from 'node:path';
+import { cpuWindow, pidsMatching, type CpuGroup, type CpuUsage } from './cpu.js';
+import type { Infrastructure } from './infrastructure.js';
+import type { JobsContext } from './jobs.js';
+import type { Part } from './parts.js';
+import { cpuPerCount, cpuPerUnit, limitFromCpu, NOISY_OTHER, type Row } from './report.js';
+import type { Sizes } from './settings.js';
+
+/** A process the bench measures; the service's processes also count the warnings and errors they logged. */
+export interface Measured {
+  pid: number;
+  problems?(): { count: number; last: string[] };
+}
+
+/**
+ * What the parts share, passed to each: the selection and sizes, the clock and budget, the infrastructure,
+ * the processes under test (whose CPU the `server` and `worker` columns show) and the rows so far.
+ */
+export interface BenchContext {
+  parts: Set<Part>;
+  sizes: Sizes;
+  infra: Infrastructure;
+  log(msg: string): void;
+  /** Milliseconds since the bench started. */
+  elapsed(): number;
+  /** Milliseconds left in the bench's time budget. */
+  remaining(): number;
+  /** The server under test (the service's API process when it runs split) and the service's separate worker. */
+  underTest: { server?: Measured; worker?: Measured };
+  /** A CPU window over every group. */
+  window(): { stop(): CpuUsage };
+  cpuColumns: string[];
+  /** Groups that are one Node thread: at a full core, that thread bounds the figure. */
+  nodeThreads: string[];
+  rows: Row[];
+  /** Adds a row with what bounds it and its CPU per unit, and logs it. */
+  addRow(row: Row): void;
+  /** The same, with a note of the warnings and errors the service under test logged so far. */
+  addServiceRow(row: Row): void;
+}
+
+export function createContext(
+  base: Pick<BenchContext, 'parts' | 'sizes' | 'infra' | 'log' | 'elapsed' | 'remaining'>,
+): BenchContext {
+  const underTest: BenchContext['underTest'] = {};
+  const pid = (p: Measured | undefined) => (p ? [p.pid] : []);
+  const temporalPids = pidsMatching(path.join(base.infra.tmp, 'temporal.db'));
+  const groups: CpuGroup[] = [
+    { name: 'server', pids: () => pid(underTest.server) },
+    { name: 'srv-js', pids: () => pid(underTest.server), mainThread: true },
+    { name: 'worker', pids: () => pid(underTest.worker) },
+    { name: 'wrk-js', pids: () => pid(underTest.worker), mainThread: true },
+    { name: 'postgres', pids: () => [base.infra.pgPid], descendants: true },
+    { name: 'temporal', pids: () => temporalPids },
+    { name: 'sink', pids: () => [base.infra.sink.pid] },
+    { name: 'bench', pids: () => [process.pid] },
+  ];
+  const nodeThreads = ['srv-js', 'wrk-js', 'sink', 'bench'];
+  const rows: Row[] = [];
+  const addRow = (row: Row) => {
+    if (row.cpu && !row.limit) row.limit = limitFromCpu(row.cpu, nodeThreads);
+    if (row.cpu) {
+      row.notes = [...(row.notes ?? []), row.cpuUnits ? cpuPerCount(row.cpu, row.cpuUnits) : cpuPerUnit(row.cpu, row.value)].filter((n) => n !== '');
+      if (row.cpu.other >= NOISY_OTHER) row.notes.push(`NOISY: other processes used ${row.cpu.other}% of a core during this figure; it understates this machine`);
+    }
+    rows.push(row);
+    base.log(`${row.what}: ${row.value} ${row.unit}${row.p99 !== undefined && !Number.isNaN(row.p99) ? ` (p50 ${row.p50} ms, p99 ${row.p99} ms)` : ''}`);
+  };
+  return {
+    ...base, underTest, rows, addRow, nodeThreads,
+    cpuColumns: groups.map((g) => g.name),
+    window: () => cpuWindow(groups),
+    addServiceRow: (row) => {
+      const problems = [underTest.server, underTest.worker].map((p) => p?.problems?.()).filter((p) => p && p.count > 0);
+      if (problems.length > 0) row.notes = [...(row.notes ?? []), `service logged ${problems.reduce((n, p) => n + p!.count, 0)} warnings/errors so far; last: ${problems.at(-1)!.last.at(-1)}`];
+      addRow(row);
+    },
+  };
+}
+
+/** Runs `fn` with `server` as the server under test, then stops it. */
+export async function measuring<S extends Measured & { stop(): Promise<void> }, T>(ctx: BenchContext, server: S, fn: (server: S) => Promise<T>): Promise<T> {
+  ctx.underTest.server = server;
+  const result = await fn(server);
+  await server.stop();
+  ctx.underTest.server = undefined;
+  return result;
+}
+
+/** What the job and webhook figures need of the context; their rows note the service's warnings. */
+export function jobsContext(ctx: BenchContext, firedAt?: JobsContext['firedAt']): JobsContext {
+  return { sink: ctx.infra.sink, log: ctx.log, window: ctx.window, remaining: ctx.remaining, addRow: ctx.addServiceRow, ...(firedAt ? { firedAt } : {}) };
+}
