@@ -11,8 +11,8 @@ import { report, sourceFingerprint } from './lib/results.js';
 import { BUDGET_MS, HARD_LIMIT_MS, MIN_MS, readSizes } from './lib/settings.js';
 import type { Figures } from './lib/targets.js';
 import { baselines } from './parts/baselines.js';
-import { splitServiceMemory } from './parts/memory.js';
-import { allInOneService } from './parts/service.js';
+import { splitServiceMemory } from './parts/split-service-memory.js';
+import { allInOneService } from './parts/all-in-one-service.js';
 
 /**
  * `npm run bench`: the service's accept and delivery rates against baselines measured in the same run on

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { cpuWindow, pidsMatching, type CpuGroup, type CpuUsage } from './cpu.js';
 import type { Infrastructure } from './infrastructure.js';
-import type { JobsContext } from './jobs.js';
+import type { BenchChild } from './children.js';
 import type { Part } from './parts.js';
 import { cpuPerCount, cpuPerUnit, limitFromCpu, NOISY_OTHER, type Row } from './report.js';
 import type { Sizes } from './settings.js';
@@ -85,6 +85,21 @@ export async function measuring<S extends Measured & { stop(): Promise<void> }, 
   await server.stop();
   ctx.underTest.server = undefined;
   return result;
+}
+
+/** What the job and webhook figures need of the context. */
+export interface JobsContext {
+  sink: BenchChild<{ url: string }>;
+  log: (msg: string) => void;
+  window: () => { stop(): CpuUsage };
+  addRow: (row: Row) => void;
+  /** Milliseconds left in the bench's time budget. */
+  remaining: () => number;
+  /**
+   * When each scheduled email with a subject starting with `prefix` fired (the service's own record, read
+   * from its database; rejects when that cannot be read): splits lateness into firing and delivery.
+   */
+  firedAt?: (prefix: string) => Promise<Map<string, number>>;
 }
 
 /** What the job and webhook figures need of the context; their rows note the service's warnings. */

@@ -1,7 +1,9 @@
 import type { BaselineFigures } from '../parts/baselines.js';
-import type { ServiceFigures } from '../parts/service.js';
+import type { ServiceFigures } from '../parts/all-in-one-service.js';
 import type { ThroughputFigures } from '../parts/throughput.js';
-import type { BatchLatencyResult, LatenessResult, MemoryResult } from './jobs.js';
+import type { BatchLatencyResult } from '../parts/batch-latency.js';
+import type { LatenessResult } from '../parts/scheduled-lateness.js';
+import type { MemoryResult } from '../parts/worker-memory.js';
 import type { Target } from './report.js';
 import { BATCH_SIZE } from './settings.js';
 import { RETRY_GAPS_MS, RETRY_TOLERANCE_MS, type WebhooksResult } from './webhooks.js';

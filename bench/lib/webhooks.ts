@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import postgres from 'postgres';
 import { verifyWebhookSignature } from '../../src/webhooks/signature.js';
-import type { JobsContext } from './jobs.js';
+import type { JobsContext } from './context.js';
 import { onCleanup } from './lifecycle.js';
 import { percentiles, type Percentiles } from './load.js';
 import { EMAIL_REQUEST, SENDER_DOMAIN } from './payload.js';

@@ -1,6 +1,7 @@
 import postgres from 'postgres';
 import { jobsContext, measuring, type BenchContext } from '../lib/context.js';
-import { batchLatency, scheduledLateness, type BatchLatencyResult, type LatenessResult } from '../lib/jobs.js';
+import { batchLatency, type BatchLatencyResult } from './batch-latency.js';
+import { scheduledLateness, type LatenessResult } from './scheduled-lateness.js';
 import { SENDER_DOMAIN } from '../lib/payload.js';
 import { prepareAccounts, SERVICE_ROOT, startService } from '../lib/service.js';
 import { BATCH_SIZE, MANY_ACCOUNTS, MIN_MS, RUN_S } from '../lib/settings.js';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { jobsContext, type BenchContext } from '../lib/context.js';
-import { workerMemory, type MemoryResult } from '../lib/jobs.js';
+import { workerMemory, type MemoryResult } from './worker-memory.js';
 import { MEMORY_PROBE } from '../lib/memory.js';
 import { SENDER_DOMAIN } from '../lib/payload.js';
 import { prepareAccounts, startService, startWorker } from '../lib/service.js';
