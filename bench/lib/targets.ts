@@ -6,7 +6,8 @@ import type { LatenessResult } from '../parts/scheduled-lateness.js';
 import type { MemoryResult } from '../parts/worker-memory.js';
 import type { Target } from './report.js';
 import { BATCH_SIZE } from './settings.js';
-import { RETRY_GAPS_MS, RETRY_TOLERANCE_MS, type WebhooksResult } from './webhooks.js';
+import type { WebhooksResult } from '../parts/webhook-figures.js';
+import { RETRY_GAPS_MS, RETRY_TOLERANCE_MS } from '../parts/webhook-retries.js';
 
 /** Every figure of a run; a part that did not run leaves its own undefined. */
 export interface Figures {

@@ -6,7 +6,7 @@ import { SENDER_DOMAIN } from '../lib/payload.js';
 import { prepareAccounts, SERVICE_ROOT, startService } from '../lib/service.js';
 import { BATCH_SIZE, MANY_ACCOUNTS, MIN_MS, RUN_S } from '../lib/settings.js';
 import { REPO_ROOT } from '../lib/children.js';
-import { webhookFigures, type WebhooksResult } from '../lib/webhooks.js';
+import { webhookFigures, type WebhooksResult } from './webhook-figures.js';
 import { throughput, type ThroughputFigures } from './throughput.js';
 
 /** The figures of the all-in-one service (MAILER_ROLE=all): those of the parts that ran. */
