@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { BenchContext } from './context.js';
 import type { CpuUsage } from './cpu.js';
 import { maxRate, type HttpRun, type HttpTarget } from './load.js';
@@ -54,7 +55,7 @@ export async function drain(ctx: BenchContext, before: number, expected: number,
   let now = await ctx.infra.sinkCount();
   const atStart = now.total - before;
   while (now.total - before < expected && performance.now() - start < capMs) {
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
     now = await ctx.infra.sinkCount();
   }
   const cpu = w.stop();

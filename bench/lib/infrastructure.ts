@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,8 +27,6 @@ export interface Infrastructure {
   serviceEnv(database: string, dataDir: string): Record<string, string>;
   createDatabase(name: string): Promise<void>;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function startInfrastructure(config: Config, logger: Logger): Promise<Infrastructure> {
   const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'mailer-bench-'));

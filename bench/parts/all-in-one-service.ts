@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import postgres from 'postgres';
 import { jobsContext, measuring, type BenchContext } from '../lib/context.js';
 import { batchLatency, type BatchLatencyResult } from './batch-latency.js';
@@ -17,8 +18,6 @@ export interface ServiceFigures {
   scheduled?: LatenessResult;
   webhooks?: WebhooksResult;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Throughput, then batch latency, scheduled lateness and webhooks on the same service process. */
 export async function allInOneService(ctx: BenchContext): Promise<ServiceFigures> {

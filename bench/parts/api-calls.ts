@@ -8,6 +8,7 @@ import type { ServiceHandle } from '../lib/service.js';
  * (bench/children/sink.ts) tracks when it arrived.
  */
 
+/** What the sink answers of the emails with one subject prefix: distinct subjects, all arrivals, the first and last first arrival. */
 export interface Arrivals {
   distinct: number;
   total: number;
@@ -15,8 +16,6 @@ export interface Arrivals {
   lastAt: number | null;
 }
 
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export const ceilSecond = (ms: number) => Math.ceil(ms / 1000) * 1000;
 
 /** One API call with the account's key; answers the status, the parsed body and how long it took. */

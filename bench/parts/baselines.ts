@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import { migrate } from '../../src/db/migrate.js';
 import { createSql } from '../../src/db/sql.js';
@@ -54,7 +55,7 @@ async function rawNodemailer(ctx: BenchContext): Promise<number> {
     const w = ctx.window();
     const r = await child.request<{ sent: number; failed: number; elapsedMs: number; firstError?: string }>('run', { ...arg, durationMs: RUN_S * 1000 });
     const cpu = w.stop();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sleep(300);
     const after = await ctx.infra.sinkCount();
     const rate = Math.round(r.sent / (r.elapsedMs / 1000));
     const notes = [`${SMTP_MAX_CONNECTIONS} pooled connections, ${SMTP_IN_FLIGHT} sendMail calls outstanding; sink received ${after.total - before.total} of ${r.sent} sent`];

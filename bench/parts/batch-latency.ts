@@ -1,7 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { JobsContext } from '../lib/context.js';
 import { percentiles, type Percentiles } from '../lib/load.js';
 import type { ServiceHandle } from '../lib/service.js';
-import { call, email, sleep, tag, type Arrivals } from './api-calls.js';
+import { call, email, tag, type Arrivals } from './api-calls.js';
 
 /** Batch latency: POST /emails/batch with 100 emails -> the last of the 100 at the sink, run after run. */
 export interface BatchLatencyResult {
@@ -9,7 +10,6 @@ export interface BatchLatencyResult {
   complete: number;
   lastMs: Percentiles;
 }
-
 
 /** One batch of `size`: POST → every message at the sink; then waits for the job to be completed. */
 export async function oneBatch(ctx: JobsContext, service: ServiceHandle, size: number, timeoutMs: number) {

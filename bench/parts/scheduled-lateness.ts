@@ -1,7 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { JobsContext } from '../lib/context.js';
 import { percentiles, type Percentiles } from '../lib/load.js';
 import type { ServiceHandle } from '../lib/service.js';
-import { ceilSecond, CONCURRENCY, refusedNote, scheduleMany, sleep, tag, type Arrivals } from './api-calls.js';
+import { ceilSecond, CONCURRENCY, refusedNote, scheduleMany, tag, type Arrivals } from './api-calls.js';
 
 /** Scheduled lateness: N emails scheduled for the same whole second -> each one's arrival minus that second. */
 export interface LatenessResult {
@@ -14,7 +15,6 @@ export interface LatenessResult {
   lateMs: Percentiles;
   creationPerSec: number;
 }
-
 
 export async function scheduledLateness(ctx: JobsContext, service: ServiceHandle, n: number): Promise<LatenessResult> {
   // Warm-up (not counted): 100 scheduled a few seconds ahead, which also gives the creation rate to plan by.

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import type { BenchContext } from '../lib/context.js';
 import { drain, httpRow, httpTarget } from '../lib/http-figure.js';
@@ -20,8 +21,6 @@ export interface ThroughputFigures {
   halfRate: number;
   many?: ServiceRun;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function throughput(ctx: BenchContext, svc: ServiceHandle, accounts: { apiKey: string }[]): Promise<ThroughputFigures> {
   const connection = await Connection.connect({ address: ctx.infra.temporal.address });

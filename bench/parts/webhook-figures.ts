@@ -1,6 +1,6 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { JobsContext } from '../lib/context.js';
 import type { ServiceHandle } from '../lib/service.js';
-import { sleep } from './api-calls.js';
 import { webhookLatency, type LatencyFigures } from './webhook-latency.js';
 import { RETRY_EMAILS, sendWebhookLoad, setUpWebhooks, waitForWebhooks } from './webhook-load.js';
 import { webhookRetries, type RetryFigures } from './webhook-retries.js';

@@ -1,7 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { EMAIL_REQUEST, SENDER_DOMAIN } from '../lib/payload.js';
 import { admin, type ServiceHandle } from '../lib/service.js';
 import { startWebhookRecorder, type WebhookRecorder } from '../lib/webhook-recorder.js';
-import { sleep } from './api-calls.js';
 
 /**
  * The webhook figures' load (bench/README.md, "Webhooks"): two accounts of their own with a `delivery`

@@ -1,7 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { JobsContext } from '../lib/context.js';
 import { heapAfterGc, vmRssKiB, type HeapSample } from '../lib/memory.js';
 import type { ServiceHandle, ServiceProcess } from '../lib/service.js';
-import { call, ceilSecond, CONCURRENCY, email, inFlight, refusedNote, scheduleMany, sleep, tag, type Arrivals, type Creation } from './api-calls.js';
+import { call, ceilSecond, CONCURRENCY, email, inFlight, refusedNote, scheduleMany, tag, type Arrivals, type Creation } from './api-calls.js';
 import { oneBatch } from './batch-latency.js';
 
 /** Worker memory: the worker process's RSS idle, then with N scheduled emails pending far in the future. */
