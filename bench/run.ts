@@ -7,7 +7,7 @@ import { startInfrastructure } from './lib/infrastructure.js';
 import { cleanupAll, installSignalHandlers } from './lib/lifecycle.js';
 import { selectedParts } from './lib/parts.js';
 import { NOISY_OTHER } from './lib/report.js';
-import { report, sourceFingerprint } from './lib/results.js';
+import { sourceFingerprint, writeResults } from './lib/write-results.js';
 import { BUDGET_MS, HARD_LIMIT_MS, MIN_MS, readSizes } from './lib/settings.js';
 import type { Figures } from './lib/targets.js';
 import { baselines } from './parts/baselines.js';
@@ -56,7 +56,7 @@ async function main(): Promise<void> {
     if (remaining() < MIN_MS.memory!) log(`skipping the worker memory figure: ${(remaining() / 1000).toFixed(0)} s left in the budget`);
     else figures.memory = await splitServiceMemory(ctx);
   }
-  await report(ctx, figures, sourceAtStart);
+  await writeResults(ctx, figures, sourceAtStart);
 }
 
 /** The figures are only this machine's if nothing else runs: says so when something does. */

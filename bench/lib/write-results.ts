@@ -11,7 +11,7 @@ import { CONNECTIONS, RUN_S, SMTP_IN_FLIGHT, SMTP_MAX_CONNECTIONS, TEMPORAL_CONC
 import { judge, type Figures } from './targets.js';
 
 /** Prints the table, what bounds each figure and the targets, and writes it all to bench/results/<timestamp>.json. */
-export async function report(ctx: BenchContext, figures: Figures, sourceAtStart: string | undefined): Promise<void> {
+export async function writeResults(ctx: BenchContext, figures: Figures, sourceAtStart: string | undefined): Promise<void> {
   const cores = os.cpus().length;
   const targets = judge(figures);
   const out: string[] = [];
