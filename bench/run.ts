@@ -1,12 +1,12 @@
 import os from 'node:os';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
-import { createContext } from './lib/context.js';
+import { createContext, type PartResult } from './lib/context.js';
 import { cpuWindow } from './lib/cpu.js';
 import { startInfrastructure } from './lib/infrastructure.js';
 import { cleanupAll, installSignalHandlers } from './lib/lifecycle.js';
 import { selectedParts } from './lib/parts.js';
-import { NOISY_OTHER } from './lib/report.js';
+import { NOISY_OTHER, type Row } from './lib/report.js';
 import { sourceFingerprint, writeResults } from './lib/write-results.js';
 import { BUDGET_MS, HARD_LIMIT_MS, MIN_MS, readSizes } from './lib/settings.js';
 import type { Figures } from './lib/targets.js';
@@ -49,14 +49,20 @@ async function main(): Promise<void> {
   log(`PostgreSQL, Temporal dev server (${infra.temporal.address}), SMTP sink (${infra.sink.ready.url}) and workflow bundles ready`);
   const ctx = createContext({ parts, sizes, infra, log, elapsed, remaining });
 
+  const rows: Row[] = [];
+  const figuresOf = async <F>(part: Promise<PartResult<F>>): Promise<F> => {
+    const result = await part;
+    rows.push(...result.rows);
+    return result.figures;
+  };
   const figures: Figures = {};
-  if (parts.has('baselines')) figures.baselines = await baselines(ctx, logger);
-  if (parts.has('throughput') || parts.has('batch') || parts.has('scheduled') || parts.has('webhooks')) figures.service = await allInOneService(ctx);
+  if (parts.has('baselines')) figures.baselines = await figuresOf(baselines(ctx, logger));
+  if (parts.has('throughput') || parts.has('batch') || parts.has('scheduled') || parts.has('webhooks')) figures.service = await figuresOf(allInOneService(ctx));
   if (parts.has('memory')) {
     if (remaining() < MIN_MS.memory!) log(`skipping the worker memory figure: ${(remaining() / 1000).toFixed(0)} s left in the budget`);
-    else figures.memory = await splitServiceMemory(ctx);
+    else figures.memory = await figuresOf(splitServiceMemory(ctx));
   }
-  await writeResults(ctx, figures, sourceAtStart);
+  await writeResults(ctx, rows, figures, sourceAtStart);
 }
 
 /** The figures are only this machine's if nothing else runs: says so when something does. */

@@ -14,7 +14,7 @@ export interface Measured {
 
 /**
  * What the parts share, passed to each: the selection and sizes, the clock and budget, the infrastructure,
- * the processes under test (whose CPU the `server` and `worker` columns show) and the rows so far.
+ * and the processes under test (whose CPU the `server` and `worker` columns show).
  */
 export interface BenchContext {
   parts: Set<Part>;
@@ -32,11 +32,21 @@ export interface BenchContext {
   cpuColumns: string[];
   /** Groups that are one Node thread: at a full core, that thread bounds the figure. */
   nodeThreads: string[];
+}
+
+/** A part's own view of the context: the rows it has measured so far, which it returns. */
+export interface PartContext extends BenchContext {
   rows: Row[];
-  /** Adds a row with what bounds it and its CPU per unit, and logs it. */
+  /** Adds a row with what bounds it and its CPU per unit, and logs it as it is measured. */
   addRow(row: Row): void;
   /** The same, with a note of the warnings and errors the service under test logged so far. */
   addServiceRow(row: Row): void;
+}
+
+/** What a part returns: its rows, in the order measured, and the figures the targets are judged on. */
+export interface PartResult<F> {
+  rows: Row[];
+  figures: F;
 }
 
 export function createContext(
@@ -55,23 +65,30 @@ export function createContext(
     { name: 'sink', pids: () => [base.infra.sink.pid] },
     { name: 'bench', pids: () => [process.pid] },
   ];
-  const nodeThreads = ['srv-js', 'wrk-js', 'sink', 'bench'];
+  return {
+    ...base, underTest,
+    nodeThreads: ['srv-js', 'wrk-js', 'sink', 'bench'],
+    cpuColumns: groups.map((g) => g.name),
+    window: () => cpuWindow(groups),
+  };
+}
+
+export function partContext(ctx: BenchContext): PartContext {
   const rows: Row[] = [];
   const addRow = (row: Row) => {
-    if (row.cpu && !row.limit) row.limit = limitFromCpu(row.cpu, nodeThreads);
+    if (row.cpu && !row.limit) row.limit = limitFromCpu(row.cpu, ctx.nodeThreads);
     if (row.cpu) {
       row.notes = [...(row.notes ?? []), row.cpuUnits ? cpuPerCount(row.cpu, row.cpuUnits) : cpuPerUnit(row.cpu, row.value)].filter((n) => n !== '');
       if (row.cpu.other >= NOISY_OTHER) row.notes.push(`NOISY: other processes used ${row.cpu.other}% of a core during this figure; it understates this machine`);
     }
     rows.push(row);
-    base.log(`${row.what}: ${row.value} ${row.unit}${row.p99 !== undefined && !Number.isNaN(row.p99) ? ` (p50 ${row.p50} ms, p99 ${row.p99} ms)` : ''}`);
+    ctx.log(`${row.what}: ${row.value} ${row.unit}${row.p99 !== undefined && !Number.isNaN(row.p99) ? ` (p50 ${row.p50} ms, p99 ${row.p99} ms)` : ''}`);
   };
   return {
-    ...base, underTest, rows, addRow, nodeThreads,
-    cpuColumns: groups.map((g) => g.name),
-    window: () => cpuWindow(groups),
+    ...ctx, rows, addRow,
     addServiceRow: (row) => {
-      const problems = [underTest.server, underTest.worker].map((p) => p?.problems?.()).filter((p) => p && p.count > 0);
+      const { server, worker } = ctx.underTest;
+      const problems = [server, worker].map((p) => p?.problems?.()).filter((p) => p && p.count > 0);
       if (problems.length > 0) row.notes = [...(row.notes ?? []), `service logged ${problems.reduce((n, p) => n + p!.count, 0)} warnings/errors so far; last: ${problems.at(-1)!.last.at(-1)}`];
       addRow(row);
     },
@@ -103,6 +120,6 @@ export interface JobsContext {
 }
 
 /** What the job and webhook figures need of the context; their rows note the service's warnings. */
-export function jobsContext(ctx: BenchContext, firedAt?: JobsContext['firedAt']): JobsContext {
+export function jobsContext(ctx: PartContext, firedAt?: JobsContext['firedAt']): JobsContext {
   return { sink: ctx.infra.sink, log: ctx.log, window: ctx.window, remaining: ctx.remaining, addRow: ctx.addServiceRow, ...(firedAt ? { firedAt } : {}) };
 }

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { BenchContext } from './context.js';
+import type { BenchContext, PartContext } from './context.js';
 import type { CpuUsage } from './cpu.js';
 import { maxRate, type HttpRun, type HttpTarget } from './load.js';
 import { EMAIL_BODY } from './payload.js';
@@ -27,7 +27,7 @@ export function httpRow(key: string, what: string, run: HttpRun, cpu: CpuUsage, 
 }
 
 /** Warm-up, then the measured closed-loop run with its CPU window. */
-export async function measureMax(ctx: BenchContext, key: string, what: string, target: HttpTarget, connections = CONNECTIONS): Promise<{ run: HttpRun; cpu: CpuUsage }> {
+export async function measureMax(ctx: PartContext, key: string, what: string, target: HttpTarget, connections = CONNECTIONS): Promise<{ run: HttpRun; cpu: CpuUsage }> {
   await maxRate(`${key} warm-up`, target, connections, WARMUP_S);
   const w = ctx.window();
   const run = await maxRate(key, target, connections, RUN_S);

@@ -5,13 +5,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT } from './children.js';
 import type { BenchContext } from './context.js';
-import { renderTable, renderTargets } from './report.js';
+import { renderTable, renderTargets, type Row } from './report.js';
 import { SERVICE_ROOT } from './service.js';
 import { CONNECTIONS, RUN_S, SMTP_IN_FLIGHT, SMTP_MAX_CONNECTIONS, TEMPORAL_CONCURRENCY, WARMUP_S, BATCH_SIZE } from './settings.js';
 import { judge, type Figures } from './targets.js';
 
 /** Prints the table, what bounds each figure and the targets, and writes it all to bench/results/<timestamp>.json. */
-export async function writeResults(ctx: BenchContext, figures: Figures, sourceAtStart: string | undefined): Promise<void> {
+export async function writeResults(ctx: BenchContext, rows: Row[], figures: Figures, sourceAtStart: string | undefined): Promise<void> {
   const cores = os.cpus().length;
   const targets = judge(figures);
   const out: string[] = [];
@@ -21,9 +21,9 @@ export async function writeResults(ctx: BenchContext, figures: Figures, sourceAt
       '(the workflow bundle is built at the start, the service loaded later). Measure a fixed copy with BENCH_SERVICE_ROOT (see bench/README.md).');
   }
   out.push('', `Results (${RUN_S} s per HTTP figure after a ${WARMUP_S} s warm-up; HTTP: autocannon, ${CONNECTIONS} connections; CPU in % of one core, ${cores * 100}% = all cores)`, '');
-  out.push(renderTable(ctx.rows, ctx.cpuColumns), '');
+  out.push(renderTable(rows, ctx.cpuColumns), '');
   out.push('What bounds each figure:');
-  for (const r of ctx.rows) {
+  for (const r of rows) {
     out.push(`  ${r.what}`);
     if (r.limit) out.push(`      limit: ${r.limit}`);
     for (const n of r.notes ?? []) out.push(`      ${n}`);
@@ -46,7 +46,7 @@ export async function writeResults(ctx: BenchContext, figures: Figures, sourceAt
       temporalConcurrency: TEMPORAL_CONCURRENCY, accounts: service?.accountCount ?? 1, batchRuns: ctx.sizes.batchRuns, batchSize: BATCH_SIZE,
       scheduledCount: ctx.sizes.scheduledCount, memoryPending: ctx.sizes.memoryPending, webhookRate: ctx.sizes.webhookRate,
     },
-    rows: ctx.rows,
+    rows,
     targets,
     jobs: { batch: service?.batch, scheduled: service?.scheduled, webhooks: service?.webhooks, memory },
     wallSeconds: Math.round(ctx.elapsed() / 1000),

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import postgres from 'postgres';
-import { jobsContext, measuring, type BenchContext } from '../lib/context.js';
+import { jobsContext, measuring, partContext, type BenchContext, type PartResult } from '../lib/context.js';
 import { batchLatency, type BatchLatencyResult } from './batch-latency.js';
 import { scheduledLateness, type LatenessResult } from './scheduled-lateness.js';
 import { SENDER_DOMAIN } from '../lib/payload.js';
@@ -20,12 +20,13 @@ export interface ServiceFigures {
 }
 
 /** Throughput, then batch latency, scheduled lateness and webhooks on the same service process. */
-export async function allInOneService(ctx: BenchContext): Promise<ServiceFigures> {
+export async function allInOneService(bench: BenchContext): Promise<PartResult<ServiceFigures>> {
+  const ctx = partContext(bench);
   const { parts, infra } = ctx;
   await infra.createDatabase('bench_service');
   const env = infra.serviceEnv('bench_service', 'service');
   const svc = await startService(env);
-  return measuring(ctx, svc, async () => {
+  const measured = await measuring(ctx, svc, async () => {
     const accounts = await prepareAccounts(svc, SENDER_DOMAIN, parts.has('throughput') ? MANY_ACCOUNTS - 1 : 0);
     ctx.log(`service started (pid ${svc.pid}, ${svc.baseUrl}${SERVICE_ROOT !== REPO_ROOT ? `, from ${SERVICE_ROOT}` : ''}); ${accounts.length} accounts with unlimited quota`);
     const figures: ServiceFigures = { accountCount: accounts.length };
@@ -51,6 +52,7 @@ export async function allInOneService(ctx: BenchContext): Promise<ServiceFigures
     figures.webhooks = await webhookFigures({ ...jobs, databaseUrl: env.DATABASE_URL! }, svc, ctx.sizes.webhookRate, RUN_S, waitCapMs);
     return figures;
   });
+  return { rows: ctx.rows, figures: measured };
 }
 
 /** Until the sink has received nothing for 1 s (at most 15 s). */

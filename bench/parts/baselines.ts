@@ -4,7 +4,7 @@ import { migrate } from '../../src/db/migrate.js';
 import { createSql } from '../../src/db/sql.js';
 import type { Logger } from '../../src/logger.js';
 import { startChild } from '../lib/children.js';
-import { measuring, type BenchContext } from '../lib/context.js';
+import { measuring, partContext, type BenchContext, type PartContext, type PartResult } from '../lib/context.js';
 import { httpTarget, measureMax } from '../lib/http-figure.js';
 import { onCleanup } from '../lib/lifecycle.js';
 import { RUN_S, SMTP_IN_FLIGHT, SMTP_MAX_CONNECTIONS, TEMPORAL_CONCURRENCY, WARMUP_S } from '../lib/settings.js';
@@ -17,22 +17,23 @@ export interface BaselineFigures {
   temporalStartRate: number;
 }
 
-export async function baselines(ctx: BenchContext, logger: Logger): Promise<BaselineFigures> {
+export async function baselines(bench: BenchContext, logger: Logger): Promise<PartResult<BaselineFigures>> {
+  const ctx = partContext(bench);
   await noopRoute(ctx);
   const insertRate = await routeWithInsert(ctx, logger);
   const nodemailerRate = await rawNodemailer(ctx);
   const temporalStartRate = await temporalStarts(ctx);
-  return { insertRate, nodemailerRate, temporalStartRate };
+  return { rows: ctx.rows, figures: { insertRate, nodemailerRate, temporalStartRate } };
 }
 
 /** Baseline 1: a no-op Fastify route. */
-async function noopRoute(ctx: BenchContext): Promise<void> {
+async function noopRoute(ctx: PartContext): Promise<void> {
   const child = await startChild<{ port: number }>('no-op server', 'noop-server.ts');
   await measuring(ctx, child, (c) => measureMax(ctx, 'noop', 'baseline: Fastify no-op route', httpTarget(c.ready.port)));
 }
 
 /** Baseline 2: a Fastify route doing one INSERT of the same row into the service's emails table. */
-async function routeWithInsert(ctx: BenchContext, logger: Logger): Promise<number> {
+async function routeWithInsert(ctx: PartContext, logger: Logger): Promise<number> {
   const { pg } = ctx.infra;
   const sql = createSql(pg.url, { max: 1 });
   await migrate(sql, logger);
@@ -46,7 +47,7 @@ async function routeWithInsert(ctx: BenchContext, logger: Logger): Promise<numbe
 }
 
 /** Baseline 3: raw nodemailer pooled sends to the sink. */
-async function rawNodemailer(ctx: BenchContext): Promise<number> {
+async function rawNodemailer(ctx: PartContext): Promise<number> {
   const child = await startChild<object>('nodemailer sender', 'mail-sender.ts');
   return measuring(ctx, child, async () => {
     const arg = { smtpUrl: ctx.infra.sink.ready.url, maxConnections: SMTP_MAX_CONNECTIONS, inFlight: SMTP_IN_FLIGHT };
@@ -66,7 +67,7 @@ async function rawNodemailer(ctx: BenchContext): Promise<number> {
 }
 
 /** Baseline 4: Temporal dev server workflow starts, 16 in flight and then one at a time. */
-async function temporalStarts(ctx: BenchContext): Promise<number> {
+async function temporalStarts(ctx: PartContext): Promise<number> {
   const { temporal, bundles } = ctx.infra;
   const taskQueue = 'bench-noop';
   const child = await startChild<object>('Temporal worker', 'temporal-worker.ts', {

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { jobsContext, type BenchContext } from '../lib/context.js';
+import { jobsContext, partContext, type BenchContext, type PartResult } from '../lib/context.js';
 import { workerMemory, type MemoryResult } from './worker-memory.js';
 import { MEMORY_PROBE } from '../lib/memory.js';
 import { SENDER_DOMAIN } from '../lib/payload.js';
@@ -10,7 +10,8 @@ import { MEMORY_TAIL_MS } from '../lib/settings.js';
  * The service as two processes (MAILER_ROLE=api, MAILER_ROLE=worker) on a database of their own: the
  * worker's memory with many scheduled emails pending.
  */
-export async function splitServiceMemory(ctx: BenchContext): Promise<MemoryResult> {
+export async function splitServiceMemory(bench: BenchContext): Promise<PartResult<MemoryResult>> {
+  const ctx = partContext(bench);
   const { infra, sizes } = ctx;
   await infra.createDatabase('bench_memory');
   // Its own task queue: nothing of the earlier runs' reaches this worker.
@@ -28,5 +29,5 @@ export async function splitServiceMemory(ctx: BenchContext): Promise<MemoryResul
   await Promise.all([api.stop(), wrk.stop()]);
   ctx.underTest.server = undefined;
   ctx.underTest.worker = undefined;
-  return memory;
+  return { rows: ctx.rows, figures: memory };
 }

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
-import type { BenchContext } from '../lib/context.js';
+import type { PartContext } from '../lib/context.js';
 import { drain, httpRow, httpTarget } from '../lib/http-figure.js';
 import { onCleanup } from '../lib/lifecycle.js';
 import { fixedRate, maxRate, type HttpRun, type HttpTarget } from '../lib/load.js';
@@ -22,7 +22,7 @@ export interface ThroughputFigures {
   many?: ServiceRun;
 }
 
-export async function throughput(ctx: BenchContext, svc: ServiceHandle, accounts: { apiKey: string }[]): Promise<ThroughputFigures> {
+export async function throughput(ctx: PartContext, svc: ServiceHandle, accounts: { apiKey: string }[]): Promise<ThroughputFigures> {
   const connection = await Connection.connect({ address: ctx.infra.temporal.address });
   onCleanup('close the Temporal client', () => connection.close());
   const temporalClient = new Client({ connection, namespace: 'default' });
@@ -53,7 +53,7 @@ export async function throughput(ctx: BenchContext, svc: ServiceHandle, accounts
 
 /** A measured service run and the delivery of what it accepted: a row for each. */
 async function serviceRun(
-  ctx: BenchContext, svc: ServiceHandle, temporal: Client,
+  ctx: PartContext, svc: ServiceHandle, temporal: Client,
   { key, what, load, drainCapMs }: { key: string; what: string; load: () => Promise<HttpRun>; drainCapMs: number },
 ): Promise<ServiceRun> {
   const deliveryWorkflows = () => countDeliveryWorkflows(temporal);
