@@ -83,8 +83,10 @@ const server = new SMTPServer({
     });
   },
 });
-server.on('error', () => {
-  // A sender that goes away mid-session (the service stopping) is not the sink's problem.
+server.on('error', (err: Error & { remoteAddress?: string }) => {
+  // A sender that goes away mid-session (the service stopping) is not the sink's problem: smtp-server
+  // marks a connection's errors with its remote address. Anything else is the sink's, and said.
+  if (err.remoteAddress === undefined) process.stderr.write(`bench smtp sink: ${err.message}\n`);
 });
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
 const { port } = server.server.address() as AddressInfo;

@@ -18,6 +18,7 @@ const worker = await Worker.create({ connection, namespace: 'default', taskQueue
 const running = worker.run();
 serve({}, {}, async () => {
   worker.shutdown();
-  await running.catch(() => {});
+  // run() settles once the shutdown is done; a worker that failed says why instead of stopping silently.
+  await running.catch((err: Error) => process.stderr.write(`bench Temporal worker: ${err.message}\n`));
   await connection.close();
 });

@@ -39,7 +39,8 @@ export async function startChild<Ready>(name: string, file: string, env: NodeJS.
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  child.on('error', () => {});
+  // A child that cannot be spawned or signalled: said, and its requests end with its exit or the ready timeout.
+  child.on('error', (err) => process.stderr.write(`bench: ${name}: ${err.message}\n`));
   const forget = killOnExit(() => child.kill('SIGKILL'));
   const stop = onCleanup(`stop ${name}`, async () => {
     await stopProcess(child);
@@ -59,19 +60,20 @@ export async function startChild<Ready>(name: string, file: string, env: NodeJS.
       else w?.resolve(msg.result);
     }
   });
-  const exited = new Promise<never>((_, reject) =>
+  const exit = new Promise<Error>((resolve) =>
     child.once('exit', (code, signal) => {
       const err = new Error(`${name} exited (code ${code}, signal ${signal})`);
       for (const w of waiting.values()) w.reject(err);
       waiting.clear();
-      reject(err);
+      resolve(err);
     }));
-  exited.catch(() => {});
+  // A rejection made for each wait that races it, so that none is left without a handler when the child ends.
+  const exited = () => exit.then((err) => Promise.reject(err));
 
   let timer: NodeJS.Timeout | undefined;
   const readyValue = await Promise.race([
     ready,
-    exited,
+    exited(),
     new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`${name} not ready after ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
     }),
@@ -93,7 +95,7 @@ export async function startChild<Ready>(name: string, file: string, env: NodeJS.
             reject(new Error(`${name}: ${err.message}`));
           });
         }),
-        exited,
+        exited(),
       ]);
     },
     stop,

@@ -1,0 +1,54 @@
+import type { Part } from './parts.js';
+
+/** The bench's fixed settings and the sizes a run may change (bench/README.md, "Parts"). */
+
+// Every HTTP figure: 10 s of load after a 2 s warm-up (JIT, pools, connections) that is not counted.
+export const RUN_S = 10;
+export const WARMUP_S = 2;
+// 32 keep-alive connections with one request each in flight: enough to keep a one-thread server and a
+// 40-connection pool busy (the service has at most a few round trips per request in flight), few enough
+// that latency at the maximum rate is not mostly queueing in front of the server. The figures hardly
+// move between 16 and 64 (bench/README.md).
+export const CONNECTIONS = 32;
+// The service's transport: 8 pooled SMTP connections (src/main.ts). Its activities keep up to
+// 32 x 16 sends queued on them; 64 queued sendMail calls keep the pool full all the time.
+export const SMTP_MAX_CONNECTIONS = 8;
+export const SMTP_IN_FLIGHT = 64;
+export const TEMPORAL_CONCURRENCY = 16;
+export const MANY_ACCOUNTS = 10;
+export const BATCH_SIZE = 100;
+// The whole bench ends by itself inside 6 minutes: phases shorten their drain waits to fit, the memory
+// figure creates as many scheduled emails as the time left allows (saying how many), and a watchdog
+// cleans up and exits at the hard limit whatever is going on.
+export const BUDGET_MS = 340_000;
+export const HARD_LIMIT_MS = 355_000;
+// What the parts after the service's throughput runs need at least; the throughput drains leave it to them.
+export const MIN_MS: Partial<Record<Part, number>> = { batch: 30_000, scheduled: 40_000, webhooks: 25_000, memory: 50_000 };
+// The memory figure's steps after creating its scheduled emails (settle, samples, stopping, output).
+export const MEMORY_TAIL_MS = 30_000;
+
+/** The sizes of the job and webhook figures; each can be changed for a run alone. */
+export interface Sizes {
+  batchRuns: number;
+  scheduledCount: number;
+  memoryPending: number;
+  /**
+   * The webhook figures' send load: a fixed rate, below what the service delivers without webhooks (its
+   * half-rate run: 130 to 175 a second on 2 cores).
+   */
+  webhookRate: number;
+}
+
+export function readSizes(env: NodeJS.ProcessEnv = process.env): Sizes {
+  const envInt = (name: string, fallback: number) => {
+    const n = Number(env[name] ?? fallback);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer`);
+    return n;
+  };
+  return {
+    batchRuns: envInt('BENCH_BATCH_RUNS', 20),
+    scheduledCount: envInt('BENCH_SCHEDULED_COUNT', 1_000),
+    memoryPending: envInt('BENCH_MEMORY_PENDING', 10_000),
+    webhookRate: envInt('BENCH_WEBHOOK_RATE', 100),
+  };
+}

@@ -1,0 +1,162 @@
+import type { BaselineFigures } from '../parts/baselines.js';
+import type { ServiceFigures } from '../parts/all-in-one-service.js';
+import type { ThroughputFigures } from '../parts/throughput.js';
+import type { BatchLatencyResult } from '../parts/batch-latency.js';
+import type { LatenessResult } from '../parts/scheduled-lateness.js';
+import type { MemoryResult } from '../parts/worker-memory.js';
+import type { Target } from './report.js';
+import { BATCH_SIZE } from './settings.js';
+import type { WebhooksResult } from '../parts/webhook-figures.js';
+import { RETRY_GAPS_MS, RETRY_TOLERANCE_MS } from '../parts/webhook-retries.js';
+
+/** Every figure of a run; a part that did not run leaves its own undefined. */
+export interface Figures {
+  baselines?: BaselineFigures;
+  service?: ServiceFigures;
+  memory?: MemoryResult;
+}
+
+/**
+ * One target: the figures it is judged on (undefined when the parts they come from did not run, and the
+ * target is then left out), what is compared, with what, and how the report shows it.
+ */
+interface TargetSpec<F> {
+  figure: (f: Figures) => F | undefined;
+  name: string | ((x: F) => string);
+  target: string | ((x: F) => string);
+  value: (x: F) => number;
+  met: (x: F) => boolean;
+  formula: (x: F) => string;
+  shown?: (x: F) => string | undefined;
+}
+
+type Rule = (f: Figures) => Target | undefined;
+
+function rule<F>(spec: TargetSpec<F>): Rule {
+  return (figures) => {
+    const x = spec.figure(figures);
+    if (x === undefined) return undefined;
+    const shown = spec.shown?.(x);
+    return {
+      name: typeof spec.name === 'string' ? spec.name : spec.name(x),
+      value: spec.value(x),
+      ...(shown !== undefined ? { shown } : {}),
+      target: typeof spec.target === 'string' ? spec.target : spec.target(x),
+      met: spec.met(x),
+      formula: spec.formula(x),
+    };
+  };
+}
+
+const withBaselines = (f: Figures) => (f.baselines && f.service?.throughput ? { ...f.baselines, ...f.service.throughput } : undefined);
+const throughput = (f: Figures): (ThroughputFigures & { baselines: boolean }) | undefined =>
+  f.service?.throughput && { ...f.service.throughput, baselines: f.baselines !== undefined };
+const batch = (f: Figures): (BatchLatencyResult & { incomplete: string }) | undefined => {
+  const b = f.service?.batch;
+  if (!b) return undefined;
+  return { ...b, incomplete: b.complete === b.runs ? '' : `; ${b.runs - b.complete} runs incomplete: NOT MET whatever the percentile` };
+};
+const scheduled = (f: Figures): LatenessResult | undefined => f.service?.scheduled;
+const webhooks = (f: Figures): WebhooksResult | undefined => f.service?.webhooks;
+const mbOf = (kib: number) => ((kib * 1024) / 1e6).toFixed(1);
+
+const retryGap = (k: number) => rule({
+  figure: webhooks,
+  name: `webhooks: retry gap ${k + 1} at the receiver, max (ms)`,
+  value: (h) => h.retry.gaps[k]!.max,
+  shown: (h) => (h.retry.gaps[k]!.count > 0 ? undefined : 'none'),
+  target: `${RETRY_GAPS_MS[k]}..${RETRY_GAPS_MS[k]! + RETRY_TOLERANCE_MS} ms`,
+  met: (h) => {
+    const g = h.retry.gaps[k]!;
+    return g.count > 0 && g.count === h.retry.deliveries && g.within === g.count;
+  },
+  formula: (h) => {
+    const g = h.retry.gaps[k]!;
+    return `min ${g.min}, p50 ${g.p50}, max ${g.max} ms over ${g.count} of ${h.retry.deliveries} deliveries; ${g.within} within`;
+  },
+});
+
+/** The targets of bench/README.md, in the order the report lists them. */
+const TARGETS: Rule[] = [
+  rule({
+    figure: withBaselines, name: 'accepted / (route + INSERT)', target: '>= 0.70',
+    value: (x) => x.max.run.okPerSec / x.insertRate, met: (x) => x.max.run.okPerSec / x.insertRate >= 0.7,
+    formula: (x) => `${x.max.run.okPerSec} / ${x.insertRate}`,
+  }),
+  rule({
+    figure: throughput, name: 'p99 accept latency at half max rate (ms)', target: '<= 25 ms',
+    value: (x) => x.half.run.latencyMs.p99, met: (x) => x.half.run.latencyMs.p99 <= 25,
+    formula: (x) => `p99 of ${x.half.run.ok} sends at ${x.halfRate}/s (achieved ${x.half.run.okPerSec}/s)` +
+      (x.baselines ? '' : '; the ratio targets need the baselines'),
+  }),
+  rule({
+    figure: withBaselines, name: 'delivered / slower of (route + INSERT, raw nodemailer)', target: '>= 0.5',
+    value: (x) => x.max.deliveredPerSec / Math.min(x.insertRate, x.nodemailerRate),
+    met: (x) => x.max.deliveredPerSec / Math.min(x.insertRate, x.nodemailerRate) >= 0.5,
+    formula: (x) => `${x.max.deliveredPerSec} / min(${x.insertRate}, ${x.nodemailerRate})`,
+  }),
+  rule({
+    figure: batch, name: `batch of ${BATCH_SIZE}: p50 POST -> last message at sink (ms)`, target: '<= 1000 ms',
+    value: (b) => b.lastMs.p50, met: (b) => b.incomplete === '' && b.lastMs.p50 <= 1000,
+    formula: (b) => `p50 of ${b.runs} sequential runs${b.incomplete}`,
+  }),
+  rule({
+    figure: batch, name: `batch of ${BATCH_SIZE}: p99 POST -> last message at sink (ms)`, target: '<= 2000 ms',
+    value: (b) => b.lastMs.p99, met: (b) => b.incomplete === '' && b.lastMs.p99 <= 2000,
+    formula: (b) => `p99 of ${b.runs} runs (= the slowest; max ${b.lastMs.max} ms)${b.incomplete}`,
+  }),
+  rule({
+    figure: scheduled, name: 'scheduled: arrived before scheduled_at', target: '0',
+    value: (l) => l.early, shown: (l) => String(l.early), met: (l) => l.arrived > 0 && l.early === 0,
+    formula: (l) => `of ${l.arrived} arrived (${l.created} scheduled for the same second)${l.arrived === 0 ? ': nothing arrived, nothing to judge' : ''}`,
+  }),
+  rule({
+    figure: scheduled, name: 'scheduled: p99 lateness at sink (ms)', target: '<= 1000 ms',
+    value: (l) => l.lateMs.p99, shown: (l) => (l.arrived > 0 ? undefined : 'none arrived'),
+    met: (l) => l.arrived > 0 && l.arrived === l.created && l.lateMs.p99 <= 1000,
+    formula: (l) => `p50 ${l.lateMs.p50} ms, p99 ${l.lateMs.p99} ms, max ${l.lateMs.max} ms over ${l.arrived} of ${l.created}` +
+      (l.arrived < l.created ? ' (some never arrived: NOT MET)' : ''),
+  }),
+  rule({
+    figure: scheduled, name: 'scheduled: arrived exactly once', target: (l) => `all ${l.asked}`,
+    value: (l) => l.exactlyOnce, shown: (l) => `${l.exactlyOnce} of ${l.asked}`, met: (l) => l.created === l.asked && l.exactlyOnce === l.asked,
+    formula: (l) => `${l.created} created, ${l.arrived} arrived, ${l.duplicates} more than once, ${l.asked - l.created} not created`,
+  }),
+  rule({
+    figure: webhooks, name: 'webhooks: p50 event -> receiver (ms)', target: '<= 150 ms',
+    value: (h) => h.latencyMs.p50, shown: (h) => (h.requests === 0 ? 'none arrived' : undefined), met: (h) => h.requests > 0 && h.latencyMs.p50 <= 150,
+    formula: (h) => `over ${h.requests} delivery webhooks while sending ${h.rate}/s for ${h.durationS} s`,
+  }),
+  rule({
+    figure: webhooks, name: 'webhooks: p99 event -> receiver (ms)', target: '<= 750 ms',
+    value: (h) => h.latencyMs.p99, shown: (h) => (h.requests === 0 ? 'none arrived' : undefined), met: (h) => h.requests > 0 && h.latencyMs.p99 <= 750,
+    formula: (h) => `p50 ${h.latencyMs.p50} ms, p99 ${h.latencyMs.p99} ms, max ${h.latencyMs.max} ms over ${h.requests}`,
+  }),
+  rule({
+    figure: webhooks, name: 'webhooks: delivered emails with an acknowledged delivery webhook',
+    target: (h) => `all ${h.accepted} accepted (duplicates allowed, counted)`,
+    value: (h) => h.exactlyOnce + h.duplicates, shown: (h) => `${h.exactlyOnce + h.duplicates} of ${h.delivered}`,
+    met: (h) => h.delivered > 0 && h.delivered === h.accepted && h.missing === 0,
+    formula: (h) => `${h.exactlyOnce} exactly once, ${h.duplicates} more than once, ${h.missing} none; ${h.delivered} of ${h.accepted} accepted at the sink` +
+      (h.badSignatures > 0 ? `; ${h.badSignatures} bad signatures` : ''),
+  }),
+  ...RETRY_GAPS_MS.map((_, k) => retryGap(k)),
+  rule({
+    figure: webhooks, name: 'webhooks: always-500 deliveries with exactly 4 attempts, then discarded', target: (h) => `all ${h.retry.emails}`,
+    value: (h) => h.retry.fourThenDiscarded, shown: (h) => `${h.retry.fourThenDiscarded} of ${h.retry.emails}`,
+    met: (h) => h.retry.emails > 0 && h.retry.deliveries === h.retry.emails && h.retry.fourThenDiscarded === h.retry.emails,
+    formula: (h) => `attempts at the receiver per delivery: ${h.retry.detail.map((d) => d.arrivals.length).join(', ') || 'none'}; ` +
+      `management API: ${h.retry.detail.map((d) => `${d.apiStatus ?? '?'} after ${d.apiAttempts.length}`).join(', ') || 'nothing'}`,
+  }),
+  rule({
+    figure: (f) => f.memory, name: (m) => `worker RSS above idle with ${m.pending} scheduled pending (MB)`, target: '<= 30 MB',
+    value: (m) => m.deltaMB, met: (m) => m.deltaMB <= 30,
+    formula: (m) => `${mbOf(m.loadedRssKiB)} - ${mbOf(m.idleRssKiB)} MB VmRSS` +
+      (m.pending < m.asked ? `; ONLY ${m.pending} of the ${m.asked} asked for (created at ${m.creationPerSec}/s in ${m.creationS} s, the time budget): not extrapolated` : ''),
+  }),
+];
+
+/** The targets whose figures ran, judged. */
+export function judge(figures: Figures): Target[] {
+  return TARGETS.map((r) => r(figures)).filter((t): t is Target => t !== undefined);
+}

@@ -1,0 +1,78 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import postgres from 'postgres';
+import { jobsContext, measuring, partContext, type BenchContext, type PartResult } from '../lib/context.js';
+import { batchLatency, type BatchLatencyResult } from './batch-latency.js';
+import { scheduledLateness, type LatenessResult } from './scheduled-lateness.js';
+import { SENDER_DOMAIN } from '../lib/payload.js';
+import { prepareAccounts, SERVICE_ROOT, startService } from '../lib/service.js';
+import { BATCH_SIZE, MANY_ACCOUNTS, MIN_MS, RUN_S } from '../lib/settings.js';
+import { REPO_ROOT } from '../lib/children.js';
+import { webhookFigures, type WebhooksResult } from './webhook-figures.js';
+import { throughput, type ThroughputFigures } from './throughput.js';
+
+/** The figures of the all-in-one service (MAILER_ROLE=all): those of the parts that ran. */
+export interface ServiceFigures {
+  accountCount: number;
+  throughput?: ThroughputFigures;
+  batch?: BatchLatencyResult;
+  scheduled?: LatenessResult;
+  webhooks?: WebhooksResult;
+}
+
+/** Throughput, then batch latency, scheduled lateness and webhooks on the same service process. */
+export async function allInOneService(bench: BenchContext): Promise<PartResult<ServiceFigures>> {
+  const ctx = partContext(bench);
+  const { parts, infra } = ctx;
+  await infra.createDatabase('bench_service');
+  const env = infra.serviceEnv('bench_service', 'service');
+  const svc = await startService(env);
+  const measured = await measuring(ctx, svc, async () => {
+    const accounts = await prepareAccounts(svc, SENDER_DOMAIN, parts.has('throughput') ? MANY_ACCOUNTS - 1 : 0);
+    ctx.log(`service started (pid ${svc.pid}, ${svc.baseUrl}${SERVICE_ROOT !== REPO_ROOT ? `, from ${SERVICE_ROOT}` : ''}); ${accounts.length} accounts with unlimited quota`);
+    const figures: ServiceFigures = { accountCount: accounts.length };
+    if (parts.has('throughput')) figures.throughput = await throughput(ctx, svc, accounts);
+    // Batch latency, scheduled lateness and webhooks once the throughput runs' mail is out.
+    if (parts.has('batch') || parts.has('scheduled') || parts.has('webhooks')) await untilSinkQuiet(ctx);
+    const jobs = jobsContext(ctx, (prefix) => firedAt(env.DATABASE_URL!, prefix));
+    if (parts.has('batch')) {
+      ctx.log(`batch latency: ${ctx.sizes.batchRuns} batches of ${BATCH_SIZE}, one at a time`);
+      figures.batch = await batchLatency(jobs, svc, ctx.sizes.batchRuns, BATCH_SIZE);
+    }
+    if (parts.has('scheduled')) {
+      ctx.log(`scheduled lateness: ${ctx.sizes.scheduledCount} emails due the same second`);
+      figures.scheduled = await scheduledLateness(jobs, svc, ctx.sizes.scheduledCount);
+    }
+    if (!parts.has('webhooks')) return figures;
+    if (ctx.remaining() < MIN_MS.webhooks!) {
+      ctx.log(`skipping the webhook figures: ${(ctx.remaining() / 1000).toFixed(0)} s left in the budget`);
+      return figures;
+    }
+    // The wait for the last webhooks and discards: up to 30 s, but not into what the memory figure needs.
+    const waitCapMs = Math.min(30_000, ctx.remaining() - 20_000 - (parts.has('memory') ? MIN_MS.memory! : 0));
+    figures.webhooks = await webhookFigures({ ...jobs, databaseUrl: env.DATABASE_URL! }, svc, ctx.sizes.webhookRate, RUN_S, waitCapMs);
+    return figures;
+  });
+  return { rows: ctx.rows, figures: measured };
+}
+
+/** Until the sink has received nothing for 1 s (at most 15 s). */
+async function untilSinkQuiet(ctx: BenchContext): Promise<void> {
+  let last = (await ctx.infra.sinkCount()).total;
+  for (let quietFor = 0, waited = 0; quietFor < 1_000 && waited < 15_000; waited += 250) {
+    await sleep(250);
+    const now = (await ctx.infra.sinkCount()).total;
+    quietFor = now === last ? quietFor + 250 : 0;
+    last = now;
+  }
+}
+
+/** Read-only, from the service's database: when each scheduled email with a subject starting with `prefix` fired. */
+async function firedAt(databaseUrl: string, prefix: string): Promise<Map<string, number>> {
+  const db = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  try {
+    const rows = await db<{ subject: string; sent_at: Date | null }[]>`select subject, sent_at from scheduled_emails where subject like ${`${prefix}%`}`;
+    return new Map(rows.filter((r) => r.sent_at).map((r) => [r.subject, r.sent_at!.getTime()]));
+  } finally {
+    await db.end();
+  }
+}

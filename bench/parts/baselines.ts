@@ -1,0 +1,94 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Client, Connection } from '@temporalio/client';
+import { migrate } from '../../src/db/migrate.js';
+import { createSql } from '../../src/db/sql.js';
+import type { Logger } from '../../src/logger.js';
+import { startChild } from '../lib/children.js';
+import { measuring, partContext, type BenchContext, type PartContext, type PartResult } from '../lib/context.js';
+import { httpTarget, measureMax } from '../lib/http-figure.js';
+import { onCleanup } from '../lib/lifecycle.js';
+import { RUN_S, SMTP_IN_FLIGHT, SMTP_MAX_CONNECTIONS, TEMPORAL_CONCURRENCY, WARMUP_S } from '../lib/settings.js';
+import { measureStarts } from '../lib/temporal-starts.js';
+
+/** The rates the service is judged against (bench/README.md, "What runs"), each server in a process of its own. */
+export interface BaselineFigures {
+  insertRate: number;
+  nodemailerRate: number;
+  temporalStartRate: number;
+}
+
+export async function baselines(bench: BenchContext, logger: Logger): Promise<PartResult<BaselineFigures>> {
+  const ctx = partContext(bench);
+  await noopRoute(ctx);
+  const insertRate = await routeWithInsert(ctx, logger);
+  const nodemailerRate = await rawNodemailer(ctx);
+  const temporalStartRate = await temporalStarts(ctx);
+  return { rows: ctx.rows, figures: { insertRate, nodemailerRate, temporalStartRate } };
+}
+
+/** Baseline 1: a no-op Fastify route. */
+async function noopRoute(ctx: PartContext): Promise<void> {
+  const child = await startChild<{ port: number }>('no-op server', 'noop-server.ts');
+  await measuring(ctx, child, (c) => measureMax(ctx, 'noop', 'baseline: Fastify no-op route', httpTarget(c.ready.port)));
+}
+
+/** Baseline 2: a Fastify route doing one INSERT of the same row into the service's emails table. */
+async function routeWithInsert(ctx: PartContext, logger: Logger): Promise<number> {
+  const { pg } = ctx.infra;
+  const sql = createSql(pg.url, { max: 1 });
+  await migrate(sql, logger);
+  await sql`insert into accounts (id, name, daily_quota) values ('acc_bench', 'bench', 0)`;
+  await sql.end();
+  const child = await startChild<{ port: number }>('INSERT server', 'insert-server.ts', {
+    ...process.env, BENCH_DATABASE_URL: pg.url, BENCH_ACCOUNT_ID: 'acc_bench',
+  });
+  const { run } = await measuring(ctx, child, (c) => measureMax(ctx, 'insert', 'baseline: Fastify route + one INSERT', httpTarget(c.ready.port)));
+  return run.okPerSec;
+}
+
+/** Baseline 3: raw nodemailer pooled sends to the sink. */
+async function rawNodemailer(ctx: PartContext): Promise<number> {
+  const child = await startChild<object>('nodemailer sender', 'mail-sender.ts');
+  return measuring(ctx, child, async () => {
+    const arg = { smtpUrl: ctx.infra.sink.ready.url, maxConnections: SMTP_MAX_CONNECTIONS, inFlight: SMTP_IN_FLIGHT };
+    await child.request('run', { ...arg, durationMs: WARMUP_S * 1000 });
+    const before = await ctx.infra.sinkCount();
+    const w = ctx.window();
+    const r = await child.request<{ sent: number; failed: number; elapsedMs: number; firstError?: string }>('run', { ...arg, durationMs: RUN_S * 1000 });
+    const cpu = w.stop();
+    await sleep(300);
+    const after = await ctx.infra.sinkCount();
+    const rate = Math.round(r.sent / (r.elapsedMs / 1000));
+    const notes = [`${SMTP_MAX_CONNECTIONS} pooled connections, ${SMTP_IN_FLIGHT} sendMail calls outstanding; sink received ${after.total - before.total} of ${r.sent} sent`];
+    if (r.failed > 0) notes.push(`${r.failed} failed: ${r.firstError}`);
+    ctx.addRow({ key: 'nodemailer', what: 'baseline: raw nodemailer pooled sends', value: rate, unit: 'mails/s', cpu, notes, detail: r });
+    return rate;
+  });
+}
+
+/** Baseline 4: Temporal dev server workflow starts, 16 in flight and then one at a time. */
+async function temporalStarts(ctx: PartContext): Promise<number> {
+  const { temporal, bundles } = ctx.infra;
+  const taskQueue = 'bench-noop';
+  const child = await startChild<object>('Temporal worker', 'temporal-worker.ts', {
+    ...process.env, BENCH_TEMPORAL_ADDRESS: temporal.address, BENCH_TASK_QUEUE: taskQueue, BENCH_WORKFLOW_BUNDLE: bundles.noop,
+  });
+  return measuring(ctx, child, async () => {
+    const connection = await Connection.connect({ address: temporal.address });
+    onCleanup('close the Temporal client', () => connection.close());
+    const client = new Client({ connection, namespace: 'default' });
+    await measureStarts(client, taskQueue, TEMPORAL_CONCURRENCY, WARMUP_S * 1000, 5_000);
+    let w = ctx.window();
+    const r = await measureStarts(client, taskQueue, TEMPORAL_CONCURRENCY, RUN_S * 1000, 15_000);
+    let cpu = w.stop();
+    const notes = [`${TEMPORAL_CONCURRENCY} starts in flight; ${r.completed ?? '?'} of ${r.started} completed ${r.completionWaitS ?? '?'} s after the last start`];
+    if (r.failed > 0) notes.push(`${r.failed} failed: ${r.firstError}`);
+    ctx.addRow({ key: 'temporal', what: `baseline: Temporal workflow starts (${TEMPORAL_CONCURRENCY} at once)`, value: r.startsPerSec, unit: 'starts/s', p50: r.startLatencyMs.p50, p99: r.startLatencyMs.p99, cpu, notes, detail: { ...r } });
+    // One start at a time, as the service's dispatcher does: the latency of a start bounds how often it can start a group.
+    w = ctx.window();
+    const seq = await measureStarts(client, taskQueue, 1, 5_000, 5_000);
+    cpu = w.stop();
+    ctx.addRow({ key: 'temporal-seq', what: 'baseline: Temporal workflow starts (1 at a time)', value: seq.startsPerSec, unit: 'starts/s', p50: seq.startLatencyMs.p50, p99: seq.startLatencyMs.p99, cpu, detail: { ...seq } });
+    return r.startsPerSec;
+  });
+}
