@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { JsonValue } from '@bufbuild/protobuf';
+import { CsvError, parse } from 'csv-parse/sync';
 import type { SendEmailRequest } from '../../src/gen/mail/v1/email_service_pb.js';
 import { usageError } from './base-command.js';
 import { attachmentFromFile, parseHeaders, parseTags, type MessageFields } from './message-input.js';
@@ -141,43 +142,16 @@ export function splitAddresses(cell: string): string[] {
   return out.map((s) => s.trim()).filter((s) => s !== '');
 }
 
-/** RFC 4180 CSV: `,` separated, `"` quoted (with `""` for a quote), quoted cells may span lines. */
+/**
+ * RFC 4180 CSV: `,` separated, `"` quoted (with `""` for a quote), quoted cells may span lines. Rows may
+ * differ in length (the caller names the row with too many cells), lines may end in CRLF, LF or CR, and a
+ * quote inside an unquoted cell is text, as spreadsheets write them.
+ */
 export function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  let i = 0;
-  while (i < text.length) {
-    const ch = text[i]!;
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i += 2;
-        continue;
-      }
-      if (ch === '"') quoted = false;
-      else cell += ch;
-      i += 1;
-      continue;
-    }
-    if (ch === '"' && cell === '') quoted = true;
-    else if (ch === ',') {
-      row.push(cell);
-      cell = '';
-    } else if (ch === '\n' || ch === '\r') {
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = '';
-      if (ch === '\r' && text[i + 1] === '\n') i += 1;
-    } else cell += ch;
-    i += 1;
+  try {
+    return parse(text, { relax_column_count: true, relax_quotes: true, record_delimiter: ['\r\n', '\n', '\r'] });
+  } catch (err) {
+    if (err instanceof CsvError && err.code === 'CSV_QUOTE_NOT_CLOSED') throw new Error('a quoted cell is not closed', { cause: err });
+    throw err;
   }
-  if (quoted) throw new Error('a quoted cell is not closed');
-  if (cell !== '' || row.length > 0) {
-    row.push(cell);
-    rows.push(row);
-  }
-  return rows;
 }

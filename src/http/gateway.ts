@@ -43,7 +43,7 @@ function decode(route: RestRoute, request: FastifyRequest): unknown {
     // query parameters are ignored, as HTTP caches and proxies add their own.
     return fromJson(route.rpc.input, input as JsonValue, { ignoreUnknownFields: fromQuery });
   } catch (err) {
-    throw invalid(describeJsonError((err as Error).message));
+    throw invalid(describeJsonError(err));
   }
 }
 

@@ -1,7 +1,6 @@
 import dns from 'node:dns';
-import http from 'node:http';
-import https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { Agent, request } from 'undici';
 import { isPrivateAddress } from './address-guard.js';
 
 /** The receiver must answer within this (spec: Delivery rules 1). */
@@ -40,66 +39,66 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
 }
 
 /**
- * Connections are kept alive and reused (a TCP and TLS handshake per event would cost more than the
- * event): one pool per protocol and guard setting. The guard runs on every new connection, and a kept
- * connection stays with the address that was checked. Idle connections are closed before the usual
- * 5 s keep-alive of servers, so that a request rarely races the receiver closing one.
+ * Connections are kept alive and reused (a TCP and TLS handshake per event would cost more than the event):
+ * one pool per guard setting. The guard runs as the lookup of every new connection, so a kept connection
+ * stays with the address that was checked. Idle connections are closed before the usual 5 s keep-alive of
+ * servers, so that a request rarely races the receiver closing one. undici follows no redirect unless asked.
  */
-const agents = new Map<string, http.Agent>();
-function agentFor(protocol: string, allowPrivate: boolean): http.Agent {
-  const key = `${protocol}${allowPrivate}`;
-  let agent = agents.get(key);
+const agents = new Map<boolean, Agent>();
+function agentFor(allowPrivate: boolean): Agent {
+  let agent = agents.get(allowPrivate);
   if (!agent) {
-    const options = { keepAlive: true, timeout: 4000, maxFreeSockets: 64, scheduling: 'lifo' as const, lookup: guardedLookup(allowPrivate) };
-    agent = protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
-    agents.set(key, agent);
+    agent = new Agent({ keepAliveTimeout: 4000, keepAliveMaxTimeout: 4000, connect: { lookup: guardedLookup(allowPrivate) } });
+    agents.set(allowPrivate, agent);
   }
   return agent;
 }
 
 /**
- * One webhook request: POST `body` with `headers`, a 10 s limit on the whole exchange, the address guard on
- * every connection, and no redirects followed (a 3xx is a non-2xx answer).
+ * One webhook request: POST `body` with `headers`, a 10 s limit on the whole exchange (the answer's body
+ * included), the address guard on every connection, and no redirects followed (a 3xx is a non-2xx answer).
  */
-export function postWebhook(url: string, body: string, headers: Record<string, string>, options: { allowPrivate: boolean; timeoutMs?: number }): Promise<PostResult> {
+export async function postWebhook(url: string, body: string, headers: Record<string, string>, options: { allowPrivate: boolean; timeoutMs?: number }): Promise<PostResult> {
   const started = performance.now();
-  const target = new URL(url);
-  const client = target.protocol === 'https:' ? https : http;
-  const host = target.hostname.replace(/^\[|\]$/g, '');
-  return new Promise<PostResult>((resolve) => {
-    const done = (r: Omit<PostResult, 'latencyMs'>) => resolve({ ...r, latencyMs: Math.round(performance.now() - started) });
-    if (!options.allowPrivate && /^[\d.]+$|:/.test(host) && isPrivateAddress(host)) {
-      return done({ statusCode: 0, excerpt: '', error: `${host} is a private or loopback address` });
-    }
-    const req = client.request(target, {
+  const done = (r: Omit<PostResult, 'latencyMs'>): PostResult => ({ ...r, latencyMs: Math.round(performance.now() - started) });
+  // A literal address needs no lookup, so the guard checks it here.
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  if (!options.allowPrivate && /^[\d.]+$|:/.test(host) && isPrivateAddress(host)) {
+    return done({ statusCode: 0, excerpt: '', error: `${host} is a private or loopback address` });
+  }
+  const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  const signal = AbortSignal.timeout(timeoutMs);
+  try {
+    const res = await request(url, {
       method: 'POST',
-      headers: { ...headers, 'content-length': String(Buffer.byteLength(body)), 'user-agent': WEBHOOK_USER_AGENT },
-      lookup: guardedLookup(options.allowPrivate),
-      agent: agentFor(target.protocol, options.allowPrivate),
-      timeout: options.timeoutMs ?? WEBHOOK_TIMEOUT_MS,
+      body,
+      headers: { ...headers, 'user-agent': WEBHOOK_USER_AGENT },
+      dispatcher: agentFor(options.allowPrivate),
+      signal,
     });
-    const deadline = setTimeout(() => req.destroy(Object.assign(new Error('timed out after 10 s'), { code: 'ETIMEDOUT' })), options.timeoutMs ?? WEBHOOK_TIMEOUT_MS);
-    req.on('timeout', () => req.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })));
-    req.on('error', (err: Error & { code?: string }) => {
-      clearTimeout(deadline);
-      done({ statusCode: 0, excerpt: '', error: err.code ? `${err.code}: ${err.message}` : err.message });
-    });
-    req.on('response', (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (c: Buffer) => {
-        if (size < EXCERPT_BYTES) chunks.push(c);
-        size += c.length;
-      });
-      res.on('end', () => {
-        clearTimeout(deadline);
-        done({ statusCode: res.statusCode ?? 0, excerpt: Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8') });
-      });
-      res.on('error', () => {
-        clearTimeout(deadline);
-        done({ statusCode: res.statusCode ?? 0, excerpt: Buffer.concat(chunks).toString('utf8') });
-      });
-    });
-    req.end(body);
-  });
+    return done({ statusCode: res.statusCode, excerpt: await excerptOf(res.body, signal) });
+  } catch (err) {
+    if (signal.aborted) return done({ statusCode: 0, excerpt: '', error: `ETIMEDOUT: timed out after ${timeoutMs / 1000} s` });
+    const e = err as Error & { code?: unknown };
+    return done({ statusCode: 0, excerpt: '', error: typeof e.code === 'string' ? `${e.code}: ${e.message}` : e.message });
+  }
+}
+
+/**
+ * The first KiB of an answer, read to its end so that the connection can serve the next request. An answer
+ * cut off after its status still counts as that status, with what came of it; one cut off by the time limit
+ * does not.
+ */
+async function excerptOf(body: AsyncIterable<Buffer>, signal: AbortSignal): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      if (size < EXCERPT_BYTES) chunks.push(chunk);
+      size += chunk.length;
+    }
+  } catch (err) {
+    if (signal.aborted) throw err;
+  }
+  return Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8');
 }

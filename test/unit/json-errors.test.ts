@@ -1,4 +1,5 @@
 import { fromJson, type DescMessage, type JsonValue } from '@bufbuild/protobuf';
+import { FieldError } from '@bufbuild/protobuf/reflect';
 import { describe, expect, it } from 'vitest';
 import { ListEmailsRequestSchema, SendEmailRequestSchema } from '../../src/gen/mail/v1/email_service_pb.js';
 import { describeJsonError } from '../../src/http/json-errors.js';
@@ -8,7 +9,7 @@ function described(schema: DescMessage, json: unknown): string {
   try {
     fromJson(schema, json as JsonValue);
   } catch (err) {
-    return describeJsonError((err as Error).message);
+    return describeJsonError(err);
   }
   throw new Error('expected the JSON not to decode');
 }
@@ -38,7 +39,9 @@ describe('describeJsonError (on the errors protobuf-es really raises)', () => {
 
 describe('describeJsonError on fixed inputs', () => {
   it('turns camelCase field names into the spec\'s snake_case', () => {
-    expect(describeJsonError('cannot decode field mail.v1.SendEmailRequest.replyTo from JSON: expected Array, got 1')).toBe('reply_to: expected Array, got 1');
+    const cause = new FieldError(SendEmailRequestSchema.field.replyTo, 'expected Array, got 1');
+    const err = new Error('cannot decode field mail.v1.SendEmailRequest.replyTo from JSON: expected Array, got 1', { cause });
+    expect(describeJsonError(err)).toBe('reply_to: expected Array, got 1');
   });
 
   it('keeps a message it does not recognise', () => {
