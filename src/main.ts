@@ -188,13 +188,13 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
         taskQueue: config.taskQueue,
         activities: {
           ...createDeliveryActivities({
-            deliveries: repos.deliveries, suppressions: repos.suppressions, transport, logger, metrics,
+            emailDeliveries: repos.emailDeliveries, suppressions: repos.suppressions, transport, logger, metrics,
             rewriteForTracking: linkTracker.rewrite,
             reportToken: reportTokens.sign,
             judgeAccount: (accountId) => health.evaluate(accountId),
           }),
           ...createWebhookActivities({
-            deliveries: repos.webhookDeliveries,
+            webhookDeliveries: repos.webhookDeliveries,
             post: (url, body, headers) => postWebhook(url, body, headers, { allowPrivate: config.webhookAllowPrivate }),
             logger,
           }),
@@ -207,7 +207,7 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
       running.catch((err: unknown) => logger.fatal({ err }, 'Temporal worker stopped'));
       onStop(worker.shutdown);
       dispatcher = createDispatcher({
-        name: 'emails', queue: repos.deliveries, channel: QUEUE_CHANNEL, groupKind: 'deliveryGroup',
+        name: 'emails', queue: repos.emailDeliveries, channel: QUEUE_CHANNEL, groupKind: 'deliveryGroup',
         startGroup: (groupId, ids) => temporal.startDeliveryGroup(groupId, ids),
         listen: (channel, fn) => sql.listen(channel, fn),
         logger,
@@ -269,7 +269,7 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
         domains: createDomainsService({ domains: repos.domains, accounts: repos.accounts, resolveTxt: (name) => dns.resolveTxt(name).catch(() => []) }),
         apiKeys: createApiKeysService({ apiKeys: repos.apiKeys, accounts: repos.accounts, usage }),
         webhooks: createWebhooksService({
-          webhooks: repos.webhooks, deliveries: repos.webhookDeliveries, accounts: repos.accounts,
+          webhooks: repos.webhooks, webhookDeliveries: repos.webhookDeliveries, accounts: repos.accounts,
           checkUrl: (u) => checkWebhookUrl(u, config.webhookAllowPrivate),
           sendTest: (webhook) => sendTestRequest(webhook, { allowPrivate: config.webhookAllowPrivate }),
         }),

@@ -13,7 +13,7 @@ export const DELIVERIES_PAGE = { default: 50, max: 100 } as const;
 
 export interface WebhooksDeps {
   webhooks: WebhooksRepo;
-  deliveries: Pick<WebhookDeliveriesRepo, 'listForWebhook' | 'get' | 'requeue'>;
+  webhookDeliveries: Pick<WebhookDeliveriesRepo, 'listForWebhook' | 'get' | 'requeue'>;
   accounts: Pick<AccountsRepo, 'get'>;
   checkUrl: (url: string) => Promise<UrlCheck>;
   /** Sends Verify's signed `test` request (event `test`) and answers the receiver's HTTP status (0: none). */
@@ -60,17 +60,17 @@ export function createWebhooksService(deps: WebhooksDeps) {
       if (!(await deps.webhooks.get(id))) throw notFound('webhook', id);
       if (q.status !== '' && !isOneOf(DELIVERY_STATUSES, q.status)) throw invalid(`status must be one of ${DELIVERY_STATUSES.join(', ')}; got "${q.status}"`);
       if (q.limit < 0 || q.limit > DELIVERIES_PAGE.max) throw invalid(`limit must be from 1 to ${DELIVERIES_PAGE.max}; got ${q.limit}`);
-      return deps.deliveries.listForWebhook(id, q.status === '' ? undefined : (q.status as WebhookDeliveryStatus), q.limit || DELIVERIES_PAGE.default);
+      return deps.webhookDeliveries.listForWebhook(id, q.status === '' ? undefined : (q.status as WebhookDeliveryStatus), q.limit || DELIVERIES_PAGE.default);
     },
 
     /** Sends an event to its webhook again with a fresh retry budget; one still being tried is left alone. */
     async resend(deliveryId: string): Promise<WebhookDeliveryRow> {
-      const delivery = await deps.deliveries.get(deliveryId);
+      const delivery = await deps.webhookDeliveries.get(deliveryId);
       if (!delivery) throw notFound('webhook delivery', deliveryId);
       if (!(await deps.webhooks.get(delivery.webhookId))) throw invalid(`webhook ${delivery.webhookId} was deleted; its events cannot be sent again`);
       if (delivery.status === 'pending') throw invalid(`webhook delivery ${deliveryId} is still being tried`);
-      await deps.deliveries.requeue(deliveryId);
-      return (await deps.deliveries.get(deliveryId))!;
+      await deps.webhookDeliveries.requeue(deliveryId);
+      return (await deps.webhookDeliveries.get(deliveryId))!;
     },
   };
 }

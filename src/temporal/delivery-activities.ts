@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { DeliveriesRepo, DeliveryOutcome, LoadedEmail } from '../db/repos/deliveries-repo.js';
+import type { EmailDeliveriesRepo, DeliveryOutcome, LoadedEmail } from '../db/repos/email-deliveries-repo.js';
 import type { SuppressionsRepo } from '../db/repos/suppressions-repo.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
@@ -28,7 +28,7 @@ const SEND_CONCURRENCY = 16;
 const LOAD_CHUNK = 32;
 
 export interface DeliveryDeps {
-  deliveries: DeliveriesRepo;
+  emailDeliveries: EmailDeliveriesRepo;
   suppressions: Pick<SuppressionsRepo, 'matching'>;
   transport: MailTransport;
   /** Adds the open pixel and rewrites links of HTML mail from domains that track. */
@@ -64,11 +64,11 @@ async function pool<T>(items: T[], size: number, fn: (item: T) => Promise<void>)
 }
 
 export function createDeliveryActivities(deps: DeliveryDeps) {
-  const { deliveries, transport, logger } = deps;
+  const { emailDeliveries, transport, logger } = deps;
 
   /** Records an outcome; a counted bounce lets the health policy judge the account. */
   async function finish(token: string, outcome: DeliveryOutcome): Promise<void> {
-    const recorded = await deliveries.recordOutcome(token, outcome);
+    const recorded = await emailDeliveries.recordOutcome(token, outcome);
     const counted = outcome.events.some((e) => e.type === 'bounce' && (e.data as { bounce_subtype?: string }).bounce_subtype !== 'Suppressed');
     if (recorded && counted) {
       await deps.judgeAccount(recorded.accountId).catch((err: unknown) => logger.warn({ err, accountId: recorded.accountId }, 'health evaluation failed'));
@@ -109,7 +109,7 @@ export function createDeliveryActivities(deps: DeliveryDeps) {
         logger.info({ emailId: email.id, code: failure.code, status: failure.status }, 'email refused permanently');
         return 'bounced';
       }
-      await deliveries.release(token, email.id, failure.diagnostic);
+      await emailDeliveries.release(token, email.id, failure.diagnostic);
       logger.warn({ emailId: email.id, code: failure.code, diagnostic: failure.diagnostic }, 'email failed temporarily');
       return 'soft';
     }
@@ -131,21 +131,21 @@ export function createDeliveryActivities(deps: DeliveryDeps) {
     const result: DeliverEmailsResult = { sent: 0, bounced: 0, retry: [] };
     const renew = setInterval(() => {
       ctx.heartbeat();
-      deliveries.renewLeases(token, LEASE_SECONDS).catch((err: unknown) => logger.warn({ err }, 'lease renewal failed'));
+      emailDeliveries.renewLeases(token, LEASE_SECONDS).catch((err: unknown) => logger.warn({ err }, 'lease renewal failed'));
     }, RENEW_EVERY_MS);
     try {
       let remaining = ids;
       for (;;) {
-        const { leased, busyUntil } = await deliveries.lease(remaining, token, LEASE_SECONDS);
+        const { leased, busyUntil } = await emailDeliveries.lease(remaining, token, LEASE_SECONDS);
         // Content is read a chunk at a time (two queries per chunk), bounding memory to a chunk of emails.
         for (let i = 0; i < leased.length; i += LOAD_CHUNK) {
           const chunk = leased.slice(i, i + LOAD_CHUNK);
-          const loaded = await deliveries.loadMany(chunk);
+          const loaded = await emailDeliveries.loadMany(chunk);
           const suppressed = await suppressedAmong(loaded);
           await pool(chunk, SEND_CONCURRENCY, async (id) => {
             // A timed-out attempt learns so from its heartbeat: it must not start more sends.
             if (ctx.cancellationSignal.aborted) {
-              await deliveries.release(token, id, 'attempt cancelled');
+              await emailDeliveries.release(token, id, 'attempt cancelled');
               return;
             }
             const outcome = await sendOne(token, loaded.get(id), suppressed);
@@ -172,7 +172,7 @@ export function createDeliveryActivities(deps: DeliveryDeps) {
     /** A group of accepted emails: send them all, then take them off the delivery queue. */
     async deliverEmails(input: { emailIds: string[] }): Promise<DeliverEmailsResult> {
       const result = await deliver(input.emailIds);
-      await deliveries.dequeue(input.emailIds);
+      await emailDeliveries.dequeue(input.emailIds);
       return result;
     },
 
@@ -191,9 +191,9 @@ export function createDeliveryActivities(deps: DeliveryDeps) {
       const ctx = Context.current();
       const token = leaseToken();
       for (;;) {
-        const { leased, busyUntil } = await deliveries.lease([input.emailId], token, LEASE_SECONDS);
+        const { leased, busyUntil } = await emailDeliveries.lease([input.emailId], token, LEASE_SECONDS);
         if (leased.length > 0) {
-          const loaded = (await deliveries.loadMany(leased)).get(input.emailId);
+          const loaded = (await emailDeliveries.loadMany(leased)).get(input.emailId);
           if (loaded) await finish(token, transientBounceOutcome(loaded.email, new Date(), loaded.lastError));
           return;
         }

@@ -37,7 +37,7 @@ export interface LoadedEmail {
   lastError: string;
 }
 
-export function createDeliveriesRepo(sql: Sql) {
+export function createEmailDeliveriesRepo(sql: Sql) {
   return {
     ...createGroupQueue(sql, { table: 'delivery_queue', id: 'email_id', order: 'enqueued_at', waiting: sql`true` }),
 
@@ -116,4 +116,4 @@ export function createDeliveriesRepo(sql: Sql) {
 
   };
 }
-export type DeliveriesRepo = ReturnType<typeof createDeliveriesRepo>;
+export type EmailDeliveriesRepo = ReturnType<typeof createEmailDeliveriesRepo>;
