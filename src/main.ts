@@ -55,7 +55,9 @@ import { createDeliveryActivities } from './temporal/delivery-activities.js';
 import { locateTemporalCli, startDevServer } from './temporal/dev-server.js';
 import { createDispatcher, QUEUE_CHANNEL, type Dispatcher } from './temporal/dispatcher.js';
 import { createJobActivities } from './temporal/job-activities.js';
-import { createJobStarters, createJobSweeper } from './temporal/job-sweeper.js';
+import { createJobStarters } from './temporal/job-starters.js';
+import { createJobSweeper } from './temporal/job-sweeper.js';
+import { createPeriodicSweep } from './temporal/periodic-sweep.js';
 import { createStartRetrier } from './temporal/start-retrier.js';
 import { isTemporalUnavailable } from './temporal/temporal-unavailable.js';
 import { createWebhookActivities } from './temporal/webhook-activities.js';
@@ -222,13 +224,19 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
       });
       await webhookDispatcher.start();
       onStop(webhookDispatcher.stop);
-      const jobSweeper = createJobSweeper({
-        starters, scheduled: repos.scheduled, batches: repos.batches, notifyQueued: queueNotifier, logger,
-        purgeIdempotencyKeys: () => repos.idempotency.purgeExpired(IDEMPOTENCY_TTL_HOURS),
-        judgeAccountsInReview: () => health.sweep(),
+      const jobSweeper = createJobSweeper({ starters, scheduled: repos.scheduled, batches: repos.batches, notifyQueued: queueNotifier, logger });
+      const periodicSweep = createPeriodicSweep({
+        steps: [
+          jobSweeper.sweep,
+          // A reused key is answered afresh either way; this only keeps the table small.
+          () => repos.idempotency.purgeExpired(IDEMPOTENCY_TTL_HOURS),
+          // Recovery from review needs no new event, so nothing else would move those accounts.
+          () => health.sweep(),
+        ],
+        logger,
       });
-      jobSweeper.start();
-      onStop(async () => jobSweeper.stop());
+      periodicSweep.start();
+      onStop(async () => periodicSweep.stop());
     }
 
     let restUrl: string | undefined;
