@@ -41,4 +41,3 @@ export function createJobSweeper(deps: {
 
   return { sweep };
 }
-export type JobSweeper = ReturnType<typeof createJobSweeper>;
