@@ -8,14 +8,6 @@ import { transientBounceOutcome } from '../mail/delivery-outcome.js';
 import type { MailTransport } from '../mail/transport.js';
 import { createEmailSender, type EmailSender, type SendOutcome } from './email-sender.js';
 
-/**
- * Delivery, the one place where email leaves the service. Activities run at least once, so each email is
- * sent under a lease held in PostgreSQL and is skipped once recorded sent or bounced: a retried or
- * duplicated activity never sends an email a second time. The one gap SMTP itself leaves (RFC 1047: a
- * crash after the server has read a message and before the outcome is committed) resends at most the
- * messages in flight, with the same Message-ID: README, "the duplicate window".
- */
-
 /** How long an attempt owns its emails without renewing; a killed worker's emails are free after this. */
 export const LEASE_SECONDS = 15;
 const RENEW_EVERY_MS = 3000;
@@ -112,6 +104,13 @@ async function deliver(deps: DeliveryDeps, sender: EmailSender, ids: string[]): 
   }
 }
 
+/**
+ * Delivery, the one place where email leaves the service. Activities run at least once, so each email is
+ * sent under a lease held in PostgreSQL and is skipped once recorded sent or bounced: a retried or
+ * duplicated activity never sends an email a second time. The one gap SMTP itself leaves (RFC 1047: a
+ * crash after the server has read a message and before the outcome is committed) resends at most the
+ * messages in flight, with the same Message-ID: README, "the duplicate window".
+ */
 export function createDeliveryActivities(deps: DeliveryDeps) {
   const sender = createEmailSender(deps);
   const { emailDeliveries } = deps;

@@ -5,11 +5,6 @@ import type { NewEvent, NewSuppression } from '../../domain/events.js';
 import { idAt } from '../../ids.js';
 import type { Sql } from '../sql.js';
 
-/**
- * Events of emails. Recording one also queues it for the account's subscribed webhooks (a trigger, see
- * migration 0003), in the same transaction.
- */
-
 export interface EventRow {
   id: string;
   emailId: string;
@@ -20,9 +15,9 @@ export interface EventRow {
 }
 
 /** Rows as one JSON parameter, expanded in SQL by `jsonb_to_recordset` (one statement for any number). */
-export const asJsonRows = (rows: object[]) => rows as unknown as postgres.JSONValue;
+const asJsonRows = (rows: object[]) => rows as unknown as postgres.JSONValue;
 
-export const eventsJson = (events: NewEvent[]) =>
+const eventsJson = (events: NewEvent[]) =>
   asJsonRows(events.map((e) => ({ id: e.id, type: e.type, data: e.data, at: e.at.toISOString() })));
 
 /**
@@ -117,6 +112,10 @@ async function perDay(sql: Sql, accountId: string, days: number): Promise<DayCou
     order by days.day`;
 }
 
+/**
+ * Events of emails. Recording one also queues it for the account's subscribed webhooks (a trigger, see
+ * migration 0003), in the same transaction.
+ */
 export function createEventsRepo(sql: Sql) {
   return {
     /**
