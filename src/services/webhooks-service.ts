@@ -3,6 +3,7 @@ import type { WebhookDeliveriesRepo, WebhookDeliveryRow, WebhookDeliveryStatus }
 import type { WebhookRow, WebhooksRepo } from '../db/repos/webhooks-repo.js';
 import { EVENT_TYPES, isOneOf } from '../domain/catalog.js';
 import { invalid, notFound } from '../errors.js';
+import { enumFilter } from './enum-filter.js';
 import { newId } from '../ids.js';
 import type { UrlCheck } from '../webhooks/address-guard.js';
 import { generateWebhookSecret } from './secrets.js';
@@ -58,9 +59,9 @@ export function createWebhooksService(deps: WebhooksDeps) {
     /** The events sent to a webhook, newest first, each with every attempt. */
     async deliveries(id: string, q: { status: string; limit: number }): Promise<WebhookDeliveryRow[]> {
       if (!(await deps.webhooks.get(id))) throw notFound('webhook', id);
-      if (q.status !== '' && !isOneOf(DELIVERY_STATUSES, q.status)) throw invalid(`status must be one of ${DELIVERY_STATUSES.join(', ')}; got "${q.status}"`);
+      const status = enumFilter('status', DELIVERY_STATUSES, q.status);
       if (q.limit < 0 || q.limit > DELIVERIES_PAGE.max) throw invalid(`limit must be from 1 to ${DELIVERIES_PAGE.max}; got ${q.limit}`);
-      return deps.webhookDeliveries.listForWebhook(id, q.status === '' ? undefined : (q.status as WebhookDeliveryStatus), q.limit || DELIVERIES_PAGE.default);
+      return deps.webhookDeliveries.listForWebhook(id, status, q.limit || DELIVERIES_PAGE.default);
     },
 
     /** Sends an event to its webhook again with a fresh retry budget; one still being tried is left alone. */
