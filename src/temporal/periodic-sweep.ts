@@ -3,7 +3,7 @@ import type { Logger } from '../logger.js';
 const SWEEP_MS = 15_000;
 
 /**
- * The worker's housekeeping timer: every 15 s it runs its steps in order (recovering jobs, forgetting
+ * The worker's housekeeping timer: every SWEEP_MS it runs its steps in order (recovering jobs, forgetting
  * expired Idempotency-Keys, judging account health). A step that fails ends that round, logged; the next
  * round starts afresh.
  */
