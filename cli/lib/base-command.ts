@@ -1,5 +1,6 @@
 import type { Message } from '@bufbuild/protobuf';
 import { Command, Errors, Flags, type Interfaces } from '@oclif/core';
+import type { CommandContext } from './define-command.js';
 import type { AdminClient, Closer, EmailClient } from './rpc.js';
 
 /** The Connect base URL of a local `npm start` (GRPC_PORT). */
@@ -86,6 +87,17 @@ export abstract class MailerCommand extends BaseCommand {
     json: Flags.boolean({ description: 'Print the result as JSON (the API message, field names as in the spec).', helpGroup: 'GLOBAL' }),
   };
 
+  /** The parsed input, typed as the command's static args and flags declare, with its output lines. */
+  protected context<F, A>(parsed: { flags: unknown; args: unknown }): CommandContext<F, A> {
+    return {
+      flags: parsed.flags as F,
+      args: parsed.args as A,
+      bin: this.config.bin,
+      log: (line) => this.log(line),
+      note: (line) => this.note(line),
+    };
+  }
+
   /** Prints `message` as JSON with --json, else runs `human`. */
   protected async print(json: boolean, message: Message, human: () => void): Promise<void> {
     if (json) this.printJson((await loadRpc()).messageToJson(message));
@@ -101,7 +113,7 @@ export abstract class EmailCommand extends MailerCommand {
     'api-key': Flags.string({ description: 'API key (mk_...).', env: 'MAILER_API_KEY', helpGroup: 'GLOBAL' }),
   };
 
-  protected emailClient(flags: { url: string; 'api-key'?: string | undefined }): Promise<EmailClient> {
+  emailClient(flags: { url: string; 'api-key'?: string | undefined }): Promise<EmailClient> {
     return this.emailClientFor(flags.url, flags['api-key']);
   }
 }
@@ -114,7 +126,7 @@ export abstract class AdminCommand extends MailerCommand {
     'admin-token': Flags.string({ description: 'Admin token of the management API.', env: 'MAILER_ADMIN_TOKEN', helpGroup: 'GLOBAL' }),
   };
 
-  protected adminClient(flags: { url: string; 'admin-token'?: string | undefined }): Promise<AdminClient> {
+  adminClient(flags: { url: string; 'admin-token'?: string | undefined }): Promise<AdminClient> {
     return this.adminClientFor(flags.url, flags['admin-token']);
   }
 }

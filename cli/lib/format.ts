@@ -1,4 +1,4 @@
-/** Human output: aligned tables and `label  value` blocks, plain text (no colours), so it pipes well. */
+// Human output: aligned tables and `label  value` blocks, plain text (no colours), so it pipes well.
 
 /** Columns padded to their widest cell; the last column is not padded. */
 export function table(headers: string[], rows: string[][]): string {

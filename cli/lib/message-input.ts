@@ -26,6 +26,11 @@ export const messageFlags = {
   'idempotency-key': Flags.string({ summary: 'Idempotency-Key: the same key and body within 24 hours sends only once.' }),
 };
 
+/** The Idempotency-Key header of a send, when --idempotency-key is given. */
+export function idempotencyHeaders(flags: { 'idempotency-key'?: string | undefined }): Record<string, string> | undefined {
+  return flags['idempotency-key'] ? { 'idempotency-key': flags['idempotency-key'] } : undefined;
+}
+
 export interface MessageFlagValues {
   from: string;
   to: string[];

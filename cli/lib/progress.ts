@@ -2,7 +2,7 @@ import type { Client } from '@connectrpc/connect';
 import type { EmailService } from '../../src/gen/mail/v1/email_service_pb.js';
 import type { BatchJob } from '../../src/gen/mail/v1/types_pb.js';
 
-export const isFinished = (job: BatchJob): boolean => job.status === 'completed' || job.status === 'failed';
+const isFinished = (job: BatchJob): boolean => job.status === 'completed' || job.status === 'failed';
 
 const WIDTH = 30;
 

@@ -5,11 +5,9 @@ import { AdminService, file_mail_v1_admin_service } from '../../src/gen/mail/v1/
 import { file_mail_v1_types } from '../../src/gen/mail/v1/types_pb.js';
 import { EmailService, file_mail_v1_email_service, SendEmailRequestSchema, type SendEmailRequest } from '../../src/gen/mail/v1/email_service_pb.js';
 
-/**
- * Everything of the CLI that talks to the service, loaded only when a command runs (never for --help),
- * so that the CLI starts fast: the Connect clients of the generated services, and the JSON of their
- * messages.
- */
+// Everything of the CLI that talks to the service, loaded only when a command runs (never for --help),
+// so that the CLI starts fast: the Connect clients of the generated services, and the JSON of their
+// messages.
 
 export type EmailClient = Client<typeof EmailService>;
 export type AdminClient = Client<typeof AdminService>;

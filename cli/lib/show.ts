@@ -2,7 +2,7 @@ import type { Account, ApiKey, Domain, Webhook } from '../../src/gen/mail/v1/adm
 import type { BatchJob, Email, ScheduledEmail } from '../../src/gen/mail/v1/types_pb.js';
 import { fields, list, pairs, percent, table, yesNo } from './format.js';
 
-/** Human renderings of the API's records, shared by the commands that answer them. */
+// Human renderings of the API's records, shared by the commands that answer them.
 
 export function showEmail(e: Email): string {
   const parts = [

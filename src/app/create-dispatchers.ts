@@ -21,7 +21,7 @@ export function createDispatchers(deps: { repos: Repos; temporal: TemporalClient
     name: string, queue: GroupQueue, channel: string, groupKind: IdKind, startGroup: (groupId: string, ids: string[]) => Promise<boolean>,
   ) => createDispatcher({ name, queue, channel, groupKind, startGroup, listen: (c, fn) => sql.listen(c, fn), logger });
   return {
-    emails: outbox('emails', repos.deliveries, QUEUE_CHANNEL, 'deliveryGroup', (groupId, ids) => temporal.startDeliveryGroup(groupId, ids)),
+    emails: outbox('emails', repos.emailDeliveries, QUEUE_CHANNEL, 'deliveryGroup', (groupId, ids) => temporal.startDeliveryGroup(groupId, ids)),
     webhooks: outbox('webhook deliveries', repos.webhookDeliveries, WEBHOOK_QUEUE_CHANNEL, 'webhookGroup',
       (groupId, ids) => temporal.startWebhookGroup(groupId, ids)),
   };

@@ -48,7 +48,7 @@ export function createHandlers(core: Core, deps: { auth: AuthService; usage: Usa
     domains: createDomainsService({ domains: repos.domains, accounts: repos.accounts, resolveTxt: (name) => dns.resolveTxt(name).catch(() => []) }),
     apiKeys: createApiKeysService({ apiKeys: repos.apiKeys, accounts: repos.accounts, usage }),
     webhooks: createWebhooksService({
-      webhooks: repos.webhooks, deliveries: repos.webhookDeliveries, accounts: repos.accounts,
+      webhooks: repos.webhooks, webhookDeliveries: repos.webhookDeliveries, accounts: repos.accounts,
       checkUrl: (u) => checkWebhookUrl(u, config.webhookAllowPrivate),
       sendTest: (webhook) => sendTestRequest(webhook, { allowPrivate: config.webhookAllowPrivate }),
     }),

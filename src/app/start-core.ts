@@ -15,7 +15,7 @@ import { createFeedbackService } from '../services/feedback-service.js';
 import { createHealthService, type HealthService } from '../services/health-service.js';
 import { createInboundFeedbackService, type InboundFeedbackService } from '../services/inbound-feedback-service.js';
 import { connectTemporal, type TemporalClient } from '../temporal/client.js';
-import { createJobStarters, type JobStarters } from '../temporal/job-sweeper.js';
+import { createJobStarters, type JobStarters } from '../temporal/job-starters.js';
 import { createStartRetrier } from '../temporal/start-retrier.js';
 import { provisionDatabase, provisionTemporal } from './provision-local.js';
 import type { StopList } from './stop-list.js';

@@ -6,6 +6,7 @@ import { retryAtStart } from '../retry-at-start.js';
 import { createDeliveryActivities } from '../temporal/delivery-activities.js';
 import { createJobActivities } from '../temporal/job-activities.js';
 import { createJobSweeper } from '../temporal/job-sweeper.js';
+import { createPeriodicSweep } from '../temporal/periodic-sweep.js';
 import { isTemporalUnavailable } from '../temporal/temporal-unavailable.js';
 import { createWebhookActivities } from '../temporal/webhook-activities.js';
 import { createTemporalWorker, type TemporalWorker } from '../temporal/worker.js';
@@ -39,13 +40,19 @@ export async function startWorkerRole(
     await dispatcher.start();
     stops.onStop(dispatcher.stop);
   }
-  const jobSweeper = createJobSweeper({
-    starters: core.starters, scheduled: repos.scheduled, batches: repos.batches, notifyQueued, logger,
-    purgeIdempotencyKeys: () => repos.idempotency.purgeExpired(IDEMPOTENCY_TTL_HOURS),
-    judgeAccountsInReview: () => health.sweep(),
+  const jobSweeper = createJobSweeper({ starters: core.starters, scheduled: repos.scheduled, batches: repos.batches, notifyQueued, logger });
+  const periodicSweep = createPeriodicSweep({
+    steps: [
+      jobSweeper.sweep,
+      // A reused key is answered afresh either way; this only keeps the table small.
+      () => repos.idempotency.purgeExpired(IDEMPOTENCY_TTL_HOURS),
+      // Recovery from review needs no new event, so nothing else would move those accounts.
+      () => health.sweep(),
+    ],
+    logger,
   });
-  jobSweeper.start();
-  stops.onStop(async () => jobSweeper.stop());
+  periodicSweep.start();
+  stops.onStop(async () => periodicSweep.stop());
   return { catcher };
 }
 
@@ -57,13 +64,13 @@ function createWorker(core: Core, transport: MailTransport, notifyQueued: () => 
     taskQueue: config.taskQueue,
     activities: {
       ...createDeliveryActivities({
-        deliveries: repos.deliveries, suppressions: repos.suppressions, transport, logger, metrics: core.metrics,
+        emailDeliveries: repos.emailDeliveries, suppressions: repos.suppressions, transport, logger, metrics: core.metrics,
         rewriteForTracking: core.linkTracker.rewrite,
         reportToken: core.reportTokens.sign,
         judgeAccount: (accountId) => core.health.evaluate(accountId),
       }),
       ...createWebhookActivities({
-        deliveries: repos.webhookDeliveries,
+        webhookDeliveries: repos.webhookDeliveries,
         post: (url, body, headers) => postWebhook(url, body, headers, { allowPrivate: config.webhookAllowPrivate }),
         logger,
       }),

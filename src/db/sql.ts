@@ -29,9 +29,3 @@ export function createSql(url: string, options: PoolOptions = {}): Sql {
     connection: { application_name: 'mailer' },
   }) as unknown as Sql;
 }
-
-/** True for PostgreSQL's unique_violation. */
-export function isUniqueViolation(err: unknown, constraint?: string): boolean {
-  const e = err as { code?: string; constraint_name?: string };
-  return e?.code === '23505' && (constraint === undefined || e.constraint_name === constraint);
-}

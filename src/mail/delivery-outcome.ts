@@ -1,4 +1,4 @@
-import type { DeliveryOutcome } from '../db/repos/deliveries-repo.js';
+import type { DeliveryOutcome } from '../db/repos/email-deliveries-repo.js';
 import type { EmailRow } from '../db/repos/emails-repo.js';
 import { type BounceType, type BouncedRecipient, event, type NewEvent, suppressionsOf } from '../domain/events.js';
 import { newId } from '../ids.js';

@@ -1,7 +1,7 @@
 import type { EmailsRepo } from '../db/repos/emails-repo.js';
 import { BOUNCE_TYPES } from '../domain/events.js';
 import type { Logger } from '../logger.js';
-import { parseFeedbackReport, type FailedRecipient, type FeedbackReport } from '../mail/feedback-report.js';
+import { parseFeedbackReport, type BounceReport, type ComplaintReport, type FailedRecipient, type FeedbackReport } from '../mail/feedback-report.js';
 import type { ReportTokens } from '../mail/report-token.js';
 import { isReturnPath, parseReturnPath } from '../mail/return-path.js';
 import type { FeedbackService } from './feedback-service.js';
@@ -12,6 +12,8 @@ export interface InboundFeedbackDeps {
   tokens: ReportTokens;
   logger: Logger;
 }
+
+type FeedbackEmail = NonNullable<Awaited<ReturnType<EmailsRepo['findForFeedback']>>>;
 
 /** The SMTP envelope a message arrived with: the addresses it was mailed to. */
 export interface InboundEnvelope {
@@ -34,6 +36,64 @@ function soleRecipient(recipients: Set<string>): string[] {
 // Recipients are stored as bare addresses (parsed at acceptance).
 const addressesOf = (recipients: string[]) => new Set(recipients.map((r) => r.toLowerCase()));
 
+/** The email a report may be about, or why it is refused. */
+function provenEmail(tokens: ReportTokens, report: FeedbackReport | undefined, envelope: InboundEnvelope): { emailId: string } | { refused: string } {
+  const claimed = new Set<string>();
+  for (const address of envelope.rcptTo) {
+    const id = parseReturnPath(tokens, address);
+    if (id) claimed.add(id);
+  }
+  const headerToken = report?.original.reportToken;
+  if (headerToken !== undefined) {
+    const id = tokens.verify(headerToken);
+    if (!id) return { refused: 'the quoted report token is not valid' };
+    claimed.add(id);
+  }
+  if (claimed.size === 0) return { refused: 'no valid report token' };
+  if (claimed.size > 1) return { refused: 'the report tokens name different emails' };
+  const [emailId] = claimed as unknown as [string];
+  const quotedId = report?.original.emailId;
+  if (quotedId !== undefined && quotedId.toLowerCase() !== emailId) return { refused: 'the report token names another email than the quoted headers' };
+  return { emailId };
+}
+
+async function recordComplaint(deps: InboundFeedbackDeps, email: FeedbackEmail, report: ComplaintReport): Promise<InboundOutcome> {
+  const own = addressesOf(email.recipients);
+  // Only the email's own recipients can have complained; a feedback loop that names someone else
+  // (a forward) or nobody is taken as naming the email's one recipient, if it had one.
+  const named = report.recipients.filter((r) => own.has(r));
+  const recipients = named.length > 0 ? named : soleRecipient(own);
+  const recorded = await deps.feedback.complaint({ emailId: email.id, recipients, feedbackType: report.feedbackType });
+  deps.logger.info({ emailId: email.id, feedbackType: report.feedbackType, recipients, reported: report.recipients, originalMailFrom: report.originalMailFrom, arrivalDate: report.arrivalDate },
+    recorded ? 'complaint recorded' : 'complaint already recorded; ignored');
+  return recorded ? 'recorded' : 'duplicate';
+}
+
+async function recordBounce(deps: InboundFeedbackDeps, email: FeedbackEmail, report: BounceReport): Promise<InboundOutcome> {
+  const own = addressesOf(email.recipients);
+  // A DSN speaks for the email's own recipients only (by Final-Recipient, else by Original-Recipient
+  // after a forward); others it names are recorded nowhere. One event per bounce type: a report may
+  // give up on one recipient for good and on another for now.
+  const failed: FailedRecipient[] = [];
+  const foreign: string[] = [];
+  for (const r of report.recipients) {
+    const address = [r.email_address, r.originalRecipient].find((a) => a !== undefined && own.has(a));
+    if (address) failed.push({ ...r, email_address: address });
+    else foreign.push(r.email_address);
+  }
+  if (foreign.length > 0) deps.logger.info({ emailId: email.id, foreign }, 'bounce report names addresses the email was not sent to; nothing recorded for them');
+  if (failed.length === 0) return 'ignored';
+  for (const bounceType of BOUNCE_TYPES) {
+    const recipients = failed
+      .filter((r) => r.bounceType === bounceType)
+      .map((r) => ({ email_address: r.email_address, status: r.status, diagnostic_code: r.diagnostic_code }));
+    if (recipients.length === 0) continue;
+    await deps.feedback.bounce({ emailId: email.id, bounceType, recipients });
+    deps.logger.info({ emailId: email.id, bounceType, recipients: recipients.map((r) => `${r.email_address} ${r.status}`) }, 'bounce report recorded');
+  }
+  return 'recorded';
+}
+
 /**
  * Messages mailed back to the service (through the inbound SMTP listener, or made up by the catcher's
  * simulator): a complaint or bounce report about an email it sent becomes that email's event.
@@ -48,27 +108,6 @@ const addressesOf = (recipients: string[]) => new Set(recipients.map((r) => r.to
  */
 export function createInboundFeedbackService(deps: InboundFeedbackDeps) {
   const { logger, tokens } = deps;
-
-  /** The email a report may be about, or why it is refused. */
-  function provenEmail(report: FeedbackReport | undefined, envelope: InboundEnvelope): { emailId: string } | { refused: string } {
-    const claimed = new Set<string>();
-    for (const address of envelope.rcptTo) {
-      const id = parseReturnPath(tokens, address);
-      if (id) claimed.add(id);
-    }
-    const headerToken = report?.original.reportToken;
-    if (headerToken !== undefined) {
-      const id = tokens.verify(headerToken);
-      if (!id) return { refused: 'the quoted report token is not valid' };
-      claimed.add(id);
-    }
-    if (claimed.size === 0) return { refused: 'no valid report token' };
-    if (claimed.size > 1) return { refused: 'the report tokens name different emails' };
-    const [emailId] = claimed as unknown as [string];
-    const quotedId = report?.original.emailId;
-    if (quotedId !== undefined && quotedId.toLowerCase() !== emailId) return { refused: 'the report token names another email than the quoted headers' };
-    return { emailId };
-  }
 
   return {
     /**
@@ -85,7 +124,7 @@ export function createInboundFeedbackService(deps: InboundFeedbackDeps) {
         logger.info({ err, size: raw.length }, 'inbound message could not be parsed');
         return undefined;
       });
-      const proof = provenEmail(report, envelope);
+      const proof = provenEmail(tokens, report, envelope);
       if ('refused' in proof) {
         logger.info({ size: raw.length, kind: report?.kind ?? 'not a report', original: report?.original, reason: proof.refused }, 'inbound message refused; nothing recorded');
         return 'refused';
@@ -114,38 +153,7 @@ export function createInboundFeedbackService(deps: InboundFeedbackDeps) {
       // outcome, so the report waits for it.
       if (email.status === 'pending') throw new Error(`email ${email.id} is still being delivered; try again later`);
 
-      const own = addressesOf(email.recipients);
-      if (report.kind === 'complaint') {
-        // Only the email's own recipients can have complained; a feedback loop that names someone else
-        // (a forward) or nobody is taken as naming the email's one recipient, if it had one.
-        const named = report.recipients.filter((r) => own.has(r));
-        const recipients = named.length > 0 ? named : soleRecipient(own);
-        const recorded = await deps.feedback.complaint({ emailId: email.id, recipients, feedbackType: report.feedbackType });
-        logger.info({ emailId: email.id, feedbackType: report.feedbackType, recipients, reported: report.recipients, originalMailFrom: report.originalMailFrom, arrivalDate: report.arrivalDate },
-          recorded ? 'complaint recorded' : 'complaint already recorded; ignored');
-        return recorded ? 'recorded' : 'duplicate';
-      }
-      // A DSN speaks for the email's own recipients only (by Final-Recipient, else by Original-Recipient
-      // after a forward); others it names are recorded nowhere. One event per bounce type: a report may
-      // give up on one recipient for good and on another for now.
-      const failed: FailedRecipient[] = [];
-      const foreign: string[] = [];
-      for (const r of report.recipients) {
-        const address = [r.email_address, r.originalRecipient].find((a) => a !== undefined && own.has(a));
-        if (address) failed.push({ ...r, email_address: address });
-        else foreign.push(r.email_address);
-      }
-      if (foreign.length > 0) logger.info({ emailId: email.id, foreign }, 'bounce report names addresses the email was not sent to; nothing recorded for them');
-      if (failed.length === 0) return 'ignored';
-      for (const bounceType of BOUNCE_TYPES) {
-        const recipients = failed
-          .filter((r) => r.bounceType === bounceType)
-          .map((r) => ({ email_address: r.email_address, status: r.status, diagnostic_code: r.diagnostic_code }));
-        if (recipients.length === 0) continue;
-        await deps.feedback.bounce({ emailId: email.id, bounceType, recipients });
-        logger.info({ emailId: email.id, bounceType, recipients: recipients.map((r) => `${r.email_address} ${r.status}`) }, 'bounce report recorded');
-      }
-      return 'recorded';
+      return report.kind === 'complaint' ? recordComplaint(deps, email, report) : recordBounce(deps, email, report);
     },
   };
 }

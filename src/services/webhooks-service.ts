@@ -3,6 +3,7 @@ import type { WebhookDeliveriesRepo, WebhookDeliveryRow, WebhookDeliveryStatus }
 import type { WebhookRow, WebhooksRepo } from '../db/repos/webhooks-repo.js';
 import { EVENT_TYPES, isOneOf } from '../domain/catalog.js';
 import { invalid, notFound } from '../errors.js';
+import { enumFilter } from './enum-filter.js';
 import { newId } from '../ids.js';
 import type { UrlCheck } from '../webhooks/address-guard.js';
 import { generateWebhookSecret } from './secrets.js';
@@ -13,7 +14,7 @@ export const DELIVERIES_PAGE = { default: 50, max: 100 } as const;
 
 export interface WebhooksDeps {
   webhooks: WebhooksRepo;
-  deliveries: Pick<WebhookDeliveriesRepo, 'listForWebhook' | 'get' | 'requeue'>;
+  webhookDeliveries: Pick<WebhookDeliveriesRepo, 'listForWebhook' | 'get' | 'requeue'>;
   accounts: Pick<AccountsRepo, 'get'>;
   checkUrl: (url: string) => Promise<UrlCheck>;
   /** Sends Verify's signed `test` request (event `test`) and answers the receiver's HTTP status (0: none). */
@@ -58,19 +59,19 @@ export function createWebhooksService(deps: WebhooksDeps) {
     /** The events sent to a webhook, newest first, each with every attempt. */
     async deliveries(id: string, q: { status: string; limit: number }): Promise<WebhookDeliveryRow[]> {
       if (!(await deps.webhooks.get(id))) throw notFound('webhook', id);
-      if (q.status !== '' && !isOneOf(DELIVERY_STATUSES, q.status)) throw invalid(`status must be one of ${DELIVERY_STATUSES.join(', ')}; got "${q.status}"`);
+      const status = enumFilter('status', DELIVERY_STATUSES, q.status);
       if (q.limit < 0 || q.limit > DELIVERIES_PAGE.max) throw invalid(`limit must be from 1 to ${DELIVERIES_PAGE.max}; got ${q.limit}`);
-      return deps.deliveries.listForWebhook(id, q.status === '' ? undefined : (q.status as WebhookDeliveryStatus), q.limit || DELIVERIES_PAGE.default);
+      return deps.webhookDeliveries.listForWebhook(id, status, q.limit || DELIVERIES_PAGE.default);
     },
 
     /** Sends an event to its webhook again with a fresh retry budget; one still being tried is left alone. */
     async resend(deliveryId: string): Promise<WebhookDeliveryRow> {
-      const delivery = await deps.deliveries.get(deliveryId);
+      const delivery = await deps.webhookDeliveries.get(deliveryId);
       if (!delivery) throw notFound('webhook delivery', deliveryId);
       if (!(await deps.webhooks.get(delivery.webhookId))) throw invalid(`webhook ${delivery.webhookId} was deleted; its events cannot be sent again`);
       if (delivery.status === 'pending') throw invalid(`webhook delivery ${deliveryId} is still being tried`);
-      await deps.deliveries.requeue(deliveryId);
-      return (await deps.deliveries.get(deliveryId))!;
+      await deps.webhookDeliveries.requeue(deliveryId);
+      return (await deps.webhookDeliveries.get(deliveryId))!;
     },
   };
 }

@@ -9,7 +9,6 @@ import type { scheduledSecondWorkflow } from '../../workflows/scheduled-email.js
  * job), so a repeated start is harmless: it answers false instead of starting a second one.
  */
 export interface TemporalClient {
-  client: Client;
   startDeliveryGroup(groupId: string, emailIds: string[]): Promise<boolean>;
   startWebhookGroup(groupId: string, deliveryIds: string[]): Promise<boolean>;
   /** Starts the workflow of the second `scheduledAt` falls in (one for every email due that second). */
@@ -51,7 +50,6 @@ export async function connectTemporal(options: { address: string; namespace: str
     startedSeconds.set(workflowId, from);
   };
   return {
-    client,
     startDeliveryGroup: (groupId, emailIds) =>
       once(() => client.workflow.start<typeof deliverEmailsWorkflow>('deliverEmailsWorkflow', { workflowId: groupId, taskQueue, args: [{ emailIds, retry: options.smtpRetry }] })),
     startWebhookGroup: (groupId, deliveryIds) =>

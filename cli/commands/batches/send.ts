@@ -1,6 +1,8 @@
 import { Flags } from '@oclif/core';
 import { EmailCommand } from '../../lib/base-command.js';
 import { readBatchFile } from '../../lib/batch-file.js';
+import { commandExamples } from '../../lib/define-command.js';
+import { idempotencyHeaders } from '../../lib/message-input.js';
 import { followBatchJob, ProgressBar } from '../../lib/progress.js';
 import { showBatchJob } from '../../lib/show.js';
 
@@ -22,11 +24,7 @@ export default class BatchesSend extends EmailCommand {
       'job is printed (as JSON with --json). With --no-wait the accepted job is printed at once instead.',
   ].join('\n');
 
-  static override examples = [
-    '<%= config.bin %> <%= command.id %> --file newsletter.json',
-    '<%= config.bin %> <%= command.id %> --file recipients.csv --json',
-    '<%= config.bin %> <%= command.id %> --file recipients.csv --no-wait --idempotency-key spring-2026',
-  ];
+  static override examples = commandExamples(['--file newsletter.json', '--file recipients.csv --json', '--file recipients.csv --no-wait --idempotency-key spring-2026']);
 
   static override flags = {
     file: Flags.string({ char: 'F', summary: 'JSON or CSV file of up to 100 emails.', required: true }),
@@ -39,8 +37,7 @@ export default class BatchesSend extends EmailCommand {
     const { flags } = await this.parse(BatchesSend);
     const emails = await readBatchFile(flags.file);
     const client = await this.emailClient(flags);
-    const headers = flags['idempotency-key'] ? { 'idempotency-key': flags['idempotency-key'] } : undefined;
-    const accepted = await client.sendBatch({ emails }, { headers });
+    const accepted = await client.sendBatch({ emails }, { headers: idempotencyHeaders(flags) });
     if (!flags.wait) {
       await this.print(flags.json, accepted, () => this.log(`Batch job ${accepted.jobId} accepted: ${accepted.totalCount} emails (${accepted.status}).`));
       return;

@@ -16,6 +16,21 @@ const toAccount = (r: Raw): AccountRow => ({
   id: r.id, name: r.name, status: r.status, dailyQuota: r.daily_quota, statusChangedAt: r.status_changed_at, createdAt: r.created_at,
 });
 
+async function moveHealth(sql: Sql, id: string, from: AccountStatus, to: AccountStatus, reviewQuotaFactor: number): Promise<boolean> {
+  const rows = await sql`
+    update accounts set
+      status = ${to}::text,
+      status_changed_at = now(),
+      quota_before_review = case when ${to}::text = 'review' then daily_quota when ${to}::text = 'healthy' then null else quota_before_review end,
+      daily_quota = case
+        when ${to}::text = 'review' then ceil(daily_quota * ${reviewQuotaFactor}::float8)::int
+        when ${to}::text = 'healthy' then coalesce(quota_before_review, daily_quota)
+        else daily_quota end
+    where id = ${id} and status = ${from}::text
+    returning id`;
+  return rows.length > 0;
+}
+
 export function createAccountsRepo(sql: Sql) {
   return {
     async create(a: { id: string; name: string; dailyQuota: number }): Promise<AccountRow> {
@@ -57,20 +72,7 @@ export function createAccountsRepo(sql: Sql) {
      * A move of the health policy, only if the account is still `from` (an operator's change in between
      * wins). Entering review keeps the quota aside and reduces it; back to healthy restores it.
      */
-    async moveHealth(id: string, from: AccountStatus, to: AccountStatus, reviewQuotaFactor: number): Promise<boolean> {
-      const rows = await sql`
-        update accounts set
-          status = ${to}::text,
-          status_changed_at = now(),
-          quota_before_review = case when ${to}::text = 'review' then daily_quota when ${to}::text = 'healthy' then null else quota_before_review end,
-          daily_quota = case
-            when ${to}::text = 'review' then ceil(daily_quota * ${reviewQuotaFactor}::float8)::int
-            when ${to}::text = 'healthy' then coalesce(quota_before_review, daily_quota)
-            else daily_quota end
-        where id = ${id} and status = ${from}::text
-        returning id`;
-      return rows.length > 0;
-    },
+    moveHealth: (id: string, from: AccountStatus, to: AccountStatus, reviewQuotaFactor: number) => moveHealth(sql, id, from, to, reviewQuotaFactor),
 
     /**
      * Accounts the health policy may move without a new event: those in review (recovery), and healthy ones
@@ -95,7 +97,6 @@ export function createAccountsRepo(sql: Sql) {
     async raiseQuotaFrom(id: string, from: number, to: number): Promise<void> {
       await sql`update accounts set daily_quota = ${to} where id = ${id} and daily_quota = ${from}`;
     },
-
   };
 }
 export type AccountsRepo = ReturnType<typeof createAccountsRepo>;

@@ -5,11 +5,6 @@ import type { NewEvent, NewSuppression } from '../../domain/events.js';
 import { idAt } from '../../ids.js';
 import type { Sql } from '../sql.js';
 
-/**
- * Events of emails. Recording one also queues it for the account's subscribed webhooks (a trigger, see
- * migration 0003), in the same transaction.
- */
-
 export interface EventRow {
   id: string;
   emailId: string;
@@ -20,9 +15,9 @@ export interface EventRow {
 }
 
 /** Rows as one JSON parameter, expanded in SQL by `jsonb_to_recordset` (one statement for any number). */
-export const asJsonRows = (rows: object[]) => rows as unknown as postgres.JSONValue;
+const asJsonRows = (rows: object[]) => rows as unknown as postgres.JSONValue;
 
-export const eventsJson = (events: NewEvent[]) =>
+const eventsJson = (events: NewEvent[]) =>
   asJsonRows(events.map((e) => ({ id: e.id, type: e.type, data: e.data, at: e.at.toISOString() })));
 
 /**
@@ -69,6 +64,58 @@ export interface HealthCounts {
 type Raw = { id: string; email_id: string; account_id: string; type: EventType; data: Record<string, unknown>; created_at: Date };
 const toEvent = (r: Raw): EventRow => ({ id: r.id, emailId: r.email_id, accountId: r.account_id, type: r.type, data: r.data, createdAt: r.created_at });
 
+type ComplaintChange = { ev: NewEvent; suppress: NewSuppression[] };
+
+async function applyComplaint(
+  sql: Sql,
+  emailId: string,
+  decide: (prior: PriorComplaints) => ComplaintChange | undefined,
+): Promise<{ accountId: string; recorded: boolean } | undefined> {
+  return sql.begin(async (tx) => {
+    const [email] = await tx<{ account_id: string }[]>`select account_id from emails where id = ${emailId} for update`;
+    if (!email) return undefined;
+    const prior = await tx<{ recipients: string[] }[]>`
+      select array(select jsonb_array_elements_text(coalesce(data->'complained_recipients', '[]'::jsonb))) as recipients
+      from events where email_id = ${emailId} and type = 'complaint'`;
+    const change = decide({ count: prior.length, recipients: new Set(prior.flatMap((p) => p.recipients)) });
+    if (!change) return { accountId: email.account_id, recorded: false };
+    await tx`
+      with changed as (update emails set status = 'complained' where id = ${emailId} returning id, account_id),
+      ${recordedWithChange(tx as unknown as Sql, [change.ev], change.suppress)}
+      select 1`;
+    return { accountId: email.account_id, recorded: true };
+  }) as Promise<{ accountId: string; recorded: boolean } | undefined>;
+}
+
+async function perDay(sql: Sql, accountId: string, days: number): Promise<DayCounts[]> {
+  const from = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate() - (days - 1)));
+  return sql<DayCounts[]>`
+    with days as (
+      select d::date as day from generate_series(${from}::date, (now() at time zone 'utc')::date, interval '1 day') d),
+    counts as (
+      select (created_at at time zone 'utc')::date as day,
+        count(*) filter (where type = 'send') as sent,
+        count(*) filter (where type = 'delivery') as delivered,
+        count(*) filter (where type = 'bounce') as bounced,
+        count(*) filter (where type = 'complaint') as complained,
+        count(*) filter (where type = 'open') as opened,
+        count(*) filter (where type = 'click') as clicked
+      from events where account_id = ${accountId} and id >= ${idAt('event', from)}
+      group by 1)
+    select to_char(days.day, 'YYYY-MM-DD') as day,
+      coalesce(q.used, 0)::int as accepted,
+      coalesce(c.sent, 0)::int as sent, coalesce(c.delivered, 0)::int as delivered, coalesce(c.bounced, 0)::int as bounced,
+      coalesce(c.complained, 0)::int as complained, coalesce(c.opened, 0)::int as opened, coalesce(c.clicked, 0)::int as clicked
+    from days
+    left join counts c on c.day = days.day
+    left join quota_usage q on q.account_id = ${accountId} and q.day = days.day
+    order by days.day`;
+}
+
+/**
+ * Events of emails. Recording one also queues it for the account's subscribed webhooks (a trigger, see
+ * migration 0003), in the same transaction.
+ */
 export function createEventsRepo(sql: Sql) {
   return {
     /**
@@ -93,56 +140,14 @@ export function createEventsRepo(sql: Sql) {
      * first, so two copies of one report arriving together are judged one after the other. Answers
      * undefined when the email does not exist.
      */
-    async applyComplaint(
-      emailId: string,
-      decide: (prior: PriorComplaints) => { ev: NewEvent; suppress: NewSuppression[] } | undefined,
-    ): Promise<{ accountId: string; recorded: boolean } | undefined> {
-      return sql.begin(async (tx) => {
-        const [email] = await tx<{ account_id: string }[]>`select account_id from emails where id = ${emailId} for update`;
-        if (!email) return undefined;
-        const prior = await tx<{ recipients: string[] }[]>`
-          select array(select jsonb_array_elements_text(coalesce(data->'complained_recipients', '[]'::jsonb))) as recipients
-          from events where email_id = ${emailId} and type = 'complaint'`;
-        const change = decide({ count: prior.length, recipients: new Set(prior.flatMap((p) => p.recipients)) });
-        if (!change) return { accountId: email.account_id, recorded: false };
-        await tx`
-          with changed as (update emails set status = 'complained' where id = ${emailId} returning id, account_id),
-          ${recordedWithChange(tx as unknown as Sql, [change.ev], change.suppress)}
-          select 1`;
-        return { accountId: email.account_id, recorded: true };
-      }) as Promise<{ accountId: string; recorded: boolean } | undefined>;
-    },
+    applyComplaint: (emailId: string, decide: (prior: PriorComplaints) => ComplaintChange | undefined) => applyComplaint(sql, emailId, decide),
 
     async timeline(emailId: string): Promise<EventRow[]> {
       return (await sql<Raw[]>`select * from events where email_id = ${emailId} order by created_at, id`).map(toEvent);
     },
 
     /** Emails accepted and events recorded per UTC day, the last `days` days, today included. */
-    async perDay(accountId: string, days: number): Promise<DayCounts[]> {
-      const from = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate() - (days - 1)));
-      const rows = await sql<{ day: string; accepted: number; sent: number; delivered: number; bounced: number; complained: number; opened: number; clicked: number }[]>`
-        with days as (
-          select d::date as day from generate_series(${from}::date, (now() at time zone 'utc')::date, interval '1 day') d),
-        counts as (
-          select (created_at at time zone 'utc')::date as day,
-            count(*) filter (where type = 'send') as sent,
-            count(*) filter (where type = 'delivery') as delivered,
-            count(*) filter (where type = 'bounce') as bounced,
-            count(*) filter (where type = 'complaint') as complained,
-            count(*) filter (where type = 'open') as opened,
-            count(*) filter (where type = 'click') as clicked
-          from events where account_id = ${accountId} and id >= ${idAt('event', from)}
-          group by 1)
-        select to_char(days.day, 'YYYY-MM-DD') as day,
-          coalesce(q.used, 0)::int as accepted,
-          coalesce(c.sent, 0)::int as sent, coalesce(c.delivered, 0)::int as delivered, coalesce(c.bounced, 0)::int as bounced,
-          coalesce(c.complained, 0)::int as complained, coalesce(c.opened, 0)::int as opened, coalesce(c.clicked, 0)::int as clicked
-        from days
-        left join counts c on c.day = days.day
-        left join quota_usage q on q.account_id = ${accountId} and q.day = days.day
-        order by days.day`;
-      return rows;
-    },
+    perDay: (accountId: string, days: number) => perDay(sql, accountId, days),
 
     /** What the health policy judges: sends, counted bounces and complaints of the account since `since`. */
     async healthCounts(accountId: string, since: Date): Promise<HealthCounts> {

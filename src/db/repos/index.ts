@@ -3,7 +3,7 @@ import { createAccountsRepo } from './accounts-repo.js';
 import { createApiKeysRepo } from './api-keys-repo.js';
 import { createBatchRepo } from './batch-repo.js';
 import { createCaughtMessagesRepo } from './caught-messages-repo.js';
-import { createDeliveriesRepo } from './deliveries-repo.js';
+import { createEmailDeliveriesRepo } from './email-deliveries-repo.js';
 import { createDomainsRepo } from './domains-repo.js';
 import { createEmailsRepo } from './emails-repo.js';
 import { createEventsRepo } from './events-repo.js';
@@ -24,7 +24,7 @@ export function createRepos(sql: Sql) {
     apiKeys: createApiKeysRepo(sql),
     batches: createBatchRepo(sql),
     caught: createCaughtMessagesRepo(sql),
-    deliveries: createDeliveriesRepo(sql),
+    emailDeliveries: createEmailDeliveriesRepo(sql),
     domains: createDomainsRepo(sql),
     emails: createEmailsRepo(sql),
     events: createEventsRepo(sql),

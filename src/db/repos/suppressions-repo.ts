@@ -1,7 +1,5 @@
 import type { Sql } from '../sql.js';
 
-/** Addresses an account no longer sends to (lower case), put there by a hard bounce or a complaint. */
-
 export interface SuppressionRow {
   id: string;
   accountId: string;
@@ -16,6 +14,7 @@ const toSuppression = (r: Raw): SuppressionRow => ({
   id: r.id, accountId: r.account_id, address: r.address, reason: r.reason, emailId: r.email_id ?? '', createdAt: r.created_at,
 });
 
+/** Addresses an account no longer sends to (lower case), put there by a hard bounce or a complaint. */
 export function createSuppressionsRepo(sql: Sql) {
   return {
     async list(accountId: string): Promise<SuppressionRow[]> {

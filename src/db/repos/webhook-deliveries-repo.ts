@@ -4,12 +4,6 @@ import type { Sql } from '../sql.js';
 import { type EmailRaw, type EmailRow, toEmail } from './emails-repo.js';
 import { createGroupQueue } from './group-queue.js';
 
-/**
- * Webhook deliveries: one row per (event, webhook), queued by the fan-out trigger of `events`, claimed in
- * groups by the dispatcher like the email outbox, and finished by the webhook activity. Each attempt is a row
- * of its own, so an operator sees every status code, latency and error.
- */
-
 export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'discarded';
 
 export interface WebhookAttemptRow {
@@ -59,6 +53,11 @@ const toDelivery = (r: DeliveryRaw): WebhookDeliveryRow => ({
   })),
 });
 
+/**
+ * Webhook deliveries: one row per (event, webhook), queued by the fan-out trigger of `events`, claimed in
+ * groups by the dispatcher like the email outbox, and finished by the webhook activity. Each attempt is a row
+ * of its own, so an operator sees every status code, latency and error.
+ */
 export function createWebhookDeliveriesRepo(sql: Sql) {
   const selectDeliveries = (where: postgres.PendingQuery<postgres.Row[]>, limit: number) => sql<DeliveryRaw[]>`
     select d.id, d.webhook_id, d.event_id, e.type, e.email_id, d.status, d.created_at, d.completed_at,

@@ -5,12 +5,6 @@ import { type EmailRaw, type EmailRow, type StoredAttachment, toEmail } from './
 import { recordedWithChange } from './events-repo.js';
 import { createGroupQueue } from './group-queue.js';
 
-/**
- * The delivery side of emails: the outbox the dispatcher drains into workflows, and the leases by which
- * one delivery attempt at a time owns an email. A lease outlives a killed worker by at most its duration;
- * the retry then takes the email over.
- */
-
 /** How an email ended: `delivered` (a server accepted it) or `bounced` (refused, rejected or suppressed). */
 export interface DeliveryOutcome {
   id: string;
@@ -37,7 +31,12 @@ export interface LoadedEmail {
   lastError: string;
 }
 
-export function createDeliveriesRepo(sql: Sql) {
+/**
+ * The delivery side of emails: the outbox the dispatcher drains into workflows, and the leases by which
+ * one delivery attempt at a time owns an email. A lease outlives a killed worker by at most its duration;
+ * the retry then takes the email over.
+ */
+export function createEmailDeliveriesRepo(sql: Sql) {
   return {
     ...createGroupQueue(sql, { table: 'delivery_queue', id: 'email_id', order: 'enqueued_at', waiting: sql`true` }),
 
@@ -116,4 +115,4 @@ export function createDeliveriesRepo(sql: Sql) {
 
   };
 }
-export type DeliveriesRepo = ReturnType<typeof createDeliveriesRepo>;
+export type EmailDeliveriesRepo = ReturnType<typeof createEmailDeliveriesRepo>;
