@@ -45,13 +45,9 @@ export function createBatchService(deps: BatchDeps) {
       for (const domain of new Set(valid.map((v) => v.senderDomain))) await deps.assertMaySendFrom(principal, domain);
 
       const jobId = newId('batch');
-      const emails: NewEmail[] = valid.map((draft) => {
-        const id = newId('email');
-        return {
-          id, accountId: principal.accountId, apiKeyId: principal.keyId, jobType: 'batch', jobId,
-          headerMessageId: `<${id}@${draft.senderDomain}>`, draft,
-        };
-      });
+      const emails: NewEmail[] = valid.map((draft) => ({
+        id: newId('email'), accountId: principal.accountId, apiKeyId: principal.keyId, jobType: 'batch', jobId, draft,
+      }));
       const result = await deps.accept<BatchResult>({
         principal, operation: 'batch', idempotencyKey, request: drafts, count: emails.length,
         answer: { jobId, status: 'pending', totalCount: emails.length },
