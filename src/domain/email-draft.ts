@@ -4,7 +4,8 @@ import { formatBytes, LIMITS } from './limits.js';
 
 /**
  * A send request as the use cases see it. The generated proto message has exactly this shape, so both
- * adapters pass theirs straight through; nothing here knows about the wire.
+ * adapters pass theirs straight through; nothing here knows about the wire. domain/ may not import the
+ * generated type, so test/unit/email-draft-fields.test.ts fails when the two differ in a field.
  */
 export interface AttachmentInput {
   filename: string;
