@@ -1,4 +1,8 @@
-/** The spec's vocabularies, once. Wire values are these lowercase strings. */
+/**
+ * The spec's vocabularies, once. Wire values are these lowercase strings. The proto's field comments and
+ * the migrations' CHECK constraints repeat them; test/integration/status-vocabularies.test.ts holds the
+ * three equal.
+ */
 
 export const EMAIL_STATUSES = ['pending', 'sent', 'delivered', 'bounced', 'complained'] as const;
 export type EmailStatus = (typeof EMAIL_STATUSES)[number];
