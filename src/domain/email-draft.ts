@@ -21,12 +21,16 @@ export interface Attachment {
   contentType: string;
 }
 
-export interface EmailDraft {
-  from: string;
-  to: string[];
-  cc: string[];
-  bcc: string[];
-  replyTo: string[];
+/** The address fields of an email, each entry one address: as given (text) or as parsed (a Mailbox). */
+export interface AddressFields<Entry> {
+  from: Entry;
+  to: Entry[];
+  cc: Entry[];
+  bcc: Entry[];
+  replyTo: Entry[];
+}
+
+export interface EmailDraft extends AddressFields<string> {
   subject: string;
   html: string;
   text: string;
@@ -36,13 +40,7 @@ export interface EmailDraft {
 }
 
 /** Every address field of an email, one mailbox per entry, as parsed at acceptance. */
-export interface Mailboxes {
-  from: Mailbox;
-  to: Mailbox[];
-  cc: Mailbox[];
-  bcc: Mailbox[];
-  replyTo: Mailbox[];
-}
+export type Mailboxes = AddressFields<Mailbox>;
 
 /**
  * A send request once checked: every address field parsed into mailboxes (one per entry), which is what is
