@@ -2,6 +2,7 @@ import type { ScheduledStatus } from '../../domain/catalog.js';
 import type { Mailbox } from '../../domain/address.js';
 import type { ValidDraft } from '../../domain/email-draft.js';
 import type { Sql } from '../sql.js';
+import { ownedRows } from './owned-rows.js';
 import { attachmentRows, emailRow, idempotencyCte, type IdempotencyCompletion, type StoredDraft } from './emails-repo.js';
 
 export interface ScheduledRow {
@@ -111,19 +112,7 @@ export function createScheduledRepo(sql: Sql) {
       return rows.map((r) => ({ id: r.id, scheduledAt: r.scheduled_at }));
     },
 
-    async get(accountId: string, id: string): Promise<ScheduledRow | undefined> {
-      const [row] = await sql<Raw[]>`select ${sql.unsafe(COLUMNS)} from scheduled_emails where id = ${id} and account_id = ${accountId}`;
-      return row && toScheduled(row);
-    },
-
-    async list(accountId: string, status: ScheduledStatus | undefined, limit: number, offset: number): Promise<{ rows: ScheduledRow[]; total: number }> {
-      const where = sql`account_id = ${accountId} ${status ? sql`and status = ${status}` : sql``}`;
-      const [rows, [count]] = await Promise.all([
-        sql<Raw[]>`select ${sql.unsafe(COLUMNS)} from scheduled_emails where ${where} order by id desc limit ${limit} offset ${offset}`,
-        sql<{ n: number }[]>`select count(*)::int as n from scheduled_emails where ${where}`,
-      ]);
-      return { rows: rows.map(toScheduled), total: count!.n };
-    },
+    ...ownedRows<Raw, ScheduledRow, ScheduledStatus>(sql, 'scheduled_emails', COLUMNS, toScheduled),
 
     /** Cancels a waiting scheduled email; the row's state decides a race with the firing, atomically. */
     async cancel(accountId: string, id: string): Promise<CancelOutcome> {
