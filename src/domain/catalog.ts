@@ -1,4 +1,10 @@
-/** The spec's vocabularies, once. Wire values are these lowercase strings. */
+import { invalid } from '../errors.js';
+
+/**
+ * The spec's vocabularies, once. Wire values are these lowercase strings. The proto's field comments and
+ * the migrations' CHECK constraints repeat them; test/integration/status-vocabularies.test.ts holds the
+ * three equal.
+ */
 
 export const EMAIL_STATUSES = ['pending', 'sent', 'delivered', 'bounced', 'complained'] as const;
 export type EmailStatus = (typeof EMAIL_STATUSES)[number];
@@ -28,4 +34,11 @@ export type Permission = (typeof PERMISSIONS)[number];
 
 export function isOneOf<T extends string>(values: readonly T[], value: string): value is T {
   return (values as readonly string[]).includes(value);
+}
+
+/** A list's filter: empty for none, else one of `values`; anything else is a 400 naming the field and the values. */
+export function filterOf<T extends string>(field: string, values: readonly T[], raw: string): T | undefined {
+  if (raw === '') return undefined;
+  if (!isOneOf(values, raw)) throw invalid(`${field} must be one of ${values.join(', ')}; got "${raw}"`);
+  return raw;
 }

@@ -4,7 +4,8 @@ import { formatBytes, LIMITS } from './limits.js';
 
 /**
  * A send request as the use cases see it. The generated proto message has exactly this shape, so both
- * adapters pass theirs straight through; nothing here knows about the wire.
+ * adapters pass theirs straight through; nothing here knows about the wire. domain/ may not import the
+ * generated type, so test/unit/email-draft-fields.test.ts fails when the two differ in a field.
  */
 export interface AttachmentInput {
   filename: string;
@@ -20,12 +21,16 @@ export interface Attachment {
   contentType: string;
 }
 
-export interface EmailDraft {
-  from: string;
-  to: string[];
-  cc: string[];
-  bcc: string[];
-  replyTo: string[];
+/** The address fields of an email, each entry one address: as given (text) or as parsed (a Mailbox). */
+export interface AddressFields<Entry> {
+  from: Entry;
+  to: Entry[];
+  cc: Entry[];
+  bcc: Entry[];
+  replyTo: Entry[];
+}
+
+export interface EmailDraft extends AddressFields<string> {
   subject: string;
   html: string;
   text: string;
@@ -35,13 +40,7 @@ export interface EmailDraft {
 }
 
 /** Every address field of an email, one mailbox per entry, as parsed at acceptance. */
-export interface Mailboxes {
-  from: Mailbox;
-  to: Mailbox[];
-  cc: Mailbox[];
-  bcc: Mailbox[];
-  replyTo: Mailbox[];
-}
+export type Mailboxes = AddressFields<Mailbox>;
 
 /**
  * A send request once checked: every address field parsed into mailboxes (one per entry), which is what is
@@ -108,13 +107,10 @@ function printable(s: string): string {
   return shown.replace(/[\0-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 
-/**
- * Checks every rule of the spec's send request and "Limits" table; throws a 400 naming the field
- * (prefixed, e.g. `emails[3].subject`, inside a batch).
- */
-export function validateDraft(draft: EmailDraft, prefix = ''): ValidDraft {
-  const f = (name: string) => `${prefix}${name}`;
+type FieldName = (name: string) => string;
 
+/** The address fields, one mailbox per entry, and the sender's domain. */
+function checkMailboxes(draft: EmailDraft, f: FieldName): Mailboxes & { senderDomain: string } {
   if (draft.from === '') throw invalid(`${f('from')} is required`);
   const sender = mailbox(f('from'), draft.from);
   const from: Mailbox = { name: sender.name, address: sender.address };
@@ -132,7 +128,11 @@ export function validateDraft(draft: EmailDraft, prefix = ''): ValidDraft {
   if (recipients > LIMITS.recipients) {
     throw invalid(`${f('to')} + ${f('cc')} + ${f('bcc')}: ${recipients} recipients exceed the maximum of ${LIMITS.recipients}`);
   }
+  return { from, to, cc, bcc, replyTo, senderDomain: sender.domain };
+}
 
+/** Subject, html and text; answers their size in bytes. */
+function checkSubjectAndBodies(draft: EmailDraft, f: FieldName): number {
   if (draft.subject === '') throw invalid(`${f('subject')} is required`);
   const subjectChars = [...draft.subject].length;
   if (subjectChars > LIMITS.subjectChars) tooLong(f('subject'), subjectChars, LIMITS.subjectChars, 'characters');
@@ -143,65 +143,90 @@ export function validateDraft(draft: EmailDraft, prefix = ''): ValidDraft {
   if (htmlBytes > LIMITS.htmlBytes) tooLong(f('html'), htmlBytes, LIMITS.htmlBytes, `bytes (${formatBytes(LIMITS.htmlBytes)})`);
   const textBytes = bytes(draft.text);
   if (textBytes > LIMITS.textBytes) tooLong(f('text'), textBytes, LIMITS.textBytes, `bytes (${formatBytes(LIMITS.textBytes)})`);
+  return bytes(draft.subject) + htmlBytes + textBytes;
+}
 
-  const headerNames = Object.keys(draft.headers);
+/** Custom headers; answers their size in bytes as header lines (name, ": ", value, CRLF). */
+function checkHeaders(headers: Record<string, string>, field: string): number {
+  const headerNames = Object.keys(headers);
   if (headerNames.length > LIMITS.customHeaders) {
-    throw invalid(`${f('headers')}: ${headerNames.length} headers exceed the maximum of ${LIMITS.customHeaders}`);
+    throw invalid(`${field}: ${headerNames.length} headers exceed the maximum of ${LIMITS.customHeaders}`);
   }
   let headerBytes = 0;
-  for (const [name, value] of Object.entries(draft.headers)) {
-    const field = `${f('headers')}.${printable(name)}`;
-    if (!HEADER_NAME.test(name)) throw invalid(`${field}: not a valid header name`);
-    if (name.length > LIMITS.headerNameChars) tooLong(field, name.length, LIMITS.headerNameChars, 'characters');
-    if (RESERVED_HEADERS.has(name.toLowerCase())) throw invalid(`${field}: this header is set by the service and cannot be given`);
-    if (CONTROL.test(value)) throw invalid(`${field}: header values must not contain line breaks or control characters`);
-    if (value.length > LIMITS.headerValueChars) tooLong(field, value.length, LIMITS.headerValueChars, 'characters');
+  for (const [name, value] of Object.entries(headers)) {
+    const named = `${field}.${printable(name)}`;
+    if (!HEADER_NAME.test(name)) throw invalid(`${named}: not a valid header name`);
+    if (name.length > LIMITS.headerNameChars) tooLong(named, name.length, LIMITS.headerNameChars, 'characters');
+    if (RESERVED_HEADERS.has(name.toLowerCase())) throw invalid(`${named}: this header is set by the service and cannot be given`);
+    if (CONTROL.test(value)) throw invalid(`${named}: header values must not contain line breaks or control characters`);
+    if (value.length > LIMITS.headerValueChars) tooLong(named, value.length, LIMITS.headerValueChars, 'characters');
     headerBytes += bytes(name) + bytes(value) + 4;
   }
+  return headerBytes;
+}
 
-  const tagKeys = Object.keys(draft.tags);
-  if (tagKeys.length > LIMITS.tags) throw invalid(`${f('tags')}: ${tagKeys.length} tags exceed the maximum of ${LIMITS.tags}`);
-  for (const [key, value] of Object.entries(draft.tags)) {
-    const field = `${f('tags')}.${printable(key)}`;
-    if (!TAG_KEY.test(key)) throw invalid(`${field}: tag names may contain only letters, digits, "_" and "-"`);
-    if (key.length > LIMITS.tagKeyChars) tooLong(field, key.length, LIMITS.tagKeyChars, 'characters');
-    if (value.length > LIMITS.tagValueChars) tooLong(`${field} value`, value.length, LIMITS.tagValueChars, 'characters');
-    if (CONTROL.test(value)) throw invalid(`${field}: tag values must not contain control characters`);
+function checkTags(tags: Record<string, string>, field: string): void {
+  const tagKeys = Object.keys(tags);
+  if (tagKeys.length > LIMITS.tags) throw invalid(`${field}: ${tagKeys.length} tags exceed the maximum of ${LIMITS.tags}`);
+  for (const [key, value] of Object.entries(tags)) {
+    const named = `${field}.${printable(key)}`;
+    if (!TAG_KEY.test(key)) throw invalid(`${named}: tag names may contain only letters, digits, "_" and "-"`);
+    if (key.length > LIMITS.tagKeyChars) tooLong(named, key.length, LIMITS.tagKeyChars, 'characters');
+    if (value.length > LIMITS.tagValueChars) tooLong(`${named} value`, value.length, LIMITS.tagValueChars, 'characters');
+    if (CONTROL.test(value)) throw invalid(`${named}: tag values must not contain control characters`);
   }
+}
 
-  if (draft.attachments.length > LIMITS.attachments) {
-    throw invalid(`${f('attachments')}: ${draft.attachments.length} attachments exceed the maximum of ${LIMITS.attachments}`);
+/** One attachment, its content decoded. */
+function checkAttachment(a: AttachmentInput, field: string): Attachment {
+  if (a.filename === '') throw invalid(`${field}.filename is required`);
+  if (a.filename.length > LIMITS.filenameChars) tooLong(`${field}.filename`, a.filename.length, LIMITS.filenameChars, 'characters');
+  if (BAD_FILENAME.test(a.filename)) throw invalid(`${field}.filename must not contain control characters or path separators`);
+  if (a.content === '') throw invalid(`${field}.content is required (base64)`);
+  // Decoded size can be told from the text's length before decoding anything.
+  if (a.content.length > Math.ceil((LIMITS.attachmentBytes * 4) / 3) + 4 + a.content.length / 38) {
+    tooLong(`${field}.content`, Math.floor((a.content.length * 3) / 4), LIMITS.attachmentBytes, `bytes (${formatBytes(LIMITS.attachmentBytes)})`);
   }
-  let attachmentBytes = 0;
-  const attachments = draft.attachments.map((a, i): Attachment => {
-    const field = `${f('attachments')}[${i}]`;
-    if (a.filename === '') throw invalid(`${field}.filename is required`);
-    if (a.filename.length > LIMITS.filenameChars) tooLong(`${field}.filename`, a.filename.length, LIMITS.filenameChars, 'characters');
-    if (BAD_FILENAME.test(a.filename)) throw invalid(`${field}.filename must not contain control characters or path separators`);
-    if (a.content === '') throw invalid(`${field}.content is required (base64)`);
-    // Decoded size can be told from the text's length before decoding anything.
-    if (a.content.length > Math.ceil((LIMITS.attachmentBytes * 4) / 3) + 4 + a.content.length / 38) {
-      tooLong(`${field}.content`, Math.floor((a.content.length * 3) / 4), LIMITS.attachmentBytes, `bytes (${formatBytes(LIMITS.attachmentBytes)})`);
-    }
-    const content = decodeBase64(`${field}.content`, a.content);
-    if (content.length === 0) throw invalid(`${field}.content is required (base64)`);
-    if (content.length > LIMITS.attachmentBytes) {
-      tooLong(`${field}.content`, content.length, LIMITS.attachmentBytes, `bytes (${formatBytes(LIMITS.attachmentBytes)})`);
-    }
-    if (a.contentType.length > LIMITS.contentTypeChars) {
-      tooLong(`${field}.content_type`, a.contentType.length, LIMITS.contentTypeChars, 'characters');
-    }
-    if (a.contentType !== '' && (!MEDIA_TYPE.test(a.contentType) || CONTROL.test(a.contentType))) {
-      throw invalid(`${field}.content_type: "${printable(a.contentType)}" is not a media type`);
-    }
-    attachmentBytes += content.length + bytes(a.filename) + bytes(a.contentType);
-    return { filename: a.filename, content, contentType: a.contentType };
-  });
+  const content = decodeBase64(`${field}.content`, a.content);
+  if (content.length === 0) throw invalid(`${field}.content is required (base64)`);
+  if (content.length > LIMITS.attachmentBytes) {
+    tooLong(`${field}.content`, content.length, LIMITS.attachmentBytes, `bytes (${formatBytes(LIMITS.attachmentBytes)})`);
+  }
+  if (a.contentType.length > LIMITS.contentTypeChars) {
+    tooLong(`${field}.content_type`, a.contentType.length, LIMITS.contentTypeChars, 'characters');
+  }
+  if (a.contentType !== '' && (!MEDIA_TYPE.test(a.contentType) || CONTROL.test(a.contentType))) {
+    throw invalid(`${field}.content_type: "${printable(a.contentType)}" is not a media type`);
+  }
+  return { filename: a.filename, content, contentType: a.contentType };
+}
 
-  const addressBytes = mailboxBytes([from, ...to, ...cc, ...bcc, ...replyTo]);
-  const size = addressBytes + bytes(draft.subject) + htmlBytes + textBytes + headerBytes + attachmentBytes;
+function checkAttachments(list: AttachmentInput[], field: string): Attachment[] {
+  if (list.length > LIMITS.attachments) {
+    throw invalid(`${field}: ${list.length} attachments exceed the maximum of ${LIMITS.attachments}`);
+  }
+  return list.map((a, i) => checkAttachment(a, `${field}[${i}]`));
+}
+
+const attachmentBytes = (list: Attachment[]) =>
+  list.reduce((n, a) => n + a.content.length + bytes(a.filename) + bytes(a.contentType), 0);
+
+/**
+ * Checks every rule of the spec's send request and "Limits" table; throws a 400 naming the field
+ * (prefixed, e.g. `emails[3].subject`, inside a batch).
+ */
+export function validateDraft(draft: EmailDraft, prefix = ''): ValidDraft {
+  const f: FieldName = (name) => `${prefix}${name}`;
+  const { senderDomain, ...boxes } = checkMailboxes(draft, f);
+  const contentBytes = checkSubjectAndBodies(draft, f);
+  const headerBytes = checkHeaders(draft.headers, f('headers'));
+  checkTags(draft.tags, f('tags'));
+  const attachments = checkAttachments(draft.attachments, f('attachments'));
+
+  const { from, to, cc, bcc, replyTo } = boxes;
+  const size = mailboxBytes([from, ...to, ...cc, ...bcc, ...replyTo]) + contentBytes + headerBytes + attachmentBytes(attachments);
   if (size > LIMITS.emailBytes) {
     throw invalid(`${prefix === '' ? 'email' : prefix.slice(0, -1)}: total size ${size} bytes exceeds the maximum of ${LIMITS.emailBytes} bytes (${formatBytes(LIMITS.emailBytes)})`);
   }
-  return { ...draft, from, to, cc, bcc, replyTo, senderDomain: sender.domain, attachments, size };
+  return { ...draft, ...boxes, senderDomain, attachments, size };
 }

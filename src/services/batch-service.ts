@@ -1,15 +1,15 @@
-import type { BatchRepo, BatchRow } from '../db/repos/batch-repo.js';
+import type { BatchRepo } from '../db/repos/batch-repo.js';
 import type { NewEmail } from '../db/repos/emails-repo.js';
-import { BATCH_STATUSES, isOneOf, type BatchStatus } from '../domain/catalog.js';
+import { BATCH_STATUSES } from '../domain/catalog.js';
 import type { EmailDraft, ValidDraft } from '../domain/email-draft.js';
 import { validateDraft } from '../domain/email-draft.js';
 import { LIMITS } from '../domain/limits.js';
-import { toPage } from '../domain/pagination.js';
 import { assertAllowed } from '../domain/permissions.js';
-import { invalid, notFound } from '../errors.js';
+import { invalid } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Accept } from './acceptance.js';
 import type { Principal } from './auth-service.js';
+import { ownedReads } from './owned-reads.js';
 import type { SenderCheck } from './sender-check.js';
 import type { UsageRecorder } from './usage-recorder.js';
 
@@ -45,13 +45,9 @@ export function createBatchService(deps: BatchDeps) {
       for (const domain of new Set(valid.map((v) => v.senderDomain))) await deps.assertMaySendFrom(principal, domain);
 
       const jobId = newId('batch');
-      const emails: NewEmail[] = valid.map((draft) => {
-        const id = newId('email');
-        return {
-          id, accountId: principal.accountId, apiKeyId: principal.keyId, jobType: 'batch', jobId,
-          headerMessageId: `<${id}@${draft.senderDomain}>`, draft,
-        };
-      });
+      const emails: NewEmail[] = valid.map((draft) => ({
+        id: newId('email'), accountId: principal.accountId, apiKeyId: principal.keyId, jobType: 'batch', jobId, draft,
+      }));
       const result = await deps.accept<BatchResult>({
         principal, operation: 'batch', idempotencyKey, request: drafts, count: emails.length,
         answer: { jobId, status: 'pending', totalCount: emails.length },
@@ -66,23 +62,7 @@ export function createBatchService(deps: BatchDeps) {
       return result;
     },
 
-    async get(principal: Principal, id: string): Promise<BatchRow> {
-      assertAllowed(principal.permission, principal.accountStatus, 'read');
-      const row = await deps.batches.get(principal.accountId, id);
-      if (!row) throw notFound('batch job', id);
-      return row;
-    },
-
-    async list(principal: Principal, q: { page: number; limit: number; status: string }): Promise<{ rows: BatchRow[]; total: number }> {
-      assertAllowed(principal.permission, principal.accountStatus, 'read');
-      const { limit, offset } = toPage(q.page, q.limit, 'limit');
-      let status: BatchStatus | undefined;
-      if (q.status !== '') {
-        if (!isOneOf(BATCH_STATUSES, q.status)) throw invalid(`status must be one of ${BATCH_STATUSES.join(', ')}; got "${q.status}"`);
-        status = q.status;
-      }
-      return deps.batches.list(principal.accountId, status, limit, offset);
-    },
+    ...ownedReads(deps.batches, 'batch job', BATCH_STATUSES, (status) => status),
   };
 }
 export type BatchService = ReturnType<typeof createBatchService>;

@@ -1,14 +1,14 @@
-import type { ScheduledRepo, ScheduledRow } from '../db/repos/scheduled-repo.js';
-import { isOneOf, SCHEDULED_FILTERS, type ScheduledStatus } from '../domain/catalog.js';
+import type { ScheduledRepo } from '../db/repos/scheduled-repo.js';
+import { SCHEDULED_FILTERS } from '../domain/catalog.js';
 import type { EmailDraft } from '../domain/email-draft.js';
 import { validateDraft } from '../domain/email-draft.js';
-import { toPage } from '../domain/pagination.js';
 import { assertAllowed } from '../domain/permissions.js';
 import { parseScheduledAt } from '../domain/schedule.js';
 import { invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Accept } from './acceptance.js';
 import type { Principal } from './auth-service.js';
+import { ownedReads } from './owned-reads.js';
 import type { SenderCheck } from './sender-check.js';
 import type { UsageRecorder } from './usage-recorder.js';
 
@@ -55,23 +55,8 @@ export function createScheduleService(deps: ScheduleDeps) {
       return result;
     },
 
-    async get(principal: Principal, id: string): Promise<ScheduledRow> {
-      assertAllowed(principal.permission, principal.accountStatus, 'read');
-      const row = await deps.scheduled.get(principal.accountId, id);
-      if (!row) throw notFound('scheduled email', id);
-      return row;
-    },
-
-    async list(principal: Principal, q: { page: number; limit: number; status: string }): Promise<{ rows: ScheduledRow[]; total: number }> {
-      assertAllowed(principal.permission, principal.accountStatus, 'read');
-      const { limit, offset } = toPage(q.page, q.limit, 'limit');
-      let status: ScheduledStatus | undefined;
-      if (q.status !== '') {
-        if (!isOneOf(SCHEDULED_FILTERS, q.status)) throw invalid(`status must be one of ${SCHEDULED_FILTERS.join(', ')}; got "${q.status}"`);
-        status = q.status === 'scheduled' ? 'enqueued' : q.status;
-      }
-      return deps.scheduled.list(principal.accountId, status, limit, offset);
-    },
+    // `scheduled` names the emails still waiting, stored as enqueued.
+    ...ownedReads(deps.scheduled, 'scheduled email', SCHEDULED_FILTERS, (filter) => (filter === 'scheduled' ? 'enqueued' : filter)),
 
     /** Cancelled stays cancelled (200 again); one already sent cannot be (400). */
     async cancel(principal: Principal, id: string): Promise<{ success: true; message: string }> {

@@ -36,8 +36,7 @@ export function createSendService(deps: SendDeps) {
       await deps.assertMaySendFrom(principal, valid.senderDomain);
       const id = newId('email');
       const email: NewEmail = {
-        id, accountId: principal.accountId, apiKeyId: principal.keyId, jobType: 'direct', jobId: '',
-        headerMessageId: `<${id}@${valid.senderDomain}>`, draft: valid,
+        id, accountId: principal.accountId, apiKeyId: principal.keyId, jobType: 'direct', jobId: '', draft: valid,
       };
       const result = await deps.accept<SendResult>({
         principal, operation: 'send', idempotencyKey, request: draft, count: 1,

@@ -1,5 +1,6 @@
 import type { BatchStatus } from '../../domain/catalog.js';
 import type { Sql } from '../sql.js';
+import { ownedRows } from './owned-rows.js';
 import { attachmentRows, emailRows, idempotencyCte, type IdempotencyCompletion, type NewEmail } from './emails-repo.js';
 
 export interface BatchRow {
@@ -50,19 +51,7 @@ export function createBatchRepo(sql: Sql) {
       return rows.map((r) => r.id);
     },
 
-    async get(accountId: string, id: string): Promise<BatchRow | undefined> {
-      const [row] = await sql<Raw[]>`select ${sql.unsafe(COLUMNS)} from batch_jobs where id = ${id} and account_id = ${accountId}`;
-      return row && toBatch(row);
-    },
-
-    async list(accountId: string, status: BatchStatus | undefined, limit: number, offset: number): Promise<{ rows: BatchRow[]; total: number }> {
-      const where = sql`account_id = ${accountId} ${status ? sql`and status = ${status}` : sql``}`;
-      const [rows, [count]] = await Promise.all([
-        sql<Raw[]>`select ${sql.unsafe(COLUMNS)} from batch_jobs where ${where} order by id desc limit ${limit} offset ${offset}`,
-        sql<{ n: number }[]>`select count(*)::int as n from batch_jobs where ${where}`,
-      ]);
-      return { rows: rows.map(toBatch), total: count!.n };
-    },
+    ...ownedRows<Raw, BatchRow, BatchStatus>(sql, 'batch_jobs', COLUMNS, toBatch),
 
     /** The job starts processing; answers the ids of its emails not yet delivered or refused. */
     async begin(id: string): Promise<string[]> {

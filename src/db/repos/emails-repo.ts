@@ -1,16 +1,29 @@
 import type { EmailStatus, JobType } from '../../domain/catalog.js';
 import type { Mailbox } from '../../domain/address.js';
 import type { Mailboxes, ValidDraft } from '../../domain/email-draft.js';
+import { messageIdFor } from '../../domain/message-id.js';
 import type { Sql } from '../sql.js';
 
-export interface NewEmail {
+interface EmailIdentity {
   id: string;
   accountId: string;
   apiKeyId: string | null;
   jobType: JobType;
   jobId: string;
-  headerMessageId: string;
+}
+
+/** An email accepted from a request, its attachments in hand. */
+export interface NewEmail extends EmailIdentity {
   draft: ValidDraft;
+}
+
+/** A validated draft without its attachments, as a scheduled email keeps it (the attachments are rows of their own). */
+export type StoredDraft = Omit<ValidDraft, 'attachments'>;
+
+/** What an email row is built from: an accepted draft, or a scheduled one whose attachments are stored apart. */
+export interface EmailSource extends EmailIdentity {
+  draft: StoredDraft;
+  attachmentCount: number;
 }
 
 export interface StoredAttachment {
@@ -92,15 +105,19 @@ export function mailboxesOf(d: Mailboxes): Mailboxes {
   return { from: d.from, to: d.to, cc: d.cc, bcc: d.bcc, replyTo: d.replyTo };
 }
 
-/** Column values of accepted emails, for one multi-row insert. */
-export function emailRows(sql: Sql, emails: NewEmail[]) {
-  return emails.map((e) => ({
+/**
+ * The column values of one email: the only place an email row is built, for direct, batch and scheduled
+ * emails alike. `json` wraps the jsonb columns' values as the statement writing them needs (postgres.js
+ * parameters, or nothing when the whole row travels as JSON).
+ */
+export function emailRow(e: EmailSource, json: (value: object) => unknown = (value) => value) {
+  return {
     id: e.id,
     account_id: e.accountId,
     api_key_id: e.apiKeyId,
     job_type: e.jobType,
     job_id: e.jobId,
-    mailboxes: sql.json(mailboxesOf(e.draft) as never),
+    mailboxes: json(mailboxesOf(e.draft)),
     from_address: e.draft.from.address,
     to_addresses: bare(e.draft.to),
     cc_addresses: bare(e.draft.cc),
@@ -110,12 +127,17 @@ export function emailRows(sql: Sql, emails: NewEmail[]) {
     subject: e.draft.subject,
     html: e.draft.html,
     text_body: e.draft.text,
-    headers: sql.json(e.draft.headers),
-    tags: sql.json(e.draft.tags),
-    attachment_count: e.draft.attachments.length,
+    headers: json(e.draft.headers),
+    tags: json(e.draft.tags),
+    attachment_count: e.attachmentCount,
     size_bytes: e.draft.size,
-    header_message_id: e.headerMessageId,
-  }));
+    header_message_id: messageIdFor(e.id, e.draft.senderDomain),
+  };
+}
+
+/** Column values of accepted emails, for one multi-row insert. */
+export function emailRows(sql: Sql, emails: NewEmail[]) {
+  return emails.map((e) => emailRow({ ...e, attachmentCount: e.draft.attachments.length }, (value) => sql.json(value as never)));
 }
 
 /** Attachment rows of emails (or scheduled emails): owner_id is the owner's id. */

@@ -2,7 +2,8 @@ import type { ScheduledStatus } from '../../domain/catalog.js';
 import type { Mailbox } from '../../domain/address.js';
 import type { ValidDraft } from '../../domain/email-draft.js';
 import type { Sql } from '../sql.js';
-import { attachmentRows, idempotencyCte, type IdempotencyCompletion } from './emails-repo.js';
+import { ownedRows } from './owned-rows.js';
+import { attachmentRows, emailRow, idempotencyCte, type IdempotencyCompletion, type StoredDraft } from './emails-repo.js';
 
 export interface ScheduledRow {
   id: string;
@@ -27,10 +28,58 @@ const toScheduled = (r: Raw): ScheduledRow => ({
   status: r.status, attempts: r.attempts, emailId: r.email_id, createdAt: r.created_at,
 });
 
-/** The stored draft of a scheduled email: the validated request, mailboxes parsed, without attachments (kept apart). */
-type StoredDraft = Omit<ValidDraft, 'attachments'>;
+/**
+ * How many bytes of drafts one firing reads at most (always at least one draft): the drafts come to this
+ * process to be made into email rows and go back in the firing statement, and one may be 10 MB.
+ */
+const FIRE_BYTES = 64 * 1024 * 1024;
 
 export type CancelOutcome = 'cancelled' | 'already_cancelled' | 'already_sent' | 'not_found';
+
+type DueRaw = { id: string; account_id: string; api_key_id: string | null; draft: StoredDraft; attachment_count: number };
+
+/**
+ * Each due email becomes `sent` and its email is created (with its attachments, job_type scheduled, the
+ * Message-ID fixed) and put in the delivery queue, all in one statement. Only rows still `enqueued` change
+ * and only their emails are written, so a cancellation (or a concurrent firing) that got there first wins,
+ * atomically. The rows are built by emailRow, like every other email's.
+ */
+async function fireDue(sql: Sql, q: { from: Date; to: Date; newEmailId: () => string; limit: number }): Promise<number> {
+  const due = await sql<DueRaw[]>`
+    select d.id, d.account_id, d.api_key_id, d.draft, (select count(*) from attachments a where a.owner_id = d.id)::int as attachment_count
+    from (
+      select id, account_id, api_key_id, draft, scheduled_at,
+        sum((draft->>'size')::bigint) over (order by scheduled_at, id) - (draft->>'size')::bigint as bytes_before
+      from scheduled_emails
+      where status = 'enqueued' and scheduled_at >= ${q.from} and scheduled_at < ${q.to} and scheduled_at <= now()
+      order by scheduled_at, id limit ${q.limit}) d
+    where d.bytes_before < ${FIRE_BYTES}
+    order by d.scheduled_at, d.id`;
+  if (due.length === 0) return 0;
+  const rows = due.map((d) => emailRow({
+    id: q.newEmailId(), accountId: d.account_id, apiKeyId: d.api_key_id, jobType: 'scheduled', jobId: d.id,
+    draft: d.draft, attachmentCount: d.attachment_count,
+  }));
+  // The column names are emailRow's own keys, not input.
+  const columns = sql.unsafe(Object.keys(rows[0]!).join(', '));
+  const [row] = await sql<{ n: number }[]>`
+    with fired as (
+      update scheduled_emails s set status = 'sent', sent_at = now(), attempts = attempts + 1, email_id = p.email_id
+      from unnest(${due.map((d) => d.id)}::text[], ${rows.map((r) => r.id)}::text[]) as p(sch_id, email_id)
+      where s.id = p.sch_id and s.status = 'enqueued'
+      returning s.id, p.email_id),
+    email as (
+      insert into emails (${columns})
+      select ${columns} from jsonb_populate_recordset(null::emails, ${sql.json(rows as never)}) r
+      where r.id in (select email_id from fired)
+      returning id),
+    files as (
+      insert into attachments (owner_id, position, filename, content_type, content)
+      select f.email_id, a.position, a.filename, a.content_type, a.content from attachments a join fired f on a.owner_id = f.id),
+    queued as (insert into delivery_queue (email_id) select id from email)
+    select (select count(*) from email)::int as n`;
+  return row!.n;
+}
 
 export function createScheduledRepo(sql: Sql) {
   return {
@@ -63,19 +112,7 @@ export function createScheduledRepo(sql: Sql) {
       return rows.map((r) => ({ id: r.id, scheduledAt: r.scheduled_at }));
     },
 
-    async get(accountId: string, id: string): Promise<ScheduledRow | undefined> {
-      const [row] = await sql<Raw[]>`select ${sql.unsafe(COLUMNS)} from scheduled_emails where id = ${id} and account_id = ${accountId}`;
-      return row && toScheduled(row);
-    },
-
-    async list(accountId: string, status: ScheduledStatus | undefined, limit: number, offset: number): Promise<{ rows: ScheduledRow[]; total: number }> {
-      const where = sql`account_id = ${accountId} ${status ? sql`and status = ${status}` : sql``}`;
-      const [rows, [count]] = await Promise.all([
-        sql<Raw[]>`select ${sql.unsafe(COLUMNS)} from scheduled_emails where ${where} order by id desc limit ${limit} offset ${offset}`,
-        sql<{ n: number }[]>`select count(*)::int as n from scheduled_emails where ${where}`,
-      ]);
-      return { rows: rows.map(toScheduled), total: count!.n };
-    },
+    ...ownedRows<Raw, ScheduledRow, ScheduledStatus>(sql, 'scheduled_emails', COLUMNS, toScheduled),
 
     /** Cancels a waiting scheduled email; the row's state decides a race with the firing, atomically. */
     async cancel(accountId: string, id: string): Promise<CancelOutcome> {
@@ -90,47 +127,10 @@ export function createScheduledRepo(sql: Sql) {
     },
 
     /**
-     * Fires the waiting scheduled emails of [from, to) whose time has come (scheduled_at <= now): each
-     * becomes `sent`, and its email is created (with its attachments, job_type scheduled, the Message-ID
-     * fixed) and put in the delivery queue, all in one statement. Only `enqueued` rows change, so a
-     * cancellation that got there first wins, atomically. Answers how many fired.
+     * Fires the waiting scheduled emails of [from, to) whose time has come (scheduled_at <= now), a bounded
+     * number at a time; answers how many fired (0: none is due).
      */
-    async fireDue(from: Date, to: Date, newEmailId: () => string, limit = 500): Promise<number> {
-      const due = await sql<{ id: string }[]>`
-        select id from scheduled_emails
-        where status = 'enqueued' and scheduled_at >= ${from} and scheduled_at < ${to} and scheduled_at <= now()
-        order by scheduled_at limit ${limit}`;
-      if (due.length === 0) return 0;
-      const schIds = due.map((r) => r.id);
-      const emailIds = schIds.map(() => newEmailId());
-      const [row] = await sql<{ n: number }[]>`
-        with pairs as (select * from unnest(${schIds}::text[], ${emailIds}::text[]) as p(sch_id, email_id)),
-        fired as (
-          update scheduled_emails s set status = 'sent', sent_at = now(), attempts = attempts + 1, email_id = p.email_id
-          from pairs p where s.id = p.sch_id and s.status = 'enqueued'
-          returning s.id, s.account_id, s.api_key_id, s.draft, p.email_id),
-        email as (
-          insert into emails (id, account_id, api_key_id, job_type, job_id, mailboxes, sender_domain, from_address, to_addresses,
-            cc_addresses, bcc_addresses, reply_to, subject, html, text_body, headers, tags, attachment_count, size_bytes, header_message_id)
-          select f.email_id, f.account_id, f.api_key_id, 'scheduled', f.id,
-            jsonb_build_object('from', f.draft->'from', 'to', f.draft->'to', 'cc', f.draft->'cc', 'bcc', f.draft->'bcc', 'replyTo', f.draft->'replyTo'),
-            f.draft->>'senderDomain', f.draft->'from'->>'address',
-            array(select m->>'address' from jsonb_array_elements(f.draft->'to') with ordinality t(m, i) order by i),
-            array(select m->>'address' from jsonb_array_elements(f.draft->'cc') with ordinality t(m, i) order by i),
-            array(select m->>'address' from jsonb_array_elements(f.draft->'bcc') with ordinality t(m, i) order by i),
-            array(select m->>'address' from jsonb_array_elements(f.draft->'replyTo') with ordinality t(m, i) order by i),
-            f.draft->>'subject', f.draft->>'html', f.draft->>'text', f.draft->'headers', f.draft->'tags',
-            (select count(*) from attachments a where a.owner_id = f.id)::int, (f.draft->>'size')::int,
-            '<' || f.email_id || '@' || (f.draft->>'senderDomain') || '>'
-          from fired f
-          returning id),
-        files as (
-          insert into attachments (owner_id, position, filename, content_type, content)
-          select f.email_id, a.position, a.filename, a.content_type, a.content from attachments a join fired f on a.owner_id = f.id),
-        queued as (insert into delivery_queue (email_id) select id from email)
-        select (select count(*) from email)::int as n`;
-      return row!.n;
-    },
+    fireDue: (from: Date, to: Date, newEmailId: () => string, limit = 500): Promise<number> => fireDue(sql, { from, to, newEmailId, limit }),
 
     /** When the next waiting scheduled email of [from, to) is due, if any. */
     async nextDue(from: Date, to: Date): Promise<Date | undefined> {

@@ -1,0 +1,38 @@
+import { create, type DescMessage } from '@bufbuild/protobuf';
+import { describe, expect, it } from 'vitest';
+import type { AttachmentInput, EmailDraft } from '../../src/domain/email-draft.js';
+import { ScheduleEmailRequestSchema, SendEmailRequestSchema } from '../../src/gen/mail/v1/email_service_pb.js';
+import { AttachmentSchema } from '../../src/gen/mail/v1/types_pb.js';
+
+/*
+ * domain/ may not import the generated code, so EmailDraft is written by hand; these tests keep it the same
+ * as the proto's SendEmailRequest, or a field added to the proto would be dropped without a word. The
+ * Records name each field of the interface once: the compiler refuses one missing or one too many.
+ */
+const DRAFT_FIELDS: Record<keyof EmailDraft, true> = {
+  from: true, to: true, cc: true, bcc: true, replyTo: true, subject: true, html: true, text: true,
+  attachments: true, headers: true, tags: true,
+};
+const ATTACHMENT_FIELDS: Record<keyof AttachmentInput, true> = { filename: true, content: true, contentType: true };
+
+const fieldsOf = (schema: DescMessage) => schema.fields.map((f) => f.localName).sort();
+
+describe('EmailDraft is the proto SendEmailRequest', () => {
+  it('has exactly its fields', () => {
+    expect(Object.keys(DRAFT_FIELDS).sort()).toEqual(fieldsOf(SendEmailRequestSchema));
+  });
+
+  it('has exactly the fields of its Attachment', () => {
+    expect(Object.keys(ATTACHMENT_FIELDS).sort()).toEqual(fieldsOf(AttachmentSchema));
+  });
+
+  it('is what ScheduleEmailRequest holds besides scheduled_at', () => {
+    expect(fieldsOf(ScheduleEmailRequestSchema)).toEqual([...Object.keys(DRAFT_FIELDS), 'scheduledAt'].sort());
+  });
+
+  it('takes the generated messages as they are, field types included', () => {
+    const wire: EmailDraft = create(SendEmailRequestSchema, { from: 'a@example.com', attachments: [{ filename: 'f' }] });
+    const scheduled: EmailDraft & { scheduledAt: string } = create(ScheduleEmailRequestSchema, { scheduledAt: 'x' });
+    expect([wire.from, wire.attachments[0]!.filename, scheduled.scheduledAt]).toEqual(['a@example.com', 'f', 'x']);
+  });
+});
