@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { createStartRetrier, type StartRetrier } from '../../src/temporal/start-retrier.js';
 
@@ -30,21 +30,28 @@ describe('createStartRetrier', () => {
   });
 
   it('runs one loop per job however often it is handed in, and stop ends every loop', async () => {
-    retrier = createStartRetrier({ logger, firstDelayMs: 10, maxDelayMs: 10 });
-    let calls = 0;
-    const failing = async () => {
-      calls += 1;
-      throw new Error('down');
-    };
-    retrier.retry('job-1', failing);
-    retrier.retry('job-1', failing);
-    await sleep(55);
-    const during = calls;
-    expect(during).toBeGreaterThanOrEqual(2);
-    expect(during).toBeLessThanOrEqual(6);
-    retrier.stop();
-    expect(retrier.pending()).toBe(0);
-    await sleep(50);
-    expect(calls).toBeLessThanOrEqual(during + 1);
+    // Fake timers: the count of attempts in a time span is then exact, whatever else the machine is doing.
+    vi.useFakeTimers();
+    try {
+      retrier = createStartRetrier({ logger, firstDelayMs: 10, maxDelayMs: 10 });
+      let calls = 0;
+      const failing = async () => {
+        calls += 1;
+        throw new Error('down');
+      };
+      retrier.retry('job-1', failing);
+      retrier.retry('job-1', failing);
+      await vi.advanceTimersByTimeAsync(55);
+      const during = calls;
+      // One loop makes about 5 attempts in 55 ms at 10 ms apart; two loops would make about 10.
+      expect(during).toBeGreaterThanOrEqual(2);
+      expect(during).toBeLessThanOrEqual(6);
+      retrier.stop();
+      expect(retrier.pending()).toBe(0);
+      await vi.advanceTimersByTimeAsync(50);
+      expect(calls).toBeLessThanOrEqual(during + 1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
