@@ -1,16 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { addDomain, admin, createAccount, createKey, createSender } from '../helpers/admin-fixtures.js';
 import { call, eventually, validEmail } from '../helpers/http.js';
-import { ADMIN_TOKEN, startStack, type Stack } from '../helpers/stack.js';
+import { ADMIN_TOKEN } from '../helpers/stack.js';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
+import { useStack } from '../helpers/use-stack.js';
 
-let stack: Stack;
+const stack = useStack();
 beforeAll(async () => {
-  stack = await startStack();
   stack.sink.refuseRecipient = (address) => (address.startsWith('bounce@') ? '550 5.1.1 no such user' : undefined);
-});
-afterAll(async () => {
-  await stack?.stop();
 });
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -327,13 +324,7 @@ describe('webhooks', () => {
   }, 40_000);
 
   describe('with MAILER_WEBHOOK_ALLOW_PRIVATE=1', () => {
-    let open: Stack;
-    beforeAll(async () => {
-      open = await startStack({ MAILER_WEBHOOK_ALLOW_PRIVATE: '1' });
-    });
-    afterAll(async () => {
-      await open?.stop();
-    });
+    const open = useStack({ MAILER_WEBHOOK_ALLOW_PRIVATE: '1' });
 
     it('a loopback URL is accepted', async () => {
       const res = await call('POST', `${open.admin}/accounts/${open.accountId}/webhooks`, {

@@ -1,7 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { admin, createKey, createSender } from '../helpers/admin-fixtures.js';
 import { call, eventually, validEmail, type JsonResponse } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/stack.js';
+import { useStack } from '../helpers/use-stack.js';
+
 
 /**
  * Batch jobs against the real service: PostgreSQL, Temporal and a receiving SMTP server that refuses
@@ -19,20 +20,16 @@ interface BatchJob {
   completed_at?: string;
 }
 
-let stack: Stack;
+const stack = useStack();
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const nextUtcMidnight = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1)).toISOString();
 
 beforeAll(async () => {
-  stack = await startStack();
   stack.sink.refuseRecipient = (address) => (address.endsWith('@refused.example') ? '550 5.1.1 no such user' : undefined);
 });
 afterEach(() => {
   stack.sink.beforeAccept = async () => {};
-});
-afterAll(async () => {
-  await stack?.stop();
 });
 
 function sendBatch(token: string, body: unknown, headers: Record<string, string> = {}): Promise<JsonResponse> {

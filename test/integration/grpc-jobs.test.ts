@@ -3,7 +3,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { admin, createKey, createSender } from '../helpers/admin-fixtures.js';
 import { bearer, expectSameError, failed, loadClients, ok, rpc, type GrpcClient, type Obj } from '../helpers/grpc-client.js';
 import { call, eventually, validEmail } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/stack.js';
+import { useStack } from '../helpers/use-stack.js';
+
 
 /**
  * Scheduled and batch RPCs over gRPC through a client that shares nothing with the server (@grpc/grpc-js
@@ -20,13 +21,12 @@ function asJson(job: Obj): Obj {
   return completed_at === undefined || completed_at === null ? rest : { ...rest, completed_at };
 }
 
-let stack: Stack;
+const stack = useStack();
 let client: GrpcClient;
 const inMs = (ms: number) => new Date(Date.now() + ms).toISOString();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
-  stack = await startStack();
   client = loadClients(stack.grpcAddress).email;
   stack.sink.refuseRecipient = (address) => (address.endsWith('@refused.example') ? '550 5.1.1 no such user' : undefined);
 });
@@ -35,7 +35,6 @@ afterEach(() => {
 });
 afterAll(async () => {
   client?.close();
-  await stack?.stop();
 });
 
 describe('scheduled emails over gRPC', () => {

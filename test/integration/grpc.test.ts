@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmailService as ConnectEmailService } from '../../src/gen/mail/v1/email_service_pb.js';
 import { bearer, expectSameError, failed, loadClients, ok, rpc, type GrpcClient, type Obj } from '../helpers/grpc-client.js';
 import { call, eventually, validEmail } from '../helpers/http.js';
-import { ADMIN_TOKEN, startStack, type Stack } from '../helpers/stack.js';
+import { ADMIN_TOKEN } from '../helpers/stack.js';
+import { useStack } from '../helpers/use-stack.js';
 
 /**
  * The gRPC face of the service, through a client that shares nothing with the server: @grpc/grpc-js with
@@ -13,19 +14,16 @@ import { ADMIN_TOKEN, startStack, type Stack } from '../helpers/stack.js';
  * Every answer and every error is compared with what the REST gateway answers for the same thing.
  */
 
-let stack: Stack;
+const stack = useStack();
 let email: GrpcClient;
 let admin: GrpcClient;
 
 beforeAll(async () => {
-  stack = await startStack();
   ({ email, admin } = loadClients(stack.grpcAddress));
 });
-let stopped = false;
 afterAll(async () => {
   email?.close();
   admin?.close();
-  if (!stopped) await stack?.stop();
 });
 
 describe('EmailService over gRPC (grpc-js, proto loaded at run time)', () => {
@@ -291,7 +289,6 @@ describe('shutdown', () => {
     ok(await rpc(email, 'ListEmails', {}, bearer(stack.apiKey)));
 
     const started = Date.now();
-    stopped = true;
     await stack.stop();
     // Fastify's HTTP/2 session timeout is 72 s: a stop that waited for idle sessions would take that long.
     expect(Date.now() - started).toBeLessThan(10_000);

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, createKey, createSender } from '../helpers/admin-fixtures.js';
 import { call, eventually, validEmail, type JsonResponse } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/stack.js';
+import { useStack } from '../helpers/use-stack.js';
+
 
 /**
  * Scheduled sends against the real service: PostgreSQL, Temporal (delayed-start workflows) and a receiving
@@ -20,7 +21,7 @@ interface Scheduled {
   attempts: number;
 }
 
-let stack: Stack;
+const stack = useStack();
 /** When each Message-ID reached the receiving server (before its 250), by the test's clock. */
 const arrivals = new Map<string, number>();
 /** Lateness of every scheduled send that fired in this file, for the report. */
@@ -32,7 +33,6 @@ const messageIdOf = (raw: Buffer) => /^message-id:\s*(\S+)/im.exec(raw.toString(
 const nextUtcMidnight = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1)).toISOString();
 
 beforeAll(async () => {
-  stack = await startStack();
   stack.sink.beforeAccept = async (raw) => {
     arrivals.set(messageIdOf(raw), Date.now());
   };
@@ -43,7 +43,6 @@ afterAll(async () => {
     console.info(`scheduled sends: lateness at the receiving server over ${sorted.length} sends: ` +
       `min ${sorted[0]} ms, median ${sorted[Math.floor(sorted.length / 2)]} ms, max ${sorted[sorted.length - 1]} ms`);
   }
-  await stack?.stop();
 });
 
 function schedule(token: string, body: Obj, headers: Record<string, string> = {}): Promise<JsonResponse> {

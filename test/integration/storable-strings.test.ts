@@ -2,7 +2,8 @@ import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, failed, loadClients, rpc, type GrpcClient } from '../helpers/grpc-client.js';
 import { call, validEmail, type JsonResponse } from '../helpers/http.js';
-import { ADMIN_TOKEN, startStack, type Stack } from '../helpers/stack.js';
+import { ADMIN_TOKEN } from '../helpers/stack.js';
+import { useStack } from '../helpers/use-stack.js';
 
 /**
  * PostgreSQL refuses NUL in text and jsonb, and an unpaired surrogate has no UTF-8 form: such a string from
@@ -10,17 +11,15 @@ import { ADMIN_TOKEN, startStack, type Stack } from '../helpers/stack.js';
  * nothing is stored.
  */
 
-let stack: Stack;
+const stack = useStack({ MAILER_RATE_LIMIT: '10000' });
 let email: GrpcClient;
 let admin: GrpcClient;
 beforeAll(async () => {
-  stack = await startStack({ MAILER_RATE_LIMIT: '10000' });
   ({ email, admin } = loadClients(stack.grpcAddress));
 });
 afterAll(async () => {
   email?.close();
   admin?.close();
-  await stack?.stop();
 });
 
 const NUL = '\u0000';
