@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { admin, createKey, createSender } from '../helpers/admin-fixtures.js';
-import { eventually, validEmail } from '../helpers/http.js';
+import { eventually, expectValidationError, validEmail } from '../helpers/http.js';
 import { useScheduledStack } from '../helpers/scheduled-api.js';
 import { inMs, nextUtcMidnight } from '../helpers/time.js';
 
@@ -71,10 +71,7 @@ describe('POST /emails/schedule', () => {
       ['scheduled_at 31 days ahead', { ...validEmail(), scheduled_at: inMs(31 * 86_400_000) }, /scheduled_at.*30 days/],
     ];
     for (const [what, body, message] of bad) {
-      const res = await schedule(stack.apiKey, body);
-      expect(res.status, `${what}: ${res.text}`).toBe(400);
-      expect(res.body.error, what).toBe('validation error');
-      expect(res.body.message, what).toMatch(message);
+      expectValidationError(await schedule(stack.apiKey, body), what, message);
     }
     expect((await listScheduled('')).body.total_count).toBe(before);
   });
