@@ -94,6 +94,12 @@ describe('webhooks', () => {
     expect(list.body.webhooks).toEqual([{ id: created.body.id, url: PUBLIC_URL, events: ['delivery', 'bounce'], created_at: created.body.created_at }]);
   });
 
+  /** Creates an account named `name` and offers it a webhook at `url`. */
+  const postWebhookUrl = async (name: string, url: string) => {
+    const id = await createAccount(stack, name);
+    return { id, res: await adminCall('POST', `/accounts/${id}/webhooks`, { url, events: ['send'] }) };
+  };
+
   it.each([
     ['loopback', 'http://127.0.0.1/hook'],
     ['loopback IPv6', 'http://[::1]:8080/hook'],
@@ -102,8 +108,7 @@ describe('webhooks', () => {
     ['link-local (cloud metadata)', 'http://169.254.169.254/latest/meta-data'],
     ['localhost by name', 'http://localhost:9/hook'],
   ])('refuses a %s URL with 400 (no SSRF)', async (_name, url) => {
-    const id = await createAccount(stack, 'ssrf');
-    const res = await adminCall('POST', `/accounts/${id}/webhooks`, { url, events: ['send'] });
+    const { id, res } = await postWebhookUrl('ssrf', url);
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: 'validation error', message: expect.stringContaining('url') });
     expect((await admin<{ webhooks: unknown[] }>(stack, 'GET', `/accounts/${id}/webhooks`)).body.webhooks).toEqual([]);
@@ -114,8 +119,7 @@ describe('webhooks', () => {
     ['another scheme', 'ftp://93.184.215.14/x'],
     ['credentials in the URL', 'https://user:pw@93.184.215.14/x'],
   ])('refuses a URL that is %s', async (_name, url) => {
-    const id = await createAccount(stack, 'bad url');
-    const res = await adminCall('POST', `/accounts/${id}/webhooks`, { url, events: ['send'] });
+    const { res } = await postWebhookUrl('bad url', url);
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('validation error');
   });
