@@ -117,7 +117,9 @@ describe('emails', () => {
     const none = await json<{ data: unknown[]; total: number }>(['emails', 'list', '--status', 'bounced']);
     expect(none).toEqual({ data: [], total: 0 });
   });
+});
 
+describe('emails', () => {
   it('an API error exits 1 with the spec\'s `error: message` on stderr', async () => {
     const key = await json<{ key: string }>(['keys', 'create', '--account', stack.accountId, '--name', 'reader', '--permission', 'read_only']);
     const denied = await mailer(['emails', 'send', '-f', 'hello@example.com', '-t', 'a@example.net', '-s', 'x', '--text', 'x', '--json'], { MAILER_API_KEY: key.key });

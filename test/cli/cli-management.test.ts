@@ -72,7 +72,9 @@ describe('management', () => {
     expect(wrongToken.code).toBe(1);
     expect(wrongToken.stderr).toMatch(/^unauthorized: /);
   });
+});
 
+describe('management', () => {
   it('webhooks verify, deliveries and resend; emails events; suppressions list and delete', async () => {
     const receiver = await startWebhookReceiver();
     try {

@@ -139,7 +139,9 @@ describe('domains', () => {
     await admin(stack, 'POST', `/domains/${domainId}/verify`, { force: true });
     expect((await call('POST', `${stack.api}/emails`, { token: key, body: validEmail({ from: 'a@later.example' }) })).status).toBe(200);
   });
+});
 
+describe('domains', () => {
   it('PATCH /domains/:id turns open and click tracking on and off, each on its own', async () => {
     const id = await createAccount(stack, 'tracking');
     const domainId = await addDomain(stack, id, 'track.example', false);

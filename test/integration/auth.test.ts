@@ -98,7 +98,9 @@ describe('401: missing, wrong, deleted or malformed API keys', () => {
     // Other keys of the account are unaffected.
     expect((await call('GET', `${stack.api}/emails`, { token: stack.apiKey })).status).toBe(200);
   });
+});
 
+describe('401: missing, wrong, deleted or malformed API keys', () => {
   it('a banned account gets 401 on every endpoint, reads included', async () => {
     const s = await createSender(stack, 'to be banned', 'banned.example');
     const sent = await call<{ id: string }>('POST', `${stack.api}/emails`, { token: s.key, body: validEmail({ from: 'a@banned.example' }) });

@@ -86,7 +86,9 @@ describe('POST /emails/batch', () => {
     const direct = await call<{ total: number }>('GET', `${stack.api}/emails?job_type=direct&job_id=${jobId}`, { token: stack.apiKey });
     expect(direct.body.total).toBe(0);
   });
+});
 
+describe('POST /emails/batch', () => {
   it('0 or 101 emails, a missing list, or one bad item is 400 naming emails[i].field; nothing is stored or sent', async () => {
     const jobsBefore = (await listJobs('')).body.total_count;
     const emailsBefore = (await call<{ total: number }>('GET', `${stack.api}/emails`, { token: stack.apiKey })).body.total;
@@ -159,7 +161,9 @@ describe('POST /emails/batch', () => {
     expect(full.status).toBe(429);
     expect(full.body.error).toMatch(/^daily quota exceeded \(5\/5\), resets at /);
   });
+});
 
+describe('POST /emails/batch', () => {
   it('an Idempotency-Key answers the first job again and sends each email once; another body with the key is 400', async () => {
     const jobsBefore = (await listJobs('')).body.total_count;
     const body = { emails: items(3, 'idem batch') };

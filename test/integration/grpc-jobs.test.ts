@@ -99,7 +99,9 @@ describe('scheduled emails over gRPC', () => {
     expect(ok(await emailRpc('ListScheduledEmails', { status: 'sent' }, bearer(stack.apiKey))))
       .toEqual((await call('GET', `${stack.api}/emails/scheduled?status=sent`, { token: stack.apiKey })).body);
   });
+});
 
+describe('scheduled emails over gRPC', () => {
   it('errors match REST: bad scheduled_at, a send_only key cancelling, another account\'s id, limit over 100, the quota', async () => {
     const badAt = { ...validEmail(), scheduled_at: '2030-01-01T09:00:00' };
     const rest1 = await call('POST', `${stack.api}/emails/schedule`, { token: stack.apiKey, body: badAt });
@@ -216,7 +218,9 @@ describe('batch jobs over gRPC', () => {
     const failedOnly = ok(await emailRpc('ListBatchJobs', { status: 'failed' }, bearer(stack.apiKey)));
     expect((failedOnly.batch_jobs as Obj[]).map((j) => j.job_id)).toEqual([failing.job_id]);
   });
+});
 
+describe('batch jobs over gRPC', () => {
   it('errors match REST: an item naming emails[i].field, over 100 emails, another account\'s job, a bad status, the quota', async () => {
     const bad = { emails: [validEmail(), validEmail(), validEmail({ subject: '' })] };
     const rest1 = await call('POST', `${stack.api}/emails/batch`, { token: stack.apiKey, body: bad });

@@ -151,7 +151,9 @@ describe('DELETE /emails/scheduled/:id', () => {
     expect((await getScheduled(theirs, other.key)).body.status).toBe('enqueued');
     expect((await cancel(theirs, other.key)).status).toBe(200);
   });
+});
 
+describe('DELETE /emails/scheduled/:id', () => {
   it('cancel racing the timer: each DELETE either cancels (nothing arrives) or is 400 already sent (it arrives once), never both, never neither', async () => {
     const PAIRS = 10;
     const due = Date.now() + 1_500;

@@ -75,7 +75,9 @@ describe('POST /emails/schedule', () => {
     }
     expect((await listScheduled('')).body.total_count).toBe(before);
   });
+});
 
+describe('POST /emails/schedule', () => {
   it('read_only keys cannot schedule (403); an unverified or disallowed sender domain is 403 at request time', async () => {
     const before = (await listScheduled('')).body.total_count;
     const body = { ...validEmail(), scheduled_at: inMs(3_600_000) };

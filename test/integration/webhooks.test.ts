@@ -121,7 +121,9 @@ describe('event webhooks', () => {
     expect(listed[0]!.attempts[0]!.response_excerpt).toBe('try later');
     receiver.respond = () => ({ status: 200 });
   });
+});
 
+describe('event webhooks', () => {
   it('a receiver that always fails gets exactly 4 attempts (after 1 s, 2 s, 4 s), then the event is discarded; an operator can send it again', async () => {
     const s = await senderWithHook('discard', ['delivery']);
     let failing = true;
