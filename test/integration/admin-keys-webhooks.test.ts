@@ -77,9 +77,15 @@ describe('API keys', () => {
   });
 });
 
-describe('webhooks', () => {
-  const PUBLIC_URL = 'https://93.184.215.14/hooks/mail';
+const PUBLIC_URL = 'https://93.184.215.14/hooks/mail';
 
+/** Creates an account named `name` and offers it a webhook at `url`. */
+const postWebhookUrl = async (name: string, url: string) => {
+  const id = await createAccount(stack, name);
+  return { id, res: await adminCall('POST', `/accounts/${id}/webhooks`, { url, events: ['send'] }) };
+};
+
+describe('webhooks', () => {
   it('POST creates a webhook whose secret is shown once; the list omits it', async () => {
     const id = await createAccount(stack, 'hooks');
     const created = await admin(stack, 'POST', `/accounts/${id}/webhooks`, { url: PUBLIC_URL, events: ['delivery', 'bounce'] });
@@ -93,12 +99,6 @@ describe('webhooks', () => {
     expect(list.text).not.toContain(secret);
     expect(list.body.webhooks).toEqual([{ id: created.body.id, url: PUBLIC_URL, events: ['delivery', 'bounce'], created_at: created.body.created_at }]);
   });
-
-  /** Creates an account named `name` and offers it a webhook at `url`. */
-  const postWebhookUrl = async (name: string, url: string) => {
-    const id = await createAccount(stack, name);
-    return { id, res: await adminCall('POST', `/accounts/${id}/webhooks`, { url, events: ['send'] }) };
-  };
 
   it.each([
     ['loopback', 'http://127.0.0.1/hook'],
@@ -157,7 +157,9 @@ describe('webhooks', () => {
     expect(unknown.status).toBe(404);
     expect(unknown.body).toEqual({ error: 'not found', message: 'webhook wh_unknown not found' });
   });
+});
 
+describe('webhooks', () => {
   it('a webhook whose address turned private after creation (DNS changed) is refused at every delivery: nothing reaches it', async () => {
     const receiver = await startWebhookReceiver();
     try {
