@@ -1,15 +1,28 @@
 import { defineConfig } from 'vitest/config';
 
+// Unit tests touch no I/O, so their project skips the global setup: `vitest run --project unit` takes seconds.
+const UNIT = ['test/unit/**/*.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // One embedded PostgreSQL and one Temporal dev server for the whole run; each test file gets its own
-    // database (copied from a migrated template) and its own task queue, so files run in parallel.
-    globalSetup: ['test/helpers/global-setup.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,
     teardownTimeout: 30_000,
+    projects: [
+      { extends: true, test: { name: 'unit', include: UNIT } },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          exclude: UNIT,
+          // One embedded PostgreSQL and one Temporal dev server for the whole run; each test file gets its own
+          // database (copied from a migrated template) and its own task queue, so files run in parallel.
+          globalSetup: ['test/helpers/global-setup.ts'],
+        },
+      },
+    ],
   },
 });

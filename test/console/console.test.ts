@@ -126,7 +126,9 @@ describe('console', () => {
     expect(account).toMatchObject({ status: 'review', daily_quota: 250 });
     state.accountId = account.id;
   });
+});
 
+describe('console', () => {
   it('adds a domain, shows its DNS records, verifies it (refused, then forced) and turns tracking on', async () => {
     await page.getByRole('link', { name: /Console Co/ }).click();
     await page.getByRole('heading', { level: 1, name: /Console Co/ }).waitFor();
@@ -191,7 +193,9 @@ describe('console', () => {
     await page.getByText('No API keys yet.').waitFor();
     expect((await call('POST', `${stack.api}/emails`, { token: key, body: validEmail({ from: 'hello@console.example' }) })).status).toBe(401);
   });
+});
 
+describe('console', () => {
   it('creates a webhook with its secret shown once, and verifies it with a signed test request', async () => {
     const url = `${receiver.url}/hooks/mail`;
     await open(`/accounts/${stack.accountId}/webhooks`, /default/);
@@ -263,7 +267,9 @@ describe('console', () => {
     expect(attempt[4]).toBe('—');
     await browser.screenshot('webhook-deliveries');
   });
+});
 
+describe('console', () => {
   it('resends a discarded delivery once the endpoint answers again', async () => {
     // Each delivery is tried 4 times (after 1, 2 and 4 s) before it is discarded.
     await eventually(async () => (await deliveries(state.failingWebhookId)).some((d) => d.status === 'discarded'));
@@ -332,7 +338,9 @@ describe('console', () => {
     await page.getByText('No suppressed addresses.').waitFor();
     await browser.screenshot('suppressions');
   });
+});
 
+describe('console', () => {
   it('draws sends and outcomes per day as an SVG bar chart with a text alternative', async () => {
     await open(`/accounts/${stack.accountId}/overview`, /default/);
     const chart = page.locator('svg.chart-svg');

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAILY_QUOTA_MAX } from '../../src/services/accounts-service.js';
 import { call } from '../helpers/http.js';
-import { ADMIN_TOKEN, startStack, type Stack } from '../helpers/stack.js';
+import { ADMIN_TOKEN } from '../helpers/stack.js';
+import { useStack } from '../helpers/use-stack.js';
 
 /**
  * The OpenAPI document is a contract: schemathesis generates requests for every operation from it (valid
@@ -70,17 +71,15 @@ async function answersByStatus(restUrl: string): Promise<Map<string, number>> {
   return counts;
 }
 
-let stack: Stack;
+const stack = useStack({ MAILER_RATE_LIMIT: '1000000' });
 let reportDir: string;
 beforeAll(async () => {
   // No rate limit to speak of, and the highest quota: the fuzzer should meet the rules, not 429s.
-  stack = await startStack({ MAILER_RATE_LIMIT: '1000000' });
   const patched = await call('PATCH', `${stack.admin}/accounts/${stack.accountId}`, { token: ADMIN_TOKEN, body: { daily_quota: DAILY_QUOTA_MAX } });
   expect(patched.status).toBe(200);
   reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fuzz-'));
 });
 afterAll(async () => {
-  await stack?.stop();
   if (reportDir) fs.rmSync(reportDir, { recursive: true, force: true });
 });
 

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 
 /**
  * A gRPC client that shares nothing with the server: @grpc/grpc-js with the .proto files loaded at run
@@ -68,4 +68,17 @@ export function expectSameError(err: grpc.ServiceError, code: grpc.status, rest:
   expect(grpc.status[err.code]).toBe(grpc.status[code]);
   expect(err.details).toBe(rest.message ?? rest.error);
   expect(err.metadata.get('mail-error')).toEqual([rest.error]);
+}
+
+/** gRPC clients of both services for the tests of a file, opened once the stack runs and closed after them. */
+export function useGrpcClients(stack: { grpcAddress: string }): { email: GrpcClient; admin: GrpcClient } {
+  const clients = {} as { email: GrpcClient; admin: GrpcClient };
+  beforeAll(() => {
+    Object.assign(clients, loadClients(stack.grpcAddress));
+  });
+  afterAll(() => {
+    clients.email?.close();
+    clients.admin?.close();
+  });
+  return clients;
 }

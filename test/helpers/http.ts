@@ -1,4 +1,5 @@
 /** Small JSON-over-HTTP helpers on fetch, for tests against the real gateway. */
+import { expect } from 'vitest';
 
 export interface JsonResponse<T = Record<string, unknown>> {
   status: number;
@@ -52,3 +53,10 @@ export const validEmail = (overrides: Record<string, unknown> = {}) => ({
   text: 'Hello there',
   ...overrides,
 });
+
+/** Expects the spec's 400 `validation error` with a message matching `message`; `what` names the case. */
+export function expectValidationError(res: JsonResponse, what: string, message: RegExp): void {
+  expect(res.status, `${what}: ${res.text}`).toBe(400);
+  expect(res.body.error, what).toBe('validation error');
+  expect(res.body.message, what).toMatch(message);
+}

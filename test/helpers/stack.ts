@@ -57,6 +57,11 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
+const once = (fn: () => Promise<void>) => {
+  let done: Promise<void> | undefined;
+  return () => (done ??= fn());
+};
+
 /**
  * The whole service in this process over the shared PostgreSQL and Temporal, with its own database, task
  * queue and receiving SMTP server.
@@ -82,9 +87,10 @@ export async function startStack(env: Record<string, string> = {}, overrides: Pa
     dataDir,
     apiKey: mailer.firstRun.apiKey,
     accountId: mailer.firstRun.accountId,
-    async stop() {
+    // Once, however often it is called: a test may stop the stack before its file's hooks do.
+    stop: once(async () => {
       await mailer.stop();
       await sink.close();
-    },
+    }),
   };
 }

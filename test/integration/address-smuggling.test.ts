@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { call, eventually, validEmail, type JsonResponse } from '../helpers/http.js';
 import type { SinkMessage } from '../helpers/smtp-sink.js';
-import { ADMIN_TOKEN, startStack, type Stack } from '../helpers/stack.js';
+import { ADMIN_TOKEN } from '../helpers/stack.js';
+import { useStack } from '../helpers/use-stack.js';
 
 /**
  * An address field is read once, and that reading is what is judged, stored and sent: a display name cannot
@@ -9,13 +10,7 @@ import { ADMIN_TOKEN, startStack, type Stack } from '../helpers/stack.js';
  * the receiving server (envelope and headers) is exactly the mailboxes the API answered.
  */
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack({ MAILER_RATE_LIMIT: '10000' });
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = useStack({ MAILER_RATE_LIMIT: '10000' });
 
 const send = (body: unknown) => call('POST', `${stack.api}/emails`, { token: stack.apiKey, body });
 const schedule = (body: unknown) => call('POST', `${stack.api}/emails/schedule`, { token: stack.apiKey, body });

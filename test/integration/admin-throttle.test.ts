@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_AUTH_LIMITS } from '../../src/services/auth-throttle.js';
 import { bearer, expectSameError, failed, loadClients, ok, rpc, type GrpcClient } from '../helpers/grpc-client.js';
 import { call } from '../helpers/http.js';
-import { ADMIN_TOKEN, startStack, type Stack } from '../helpers/stack.js';
+import { ADMIN_TOKEN } from '../helpers/stack.js';
+import { useStack } from '../helpers/use-stack.js';
 
 /**
  * Failed admin-token attempts are throttled per client address, across REST (also the console's sign-in,
@@ -12,16 +13,14 @@ import { ADMIN_TOKEN, startStack, type Stack } from '../helpers/stack.js';
  * call from several client addresses by binding the socket's local address.
  */
 
-let stack: Stack;
+const stack = useStack();
 let admin: GrpcClient;
 
 beforeAll(async () => {
-  stack = await startStack();
   admin = loadClients(stack.grpcAddress).admin;
 });
 afterAll(async () => {
   admin?.close();
-  await stack?.stop();
 });
 
 interface Answer {

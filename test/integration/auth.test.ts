@@ -1,15 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { addDomain, admin, createKey, createSender } from '../helpers/admin-fixtures.js';
 import { call, validEmail } from '../helpers/http.js';
-import { ADMIN_TOKEN, startStack, type Stack } from '../helpers/stack.js';
+import { ADMIN_TOKEN } from '../helpers/stack.js';
+import { useStack } from '../helpers/use-stack.js';
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = useStack();
 
 const UNAUTHORIZED = { error: 'unauthorized', message: 'Invalid or missing API key' };
 
@@ -103,7 +98,9 @@ describe('401: missing, wrong, deleted or malformed API keys', () => {
     // Other keys of the account are unaffected.
     expect((await call('GET', `${stack.api}/emails`, { token: stack.apiKey })).status).toBe(200);
   });
+});
 
+describe('401: missing, wrong, deleted or malformed API keys', () => {
   it('a banned account gets 401 on every endpoint, reads included', async () => {
     const s = await createSender(stack, 'to be banned', 'banned.example');
     const sent = await call<{ id: string }>('POST', `${stack.api}/emails`, { token: s.key, body: validEmail({ from: 'a@banned.example' }) });

@@ -190,7 +190,9 @@ describe('faults answered honestly', () => {
     await api.stop();
     mailers.delete(api);
   }, 90_000);
+});
 
+describe('faults answered honestly', () => {
   it('a worker started while PostgreSQL and Temporal are down waits and then delivers; a scheduled email whose start failed during the outage starts as soon as Temporal is back', async () => {
     onTestFailed(() => console.error(childLogs()));
     // Down, but with its database created (an absent database is a configuration error, not an outage).

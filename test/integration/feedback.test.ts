@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createSender } from '../helpers/admin-fixtures.js';
 import { call, eventually, validEmail } from '../helpers/http.js';
 import { mailReport, reportFixture, returnPathOf, stackTokens, tokenOf } from '../helpers/reports.js';
 import { verifyWebhookSignature } from '../../src/webhooks/signature.js';
-import { ADMIN_TOKEN, startStack, type Stack } from '../helpers/stack.js';
+import { ADMIN_TOKEN, type Stack } from '../helpers/stack.js';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
+import { useStack } from '../helpers/use-stack.js';
 
 const YAHOO_ID = 'em_01jbq7m3k2x9f5v8r4t6w0y2zc';
 const POSTFIX_ID = 'em_01jbq7m3k2x9f5v8r4t6w0y2zd';
@@ -26,13 +27,7 @@ const suppressionsOf = (stack: Stack, id: string) =>
   stack.mailer.sql<{ address: string; reason: string }[]>`select address, reason from suppressions where email_id = ${id} order by address`;
 
 describe('reports mailed to the inbound listener', () => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await startStack();
-  });
-  afterAll(async () => {
-    await stack?.stop();
-  });
+  const stack = useStack();
 
   it('listens on HOST, on a free port here (MAILER_INBOUND_PORT=0)', () => {
     expect(stack.mailer.inboundUrl).toMatch(/^smtp:\/\/127\.0\.0\.1:\d+$/);
@@ -130,14 +125,8 @@ describe('reports mailed to the inbound listener', () => {
 });
 
 describe('the mailbox simulator of the built-in catcher', () => {
-  let stack: Stack;
-  beforeAll(async () => {
-    // No SMTP_URL: the service delivers to its built-in catcher, on a free port.
-    stack = await startStack({ SMTP_URL: '', MAILER_CATCHER_PORT: '0', MAILER_WEBHOOK_ALLOW_PRIVATE: '1' });
-  });
-  afterAll(async () => {
-    await stack?.stop();
-  });
+  // No SMTP_URL: the service delivers to its built-in catcher, on a free port.
+  const stack = useStack({ SMTP_URL: '', MAILER_CATCHER_PORT: '0', MAILER_WEBHOOK_ALLOW_PRIVATE: '1' });
 
   it('a complaint reaches the sender\'s webhook: signed, with the spec\'s data and no sent_at', async () => {
     const receiver = await startWebhookReceiver();

@@ -1,22 +1,19 @@
 import http2 from 'node:http2';
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { call, validEmail, type JsonResponse } from '../helpers/http.js';
-import { ADMIN_TOKEN, startStack, type Stack } from '../helpers/stack.js';
+import { ADMIN_TOKEN } from '../helpers/stack.js';
+import { useStack } from '../helpers/use-stack.js';
 
 /**
  * Whatever refuses a request (the router, the body parser, the URL decoder, Node's HTTP parser) answers in
  * the spec's `{error, message}` shape with the service's own lowercase `error` strings, never a framework's.
  */
 
-let stack: Stack;
+const stack = useStack();
 let origin: string;
 beforeAll(async () => {
-  stack = await startStack();
   origin = stack.api.replace(/\/v1\/mail$/, '');
-});
-afterAll(async () => {
-  await stack?.stop();
 });
 
 function expectShape(res: JsonResponse, status: number, error: string, message?: RegExp): void {

@@ -3,7 +3,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { admin, createKey, createSender } from '../helpers/admin-fixtures.js';
 import { bearer, expectSameError, failed, loadClients, ok, rpc, type GrpcClient, type Obj } from '../helpers/grpc-client.js';
 import { call, eventually, validEmail } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/stack.js';
+import { useStack } from '../helpers/use-stack.js';
+
 
 /**
  * Scheduled and batch RPCs over gRPC through a client that shares nothing with the server (@grpc/grpc-js
@@ -20,13 +21,12 @@ function asJson(job: Obj): Obj {
   return completed_at === undefined || completed_at === null ? rest : { ...rest, completed_at };
 }
 
-let stack: Stack;
+const stack = useStack();
 let client: GrpcClient;
 const inMs = (ms: number) => new Date(Date.now() + ms).toISOString();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
-  stack = await startStack();
   client = loadClients(stack.grpcAddress).email;
   stack.sink.refuseRecipient = (address) => (address.endsWith('@refused.example') ? '550 5.1.1 no such user' : undefined);
 });
@@ -35,7 +35,6 @@ afterEach(() => {
 });
 afterAll(async () => {
   client?.close();
-  await stack?.stop();
 });
 
 describe('scheduled emails over gRPC', () => {
@@ -100,7 +99,9 @@ describe('scheduled emails over gRPC', () => {
     expect(ok(await emailRpc('ListScheduledEmails', { status: 'sent' }, bearer(stack.apiKey))))
       .toEqual((await call('GET', `${stack.api}/emails/scheduled?status=sent`, { token: stack.apiKey })).body);
   });
+});
 
+describe('scheduled emails over gRPC', () => {
   it('errors match REST: bad scheduled_at, a send_only key cancelling, another account\'s id, limit over 100, the quota', async () => {
     const badAt = { ...validEmail(), scheduled_at: '2030-01-01T09:00:00' };
     const rest1 = await call('POST', `${stack.api}/emails/schedule`, { token: stack.apiKey, body: badAt });
@@ -217,7 +218,9 @@ describe('batch jobs over gRPC', () => {
     const failedOnly = ok(await emailRpc('ListBatchJobs', { status: 'failed' }, bearer(stack.apiKey)));
     expect((failedOnly.batch_jobs as Obj[]).map((j) => j.job_id)).toEqual([failing.job_id]);
   });
+});
 
+describe('batch jobs over gRPC', () => {
   it('errors match REST: an item naming emails[i].field, over 100 emails, another account\'s job, a bad status, the quota', async () => {
     const bad = { emails: [validEmail(), validEmail(), validEmail({ subject: '' })] };
     const rest1 = await call('POST', `${stack.api}/emails/batch`, { token: stack.apiKey, body: bad });

@@ -6,7 +6,8 @@ import { createKey } from '../helpers/admin-fixtures.js';
 import { bearer, failed, loadClients, ok, rpc, type GrpcClient } from '../helpers/grpc-client.js';
 import { envelope, grpcStatus, pushBody, type H2Answer } from '../helpers/h2-push.js';
 import { call } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/stack.js';
+import { useStack } from '../helpers/use-stack.js';
+
 
 /**
  * The gRPC listener judges credentials before it reads a message, reads at most each RPC's limit, and
@@ -22,16 +23,14 @@ const UNREAD_MAX = 4 * MiB;
 // Two requests a second per key: a call taken twice from the bucket shows at once (see 'admitted once').
 const RATE_LIMIT = 2;
 
-let stack: Stack;
+const stack = useStack({ MAILER_RATE_LIMIT: String(RATE_LIMIT) });
 let email: GrpcClient;
 
 beforeAll(async () => {
-  stack = await startStack({ MAILER_RATE_LIMIT: String(RATE_LIMIT) });
   ({ email } = loadClients(stack.grpcAddress));
 });
 afterAll(async () => {
   email?.close();
-  await stack?.stop();
 });
 
 /** A key of its own for each call that is admitted, so the small rate limit never refuses one. */

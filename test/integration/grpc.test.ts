@@ -1,11 +1,12 @@
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import * as grpc from '@grpc/grpc-js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EmailService as ConnectEmailService } from '../../src/gen/mail/v1/email_service_pb.js';
-import { bearer, expectSameError, failed, loadClients, ok, rpc, type GrpcClient, type Obj } from '../helpers/grpc-client.js';
+import { bearer, expectSameError, failed, ok, rpc, useGrpcClients, type Obj } from '../helpers/grpc-client.js';
 import { call, eventually, validEmail } from '../helpers/http.js';
-import { ADMIN_TOKEN, startStack, type Stack } from '../helpers/stack.js';
+import { ADMIN_TOKEN } from '../helpers/stack.js';
+import { useStack } from '../helpers/use-stack.js';
 
 /**
  * The gRPC face of the service, through a client that shares nothing with the server: @grpc/grpc-js with
@@ -13,26 +14,14 @@ import { ADMIN_TOKEN, startStack, type Stack } from '../helpers/stack.js';
  * Every answer and every error is compared with what the REST gateway answers for the same thing.
  */
 
-let stack: Stack;
-let email: GrpcClient;
-let admin: GrpcClient;
-
-beforeAll(async () => {
-  stack = await startStack();
-  ({ email, admin } = loadClients(stack.grpcAddress));
-});
-let stopped = false;
-afterAll(async () => {
-  email?.close();
-  admin?.close();
-  if (!stopped) await stack?.stop();
-});
+const stack = useStack();
+const clients = useGrpcClients(stack);
 
 describe('EmailService over gRPC (grpc-js, proto loaded at run time)', () => {
   let sentId = '';
 
   it('SendEmail accepts and the email arrives at the receiving server, exactly as a REST send', async () => {
-    const res = ok(await rpc(email, 'SendEmail', {
+    const res = ok(await rpc(clients.email, 'SendEmail', {
       from: 'Sender <sender@example.com>',
       to: ['grpc@example.net'],
       cc: ['cc@example.net'],
@@ -62,7 +51,7 @@ describe('EmailService over gRPC (grpc-js, proto loaded at run time)', () => {
       return r.body.status === 'delivered' ? r : undefined;
     });
     expect(rest.status).toBe(200);
-    const viaGrpc = ok(await rpc(email, 'GetEmail', { id: sentId }, bearer(stack.apiKey)));
+    const viaGrpc = ok(await rpc(clients.email, 'GetEmail', { id: sentId }, bearer(stack.apiKey)));
     expect(viaGrpc).toEqual(rest.body);
     expect(viaGrpc).toMatchObject({ id: sentId, status: 'delivered', message_id: `<${sentId}@example.com>`, job_type: 'direct', job_id: '', mal_status: 'healthy' });
   });
@@ -80,13 +69,13 @@ describe('EmailService over gRPC (grpc-js, proto loaded at run time)', () => {
 
     const rest = await call('GET', `${stack.api}/emails?page=1&page_size=10&job_type=direct`, { token: stack.apiKey });
     expect(rest.status).toBe(200);
-    const viaGrpc = ok(await rpc(email, 'ListEmails', { page: 1, page_size: 10, job_type: 'direct' }, bearer(stack.apiKey)));
+    const viaGrpc = ok(await rpc(clients.email, 'ListEmails', { page: 1, page_size: 10, job_type: 'direct' }, bearer(stack.apiKey)));
     expect(viaGrpc).toEqual(rest.body);
     expect(viaGrpc.total).toBe(2);
     expect((viaGrpc.data as Obj[]).map((e) => e.id)).toContain(sentId);
 
     const restPage2 = await call('GET', `${stack.api}/emails?page=2&page_size=1`, { token: stack.apiKey });
-    const grpcPage2 = ok(await rpc(email, 'ListEmails', { page: 2, page_size: 1 }, bearer(stack.apiKey)));
+    const grpcPage2 = ok(await rpc(clients.email, 'ListEmails', { page: 2, page_size: 1 }, bearer(stack.apiKey)));
     expect(grpcPage2).toEqual(restPage2.body);
     expect(grpcPage2.data).toHaveLength(1);
   });
@@ -94,8 +83,8 @@ describe('EmailService over gRPC (grpc-js, proto loaded at run time)', () => {
   it('an Idempotency-Key in the metadata replays the first answer and sends nothing twice', async () => {
     const before = stack.sink.messages.length;
     const req = { from: 'sender@example.com', to: ['idem@example.net'], subject: 'Once', text: 'only once' };
-    const first = ok(await rpc(email, 'SendEmail', req, bearer(stack.apiKey, { 'idempotency-key': 'grpc-idem-1' })));
-    const again = ok(await rpc(email, 'SendEmail', req, bearer(stack.apiKey, { 'idempotency-key': 'grpc-idem-1' })));
+    const first = ok(await rpc(clients.email, 'SendEmail', req, bearer(stack.apiKey, { 'idempotency-key': 'grpc-idem-1' })));
+    const again = ok(await rpc(clients.email, 'SendEmail', req, bearer(stack.apiKey, { 'idempotency-key': 'grpc-idem-1' })));
     expect(again).toEqual(first);
     await stack.sink.waitFor(before + 1);
     await new Promise((r) => setTimeout(r, 500));
@@ -110,11 +99,11 @@ describe('gRPC errors carry the REST status as a gRPC code, the same message, an
     expect(rest.status).toBe(401);
     expect(rest.body).toEqual({ error: 'unauthorized', message: 'Invalid or missing API key' });
 
-    expectSameError(failed(await rpc(email, 'ListEmails', {}, new grpc.Metadata())), grpc.status.UNAUTHENTICATED, rest.body as { error: string; message: string });
-    expectSameError(failed(await rpc(email, 'SendEmail', validEmail(), bearer('key_not-a-real-key'))), grpc.status.UNAUTHENTICATED, rest.body as { error: string; message: string });
+    expectSameError(failed(await rpc(clients.email, 'ListEmails', {}, new grpc.Metadata())), grpc.status.UNAUTHENTICATED, rest.body as { error: string; message: string });
+    expectSameError(failed(await rpc(clients.email, 'SendEmail', validEmail(), bearer('key_not-a-real-key'))), grpc.status.UNAUTHENTICATED, rest.body as { error: string; message: string });
     const noPrefix = new grpc.Metadata();
     noPrefix.set('authorization', stack.apiKey);
-    expectSameError(failed(await rpc(email, 'GetEmail', { id: 'em_x' }, noPrefix)), grpc.status.UNAUTHENTICATED, rest.body as { error: string; message: string });
+    expectSameError(failed(await rpc(clients.email, 'GetEmail', { id: 'em_x' }, noPrefix)), grpc.status.UNAUTHENTICATED, rest.body as { error: string; message: string });
   });
 
   it('a read_only key sending: PERMISSION_DENIED with the message REST gives', async () => {
@@ -128,10 +117,10 @@ describe('gRPC errors carry the REST status as a gRPC code, the same message, an
     expect(rest.status).toBe(403);
     expect(rest.body.error).toBe('permission denied');
     expect(rest.body.message).toEqual(expect.any(String));
-    expectSameError(failed(await rpc(email, 'SendEmail', validEmail(), bearer(readOnly))), grpc.status.PERMISSION_DENIED, rest.body as { error: string; message: string });
+    expectSameError(failed(await rpc(clients.email, 'SendEmail', validEmail(), bearer(readOnly))), grpc.status.PERMISSION_DENIED, rest.body as { error: string; message: string });
 
     // ...while reading is allowed to it over gRPC too.
-    const list = ok(await rpc(email, 'ListEmails', { page_size: 1 }, bearer(readOnly)));
+    const list = ok(await rpc(clients.email, 'ListEmails', { page_size: 1 }, bearer(readOnly)));
     expect(list.total).toBeGreaterThan(0);
   });
 
@@ -143,7 +132,7 @@ describe('gRPC errors carry the REST status as a gRPC code, the same message, an
     expect(rest.body.message).toMatch(/subject/);
     expect(rest.body.message).toMatch(/999/);
     expect(rest.body.message).toMatch(/998/);
-    expectSameError(failed(await rpc(email, 'SendEmail', body, bearer(stack.apiKey))), grpc.status.INVALID_ARGUMENT, rest.body as { error: string; message: string });
+    expectSameError(failed(await rpc(clients.email, 'SendEmail', body, bearer(stack.apiKey))), grpc.status.INVALID_ARGUMENT, rest.body as { error: string; message: string });
   });
 
   it('an unknown email: NOT_FOUND, "email <id> not found"', async () => {
@@ -151,14 +140,14 @@ describe('gRPC errors carry the REST status as a gRPC code, the same message, an
     const rest = await call('GET', `${stack.api}/emails/${id}`, { token: stack.apiKey });
     expect(rest.status).toBe(404);
     expect(rest.body).toEqual({ error: 'not found', message: `email ${id} not found` });
-    expectSameError(failed(await rpc(email, 'GetEmail', { id }, bearer(stack.apiKey))), grpc.status.NOT_FOUND, rest.body as { error: string; message: string });
+    expectSameError(failed(await rpc(clients.email, 'GetEmail', { id }, bearer(stack.apiKey))), grpc.status.NOT_FOUND, rest.body as { error: string; message: string });
 
     // The status message survives any text: reserved URI characters, `%`, and non-ASCII.
     const odd = 'em_ünï/cødé: 100%, a?b#c';
     const restOdd = await call('GET', `${stack.api}/emails/${encodeURIComponent(odd)}`, { token: stack.apiKey });
     expect(restOdd.status).toBe(404);
     expect(restOdd.body).toEqual({ error: 'not found', message: `email ${odd} not found` });
-    expectSameError(failed(await rpc(email, 'GetEmail', { id: odd }, bearer(stack.apiKey))), grpc.status.NOT_FOUND, restOdd.body as { error: string; message: string });
+    expectSameError(failed(await rpc(clients.email, 'GetEmail', { id: odd }, bearer(stack.apiKey))), grpc.status.NOT_FOUND, restOdd.body as { error: string; message: string });
   });
 
   it('scheduled and batch RPCs refuse as REST does: same code class, message and error, after authentication', async () => {
@@ -176,9 +165,9 @@ describe('gRPC errors carry the REST status as a gRPC code, the same message, an
       const restBody = httpMethod === 'POST' ? req : undefined;
       const rest = await call(httpMethod, `${stack.api}${route}`, { token: stack.apiKey, body: restBody });
       expect(rest.status, `${httpMethod} ${route}`).toBeGreaterThanOrEqual(400);
-      expectSameError(failed(await rpc(email, method, req, bearer(stack.apiKey))), code, rest.body as { error: string; message: string });
+      expectSameError(failed(await rpc(clients.email, method, req, bearer(stack.apiKey))), code, rest.body as { error: string; message: string });
       // Authentication comes first, as over REST.
-      expect(failed(await rpc(email, method, req, new grpc.Metadata())).code).toBe(grpc.status.UNAUTHENTICATED);
+      expect(failed(await rpc(clients.email, method, req, new grpc.Metadata())).code).toBe(grpc.status.UNAUTHENTICATED);
     }
   });
 });
@@ -190,64 +179,64 @@ describe('AdminService over gRPC with the admin token, and the daily quota', () 
       const r = await call<{ events: { type: string; data: Obj }[] }>('GET', `${stack.admin}/emails/${sent.body.id}`, { token: ADMIN_TOKEN });
       return r.body.events.length === 2 ? r.body : undefined;
     });
-    const viaGrpc = ok(await rpc(admin, 'GetEmailDetail', { id: sent.body.id }, bearer(ADMIN_TOKEN)));
+    const viaGrpc = ok(await rpc(clients.admin, 'GetEmailDetail', { id: sent.body.id }, bearer(ADMIN_TOKEN)));
     const events = viaGrpc.events as { id: string; type: string; data: { fields: Record<string, { numberValue?: number; stringValue?: string }> } }[];
     expect(events.map((e) => e.type)).toEqual(rest.events.map((e) => e.type));
     const delivery = events.find((e) => e.type === 'delivery')!;
     const restDelivery = rest.events.find((e) => e.type === 'delivery')!;
     expect(delivery.data.fields.smtp_response!.stringValue).toBe(restDelivery.data.smtp_response);
     expect(delivery.data.fields.processing_time_millis!.numberValue).toBe(restDelivery.data.processing_time_millis);
-    expect(failed(await rpc(admin, 'GetEmailDetail', { id: 'em_unknown' }, bearer(ADMIN_TOKEN))).code).toBe(grpc.status.NOT_FOUND);
+    expect(failed(await rpc(clients.admin, 'GetEmailDetail', { id: 'em_unknown' }, bearer(ADMIN_TOKEN))).code).toBe(grpc.status.NOT_FOUND);
   });
 
   it('a wrong admin token is UNAUTHENTICATED, as the REST management API answers 401', async () => {
     const rest = await call('GET', `${stack.admin}/accounts`, { token: 'adm_wrong' });
     expect(rest.status).toBe(401);
-    expectSameError(failed(await rpc(admin, 'ListAccounts', {}, bearer('adm_wrong'))), grpc.status.UNAUTHENTICATED, rest.body as { error: string; message: string });
+    expectSameError(failed(await rpc(clients.admin, 'ListAccounts', {}, bearer('adm_wrong'))), grpc.status.UNAUTHENTICATED, rest.body as { error: string; message: string });
     // An API key is not the admin token.
-    expect(failed(await rpc(admin, 'ListAccounts', {}, bearer(stack.apiKey))).code).toBe(grpc.status.UNAUTHENTICATED);
+    expect(failed(await rpc(clients.admin, 'ListAccounts', {}, bearer(stack.apiKey))).code).toBe(grpc.status.UNAUTHENTICATED);
   });
 
   it('creates an account, a verified domain and a key over gRPC; REST sees them and the key sends; the quota is RESOURCE_EXHAUSTED with the quota text', async () => {
-    const account = ok(await rpc(admin, 'CreateAccount', { name: 'Made over gRPC' }, bearer(ADMIN_TOKEN)));
+    const account = ok(await rpc(clients.admin, 'CreateAccount', { name: 'Made over gRPC' }, bearer(ADMIN_TOKEN)));
     expect(account).toMatchObject({ id: expect.stringMatching(/^acc_/), name: 'Made over gRPC', status: 'healthy', daily_quota: 100, created_at: expect.any(String) });
     const accountId = account.id as string;
 
     const restAccount = await call('GET', `${stack.admin}/accounts/${accountId}`, { token: ADMIN_TOKEN });
     expect(restAccount.status).toBe(200);
     expect(restAccount.body).toMatchObject({ id: accountId, name: 'Made over gRPC', status: 'healthy', daily_quota: 100, created_at: account.created_at });
-    const grpcAccount = ok(await rpc(admin, 'GetAccount', { id: accountId }, bearer(ADMIN_TOKEN)));
+    const grpcAccount = ok(await rpc(clients.admin, 'GetAccount', { id: accountId }, bearer(ADMIN_TOKEN)));
     expect(grpcAccount).toMatchObject(restAccount.body);
 
-    const domain = ok(await rpc(admin, 'CreateDomain', { account_id: accountId, name: 'grpc-quota.test' }, bearer(ADMIN_TOKEN)));
+    const domain = ok(await rpc(clients.admin, 'CreateDomain', { account_id: accountId, name: 'grpc-quota.test' }, bearer(ADMIN_TOKEN)));
     expect(domain).toMatchObject({ id: expect.stringMatching(/^dom_/), name: 'grpc-quota.test', verified: false });
     expect(domain.dns_records).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'TXT', name: '_mailer.grpc-quota.test' })]));
-    const verified = ok(await rpc(admin, 'VerifyDomain', { id: domain.id, force: true }, bearer(ADMIN_TOKEN)));
+    const verified = ok(await rpc(clients.admin, 'VerifyDomain', { id: domain.id, force: true }, bearer(ADMIN_TOKEN)));
     expect(verified.verified).toBe(true);
 
-    const key = ok(await rpc(admin, 'CreateApiKey', { account_id: accountId, name: 'grpc key', permission: 'all' }, bearer(ADMIN_TOKEN)));
+    const key = ok(await rpc(clients.admin, 'CreateApiKey', { account_id: accountId, name: 'grpc key', permission: 'all' }, bearer(ADMIN_TOKEN)));
     expect(key).toMatchObject({ id: expect.stringMatching(/^key_/), name: 'grpc key', permission: 'all', allowed_domains: [] });
     expect(key.key).toEqual(expect.any(String));
     const restKeys = await call('GET', `${stack.admin}/accounts/${accountId}/api-keys`, { token: ADMIN_TOKEN });
     expect((restKeys.body.api_keys as Obj[]).map((k) => k.id)).toEqual([key.id]);
     expect(JSON.stringify(restKeys.body)).not.toContain(key.key as string);
 
-    const updated = ok(await rpc(admin, 'UpdateAccount', { id: accountId, daily_quota: 1 }, bearer(ADMIN_TOKEN)));
+    const updated = ok(await rpc(clients.admin, 'UpdateAccount', { id: accountId, daily_quota: 1 }, bearer(ADMIN_TOKEN)));
     expect(updated.daily_quota).toBe(1);
 
     const apiKey = key.key as string;
-    const first = ok(await rpc(email, 'SendEmail', { from: 'ops@grpc-quota.test', to: ['q@example.net'], subject: 'within quota', text: 'x' }, bearer(apiKey)));
+    const first = ok(await rpc(clients.email, 'SendEmail', { from: 'ops@grpc-quota.test', to: ['q@example.net'], subject: 'within quota', text: 'x' }, bearer(apiKey)));
     expect(first.status).toBe('pending');
 
     const rest = await call('POST', `${stack.api}/emails`, { token: apiKey, body: validEmail({ from: 'ops@grpc-quota.test' }) });
     expect(rest.status).toBe(429);
     expect(Object.keys(rest.body)).toEqual(['error']);
     expect(rest.body.error).toMatch(/^daily quota exceeded \(1\/1\), resets at \d{4}-\d\d-\d\dT00:00:00\.000Z$/);
-    const err = failed(await rpc(email, 'SendEmail', { from: 'ops@grpc-quota.test', to: ['q@example.net'], subject: 'over quota', text: 'x' }, bearer(apiKey)));
+    const err = failed(await rpc(clients.email, 'SendEmail', { from: 'ops@grpc-quota.test', to: ['q@example.net'], subject: 'over quota', text: 'x' }, bearer(apiKey)));
     expectSameError(err, grpc.status.RESOURCE_EXHAUSTED, rest.body as { error: string });
 
     // Reads stay available over the quota.
-    const list = ok(await rpc(email, 'ListEmails', {}, bearer(apiKey)));
+    const list = ok(await rpc(clients.email, 'ListEmails', {}, bearer(apiKey)));
     expect(list.total).toBe(1);
     await eventually(async () => stack.sink.counts().get(`<${first.id as string}@grpc-quota.test>`) === 1);
   });
@@ -293,10 +282,9 @@ describe('shutdown', () => {
     // Both kinds of client leave their connection open after a call, as long-lived gRPC clients do.
     const transport = createConnectTransport({ baseUrl: `http://${stack.grpcAddress}`, httpVersion: '2' });
     await createClient(ConnectEmailService, transport).listEmails({}, { headers: { authorization: `Bearer ${stack.apiKey}` } });
-    ok(await rpc(email, 'ListEmails', {}, bearer(stack.apiKey)));
+    ok(await rpc(clients.email, 'ListEmails', {}, bearer(stack.apiKey)));
 
     const started = Date.now();
-    stopped = true;
     await stack.stop();
     // Fastify's HTTP/2 session timeout is 72 s: a stop that waited for idle sessions would take that long.
     expect(Date.now() - started).toBeLessThan(10_000);

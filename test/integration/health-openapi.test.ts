@@ -1,16 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../helpers/admin-fixtures.js';
 import { call, validEmail } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/stack.js';
+import { useStack } from '../helpers/use-stack.js';
 
-let stack: Stack;
+
+const stack = useStack();
 let root: string;
 beforeAll(async () => {
-  stack = await startStack();
   root = stack.api.replace(/\/v1\/mail$/, '');
-});
-afterAll(async () => {
-  await stack?.stop();
 });
 
 describe('health and metrics', () => {

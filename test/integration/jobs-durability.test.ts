@@ -158,7 +158,9 @@ describe('crash safety of batch jobs and scheduled sends', () => {
     console.info(`batch worker kill: ${heldAtKill} messages held at the kill, ${N} delivered exactly once ` +
       `${Date.now() - killedAt} ms after the kill (test ${Date.now() - started} ms)`);
   }, 120_000);
+});
 
+describe('crash safety of batch jobs and scheduled sends', () => {
   it('the worker is killed while scheduled sends wait; a worker started after one\'s time sends each once, not early', async () => {
     onTestFailed(() => console.error(childLogs()));
     const d = await deployment();
@@ -199,7 +201,9 @@ describe('crash safety of batch jobs and scheduled sends', () => {
       `(${arrivals.get('sched kill late')![0]! - restartAt} ms after the new worker was spawned); ` +
       `the one due later ${coveredLateness} ms late`);
   }, 90_000);
+});
 
+describe('crash safety of batch jobs and scheduled sends', () => {
   it('the Temporal server restarts with scheduled sends pending: each arrives once, not early, and new work flows afterwards', async () => {
     onTestFailed(() => console.error(childLogs()));
     const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'warn', 'jobs-durability');

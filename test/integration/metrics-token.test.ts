@@ -1,18 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../helpers/http.js';
-import { ADMIN_TOKEN, startStack, type Stack } from '../helpers/stack.js';
+import { ADMIN_TOKEN } from '../helpers/stack.js';
+import { useStack } from '../helpers/use-stack.js';
 
 /** MAILER_METRICS_TOKEN set: GET /metrics answers only to that bearer token (unset, it is open: health-openapi.test.ts). */
 const METRICS_TOKEN = 'metrics-token-for-the-scraper-0123456789';
 
-let stack: Stack;
+const stack = useStack({ MAILER_METRICS_TOKEN: METRICS_TOKEN });
 let root: string;
 beforeAll(async () => {
-  stack = await startStack({ MAILER_METRICS_TOKEN: METRICS_TOKEN });
   root = stack.api.replace(/\/v1\/mail$/, '');
-});
-afterAll(async () => {
-  await stack?.stop();
 });
 
 describe('GET /metrics with MAILER_METRICS_TOKEN', () => {

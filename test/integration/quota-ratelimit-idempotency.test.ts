@@ -1,15 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { admin, createAccount, createKey, createSender, addDomain } from '../helpers/admin-fixtures.js';
 import { call, eventually, validEmail } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/stack.js';
+import { useStack } from '../helpers/use-stack.js';
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+
+const stack = useStack();
 
 const nextUtcMidnight = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1)).toISOString();
 const sentToday = async (accountId: string) => (await admin<{ sent_today: number }>(stack, 'GET', `/accounts/${accountId}`)).body.sent_today;
@@ -199,13 +194,7 @@ describe('Idempotency-Key', () => {
 });
 
 describe('rate limit (MAILER_RATE_LIMIT=5)', () => {
-  let limited: Stack;
-  beforeAll(async () => {
-    limited = await startStack({ MAILER_RATE_LIMIT: '5' });
-  });
-  afterAll(async () => {
-    await limited?.stop();
-  });
+  const limited = useStack({ MAILER_RATE_LIMIT: '5' });
 
   it('the 6th rapid request is 429 with Retry-After and RateLimit-* headers; successes carry RateLimit-* too', async () => {
     const { key } = await createKey(limited, limited.accountId, 'all');

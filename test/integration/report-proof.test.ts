@@ -1,10 +1,11 @@
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { call, eventually, validEmail } from '../helpers/http.js';
 import { mailReport, reportFixture, returnPathOf, stackTokens, tokenOf } from '../helpers/reports.js';
-import { ADMIN_TOKEN, startStack, type Stack } from '../helpers/stack.js';
+import { ADMIN_TOKEN, type Stack } from '../helpers/stack.js';
 import { createReportTokens } from '../../src/mail/report-token.js';
 import { MAX_INBOUND_BYTES, MAX_INBOUND_CLIENTS, MAX_INBOUND_RECIPIENTS } from '../../src/mail/inbound-server.js';
+import { useStack } from '../helpers/use-stack.js';
 
 const YAHOO_ID = 'em_01jbq7m3k2x9f5v8r4t6w0y2zc';
 const POSTFIX_ID = 'em_01jbq7m3k2x9f5v8r4t6w0y2zd';
@@ -67,13 +68,7 @@ async function converse(url: string, commands: string[]): Promise<string[]> {
 }
 
 describe('reports must prove they came back for the email (inbound listener)', () => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await startStack();
-  });
-  afterAll(async () => {
-    await stack?.stop();
-  });
+  const stack = useStack();
 
   it('every message carries a report token that names its email', async () => {
     const { id, token } = await delivered(stack, ['token@example.net']);
@@ -181,13 +176,7 @@ describe('reports must prove they came back for the email (inbound listener)', (
 });
 
 describe('the inbound listener is bounded', () => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await startStack();
-  });
-  afterAll(async () => {
-    await stack?.stop();
-  });
+  const stack = useStack();
 
   it(`refuses messages over ${MAX_INBOUND_BYTES} bytes with 552`, async () => {
     const big = Buffer.concat([Buffer.from('Subject: big\r\n\r\n'), Buffer.alloc(MAX_INBOUND_BYTES + 1024, 'a\r\n')]);

@@ -1,14 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { call, eventually, validEmail } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/stack.js';
+import { useStack } from '../helpers/use-stack.js';
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+
+const stack = useStack();
 
 describe('POST /emails delivers through SMTP', () => {
   it('answers pending with an empty message_id, then the email arrives and becomes delivered', async () => {

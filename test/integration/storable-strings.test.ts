@@ -1,8 +1,9 @@
 import * as grpc from '@grpc/grpc-js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, failed, loadClients, rpc, type GrpcClient } from '../helpers/grpc-client.js';
+import { describe, expect, it } from 'vitest';
+import { bearer, failed, rpc, useGrpcClients } from '../helpers/grpc-client.js';
 import { call, validEmail, type JsonResponse } from '../helpers/http.js';
-import { ADMIN_TOKEN, startStack, type Stack } from '../helpers/stack.js';
+import { ADMIN_TOKEN } from '../helpers/stack.js';
+import { useStack } from '../helpers/use-stack.js';
 
 /**
  * PostgreSQL refuses NUL in text and jsonb, and an unpaired surrogate has no UTF-8 form: such a string from
@@ -10,18 +11,8 @@ import { ADMIN_TOKEN, startStack, type Stack } from '../helpers/stack.js';
  * nothing is stored.
  */
 
-let stack: Stack;
-let email: GrpcClient;
-let admin: GrpcClient;
-beforeAll(async () => {
-  stack = await startStack({ MAILER_RATE_LIMIT: '10000' });
-  ({ email, admin } = loadClients(stack.grpcAddress));
-});
-afterAll(async () => {
-  email?.close();
-  admin?.close();
-  await stack?.stop();
-});
+const stack = useStack({ MAILER_RATE_LIMIT: '10000' });
+const clients = useGrpcClients(stack);
 
 const NUL = '\u0000';
 const LONE = '\ud800';
@@ -75,16 +66,16 @@ describe('NUL and unpaired surrogates are refused at the boundary (REST)', () =>
 
 describe('the same over gRPC', () => {
   it('SendEmail with a NUL in the subject is INVALID_ARGUMENT naming the field', async () => {
-    const err = failed(await rpc(email, 'SendEmail', { from: 'Sender <sender@example.com>', to: ['r@example.net'], subject: `a${NUL}`, text: 'x' }, bearer(stack.apiKey)));
+    const err = failed(await rpc(clients.email, 'SendEmail', { from: 'Sender <sender@example.com>', to: ['r@example.net'], subject: `a${NUL}`, text: 'x' }, bearer(stack.apiKey)));
     expect(grpc.status[err.code]).toBe('INVALID_ARGUMENT');
     expect(err.details).toContain('subject:');
     expect(err.metadata.get('mail-error')).toEqual(['validation error']);
   });
 
   it('a header map value and a management field', async () => {
-    const send = failed(await rpc(email, 'SendEmail', { from: 'Sender <sender@example.com>', to: ['r@example.net'], subject: 's', text: 'x', headers: { 'X-A': `v${NUL}` } }, bearer(stack.apiKey)));
+    const send = failed(await rpc(clients.email, 'SendEmail', { from: 'Sender <sender@example.com>', to: ['r@example.net'], subject: 's', text: 'x', headers: { 'X-A': `v${NUL}` } }, bearer(stack.apiKey)));
     expect(send.details).toContain('headers.X-A:');
-    const created = failed(await rpc(admin, 'CreateAccount', { name: `n${NUL}` }, bearer(ADMIN_TOKEN)));
+    const created = failed(await rpc(clients.admin, 'CreateAccount', { name: `n${NUL}` }, bearer(ADMIN_TOKEN)));
     expect(grpc.status[created.code]).toBe('INVALID_ARGUMENT');
     expect(created.details).toContain('name:');
   });

@@ -1,18 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { HEALTH_POLICY } from '../../src/domain/health.js';
 import { admin, createSender } from '../helpers/admin-fixtures.js';
 import { call, eventually, validEmail } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/stack.js';
+import { useStack } from '../helpers/use-stack.js';
+
 
 /** Suppressions and the account health policy against the real stack and a real SMTP server that refuses. */
-let stack: Stack;
+const stack = useStack();
 
 beforeAll(async () => {
-  stack = await startStack();
   stack.sink.refuseRecipient = (a) => (a.toLowerCase().startsWith('bounce') ? `550 5.1.1 <${a}>: Recipient address rejected: User unknown` : undefined);
-});
-afterAll(async () => {
-  await stack?.stop();
 });
 
 type Account = { status: string; daily_quota: number; bounce_rate: number; complaint_rate: number; sent_today: number };

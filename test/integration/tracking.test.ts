@@ -1,29 +1,25 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createLinkTracker, type LinkTracker } from '../../src/mail/tracking.js';
 import { admin } from '../helpers/admin-fixtures.js';
 import { call, eventually, validEmail } from '../helpers/http.js';
 import { freePort } from '../helpers/ports.js';
-import { startStack, type Stack } from '../helpers/stack.js';
+import { useStack } from '../helpers/use-stack.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const GIF = Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64');
 const UA = 'TrackingTest/1.0 (integration)';
 
-let stack: Stack;
+// A fixed port, so that MAILER_PUBLIC_URL's default (http://HOST:PORT) is where the tracked links point.
+const stack = useStack(async () => ({ PORT: String(await freePort()) }));
 /** Signs with the service's own key, read from its database. */
 let tracker: LinkTracker;
 
 beforeAll(async () => {
-  // A fixed port, so that MAILER_PUBLIC_URL's default (http://HOST:PORT) is where the tracked links point.
-  stack = await startStack({ PORT: String(await freePort()) });
   const [row] = await stack.mailer.sql<{ value: string }[]>`select value from settings where name = 'tracking_key'`;
   tracker = createLinkTracker({ baseUrl: stack.mailer.restUrl!, key: row!.value });
   const domains = await admin<{ domains: { id: string; name: string }[] }>(stack, 'GET', `/accounts/${stack.accountId}/domains`);
   const domainId = domains.body.domains.find((d) => d.name === 'example.com')!.id;
   await admin(stack, 'PATCH', `/domains/${domainId}`, { open_tracking: true, click_tracking: true });
-});
-afterAll(async () => {
-  await stack?.stop();
 });
 
 async function sendEmail(body: Record<string, unknown> = {}): Promise<string> {

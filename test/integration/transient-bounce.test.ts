@@ -1,14 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { admin } from '../helpers/admin-fixtures.js';
 import { call, eventually, validEmail } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/stack.js';
+import { useStack } from '../helpers/use-stack.js';
+
 
 /** Temporary SMTP refusals from a real smtp-server, with a short retry budget (3 retries: 1 s, 1 s, then 2 s apart). */
-let stack: Stack;
+const stack = useStack({ MAILER_SMTP_RETRY_ATTEMPTS: '3', MAILER_SMTP_RETRY_FIRST_SECONDS: '1' });
 const tries = new Map<string, number[]>();
 
 beforeAll(async () => {
-  stack = await startStack({ MAILER_SMTP_RETRY_ATTEMPTS: '3', MAILER_SMTP_RETRY_FIRST_SECONDS: '1' });
   stack.sink.refuseRecipient = (address) => {
     const seen = [...(tries.get(address) ?? []), Date.now()];
     tries.set(address, seen);
@@ -16,9 +16,6 @@ beforeAll(async () => {
     if (address.startsWith('flaky') && seen.length === 1) return '421 4.4.2 connection dropped, try again';
     return undefined;
   };
-});
-afterAll(async () => {
-  await stack?.stop();
 });
 
 type Detail = { email: { status: string }; events: { type: string; data: Record<string, unknown> }[] };

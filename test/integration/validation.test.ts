@@ -1,18 +1,15 @@
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { call, eventually, validEmail, type JsonResponse } from '../helpers/http.js';
 import type { SinkMessage } from '../helpers/smtp-sink.js';
-import { ADMIN_TOKEN, startStack, type Stack } from '../helpers/stack.js';
+import { ADMIN_TOKEN } from '../helpers/stack.js';
+import { useStack } from '../helpers/use-stack.js';
 
 const MiB = 1024 * 1024;
 
-let stack: Stack;
+const stack = useStack({ MAILER_RATE_LIMIT: '10000' });
 beforeAll(async () => {
   // This file fires many requests in a row with one key; the rate limit has its own test file.
-  stack = await startStack({ MAILER_RATE_LIMIT: '10000' });
-});
-afterAll(async () => {
-  await stack?.stop();
 });
 
 const send = (body: unknown) => call('POST', `${stack.api}/emails`, { token: stack.apiKey, body });

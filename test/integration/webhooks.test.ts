@@ -3,26 +3,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../src/webhooks/signature.js';
 import { admin, createSender } from '../helpers/admin-fixtures.js';
 import { call, eventually, validEmail } from '../helpers/http.js';
-import { ADMIN_TOKEN, startStack, type Stack } from '../helpers/stack.js';
+import { ADMIN_TOKEN } from '../helpers/stack.js';
 import { startWebhookReceiver, type ReceivedHook, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { useStack } from '../helpers/use-stack.js';
 
 /**
  * Webhook delivery end to end: real emails through a real SMTP server, events fanned out to a real HTTP
  * receiver through Temporal, signatures checked by an independent HMAC, retries timed.
  */
-let stack: Stack;
+const stack = useStack({ MAILER_WEBHOOK_ALLOW_PRIVATE: '1' });
 let receiver: WebhookReceiver;
 const ALL_EVENTS = ['send', 'delivery', 'bounce', 'complaint', 'reject', 'open', 'click'];
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
 beforeAll(async () => {
-  stack = await startStack({ MAILER_WEBHOOK_ALLOW_PRIVATE: '1' });
   stack.sink.refuseRecipient = (a) => (a.startsWith('bounce') ? `550 5.1.1 <${a}>: Recipient address rejected: User unknown in virtual mailbox table` : undefined);
   receiver = await startWebhookReceiver();
 });
 afterAll(async () => {
   await receiver?.close();
-  await stack?.stop();
 });
 
 /** A sender with its own domain and a webhook at its own path of the receiver. */
@@ -122,7 +121,9 @@ describe('event webhooks', () => {
     expect(listed[0]!.attempts[0]!.response_excerpt).toBe('try later');
     receiver.respond = () => ({ status: 200 });
   });
+});
 
+describe('event webhooks', () => {
   it('a receiver that always fails gets exactly 4 attempts (after 1 s, 2 s, 4 s), then the event is discarded; an operator can send it again', async () => {
     const s = await senderWithHook('discard', ['delivery']);
     let failing = true;

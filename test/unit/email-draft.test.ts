@@ -148,7 +148,9 @@ describe('validateDraft refuses, naming the field, its length and the maximum', 
   it('tag names outside letters, digits, _ and -', () => {
     expect(refusal(draft({ tags: { 'bad key': 'v' } })).message).toContain('tags.bad key');
   });
+});
 
+describe('validateDraft refuses, naming the field, its length and the maximum', () => {
   it.each([
     ['empty filename', { filename: '', content: bytes(1), contentType: 'text/plain' }, 'attachments[0].filename'],
     ['path in filename', { filename: 'a/b.txt', content: bytes(1), contentType: 'text/plain' }, 'attachments[0].filename'],

@@ -82,7 +82,9 @@ describe('the OpenAPI document', () => {
     expect(withKey.sort()).toEqual(['scheduleEmail', 'sendBatch', 'sendEmail']);
     expect(ops().filter(([, , o]) => o.responses[409]).map(([, , o]) => o.operationId).sort()).toEqual(['scheduleEmail', 'sendBatch', 'sendEmail']);
   });
+});
 
+describe('the OpenAPI document', () => {
   it('documents every answer in {error, message}, the rate-limit headers and the right security scheme', () => {
     for (const [method, path, o] of ops()) {
       const admin = path.startsWith('/v1/mail/admin/');

@@ -93,7 +93,9 @@ describe('createRateLimiter', () => {
     for (let i = 0; i < 4; i++) fresh.take('x');
     expect(errorMetadata(refusal(() => fresh.take('x')))['ratelimit-reset']).toBe('1');
   });
+});
 
+describe('createRateLimiter', () => {
   it('forgets idle full buckets without changing answers (pruning)', () => {
     const c = clock();
     const rl = createRateLimiter(2, c.now);

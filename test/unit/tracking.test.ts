@@ -96,7 +96,9 @@ describe('click tracking: which links are rewritten', () => {
     const foreign = `<a href="${tracker.clickUrl('em_other', 'https://example.org/z')}">z</a>`;
     expect(tracker.rewrite(foreign, ID, CLICK)).toBe(foreign);
   });
+});
 
+describe('click tracking: which links are rewritten', () => {
   it('leaves links longer than the limit alone, and signs each distinct link once up to the limit per email', () => {
     const long = `https://example.org/${'a'.repeat(MAX_LINK_BYTES)}`;
     expect(tracker.rewrite(`<a href="${long}">l</a>`, ID, CLICK)).toBe(`<a href="${long}">l</a>`);
