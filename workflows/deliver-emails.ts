@@ -43,16 +43,22 @@ export interface DeliveryTally {
   retried: number;
 }
 
+/**
+ * Recording a give-up is bookkeeping, not a send: it is retried (Temporal's default policy) until it lands,
+ * whatever the SMTP budget, which may be 0 retries (and Temporal refuses a maximumAttempts of 0).
+ */
+const { giveUpEmail } = proxyActivities<DeliveryActivities>({ startToCloseTimeout: '5 minutes', heartbeatTimeout: '15 seconds' });
+
 /** Sends every email once, then retries the temporary failures each on its own schedule until final. */
 export async function deliverAll(emailIds: string[], budget: SmtpRetry = DEFAULT_SMTP_RETRY): Promise<DeliveryTally> {
   if (emailIds.length === 0) return { sent: 0, bounced: 0, retried: 0 };
   const first = await deliverEmails({ emailIds });
   if (first.retry.length === 0) return { sent: first.sent, bounced: first.bounced, retried: 0 };
-  const { retryEmail, giveUpEmail } = retryActivities(budget);
   if (budget.retries === 0) {
     await Promise.all(first.retry.map((emailId) => giveUpEmail({ emailId })));
     return { sent: first.sent, bounced: first.bounced + first.retry.length, retried: first.retry.length };
   }
+  const { retryEmail } = retryActivities(budget);
   await sleep(`${budget.firstDelaySeconds} seconds`);
   const outcomes = await Promise.all(
     first.retry.map((emailId) =>

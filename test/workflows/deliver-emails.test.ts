@@ -54,6 +54,11 @@ describe('deliverEmailsWorkflow (stub activities)', () => {
     expect(calls.giveUpEmail).toEqual(['em_c']);
   }, 60_000);
 
-  // MAILER_SMTP_RETRY_ATTEMPTS=0 is not covered: giveUpEmail is then proxied with maximumAttempts 0, which
-  // Temporal refuses, so the workflow task fails until someone fixes deliverAll (reported with this change).
+  it('with a budget of no retries (MAILER_SMTP_RETRY_ATTEMPTS=0) gives up at once on every temporary failure', async () => {
+    const { activities, calls } = stubs({ sent: 1, bounced: 0, retry: ['em_b'] }, () => 'soft');
+    const tally = await run(activities, { emailIds: ['em_a', 'em_b'], retry: { retries: 0, firstDelaySeconds: 1 } });
+    expect(tally).toEqual({ sent: 1, bounced: 1, retried: 1 });
+    expect(calls.retryEmail).toEqual([]);
+    expect(calls.giveUpEmail).toEqual(['em_b']);
+  }, 60_000);
 });
