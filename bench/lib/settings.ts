@@ -10,7 +10,7 @@ export const WARMUP_S = 2;
 // that latency at the maximum rate is not mostly queueing in front of the server. The figures hardly
 // move between 16 and 64 (bench/README.md).
 export const CONNECTIONS = 32;
-// The service's transport: 8 pooled SMTP connections (src/main.ts). Its activities keep up to
+// The service's transport: 8 pooled SMTP connections (src/app/start-worker-role.ts). Its activities keep up to
 // 32 x 16 sends queued on them; 64 queued sendMail calls keep the pool full all the time.
 export const SMTP_MAX_CONNECTIONS = 8;
 export const SMTP_IN_FLIGHT = 64;

@@ -3,7 +3,7 @@ import { AppError } from '../errors.js';
 
 /**
  * A token bucket per API key, in this process: `rate` requests a second, bursts up to `rate`. With several
- * API processes each keeps its own buckets (documented in the README).
+ * API processes each keeps its own buckets (documented in docs/api.md).
  */
 
 const PRUNE_EVERY = 10_000;

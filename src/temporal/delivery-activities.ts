@@ -109,7 +109,7 @@ async function deliver(deps: DeliveryDeps, sender: EmailSender, ids: string[]): 
  * sent under a lease held in PostgreSQL and is skipped once recorded sent or bounced: a retried or
  * duplicated activity never sends an email a second time. The one gap SMTP itself leaves (RFC 1047: a
  * crash after the server has read a message and before the outcome is committed) resends at most the
- * messages in flight, with the same Message-ID: README, "the duplicate window".
+ * messages in flight, with the same Message-ID: docs/delivery.md, "the duplicate window".
  */
 export function createDeliveryActivities(deps: DeliveryDeps) {
   const sender = createEmailSender(deps);
