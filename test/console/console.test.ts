@@ -174,7 +174,8 @@ describe('console', () => {
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(key);
     await browser.screenshot('api-key-once');
     await dialog.getByRole('button', { name: 'I have copied it' }).click();
-    await dialog.waitFor({ state: 'detached' });
+    // A closed <dialog> leaves the accessibility tree at once but the DOM only when the console removes it.
+    await expect.poll(() => page.locator('dialog').count()).toBe(0);
     expect(await page.content()).not.toContain(key);
 
     const sent = await call('POST', `${stack.api}/emails`, { token: key, body: validEmail({ from: 'hello@console.example' }) });
@@ -207,7 +208,7 @@ describe('console', () => {
     const secret = await dialog.getByLabel('Signing secret', { exact: true }).inputValue();
     expect(secret.length).toBeGreaterThanOrEqual(16);
     await dialog.getByRole('button', { name: 'I have copied it' }).click();
-    await dialog.waitFor({ state: 'detached' });
+    await expect.poll(() => page.locator('dialog').count()).toBe(0);
     expect(await page.content()).not.toContain(secret);
 
     const listed = row(url);
