@@ -12,6 +12,9 @@ const builtinPatterns = [...nodeBuiltins, ...nodeBuiltins.map((m) => `node:${m}`
 /** A no-restricted-imports rule from a list of {group, message}. */
 const restrict = (...patterns) => ['error', { patterns }];
 
+/** The config block that keeps `files` from importing `group`. */
+const layer = (files, group, message) => ({ files, rules: { 'no-restricted-imports': restrict({ group, message }) } });
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'src/gen/**', '.data/**', 'test-artifacts/**', 'bench/results/**'] },
   js.configs.recommended,
@@ -61,32 +64,11 @@ export default tseslint.config(
       ),
     },
   },
-  {
-    // Use cases know nothing of HTTP, gRPC or the generated schema.
-    files: ['src/services/**/*.ts'],
-    rules: {
-      'no-restricted-imports': restrict(
-        { group: ['fastify', '@fastify/*', '@connectrpc/*', '../gen/*', '../http/*', '../rpc/*', '../api/*'], message: 'services/ never import transports or the generated schema.' },
-      ),
-    },
-  },
-  {
-    // The two adapters stay thin: no SQL, no SMTP, and they never import each other.
-    files: ['src/http/**/*.ts'],
-    rules: {
-      'no-restricted-imports': restrict(
-        { group: ['postgres', 'nodemailer', '../db/*', '../mail/*', '../rpc/*'], message: 'http/ is an adapter over api/ and services/.' },
-      ),
-    },
-  },
-  {
-    files: ['src/rpc/**/*.ts'],
-    rules: {
-      'no-restricted-imports': restrict(
-        { group: ['postgres', 'nodemailer', '../db/*', '../mail/*', '../http/*'], message: 'rpc/ is an adapter over api/ and services/.' },
-      ),
-    },
-  },
+  // Use cases know nothing of HTTP, gRPC or the generated schema.
+  layer(['src/services/**/*.ts'], ['fastify', '@fastify/*', '@connectrpc/*', '../gen/*', '../http/*', '../rpc/*', '../api/*'], 'services/ never import transports or the generated schema.'),
+  // The two adapters stay thin: no SQL, no SMTP, and they never import each other.
+  layer(['src/http/**/*.ts'], ['postgres', 'nodemailer', '../db/*', '../mail/*', '../rpc/*'], 'http/ is an adapter over api/ and services/.'),
+  layer(['src/rpc/**/*.ts'], ['postgres', 'nodemailer', '../db/*', '../mail/*', '../http/*'], 'rpc/ is an adapter over api/ and services/.'),
   {
     // Only config.ts reads the environment; process entry points hand it over.
     files: ['src/**/*.ts'],
@@ -108,33 +90,12 @@ export default tseslint.config(
       }],
     },
   },
-  {
-    // Repositories: SQL only, over domain types; nothing above them.
-    files: ['src/db/**/*.ts'],
-    rules: {
-      'no-restricted-imports': restrict(
-        { group: ['fastify', '@connectrpc/*', 'nodemailer', '@temporalio/*', '../services/*', '../api/*', '../http/*', '../rpc/*', '../mail/*', '../temporal/*', '../../services/*', '../../api/*', '../../http/*', '../../rpc/*', '../../mail/*', '../../temporal/*'], message: 'db/ holds SQL only: services call it, it calls nothing above it.' },
-      ),
-    },
-  },
-  {
-    // Mail and webhook I/O: called by activities and services, never by or through the adapters.
-    files: ['src/mail/**/*.ts', 'src/webhooks/**/*.ts'],
-    rules: {
-      'no-restricted-imports': restrict(
-        { group: ['fastify', '@connectrpc/*', '../http/*', '../rpc/*', '../api/*', '../services/*', '../temporal/*'], message: 'mail/ and webhooks/ do their I/O for services and activities, and know nothing of them.' },
-      ),
-    },
-  },
-  {
-    // Temporal wiring and activities: services, repos and mail; never the transports.
-    files: ['src/temporal/**/*.ts'],
-    rules: {
-      'no-restricted-imports': restrict(
-        { group: ['fastify', '@connectrpc/*', '../http/*', '../rpc/*', '../api/*'], message: 'temporal/ never imports the API adapters.' },
-      ),
-    },
-  },
+  // Repositories: SQL only, over domain types; nothing above them.
+  layer(['src/db/**/*.ts'], ['fastify', '@connectrpc/*', 'nodemailer', '@temporalio/*', '../services/*', '../api/*', '../http/*', '../rpc/*', '../mail/*', '../temporal/*', '../../services/*', '../../api/*', '../../http/*', '../../rpc/*', '../../mail/*', '../../temporal/*'], 'db/ holds SQL only: services call it, it calls nothing above it.'),
+  // Mail and webhook I/O: called by activities and services, never by or through the adapters.
+  layer(['src/mail/**/*.ts', 'src/webhooks/**/*.ts'], ['fastify', '@connectrpc/*', '../http/*', '../rpc/*', '../api/*', '../services/*', '../temporal/*'], 'mail/ and webhooks/ do their I/O for services and activities, and know nothing of them.'),
+  // Temporal wiring and activities: services, repos and mail; never the transports.
+  layer(['src/temporal/**/*.ts'], ['fastify', '@connectrpc/*', '../http/*', '../rpc/*', '../api/*'], 'temporal/ never imports the API adapters.'),
   {
     // The CLI is a client of the Connect API like any other: the generated schema, never the server's code.
     files: ['cli/**/*.ts'],
