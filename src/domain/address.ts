@@ -80,12 +80,6 @@ export function readMailbox(input: string): ParsedAddress | AddressProblem {
   return { name, address: raw, domain };
 }
 
-/** One mailbox from `input`, or undefined when it is not exactly one valid address. */
-export function parseAddress(input: string): ParsedAddress | undefined {
-  const read = readMailbox(input);
-  return typeof read === 'string' ? undefined : read;
-}
-
 // RFC 5322 atext plus space: a name made only of these needs no quotes.
 const PLAIN_NAME = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~ -]+$/;
 

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { formatMailbox, parseAddress, readMailbox } from '../../src/domain/address.js';
+import { formatMailbox, readMailbox, type ParsedAddress } from '../../src/domain/address.js';
+
+/** The mailbox, or undefined when readMailbox names a problem instead. */
+const parseAddress = (input: string): ParsedAddress | undefined => {
+  const read = readMailbox(input);
+  return typeof read === 'string' ? undefined : read;
+};
 
 describe('parseAddress', () => {
   it.each([
