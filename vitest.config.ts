@@ -6,6 +6,7 @@ const UNIT = ['test/unit/**/*.test.ts'];
 export default defineConfig({
   test: {
     pool: 'forks',
+    reporters: ['default', './test/helpers/closing-line-reporter.ts'],
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,
