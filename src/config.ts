@@ -7,6 +7,7 @@ import path from 'node:path';
  */
 
 export type Role = 'all' | 'api' | 'worker';
+export type DeliveryMode = 'catcher' | 'relay' | 'direct';
 
 interface Setting<T> {
   env: string;
@@ -111,6 +112,53 @@ const settings = {
     description: 'Seconds before the first retry and between it and the second; each later wait doubles, up to an hour.',
     default: '10',
     parse: int('MAILER_SMTP_RETRY_FIRST_SECONDS', 10, 1, 3600),
+  },
+  delivery: {
+    env: 'MAILER_DELIVERY',
+    description: 'How mail leaves: `catcher` (kept locally, shown in the console), `relay` (all mail through SMTP_URL) or `direct` (to each recipient domain\'s MX hosts on port 25). Every mode signs with DKIM and uses the VERP return path.',
+    default: '`relay` when SMTP_URL is set, else `catcher`',
+    parse: (raw: string | undefined, env: NodeJS.ProcessEnv) => {
+      const mode = optional(raw) ?? (optional(env.SMTP_URL) ? 'relay' : 'catcher');
+      if (mode !== 'catcher' && mode !== 'relay' && mode !== 'direct') throw new Error(`MAILER_DELIVERY must be catcher, relay or direct, got "${mode}"`);
+      if (mode === 'relay' && !optional(env.SMTP_URL)) throw new Error('MAILER_DELIVERY=relay needs SMTP_URL, the smart host to relay through');
+      return mode as DeliveryMode;
+    },
+  } satisfies Setting<DeliveryMode>,
+  hostname: {
+    env: 'MAILER_HOSTNAME',
+    description: 'The name the service gives in EHLO and in the Message-IDs it makes; also the MX host of return-path domains and, unless MAILER_SPF_INCLUDE is set, what SPF records authorise (`a:<hostname>`).',
+    default: 'the machine\'s host name',
+    parse: (raw: string | undefined) => (optional(raw) ?? os.hostname()).toLowerCase(),
+  },
+  returnPathDomain: {
+    env: 'MAILER_RETURN_PATH_DOMAIN',
+    description: 'One domain for every envelope sender (VERP `b-<token>@<domain>`), whose MX points at the inbound listener; unset, each sender domain has its own `rp.<domain>`, published among its DNS records.',
+    default: undefined,
+    parse: optional,
+  },
+  spfInclude: {
+    env: 'MAILER_SPF_INCLUDE',
+    description: 'A domain whose SPF record lists every address the service sends from; the SPF records to publish then say `include:<it>` instead of `a:<MAILER_HOSTNAME>`.',
+    default: undefined,
+    parse: optional,
+  },
+  dnsServers: {
+    env: 'MAILER_DNS_SERVERS',
+    description: 'Comma-separated `host[:port]` resolvers for MX lookups and domain verification.',
+    default: 'the system resolver',
+    parse: (raw: string | undefined) => (optional(raw) ?? '').split(',').map((s) => s.trim()).filter((s) => s !== ''),
+  },
+  mxPort: {
+    env: 'MAILER_MX_PORT',
+    description: 'The port direct delivery connects to on MX hosts (tests only).',
+    default: '25',
+    parse: int('MAILER_MX_PORT', 25, 1),
+  },
+  encryptionKey: {
+    env: 'MAILER_ENCRYPTION_KEY',
+    description: 'Key (32 bytes as 64 hex digits or base64) that encrypts DKIM private keys at rest; every process of one installation needs the same. Unset, one is generated into MAILER_DATA_DIR/encryption-key on first start.',
+    default: undefined,
+    parse: optional,
   },
   catcherPort: {
     env: 'MAILER_CATCHER_PORT',

@@ -38,13 +38,13 @@ export async function provisionTemporal(
   return { address: dev.address, uiUrl: dev.uiUrl };
 }
 
-/** The configured SMTP relay, else the mail catcher, whose simulated reports go where mailed-back ones do. */
+/** The configured SMTP relay, or (MAILER_DELIVERY=catcher) the mail catcher, whose simulated reports go where mailed-back ones do. */
 export async function provisionSmtp(
   config: Config,
   deps: { caught: CaughtMessagesRepo; onSimulatedReport: (report: Buffer) => Promise<unknown>; logger: Logger },
   stops: StopList,
 ): Promise<{ smtpUrl: string; catcher: Catcher | undefined }> {
-  if (config.smtpUrl) return { smtpUrl: config.smtpUrl, catcher: undefined };
+  if (config.delivery !== 'catcher') return { smtpUrl: config.smtpUrl ?? '', catcher: undefined };
   const catcher = await startCatcher({
     host: '127.0.0.1', port: config.catcherPort, dataDir: config.dataDir, repo: deps.caught, logger: deps.logger,
     onSimulatedReport: deps.onSimulatedReport,

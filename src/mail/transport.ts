@@ -1,53 +1,94 @@
 import nodemailer from 'nodemailer';
 import type { SendMailOptions } from 'nodemailer/lib/mailer';
 import { parseConnectionUrl } from 'nodemailer/lib/shared';
+import { classifySmtpError, rejectedRecipients, type SmtpFailure } from './smtp-outcome.js';
 
-/** The mail server's answer for an accepted message. */
-export interface SentInfo {
-  messageId: string;
+/** A recipient some server accepted, with that server's reply (`mx` is the host, in direct mode). */
+export interface AcceptedRecipient {
+  address: string;
   response: string;
-  accepted: string[];
-  rejected: string[];
-  rejectedErrors: unknown[];
+  mx?: string;
+}
+
+/** A recipient a server refused, permanently (`failure.kind` hard) or for now (soft). */
+export interface FailedRecipient {
+  address: string;
+  failure: SmtpFailure;
+}
+
+/**
+ * What became of every envelope recipient of one message. A transport sorts SMTP results here rather than
+ * throwing them: in direct mode one message goes to several servers, and each can answer differently.
+ */
+export interface TransportResult {
+  /** The Message-ID header sent. */
+  messageId: string;
+  accepted: AcceptedRecipient[];
+  /** Refused for good (5xx): bounced, never retried. */
+  refused: FailedRecipient[];
+  /** Refused for now (4xx, connection failure, time-out): retried later, to these recipients only. */
+  deferred: FailedRecipient[];
 }
 
 export interface MailTransport {
-  send(message: SendMailOptions): Promise<SentInfo>;
+  /** Sends `message` to `message.envelope.to`; rejects only on a fault of the service itself, never on an SMTP answer. */
+  send(message: SendMailOptions): Promise<TransportResult>;
   close(): void;
 }
 
 export interface TransportOptions {
   /** Simultaneous SMTP connections; sends beyond this wait for a free one. */
   maxConnections: number;
+  /** The name given in EHLO (MAILER_HOSTNAME). */
+  name?: string;
+}
+
+/** Bounded so that a hung server shows up as a soft failure, not a stuck worker. */
+export const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 } as const;
+
+/** The envelope recipients of a message as plain addresses. */
+export function envelopeRecipients(message: SendMailOptions): string[] {
+  const to = (message.envelope as { to?: unknown } | undefined)?.to;
+  return (Array.isArray(to) ? to : to === undefined ? [] : [to]).map(String);
 }
 
 /**
- * A pooled SMTP transport to the smart host (or the built-in catcher). Connections are reused across
- * messages; timeouts are bounded so that a hung server shows up as a soft failure, not a stuck worker.
+ * A pooled SMTP transport to one server: the smart host of relay mode, or the built-in catcher.
+ * Connections are reused across messages. Whatever the server answers applies to every recipient it did
+ * not refuse one by one: its one reply is the relay's verdict on the whole message.
  */
 export function createMailTransport(url: string, options: TransportOptions): MailTransport {
   const parsed = parseConnectionUrl(url) as Record<string, unknown>;
   const transporter = nodemailer.createTransport({
     ...parsed,
+    ...(options.name === undefined ? {} : { name: options.name }),
     pool: true,
     maxConnections: options.maxConnections,
     maxMessages: Infinity,
-    connectionTimeout: 10_000,
-    greetingTimeout: 10_000,
-    socketTimeout: 30_000,
+    ...SMTP_TIMEOUTS,
     logger: false,
   });
   return {
     async send(message) {
-      const info = await transporter.sendMail(message);
-      return {
-        messageId: info.messageId,
-        response: info.response,
-        accepted: (info.accepted as unknown[]).map(String),
-        rejected: (info.rejected as unknown[]).map(String),
-        rejectedErrors: ((info as { rejectedErrors?: unknown[] }).rejectedErrors ?? []),
-      };
+      const recipients = envelopeRecipients(message);
+      try {
+        const info = await transporter.sendMail(message);
+        const refused = rejectedRecipients(info as { rejected?: unknown[]; rejectedErrors?: unknown[] });
+        const accepted = (info.accepted as unknown[]).map((a) => ({ address: String(a), response: info.response }));
+        return { messageId: info.messageId, accepted, ...split(refused) };
+      } catch (err) {
+        const failure = classifySmtpError(err);
+        // A server that refused every recipient names each with its own reply.
+        const named = rejectedRecipients(err as { rejected?: unknown[]; rejectedErrors?: unknown[] });
+        const failed = named.length > 0 ? named : recipients.map((address) => ({ address, failure }));
+        return { messageId: String(message.messageId ?? ''), accepted: [], ...split(failed) };
+      }
     },
     close: () => transporter.close(),
   };
+}
+
+/** Failures sorted into refused (hard) and deferred (soft). */
+export function split(failed: FailedRecipient[]): { refused: FailedRecipient[]; deferred: FailedRecipient[] } {
+  return { refused: failed.filter((f) => f.failure.kind === 'hard'), deferred: failed.filter((f) => f.failure.kind === 'soft') };
 }

@@ -3,7 +3,6 @@ import { composeMessage } from '../mail/compose.js';
 import {
   deliveredOutcome, hardBounceOutcome, recipientsOf, rejectedOutcome, suppressedOutcome,
 } from '../mail/delivery-outcome.js';
-import { classifySmtpError, rejectedRecipients } from '../mail/smtp-outcome.js';
 import type { DeliveryDeps } from './delivery-activities.js';
 
 export type SendOutcome = 'sent' | 'bounced' | 'soft' | 'skipped';
@@ -44,24 +43,24 @@ export function createEmailSender(deps: DeliveryDeps) {
     const envelopeTo = recipients.filter((r) => !skipped.includes(r));
     const message = composeMessage(tracked, loaded.attachments, { envelopeTo, reportToken: deps.reportToken(email.id) });
     const handedAt = new Date();
-    try {
-      const info = await transport.send(message);
-      await finish(token, deliveredOutcome(email, {
-        handedAt, acceptedAt: new Date(), messageId: info.messageId, response: info.response,
-        accepted: info.accepted.map(String), refused: rejectedRecipients(info), suppressed: skipped,
-      }));
-      return 'sent';
-    } catch (err) {
-      const failure = classifySmtpError(err);
-      if (failure.kind === 'hard') {
-        await finish(token, hardBounceOutcome(email, handedAt, failure, rejectedRecipients(err as object), envelopeTo));
-        logger.info({ emailId: email.id, code: failure.code, status: failure.status }, 'email refused permanently');
-        return 'bounced';
-      }
-      await emailDeliveries.release(token, email.id, failure.diagnostic);
-      logger.warn({ emailId: email.id, code: failure.code, diagnostic: failure.diagnostic }, 'email failed temporarily');
+    const result = await transport.send(message);
+    if (result.deferred.length > 0) {
+      const diagnostic = result.deferred[0]!.failure.diagnostic;
+      await emailDeliveries.release(token, email.id, diagnostic);
+      logger.warn({ emailId: email.id, code: result.deferred[0]!.failure.code, diagnostic }, 'email failed temporarily');
       return 'soft';
     }
+    if (result.accepted.length === 0) {
+      const failure = result.refused[0]!.failure;
+      await finish(token, hardBounceOutcome(email, handedAt, failure, result.refused, envelopeTo));
+      logger.info({ emailId: email.id, code: failure.code, status: failure.status }, 'email refused permanently');
+      return 'bounced';
+    }
+    await finish(token, deliveredOutcome(email, {
+      handedAt, acceptedAt: new Date(), messageId: result.messageId, response: result.accepted[0]!.response,
+      accepted: result.accepted.map((a) => a.address), refused: result.refused, suppressed: skipped,
+    }));
+    return 'sent';
   }
 
   /** Of the recipients of `loaded`, those suppressed for their account (one query per chunk). */
