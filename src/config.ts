@@ -154,6 +154,12 @@ const settings = {
     default: '25',
     parse: int('MAILER_MX_PORT', 25, 1),
   },
+  mxAllowPrivate: {
+    env: 'MAILER_MX_ALLOW_PRIVATE',
+    description: '`1` lets direct delivery connect to MX hosts at loopback and private addresses (tests, private networks); refused by default, so a recipient domain cannot point the service at internal hosts.',
+    default: '0',
+    parse: flag,
+  },
   encryptionKey: {
     env: 'MAILER_ENCRYPTION_KEY',
     description: 'Key (32 bytes as 64 hex digits or base64) that encrypts DKIM private keys at rest; every process of one installation needs the same. Unset, one is generated into MAILER_DATA_DIR/encryption-key on first start.',
