@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { IDEMPOTENCY_TTL_HOURS } from '../domain/limits.js';
 import type { Catcher } from '../mail/catcher.js';
+import { makeReturnPath, returnPathDomain } from '../mail/return-path.js';
 import { createMailTransport, type MailTransport } from '../mail/transport.js';
 import { retryAtStart } from '../retry-at-start.js';
 import { createDeliveryActivities } from '../temporal/delivery-activities.js';
@@ -27,7 +28,7 @@ export async function startWorkerRole(
   const { smtpUrl, catcher } = await provisionSmtp(config, {
     caught: repos.caught, logger, onSimulatedReport: (report) => core.inboundFeedback.receive(report),
   }, stops);
-  const transport: MailTransport = createMailTransport(smtpUrl, { maxConnections: 8 });
+  const transport: MailTransport = createMailTransport(smtpUrl, { maxConnections: 8, name: config.hostname });
   stops.onStop(async () => transport.close());
   // The worker waits for a Temporal that is not up yet (the API role needs none to start: see client.ts).
   const worker: TemporalWorker = await retryAtStart({
@@ -67,6 +68,8 @@ function createWorker(core: Core, transport: MailTransport, notifyQueued: () => 
         emailDeliveries: repos.emailDeliveries, suppressions: repos.suppressions, transport, logger, metrics: core.metrics,
         rewriteForTracking: core.linkTracker.rewrite,
         reportToken: core.reportTokens.sign,
+        returnPath: (emailId, senderDomain) => makeReturnPath(core.reportTokens, emailId, returnPathDomain(senderDomain, config.returnPathDomain)),
+        dkimKey: async () => undefined,
         judgeAccount: (accountId) => core.health.evaluate(accountId),
       }),
       ...createWebhookActivities({

@@ -7,21 +7,49 @@ import { REPORT_TOKEN_HEADER } from './report-token.js';
 const addressed = (m: Mailbox) => ({ name: m.name, address: m.address });
 const listOf = (list: Mailbox[]) => (list.length > 0 ? list.map(addressed) : undefined);
 
+/** A DKIM key as nodemailer signs with it: `d=` domainName, `s=` keySelector, a PEM private key. */
+export interface DkimSigningKey {
+  domainName: string;
+  keySelector: string;
+  privateKey: string;
+}
+
+/** How one attempt sends an email: to whom, with which proofs, signed with which key. */
+export interface Sending {
+  envelopeTo: string[];
+  reportToken: string;
+  /** The envelope sender: the VERP return path naming the email (return-path.ts). */
+  returnPath: string;
+  dkim: DkimSigningKey | undefined;
+}
+
+/**
+ * The headers the DKIM signature covers (RFC 6376 5.4.1's list plus our own): what a receiver shows or acts on,
+ * so none of it can be changed in transit without breaking the signature. Relaxed/relaxed canonicalization
+ * (nodemailer's only one) survives the re-folding relays do.
+ */
+const SIGNED_HEADERS = [
+  'From', 'Sender', 'Reply-To', 'Subject', 'Date', 'Message-ID', 'To', 'Cc', 'MIME-Version', 'Content-Type',
+  'Content-Transfer-Encoding', 'Content-ID', 'Content-Description', 'In-Reply-To', 'References', 'List-Id',
+  'List-Unsubscribe', 'List-Unsubscribe-Post', 'X-Mail-Email-Id',
+].join(':');
+
 /**
  * The MIME message of a stored email, built from the mailboxes parsed at acceptance, and its SMTP envelope,
- * set explicitly: the envelope sender is the From address the sender rules judged, and the recipients are
+ * set explicitly: the envelope sender is the email's return path (so bounces come back to the service, and
+ * SPF is checked against the return-path domain, not the customer's), and the recipients are
  * exactly `envelopeTo` (the stored to, cc and bcc less any suppressed), never what nodemailer would derive
  * from the headers. Bcc recipients are in the envelope only. The Message-ID was fixed when the email was
  * accepted, so every attempt carries the same one and receivers can tell a resend from a new message.
  * `reportToken` (report-token.ts) comes back quoted in complaint and bounce reports and proves them genuine.
  */
-export function composeMessage(email: EmailRow, attachments: StoredAttachment[], send: { envelopeTo: string[]; reportToken: string }): SendMailOptions {
+export function composeMessage(email: EmailRow, attachments: StoredAttachment[], send: Sending): SendMailOptions {
   return {
     from: addressed(email.from),
     to: listOf(email.to),
     cc: listOf(email.cc),
     replyTo: listOf(email.replyTo),
-    envelope: { from: email.from.address, to: send.envelopeTo },
+    envelope: { from: send.returnPath, to: send.envelopeTo },
     subject: email.subject,
     html: email.html === '' ? undefined : email.html,
     text: email.text === '' ? undefined : email.text,
@@ -32,5 +60,6 @@ export function composeMessage(email: EmailRow, attachments: StoredAttachment[],
     // Content comes only from the request: never let a value make nodemailer read a file or fetch a URL.
     disableFileAccess: true,
     disableUrlAccess: true,
+    ...(send.dkim ? { dkim: { ...send.dkim, headerFieldNames: SIGNED_HEADERS } } : {}),
   };
 }

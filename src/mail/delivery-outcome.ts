@@ -2,18 +2,23 @@ import type { DeliveryOutcome } from '../db/repos/email-deliveries-repo.js';
 import type { EmailRow } from '../db/repos/emails-repo.js';
 import { type BounceType, type BouncedRecipient, event, type NewEvent, suppressionsOf } from '../domain/events.js';
 import { newId } from '../ids.js';
-import type { SmtpFailure } from './smtp-outcome.js';
+import type { TransportResult } from './transport.js';
 
 /**
  * The outcome of one delivery attempt as the email's new status, its events and the addresses to suppress.
  * Pure apart from fresh ids, so every rule of the event model is in this one file:
  *
- * - accepted by the server: `send` then `delivery`; recipients the server refused get a Permanent bounce
- *   event (and are suppressed) while the email, delivered to the others, ends `delivered`;
- * - refused permanently (5xx): `send` then a Permanent `bounce`; the email ends `bounced`;
- * - the retry budget spent on temporary failures: `send` then a Transient `bounce`;
+ * - recipients a server accepted: `delivery`, one event per server reply (in direct mode each recipient
+ *   domain's MX answers for its own); recipients refused for good: a Permanent `bounce` (and suppressed);
+ * - the first attempt that hands the message to any server also records `send`, once per email;
+ * - recipients deferred (4xx, unreachable) while others were answered: the email stays `pending` with just
+ *   those left to deliver (`remaining`), and later attempts send to them only;
+ * - the retry budget spent on temporary failures: a Transient `bounce` of the recipients still remaining;
  * - every recipient suppressed: a `bounce` with subtype `Suppressed` and no `send` (nothing left the service);
  * - the account paused or banned before delivery: `reject`, and the email ends `bounced`.
+ *
+ * An email ends `delivered` when any server accepted it for any recipient (in this attempt or an earlier
+ * one), else `bounced`.
  */
 
 /** RFC 3463: "delivery time expired", what a Transient bounce says when the last reply gave no code. */
@@ -26,6 +31,11 @@ export function recipientsOf(email: Pick<EmailRow, 'to' | 'cc' | 'bcc'>): string
   return [...new Set(all)];
 }
 
+/** The recipients an attempt still has to deliver to: those left by an earlier partial attempt, else all. */
+export function pendingRecipientsOf(email: Pick<EmailRow, 'to' | 'cc' | 'bcc' | 'remainingRecipients'>): string[] {
+  return email.remainingRecipients ?? recipientsOf(email);
+}
+
 function bounceEvent(at: Date, type: BounceType, subtype: 'General' | 'Suppressed', recipients: BouncedRecipient[]): NewEvent {
   return event(newId('event'), 'bounce', at, { bounce_type: type, bounce_subtype: subtype, bounced_recipients: recipients });
 }
@@ -33,66 +43,66 @@ function bounceEvent(at: Date, type: BounceType, subtype: 'General' | 'Suppresse
 const suppressedRecipients = (addresses: string[]): BouncedRecipient[] =>
   addresses.map((a) => ({ email_address: a, status: '5.1.1', diagnostic_code: SUPPRESSED_DIAGNOSTIC }));
 
-export interface Accepted {
+/** No `send` event yet: no earlier attempt handed this email to a server. */
+const firstHanding = (email: Pick<EmailRow, 'remainingRecipients'>) => email.remainingRecipients === null;
+
+/** What the servers of one attempt answered, and who was left out as suppressed. */
+export interface Attempt extends Pick<TransportResult, 'accepted' | 'refused' | 'deferred'> {
   handedAt: Date;
-  acceptedAt: Date;
+  answeredAt: Date;
   messageId: string;
-  response: string;
-  accepted: string[];
-  /** Recipients the server refused while accepting others. */
-  refused: { address: string; failure: SmtpFailure }[];
   /** Recipients left out because they are suppressed. */
   suppressed: string[];
 }
 
-export function deliveredOutcome(email: EmailRow, a: Accepted): DeliveryOutcome {
-  const events: NewEvent[] = [
-    event(newId('event'), 'send', a.handedAt, {}),
-    event(newId('event'), 'delivery', a.acceptedAt, {
-      processing_time_millis: Math.max(0, a.acceptedAt.getTime() - email.createdAt.getTime()),
-      recipients: a.accepted.map((r) => r.toLowerCase()),
-      smtp_response: a.response,
-    }),
-  ];
-  const hard = a.refused.filter((r) => r.failure.kind === 'hard');
-  if (hard.length > 0) {
-    events.push(bounceEvent(a.acceptedAt, 'Permanent', 'General', hard.map((r) => ({
+/** One `delivery` event per distinct server reply, each naming the recipients it accepted. */
+function deliveryEvents(email: EmailRow, a: Attempt): NewEvent[] {
+  const byReply = new Map<string, string[]>();
+  for (const r of a.accepted) byReply.set(r.response, [...(byReply.get(r.response) ?? []), r.address.toLowerCase()]);
+  return [...byReply].map(([response, recipients]) => event(newId('event'), 'delivery', a.answeredAt, {
+    processing_time_millis: Math.max(0, a.answeredAt.getTime() - email.createdAt.getTime()),
+    recipients,
+    smtp_response: response,
+  }));
+}
+
+/** An attempt in which some server answered for at least one recipient (the others may be deferred). */
+export function attemptOutcome(email: EmailRow, a: Attempt): DeliveryOutcome {
+  const events: NewEvent[] = firstHanding(email) ? [event(newId('event'), 'send', a.handedAt, {})] : [];
+  events.push(...deliveryEvents(email, a));
+  if (a.refused.length > 0) {
+    events.push(bounceEvent(a.answeredAt, 'Permanent', 'General', a.refused.map((r) => ({
       email_address: r.address.toLowerCase(), status: r.failure.status, diagnostic_code: r.failure.diagnostic,
     }))));
   }
-  if (a.suppressed.length > 0) events.push(bounceEvent(a.acceptedAt, 'Permanent', 'Suppressed', suppressedRecipients(a.suppressed)));
-  return {
-    id: email.id, status: 'delivered', messageId: a.messageId, response: a.response, sentAt: a.acceptedAt, events,
-    suppress: suppressionsOf(hard.map((r) => r.address), 'bounce'),
+  if (a.suppressed.length > 0) events.push(bounceEvent(a.answeredAt, 'Permanent', 'Suppressed', suppressedRecipients(a.suppressed)));
+  const suppress = suppressionsOf(a.refused.map((r) => r.address), 'bounce');
+  const delivered = a.accepted.length > 0 || email.sentAt !== null;
+  const firstAccepted = a.accepted[0];
+  const common = {
+    id: email.id, events, suppress,
+    ...(firstAccepted ? { messageId: a.messageId, response: firstAccepted.response, sentAt: email.sentAt ?? a.answeredAt } : {}),
   };
+  if (a.deferred.length > 0) {
+    return { ...common, status: 'pending', remaining: a.deferred.map((d) => d.address.toLowerCase()), error: a.deferred[0]!.failure.diagnostic };
+  }
+  if (delivered) return { ...common, status: 'delivered' };
+  return { ...common, status: 'bounced', error: a.refused[0]?.failure.diagnostic ?? 'refused' };
 }
 
-/** A permanent refusal of the whole message, or of every recipient (`refused` names them when the server did). */
-export function hardBounceOutcome(email: EmailRow, at: Date, failure: SmtpFailure, refused: { address: string; failure: SmtpFailure }[], sent: string[]): DeliveryOutcome {
-  const recipients: BouncedRecipient[] = refused.length > 0
-    ? refused.map((r) => ({ email_address: r.address.toLowerCase(), status: r.failure.status, diagnostic_code: r.failure.diagnostic }))
-    : sent.map((address) => ({ email_address: address, status: failure.status, diagnostic_code: failure.diagnostic }));
-  return {
-    id: email.id,
-    status: 'bounced',
-    error: failure.diagnostic,
-    events: [event(newId('event'), 'send', at, {}), bounceEvent(at, 'Permanent', 'General', recipients)],
-    suppress: suppressionsOf(recipients.map((r) => r.email_address), 'bounce'),
-  };
-}
-
-/** The retry budget is spent: the last temporary failure becomes a Transient bounce of every recipient. */
+/** The retry budget is spent: the last temporary failure becomes a Transient bounce of the recipients still remaining. */
 export function transientBounceOutcome(email: EmailRow, at: Date, lastError: string): DeliveryOutcome {
   const status = /\b(4\.\d{1,3}\.\d{1,3})\b/.exec(lastError)?.[1] ?? EXPIRED_STATUS;
   const diagnostic = lastError === '' ? 'retry budget exhausted after temporary failures' : lastError;
+  // Ids are time-ordered and events list in id order: `send` is made first.
+  const send = firstHanding(email) ? [event(newId('event'), 'send', at, {})] : [];
+  const bounce = bounceEvent(at, 'Transient', 'General', pendingRecipientsOf(email).map((a) => ({ email_address: a, status, diagnostic_code: diagnostic })));
   return {
     id: email.id,
-    status: 'bounced',
+    // Delivered to some recipients by an earlier attempt: it stays delivered, with these ones bounced.
+    status: email.sentAt === null ? 'bounced' : 'delivered',
     error: diagnostic,
-    events: [
-      event(newId('event'), 'send', at, {}),
-      bounceEvent(at, 'Transient', 'General', recipientsOf(email).map((a) => ({ email_address: a, status, diagnostic_code: diagnostic }))),
-    ],
+    events: [...send, bounce],
     suppress: [],
   };
 }

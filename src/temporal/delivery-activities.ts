@@ -5,6 +5,7 @@ import type { SuppressionsRepo } from '../db/repos/suppressions-repo.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { transientBounceOutcome } from '../mail/delivery-outcome.js';
+import type { DkimSigningKey } from '../mail/compose.js';
 import type { MailTransport } from '../mail/transport.js';
 import { createEmailSender, type EmailSender, type SendOutcome } from './email-sender.js';
 
@@ -24,6 +25,10 @@ export interface DeliveryDeps {
   rewriteForTracking: (html: string, emailId: string, opts: { open: boolean; click: boolean }) => string;
   /** The signed token (report-token.ts) every message carries, so reports about it can prove they are genuine. */
   reportToken: (emailId: string) => string;
+  /** The VERP envelope sender of an email (return-path.ts), carrying the same token. */
+  returnPath: (emailId: string, senderDomain: string) => string;
+  /** The DKIM key that signs mail from a domain of an account; undefined sends unsigned. */
+  dkimKey: (accountId: string, domain: string) => Promise<DkimSigningKey | undefined>;
   /** Lets the health policy judge an account after a counted bounce. */
   judgeAccount: (accountId: string) => Promise<unknown>;
   logger: Logger;

@@ -1,8 +1,6 @@
 import type { DeliveryOutcome, LoadedEmail } from '../db/repos/email-deliveries-repo.js';
 import { composeMessage } from '../mail/compose.js';
-import {
-  deliveredOutcome, hardBounceOutcome, recipientsOf, rejectedOutcome, suppressedOutcome,
-} from '../mail/delivery-outcome.js';
+import { attemptOutcome, pendingRecipientsOf, recipientsOf, rejectedOutcome, suppressedOutcome } from '../mail/delivery-outcome.js';
 import type { DeliveryDeps } from './delivery-activities.js';
 
 export type SendOutcome = 'sent' | 'bounced' | 'soft' | 'skipped';
@@ -31,36 +29,46 @@ export function createEmailSender(deps: DeliveryDeps) {
       await finish(token, rejectedOutcome(email, new Date(), `account ${sender.accountStatus}`));
       return 'bounced';
     }
-    const recipients = recipientsOf(email);
+    const recipients = pendingRecipientsOf(email);
     const skipped = recipients.filter((r) => suppressed.has(`${email.accountId} ${r}`));
-    if (skipped.length === recipients.length) {
-      await finish(token, suppressedOutcome(email, new Date(), skipped));
-      return 'bounced';
-    }
-    const tracked = email.html !== '' && (sender.openTracking || sender.clickTracking)
-      ? { ...email, html: deps.rewriteForTracking(email.html, email.id, { open: sender.openTracking, click: sender.clickTracking }) }
-      : email;
     const envelopeTo = recipients.filter((r) => !skipped.includes(r));
-    const message = composeMessage(tracked, loaded.attachments, { envelopeTo, reportToken: deps.reportToken(email.id) });
+    if (envelopeTo.length === 0) {
+      // Every recipient left is suppressed: nothing to hand over (an earlier attempt may have delivered to others).
+      const outcome = email.remainingRecipients === null
+        ? suppressedOutcome(email, new Date(), skipped)
+        : attemptOutcome(email, { accepted: [], refused: [], deferred: [], handedAt: new Date(), answeredAt: new Date(), messageId: '', suppressed: skipped });
+      await finish(token, outcome);
+      return outcome.status === 'delivered' ? 'sent' : 'bounced';
+    }
+    const message = composeMessage(withTracking(email, sender), loaded.attachments, {
+      envelopeTo,
+      reportToken: deps.reportToken(email.id),
+      returnPath: deps.returnPath(email.id, email.senderDomain),
+      dkim: await deps.dkimKey(email.accountId, email.senderDomain),
+    });
     const handedAt = new Date();
     const result = await transport.send(message);
-    if (result.deferred.length > 0) {
-      const diagnostic = result.deferred[0]!.failure.diagnostic;
-      await emailDeliveries.release(token, email.id, diagnostic);
-      logger.warn({ emailId: email.id, code: result.deferred[0]!.failure.code, diagnostic }, 'email failed temporarily');
+    if (result.accepted.length === 0 && result.refused.length === 0) {
+      // Nothing was answered for good: the email stays as it was, free for the next attempt.
+      const { failure } = result.deferred[0] ?? { failure: { code: 0, diagnostic: 'no recipient answered' } };
+      await emailDeliveries.release(token, email.id, failure.diagnostic);
+      logger.warn({ emailId: email.id, code: failure.code, diagnostic: failure.diagnostic }, 'email failed temporarily');
       return 'soft';
     }
-    if (result.accepted.length === 0) {
-      const failure = result.refused[0]!.failure;
-      await finish(token, hardBounceOutcome(email, handedAt, failure, result.refused, envelopeTo));
-      logger.info({ emailId: email.id, code: failure.code, status: failure.status }, 'email refused permanently');
-      return 'bounced';
+    const outcome = attemptOutcome(email, { ...result, handedAt, answeredAt: new Date(), suppressed: skipped });
+    await finish(token, outcome);
+    if (outcome.status === 'pending') {
+      logger.info({ emailId: email.id, remaining: outcome.remaining, diagnostic: outcome.error }, 'email delivered in part; the rest is retried');
+      return 'soft';
     }
-    await finish(token, deliveredOutcome(email, {
-      handedAt, acceptedAt: new Date(), messageId: result.messageId, response: result.accepted[0]!.response,
-      accepted: result.accepted.map((a) => a.address), refused: result.refused, suppressed: skipped,
-    }));
-    return 'sent';
+    if (outcome.status === 'bounced') logger.info({ emailId: email.id, diagnostic: outcome.error }, 'email refused permanently');
+    return outcome.status === 'delivered' ? 'sent' : 'bounced';
+  }
+
+  /** The HTML with the open pixel and rewritten links, when the sender's domain tracks. */
+  function withTracking(email: LoadedEmail['email'], sender: LoadedEmail['sender']): LoadedEmail['email'] {
+    if (email.html === '' || !(sender.openTracking || sender.clickTracking)) return email;
+    return { ...email, html: deps.rewriteForTracking(email.html, email.id, { open: sender.openTracking, click: sender.clickTracking }) };
   }
 
   /** Of the recipients of `loaded`, those suppressed for their account (one query per chunk). */

@@ -3,6 +3,7 @@ import { admin, createKey, createSender } from '../helpers/admin-fixtures.js';
 import { batchItems as items, useBatchStack } from '../helpers/batch-api.js';
 import { call, expectValidationError, validEmail } from '../helpers/http.js';
 import { ISO_MS as ISO, nextUtcMidnight, sleep } from '../helpers/time.js';
+import { returnPathPattern } from '../helpers/return-path.js';
 
 /**
  * Batch jobs against the real service: PostgreSQL, Temporal and a receiving SMTP server that refuses
@@ -45,7 +46,7 @@ describe('POST /emails/batch', () => {
     expect(msgs).toHaveLength(3);
     const bySubject = new Map(msgs.map((m) => [m.parsed.subject!, m]));
     const m0 = bySubject.get('full 0')!;
-    expect(m0.envelopeFrom).toBe('sender@example.com');
+    expect(m0.envelopeFrom).toMatch(returnPathPattern(/em_[0-9a-z]{26}/, 'example.com'));
     expect(m0.envelopeTo.sort()).toEqual(['one-bcc@example.net', 'one-cc@example.net', 'one@example.net']);
     expect(m0.raw.toString()).not.toContain('one-bcc@example.net');
     expect(m0.parsed.replyTo?.text).toBe('one-reply@example.com');
@@ -53,7 +54,7 @@ describe('POST /emails/batch', () => {
     expect(m0.parsed.headers.get('x-item')).toBe('zero');
     expect(m0.parsed.attachments.map((a) => [a.filename, a.content.toString()])).toEqual([['a.txt', 'first file']]);
     const m1 = bySubject.get('full 1')!;
-    expect(m1.envelopeFrom).toBe('other@example.com');
+    expect(m1.envelopeFrom).toMatch(returnPathPattern(/em_[0-9a-z]{26}/, 'example.com'));
     expect(m1.envelopeTo.sort()).toEqual(['two-b@example.net', 'two@example.net']);
     expect(m1.parsed.replyTo?.text).toBe('two-reply@example.com');
     expect(m1.parsed.text?.trim()).toBe('second one');

@@ -5,10 +5,14 @@ import { type EmailRaw, type EmailRow, type StoredAttachment, toEmail } from './
 import { recordedWithChange } from './events-repo.js';
 import { createGroupQueue } from './group-queue.js';
 
-/** How an email ended: `delivered` (a server accepted it) or `bounced` (refused, rejected or suppressed). */
+/**
+ * What an attempt made of an email: `delivered` (a server accepted it), `bounced` (refused, rejected or
+ * suppressed), or still `pending` for the `remaining` recipients some server asked to try again later.
+ */
 export interface DeliveryOutcome {
   id: string;
-  status: 'delivered' | 'bounced';
+  status: 'delivered' | 'bounced' | 'pending';
+  remaining?: string[];
   messageId?: string;
   response?: string;
   sentAt?: Date;
@@ -95,7 +99,8 @@ export function createEmailDeliveriesRepo(sql: Sql) {
         with changed as (
           update emails set status = ${o.status}, message_id = coalesce(${o.messageId ?? null}, message_id),
             smtp_response = coalesce(${o.response ?? null}, smtp_response), sent_at = coalesce(${o.sentAt ?? null}::timestamptz, sent_at),
-            last_error = ${o.error ?? null}, lease_token = null, lease_until = null
+            last_error = ${o.error ?? null}, lease_token = null, lease_until = null,
+            remaining_recipients = ${o.status === 'pending' ? o.remaining ?? null : sql`remaining_recipients`}
           where id = ${o.id} and lease_token = ${token} and status = 'pending'
           returning id, account_id, job_type, job_id),
         counted as (

@@ -51,6 +51,8 @@ export interface EmailRow extends Mailboxes {
   attempts: number;
   createdAt: Date;
   sentAt: Date | null;
+  /** Recipients still to deliver to after an attempt some server deferred (null: all of them). */
+  remainingRecipients: string[] | null;
 }
 
 export interface EmailSummaryRow {
@@ -73,6 +75,7 @@ export type EmailRaw = {
   subject: string; html: string; text_body: string;
   headers: Record<string, string>; tags: Record<string, string>; status: EmailStatus; message_id: string;
   header_message_id: string; attachment_count: number; attempts: number; created_at: Date; sent_at: Date | null;
+  remaining_recipients?: string[] | null;
 };
 
 export const toEmail = (r: EmailRaw): EmailRow => ({
@@ -80,6 +83,7 @@ export const toEmail = (r: EmailRaw): EmailRow => ({
   subject: r.subject, html: r.html, text: r.text_body,
   headers: r.headers, tags: r.tags, status: r.status, messageId: r.message_id, headerMessageId: r.header_message_id,
   attachmentCount: r.attachment_count, attempts: r.attempts, createdAt: r.created_at, sentAt: r.sent_at,
+  remainingRecipients: r.remaining_recipients ?? null,
 });
 
 /** The idempotency record written in the same transaction as the emails it answered for. */
