@@ -6,10 +6,13 @@ export const CONFIG_TABLE_END = '<!-- config:end -->';
 
 const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
+/** A value as code; a default said in words (it has a space) as it is written. */
+const defaultCell = (d: string | undefined) => (d === undefined ? 'unset' : d.includes(' ') ? cell(d) : `\`${cell(d)}\``);
+
 /** The Markdown table of every setting config.ts declares, in its order. */
 export function renderConfigTable(): string {
   const rows = describeConfig().map(
-    (s) => `| \`${s.env}\` | ${cell(s.description)} | ${s.default === undefined ? 'unset' : `\`${cell(s.default)}\``} |`,
+    (s) => `| \`${s.env}\` | ${cell(s.description)} | ${defaultCell(s.default)} |`,
   );
   return ['| variable | meaning | default |', '|---|---|---|', ...rows].join('\n');
 }
