@@ -49,7 +49,7 @@ const settings = {
   temporalNamespace: { env: 'TEMPORAL_NAMESPACE', description: 'Temporal namespace.', default: 'default', parse: str('default') },
   taskQueue: { env: 'TEMPORAL_TASK_QUEUE', description: 'Temporal task queue.', default: 'mail', parse: str('mail') },
   temporalCliPath: { env: 'TEMPORAL_CLI_PATH', description: 'Path of the `temporal` CLI used for the embedded dev server.', default: undefined, parse: optional },
-  smtpUrl: { env: 'SMTP_URL', description: 'Smart host all mail is relayed through (smtp://user:pass@host:587, smtps://...).', default: undefined, parse: optional },
+  smtpUrl: { env: 'SMTP_URL', description: 'Smart host all mail is relayed through in `relay` mode (smtp://user:pass@host:587, smtps://...).', default: undefined, parse: optional },
   dataDir: {
     env: 'MAILER_DATA_DIR',
     description: 'Where embedded state lives (PostgreSQL and its `postgres-password`, Temporal, caught mail, the admin token).',
@@ -168,7 +168,7 @@ const settings = {
   },
   catcherPort: {
     env: 'MAILER_CATCHER_PORT',
-    description: 'Port of the built-in mail catcher (used when SMTP_URL is unset; 0 picks a free port).',
+    description: 'Port of the built-in mail catcher (MAILER_DELIVERY=catcher, the default without SMTP_URL; 0 picks a free port).',
     default: '2525',
     parse: int('MAILER_CATCHER_PORT', 2525),
   },
