@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDirectTransport, type DirectTransportOptions } from '../../src/mail/direct/direct-transport.js';
+import { createHostPools } from '../../src/mail/direct/host-pool.js';
 import type { MailTransport } from '../../src/mail/transport.js';
 import { fakeDnsResolver, type FakeZone } from '../helpers/fake-dns-resolver.js';
 import { MX_TLS, startMxHosts, type MxHostSpec, type MxNetwork } from '../helpers/mx-hosts.js';
@@ -202,5 +203,26 @@ describe('direct MX delivery against real SMTP servers', () => {
     const result = await transport.send(message(['a@lo.test']));
     expect(result.deferred).toEqual([{ address: 'a@lo.test', failure: expect.objectContaining({ kind: 'soft', code: 0 }) }]);
     expect(hosts[0]?.connections).toBe(0);
+  });
+});
+
+describe('host pools', () => {
+  it('keep at most maxPools, closing the least recently used idle one to make room', async () => {
+    network = await startMxHosts([{ address: '127.0.0.2' }, { address: '127.0.0.3' }]);
+    const [first, second] = network.hosts;
+    const pools = createHostPools({ port: network.port, name: 'mailer.test', maxConnectionsPerHost: 2, idleMs: 30_000, maxPools: 1, logger: pino({ level: 'silent' }) });
+    try {
+      const mail = (to: string) => ({ envelope: { from: 'a@sender.test', to: [to] }, text: 'x' });
+      await pools.send({ exchange: 'one.test', address: '127.0.0.2' }, mail('a@one.test'));
+      await pools.send({ exchange: 'two.test', address: '127.0.0.3' }, mail('b@two.test'));
+      expect(pools.size()).toBe(1);
+      await waitUntil(() => first?.open === 0);
+      expect(second?.open).toBe(1);
+      await pools.send({ exchange: 'one.test', address: '127.0.0.2' }, mail('c@one.test'));
+      expect(first?.connections).toBe(2);
+      expect(first?.received).toHaveLength(2);
+    } finally {
+      pools.close();
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDirectTransport } from '../../src/mail/direct/direct-transport.js';
-import { judgeFailure } from '../../src/mail/direct/target-attempt.js';
+import { isTlsFailure, judgeFailure } from '../../src/mail/direct/target-attempt.js';
 import type { MailTransport } from '../../src/mail/transport.js';
 import { fakeDnsResolver, type FakeZone } from '../helpers/fake-dns-resolver.js';
 
@@ -69,5 +69,15 @@ describe('judgeFailure: what a failed transaction means for its recipients', () 
       rejectedErrors: [{ responseCode: 550, response: '550 5.1.1 unknown' }, { responseCode: 450, response: '450 4.2.0 try later' }],
     };
     expect(judgeFailure(err, rcpts)).toMatchObject({ done: true, failed: [{ address: 'a@x.test', failure: { kind: 'hard', status: '5.1.1' } }, { address: 'b@x.test', failure: { kind: 'soft' } }] });
+  });
+});
+
+describe('isTlsFailure: when a plain-text retry is worth it', () => {
+  it('recognises nodemailer\'s ETLS and OpenSSL handshake errors, and nothing else', () => {
+    expect(isTlsFailure({ code: 'ETLS', message: 'Error initiating TLS' })).toBe(true);
+    expect(isTlsFailure({ code: 'ESOCKET', originalCode: 'ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION', message: 'x' })).toBe(true);
+    expect(isTlsFailure({ code: 'ESOCKET', message: 'Client network socket disconnected before secure TLS connection was established' })).toBe(true);
+    expect(isTlsFailure({ code: 'ESOCKET', message: 'connect ECONNREFUSED 127.0.0.2:25' })).toBe(false);
+    expect(isTlsFailure({ code: 'EENVELOPE', responseCode: 451, message: 'greylisted' })).toBe(false);
   });
 });
