@@ -34,6 +34,7 @@ function banner(m: Mailer): string {
   }
   if (m.inboundUrl) lines.push(`  Reports in    ${m.inboundUrl}   (complaint and bounce reports mailed back)`);
   lines.push(`  Temporal      ${m.temporalAddress}${m.temporalUiUrl ? `   (UI: ${m.temporalUiUrl})` : ''}`);
+  if (m.config.role !== 'api') lines.push(`  Delivery      ${deliveryLine(m.config)}`);
   if (m.catcher) {
     lines.push(`  Mail catcher  ${m.catcher.url}: mail is kept in ${m.config.dataDir}/mail/*.eml`);
     if (m.restUrl) lines.push(`                and shown in the console; simulator: bounce@, complaint@, asyncbounce@simulator.mailer.test`);
@@ -52,6 +53,16 @@ function banner(m: Mailer): string {
   }
   lines.push('', 'Ctrl-C stops everything.', '');
   return lines.join('\n');
+}
+
+/** How mail leaves, as the banner says it (never the relay's credentials). */
+function deliveryLine(config: Mailer['config']): string {
+  if (config.delivery === 'direct') return `direct to each recipient domain's MX hosts (port ${config.mxPort}), as ${config.hostname}; DKIM-signed`;
+  if (config.delivery === 'relay') {
+    const relay = new URL(config.smtpUrl ?? '');
+    return `relay through ${relay.protocol}//${relay.host} as ${config.hostname}; DKIM-signed`;
+  }
+  return 'the built-in catcher (nothing leaves this machine); DKIM-signed';
 }
 
 // Run when executed directly (npm start), not when imported (the CLI's `server start`).

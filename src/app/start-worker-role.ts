@@ -2,7 +2,7 @@ import path from 'node:path';
 import { IDEMPOTENCY_TTL_HOURS } from '../domain/limits.js';
 import type { Catcher } from '../mail/catcher.js';
 import { makeReturnPath, returnPathDomain } from '../mail/return-path.js';
-import { createMailTransport, type MailTransport } from '../mail/transport.js';
+import type { MailTransport } from '../mail/transport.js';
 import { retryAtStart } from '../retry-at-start.js';
 import { createDeliveryActivities } from '../temporal/delivery-activities.js';
 import { createJobActivities } from '../temporal/job-activities.js';
@@ -13,6 +13,7 @@ import { createWebhookActivities } from '../temporal/webhook-activities.js';
 import { createTemporalWorker, type TemporalWorker } from '../temporal/worker.js';
 import { postWebhook } from '../webhooks/post.js';
 import type { Dispatchers } from './create-dispatchers.js';
+import { createOutboundTransport } from './outbound-transport.js';
 import { provisionSmtp } from './provision-local.js';
 import type { Core } from './start-core.js';
 import type { StopList } from './stop-list.js';
@@ -28,7 +29,7 @@ export async function startWorkerRole(
   const { smtpUrl, catcher } = await provisionSmtp(config, {
     caught: repos.caught, logger, onSimulatedReport: (report) => core.inboundFeedback.receive(report),
   }, stops);
-  const transport: MailTransport = createMailTransport(smtpUrl, { maxConnections: 8, name: config.hostname });
+  const transport: MailTransport = createOutboundTransport(config, smtpUrl, logger);
   stops.onStop(async () => transport.close());
   // The worker waits for a Temporal that is not up yet (the API role needs none to start: see client.ts).
   const worker: TemporalWorker = await retryAtStart({
