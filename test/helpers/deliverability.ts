@@ -150,7 +150,7 @@ export function waitForStatus(stack: Stack, id: string, statuses: string[], time
 export const verpPattern = (domain: string) => new RegExp(`^b-[a-z0-9_]+-[a-z2-7]+@rp\\.${domain.replace(/\./g, '\\.')}$`);
 
 /** The verdict of a receiver that got `message` at an MX host: its client address, EHLO name and envelope sender. */
-export function receiverVerdict(world: MailWorld, message: MxMessage): Promise<ReceiverVerdict> {
+export function receiverVerdict(world: Pick<MailWorld, 'dns'>, message: MxMessage): Promise<ReceiverVerdict> {
   return verifyAsReceiver(message.raw, { ip: message.remoteAddress, helo: message.helo, mailFrom: message.envelopeFrom, dns: world.dns });
 }
 
