@@ -157,3 +157,20 @@ export function receiverVerdict(world: Pick<MailWorld, 'dns'>, message: MxMessag
 /** The message for `recipient` as the MX hosts received it. */
 export const arrivalFor = (world: MailWorld, recipient: string, timeoutMs?: number) =>
   world.mx.waitForMessage((m) => m.envelopeTo.some((t) => t.toLowerCase() === recipient.toLowerCase()), timeoutMs);
+
+/**
+ * The receiver found a valid signature of `domain`, and no signature that fails (the contract asks for the
+ * sender domain's signature; another valid one, e.g. of the service's own domain, would not hurt).
+ */
+export function expectDkimPass(verdict: ReceiverVerdict, domain: string): void {
+  const summary = verdict.dkim.map((d) => `${d.status} d=${d.domain} s=${d.selector}`).join('; ');
+  expect(verdict.dkim.some((d) => d.status === 'pass' && d.domain === domain), `${summary}\n${verdict.headers}`).toBe(true);
+  expect(verdict.dkim.filter((d) => d.status !== 'pass'), `${summary}\n${verdict.headers}`).toEqual([]);
+}
+
+/** DKIM, SPF and DMARC all pass for mail of `domain` sent through its return path `rp.<domain>`. */
+export function expectAllPass(verdict: ReceiverVerdict, domain: string): void {
+  expectDkimPass(verdict, domain);
+  expect(verdict.spf, verdict.headers).toEqual({ status: 'pass', domain: `rp.${domain}` });
+  expect(verdict.dmarc, verdict.headers).toMatchObject({ status: 'pass', domain });
+}

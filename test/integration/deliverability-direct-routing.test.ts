@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { admin } from '../helpers/admin-fixtures.js';
 import {
-  arrivalFor, publishMx, receiverVerdict, sendEmail, setUpSenderDomain, useMailWorld, verpPattern, waitForStatus,
+  arrivalFor, expectAllPass, publishMx, receiverVerdict, sendEmail, setUpSenderDomain, useMailWorld, verpPattern, waitForStatus,
 } from '../helpers/deliverability.js';
 
 /**
@@ -38,8 +38,9 @@ describe('MX selection', () => {
     world.dns.set('order.test', 'MX', [{ exchange: 'backup.order.test', priority: 50 }, { exchange: 'main.order.test', priority: 5 }]);
     world.dns.set('backup.order.test', 'A', ['127.0.0.4']);
     world.dns.set('main.order.test', 'A', ['127.0.0.3']);
-    await sendEmail(world.stack, { from: FROM, to: ['user@order.test'] });
+    const id = await sendEmail(world.stack, { from: FROM, to: ['user@order.test'] });
     expect((await arrivalFor(world, 'user@order.test')).host).toBe('127.0.0.3');
+    await waitForStatus(world.stack, id, ['delivered']);
   });
 
   it('a domain without MX records gets its mail at its A record', async () => {
@@ -90,9 +91,8 @@ describe('the recipient server\'s answers', () => {
     expect(message.envelopeFrom).toMatch(verpPattern(SENDER));
     const detail = await waitForStatus(world.stack, id, ['delivered']);
     expect(detail.events.map((e) => e.type)).toEqual(['send', 'delivery']);
-    const verdict = await receiverVerdict(world, message);
-    expect([verdict.dkim.find((d) => d.domain === SENDER)?.status, verdict.spf.status, verdict.dmarc.status], verdict.headers).toEqual(['pass', 'pass', 'pass']);
-  }, 60_000);
+    expectAllPass(await receiverVerdict(world, message), SENDER);
+  }, 100_000);
 
   it('a 550 for the recipient ends the email bounced, Permanent, with the server\'s diagnostic; the address is suppressed', async () => {
     publishMx(world.dns, 'strict.test', [{ ip: '127.0.0.2', priority: 10 }]);

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  MAILER_HOSTNAME, recordOf, sendEmail, setUpSenderDomain, useMailWorld, verpPattern, waitForStatus, type DomainView, type MailWorld,
+  expectDkimPass, MAILER_HOSTNAME, recordOf, sendEmail, setUpSenderDomain, useMailWorld, verpPattern, waitForStatus, type DomainView, type MailWorld,
 } from '../helpers/deliverability.js';
 import { eventually } from '../helpers/http.js';
 import { verifyAsReceiver } from '../helpers/mail-verifier.js';
@@ -36,8 +36,8 @@ describe('relay mode', () => {
     expect(message.envelopeFrom).toMatch(verpPattern('shop-relay.test'));
     expect(message.envelopeFrom.startsWith(`b-${id}-`)).toBe(true);
     const verdict = await verdictOf(message);
-    expect(verdict.dkim.map((d) => [d.status, d.domain, d.selector]), verdict.headers)
-      .toEqual([['pass', 'shop-relay.test', recordOf(shop, 'dkim').name.split('._domainkey.')[0]]]);
+    expectDkimPass(verdict, 'shop-relay.test');
+    expect(verdict.dkim.find((d) => d.domain === 'shop-relay.test')?.selector).toBe(recordOf(shop, 'dkim').name.split('._domainkey.')[0]);
     expect(verdict.dmarc, verdict.headers).toMatchObject({ status: 'pass', policy: 'reject', domain: 'shop-relay.test' });
     await waitForStatus(world.stack, id, ['delivered']);
   });
@@ -47,8 +47,7 @@ describe('relay mode', () => {
     await sendEmail(world.stack, { from: 'x@news-relay.test', to: ['news-reader@example.net'] });
     const message = await relayed(world, 'news-reader@example.net');
     expect(message.envelopeFrom).toMatch(verpPattern('news-relay.test'));
-    const verdict = await verdictOf(message);
-    expect(verdict.dkim.map((d) => [d.status, d.domain]), verdict.headers).toEqual([['pass', 'news-relay.test']]);
+    expectDkimPass(await verdictOf(message), 'news-relay.test');
   });
 
   it('the signature covers a multipart message with non-ASCII text, HTML and an attachment', async () => {
@@ -62,8 +61,7 @@ describe('relay mode', () => {
     });
     const message = await relayed(world, 'rich@example.net');
     expect(message.parsed.attachments.map((a) => a.filename)).toEqual(['notes.txt']);
-    const verdict = await verdictOf(message);
-    expect(verdict.dkim.map((d) => [d.status, d.domain]), verdict.headers).toEqual([['pass', 'shop-relay.test']]);
+    expectDkimPass(await verdictOf(message), 'shop-relay.test');
   });
 
   it('the receiver\'s pass depends on the published key: another key in DNS and the signature no longer verifies', async () => {
@@ -74,10 +72,10 @@ describe('relay mode', () => {
     world.dns.set(dkim.name, 'TXT', [`v=DKIM1; k=rsa; p=${other}`]);
     try {
       const verdict = await verdictOf(message);
-      expect(verdict.dkim.map((d) => d.status)).toEqual(['fail']);
+      expect(verdict.dkim.find((d) => d.domain === 'shop-relay.test')?.status, verdict.headers).toBe('fail');
     } finally {
       world.dns.set(dkim.name, 'TXT', [dkim.value]);
     }
-    expect((await verdictOf(message)).dkim.map((d) => d.status)).toEqual(['pass']);
+    expectDkimPass(await verdictOf(message), 'shop-relay.test');
   });
 });

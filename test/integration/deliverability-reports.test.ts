@@ -78,7 +78,7 @@ describe('reports at the return path', () => {
 
   it('an ARF report at the return path, its complainer redacted, is a complaint of the email\'s recipient', async () => {
     const sent = await delivered(['reader@example.net']);
-    const quoted = withoutHeaders(headerBlock(sent.message.raw), ['To', 'DKIM-Signature']) + 'To: redacted@receiver.test\r\n';
+    const quoted = withoutHeaders(headerBlock(sent.message.raw), ['To']) + 'To: redacted@receiver.test\r\n';
     const arf = buildArf({ feedbackType: 'abuse', originalHeaders: quoted });
     expect(await mailToReturnPath(sent.returnPath, arf)).toMatch(/^250 /);
 
