@@ -4,7 +4,7 @@ import { createDirectTransport, type DirectTransportOptions } from '../../src/ma
 import { createHostPools } from '../../src/mail/direct/host-pool.js';
 import type { MailTransport } from '../../src/mail/transport.js';
 import { fakeDnsResolver, type FakeZone } from '../helpers/fake-dns-resolver.js';
-import { MX_TLS, startMxHosts, type MxHostSpec, type MxNetwork } from '../helpers/mx-hosts.js';
+import { MX_TLS, startMxHosts, type MxHostSpec, type MxNetwork } from '../helpers/mx-servers.js';
 
 // Real smtp-server MX hosts on loopback addresses 127.0.0.2, ... sharing one port; DNS is the seam (a fixed
 // table of names to those addresses), so every SMTP exchange below is the real thing.
