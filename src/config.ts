@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { parseEncryptionKey } from './mail/encryption-key.js';
 
 /**
  * The only reader of the environment. Every setting is declared once with its variable, a description
@@ -158,7 +159,12 @@ const settings = {
     env: 'MAILER_ENCRYPTION_KEY',
     description: 'Key (32 bytes as 64 hex digits or base64) that encrypts DKIM private keys at rest; every process of one installation needs the same. Unset, one is generated into MAILER_DATA_DIR/encryption-key on first start.',
     default: undefined,
-    parse: optional,
+    parse: (raw: string | undefined) => {
+      const key = optional(raw);
+      // Malformed, the service refuses to start rather than make keys it could not open later.
+      if (key !== undefined) parseEncryptionKey(key, 'MAILER_ENCRYPTION_KEY');
+      return key;
+    },
   },
   catcherPort: {
     env: 'MAILER_CATCHER_PORT',

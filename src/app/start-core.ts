@@ -6,6 +6,8 @@ import { createRepos, type Repos } from '../db/repos/index.js';
 import { createSeedRepo } from '../db/repos/seed-repo.js';
 import { createSql, type Sql } from '../db/sql.js';
 import type { Logger } from '../logger.js';
+import { loadEncryptionKey } from '../mail/encryption-key.js';
+import { createKeyBox, type KeyBox } from '../mail/key-box.js';
 import { createReportTokens, type ReportTokens } from '../mail/report-token.js';
 import { createLinkTracker, type LinkTracker } from '../mail/tracking.js';
 import { createMetrics, type Metrics } from '../metrics.js';
@@ -32,6 +34,8 @@ export interface Core {
   admin: { token: string; created: boolean };
   linkTracker: LinkTracker;
   reportTokens: ReportTokens;
+  /** Seals and opens DKIM private keys under the installation's encryption key. */
+  keyBox: KeyBox;
   temporalAddress: string;
   temporalUiUrl: string | undefined;
   temporal: TemporalClient;
@@ -46,6 +50,9 @@ export async function startCore(config: Config, logger: Logger, env: NodeJS.Proc
   const { databaseUrl, sql, firstRun } = await openDatabase(config, logger, stops);
   const repos = createRepos(sql);
   const admin = await loadAdminToken(config.adminToken, config.dataDir);
+  const encryption = await loadEncryptionKey(config.encryptionKey, config.dataDir);
+  if (encryption.created) logger.info({ dataDir: config.dataDir }, 'generated the encryption key of DKIM private keys into the data dir (back it up with the database)');
+  const keyBox = createKeyBox(encryption.key);
   // The worker signs tracking links and the API checks them, maybe in other processes: one key, in the database.
   const trackingKey = await repos.settings.getOrCreate('tracking_key', crypto.randomBytes(32).toString('base64url'));
   const linkTracker = createLinkTracker({ baseUrl: config.publicUrl, key: trackingKey });
@@ -69,7 +76,7 @@ export async function startCore(config: Config, logger: Logger, env: NodeJS.Proc
   stops.onStop(async () => startRetrier.stop());
   const starters = createJobStarters({ temporal, scheduled: repos.scheduled, batches: repos.batches, retrier: startRetrier, logger });
   return {
-    config, logger, databaseUrl, sql, repos, firstRun, admin, linkTracker, reportTokens, temporalAddress, temporalUiUrl, temporal,
+    config, logger, databaseUrl, sql, repos, firstRun, admin, linkTracker, reportTokens, keyBox, temporalAddress, temporalUiUrl, temporal,
     metrics: createMetrics(), now, health, inboundFeedback, starters,
   };
 }
