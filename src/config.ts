@@ -149,6 +149,12 @@ const settings = {
     default: 'the system resolver',
     parse: (raw: string | undefined) => (optional(raw) ?? '').split(',').map((s) => s.trim()).filter((s) => s !== ''),
   },
+  dnsRecheckMinutes: {
+    env: 'MAILER_DNS_RECHECK_MINUTES',
+    description: 'A verified domain\'s DNS records are looked up again when their last check is older than this (a Temporal schedule runs the re-check); one whose ownership, SPF or DKIM record stopped checking out is flagged (`dns_failing_since`, a warning in the log) and keeps sending.',
+    default: '60',
+    parse: int('MAILER_DNS_RECHECK_MINUTES', 60, 1, 10_080),
+  },
   mxPort: {
     env: 'MAILER_MX_PORT',
     description: 'The port direct delivery connects to on MX hosts (tests only).',

@@ -46,7 +46,7 @@ export async function startZoneServer(): Promise<ZoneServer> {
       } else if (question?.type === Packet.TYPE.MX) {
         for (const mx of entry.MX) response.answers.push({ name, type: Packet.TYPE.MX, class: Packet.CLASS.IN, ttl: 1, ...mx } as never);
       }
-      send(response);
+      void send(response);
     },
   });
   const port = await freePort();

@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { matchRecord, type Answer } from '../../src/domain/dns-match.js';
 import {
-  checksOut, dkimSelector, expectedRecords, failingRecords, nextStatus, type ExpectedRecord, type PublishSettings, type StoredStatuses,
+  checksOut, dkimSelector, expectedRecords, failingRecords, nextStatus, type ExpectedRecord, type PublishedKey, type PublishSettings,
+  type StoredStatuses,
 } from '../../src/domain/dns-records.js';
 
 const SETTINGS: PublishSettings = { hostname: 'mx.mailer.test', spfInclude: undefined, returnPathDomain: undefined };
 const KEY = { id: 'dk_1', selector: 'm20261124', publicKey: 'MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAabc+/=', status: 'active' as const };
 const PENDING = { id: 'dk_2', selector: 'm20261201', publicKey: 'MIIBIjANBgkqNEWKEY', status: 'pending' as const };
-const domain = (keys = [KEY]) => ({ name: 'acme.test', verificationToken: 'tok123', keys });
-const records = (settings = SETTINGS, keys = [KEY]) => expectedRecords(domain(keys), settings);
+const domain = (keys: PublishedKey[] = [KEY]) => ({ name: 'acme.test', verificationToken: 'tok123', keys });
+const records = (settings = SETTINGS, keys: PublishedKey[] = [KEY]) => expectedRecords(domain(keys), settings);
 const byPurpose = (rs: ExpectedRecord[], purpose: string) => rs.find((r) => r.purpose === purpose)!;
 const txt = (...values: string[]): Answer => ({ type: 'TXT', values });
 
