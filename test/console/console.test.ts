@@ -143,8 +143,8 @@ describe('console', () => {
     expect(records.length).toBeGreaterThan(0);
     expect(await each(card.locator('input.copy-input'), (l) => l.inputValue())).toEqual(records.map((r) => r.value));
     // Each record's purpose and its status from the last DNS check (none yet: all pending).
-    expect(await each(card.locator('table.data thead th'), (l) => l.innerText())).toEqual(['Purpose', 'Status', 'Type', 'Name', 'Value']);
-    const purposeAndStatus = () => each(card.locator('table.data tbody tr'), async (r) => `${await r.locator('th').innerText()}: ${await r.locator('td .pill').innerText()}`);
+    expect(await each(card.locator('table.data thead th'), (l) => l.textContent())).toEqual(['Purpose', 'Status', 'Type', 'Name', 'Value']);
+    const purposeAndStatus = () => each(card.locator('table.data tbody tr'), async (r) => `${await r.locator('th').textContent()}: ${await r.locator('td .pill').textContent()}`);
     expect(await purposeAndStatus()).toEqual([
       'Ownership: pending', 'SPF: pending', 'DKIM: pending', 'Return path: pending', 'Return path SPF: pending', 'DMARC (recommended): pending',
     ]);
