@@ -29,6 +29,9 @@ const PING_TIMEOUT_MS = 2000;
  */
 const START_TIMEOUT_MS = 3000;
 
+/** How long a worker's start waits to create or update the DNS re-check schedule (two calls at most). */
+const SCHEDULE_TIMEOUT_MS = 10_000;
+
 async function once(start: () => Promise<unknown>): Promise<boolean> {
   try {
     await start();
@@ -79,7 +82,8 @@ export async function connectTemporal(options: { address: string; namespace: str
       once(() =>
         connection.withDeadline(Date.now() + START_TIMEOUT_MS, () =>
           client.workflow.start<typeof batchJobWorkflow>('batchJobWorkflow', { workflowId: jobId, taskQueue, args: [{ jobId, retry: options.smtpRetry }] }))),
-    ensureDnsRecheckSchedule: (recheckMinutes) => ensureDnsRecheckSchedule(client, { taskQueue, recheckMinutes }),
+    ensureDnsRecheckSchedule: (recheckMinutes) =>
+      connection.withDeadline(Date.now() + SCHEDULE_TIMEOUT_MS, () => ensureDnsRecheckSchedule(client, { taskQueue, recheckMinutes })),
     async ping() {
       // A bounded probe: without a deadline the client's retries hold an unreachable server's call ~20 s.
       await connection.withDeadline(Date.now() + PING_TIMEOUT_MS, () => connection.workflowService.getSystemInfo({}));

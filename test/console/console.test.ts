@@ -164,7 +164,7 @@ describe('console', () => {
     await card.getByRole('button', { name: 'Rotate DKIM key' }).click();
     await page.getByRole('dialog', { name: 'Rotate the DKIM key of console.example?' }).getByRole('button', { name: 'Rotate key' }).click();
     await expect.poll(status).toContain('A new DKIM key for console.example');
-    await expect.poll(async () => (await purposeAndStatus()).filter((r) => r.startsWith('DKIM')).length).toBe(2);
+    await expect.poll(async () => (await purposeAndStatus()).filter((r) => r?.startsWith('DKIM')).length).toBe(2);
 
     await card.getByRole('switch', { name: 'Open tracking' }).check();
     await expect.poll(status).toBe('Open tracking on for console.example.');

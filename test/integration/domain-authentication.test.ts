@@ -180,7 +180,8 @@ describe('domain authentication against a real DNS server', () => {
       (await admin<{ domains: Domain[] }>(stack, 'GET', `/accounts/${(await sql`select account_id from domains where id = ${domain.id}`)[0]!.account_id}/domains`)).body.domains[0]!;
     /** Makes the domain due (its last check two hours old), runs the schedule now, and waits for the check. */
     const recheck = async () => {
-      const [{ at }] = await sql<{ at: Date }[]>`update domains set dns_checked_at = now() - interval '2 hours' where id = ${domain.id} returning dns_checked_at as at`;
+      const [row] = await sql<{ at: Date }[]>`update domains set dns_checked_at = now() - interval '2 hours' where id = ${domain.id} returning dns_checked_at as at`;
+      const at = row!.at;
       await schedule.trigger();
       const deadline = Date.now() + 45_000;
       for (;;) {
