@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { parseEncryptionKey } from './mail/encryption-key.js';
 
 /**
  * The only reader of the environment. Every setting is declared once with its variable, a description
@@ -148,6 +149,12 @@ const settings = {
     default: 'the system resolver',
     parse: (raw: string | undefined) => (optional(raw) ?? '').split(',').map((s) => s.trim()).filter((s) => s !== ''),
   },
+  dnsRecheckMinutes: {
+    env: 'MAILER_DNS_RECHECK_MINUTES',
+    description: 'A verified domain\'s DNS records are looked up again when their last check is older than this (a Temporal schedule runs the re-check); one whose ownership, SPF or DKIM record stopped checking out is flagged (`dns_failing_since`, a warning in the log) and keeps sending.',
+    default: '60',
+    parse: int('MAILER_DNS_RECHECK_MINUTES', 60, 1, 10_080),
+  },
   mxPort: {
     env: 'MAILER_MX_PORT',
     description: 'The port direct delivery connects to on MX hosts (tests only).',
@@ -164,7 +171,12 @@ const settings = {
     env: 'MAILER_ENCRYPTION_KEY',
     description: 'Key (32 bytes as 64 hex digits or base64) that encrypts DKIM private keys at rest; every process of one installation needs the same. Unset, one is generated into MAILER_DATA_DIR/encryption-key on first start.',
     default: undefined,
-    parse: optional,
+    parse: (raw: string | undefined) => {
+      const key = optional(raw);
+      // Malformed, the service refuses to start rather than make keys it could not open later.
+      if (key !== undefined) parseEncryptionKey(key, 'MAILER_ENCRYPTION_KEY');
+      return key;
+    },
   },
   catcherPort: {
     env: 'MAILER_CATCHER_PORT',

@@ -12,6 +12,7 @@ export const ID_PREFIXES = {
   apiKey: 'key',
   webhook: 'wh',
   domain: 'dom',
+  dkimKey: 'dk',
   account: 'acc',
   deliveryGroup: 'dlg',
   webhookGroup: 'whg',

@@ -3,3 +3,4 @@ export { batchJobWorkflow } from './batch-job.js';
 export { deliverEmailsWorkflow } from './deliver-emails.js';
 export { scheduledSecondWorkflow } from './scheduled-email.js';
 export { deliverWebhooksWorkflow } from './deliver-webhooks.js';
+export { recheckDomainsWorkflow } from './recheck-domains.js';

@@ -89,10 +89,12 @@ export function showDomain(d: Domain): string {
       ['open_tracking', yesNo(d.openTracking)],
       ['click_tracking', yesNo(d.clickTracking)],
       ['created_at', d.createdAt],
+      ['dns_checked_at', d.dnsCheckedAt || '(never)'],
+      ...(d.dnsFailingSince ? [['dns_failing_since', `${d.dnsFailingSince} (records below are failing)`] as [string, string]] : []),
     ]),
   ];
   if (d.dnsRecords.length) {
-    parts.push('', table(['TYPE', 'NAME', 'VALUE'], d.dnsRecords.map((r) => [r.type, r.name, r.value])));
+    parts.push('', table(['PURPOSE', 'STATUS', 'TYPE', 'NAME', 'VALUE'], d.dnsRecords.map((r) => [r.purpose, r.status, r.type, r.name, r.value])));
   }
   return parts.join('\n');
 }

@@ -68,6 +68,7 @@ function setupCalls(deps: AdminApiDeps, admin: Admit) {
     createDomain: (req, ctx) => admin(ctx, async () => presentDomain(await deps.domains.create(req.accountId, req.name))),
     listDomains: (req, ctx) => admin(ctx, async () => ({ domains: (await deps.domains.list(req.accountId)).map(presentDomain) })),
     verifyDomain: (req, ctx) => admin(ctx, async () => presentDomain(await deps.domains.verify(req.id, req.force))),
+    rotateDomainDkim: (req, ctx) => admin(ctx, async () => presentDomain(await deps.domains.rotateDkim(req.id))),
     updateDomain: (req, ctx) =>
       admin(ctx, async () =>
         presentDomain(await deps.domains.updateTracking(req.id, {

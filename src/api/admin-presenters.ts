@@ -2,7 +2,6 @@ import type { JsonObject, MessageInitShape } from '@bufbuild/protobuf';
 import type { AccountRow } from '../db/repos/accounts-repo.js';
 import type { ApiKeyRow } from '../db/repos/api-keys-repo.js';
 import type { CaughtMessageRow } from '../db/repos/caught-messages-repo.js';
-import type { DomainRow } from '../db/repos/domains-repo.js';
 import type { DayCounts, EventRow } from '../db/repos/events-repo.js';
 import type { SuppressionRow } from '../db/repos/suppressions-repo.js';
 import type { WebhookDeliveryRow } from '../db/repos/webhook-deliveries-repo.js';
@@ -12,7 +11,7 @@ import type {
   WebhookDeliverySchema, WebhookSchema,
 } from '../gen/mail/v1/admin_service_pb.js';
 import type { AccountWithStats } from '../services/accounts-service.js';
-import { dnsRecords } from '../services/domains-service.js';
+import type { DomainView } from '../services/domains-service.js';
 import { iso } from './presenters.js';
 
 /** Management API records as the schema's messages. */
@@ -24,10 +23,13 @@ export function presentAccount(a: AccountRow | AccountWithStats): MessageInitSha
   };
 }
 
-export function presentDomain(d: DomainRow): MessageInitShape<typeof DomainSchema> {
+export function presentDomain(d: DomainView): MessageInitShape<typeof DomainSchema> {
   return {
-    id: d.id, name: d.name, verified: d.verifiedAt !== null, dnsRecords: dnsRecords(d),
+    id: d.id, name: d.name, verified: d.verifiedAt !== null,
+    // Field by field: what is published, never more of the key than its public half.
+    dnsRecords: d.dnsRecords.map((r) => ({ type: r.type, name: r.name, value: r.value, purpose: r.purpose, status: r.status })),
     openTracking: d.openTracking, clickTracking: d.clickTracking, createdAt: iso(d.createdAt),
+    dnsCheckedAt: d.dnsCheckedAt ? iso(d.dnsCheckedAt) : '', dnsFailingSince: d.dnsFailingSince ? iso(d.dnsFailingSince) : '',
   };
 }
 

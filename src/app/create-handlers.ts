@@ -1,4 +1,3 @@
-import dns from 'node:dns/promises';
 import { createAdminApi } from '../api/admin-api.js';
 import { createEmailApi } from '../api/email-api.js';
 import { createGuard } from '../api/guard.js';
@@ -45,7 +44,10 @@ export function createHandlers(core: Core, deps: { auth: AuthService; usage: Usa
   const adminApi = createAdminApi({
     auth,
     accounts: createAccountsService({ accounts: repos.accounts, health: core.health, now }),
-    domains: createDomainsService({ domains: repos.domains, accounts: repos.accounts, resolveTxt: (name) => dns.resolveTxt(name).catch(() => []) }),
+    domains: createDomainsService({
+      domains: repos.domains, dkimKeys: repos.dkimKeys, accounts: repos.accounts, dkim: core.dkimProvisioning, checks: core.domainChecks,
+      publish: core.publish,
+    }),
     apiKeys: createApiKeysService({ apiKeys: repos.apiKeys, accounts: repos.accounts, usage }),
     webhooks: createWebhooksService({
       webhooks: repos.webhooks, webhookDeliveries: repos.webhookDeliveries, accounts: repos.accounts,

@@ -6,11 +6,19 @@ import { createRepos, type Repos } from '../db/repos/index.js';
 import { createSeedRepo } from '../db/repos/seed-repo.js';
 import { createSql, type Sql } from '../db/sql.js';
 import type { Logger } from '../logger.js';
+import type { PublishSettings } from '../domain/dns-records.js';
+import { generateDkimKeyPair } from '../mail/dkim-key.js';
+import { createDkimKeyring, type DkimKeyring } from '../mail/dkim-keyring.js';
+import { createDnsResolver, type DnsResolver } from '../mail/dns-resolver.js';
+import { loadEncryptionKey } from '../mail/encryption-key.js';
+import { createKeyBox, type KeyBox } from '../mail/key-box.js';
 import { createReportTokens, type ReportTokens } from '../mail/report-token.js';
 import { createLinkTracker, type LinkTracker } from '../mail/tracking.js';
 import { createMetrics, type Metrics } from '../metrics.js';
 import { retryAtStart } from '../retry-at-start.js';
 import { loadAdminToken, seedIfEmpty, type FirstRun } from '../services/bootstrap-service.js';
+import { createDkimProvisioning, type DkimProvisioning } from '../services/dkim-provisioning.js';
+import { createDomainDnsCheck, type DomainDnsCheck } from '../services/domain-dns-check.js';
 import { createFeedbackService } from '../services/feedback-service.js';
 import { createHealthService, type HealthService } from '../services/health-service.js';
 import { createInboundFeedbackService, type InboundFeedbackService } from '../services/inbound-feedback-service.js';
@@ -32,6 +40,18 @@ export interface Core {
   admin: { token: string; created: boolean };
   linkTracker: LinkTracker;
   reportTokens: ReportTokens;
+  /** Seals and opens DKIM private keys under the installation's encryption key. */
+  keyBox: KeyBox;
+  /** The send path's DKIM keys: the active key of an account's From domain, opened. */
+  dkim: DkimKeyring;
+  /** Making domains' DKIM keys (when added, rotated, or missing). */
+  dkimProvisioning: DkimProvisioning;
+  /** Lookups through MAILER_DNS_SERVERS (domain checks; direct delivery's MX lookups). */
+  dnsResolver: DnsResolver;
+  /** What every domain publishes, from the settings. */
+  publish: PublishSettings;
+  /** Looking a domain's records up and storing their statuses (verify, and the periodic re-check). */
+  domainChecks: DomainDnsCheck;
   temporalAddress: string;
   temporalUiUrl: string | undefined;
   temporal: TemporalClient;
@@ -46,6 +66,9 @@ export async function startCore(config: Config, logger: Logger, env: NodeJS.Proc
   const { databaseUrl, sql, firstRun } = await openDatabase(config, logger, stops);
   const repos = createRepos(sql);
   const admin = await loadAdminToken(config.adminToken, config.dataDir);
+  const encryption = await loadEncryptionKey(config.encryptionKey, config.dataDir);
+  if (encryption.created) logger.info({ dataDir: config.dataDir }, 'generated the encryption key of DKIM private keys into the data dir (back it up with the database)');
+  const keyBox = createKeyBox(encryption.key);
   // The worker signs tracking links and the API checks them, maybe in other processes: one key, in the database.
   const trackingKey = await repos.settings.getOrCreate('tracking_key', crypto.randomBytes(32).toString('base64url'));
   const linkTracker = createLinkTracker({ baseUrl: config.publicUrl, key: trackingKey });
@@ -60,6 +83,7 @@ export async function startCore(config: Config, logger: Logger, env: NodeJS.Proc
   stops.onStop(temporal.close);
 
   const now = () => new Date();
+  const auth = await domainAuthentication(config, repos, keyBox, logger, now);
   const health = createHealthService({ accounts: repos.accounts, events: repos.events, logger, now });
   // Reports mailed back (API role's listener) and the catcher's simulated ones (worker role) take one path.
   const inboundFeedback = createInboundFeedbackService({
@@ -69,9 +93,25 @@ export async function startCore(config: Config, logger: Logger, env: NodeJS.Proc
   stops.onStop(async () => startRetrier.stop());
   const starters = createJobStarters({ temporal, scheduled: repos.scheduled, batches: repos.batches, retrier: startRetrier, logger });
   return {
-    config, logger, databaseUrl, sql, repos, firstRun, admin, linkTracker, reportTokens, temporalAddress, temporalUiUrl, temporal,
-    metrics: createMetrics(), now, health, inboundFeedback, starters,
+    config, logger, databaseUrl, sql, repos, firstRun, admin, linkTracker, reportTokens, keyBox, temporalAddress, temporalUiUrl, temporal,
+    metrics: createMetrics(), now, health, inboundFeedback, starters, ...auth,
   };
+}
+
+/**
+ * DKIM keys and DNS checks of sender domains. Domains without a key (added before keys existed, or the
+ * seeded default domain) get one here, before the service answers: their records then list it.
+ */
+async function domainAuthentication(config: Config, repos: Repos, keyBox: KeyBox, logger: Logger, now: () => Date) {
+  const publish: PublishSettings = { hostname: config.hostname, spfInclude: config.spfInclude, returnPathDomain: config.returnPathDomain };
+  const dnsResolver = createDnsResolver(config.dnsServers);
+  const dkimProvisioning = createDkimProvisioning({
+    dkimKeys: repos.dkimKeys, generate: generateDkimKeyPair, seal: (pem) => keyBox.seal(pem), now, logger,
+  });
+  await dkimProvisioning.backfill();
+  const dkim = createDkimKeyring({ lookup: repos.dkimKeys.sealedSigningKey, keyBox });
+  const domainChecks = createDomainDnsCheck({ domains: repos.domains, dkimKeys: repos.dkimKeys, resolver: dnsResolver, publish, now, logger });
+  return { dkim, dkimProvisioning, dnsResolver, publish, domainChecks };
 }
 
 /** Connects, and migrates (seeding an empty database), waiting for a database still down or restarting. */

@@ -5,6 +5,7 @@ import { makeReturnPath, returnPathDomain } from '../mail/return-path.js';
 import type { MailTransport } from '../mail/transport.js';
 import { retryAtStart } from '../retry-at-start.js';
 import { createDeliveryActivities } from '../temporal/delivery-activities.js';
+import { createDomainActivities } from '../temporal/domain-activities.js';
 import { createJobActivities } from '../temporal/job-activities.js';
 import { createJobSweeper } from '../temporal/job-sweeper.js';
 import { createPeriodicSweep } from '../temporal/periodic-sweep.js';
@@ -38,6 +39,9 @@ export async function startWorkerRole(
   const running = worker.run();
   running.catch((err: unknown) => logger.fatal({ err }, 'Temporal worker stopped'));
   stops.onStop(worker.shutdown);
+  // Not fatal: the service works without the re-check, and the next start (of any worker) tries again.
+  await core.temporal.ensureDnsRecheckSchedule(config.dnsRecheckMinutes).catch((err: unknown) =>
+    logger.warn({ err }, 'could not create the schedule of the periodic DNS re-check of domains'));
   for (const dispatcher of [dispatchers.emails, dispatchers.webhooks]) {
     await dispatcher.start();
     stops.onStop(dispatcher.stop);
@@ -79,6 +83,7 @@ function createWorker(core: Core, transport: MailTransport, notifyQueued: () => 
         logger,
       }),
       ...createJobActivities({ scheduled: repos.scheduled, batches: repos.batches, notifyQueued: () => notifyQueued() }),
+      ...createDomainActivities({ checks: core.domainChecks, recheckMinutes: config.dnsRecheckMinutes }),
     },
     bundle: config.workflowBundle ? { codePath: path.resolve(config.workflowBundle) } : undefined,
     logger,

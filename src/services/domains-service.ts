@@ -1,32 +1,42 @@
 import type { AccountsRepo } from '../db/repos/accounts-repo.js';
+import type { DkimKeysRepo } from '../db/repos/dkim-keys-repo.js';
 import type { DomainRow, DomainsRepo } from '../db/repos/domains-repo.js';
+import { checksOut, expectedRecords, statusOf, type ExpectedRecord, type PublishSettings, type RecordPurpose, type RecordStatus } from '../domain/dns-records.js';
 import { DAILY_QUOTA } from '../domain/limits.js';
 import { asciiDomain } from '../domain/domain-name.js';
-import { invalid, notFound } from '../errors.js';
+import { AppError, invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
+import type { DkimProvisioning } from './dkim-provisioning.js';
+import type { DomainDnsCheck } from './domain-dns-check.js';
 import { generateToken } from './secrets.js';
 
+/** A record to publish, with its status from the last DNS check. */
 export interface DnsRecord {
   type: string;
   name: string;
   value: string;
+  purpose: RecordPurpose;
+  status: RecordStatus;
 }
 
-
-/** The records a domain owner publishes; verification checks the TXT record. */
-export function dnsRecords(domain: DomainRow): DnsRecord[] {
-  return [
-    { type: 'TXT', name: `_mailer.${domain.name}`, value: `mailer-verification=${domain.verificationToken}` },
-    { type: 'TXT', name: domain.name, value: 'v=spf1 a mx ~all' },
-  ];
+/** A domain with every record its owner publishes. */
+export interface DomainView extends DomainRow {
+  dnsRecords: DnsRecord[];
 }
 
 export interface DomainsDeps {
-  domains: DomainsRepo;
+  domains: Pick<DomainsRepo, 'create' | 'get' | 'listByAccount' | 'markVerified' | 'updateTracking'>;
+  dkimKeys: Pick<DkimKeysRepo, 'listPublished'>;
   accounts: Pick<AccountsRepo, 'get' | 'raiseQuotaFrom'>;
-  /** DNS TXT lookup; an unresolvable name answers []. */
-  resolveTxt: (name: string) => Promise<string[][]>;
+  dkim: Pick<DkimProvisioning, 'addKey'>;
+  checks: Pick<DomainDnsCheck, 'check'>;
+  publish: PublishSettings;
 }
+
+const withStatuses = (domain: DomainRow, records: ExpectedRecord[]): DomainView => ({
+  ...domain,
+  dnsRecords: records.map((r) => ({ type: r.type, name: r.name, value: r.value, purpose: r.purpose, status: statusOf(domain.dnsStatuses, r) })),
+});
 
 export function createDomainsService(deps: DomainsDeps) {
   async function mustGet(id: string): Promise<DomainRow> {
@@ -35,41 +45,74 @@ export function createDomainsService(deps: DomainsDeps) {
     return domain;
   }
 
+  /** Domains with their records: one query for the keys of all of them. */
+  async function views(domains: DomainRow[]): Promise<DomainView[]> {
+    const keys = await deps.dkimKeys.listPublished(domains.map((d) => d.id));
+    return domains.map((d) => withStatuses(d, expectedRecords({
+      name: d.name, verificationToken: d.verificationToken,
+      keys: keys.flatMap((k) => (k.domainId === d.id && k.status !== 'retired' ? [{ id: k.id, selector: k.selector, publicKey: k.publicKey, status: k.status }] : [])),
+    }, deps.publish)));
+  }
+  const view = async (domain: DomainRow) => (await views([domain]))[0]!;
+
+  async function markVerified(domain: DomainRow): Promise<DomainRow> {
+    const marked = await deps.domains.markVerified(domain.id);
+    if (!marked) throw notFound('domain', domain.id);
+    // The spec: the quota rises automatically after domain verification (an operator's own quota is kept).
+    if (marked.first) await deps.accounts.raiseQuotaFrom(domain.accountId, DAILY_QUOTA.newAccount, DAILY_QUOTA.verifiedAccount);
+    return marked.domain;
+  }
+
   return {
-    async create(accountId: string, name: string): Promise<DomainRow> {
+    /** A new domain with its DKIM key (RSA-2048; made before the answer, so its record is among dns_records). */
+    async create(accountId: string, name: string): Promise<DomainView> {
       if (!(await deps.accounts.get(accountId))) throw notFound('account', accountId);
       const normalized = asciiDomain(name);
       if (normalized === undefined) throw invalid(`name: "${name}" is not a valid domain name`);
       const created = await deps.domains.create({ id: newId('domain'), accountId, name: normalized, verificationToken: generateToken(16) });
       if (!created) throw invalid(`name: the domain ${normalized} is already added to this account`);
-      return created;
+      // Should this fail, the start-time backfill makes the key on the next start.
+      await deps.dkim.addKey(created.id, 'active');
+      return view(created);
     },
 
-    async list(accountId: string): Promise<DomainRow[]> {
+    async list(accountId: string): Promise<DomainView[]> {
       if (!(await deps.accounts.get(accountId))) throw notFound('account', accountId);
-      return deps.domains.listByAccount(accountId);
+      return views(await deps.domains.listByAccount(accountId));
     },
 
-    /** Verified when the TXT record checks out, or at once with `force` (operator override). */
-    async verify(id: string, force: boolean): Promise<DomainRow> {
+    /**
+     * Looks every record up in DNS and stores what was found; the domain becomes verified when ownership,
+     * SPF and the active DKIM key check out. `force` (operator override) verifies at once without a lookup.
+     * A verified domain stays verified whatever a later check finds.
+     */
+    async verify(id: string, force: boolean): Promise<DomainView> {
+      let domain = await mustGet(id);
+      if (force) return view(domain.verifiedAt === null ? await markVerified(domain) : domain);
+      const checked = await deps.checks.check(domain);
+      domain = checked.domain;
+      if (domain.verifiedAt === null && checksOut(checked.records, domain.dnsStatuses)) domain = await markVerified(domain);
+      return withStatuses(domain, checked.records);
+    },
+
+    /**
+     * Starts a DKIM key rotation: a new key under a new selector, published alongside the active one. It
+     * signs once a check finds its record (verify, or the periodic re-check); the old key signs until then.
+     * One rotation at a time: a second while one is pending is a conflict (409).
+     */
+    async rotateDkim(id: string): Promise<DomainView> {
       const domain = await mustGet(id);
-      if (domain.verifiedAt !== null) return domain;
-      if (!force) {
-        const expected = dnsRecords(domain)[0]!;
-        const found = (await deps.resolveTxt(expected.name)).map((chunks) => chunks.join(''));
-        if (!found.includes(expected.value)) return domain;
-      }
-      const marked = await deps.domains.markVerified(id);
-      if (!marked) throw notFound('domain', id);
-      // The spec: the quota rises automatically after domain verification (an operator's own quota is kept).
-      if (marked.first) await deps.accounts.raiseQuotaFrom(domain.accountId, DAILY_QUOTA.newAccount, DAILY_QUOTA.verifiedAccount);
-      return marked.domain;
+      const pendingConflict = () =>
+        new AppError('conflict', `the domain ${domain.name} already has a new DKIM key waiting for its DNS record: publish it and verify the domain first`);
+      if ((await deps.dkimKeys.listPublished([id])).some((k) => k.status === 'pending')) throw pendingConflict();
+      if (!(await deps.dkim.addKey(id, 'pending'))) throw pendingConflict();
+      return view(domain);
     },
 
-    async updateTracking(id: string, patch: { openTracking?: boolean; clickTracking?: boolean }): Promise<DomainRow> {
+    async updateTracking(id: string, patch: { openTracking?: boolean; clickTracking?: boolean }): Promise<DomainView> {
       const updated = await deps.domains.updateTracking(id, patch);
       if (!updated) throw notFound('domain', id);
-      return updated;
+      return view(updated);
     },
   };
 }

@@ -3,6 +3,7 @@ import type { batchJobWorkflow } from '../../workflows/batch-job.js';
 import type { deliverEmailsWorkflow, SmtpRetry } from '../../workflows/deliver-emails.js';
 import type { deliverWebhooksWorkflow } from '../../workflows/deliver-webhooks.js';
 import type { scheduledSecondWorkflow } from '../../workflows/scheduled-email.js';
+import { ensureDnsRecheckSchedule } from './dns-recheck-schedule.js';
 
 /**
  * Starting the service's workflows. Workflow ids are business ids (delivery group, scheduled email, batch
@@ -14,6 +15,8 @@ export interface TemporalClient {
   /** Starts the workflow of the second `scheduledAt` falls in (one for every email due that second). */
   startScheduledSecond(scheduledAt: Date): Promise<boolean>;
   startBatchJob(jobId: string): Promise<boolean>;
+  /** Creates, or brings up to date, the schedule of the periodic DNS re-check of verified domains. */
+  ensureDnsRecheckSchedule(recheckMinutes: number): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -25,6 +28,9 @@ const PING_TIMEOUT_MS = 2000;
  * answer in time the request is still answered and the sweep starts the workflow later.
  */
 const START_TIMEOUT_MS = 3000;
+
+/** How long a worker's start waits to create or update the DNS re-check schedule (two calls at most). */
+const SCHEDULE_TIMEOUT_MS = 10_000;
 
 async function once(start: () => Promise<unknown>): Promise<boolean> {
   try {
@@ -76,6 +82,8 @@ export async function connectTemporal(options: { address: string; namespace: str
       once(() =>
         connection.withDeadline(Date.now() + START_TIMEOUT_MS, () =>
           client.workflow.start<typeof batchJobWorkflow>('batchJobWorkflow', { workflowId: jobId, taskQueue, args: [{ jobId, retry: options.smtpRetry }] }))),
+    ensureDnsRecheckSchedule: (recheckMinutes) =>
+      connection.withDeadline(Date.now() + SCHEDULE_TIMEOUT_MS, () => ensureDnsRecheckSchedule(client, { taskQueue, recheckMinutes })),
     async ping() {
       // A bounded probe: without a deadline the client's retries hold an unreachable server's call ~20 s.
       await connection.withDeadline(Date.now() + PING_TIMEOUT_MS, () => connection.workflowService.getSystemInfo({}));

@@ -49,6 +49,14 @@ describe('management', () => {
     expect(domain.dns_records.length).toBeGreaterThan(0);
     const verified = await ok(['domains', 'verify', domain.id, '--force']);
     expect(verified.stdout).toMatch(/^verified\s+yes$/m);
+    // Each record with its purpose and status; the DKIM record is the key's (a forced verify checks no DNS).
+    expect(verified.stdout).toMatch(/^PURPOSE\s+STATUS\s+TYPE\s+NAME\s+VALUE$/m);
+    expect(verified.stdout).toMatch(/^dkim\s+pending\s+TXT\s+m\d{8}\._domainkey\.cli\.example\.org\s+v=DKIM1; k=rsa; p=\S+$/m);
+    const rotated = await ok(['domains', 'rotate-dkim', domain.id]);
+    expect(rotated.stdout).toMatch(/^dkim\s+pending\s+TXT\s+m\d{8}-2\._domainkey\.cli\.example\.org\s/m);
+    const twice = await mailer(['domains', 'rotate-dkim', domain.id]);
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toMatch(/^conflict: .*already has a new DKIM key/);
     expect(await json(['domains', 'tracking', domain.id, '--open', '--no-click'])).toMatchObject({ open_tracking: true, click_tracking: false });
     expect((await ok(['domains', 'list', '-a', account.id])).stdout).toMatch(/cli\.example\.org\s+yes\s+yes\s+no/);
     expect(await json(['accounts', 'get', account.id])).toMatchObject({ daily_quota: 1000, sent_today: 0 });

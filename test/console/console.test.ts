@@ -142,6 +142,12 @@ describe('console', () => {
     const records = body.domains[0]!.dns_records;
     expect(records.length).toBeGreaterThan(0);
     expect(await each(card.locator('input.copy-input'), (l) => l.inputValue())).toEqual(records.map((r) => r.value));
+    // Each record's purpose and its status from the last DNS check (none yet: all pending).
+    expect(await each(card.locator('table.data thead th'), (l) => l.textContent())).toEqual(['Purpose', 'Status', 'Type', 'Name', 'Value']);
+    const purposeAndStatus = () => each(card.locator('table.data tbody tr'), async (r) => `${await r.locator('th').textContent()}: ${await r.locator('td .pill').textContent()}`);
+    expect(await purposeAndStatus()).toEqual([
+      'Ownership: pending', 'SPF: pending', 'DKIM: pending', 'Return path: pending', 'Return path SPF: pending', 'DMARC (recommended): pending',
+    ]);
 
     // console.example publishes no TXT record: a plain verify leaves it unverified.
     await card.getByRole('button', { name: 'Verify', exact: true }).click();
@@ -152,6 +158,13 @@ describe('console', () => {
     await page.getByRole('dialog', { name: 'Mark console.example verified?' }).getByRole('button', { name: 'Mark verified' }).click();
     await expect.poll(() => card.locator('.card-title .pill').innerText()).toBe('verified');
     expect(await card.getByRole('button', { name: 'Verify', exact: true }).count()).toBe(0);
+    expect(await card.locator('.failing-badge').count()).toBe(0);
+
+    // Rotating the DKIM key adds the new key's record, pending, next to the current one.
+    await card.getByRole('button', { name: 'Rotate DKIM key' }).click();
+    await page.getByRole('dialog', { name: 'Rotate the DKIM key of console.example?' }).getByRole('button', { name: 'Rotate key' }).click();
+    await expect.poll(status).toContain('A new DKIM key for console.example');
+    await expect.poll(async () => (await purposeAndStatus()).filter((r) => r?.startsWith('DKIM')).length).toBe(2);
 
     await card.getByRole('switch', { name: 'Open tracking' }).check();
     await expect.poll(status).toBe('Open tracking on for console.example.');

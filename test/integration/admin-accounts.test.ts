@@ -82,9 +82,11 @@ describe('domains', () => {
       open_tracking: false,
       click_tracking: false,
     });
-    const records = res.body.dns_records as { type: string; name: string; value: string }[];
+    const records = res.body.dns_records as { type: string; name: string; value: string; purpose: string; status: string }[];
     expect(records.length).toBeGreaterThan(0);
-    for (const r of records) expect(r).toEqual({ type: expect.any(String), name: expect.any(String), value: expect.any(String) });
+    for (const r of records) {
+      expect(r).toEqual({ type: expect.any(String), name: expect.any(String), value: expect.any(String), purpose: expect.any(String), status: 'pending' });
+    }
     expect(records.some((r) => r.type === 'TXT' && r.name.endsWith('mail.domains.example'))).toBe(true);
   });
 

@@ -10,5 +10,5 @@ export default adminCommand({
   flags: { force: Flags.boolean({ summary: 'Operator override: verify without checking DNS.' }) },
   call: (api, { args, flags }) => api.verifyDomain({ id: args.id, force: flags.force }),
   show: (domain) =>
-    domain.verified ? showDomain(domain) : `${showDomain(domain)}\n\nNot verified yet: the TXT record above was not found. Try again once DNS has it, or use --force.`,
+    domain.verified ? showDomain(domain) : `${showDomain(domain)}\n\nNot verified yet: the ownership, spf and dkim records above must all be verified. Try again once DNS has them, or use --force.`,
 });

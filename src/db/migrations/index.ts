@@ -3,6 +3,7 @@ import * as jobWorkflows from './0002-job-workflows.js';
 import * as eventsWebhooksHealth from './0003-events-webhooks-health.js';
 import * as parsedMailboxes from './0004-parsed-mailboxes.js';
 import * as trackingRepeats from './0005-tracking-repeats.js';
+import * as domainAuthentication from './0006-domain-authentication.js';
 import * as remainingRecipients from './0007-remaining-recipients.js';
 
 /** Forward-only migrations, applied in order. Never edit one that has shipped: add the next. */
@@ -12,5 +13,6 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   { version: 3, name: 'events-webhooks-health', sql: eventsWebhooksHealth.sql },
   { version: 4, name: 'parsed-mailboxes', sql: parsedMailboxes.sql },
   { version: 5, name: 'tracking-repeats', sql: trackingRepeats.sql },
+  { version: 6, name: 'domain-authentication', sql: domainAuthentication.sql },
   { version: 7, name: 'remaining-recipients', sql: remainingRecipients.sql },
 ];

@@ -1,3 +1,4 @@
+import type { StoredStatuses } from '../../domain/dns-records.js';
 import type { Sql } from '../sql.js';
 
 export interface DomainRow {
@@ -9,15 +10,29 @@ export interface DomainRow {
   openTracking: boolean;
   clickTracking: boolean;
   createdAt: Date;
+  /** The last DNS check of its records (null: never checked), and each record's status then. */
+  dnsCheckedAt: Date | null;
+  dnsStatuses: StoredStatuses;
+  /** Since when a verified domain's required records have been failing; null while they are fine. */
+  dnsFailingSince: Date | null;
+}
+
+/** The outcome of a DNS check, as stored. */
+export interface DnsCheckState {
+  checkedAt: Date;
+  statuses: StoredStatuses;
+  failingSince: Date | null;
 }
 
 type Raw = {
   id: string; account_id: string; name: string; verification_token: string; verified_at: Date | null;
   open_tracking: boolean; click_tracking: boolean; created_at: Date;
+  dns_checked_at: Date | null; dns_statuses: StoredStatuses; dns_failing_since: Date | null;
 };
 const toDomain = (r: Raw): DomainRow => ({
   id: r.id, accountId: r.account_id, name: r.name, verificationToken: r.verification_token, verifiedAt: r.verified_at,
   openTracking: r.open_tracking, clickTracking: r.click_tracking, createdAt: r.created_at,
+  dnsCheckedAt: r.dns_checked_at, dnsStatuses: r.dns_statuses, dnsFailingSince: r.dns_failing_since,
 });
 
 export function createDomainsRepo(sql: Sql) {
@@ -53,6 +68,22 @@ export function createDomainsRepo(sql: Sql) {
         const [other] = await tx`select 1 from domains where account_id = ${row.account_id} and id <> ${id} and verified_at is not null limit 1`;
         return { domain: toDomain(row), first: !other };
       }) as Promise<{ domain: DomainRow; first: boolean } | undefined>;
+    },
+
+    async recordDnsCheck(id: string, check: DnsCheckState): Promise<DomainRow | undefined> {
+      const [row] = await sql<Raw[]>`
+        update domains set dns_checked_at = ${check.checkedAt}, dns_statuses = ${sql.json(check.statuses as never)},
+          dns_failing_since = ${check.failingSince}
+        where id = ${id} returning *`;
+      return row && toDomain(row);
+    },
+
+    /** Verified domains whose records were last checked before `before` (or never), least recently checked first. */
+    async dueForRecheck(before: Date, limit: number): Promise<DomainRow[]> {
+      const rows = await sql<Raw[]>`
+        select * from domains where verified_at is not null and (dns_checked_at is null or dns_checked_at < ${before})
+        order by dns_checked_at nulls first limit ${limit}`;
+      return rows.map(toDomain);
     },
 
     async updateTracking(id: string, patch: { openTracking?: boolean; clickTracking?: boolean }): Promise<DomainRow | undefined> {

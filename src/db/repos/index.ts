@@ -3,6 +3,7 @@ import { createAccountsRepo } from './accounts-repo.js';
 import { createApiKeysRepo } from './api-keys-repo.js';
 import { createBatchRepo } from './batch-repo.js';
 import { createCaughtMessagesRepo } from './caught-messages-repo.js';
+import { createDkimKeysRepo } from './dkim-keys-repo.js';
 import { createEmailDeliveriesRepo } from './email-deliveries-repo.js';
 import { createDomainsRepo } from './domains-repo.js';
 import { createEmailsRepo } from './emails-repo.js';
@@ -24,6 +25,7 @@ export function createRepos(sql: Sql) {
     apiKeys: createApiKeysRepo(sql),
     batches: createBatchRepo(sql),
     caught: createCaughtMessagesRepo(sql),
+    dkimKeys: createDkimKeysRepo(sql),
     emailDeliveries: createEmailDeliveriesRepo(sql),
     domains: createDomainsRepo(sql),
     emails: createEmailsRepo(sql),

@@ -63,6 +63,8 @@ export const getAccountStats = (accountId, days) => request('GET', `/accounts/${
 export const listDomains = (accountId) => request('GET', `/accounts/${id(accountId)}/domains`);
 export const createDomain = (accountId, name) => request('POST', `/accounts/${id(accountId)}/domains`, { body: { name } });
 export const verifyDomain = (domainId, force) => request('POST', `/domains/${id(domainId)}/verify`, { body: { force } });
+/** A new DKIM key to publish; it signs once its record is found (409 while one is pending). */
+export const rotateDomainDkim = (domainId) => request('POST', `/domains/${id(domainId)}/dkim/rotate`, { body: {} });
 /** changes: {open_tracking?, click_tracking?} */
 export const updateDomain = (domainId, changes) => request('PATCH', `/domains/${id(domainId)}`, { body: changes });
 

@@ -15,7 +15,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file mail/v1/admin_service.proto.
  */
 export const file_mail_v1_admin_service: GenFile = /*@__PURE__*/
-  fileDesc("ChttYWlsL3YxL2FkbWluX3NlcnZpY2UucHJvdG8SB21haWwudjEi3gEKB0FjY291bnQSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIOCgZzdGF0dXMYAyABKAkSEwoLZGFpbHlfcXVvdGEYBCABKAUSEgoKY3JlYXRlZF9hdBgFIAEoCRIXCgpzZW50X3RvZGF5GAYgASgFSACIAQESGAoLYm91bmNlX3JhdGUYByABKAFIAYgBARIbCg5jb21wbGFpbnRfcmF0ZRgIIAEoAUgCiAEBQg0KC19zZW50X3RvZGF5Qg4KDF9ib3VuY2VfcmF0ZUIRCg9fY29tcGxhaW50X3JhdGUiFQoTTGlzdEFjY291bnRzUmVxdWVzdCI6ChRMaXN0QWNjb3VudHNSZXNwb25zZRIiCghhY2NvdW50cxgBIAMoCzIQLm1haWwudjEuQWNjb3VudCIkChRDcmVhdGVBY2NvdW50UmVxdWVzdBIMCgRuYW1lGAEgASgJIh8KEUdldEFjY291bnRSZXF1ZXN0EgoKAmlkGAEgASgJImwKFFVwZGF0ZUFjY291bnRSZXF1ZXN0EgoKAmlkGAEgASgJEhMKBnN0YXR1cxgCIAEoCUgAiAEBEhgKC2RhaWx5X3F1b3RhGAMgASgFSAGIAQFCCQoHX3N0YXR1c0IOCgxfZGFpbHlfcXVvdGEiNgoJRG5zUmVjb3JkEgwKBHR5cGUYASABKAkSDAoEbmFtZRgCIAEoCRINCgV2YWx1ZRgDIAEoCSKgAQoGRG9tYWluEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEAoIdmVyaWZpZWQYAyABKAgSJwoLZG5zX3JlY29yZHMYBCADKAsyEi5tYWlsLnYxLkRuc1JlY29yZBIVCg1vcGVuX3RyYWNraW5nGAUgASgIEhYKDmNsaWNrX3RyYWNraW5nGAYgASgIEhIKCmNyZWF0ZWRfYXQYByABKAkiNwoTQ3JlYXRlRG9tYWluUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEgwKBG5hbWUYAiABKAkiKAoSTGlzdERvbWFpbnNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiNwoTTGlzdERvbWFpbnNSZXNwb25zZRIgCgdkb21haW5zGAEgAygLMg8ubWFpbC52MS5Eb21haW4iMAoTVmVyaWZ5RG9tYWluUmVxdWVzdBIKCgJpZBgBIAEoCRINCgVmb3JjZRgCIAEoCCJ/ChNVcGRhdGVEb21haW5SZXF1ZXN0EgoKAmlkGAEgASgJEhoKDW9wZW5fdHJhY2tpbmcYAiABKAhIAIgBARIbCg5jbGlja190cmFja2luZxgDIAEoCEgBiAEBQhAKDl9vcGVuX3RyYWNraW5nQhEKD19jbGlja190cmFja2luZyJSCgtBcGlLZXlVc2FnZRIVCg1yZXF1ZXN0X2NvdW50GAEgASgFEhgKEGVtYWlsX3NlbnRfY291bnQYAiABKAUSEgoKZXJyb3JfcmF0ZRgDIAEoASKxAQoGQXBpS2V5EgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEgoKcGVybWlzc2lvbhgDIAEoCRIXCg9hbGxvd2VkX2RvbWFpbnMYBCADKAkSEgoKY3JlYXRlZF9hdBgFIAEoCRIQCgNrZXkYBiABKAlIAIgBARIoCgV1c2FnZRgHIAEoCzIULm1haWwudjEuQXBpS2V5VXNhZ2VIAYgBAUIGCgRfa2V5QggKBl91c2FnZSJkChNDcmVhdGVBcGlLZXlSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCRISCgpwZXJtaXNzaW9uGAMgASgJEhcKD2FsbG93ZWRfZG9tYWlucxgEIAMoCSIoChJMaXN0QXBpS2V5c1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCSI4ChNMaXN0QXBpS2V5c1Jlc3BvbnNlEiEKCGFwaV9rZXlzGAEgAygLMg8ubWFpbC52MS5BcGlLZXkiIQoTRGVsZXRlQXBpS2V5UmVxdWVzdBIKCgJpZBgBIAEoCSIyCg5EZWxldGVSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEg8KB21lc3NhZ2UYAiABKAkiZgoHV2ViaG9vaxIKCgJpZBgBIAEoCRILCgN1cmwYAiABKAkSDgoGZXZlbnRzGAMgAygJEhIKCmNyZWF0ZWRfYXQYBCABKAkSEwoGc2VjcmV0GAUgASgJSACIAQFCCQoHX3NlY3JldCJHChRDcmVhdGVXZWJob29rUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEgsKA3VybBgCIAEoCRIOCgZldmVudHMYAyADKAkiKQoTTGlzdFdlYmhvb2tzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIjoKFExpc3RXZWJob29rc1Jlc3BvbnNlEiIKCHdlYmhvb2tzGAEgAygLMhAubWFpbC52MS5XZWJob29rIiIKFERlbGV0ZVdlYmhvb2tSZXF1ZXN0EgoKAmlkGAEgASgJIiIKFFZlcmlmeVdlYmhvb2tSZXF1ZXN0EgoKAmlkGAEgASgJIj0KFVZlcmlmeVdlYmhvb2tSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEhMKC3N0YXR1c19jb2RlGAIgASgFIosBCg1DYXVnaHRNZXNzYWdlEgoKAmlkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSDAoEZnJvbRgDIAEoCRIKCgJ0bxgEIAMoCRIPCgdzdWJqZWN0GAUgASgJEhMKC3JlY2VpdmVkX2F0GAYgASgJEgwKBHNpemUYByABKAUSDAoEcGF0aBgIIAEoCSIqChlMaXN0Q2F1Z2h0TWVzc2FnZXNSZXF1ZXN0Eg0KBWxpbWl0GAEgASgFIkYKGkxpc3RDYXVnaHRNZXNzYWdlc1Jlc3BvbnNlEigKCG1lc3NhZ2VzGAEgAygLMhYubWFpbC52MS5DYXVnaHRNZXNzYWdlIiUKF0dldENhdWdodE1lc3NhZ2VSZXF1ZXN0EgoKAmlkGAEgASgJIsYBChNDYXVnaHRNZXNzYWdlRGV0YWlsEicKB21lc3NhZ2UYASABKAsyFi5tYWlsLnYxLkNhdWdodE1lc3NhZ2USDAoEaHRtbBgCIAEoCRIMCgR0ZXh0GAMgASgJEjoKB2hlYWRlcnMYBCADKAsyKS5tYWlsLnYxLkNhdWdodE1lc3NhZ2VEZXRhaWwuSGVhZGVyc0VudHJ5Gi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIuQBCg9XZWJob29rRGVsaXZlcnkSCgoCaWQYASABKAkSEgoKd2ViaG9va19pZBgCIAEoCRIQCghldmVudF9pZBgDIAEoCRISCgpldmVudF90eXBlGAQgASgJEhAKCGVtYWlsX2lkGAUgASgJEg4KBnN0YXR1cxgGIAEoCRISCgpjcmVhdGVkX2F0GAcgASgJEhkKDGNvbXBsZXRlZF9hdBgIIAEoCUgAiAEBEikKCGF0dGVtcHRzGAkgAygLMhcubWFpbC52MS5XZWJob29rQXR0ZW1wdEIPCg1fY29tcGxldGVkX2F0IocBCg5XZWJob29rQXR0ZW1wdBIPCgdhdHRlbXB0GAEgASgFEhIKCnN0YXJ0ZWRfYXQYAiABKAkSEwoLc3RhdHVzX2NvZGUYAyABKAUSEgoKbGF0ZW5jeV9tcxgEIAEoBRIYChByZXNwb25zZV9leGNlcnB0GAUgASgJEg0KBWVycm9yGAYgASgJIkkKHExpc3RXZWJob29rRGVsaXZlcmllc1JlcXVlc3QSCgoCaWQYASABKAkSDgoGc3RhdHVzGAIgASgJEg0KBWxpbWl0GAMgASgFIk0KHUxpc3RXZWJob29rRGVsaXZlcmllc1Jlc3BvbnNlEiwKCmRlbGl2ZXJpZXMYASADKAsyGC5tYWlsLnYxLldlYmhvb2tEZWxpdmVyeSIqChxSZXNlbmRXZWJob29rRGVsaXZlcnlSZXF1ZXN0EgoKAmlkGAEgASgJIoEBChhMaXN0QWNjb3VudEVtYWlsc1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIMCgRwYWdlGAIgASgFEhEKCXBhZ2Vfc2l6ZRgDIAEoBRIOCgZzdGF0dXMYBCABKAkSEAoIam9iX3R5cGUYBSABKAkSDgoGam9iX2lkGAYgASgJIl4KG0xpc3RBY2NvdW50QmF0Y2hKb2JzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEgwKBHBhZ2UYAiABKAUSDQoFbGltaXQYAyABKAUSDgoGc3RhdHVzGAQgASgJImQKIUxpc3RBY2NvdW50U2NoZWR1bGVkRW1haWxzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEgwKBHBhZ2UYAiABKAUSDQoFbGltaXQYAyABKAUSDgoGc3RhdHVzGAQgASgJImEKCkVtYWlsRXZlbnQSCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoCRISCgpjcmVhdGVkX2F0GAMgASgJEiUKBGRhdGEYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Io4BCgtFbWFpbERldGFpbBIdCgVlbWFpbBgBIAEoCzIOLm1haWwudjEuRW1haWwSEgoKYWNjb3VudF9pZBgCIAEoCRIjCgZldmVudHMYAyADKAsyEy5tYWlsLnYxLkVtYWlsRXZlbnQSEgoKb3Blbl9jb3VudBgEIAEoBRITCgtjbGlja19jb3VudBgFIAEoBSI6ChZHZXRBY2NvdW50U3RhdHNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDAoEZGF5cxgCIAEoBSKSAQoKRGFpbHlTdGF0cxILCgNkYXkYASABKAkSEAoIYWNjZXB0ZWQYAiABKAUSDAoEc2VudBgDIAEoBRIRCglkZWxpdmVyZWQYBCABKAUSDwoHYm91bmNlZBgFIAEoBRISCgpjb21wbGFpbmVkGAYgASgFEg4KBm9wZW5lZBgHIAEoBRIPCgdjbGlja2VkGAggASgFIkUKDEFjY291bnRTdGF0cxISCgphY2NvdW50X2lkGAEgASgJEiEKBGRheXMYAiADKAsyEy5tYWlsLnYxLkRhaWx5U3RhdHMiZgoLU3VwcHJlc3Npb24SCgoCaWQYASABKAkSFQoNZW1haWxfYWRkcmVzcxgCIAEoCRIOCgZyZWFzb24YAyABKAkSEAoIZW1haWxfaWQYBCABKAkSEgoKY3JlYXRlZF9hdBgFIAEoCSItChdMaXN0U3VwcHJlc3Npb25zUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIkYKGExpc3RTdXBwcmVzc2lvbnNSZXNwb25zZRIqCgxzdXBwcmVzc2lvbnMYASADKAsyFC5tYWlsLnYxLlN1cHByZXNzaW9uIiYKGERlbGV0ZVN1cHByZXNzaW9uUmVxdWVzdBIKCgJpZBgBIAEoCTLOEAoMQWRtaW5TZXJ2aWNlEksKDExpc3RBY2NvdW50cxIcLm1haWwudjEuTGlzdEFjY291bnRzUmVxdWVzdBodLm1haWwudjEuTGlzdEFjY291bnRzUmVzcG9uc2USQAoNQ3JlYXRlQWNjb3VudBIdLm1haWwudjEuQ3JlYXRlQWNjb3VudFJlcXVlc3QaEC5tYWlsLnYxLkFjY291bnQSOgoKR2V0QWNjb3VudBIaLm1haWwudjEuR2V0QWNjb3VudFJlcXVlc3QaEC5tYWlsLnYxLkFjY291bnQSQAoNVXBkYXRlQWNjb3VudBIdLm1haWwudjEuVXBkYXRlQWNjb3VudFJlcXVlc3QaEC5tYWlsLnYxLkFjY291bnQSPQoMQ3JlYXRlRG9tYWluEhwubWFpbC52MS5DcmVhdGVEb21haW5SZXF1ZXN0Gg8ubWFpbC52MS5Eb21haW4SSAoLTGlzdERvbWFpbnMSGy5tYWlsLnYxLkxpc3REb21haW5zUmVxdWVzdBocLm1haWwudjEuTGlzdERvbWFpbnNSZXNwb25zZRI9CgxWZXJpZnlEb21haW4SHC5tYWlsLnYxLlZlcmlmeURvbWFpblJlcXVlc3QaDy5tYWlsLnYxLkRvbWFpbhI9CgxVcGRhdGVEb21haW4SHC5tYWlsLnYxLlVwZGF0ZURvbWFpblJlcXVlc3QaDy5tYWlsLnYxLkRvbWFpbhI9CgxDcmVhdGVBcGlLZXkSHC5tYWlsLnYxLkNyZWF0ZUFwaUtleVJlcXVlc3QaDy5tYWlsLnYxLkFwaUtleRJICgtMaXN0QXBpS2V5cxIbLm1haWwudjEuTGlzdEFwaUtleXNSZXF1ZXN0GhwubWFpbC52MS5MaXN0QXBpS2V5c1Jlc3BvbnNlEkUKDERlbGV0ZUFwaUtleRIcLm1haWwudjEuRGVsZXRlQXBpS2V5UmVxdWVzdBoXLm1haWwudjEuRGVsZXRlUmVzcG9uc2USQAoNQ3JlYXRlV2ViaG9vaxIdLm1haWwudjEuQ3JlYXRlV2ViaG9va1JlcXVlc3QaEC5tYWlsLnYxLldlYmhvb2sSSwoMTGlzdFdlYmhvb2tzEhwubWFpbC52MS5MaXN0V2ViaG9va3NSZXF1ZXN0Gh0ubWFpbC52MS5MaXN0V2ViaG9va3NSZXNwb25zZRJHCg1EZWxldGVXZWJob29rEh0ubWFpbC52MS5EZWxldGVXZWJob29rUmVxdWVzdBoXLm1haWwudjEuRGVsZXRlUmVzcG9uc2USTgoNVmVyaWZ5V2ViaG9vaxIdLm1haWwudjEuVmVyaWZ5V2ViaG9va1JlcXVlc3QaHi5tYWlsLnYxLlZlcmlmeVdlYmhvb2tSZXNwb25zZRJmChVMaXN0V2ViaG9va0RlbGl2ZXJpZXMSJS5tYWlsLnYxLkxpc3RXZWJob29rRGVsaXZlcmllc1JlcXVlc3QaJi5tYWlsLnYxLkxpc3RXZWJob29rRGVsaXZlcmllc1Jlc3BvbnNlElgKFVJlc2VuZFdlYmhvb2tEZWxpdmVyeRIlLm1haWwudjEuUmVzZW5kV2ViaG9va0RlbGl2ZXJ5UmVxdWVzdBoYLm1haWwudjEuV2ViaG9va0RlbGl2ZXJ5ElMKEUxpc3RBY2NvdW50RW1haWxzEiEubWFpbC52MS5MaXN0QWNjb3VudEVtYWlsc1JlcXVlc3QaGy5tYWlsLnYxLkxpc3RFbWFpbHNSZXNwb25zZRJACg5HZXRFbWFpbERldGFpbBIYLm1haWwudjEuR2V0RW1haWxSZXF1ZXN0GhQubWFpbC52MS5FbWFpbERldGFpbBJcChRMaXN0QWNjb3VudEJhdGNoSm9icxIkLm1haWwudjEuTGlzdEFjY291bnRCYXRjaEpvYnNSZXF1ZXN0Gh4ubWFpbC52MS5MaXN0QmF0Y2hKb2JzUmVzcG9uc2USbgoaTGlzdEFjY291bnRTY2hlZHVsZWRFbWFpbHMSKi5tYWlsLnYxLkxpc3RBY2NvdW50U2NoZWR1bGVkRW1haWxzUmVxdWVzdBokLm1haWwudjEuTGlzdFNjaGVkdWxlZEVtYWlsc1Jlc3BvbnNlEmMKFENhbmNlbFNjaGVkdWxlZEVtYWlsEiQubWFpbC52MS5DYW5jZWxTY2hlZHVsZWRFbWFpbFJlcXVlc3QaJS5tYWlsLnYxLkNhbmNlbFNjaGVkdWxlZEVtYWlsUmVzcG9uc2USSQoPR2V0QWNjb3VudFN0YXRzEh8ubWFpbC52MS5HZXRBY2NvdW50U3RhdHNSZXF1ZXN0GhUubWFpbC52MS5BY2NvdW50U3RhdHMSVwoQTGlzdFN1cHByZXNzaW9ucxIgLm1haWwudjEuTGlzdFN1cHByZXNzaW9uc1JlcXVlc3QaIS5tYWlsLnYxLkxpc3RTdXBwcmVzc2lvbnNSZXNwb25zZRJPChFEZWxldGVTdXBwcmVzc2lvbhIhLm1haWwudjEuRGVsZXRlU3VwcHJlc3Npb25SZXF1ZXN0GhcubWFpbC52MS5EZWxldGVSZXNwb25zZRJdChJMaXN0Q2F1Z2h0TWVzc2FnZXMSIi5tYWlsLnYxLkxpc3RDYXVnaHRNZXNzYWdlc1JlcXVlc3QaIy5tYWlsLnYxLkxpc3RDYXVnaHRNZXNzYWdlc1Jlc3BvbnNlElIKEEdldENhdWdodE1lc3NhZ2USIC5tYWlsLnYxLkdldENhdWdodE1lc3NhZ2VSZXF1ZXN0GhwubWFpbC52MS5DYXVnaHRNZXNzYWdlRGV0YWlsYgZwcm90bzM", [file_google_protobuf_struct, file_mail_v1_email_service, file_mail_v1_types]);
+  fileDesc("ChttYWlsL3YxL2FkbWluX3NlcnZpY2UucHJvdG8SB21haWwudjEi3gEKB0FjY291bnQSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIOCgZzdGF0dXMYAyABKAkSEwoLZGFpbHlfcXVvdGEYBCABKAUSEgoKY3JlYXRlZF9hdBgFIAEoCRIXCgpzZW50X3RvZGF5GAYgASgFSACIAQESGAoLYm91bmNlX3JhdGUYByABKAFIAYgBARIbCg5jb21wbGFpbnRfcmF0ZRgIIAEoAUgCiAEBQg0KC19zZW50X3RvZGF5Qg4KDF9ib3VuY2VfcmF0ZUIRCg9fY29tcGxhaW50X3JhdGUiFQoTTGlzdEFjY291bnRzUmVxdWVzdCI6ChRMaXN0QWNjb3VudHNSZXNwb25zZRIiCghhY2NvdW50cxgBIAMoCzIQLm1haWwudjEuQWNjb3VudCIkChRDcmVhdGVBY2NvdW50UmVxdWVzdBIMCgRuYW1lGAEgASgJIh8KEUdldEFjY291bnRSZXF1ZXN0EgoKAmlkGAEgASgJImwKFFVwZGF0ZUFjY291bnRSZXF1ZXN0EgoKAmlkGAEgASgJEhMKBnN0YXR1cxgCIAEoCUgAiAEBEhgKC2RhaWx5X3F1b3RhGAMgASgFSAGIAQFCCQoHX3N0YXR1c0IOCgxfZGFpbHlfcXVvdGEiVwoJRG5zUmVjb3JkEgwKBHR5cGUYASABKAkSDAoEbmFtZRgCIAEoCRINCgV2YWx1ZRgDIAEoCRIPCgdwdXJwb3NlGAQgASgJEg4KBnN0YXR1cxgFIAEoCSLTAQoGRG9tYWluEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEAoIdmVyaWZpZWQYAyABKAgSJwoLZG5zX3JlY29yZHMYBCADKAsyEi5tYWlsLnYxLkRuc1JlY29yZBIVCg1vcGVuX3RyYWNraW5nGAUgASgIEhYKDmNsaWNrX3RyYWNraW5nGAYgASgIEhIKCmNyZWF0ZWRfYXQYByABKAkSFgoOZG5zX2NoZWNrZWRfYXQYCCABKAkSGQoRZG5zX2ZhaWxpbmdfc2luY2UYCSABKAkiNwoTQ3JlYXRlRG9tYWluUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEgwKBG5hbWUYAiABKAkiKAoSTGlzdERvbWFpbnNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiNwoTTGlzdERvbWFpbnNSZXNwb25zZRIgCgdkb21haW5zGAEgAygLMg8ubWFpbC52MS5Eb21haW4iMAoTVmVyaWZ5RG9tYWluUmVxdWVzdBIKCgJpZBgBIAEoCRINCgVmb3JjZRgCIAEoCCIlChdSb3RhdGVEb21haW5Ea2ltUmVxdWVzdBIKCgJpZBgBIAEoCSJ/ChNVcGRhdGVEb21haW5SZXF1ZXN0EgoKAmlkGAEgASgJEhoKDW9wZW5fdHJhY2tpbmcYAiABKAhIAIgBARIbCg5jbGlja190cmFja2luZxgDIAEoCEgBiAEBQhAKDl9vcGVuX3RyYWNraW5nQhEKD19jbGlja190cmFja2luZyJSCgtBcGlLZXlVc2FnZRIVCg1yZXF1ZXN0X2NvdW50GAEgASgFEhgKEGVtYWlsX3NlbnRfY291bnQYAiABKAUSEgoKZXJyb3JfcmF0ZRgDIAEoASKxAQoGQXBpS2V5EgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEgoKcGVybWlzc2lvbhgDIAEoCRIXCg9hbGxvd2VkX2RvbWFpbnMYBCADKAkSEgoKY3JlYXRlZF9hdBgFIAEoCRIQCgNrZXkYBiABKAlIAIgBARIoCgV1c2FnZRgHIAEoCzIULm1haWwudjEuQXBpS2V5VXNhZ2VIAYgBAUIGCgRfa2V5QggKBl91c2FnZSJkChNDcmVhdGVBcGlLZXlSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCRISCgpwZXJtaXNzaW9uGAMgASgJEhcKD2FsbG93ZWRfZG9tYWlucxgEIAMoCSIoChJMaXN0QXBpS2V5c1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCSI4ChNMaXN0QXBpS2V5c1Jlc3BvbnNlEiEKCGFwaV9rZXlzGAEgAygLMg8ubWFpbC52MS5BcGlLZXkiIQoTRGVsZXRlQXBpS2V5UmVxdWVzdBIKCgJpZBgBIAEoCSIyCg5EZWxldGVSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEg8KB21lc3NhZ2UYAiABKAkiZgoHV2ViaG9vaxIKCgJpZBgBIAEoCRILCgN1cmwYAiABKAkSDgoGZXZlbnRzGAMgAygJEhIKCmNyZWF0ZWRfYXQYBCABKAkSEwoGc2VjcmV0GAUgASgJSACIAQFCCQoHX3NlY3JldCJHChRDcmVhdGVXZWJob29rUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEgsKA3VybBgCIAEoCRIOCgZldmVudHMYAyADKAkiKQoTTGlzdFdlYmhvb2tzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIjoKFExpc3RXZWJob29rc1Jlc3BvbnNlEiIKCHdlYmhvb2tzGAEgAygLMhAubWFpbC52MS5XZWJob29rIiIKFERlbGV0ZVdlYmhvb2tSZXF1ZXN0EgoKAmlkGAEgASgJIiIKFFZlcmlmeVdlYmhvb2tSZXF1ZXN0EgoKAmlkGAEgASgJIj0KFVZlcmlmeVdlYmhvb2tSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEhMKC3N0YXR1c19jb2RlGAIgASgFIosBCg1DYXVnaHRNZXNzYWdlEgoKAmlkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSDAoEZnJvbRgDIAEoCRIKCgJ0bxgEIAMoCRIPCgdzdWJqZWN0GAUgASgJEhMKC3JlY2VpdmVkX2F0GAYgASgJEgwKBHNpemUYByABKAUSDAoEcGF0aBgIIAEoCSIqChlMaXN0Q2F1Z2h0TWVzc2FnZXNSZXF1ZXN0Eg0KBWxpbWl0GAEgASgFIkYKGkxpc3RDYXVnaHRNZXNzYWdlc1Jlc3BvbnNlEigKCG1lc3NhZ2VzGAEgAygLMhYubWFpbC52MS5DYXVnaHRNZXNzYWdlIiUKF0dldENhdWdodE1lc3NhZ2VSZXF1ZXN0EgoKAmlkGAEgASgJIsYBChNDYXVnaHRNZXNzYWdlRGV0YWlsEicKB21lc3NhZ2UYASABKAsyFi5tYWlsLnYxLkNhdWdodE1lc3NhZ2USDAoEaHRtbBgCIAEoCRIMCgR0ZXh0GAMgASgJEjoKB2hlYWRlcnMYBCADKAsyKS5tYWlsLnYxLkNhdWdodE1lc3NhZ2VEZXRhaWwuSGVhZGVyc0VudHJ5Gi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIuQBCg9XZWJob29rRGVsaXZlcnkSCgoCaWQYASABKAkSEgoKd2ViaG9va19pZBgCIAEoCRIQCghldmVudF9pZBgDIAEoCRISCgpldmVudF90eXBlGAQgASgJEhAKCGVtYWlsX2lkGAUgASgJEg4KBnN0YXR1cxgGIAEoCRISCgpjcmVhdGVkX2F0GAcgASgJEhkKDGNvbXBsZXRlZF9hdBgIIAEoCUgAiAEBEikKCGF0dGVtcHRzGAkgAygLMhcubWFpbC52MS5XZWJob29rQXR0ZW1wdEIPCg1fY29tcGxldGVkX2F0IocBCg5XZWJob29rQXR0ZW1wdBIPCgdhdHRlbXB0GAEgASgFEhIKCnN0YXJ0ZWRfYXQYAiABKAkSEwoLc3RhdHVzX2NvZGUYAyABKAUSEgoKbGF0ZW5jeV9tcxgEIAEoBRIYChByZXNwb25zZV9leGNlcnB0GAUgASgJEg0KBWVycm9yGAYgASgJIkkKHExpc3RXZWJob29rRGVsaXZlcmllc1JlcXVlc3QSCgoCaWQYASABKAkSDgoGc3RhdHVzGAIgASgJEg0KBWxpbWl0GAMgASgFIk0KHUxpc3RXZWJob29rRGVsaXZlcmllc1Jlc3BvbnNlEiwKCmRlbGl2ZXJpZXMYASADKAsyGC5tYWlsLnYxLldlYmhvb2tEZWxpdmVyeSIqChxSZXNlbmRXZWJob29rRGVsaXZlcnlSZXF1ZXN0EgoKAmlkGAEgASgJIoEBChhMaXN0QWNjb3VudEVtYWlsc1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIMCgRwYWdlGAIgASgFEhEKCXBhZ2Vfc2l6ZRgDIAEoBRIOCgZzdGF0dXMYBCABKAkSEAoIam9iX3R5cGUYBSABKAkSDgoGam9iX2lkGAYgASgJIl4KG0xpc3RBY2NvdW50QmF0Y2hKb2JzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEgwKBHBhZ2UYAiABKAUSDQoFbGltaXQYAyABKAUSDgoGc3RhdHVzGAQgASgJImQKIUxpc3RBY2NvdW50U2NoZWR1bGVkRW1haWxzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEgwKBHBhZ2UYAiABKAUSDQoFbGltaXQYAyABKAUSDgoGc3RhdHVzGAQgASgJImEKCkVtYWlsRXZlbnQSCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoCRISCgpjcmVhdGVkX2F0GAMgASgJEiUKBGRhdGEYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Io4BCgtFbWFpbERldGFpbBIdCgVlbWFpbBgBIAEoCzIOLm1haWwudjEuRW1haWwSEgoKYWNjb3VudF9pZBgCIAEoCRIjCgZldmVudHMYAyADKAsyEy5tYWlsLnYxLkVtYWlsRXZlbnQSEgoKb3Blbl9jb3VudBgEIAEoBRITCgtjbGlja19jb3VudBgFIAEoBSI6ChZHZXRBY2NvdW50U3RhdHNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDAoEZGF5cxgCIAEoBSKSAQoKRGFpbHlTdGF0cxILCgNkYXkYASABKAkSEAoIYWNjZXB0ZWQYAiABKAUSDAoEc2VudBgDIAEoBRIRCglkZWxpdmVyZWQYBCABKAUSDwoHYm91bmNlZBgFIAEoBRISCgpjb21wbGFpbmVkGAYgASgFEg4KBm9wZW5lZBgHIAEoBRIPCgdjbGlja2VkGAggASgFIkUKDEFjY291bnRTdGF0cxISCgphY2NvdW50X2lkGAEgASgJEiEKBGRheXMYAiADKAsyEy5tYWlsLnYxLkRhaWx5U3RhdHMiZgoLU3VwcHJlc3Npb24SCgoCaWQYASABKAkSFQoNZW1haWxfYWRkcmVzcxgCIAEoCRIOCgZyZWFzb24YAyABKAkSEAoIZW1haWxfaWQYBCABKAkSEgoKY3JlYXRlZF9hdBgFIAEoCSItChdMaXN0U3VwcHJlc3Npb25zUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIkYKGExpc3RTdXBwcmVzc2lvbnNSZXNwb25zZRIqCgxzdXBwcmVzc2lvbnMYASADKAsyFC5tYWlsLnYxLlN1cHByZXNzaW9uIiYKGERlbGV0ZVN1cHByZXNzaW9uUmVxdWVzdBIKCgJpZBgBIAEoCTKVEQoMQWRtaW5TZXJ2aWNlEksKDExpc3RBY2NvdW50cxIcLm1haWwudjEuTGlzdEFjY291bnRzUmVxdWVzdBodLm1haWwudjEuTGlzdEFjY291bnRzUmVzcG9uc2USQAoNQ3JlYXRlQWNjb3VudBIdLm1haWwudjEuQ3JlYXRlQWNjb3VudFJlcXVlc3QaEC5tYWlsLnYxLkFjY291bnQSOgoKR2V0QWNjb3VudBIaLm1haWwudjEuR2V0QWNjb3VudFJlcXVlc3QaEC5tYWlsLnYxLkFjY291bnQSQAoNVXBkYXRlQWNjb3VudBIdLm1haWwudjEuVXBkYXRlQWNjb3VudFJlcXVlc3QaEC5tYWlsLnYxLkFjY291bnQSPQoMQ3JlYXRlRG9tYWluEhwubWFpbC52MS5DcmVhdGVEb21haW5SZXF1ZXN0Gg8ubWFpbC52MS5Eb21haW4SSAoLTGlzdERvbWFpbnMSGy5tYWlsLnYxLkxpc3REb21haW5zUmVxdWVzdBocLm1haWwudjEuTGlzdERvbWFpbnNSZXNwb25zZRI9CgxWZXJpZnlEb21haW4SHC5tYWlsLnYxLlZlcmlmeURvbWFpblJlcXVlc3QaDy5tYWlsLnYxLkRvbWFpbhI9CgxVcGRhdGVEb21haW4SHC5tYWlsLnYxLlVwZGF0ZURvbWFpblJlcXVlc3QaDy5tYWlsLnYxLkRvbWFpbhJFChBSb3RhdGVEb21haW5Ea2ltEiAubWFpbC52MS5Sb3RhdGVEb21haW5Ea2ltUmVxdWVzdBoPLm1haWwudjEuRG9tYWluEj0KDENyZWF0ZUFwaUtleRIcLm1haWwudjEuQ3JlYXRlQXBpS2V5UmVxdWVzdBoPLm1haWwudjEuQXBpS2V5EkgKC0xpc3RBcGlLZXlzEhsubWFpbC52MS5MaXN0QXBpS2V5c1JlcXVlc3QaHC5tYWlsLnYxLkxpc3RBcGlLZXlzUmVzcG9uc2USRQoMRGVsZXRlQXBpS2V5EhwubWFpbC52MS5EZWxldGVBcGlLZXlSZXF1ZXN0GhcubWFpbC52MS5EZWxldGVSZXNwb25zZRJACg1DcmVhdGVXZWJob29rEh0ubWFpbC52MS5DcmVhdGVXZWJob29rUmVxdWVzdBoQLm1haWwudjEuV2ViaG9vaxJLCgxMaXN0V2ViaG9va3MSHC5tYWlsLnYxLkxpc3RXZWJob29rc1JlcXVlc3QaHS5tYWlsLnYxLkxpc3RXZWJob29rc1Jlc3BvbnNlEkcKDURlbGV0ZVdlYmhvb2sSHS5tYWlsLnYxLkRlbGV0ZVdlYmhvb2tSZXF1ZXN0GhcubWFpbC52MS5EZWxldGVSZXNwb25zZRJOCg1WZXJpZnlXZWJob29rEh0ubWFpbC52MS5WZXJpZnlXZWJob29rUmVxdWVzdBoeLm1haWwudjEuVmVyaWZ5V2ViaG9va1Jlc3BvbnNlEmYKFUxpc3RXZWJob29rRGVsaXZlcmllcxIlLm1haWwudjEuTGlzdFdlYmhvb2tEZWxpdmVyaWVzUmVxdWVzdBomLm1haWwudjEuTGlzdFdlYmhvb2tEZWxpdmVyaWVzUmVzcG9uc2USWAoVUmVzZW5kV2ViaG9va0RlbGl2ZXJ5EiUubWFpbC52MS5SZXNlbmRXZWJob29rRGVsaXZlcnlSZXF1ZXN0GhgubWFpbC52MS5XZWJob29rRGVsaXZlcnkSUwoRTGlzdEFjY291bnRFbWFpbHMSIS5tYWlsLnYxLkxpc3RBY2NvdW50RW1haWxzUmVxdWVzdBobLm1haWwudjEuTGlzdEVtYWlsc1Jlc3BvbnNlEkAKDkdldEVtYWlsRGV0YWlsEhgubWFpbC52MS5HZXRFbWFpbFJlcXVlc3QaFC5tYWlsLnYxLkVtYWlsRGV0YWlsElwKFExpc3RBY2NvdW50QmF0Y2hKb2JzEiQubWFpbC52MS5MaXN0QWNjb3VudEJhdGNoSm9ic1JlcXVlc3QaHi5tYWlsLnYxLkxpc3RCYXRjaEpvYnNSZXNwb25zZRJuChpMaXN0QWNjb3VudFNjaGVkdWxlZEVtYWlscxIqLm1haWwudjEuTGlzdEFjY291bnRTY2hlZHVsZWRFbWFpbHNSZXF1ZXN0GiQubWFpbC52MS5MaXN0U2NoZWR1bGVkRW1haWxzUmVzcG9uc2USYwoUQ2FuY2VsU2NoZWR1bGVkRW1haWwSJC5tYWlsLnYxLkNhbmNlbFNjaGVkdWxlZEVtYWlsUmVxdWVzdBolLm1haWwudjEuQ2FuY2VsU2NoZWR1bGVkRW1haWxSZXNwb25zZRJJCg9HZXRBY2NvdW50U3RhdHMSHy5tYWlsLnYxLkdldEFjY291bnRTdGF0c1JlcXVlc3QaFS5tYWlsLnYxLkFjY291bnRTdGF0cxJXChBMaXN0U3VwcHJlc3Npb25zEiAubWFpbC52MS5MaXN0U3VwcHJlc3Npb25zUmVxdWVzdBohLm1haWwudjEuTGlzdFN1cHByZXNzaW9uc1Jlc3BvbnNlEk8KEURlbGV0ZVN1cHByZXNzaW9uEiEubWFpbC52MS5EZWxldGVTdXBwcmVzc2lvblJlcXVlc3QaFy5tYWlsLnYxLkRlbGV0ZVJlc3BvbnNlEl0KEkxpc3RDYXVnaHRNZXNzYWdlcxIiLm1haWwudjEuTGlzdENhdWdodE1lc3NhZ2VzUmVxdWVzdBojLm1haWwudjEuTGlzdENhdWdodE1lc3NhZ2VzUmVzcG9uc2USUgoQR2V0Q2F1Z2h0TWVzc2FnZRIgLm1haWwudjEuR2V0Q2F1Z2h0TWVzc2FnZVJlcXVlc3QaHC5tYWlsLnYxLkNhdWdodE1lc3NhZ2VEZXRhaWxiBnByb3RvMw", [file_google_protobuf_struct, file_mail_v1_email_service, file_mail_v1_types]);
 
 /**
  * @generated from message mail.v1.Account
@@ -183,6 +183,20 @@ export type DnsRecord = Message<"mail.v1.DnsRecord"> & {
    * @generated from field: string value = 3;
    */
   value: string;
+
+  /**
+   * ownership, spf, dkim, return_path, return_path_spf or dmarc (advisory).
+   *
+   * @generated from field: string purpose = 4;
+   */
+  purpose: string;
+
+  /**
+   * From the last DNS check: verified (found and right), pending (not found yet) or failed (found wrong, or gone after being verified).
+   *
+   * @generated from field: string status = 5;
+   */
+  status: string;
 };
 
 /**
@@ -230,6 +244,20 @@ export type Domain = Message<"mail.v1.Domain"> & {
    * @generated from field: string created_at = 7;
    */
   createdAt: string;
+
+  /**
+   * When the records were last looked up in DNS; empty when never.
+   *
+   * @generated from field: string dns_checked_at = 8;
+   */
+  dnsCheckedAt: string;
+
+  /**
+   * Since when a verified domain's ownership, SPF or DKIM record has been failing; empty while they are fine.
+   *
+   * @generated from field: string dns_failing_since = 9;
+   */
+  dnsFailingSince: string;
 };
 
 /**
@@ -318,6 +346,23 @@ export const VerifyDomainRequestSchema: GenMessage<VerifyDomainRequest> = /*@__P
   messageDesc(file_mail_v1_admin_service, 11);
 
 /**
+ * @generated from message mail.v1.RotateDomainDkimRequest
+ */
+export type RotateDomainDkimRequest = Message<"mail.v1.RotateDomainDkimRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message mail.v1.RotateDomainDkimRequest.
+ * Use `create(RotateDomainDkimRequestSchema)` to create a new message.
+ */
+export const RotateDomainDkimRequestSchema: GenMessage<RotateDomainDkimRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin_service, 12);
+
+/**
  * @generated from message mail.v1.UpdateDomainRequest
  */
 export type UpdateDomainRequest = Message<"mail.v1.UpdateDomainRequest"> & {
@@ -342,7 +387,7 @@ export type UpdateDomainRequest = Message<"mail.v1.UpdateDomainRequest"> & {
  * Use `create(UpdateDomainRequestSchema)` to create a new message.
  */
 export const UpdateDomainRequestSchema: GenMessage<UpdateDomainRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 12);
+  messageDesc(file_mail_v1_admin_service, 13);
 
 /**
  * @generated from message mail.v1.ApiKeyUsage
@@ -371,7 +416,7 @@ export type ApiKeyUsage = Message<"mail.v1.ApiKeyUsage"> & {
  * Use `create(ApiKeyUsageSchema)` to create a new message.
  */
 export const ApiKeyUsageSchema: GenMessage<ApiKeyUsage> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 13);
+  messageDesc(file_mail_v1_admin_service, 14);
 
 /**
  * @generated from message mail.v1.ApiKey
@@ -424,7 +469,7 @@ export type ApiKey = Message<"mail.v1.ApiKey"> & {
  * Use `create(ApiKeySchema)` to create a new message.
  */
 export const ApiKeySchema: GenMessage<ApiKey> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 14);
+  messageDesc(file_mail_v1_admin_service, 15);
 
 /**
  * @generated from message mail.v1.CreateApiKeyRequest
@@ -456,7 +501,7 @@ export type CreateApiKeyRequest = Message<"mail.v1.CreateApiKeyRequest"> & {
  * Use `create(CreateApiKeyRequestSchema)` to create a new message.
  */
 export const CreateApiKeyRequestSchema: GenMessage<CreateApiKeyRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 15);
+  messageDesc(file_mail_v1_admin_service, 16);
 
 /**
  * @generated from message mail.v1.ListApiKeysRequest
@@ -473,7 +518,7 @@ export type ListApiKeysRequest = Message<"mail.v1.ListApiKeysRequest"> & {
  * Use `create(ListApiKeysRequestSchema)` to create a new message.
  */
 export const ListApiKeysRequestSchema: GenMessage<ListApiKeysRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 16);
+  messageDesc(file_mail_v1_admin_service, 17);
 
 /**
  * @generated from message mail.v1.ListApiKeysResponse
@@ -490,7 +535,7 @@ export type ListApiKeysResponse = Message<"mail.v1.ListApiKeysResponse"> & {
  * Use `create(ListApiKeysResponseSchema)` to create a new message.
  */
 export const ListApiKeysResponseSchema: GenMessage<ListApiKeysResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 17);
+  messageDesc(file_mail_v1_admin_service, 18);
 
 /**
  * @generated from message mail.v1.DeleteApiKeyRequest
@@ -507,7 +552,7 @@ export type DeleteApiKeyRequest = Message<"mail.v1.DeleteApiKeyRequest"> & {
  * Use `create(DeleteApiKeyRequestSchema)` to create a new message.
  */
 export const DeleteApiKeyRequestSchema: GenMessage<DeleteApiKeyRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 18);
+  messageDesc(file_mail_v1_admin_service, 19);
 
 /**
  * @generated from message mail.v1.DeleteResponse
@@ -529,7 +574,7 @@ export type DeleteResponse = Message<"mail.v1.DeleteResponse"> & {
  * Use `create(DeleteResponseSchema)` to create a new message.
  */
 export const DeleteResponseSchema: GenMessage<DeleteResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 19);
+  messageDesc(file_mail_v1_admin_service, 20);
 
 /**
  * @generated from message mail.v1.Webhook
@@ -568,7 +613,7 @@ export type Webhook = Message<"mail.v1.Webhook"> & {
  * Use `create(WebhookSchema)` to create a new message.
  */
 export const WebhookSchema: GenMessage<Webhook> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 20);
+  messageDesc(file_mail_v1_admin_service, 21);
 
 /**
  * @generated from message mail.v1.CreateWebhookRequest
@@ -595,7 +640,7 @@ export type CreateWebhookRequest = Message<"mail.v1.CreateWebhookRequest"> & {
  * Use `create(CreateWebhookRequestSchema)` to create a new message.
  */
 export const CreateWebhookRequestSchema: GenMessage<CreateWebhookRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 21);
+  messageDesc(file_mail_v1_admin_service, 22);
 
 /**
  * @generated from message mail.v1.ListWebhooksRequest
@@ -612,7 +657,7 @@ export type ListWebhooksRequest = Message<"mail.v1.ListWebhooksRequest"> & {
  * Use `create(ListWebhooksRequestSchema)` to create a new message.
  */
 export const ListWebhooksRequestSchema: GenMessage<ListWebhooksRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 22);
+  messageDesc(file_mail_v1_admin_service, 23);
 
 /**
  * @generated from message mail.v1.ListWebhooksResponse
@@ -629,7 +674,7 @@ export type ListWebhooksResponse = Message<"mail.v1.ListWebhooksResponse"> & {
  * Use `create(ListWebhooksResponseSchema)` to create a new message.
  */
 export const ListWebhooksResponseSchema: GenMessage<ListWebhooksResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 23);
+  messageDesc(file_mail_v1_admin_service, 24);
 
 /**
  * @generated from message mail.v1.DeleteWebhookRequest
@@ -646,7 +691,7 @@ export type DeleteWebhookRequest = Message<"mail.v1.DeleteWebhookRequest"> & {
  * Use `create(DeleteWebhookRequestSchema)` to create a new message.
  */
 export const DeleteWebhookRequestSchema: GenMessage<DeleteWebhookRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 24);
+  messageDesc(file_mail_v1_admin_service, 25);
 
 /**
  * @generated from message mail.v1.VerifyWebhookRequest
@@ -663,7 +708,7 @@ export type VerifyWebhookRequest = Message<"mail.v1.VerifyWebhookRequest"> & {
  * Use `create(VerifyWebhookRequestSchema)` to create a new message.
  */
 export const VerifyWebhookRequestSchema: GenMessage<VerifyWebhookRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 25);
+  messageDesc(file_mail_v1_admin_service, 26);
 
 /**
  * @generated from message mail.v1.VerifyWebhookResponse
@@ -685,7 +730,7 @@ export type VerifyWebhookResponse = Message<"mail.v1.VerifyWebhookResponse"> & {
  * Use `create(VerifyWebhookResponseSchema)` to create a new message.
  */
 export const VerifyWebhookResponseSchema: GenMessage<VerifyWebhookResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 26);
+  messageDesc(file_mail_v1_admin_service, 27);
 
 /**
  * @generated from message mail.v1.CaughtMessage
@@ -739,7 +784,7 @@ export type CaughtMessage = Message<"mail.v1.CaughtMessage"> & {
  * Use `create(CaughtMessageSchema)` to create a new message.
  */
 export const CaughtMessageSchema: GenMessage<CaughtMessage> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 27);
+  messageDesc(file_mail_v1_admin_service, 28);
 
 /**
  * @generated from message mail.v1.ListCaughtMessagesRequest
@@ -756,7 +801,7 @@ export type ListCaughtMessagesRequest = Message<"mail.v1.ListCaughtMessagesReque
  * Use `create(ListCaughtMessagesRequestSchema)` to create a new message.
  */
 export const ListCaughtMessagesRequestSchema: GenMessage<ListCaughtMessagesRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 28);
+  messageDesc(file_mail_v1_admin_service, 29);
 
 /**
  * @generated from message mail.v1.ListCaughtMessagesResponse
@@ -773,7 +818,7 @@ export type ListCaughtMessagesResponse = Message<"mail.v1.ListCaughtMessagesResp
  * Use `create(ListCaughtMessagesResponseSchema)` to create a new message.
  */
 export const ListCaughtMessagesResponseSchema: GenMessage<ListCaughtMessagesResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 29);
+  messageDesc(file_mail_v1_admin_service, 30);
 
 /**
  * @generated from message mail.v1.GetCaughtMessageRequest
@@ -790,7 +835,7 @@ export type GetCaughtMessageRequest = Message<"mail.v1.GetCaughtMessageRequest">
  * Use `create(GetCaughtMessageRequestSchema)` to create a new message.
  */
 export const GetCaughtMessageRequestSchema: GenMessage<GetCaughtMessageRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 30);
+  messageDesc(file_mail_v1_admin_service, 31);
 
 /**
  * @generated from message mail.v1.CaughtMessageDetail
@@ -822,7 +867,7 @@ export type CaughtMessageDetail = Message<"mail.v1.CaughtMessageDetail"> & {
  * Use `create(CaughtMessageDetailSchema)` to create a new message.
  */
 export const CaughtMessageDetailSchema: GenMessage<CaughtMessageDetail> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 31);
+  messageDesc(file_mail_v1_admin_service, 32);
 
 /**
  * One event sent (or being sent) to one webhook.
@@ -885,7 +930,7 @@ export type WebhookDelivery = Message<"mail.v1.WebhookDelivery"> & {
  * Use `create(WebhookDeliverySchema)` to create a new message.
  */
 export const WebhookDeliverySchema: GenMessage<WebhookDelivery> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 32);
+  messageDesc(file_mail_v1_admin_service, 33);
 
 /**
  * @generated from message mail.v1.WebhookAttempt
@@ -933,7 +978,7 @@ export type WebhookAttempt = Message<"mail.v1.WebhookAttempt"> & {
  * Use `create(WebhookAttemptSchema)` to create a new message.
  */
 export const WebhookAttemptSchema: GenMessage<WebhookAttempt> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 33);
+  messageDesc(file_mail_v1_admin_service, 34);
 
 /**
  * @generated from message mail.v1.ListWebhookDeliveriesRequest
@@ -964,7 +1009,7 @@ export type ListWebhookDeliveriesRequest = Message<"mail.v1.ListWebhookDeliverie
  * Use `create(ListWebhookDeliveriesRequestSchema)` to create a new message.
  */
 export const ListWebhookDeliveriesRequestSchema: GenMessage<ListWebhookDeliveriesRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 34);
+  messageDesc(file_mail_v1_admin_service, 35);
 
 /**
  * @generated from message mail.v1.ListWebhookDeliveriesResponse
@@ -981,7 +1026,7 @@ export type ListWebhookDeliveriesResponse = Message<"mail.v1.ListWebhookDeliveri
  * Use `create(ListWebhookDeliveriesResponseSchema)` to create a new message.
  */
 export const ListWebhookDeliveriesResponseSchema: GenMessage<ListWebhookDeliveriesResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 35);
+  messageDesc(file_mail_v1_admin_service, 36);
 
 /**
  * @generated from message mail.v1.ResendWebhookDeliveryRequest
@@ -998,7 +1043,7 @@ export type ResendWebhookDeliveryRequest = Message<"mail.v1.ResendWebhookDeliver
  * Use `create(ResendWebhookDeliveryRequestSchema)` to create a new message.
  */
 export const ResendWebhookDeliveryRequestSchema: GenMessage<ResendWebhookDeliveryRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 36);
+  messageDesc(file_mail_v1_admin_service, 37);
 
 /**
  * @generated from message mail.v1.ListAccountEmailsRequest
@@ -1040,7 +1085,7 @@ export type ListAccountEmailsRequest = Message<"mail.v1.ListAccountEmailsRequest
  * Use `create(ListAccountEmailsRequestSchema)` to create a new message.
  */
 export const ListAccountEmailsRequestSchema: GenMessage<ListAccountEmailsRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 37);
+  messageDesc(file_mail_v1_admin_service, 38);
 
 /**
  * @generated from message mail.v1.ListAccountBatchJobsRequest
@@ -1072,7 +1117,7 @@ export type ListAccountBatchJobsRequest = Message<"mail.v1.ListAccountBatchJobsR
  * Use `create(ListAccountBatchJobsRequestSchema)` to create a new message.
  */
 export const ListAccountBatchJobsRequestSchema: GenMessage<ListAccountBatchJobsRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 38);
+  messageDesc(file_mail_v1_admin_service, 39);
 
 /**
  * @generated from message mail.v1.ListAccountScheduledEmailsRequest
@@ -1104,7 +1149,7 @@ export type ListAccountScheduledEmailsRequest = Message<"mail.v1.ListAccountSche
  * Use `create(ListAccountScheduledEmailsRequestSchema)` to create a new message.
  */
 export const ListAccountScheduledEmailsRequestSchema: GenMessage<ListAccountScheduledEmailsRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 39);
+  messageDesc(file_mail_v1_admin_service, 40);
 
 /**
  * A recorded change of an email (the spec's event types), with the data its webhook carries.
@@ -1140,7 +1185,7 @@ export type EmailEvent = Message<"mail.v1.EmailEvent"> & {
  * Use `create(EmailEventSchema)` to create a new message.
  */
 export const EmailEventSchema: GenMessage<EmailEvent> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 40);
+  messageDesc(file_mail_v1_admin_service, 41);
 
 /**
  * @generated from message mail.v1.EmailDetail
@@ -1180,7 +1225,7 @@ export type EmailDetail = Message<"mail.v1.EmailDetail"> & {
  * Use `create(EmailDetailSchema)` to create a new message.
  */
 export const EmailDetailSchema: GenMessage<EmailDetail> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 41);
+  messageDesc(file_mail_v1_admin_service, 42);
 
 /**
  * @generated from message mail.v1.GetAccountStatsRequest
@@ -1204,7 +1249,7 @@ export type GetAccountStatsRequest = Message<"mail.v1.GetAccountStatsRequest"> &
  * Use `create(GetAccountStatsRequestSchema)` to create a new message.
  */
 export const GetAccountStatsRequestSchema: GenMessage<GetAccountStatsRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 42);
+  messageDesc(file_mail_v1_admin_service, 43);
 
 /**
  * @generated from message mail.v1.DailyStats
@@ -1262,7 +1307,7 @@ export type DailyStats = Message<"mail.v1.DailyStats"> & {
  * Use `create(DailyStatsSchema)` to create a new message.
  */
 export const DailyStatsSchema: GenMessage<DailyStats> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 43);
+  messageDesc(file_mail_v1_admin_service, 44);
 
 /**
  * @generated from message mail.v1.AccountStats
@@ -1286,7 +1331,7 @@ export type AccountStats = Message<"mail.v1.AccountStats"> & {
  * Use `create(AccountStatsSchema)` to create a new message.
  */
 export const AccountStatsSchema: GenMessage<AccountStats> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 44);
+  messageDesc(file_mail_v1_admin_service, 45);
 
 /**
  * An address the account does not send to any more (hard bounce or complaint).
@@ -1329,7 +1374,7 @@ export type Suppression = Message<"mail.v1.Suppression"> & {
  * Use `create(SuppressionSchema)` to create a new message.
  */
 export const SuppressionSchema: GenMessage<Suppression> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 45);
+  messageDesc(file_mail_v1_admin_service, 46);
 
 /**
  * @generated from message mail.v1.ListSuppressionsRequest
@@ -1346,7 +1391,7 @@ export type ListSuppressionsRequest = Message<"mail.v1.ListSuppressionsRequest">
  * Use `create(ListSuppressionsRequestSchema)` to create a new message.
  */
 export const ListSuppressionsRequestSchema: GenMessage<ListSuppressionsRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 46);
+  messageDesc(file_mail_v1_admin_service, 47);
 
 /**
  * @generated from message mail.v1.ListSuppressionsResponse
@@ -1363,7 +1408,7 @@ export type ListSuppressionsResponse = Message<"mail.v1.ListSuppressionsResponse
  * Use `create(ListSuppressionsResponseSchema)` to create a new message.
  */
 export const ListSuppressionsResponseSchema: GenMessage<ListSuppressionsResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 47);
+  messageDesc(file_mail_v1_admin_service, 48);
 
 /**
  * @generated from message mail.v1.DeleteSuppressionRequest
@@ -1380,7 +1425,7 @@ export type DeleteSuppressionRequest = Message<"mail.v1.DeleteSuppressionRequest
  * Use `create(DeleteSuppressionRequestSchema)` to create a new message.
  */
 export const DeleteSuppressionRequestSchema: GenMessage<DeleteSuppressionRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 48);
+  messageDesc(file_mail_v1_admin_service, 49);
 
 /**
  * The management API behind the console (REST base path /v1/mail/admin).
@@ -1467,6 +1512,16 @@ export const AdminService: GenService<{
   updateDomain: {
     methodKind: "unary";
     input: typeof UpdateDomainRequestSchema;
+    output: typeof DomainSchema;
+  },
+  /**
+   * POST /domains/:id/dkim/rotate (409 while a rotation's new key is still pending)
+   *
+   * @generated from rpc mail.v1.AdminService.RotateDomainDkim
+   */
+  rotateDomainDkim: {
+    methodKind: "unary";
+    input: typeof RotateDomainDkimRequestSchema;
     output: typeof DomainSchema;
   },
   /**

@@ -1,5 +1,8 @@
-/** Sender domains: the DNS records to publish, verification (or the operator's override), and tracking. */
-import { createDomain, listDomains, updateDomain, verifyDomain } from '../../api.js';
+/**
+ * Sender domains: the DNS records to publish with each one's status from the last DNS check, verification
+ * (or the operator's override), DKIM key rotation, and tracking.
+ */
+import { createDomain, listDomains, rotateDomainDkim, updateDomain, verifyDomain } from '../../api.js';
 import { h, replaceChildren, uniqueId } from '../../dom.js';
 import { formatTime } from '../../format.js';
 import { announce, announceError } from '../../ui/announce.js';
@@ -36,6 +39,15 @@ export async function render({ account }) {
   return h('div', { class: 'stack' }, section('Add a sender domain', form), list);
 }
 
+const PURPOSES = {
+  ownership: 'Ownership',
+  spf: 'SPF',
+  dkim: 'DKIM',
+  return_path: 'Return path',
+  return_path_spf: 'Return path SPF',
+  dmarc: 'DMARC (recommended)',
+};
+
 function domainCard(domain, reload) {
   const verify = async (force) => {
     if (force && !(await confirmAction({
@@ -45,7 +57,22 @@ function domainCard(domain, reload) {
     }))) return;
     try {
       const d = await verifyDomain(domain.id, force);
-      announce(d.verified ? `${d.name} is verified.` : `${d.name} is not verified yet: its DNS records were not found.`, d.verified ? 'info' : 'error');
+      announce(d.verified ? `${d.name} is verified.` : `${d.name} is not verified yet: its ownership, SPF and DKIM records must all be found.`, d.verified ? 'info' : 'error');
+      await reload();
+    } catch (err) {
+      announceError(err);
+    }
+  };
+
+  const rotate = async () => {
+    if (!(await confirmAction({
+      title: `Rotate the DKIM key of ${domain.name}?`,
+      message: 'A new key is made with a new selector. Publish its record; it signs once a check finds it, and the current key signs until then.',
+      confirmLabel: 'Rotate key',
+    }))) return;
+    try {
+      await rotateDomainDkim(domain.id);
+      announce(`A new DKIM key for ${domain.name}: publish its record, then verify.`);
       await reload();
     } catch (err) {
       announceError(err);
@@ -68,14 +95,18 @@ function domainCard(domain, reload) {
 
   return h('section', { class: 'card', 'aria-label': `Domain ${domain.name}`, 'data-domain': domain.name },
     h('div', { class: 'card-head' },
-      h('h2', { class: 'card-title' }, domain.name, ' ', pill(domain.verified ? 'verified' : 'unverified')),
-      h('span', { class: 'sub' }, `Added ${formatTime(domain.created_at)}`)),
+      h('h2', { class: 'card-title' }, domain.name, ' ', pill(domain.verified ? 'verified' : 'unverified'),
+        // Records that checked out once and no longer do: the domain still sends, but receivers may refuse it.
+        domain.dns_failing_since ? [' ', h('span', { class: 'failing-badge', title: `Since ${formatTime(domain.dns_failing_since)}` }, pill('failed', 'DNS failing'))] : null),
+      h('span', { class: 'sub' }, `Added ${formatTime(domain.created_at)} · ${domain.dns_checked_at ? `DNS checked ${formatTime(domain.dns_checked_at)}` : 'DNS not checked yet'}`)),
     dataTable({
       caption: `DNS records for ${domain.name}`,
       showCaption: false,
       empty: 'No DNS records.',
-      columns: [{ label: 'Type' }, { label: 'Name' }, { label: 'Value' }],
+      columns: [{ label: 'Purpose' }, { label: 'Status' }, { label: 'Type' }, { label: 'Name' }, { label: 'Value' }],
       rows: domain.dns_records.map((r, i) => [
+        PURPOSES[r.purpose] ?? r.purpose,
+        pill(r.status),
         r.type,
         h('code', {}, r.name),
         copyField({ id: uniqueId('dns'), label: `${r.type} record ${i + 1} value`, value: r.value }),
@@ -84,6 +115,8 @@ function domainCard(domain, reload) {
     h('div', { class: 'card-actions' },
       domain.verified ? null : h('button', { type: 'button', class: 'button primary', onclick: () => verify(false) }, 'Verify'),
       domain.verified ? null : h('button', { type: 'button', class: 'button secondary', onclick: () => verify(true) }, 'Force verify'),
+      domain.verified ? h('button', { type: 'button', class: 'button secondary', onclick: () => verify(false) }, 'Check DNS records') : null,
+      h('button', { type: 'button', class: 'button secondary', onclick: rotate }, 'Rotate DKIM key'),
       h('fieldset', { class: 'switches' },
         h('legend', { class: 'visually-hidden' }, `Tracking for ${domain.name}`),
         toggle('Open tracking', 'open_tracking'),

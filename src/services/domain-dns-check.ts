@@ -1,0 +1,127 @@
+import type { DkimKeysRepo } from '../db/repos/dkim-keys-repo.js';
+import type { DomainRow, DomainsRepo } from '../db/repos/domains-repo.js';
+import { matchRecord, type Answer } from '../domain/dns-match.js';
+import {
+  expectedRecords, failingRecords, nextStatus, type CheckOutcome, type ExpectedRecord, type PublishSettings, type StoredStatuses,
+} from '../domain/dns-records.js';
+import type { Logger } from '../logger.js';
+import type { DnsResolver } from '../mail/dns-resolver.js';
+
+export interface DomainDnsCheckDeps {
+  domains: Pick<DomainsRepo, 'recordDnsCheck' | 'dueForRecheck'>;
+  dkimKeys: Pick<DkimKeysRepo, 'listPublished' | 'promote'>;
+  resolver: DnsResolver;
+  publish: PublishSettings;
+  now: () => Date;
+  logger: Logger;
+}
+
+export interface CheckedDomain {
+  domain: DomainRow;
+  records: ExpectedRecord[];
+}
+
+/** Domains re-checked per run of the periodic re-check; the rest wait for the next run (oldest first). */
+const RECHECK_BATCH = 200;
+
+/**
+ * Looking a domain's records up in DNS (through MAILER_DNS_SERVERS) and storing what was found: each
+ * record's status, a rotation's new DKIM key promoted once its record is seen, and whether a verified
+ * domain's required records are failing. The domain's `verified` is the caller's (verify) decision: a
+ * verified domain is never unverified here, sending goes on, and the owner is told instead.
+ */
+export function createDomainDnsCheck(deps: DomainDnsCheckDeps) {
+  async function recordsOf(domain: DomainRow): Promise<ExpectedRecord[]> {
+    const keys = await deps.dkimKeys.listPublished([domain.id]);
+    return expectedRecords({
+      name: domain.name, verificationToken: domain.verificationToken,
+      keys: keys.flatMap((k) => (k.status === 'retired' ? [] : [{ id: k.id, selector: k.selector, publicKey: k.publicKey, status: k.status }])),
+    }, deps.publish);
+  }
+
+  /** One lookup per name and type; a resolver failure (not an absent name) is `unknown` for its records. */
+  async function lookUp(records: ExpectedRecord[]): Promise<Map<string, CheckOutcome>> {
+    const answers = new Map<string, Promise<Answer | undefined>>();
+    for (const r of records) {
+      const key = `${r.type} ${r.name}`;
+      if (answers.has(key)) continue;
+      const answer: Promise<Answer> = r.type === 'MX'
+        ? deps.resolver.resolveMx(r.name).then((values) => ({ type: 'MX', values }))
+        : deps.resolver.resolveTxt(r.name).then((values) => ({ type: 'TXT', values }));
+      answers.set(key, answer.catch((err: unknown) => {
+        deps.logger.debug({ err, name: r.name, type: r.type }, 'DNS lookup failed: the record keeps its status');
+        return undefined;
+      }));
+    }
+    const outcomes = new Map<string, CheckOutcome>();
+    for (const r of records) {
+      const answer = await answers.get(`${r.type} ${r.name}`)!;
+      outcomes.set(r.key, answer === undefined ? 'unknown' : matchRecord(r, answer));
+    }
+    return outcomes;
+  }
+
+  /** A pending key whose record is verified becomes the active one; answers whether one did. */
+  async function promoteVerified(domain: DomainRow, records: ExpectedRecord[], statuses: StoredStatuses): Promise<boolean> {
+    let promoted = false;
+    for (const r of records) {
+      if (r.purpose !== 'dkim' || r.required || r.dkimKeyId === undefined || statuses[r.key]?.status !== 'verified') continue;
+      if (await deps.dkimKeys.promote(domain.id, r.dkimKeyId)) {
+        promoted = true;
+        deps.logger.info({ domain: domain.name, record: r.name }, 'the new DKIM key is published: it signs from now on, and the old one is retired');
+      }
+    }
+    return promoted;
+  }
+
+  function reportFailing(domain: DomainRow, failing: ExpectedRecord[]): void {
+    if (domain.verifiedAt === null) return;
+    if (failing.length > 0 && domain.dnsFailingSince === null) {
+      deps.logger.warn(
+        { domain: domain.name, domainId: domain.id, records: failing.map((r) => `${r.purpose} ${r.type} ${r.name}`) },
+        'a verified domain\'s DNS records are no longer right: its mail may fail SPF/DKIM checks (it keeps sending)',
+      );
+    } else if (failing.length === 0 && domain.dnsFailingSince !== null) {
+      deps.logger.info({ domain: domain.name, domainId: domain.id }, 'a domain\'s DNS records are right again');
+    }
+  }
+
+  async function check(domain: DomainRow): Promise<CheckedDomain> {
+    let records = await recordsOf(domain);
+    const outcomes = await lookUp(records);
+    const statuses: StoredStatuses = {};
+    for (const r of records) statuses[r.key] = nextStatus(domain.dnsStatuses[r.key], outcomes.get(r.key) ?? 'unknown');
+    // Statuses are kept by record name, so the promoted key's status carries over to its new role.
+    if (await promoteVerified(domain, records, statuses)) {
+      records = await recordsOf(domain);
+      // The retired key's record is no longer shown: its status goes with it.
+      for (const key of Object.keys(statuses)) if (!records.some((r) => r.key === key)) delete statuses[key];
+    }
+    const failing = domain.verifiedAt === null ? [] : failingRecords(records, statuses);
+    reportFailing(domain, failing);
+    const now = deps.now();
+    const updated = await deps.domains.recordDnsCheck(domain.id, {
+      checkedAt: now, statuses, failingSince: failing.length > 0 ? (domain.dnsFailingSince ?? now) : null,
+    });
+    return { domain: updated ?? domain, records };
+  }
+
+  return {
+    check,
+    recordsOf,
+
+    /** Re-checks verified domains last checked more than `intervalMinutes` ago; answers how many. */
+    async recheckDue(intervalMinutes: number): Promise<number> {
+      const due = await deps.domains.dueForRecheck(new Date(deps.now().getTime() - intervalMinutes * 60_000), RECHECK_BATCH);
+      for (const domain of due) {
+        try {
+          await check(domain);
+        } catch (err) {
+          deps.logger.warn({ err, domain: domain.name }, 'could not re-check a domain\'s DNS records');
+        }
+      }
+      return due.length;
+    },
+  };
+}
+export type DomainDnsCheck = ReturnType<typeof createDomainDnsCheck>;
