@@ -74,7 +74,7 @@ function createWorker(core: Core, transport: MailTransport, notifyQueued: () => 
         rewriteForTracking: core.linkTracker.rewrite,
         reportToken: core.reportTokens.sign,
         returnPath: (emailId, senderDomain) => makeReturnPath(core.reportTokens, emailId, returnPathDomain(senderDomain, config.returnPathDomain)),
-        dkimKey: async () => undefined,
+        dkimKey: core.dkim.signingKey,
         judgeAccount: (accountId) => core.health.evaluate(accountId),
       }),
       ...createWebhookActivities({
