@@ -30,6 +30,8 @@ export interface DnsServer {
   remove(name: string, type?: RecordType): void;
   /** Every question asked so far, as `<name> <type>`. */
   queries: string[];
+  /** Names answered SERVFAIL, whatever the zone holds: a resolver failure, not an absence. */
+  failing: Set<string>;
   close(): Promise<void>;
 }
 
@@ -90,6 +92,12 @@ function answer(zone: Zone, request: dns2.Packet): dns2.Packet {
   return response;
 }
 
+function serverFailure(request: dns2.Packet): dns2.Packet {
+  const response = Packet.createResponseFromRequest(request);
+  response.header.rcode = Packet.RCODE.SERVFAIL;
+  return response;
+}
+
 /** Binds UDP and TCP to one port free a moment ago; rejects (after closing) when either socket cannot have it. */
 async function listenOnOnePort(server: dns2.DnsServer): Promise<number> {
   const port = await freePort();
@@ -107,10 +115,11 @@ async function listenOnOnePort(server: dns2.DnsServer): Promise<number> {
 export async function startDnsServer(): Promise<DnsServer> {
   const zone: Zone = new Map();
   const queries: string[] = [];
+  const failing = new Set<string>();
   const handle: dns2.DnsHandler = (request, send) => {
     const q = request.questions[0];
     if (q) queries.push(`${normalize(q.name)} ${TYPE_NAMES.get(q.type) ?? q.type}`);
-    send(answer(zone, request)).catch(() => {});
+    send(q && failing.has(normalize(q.name)) ? serverFailure(request) : answer(zone, request)).catch(() => {});
   };
 
   // Another process may take the port between choosing and binding it (UDP and TCP are separate spaces),
@@ -141,6 +150,7 @@ export async function startDnsServer(): Promise<DnsServer> {
     servers: `127.0.0.1:${port}`,
     port,
     queries,
+    failing,
     set(name, type, values) {
       recordsOf(name).set(type, [...values]);
     },

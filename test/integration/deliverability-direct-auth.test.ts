@@ -82,13 +82,16 @@ describe('direct delivery', () => {
     await sendEmail(world.stack, { from: `x@${SENDER}`, to: ['secure@inbox.test'] });
     expect((await arrivalFor(world, 'secure@inbox.test')).secure).toBe(true);
 
-    tlsHost.tls = false;
+    // Another host, one that offers no STARTTLS (direct delivery reuses its connection to the first, TLS and all).
+    const plainHost = world.mx.host('127.0.0.4');
+    plainHost.tls = false;
+    publishMx(world.dns, 'plain.test', [{ ip: '127.0.0.4', priority: 10 }]);
     try {
-      const id = await sendEmail(world.stack, { from: `x@${SENDER}`, to: ['plain@inbox.test'] });
-      expect((await arrivalFor(world, 'plain@inbox.test')).secure).toBe(false);
+      const id = await sendEmail(world.stack, { from: `x@${SENDER}`, to: ['plain@plain.test'] });
+      expect((await arrivalFor(world, 'plain@plain.test')).secure).toBe(false);
       await waitForStatus(world.stack, id, ['delivered']);
     } finally {
-      tlsHost.tls = true;
+      plainHost.tls = true;
     }
   });
 

@@ -104,8 +104,8 @@ describe('the recipient server\'s answers', () => {
       bounce_subtype: 'General',
       bounced_recipients: [{ email_address: 'gone@strict.test', status: '5.1.1', diagnostic_code: expect.stringContaining('User unknown') }],
     });
-    const supp = await admin<{ suppressions: { address: string; reason: string }[] }>(world.stack, 'GET', `/accounts/${world.stack.accountId}/suppressions`);
-    expect(supp.body.suppressions.map((s) => [s.address, s.reason])).toContainEqual(['gone@strict.test', 'bounce']);
+    const supp = await admin<{ suppressions: { email_address: string; reason: string }[] }>(world.stack, 'GET', `/accounts/${world.stack.accountId}/suppressions`);
+    expect(supp.body.suppressions.map((s) => [s.email_address, s.reason])).toContainEqual(['gone@strict.test', 'bounce']);
   });
 
   it('one recipient refused and one accepted at the same MX: delivered to one, a Permanent bounce for the other', async () => {

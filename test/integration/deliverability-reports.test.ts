@@ -51,11 +51,11 @@ async function mailToReturnPath(address: string, report: Buffer): Promise<string
 
 async function stateOf(id: string) {
   const detail = await admin<{ email: { status: string }; events: { type: string; data: Record<string, unknown> }[] }>(world.stack, 'GET', `/emails/${id}`);
-  const supp = await admin<{ suppressions: { address: string; reason: string }[] }>(world.stack, 'GET', `/accounts/${world.stack.accountId}/suppressions`);
+  const supp = await admin<{ suppressions: { email_address: string; reason: string }[] }>(world.stack, 'GET', `/accounts/${world.stack.accountId}/suppressions`);
   return {
     status: detail.body.email.status,
     feedback: detail.body.events.filter((e) => e.type === 'bounce' || e.type === 'complaint'),
-    suppressions: supp.body.suppressions.map((s) => `${s.address} ${s.reason}`).sort(),
+    suppressions: supp.body.suppressions.map((s) => `${s.email_address} ${s.reason}`).sort(),
   };
 }
 

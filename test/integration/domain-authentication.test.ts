@@ -11,16 +11,16 @@ import { call } from '../helpers/http.js';
 import { ADMIN_TOKEN } from '../helpers/stack.js';
 import { ISO_MS as ISO } from '../helpers/time.js';
 import { useStack } from '../helpers/use-stack.js';
-import { startZoneServer, type ZoneServer } from '../helpers/zone-server.js';
+import { startDnsServer, type DnsServer } from '../helpers/dns-server.js';
 
 interface DnsRecord { type: string; name: string; value: string; purpose: string; status: string }
 interface Domain { id: string; name: string; verified: boolean; dns_records: DnsRecord[]; dns_checked_at: string; dns_failing_since: string }
 
 const HOSTNAME = 'mx.mailer.test';
-let zone: ZoneServer;
+let zone: DnsServer;
 const stack = useStack(async () => {
-  zone = await startZoneServer();
-  return { MAILER_DNS_SERVERS: zone.address, MAILER_HOSTNAME: HOSTNAME };
+  zone = await startDnsServer();
+  return { MAILER_DNS_SERVERS: zone.servers, MAILER_HOSTNAME: HOSTNAME };
 });
 afterAll(async () => zone?.close());
 
@@ -34,8 +34,8 @@ function publish(records: DnsRecord[], purposes?: string[]) {
     if (purposes && !purposes.includes(r.purpose)) continue;
     if (r.type === 'MX') {
       const [priority, exchange] = r.value.split(' ');
-      zone.mx(r.name, { exchange: exchange!, priority: Number(priority) });
-    } else zone.txt(r.name, r.value);
+      zone.set(r.name, 'MX', [{ exchange: exchange!, priority: Number(priority) }]);
+    } else zone.set(r.name, 'TXT', [r.value]);
   }
 }
 
@@ -95,17 +95,17 @@ describe('domain authentication against a real DNS server', () => {
     const { accountId, domain } = await newDomain('checked.example');
     publish(domain.dns_records, ['ownership']);
     // Two SPF records make SPF a permerror at receivers: failed, even with ours among them.
-    zone.txt('checked.example', `v=spf1 a:${HOSTNAME} ~all`, 'v=spf1 mx -all');
+    zone.set('checked.example', 'TXT', [`v=spf1 a:${HOSTNAME} ~all`, 'v=spf1 mx -all']);
     let d = await verify(domain.id);
     expect(statuses(d)).toEqual(['ownership:verified', 'spf:failed', 'dkim:pending', 'return_path:pending', 'return_path_spf:pending', 'dmarc:pending']);
     expect(d.verified).toBe(false);
     expect(d.dns_checked_at).toMatch(ISO);
 
     zone.remove('checked.example');
-    zone.txt('checked.example', `v=spf1 include:_spf.other.test +a:${HOSTNAME.toUpperCase()} ~all`);
+    zone.set('checked.example', 'TXT', [`v=spf1 include:_spf.other.test +a:${HOSTNAME.toUpperCase()} ~all`]);
     const dkim = find(d, 'dkim')[0]!;
-    zone.txt(dkim.name, 'v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAnotours');
-    zone.mx('rp.checked.example', { exchange: 'elsewhere.test', priority: 10 });
+    zone.set(dkim.name, 'TXT', ['v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAnotours']);
+    zone.set('rp.checked.example', 'MX', [{ exchange: 'elsewhere.test', priority: 10 }]);
     d = await verify(domain.id);
     expect(statuses(d)).toEqual(['ownership:verified', 'spf:verified', 'dkim:failed', 'return_path:failed', 'return_path_spf:pending', 'dmarc:pending']);
     expect(d.verified).toBe(false);
