@@ -29,6 +29,10 @@ export type AccountStatus = (typeof ACCOUNT_STATUSES)[number];
 /** Why an address is suppressed. */
 export const SUPPRESSION_REASONS = ['bounce', 'complaint'] as const;
 
+/** A domain's DKIM key: published and checked before it signs (pending), signing (active), replaced (retired). */
+export const DKIM_KEY_STATUSES = ['pending', 'active', 'retired'] as const;
+export type DkimKeyStatus = (typeof DKIM_KEY_STATUSES)[number];
+
 export const PERMISSIONS = ['read_only', 'send_only', 'all'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 

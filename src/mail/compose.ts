@@ -1,18 +1,12 @@
 import type { SendMailOptions } from 'nodemailer/lib/mailer';
 import type { Mailbox } from '../domain/address.js';
 import type { EmailRow, StoredAttachment } from '../db/repos/emails-repo.js';
+import type { DkimSigningKey } from './dkim-keyring.js';
 import { REPORT_TOKEN_HEADER } from './report-token.js';
 
 /** nodemailer's address object: it encodes the name itself, so no caller text is ever re-parsed as a list. */
 const addressed = (m: Mailbox) => ({ name: m.name, address: m.address });
 const listOf = (list: Mailbox[]) => (list.length > 0 ? list.map(addressed) : undefined);
-
-/** A DKIM key as nodemailer signs with it: `d=` domainName, `s=` keySelector, a PEM private key. */
-export interface DkimSigningKey {
-  domainName: string;
-  keySelector: string;
-  privateKey: string;
-}
 
 /** How one attempt sends an email: to whom, with which proofs, signed with which key. */
 export interface Sending {

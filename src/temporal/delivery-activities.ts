@@ -5,7 +5,7 @@ import type { SuppressionsRepo } from '../db/repos/suppressions-repo.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { transientBounceOutcome } from '../mail/delivery-outcome.js';
-import type { DkimSigningKey } from '../mail/compose.js';
+import type { DkimSigningKey } from '../mail/dkim-keyring.js';
 import type { MailTransport } from '../mail/transport.js';
 import { createEmailSender, type EmailSender, type SendOutcome } from './email-sender.js';
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSql, type Sql } from '../../src/db/sql.js';
 import {
-  ACCOUNT_STATUSES, BATCH_STATUSES, EMAIL_STATUSES, EVENT_TYPES, JOB_TYPES, PERMISSIONS, SCHEDULED_FILTERS,
+  ACCOUNT_STATUSES, BATCH_STATUSES, DKIM_KEY_STATUSES, EMAIL_STATUSES, EVENT_TYPES, JOB_TYPES, PERMISSIONS, SCHEDULED_FILTERS,
   SCHEDULED_STATUSES, SUPPRESSION_REASONS,
 } from '../../src/domain/catalog.js';
 import { DELIVERY_STATUSES } from '../../src/services/webhooks-service.js';
@@ -31,6 +31,8 @@ const VOCABULARIES: Record<string, Vocabulary> = {
   ACCOUNT_STATUSES: { values: ACCOUNT_STATUSES, proto: ['Account.status'], checks: ['accounts.status'] },
   SUPPRESSION_REASONS: { values: SUPPRESSION_REASONS, proto: ['Suppression.reason'], checks: ['suppressions.reason'] },
   PERMISSIONS: { values: PERMISSIONS, proto: ['ApiKey.permission'], checks: ['api_keys.permission'] },
+  DKIM_KEY_STATUSES: { values: DKIM_KEY_STATUSES, proto: [], checks: ['dkim_keys.status'] },
+  DKIM_ALGORITHMS: { values: proto: [], checks: ['dkim_keys.algorithm'] },
   DELIVERY_STATUSES: {
     values: DELIVERY_STATUSES, proto: ['WebhookDelivery.status', 'ListWebhookDeliveriesRequest.status'], checks: ['webhook_deliveries.status'],
   },

@@ -1,6 +1,7 @@
+import type { DkimKeyStatus } from '../../domain/catalog.js';
 import type { Sql } from '../sql.js';
 
-export type DkimKeyStatus = 'pending' | 'active' | 'retired';
+export type { DkimKeyStatus };
 
 /** A key as published: never the private key (see sealedSigningKey for the one reader of it). */
 export interface DkimKeyRow {
