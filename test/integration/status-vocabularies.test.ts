@@ -32,7 +32,6 @@ const VOCABULARIES: Record<string, Vocabulary> = {
   SUPPRESSION_REASONS: { values: SUPPRESSION_REASONS, proto: ['Suppression.reason'], checks: ['suppressions.reason'] },
   PERMISSIONS: { values: PERMISSIONS, proto: ['ApiKey.permission'], checks: ['api_keys.permission'] },
   DKIM_KEY_STATUSES: { values: DKIM_KEY_STATUSES, proto: [], checks: ['dkim_keys.status'] },
-  DKIM_ALGORITHMS: { values: proto: [], checks: ['dkim_keys.algorithm'] },
   DELIVERY_STATUSES: {
     values: DELIVERY_STATUSES, proto: ['WebhookDelivery.status', 'ListWebhookDeliveriesRequest.status'], checks: ['webhook_deliveries.status'],
   },
