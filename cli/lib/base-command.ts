@@ -18,6 +18,7 @@ export function usageError(message: string): Errors.CLIError {
 // Command modules import nothing heavy at load time: oclif loads every one of them to list commands
 // for --help. Clients, generated schemas and protobuf JSON come from ./rpc.js when a command runs.
 const loadRpc = () => import('./rpc.js');
+type Rpc = Awaited<ReturnType<typeof loadRpc>>;
 
 /**
  * The error policy of every command: failures at run time (a refusal of the API, the server unreachable,
@@ -36,18 +37,11 @@ export abstract class BaseCommand extends Command {
     process.stderr.write(`${line}\n`);
   }
 
-  protected async emailClientFor(url: string, apiKey: string | undefined): Promise<EmailClient> {
+  /** A client of the service at `url` with `secret` (its API key or admin token), closed when the command ends. */
+  protected async clientFor<C>(url: string, secret: string | undefined, credential: { missing: string }, open: (rpc: Rpc, base: string, secret: string) => { client: C; close: Closer }): Promise<C> {
     const base = checkUrl(url);
-    if (!apiKey) throw usageError('no API key: pass --api-key or set MAILER_API_KEY');
-    const { client, close } = (await loadRpc()).emailClient(base, apiKey);
-    this.closers.push(close);
-    return client;
-  }
-
-  protected async adminClientFor(url: string, adminToken: string | undefined): Promise<AdminClient> {
-    const base = checkUrl(url);
-    if (!adminToken) throw usageError('no admin token: pass --admin-token or set MAILER_ADMIN_TOKEN');
-    const { client, close } = (await loadRpc()).adminClient(base, adminToken);
+    if (!secret) throw usageError(credential.missing);
+    const { client, close } = open(await loadRpc(), base, secret);
     this.closers.push(close);
     return client;
   }
@@ -105,29 +99,29 @@ export abstract class MailerCommand extends BaseCommand {
   }
 }
 
+/** The credential of one of the two APIs: its global flag, and the usage error when neither it nor its variable is set. */
+function credential(what: string, flag: string, env: string, description: string) {
+  return { flag: Flags.string({ description, env, helpGroup: 'GLOBAL' }), missing: `no ${what}: pass --${flag} or set ${env}` };
+}
+
+const API_KEY = credential('API key', 'api-key', 'MAILER_API_KEY', 'API key (mk_...).');
+const ADMIN_TOKEN = credential('admin token', 'admin-token', 'MAILER_ADMIN_TOKEN', 'Admin token of the management API.');
+
 /** Commands of the public API (`mail.v1.EmailService`), authenticated with an API key. */
 export abstract class EmailCommand extends MailerCommand {
-  static override baseFlags = {
-    ...MailerCommand.baseFlags,
-    url: urlFlag,
-    'api-key': Flags.string({ description: 'API key (mk_...).', env: 'MAILER_API_KEY', helpGroup: 'GLOBAL' }),
-  };
+  static override baseFlags = { ...MailerCommand.baseFlags, url: urlFlag, 'api-key': API_KEY.flag };
 
   emailClient(flags: { url: string; 'api-key'?: string | undefined }): Promise<EmailClient> {
-    return this.emailClientFor(flags.url, flags['api-key']);
+    return this.clientFor(flags.url, flags['api-key'], API_KEY, (rpc, base, key) => rpc.emailClient(base, key));
   }
 }
 
 /** Commands of the management API (`mail.v1.AdminService`), authenticated with the admin token. */
 export abstract class AdminCommand extends MailerCommand {
-  static override baseFlags = {
-    ...MailerCommand.baseFlags,
-    url: urlFlag,
-    'admin-token': Flags.string({ description: 'Admin token of the management API.', env: 'MAILER_ADMIN_TOKEN', helpGroup: 'GLOBAL' }),
-  };
+  static override baseFlags = { ...MailerCommand.baseFlags, url: urlFlag, 'admin-token': ADMIN_TOKEN.flag };
 
   adminClient(flags: { url: string; 'admin-token'?: string | undefined }): Promise<AdminClient> {
-    return this.adminClientFor(flags.url, flags['admin-token']);
+    return this.clientFor(flags.url, flags['admin-token'], ADMIN_TOKEN, (rpc, base, token) => rpc.adminClient(base, token));
   }
 }
 

@@ -1,4 +1,3 @@
-import type { ServiceImpl } from '@connectrpc/connect';
 import { AdminService } from '../gen/mail/v1/admin_service_pb.js';
 import type { AccountsService } from '../services/accounts-service.js';
 import type { ApiKeysService } from '../services/api-keys-service.js';
@@ -11,16 +10,11 @@ import {
   presentAccount, presentApiKey, presentCaught, presentDay, presentDomain, presentEvent, presentSuppression, presentWebhook,
   presentWebhookDelivery,
 } from './admin-presenters.js';
-import { callCredential, clientAddress, type CallContext } from './call-context.js';
+import { callCredential, clientAddress, type CallContext, type Handlers } from './call-context.js';
 import { withStorableStrings } from './storable-strings.js';
 import { presentBatch, presentEmail, presentEmailSummary, presentScheduled } from './presenters.js';
 
-type AdminApi = {
-  [K in keyof ServiceImpl<typeof AdminService>]: (
-    req: Parameters<ServiceImpl<typeof AdminService>[K]>[0],
-    ctx: CallContext,
-  ) => ReturnType<ServiceImpl<typeof AdminService>[K]>;
-};
+type AdminApi = Handlers<typeof AdminService>;
 
 export interface AdminApiDeps {
   auth: AuthService;

@@ -1,4 +1,5 @@
-import { createContextKey, type ContextValues } from '@connectrpc/connect';
+import type { DescService } from '@bufbuild/protobuf';
+import { createContextKey, type ContextValues, type ServiceImpl } from '@connectrpc/connect';
 import type { RateDecision } from '../domain/rate-decision.js';
 import type { Principal } from '../services/auth-service.js';
 
@@ -19,6 +20,11 @@ export interface CallContext {
   /** The admitted key's request rate, which every answer to the call reports. */
   rate?: RateDecision;
 }
+
+/** A service's handlers as api/ writes them: each RPC takes its request and the CallContext of either adapter. */
+export type Handlers<S extends DescService> = {
+  [K in keyof ServiceImpl<S>]: (req: Parameters<ServiceImpl<S>[K]>[0], ctx: CallContext) => ReturnType<ServiceImpl<S>[K]>;
+};
 
 export const clientAddress = (ctx: CallContext): string => ctx.values.get(CLIENT_ADDRESS);
 

@@ -1,20 +1,14 @@
-import type { ServiceImpl } from '@connectrpc/connect';
 import { EmailService } from '../gen/mail/v1/email_service_pb.js';
 import type { EmailQueryService } from '../services/email-query-service.js';
 import type { BatchService } from '../services/batch-service.js';
 import type { ScheduleService } from '../services/schedule-service.js';
 import type { SendService } from '../services/send-service.js';
-import type { CallContext } from './call-context.js';
+import type { CallContext, Handlers } from './call-context.js';
 import { withStorableStrings } from './storable-strings.js';
 import type { Guard } from './guard.js';
 import { presentBatch, presentEmail, presentEmailSummary, presentScheduled } from './presenters.js';
 
-type EmailApi = {
-  [K in keyof ServiceImpl<typeof EmailService>]: (
-    req: Parameters<ServiceImpl<typeof EmailService>[K]>[0],
-    ctx: CallContext,
-  ) => ReturnType<ServiceImpl<typeof EmailService>[K]>;
-};
+type EmailApi = Handlers<typeof EmailService>;
 
 export interface EmailApiDeps {
   guard: Guard;

@@ -33,6 +33,19 @@ describe('404 for unknown ids', () => {
   });
 });
 
+/** Three emails to list, one to a refused recipient; their ids once every outcome is known (two delivered, one bounced). */
+async function sendListed(key: string, list: (query: string) => Promise<{ body: { total: number } }>): Promise<string[]> {
+  const ids: string[] = [];
+  const recipients = ['a@example.net', 'bounce@example.net', 'c@example.net'];
+  for (const [i, to] of recipients.entries()) {
+    const res = await call<{ id: string }>('POST', `${stack.api}/emails`, { token: key, body: validEmail({ from: 'l@list.example', to: [to], subject: `list ${i}` }) });
+    expect(res.status).toBe(200);
+    ids.push(res.body.id);
+  }
+  await eventually(async () => (await list('?status=pending')).body.total === 0);
+  return ids;
+}
+
 describe('GET /emails: filters, pagination, newest first', () => {
   let s: Awaited<ReturnType<typeof createSender>>;
   const ids: string[] = [];
@@ -40,17 +53,7 @@ describe('GET /emails: filters, pagination, newest first', () => {
 
   beforeAll(async () => {
     s = await createSender(stack, 'lister', 'list.example');
-    const recipients = ['a@example.net', 'bounce@example.net', 'c@example.net'];
-    for (const [i, to] of recipients.entries()) {
-      const res = await call<{ id: string }>('POST', `${stack.api}/emails`, { token: s.key, body: validEmail({ from: 'l@list.example', to: [to], subject: `list ${i}` }) });
-      expect(res.status).toBe(200);
-      ids.push(res.body.id);
-    }
-    // Wait for the outcomes: two delivered, the refused recipient bounced.
-    await eventually(async () => {
-      const r = await list('?status=pending');
-      return r.body.total === 0;
-    });
+    ids.push(...await sendListed(s.key, list));
   });
 
   it('lists every email of the account, newest first, with the list item fields only', async () => {

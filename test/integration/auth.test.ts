@@ -100,17 +100,23 @@ describe('401: missing, wrong, deleted or malformed API keys', () => {
   });
 });
 
+/** A new account sending from `domain`, and an email it sent (200) and reads back (200). */
+async function senderWithEmail(name: string, domain: string) {
+  const s = await createSender(stack, name, domain);
+  const sent = await call<{ id: string }>('POST', `${stack.api}/emails`, { token: s.key, body: validEmail({ from: `a@${domain}` }) });
+  expect(sent.status).toBe(200);
+  expect((await call('GET', `${stack.api}/emails/${sent.body.id}`, { token: s.key })).status).toBe(200);
+  return { ...s, emailId: sent.body.id };
+}
+
 describe('401: missing, wrong, deleted or malformed API keys', () => {
   it('a banned account gets 401 on every endpoint, reads included', async () => {
-    const s = await createSender(stack, 'to be banned', 'banned.example');
-    const sent = await call<{ id: string }>('POST', `${stack.api}/emails`, { token: s.key, body: validEmail({ from: 'a@banned.example' }) });
-    expect(sent.status).toBe(200);
-    expect((await call('GET', `${stack.api}/emails/${sent.body.id}`, { token: s.key })).status).toBe(200);
+    const { emailId, ...s } = await senderWithEmail('to be banned', 'banned.example');
 
     const patched = await admin(stack, 'PATCH', `/accounts/${s.accountId}`, { status: 'banned' });
     expect(patched.body.status).toBe('banned');
 
-    for (const e of [...endpoints('a@banned.example'), { method: 'GET', path: `/emails/${sent.body.id}` }]) {
+    for (const e of [...endpoints('a@banned.example'), { method: 'GET', path: `/emails/${emailId}` }]) {
       const res = await call(e.method, `${stack.api}${e.path}`, { token: s.key, ...('body' in e && e.body !== undefined ? { body: e.body } : {}) });
       expect(res.status, `${e.method} ${e.path}`).toBe(401);
       expect(res.body.error).toBe('unauthorized');
@@ -154,7 +160,10 @@ describe('403: permission levels, sender domains and paused accounts', () => {
     expect(one.status).toBe(200);
     expect((await call('GET', `${stack.api}/emails`, { token: sendOnly })).status).toBe(200);
   });
+});
 
+// Sender domains and account status, with the stack's key of permission all.
+describe('403: permission levels, sender domains and paused accounts', () => {
   it('a key with allowed_domains may send only from those domains; the 403 names the domain', async () => {
     await addDomain(stack, stack.accountId, 'second.example');
     const restricted = (await createKey(stack, stack.accountId, 'all', ['example.com'])).key;
@@ -211,17 +220,14 @@ describe('403: permission levels, sender domains and paused accounts', () => {
 
 describe('404: another account\'s email', () => {
   it('answers {error: "not found", message: "email <id> not found"} for another account\'s email and an unknown one', async () => {
-    const other = await createSender(stack, 'owner', 'owner.example');
-    const sent = await call<{ id: string }>('POST', `${stack.api}/emails`, { token: other.key, body: validEmail({ from: 'a@owner.example' }) });
-    expect(sent.status).toBe(200);
-    expect((await call('GET', `${stack.api}/emails/${sent.body.id}`, { token: other.key })).status).toBe(200);
+    const { emailId } = await senderWithEmail('owner', 'owner.example');
 
-    const foreign = await call('GET', `${stack.api}/emails/${sent.body.id}`, { token: stack.apiKey });
+    const foreign = await call('GET', `${stack.api}/emails/${emailId}`, { token: stack.apiKey });
     expect(foreign.status).toBe(404);
-    expect(foreign.body).toEqual({ error: 'not found', message: `email ${sent.body.id} not found` });
+    expect(foreign.body).toEqual({ error: 'not found', message: `email ${emailId} not found` });
 
     const list = await call<{ data: { id: string }[] }>('GET', `${stack.api}/emails?page_size=100`, { token: stack.apiKey });
-    expect(list.body.data.map((e) => e.id)).not.toContain(sent.body.id);
+    expect(list.body.data.map((e) => e.id)).not.toContain(emailId);
 
     const unknown = await call('GET', `${stack.api}/emails/em_nonexistent`, { token: stack.apiKey });
     expect(unknown.status).toBe(404);

@@ -10,23 +10,50 @@ import { ISO_MS as ISO, sleep } from '../helpers/time.js';
 
 const { stack, sendBatch, sendBatchOk, getJob, finished, emailsOfJob, arrivedWithTag } = useBatchStack();
 
+/**
+ * A slow receiving server for the `progress` messages, which also stops answering after the `gate`th of them until
+ * the returned function opens it.
+ */
+function slowSinkHeldAfter(gate: number): () => void {
+  let arrived = 0;
+  let openGate!: () => void;
+  const opened = new Promise<void>((resolve) => {
+    openGate = resolve;
+  });
+  stack.sink.beforeAccept = async (raw) => {
+    if (!/^subject: progress /im.test(raw.toString('latin1'))) return;
+    arrived += 1;
+    if (arrived > gate) await opened;
+    await sleep(20);
+  };
+  return openGate;
+}
+
+/** Polled states of a job of `N` emails: counters and status never go backwards; completed_at only once completed. */
+function expectNeverBackwards(seen: BatchJob[], N: number): void {
+  const rank: Record<string, number> = { pending: 0, processing: 1, completed: 2, failed: 2 };
+  for (let i = 1; i < seen.length; i++) {
+    const [a, b] = [seen[i - 1]!, seen[i]!];
+    expect(b.sent_count, `poll ${i}`).toBeGreaterThanOrEqual(a.sent_count);
+    expect(b.failed_count, `poll ${i}`).toBeGreaterThanOrEqual(a.failed_count);
+    expect(rank[b.status]!, `poll ${i}: ${a.status} -> ${b.status}`).toBeGreaterThanOrEqual(rank[a.status]!);
+  }
+  for (const s of seen) {
+    expect(s.total_count).toBe(N);
+    expect(s.sent_count + s.failed_count).toBeLessThanOrEqual(N);
+    if (s.status === 'completed') expect(s.completed_at).toMatch(ISO);
+    else expect('completed_at' in s).toBe(false);
+    // A job is only completed once every email reached its outcome.
+    if (s.status === 'completed') expect(s.sent_count).toBe(N);
+  }
+}
+
 describe('GET /emails/batch/:id while the job runs', () => {
   it('counters move and never go backwards; completed_at is absent until the end, which is exact', async () => {
     const N = 100;
     const GATE = 40;
     const tag = 'progress';
-    let arrived = 0;
-    let openGate!: () => void;
-    const gate = new Promise<void>((resolve) => {
-      openGate = resolve;
-    });
-    // A slow receiving server, which also stops answering after the 40th message until the test has looked.
-    stack.sink.beforeAccept = async (raw) => {
-      if (!/^subject: progress /im.test(raw.toString('latin1'))) return;
-      arrived += 1;
-      if (arrived > GATE) await gate;
-      await sleep(20);
-    };
+    const openGate = slowSinkHeldAfter(GATE);
 
     const res = await sendBatch(stack.apiKey, { emails: items(N, tag) });
     expect(res.status).toBe(200);
@@ -65,21 +92,7 @@ describe('GET /emails/batch/:id while the job runs', () => {
       created_at: expect.stringMatching(ISO), completed_at: expect.stringMatching(ISO),
     });
 
-    const rank: Record<string, number> = { pending: 0, processing: 1, completed: 2, failed: 2 };
-    for (let i = 1; i < seen.length; i++) {
-      const [a, b] = [seen[i - 1]!, seen[i]!];
-      expect(b.sent_count, `poll ${i}`).toBeGreaterThanOrEqual(a.sent_count);
-      expect(b.failed_count, `poll ${i}`).toBeGreaterThanOrEqual(a.failed_count);
-      expect(rank[b.status]!, `poll ${i}: ${a.status} -> ${b.status}`).toBeGreaterThanOrEqual(rank[a.status]!);
-    }
-    for (const s of seen) {
-      expect(s.total_count).toBe(N);
-      expect(s.sent_count + s.failed_count).toBeLessThanOrEqual(N);
-      if (s.status === 'completed') expect(s.completed_at).toMatch(ISO);
-      else expect('completed_at' in s).toBe(false);
-      // A job is only completed once every email reached its outcome.
-      if (s.status === 'completed') expect(s.sent_count).toBe(N);
-    }
+    expectNeverBackwards(seen, N);
     const distinct = new Set(seen.map((s) => s.sent_count));
     expect(distinct.size).toBeGreaterThan(3);
     console.info(`batch progress: ${seen.length} polls, ${distinct.size} distinct sent_count values, ` +

@@ -1,9 +1,9 @@
 import postgres from 'postgres';
-import { afterAll, afterEach, describe, expect, it, onTestFailed } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { call, eventually } from '../helpers/http.js';
-import { childLogs, createDeployment, kill, killAll, spawnService, waitReady } from '../helpers/service-process.js';
+import { defaultAccountKey, useCrashDeployments } from '../helpers/crash-deployments.js';
+import { kill, spawnService, waitReady } from '../helpers/service-process.js';
 import { controlSink, type SmtpSink } from '../helpers/smtp-sink.js';
-import { ADMIN_TOKEN } from '../helpers/stack.js';
 
 /**
  * Crash safety, by breaking things for real: the service runs as child processes (as in production) and is
@@ -17,16 +17,19 @@ import { ADMIN_TOKEN } from '../helpers/stack.js';
  */
 
 const BURST = 40;
-const sinks = new Set<SmtpSink>();
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const emailIdOf = (messageId: string) => /^<(em_[0-9a-z]+)@/.exec(messageId)?.[1] ?? '';
 
 /** A fresh database, task queue, data dir and sink: what one "deployment" under test needs. */
-async function deployment() {
-  const d = await createDeployment('durability');
-  sinks.add(d.sink);
-  return d;
+const deployment = useCrashDeployments('durability');
+
+/** A new deployment with one service process up (`name`, in `role`), and a key of its default account. */
+async function runningDeployment(name: string, role: 'api' | 'worker' | 'all') {
+  const d = await deployment();
+  const child = spawnService(name, d.env(role));
+  await waitReady(d.baseUrl, child);
+  return { d, child, key: await defaultAccountKey(d.baseUrl, 'durability') };
 }
 
 /** What the outbox held at a moment: emails not yet handed to a workflow, and groups claimed for one. */
@@ -43,17 +46,6 @@ async function outbox(databaseUrl: string): Promise<{ unclaimed: number; groups:
   }
 }
 
-/** A key (permission all) of the default account the first start created. */
-async function createKey(baseUrl: string): Promise<string> {
-  const accounts = await call<{ accounts: { id: string; name: string }[] }>('GET', `${baseUrl}/v1/mail/admin/accounts`, { token: ADMIN_TOKEN });
-  expect(accounts.status).toBe(200);
-  const account = accounts.body.accounts.find((a) => a.name === 'default');
-  const key = await call('POST', `${baseUrl}/v1/mail/admin/accounts/${account!.id}/api-keys`, {
-    token: ADMIN_TOKEN, body: { name: 'durability', permission: 'all' },
-  });
-  expect(key.status).toBe(200);
-  return key.body.key as string;
-}
 
 async function sendBurst(api: string, key: string, tag: string, n: number): Promise<string[]> {
   const answers = await Promise.all(Array.from({ length: n }, (_, i) =>
@@ -89,25 +81,11 @@ async function expectExactlyOnce(sink: SmtpSink, api: string, key: string, ids: 
   expect([...(await statuses(api, key, ids)).values()].every((s) => s === 'delivered')).toBe(true);
 }
 
-afterEach(async () => {
-  await killAll();
-});
-afterAll(async () => {
-  await killAll();
-  for (const s of sinks) {
-    s.beforeAccept = async () => {};
-    await s.close();
-  }
-});
 
 describe('crash safety: SIGKILL mid-delivery, then every accepted email arrives exactly once', () => {
   it('the worker is killed while a message waits for the server\'s 250; the restarted worker delivers the rest, none twice', async () => {
-    onTestFailed(() => console.error(childLogs()));
     const started = Date.now();
-    const d = await deployment();
-    const api = spawnService('api', d.env('api'));
-    await waitReady(d.baseUrl, api);
-    const key = await createKey(d.baseUrl);
+    const { d, key } = await runningDeployment('api', 'api');
 
     // Accepted while no worker runs: all wait in the outbox.
     const ids = await sendBurst(d.api, key, 'worker-kill', BURST);
@@ -140,12 +118,8 @@ describe('crash safety: SIGKILL mid-delivery, then every accepted email arrives 
   }, 120_000);
 
   it('the whole service (role all) is killed right after answering 200 to a burst; after a restart each email arrives once', async () => {
-    onTestFailed(() => console.error(childLogs()));
     const started = Date.now();
-    const d = await deployment();
-    const first = spawnService('all-1', d.env('all'));
-    await waitReady(d.baseUrl, first);
-    const key = await createKey(d.baseUrl);
+    const { d, child: first, key } = await runningDeployment('all-1', 'all');
 
     // Nothing gets a 250 before the kill (see the header comment); messages may reach the server and wait.
     const control = controlSink(d.sink, 0);

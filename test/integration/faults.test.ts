@@ -101,6 +101,42 @@ function expectNotReady(res: JsonResponse, down: string[]): void {
   expect(res.text).not.toMatch(/127\.0\.0\.1|localhost|ECONN|postgres:|connect|\d{4,5}/i);
 }
 
+/** An answer to one of the calls hammer() keeps making: when it came, and how long it took. */
+interface Answer { what: string; status: number; retryAfter: string | null; body: Record<string, unknown>; at: number; ms: number }
+
+/** Keeps making each call (`what`, `fn`, then a pause of `gapMs`) until stop(), recording every answer. */
+function hammer(calls: [what: string, fn: () => Promise<JsonResponse>, gapMs: number][]) {
+  const answers: Answer[] = [];
+  let hammering = true;
+  const loops = calls.map(async ([what, fn, gapMs]) => {
+    while (hammering) {
+      const sent = Date.now();
+      const res = await fn();
+      answers.push({ what, status: res.status, retryAfter: res.headers.get('retry-after'), body: res.body, at: Date.now(), ms: Date.now() - sent });
+      await sleep(gapMs);
+    }
+  });
+  return {
+    answers,
+    stop: async () => {
+      hammering = false;
+      await Promise.all(loops);
+    },
+  };
+}
+
+/** Only the answers the fault allows: success (or the 404 asked for), or 503 with Retry-After. Never a 500. */
+function expectOnlyAllowedAnswers(answers: Answer[]): void {
+  for (const a of answers) {
+    const expected = a.what === 'get' ? [404, 503] : [200, 503];
+    expect(expected, `${a.what}: ${a.status} ${JSON.stringify(a.body)}`).toContain(a.status);
+    if (a.status === 503) {
+      expect(a.retryAfter, JSON.stringify(a.body)).toMatch(/^[1-9]\d*$/);
+      expect(a.body).toEqual({ error: 'service unavailable', message: 'The database is unavailable; retry shortly' });
+    }
+  }
+}
+
 afterAll(async () => {
   await killAll();
   for (const m of mailers) await m.stop();
@@ -120,21 +156,11 @@ describe('faults answered honestly', () => {
     expect((await call('GET', `${api.restUrl}/readyz`)).status).toBe(200);
 
     // Reads and writes keep coming while the database goes away and comes back.
-    const answers: { what: string; status: number; retryAfter: string | null; body: Record<string, unknown>; at: number; ms: number }[] = [];
-    let hammering = true;
-    const loop = async (what: string, fn: () => Promise<JsonResponse>, gapMs: number) => {
-      while (hammering) {
-        const sent = Date.now();
-        const res = await fn();
-        answers.push({ what, status: res.status, retryAfter: res.headers.get('retry-after'), body: res.body, at: Date.now(), ms: Date.now() - sent });
-        await sleep(gapMs);
-      }
-    };
-    const loops = [
-      loop('list', () => call('GET', `${base}/emails?page_size=1`, { token: key }), 20),
-      loop('get', () => call('GET', `${base}/emails/em_00000000000000000000000000`, { token: key }), 20),
-      loop('send', () => call('POST', `${base}/emails`, { token: key, body: draft('during restart') }), 100),
-    ];
+    const { answers, stop } = hammer([
+      ['list', () => call('GET', `${base}/emails?page_size=1`, { token: key }), 20],
+      ['get', () => call('GET', `${base}/emails/em_00000000000000000000000000`, { token: key }), 20],
+      ['send', () => call('POST', `${base}/emails`, { token: key, body: draft('during restart') }), 100],
+    ]);
     await sleep(500);
     const stoppedAt = Date.now();
     await stopOwnPostgres();
@@ -161,23 +187,14 @@ describe('faults answered honestly', () => {
     }, 15_000, 100);
     const recoveredAt = Date.now();
     await sleep(500);
-    hammering = false;
-    await Promise.all(loops);
+    await stop();
 
     const statuses = new Map<string, number>();
     for (const a of answers) statuses.set(`${a.what} ${a.status}`, (statuses.get(`${a.what} ${a.status}`) ?? 0) + 1);
     console.info(`PostgreSQL down ${restartedAt - stoppedAt} ms, calls succeed again ${recoveredAt - restartedAt} ms after it is back; ` +
       `slowest 503 ${Math.max(...answers.filter((a) => a.status === 503).map((a) => a.ms))} ms; answers: ` +
       JSON.stringify(Object.fromEntries(statuses)));
-    // Only the answers the fault allows: success (or the 404 asked for), or 503 with Retry-After. Never a 500.
-    for (const a of answers) {
-      const expected = a.what === 'get' ? [404, 503] : [200, 503];
-      expect(expected, `${a.what}: ${a.status} ${JSON.stringify(a.body)}`).toContain(a.status);
-      if (a.status === 503) {
-        expect(a.retryAfter, JSON.stringify(a.body)).toMatch(/^[1-9]\d*$/);
-        expect(a.body).toEqual({ error: 'service unavailable', message: 'The database is unavailable; retry shortly' });
-      }
-    }
+    expectOnlyAllowedAnswers(answers);
     for (const what of ['list', 'get', 'send']) expect(answers.some((a) => a.what === what && a.status === 503), `${what} saw the outage`).toBe(true);
     // The 503s come promptly (no request waits out the driver's reconnect backoff), and so does recovery.
     const slowest = Math.max(...answers.filter((a) => a.status === 503).map((a) => a.ms));

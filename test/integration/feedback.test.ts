@@ -26,49 +26,37 @@ const eventsOf = (stack: Stack, id: string, type: string) =>
 const suppressionsOf = (stack: Stack, id: string) =>
   stack.mailer.sql<{ address: string; reason: string }[]>`select address, reason from suppressions where email_id = ${id} order by address`;
 
-describe('reports mailed to the inbound listener', () => {
-  const stack = useStack();
+/** A report the listener records, and what it records. */
+interface Recorded {
+  fixture: string;
+  fixtureId: string;
+  token?: boolean;
+  addresses?: Record<string, string>;
+  toReturnPath?: boolean;
+  status: string;
+  event: string;
+  data: Record<string, unknown>;
+  suppressed: { address: string; reason: string };
+}
 
-  it('listens on HOST, on a free port here (MAILER_INBOUND_PORT=0)', () => {
-    expect(stack.mailer.inboundUrl).toMatch(/^smtp:\/\/127\.0\.0\.1:\d+$/);
-  });
-
-  it('an ARF abuse report makes the email complained, records the complaint and suppresses the complainer', async () => {
-    const id = await send(stack, 'reader@example.net');
-    await delivered(stack, id);
-    const report = reportFixture('arf-yahoo.eml', { [YAHOO_ID]: { id, token: await tokenOf(stack, id) } }, { 'Jane.Doe@yahoo.com': 'Reader@example.net' });
-    const response = await mailReport(stack.mailer.inboundUrl!, report);
-    expect(response).toMatch(/^250 /);
-
-    expect(await statusOf(stack, id)).toBe('complained');
-    expect((await eventsOf(stack, id, 'complaint')).map((e) => e.data)).toEqual([
-      { complaint_feedback_type: 'abuse', complained_recipients: ['reader@example.net'] },
-    ]);
-    expect(await suppressionsOf(stack, id)).toEqual([{ address: 'reader@example.net', reason: 'complaint' }]);
-  });
-
-  it('a report mailed to the return path that quotes only the Message-ID and redacts the complainer names the email\'s one recipient', async () => {
-    const id = await send(stack, 'Fraud Reader <fraud-reader@example.net>');
-    await delivered(stack, id);
-    const report = reportFixture('arf-headers-only.eml', { [HEADERS_ONLY_ID]: { id } });
-    expect(await mailReport(stack.mailer.inboundUrl!, report, [await returnPathOf(stack, id)])).toMatch(/^250 /);
-
-    expect(await statusOf(stack, id)).toBe('complained');
-    expect((await eventsOf(stack, id, 'complaint')).map((e) => e.data)).toEqual([
-      { complaint_feedback_type: 'fraud', complained_recipients: ['fraud-reader@example.net'] },
-    ]);
-    expect(await suppressionsOf(stack, id)).toEqual([{ address: 'fraud-reader@example.net', reason: 'complaint' }]);
-  });
-
-  it('a DSN with a failed recipient makes the email bounced, records a Permanent bounce and suppresses the address', async () => {
-    const id = await send(stack, 'gone@example.net');
-    await delivered(stack, id);
-    const report = reportFixture('dsn-postfix.eml', { [POSTFIX_ID]: { id, token: await tokenOf(stack, id) } }, { 'nobody@example.net': 'gone@example.net' });
-    const response = await mailReport(stack.mailer.inboundUrl!, report);
-    expect(response).toMatch(/^250 /);
-
-    expect(await statusOf(stack, id)).toBe('bounced');
-    expect((await eventsOf(stack, id, 'bounce')).map((e) => e.data)).toEqual([{
+/**
+ * Reports the listener records: [test name, recipient, report, what it records]. The report quotes our email's id in
+ * place of the fixture's, with its token when `token`, and goes to the email's return path when `toReturnPath`.
+ */
+const RECORDED: [string, string, Recorded][] = [
+  ['an ARF abuse report makes the email complained, records the complaint and suppresses the complainer', 'reader@example.net', {
+    fixture: 'arf-yahoo.eml', fixtureId: YAHOO_ID, token: true, addresses: { 'Jane.Doe@yahoo.com': 'Reader@example.net' },
+    status: 'complained', event: 'complaint', data: { complaint_feedback_type: 'abuse', complained_recipients: ['reader@example.net'] },
+    suppressed: { address: 'reader@example.net', reason: 'complaint' },
+  }],
+  ['a report mailed to the return path that quotes only the Message-ID and redacts the complainer names the email\'s one recipient', 'Fraud Reader <fraud-reader@example.net>', {
+    fixture: 'arf-headers-only.eml', fixtureId: HEADERS_ONLY_ID, toReturnPath: true,
+    status: 'complained', event: 'complaint', data: { complaint_feedback_type: 'fraud', complained_recipients: ['fraud-reader@example.net'] },
+    suppressed: { address: 'fraud-reader@example.net', reason: 'complaint' },
+  }],
+  ['a DSN with a failed recipient makes the email bounced, records a Permanent bounce and suppresses the address', 'gone@example.net', {
+    fixture: 'dsn-postfix.eml', fixtureId: POSTFIX_ID, token: true, addresses: { 'nobody@example.net': 'gone@example.net' },
+    status: 'bounced', event: 'bounce', data: {
       bounce_type: 'Permanent',
       bounce_subtype: 'General',
       bounced_recipients: [{
@@ -76,8 +64,27 @@ describe('reports mailed to the inbound listener', () => {
         status: '5.1.1',
         diagnostic_code: '550 5.1.1 <gone@example.net>: Recipient address rejected: User unknown in virtual mailbox table',
       }],
-    }]);
-    expect(await suppressionsOf(stack, id)).toEqual([{ address: 'gone@example.net', reason: 'bounce' }]);
+    },
+    suppressed: { address: 'gone@example.net', reason: 'bounce' },
+  }],
+];
+
+describe('reports mailed to the inbound listener', () => {
+  const stack = useStack();
+
+  it('listens on HOST, on a free port here (MAILER_INBOUND_PORT=0)', () => {
+    expect(stack.mailer.inboundUrl).toMatch(/^smtp:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it.each(RECORDED)('%s', async (_name, to, r) => {
+    const id = await send(stack, to);
+    await delivered(stack, id);
+    const report = reportFixture(r.fixture, { [r.fixtureId]: { id, ...(r.token ? { token: await tokenOf(stack, id) } : {}) } }, r.addresses);
+    expect(await mailReport(stack.mailer.inboundUrl!, report, r.toReturnPath ? [await returnPathOf(stack, id)] : undefined)).toMatch(/^250 /);
+
+    expect(await statusOf(stack, id)).toBe(r.status);
+    expect((await eventsOf(stack, id, r.event)).map((e) => e.data)).toEqual([r.data]);
+    expect(await suppressionsOf(stack, id)).toEqual([r.suppressed]);
   });
 
   it('a delay warning at the return path is accepted and changes nothing', async () => {

@@ -22,6 +22,13 @@ function asJson(job: Obj): Obj {
 }
 
 const stack = useStack();
+
+/** The list requests REST and gRPC must answer alike, as [REST query, gRPC request]: none, pages 1 and 2 of one, each status. */
+const listQueries = (...statuses: string[]): [string, Obj][] => [
+  ['', {}],
+  ...[1, 2].map((page): [string, Obj] => [`?page=${page}&limit=1`, { page, limit: 1 }]),
+  ...statuses.map((status): [string, Obj] => [`?status=${status}`, { status }]),
+];
 let client: GrpcClient;
 const inMs = (ms: number) => new Date(Date.now() + ms).toISOString();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -52,13 +59,7 @@ describe('scheduled emails over gRPC', () => {
     expect(got).toEqual(rest.body);
     expect(got).toMatchObject({ id, subject: 'grpc later', scheduled_at: at, status: 'enqueued', attempts: 0, to: ['later@example.net'] });
 
-    for (const [query, req] of [
-      ['', {}],
-      ['?page=1&limit=1', { page: 1, limit: 1 }],
-      ['?page=2&limit=1', { page: 2, limit: 1 }],
-      ['?status=scheduled', { status: 'scheduled' }],
-      ['?status=cancelled', { status: 'cancelled' }],
-    ] as [string, Obj][]) {
+    for (const [query, req] of listQueries('scheduled', 'cancelled')) {
       const restList = await call('GET', `${stack.api}/emails/scheduled${query}`, { token: stack.apiKey });
       expect(restList.status).toBe(200);
       expect(ok(await emailRpc('ListScheduledEmails', req, bearer(stack.apiKey))), query).toEqual(restList.body);
@@ -202,14 +203,7 @@ describe('batch jobs over gRPC', () => {
   it('ListBatchJobs answers the same page REST answers, with the same filters', async () => {
     const failing = ok(await emailRpc('SendBatch', { emails: [validEmail({ to: ['x@refused.example'], subject: 'grpc refused' })] }, bearer(stack.apiKey)));
     await eventually(async () => (await call('GET', `${stack.api}/emails/batch/${failing.job_id as string}`, { token: stack.apiKey })).body.status === 'failed');
-    for (const [query, req] of [
-      ['', {}],
-      ['?page=1&limit=1', { page: 1, limit: 1 }],
-      ['?page=2&limit=1', { page: 2, limit: 1 }],
-      ['?status=completed', { status: 'completed' }],
-      ['?status=failed', { status: 'failed' }],
-      ['?status=pending', { status: 'pending' }],
-    ] as [string, Obj][]) {
+    for (const [query, req] of listQueries('completed', 'failed', 'pending')) {
       const rest = await call<{ batch_jobs: Obj[]; total_count: number }>('GET', `${stack.api}/emails/batch${query}`, { token: stack.apiKey });
       expect(rest.status).toBe(200);
       const viaGrpc = ok(await emailRpc('ListBatchJobs', req, bearer(stack.apiKey)));

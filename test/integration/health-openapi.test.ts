@@ -37,6 +37,38 @@ describe('health and metrics', () => {
   });
 });
 
+/** The ten operations of the spec. */
+const EMAIL_OPERATIONS = [
+  ['post', '/v1/mail/emails'],
+  ['post', '/v1/mail/emails/schedule'],
+  ['get', '/v1/mail/emails/scheduled'],
+  ['get', '/v1/mail/emails/scheduled/{id}'],
+  ['delete', '/v1/mail/emails/scheduled/{id}'],
+  ['post', '/v1/mail/emails/batch'],
+  ['get', '/v1/mail/emails/batch'],
+  ['get', '/v1/mail/emails/batch/{id}'],
+  ['get', '/v1/mail/emails'],
+  ['get', '/v1/mail/emails/{id}'],
+] as const;
+
+/** The operations of the management API. */
+const ADMIN_OPERATIONS = [
+  ['post', '/v1/mail/admin/accounts'],
+  ['get', '/v1/mail/admin/accounts/{id}'],
+  ['patch', '/v1/mail/admin/accounts/{id}'],
+  ['post', '/v1/mail/admin/accounts/{id}/domains'],
+  ['get', '/v1/mail/admin/accounts/{id}/domains'],
+  ['post', '/v1/mail/admin/domains/{id}/verify'],
+  ['patch', '/v1/mail/admin/domains/{id}'],
+  ['post', '/v1/mail/admin/accounts/{id}/api-keys'],
+  ['get', '/v1/mail/admin/accounts/{id}/api-keys'],
+  ['delete', '/v1/mail/admin/api-keys/{id}'],
+  ['post', '/v1/mail/admin/accounts/{id}/webhooks'],
+  ['get', '/v1/mail/admin/accounts/{id}/webhooks'],
+  ['delete', '/v1/mail/admin/webhooks/{id}'],
+  ['post', '/v1/mail/admin/webhooks/{id}/verify'],
+] as const;
+
 describe('GET /v1/mail/openapi.json', () => {
   type Doc = {
     openapi: string;
@@ -52,19 +84,7 @@ describe('GET /v1/mail/openapi.json', () => {
 
   it('is an OpenAPI 3 document with the ten operations of the spec', () => {
     expect(doc.openapi).toMatch(/^3\./);
-    const ops = [
-      ['post', '/v1/mail/emails'],
-      ['post', '/v1/mail/emails/schedule'],
-      ['get', '/v1/mail/emails/scheduled'],
-      ['get', '/v1/mail/emails/scheduled/{id}'],
-      ['delete', '/v1/mail/emails/scheduled/{id}'],
-      ['post', '/v1/mail/emails/batch'],
-      ['get', '/v1/mail/emails/batch'],
-      ['get', '/v1/mail/emails/batch/{id}'],
-      ['get', '/v1/mail/emails'],
-      ['get', '/v1/mail/emails/{id}'],
-    ] as const;
-    for (const [method, path] of ops) expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
+    for (const [method, path] of EMAIL_OPERATIONS) expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
     const emailOps = Object.entries(doc.paths)
       .filter(([p]) => p.startsWith('/v1/mail/emails'))
       .flatMap(([p, m]) => Object.keys(m).map((k) => `${k} ${p}`));
@@ -72,23 +92,7 @@ describe('GET /v1/mail/openapi.json', () => {
   });
 
   it('has the management API paths', () => {
-    const ops = [
-      ['post', '/v1/mail/admin/accounts'],
-      ['get', '/v1/mail/admin/accounts/{id}'],
-      ['patch', '/v1/mail/admin/accounts/{id}'],
-      ['post', '/v1/mail/admin/accounts/{id}/domains'],
-      ['get', '/v1/mail/admin/accounts/{id}/domains'],
-      ['post', '/v1/mail/admin/domains/{id}/verify'],
-      ['patch', '/v1/mail/admin/domains/{id}'],
-      ['post', '/v1/mail/admin/accounts/{id}/api-keys'],
-      ['get', '/v1/mail/admin/accounts/{id}/api-keys'],
-      ['delete', '/v1/mail/admin/api-keys/{id}'],
-      ['post', '/v1/mail/admin/accounts/{id}/webhooks'],
-      ['get', '/v1/mail/admin/accounts/{id}/webhooks'],
-      ['delete', '/v1/mail/admin/webhooks/{id}'],
-      ['post', '/v1/mail/admin/webhooks/{id}/verify'],
-    ] as const;
-    for (const [method, path] of ops) expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
+    for (const [method, path] of ADMIN_OPERATIONS) expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
   });
 
   it('names fields and query parameters with the spec\'s snake_case JSON names', () => {

@@ -1,14 +1,14 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, afterEach, describe, expect, inject, it, onTestFailed } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { startDevServer, type DevServer } from '../../src/temporal/dev-server.js';
 import { call, eventually } from '../helpers/http.js';
 import { freePort } from '../helpers/ports.js';
-import { childLogs, createDeployment, kill, killAll, spawnService, waitReady, type Child } from '../helpers/service-process.js';
+import { defaultAccountKey, useCrashDeployments } from '../helpers/crash-deployments.js';
+import { kill, spawnService, waitReady, type Child } from '../helpers/service-process.js';
 import { controlSink, type SmtpSink } from '../helpers/smtp-sink.js';
-import { ADMIN_TOKEN } from '../helpers/stack.js';
 
 /**
  * Crash safety of scheduled sends and batch jobs, by breaking things for real: the service runs as child
@@ -22,7 +22,6 @@ import { ADMIN_TOKEN } from '../helpers/stack.js';
  * duplicate here is always the service's fault.
  */
 
-const sinks = new Set<SmtpSink>();
 const devServers = new Set<DevServer>();
 
 /** Resolves once a worker process has connected its Temporal worker (it logs nothing at warn, so: its pid is up and a while passed). */
@@ -48,22 +47,8 @@ function timeArrivals(sink: SmtpSink): Map<string, number[]> {
   return seen;
 }
 
-async function deployment(extra: Record<string, string> = {}) {
-  const d = await createDeployment('jobs-durability', extra);
-  sinks.add(d.sink);
-  return d;
-}
+const deployment = useCrashDeployments('jobs-durability');
 
-async function createKey(baseUrl: string): Promise<string> {
-  const accounts = await call<{ accounts: { id: string; name: string }[] }>('GET', `${baseUrl}/v1/mail/admin/accounts`, { token: ADMIN_TOKEN });
-  expect(accounts.status).toBe(200);
-  const account = accounts.body.accounts.find((a) => a.name === 'default');
-  const key = await call('POST', `${baseUrl}/v1/mail/admin/accounts/${account!.id}/api-keys`, {
-    token: ADMIN_TOKEN, body: { name: 'jobs durability', permission: 'all' },
-  });
-  expect(key.status).toBe(200);
-  return key.body.key as string;
-}
 
 async function schedule(api: string, key: string, subject: string, at: string): Promise<string> {
   const res = await call('POST', `${api}/emails/schedule`, {
@@ -91,21 +76,12 @@ async function expectFiredOnce(api: string, key: string, arrivals: Map<string, n
   return times[0]! - at;
 }
 
-afterEach(async () => {
-  await killAll();
-});
 afterAll(async () => {
-  await killAll();
   for (const s of devServers) await s.stop();
-  for (const s of sinks) {
-    s.beforeAccept = async () => {};
-    await s.close();
-  }
 });
 
 describe('crash safety of batch jobs and scheduled sends', () => {
   it('the worker is killed mid-batch while a message waits for the server\'s 250; a new worker finishes the job: each email once, counters exact', async () => {
-    onTestFailed(() => console.error(childLogs()));
     const started = Date.now();
     const N = 60;
     const PASS = 12;
@@ -113,7 +89,7 @@ describe('crash safety of batch jobs and scheduled sends', () => {
     const api = spawnService('api', d.env('api'));
     const worker1 = spawnService('worker-1', d.env('worker'));
     await waitReady(d.baseUrl, api);
-    const key = await createKey(d.baseUrl);
+    const key = await defaultAccountKey(d.baseUrl, 'jobs durability');
 
     const control = controlSink(d.sink, PASS);
     const emails = Array.from({ length: N }, (_, i) => ({ from: 'sender@example.com', to: [`r${i}@example.net`], subject: `batch kill ${i}`, text: `message ${i}` }));
@@ -162,13 +138,12 @@ describe('crash safety of batch jobs and scheduled sends', () => {
 
 describe('crash safety of batch jobs and scheduled sends', () => {
   it('the worker is killed while scheduled sends wait; a worker started after one\'s time sends each once, not early', async () => {
-    onTestFailed(() => console.error(childLogs()));
     const d = await deployment();
     const api = spawnService('api', d.env('api'));
     const worker1 = spawnService('worker-1', d.env('worker'));
     await waitReady(d.baseUrl, api);
     await waitWorkerUp(worker1, 2_000);
-    const key = await createKey(d.baseUrl);
+    const key = await defaultAccountKey(d.baseUrl, 'jobs durability');
     const arrivals = timeArrivals(d.sink);
 
     // One due while no worker runs, one due well after the new worker is up.
@@ -205,7 +180,6 @@ describe('crash safety of batch jobs and scheduled sends', () => {
 
 describe('crash safety of batch jobs and scheduled sends', () => {
   it('the Temporal server restarts with scheduled sends pending: each arrives once, not early, and new work flows afterwards', async () => {
-    onTestFailed(() => console.error(childLogs()));
     const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'warn', 'jobs-durability');
     const temporalDir = path.join(inject('tmpRoot'), `temporal-${crypto.randomBytes(4).toString('hex')}`);
     await fs.mkdir(temporalDir, { recursive: true });
@@ -217,7 +191,7 @@ describe('crash safety of batch jobs and scheduled sends', () => {
     const d = await deployment({ TEMPORAL_ADDRESS: dev.address });
     const service = spawnService('all', d.env('all'));
     await waitReady(d.baseUrl, service);
-    const key = await createKey(d.baseUrl);
+    const key = await defaultAccountKey(d.baseUrl, 'jobs durability');
     const arrivals = timeArrivals(d.sink);
 
     // One falls due while the server is down, two after it is back (their timers must survive the restart).

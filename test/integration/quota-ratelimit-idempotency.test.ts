@@ -89,17 +89,19 @@ describe('daily quota', () => {
   });
 });
 
-describe('Idempotency-Key', () => {
-  let s: Awaited<ReturnType<typeof createSender>>;
-  beforeAll(async () => {
-    s = await createSender(stack, 'idempotent', 'idem.example');
+// The account the Idempotency-Key tests send from (both blocks), its POST /emails with an optional key, and how
+// many copies of an email arrived.
+let s: Awaited<ReturnType<typeof createSender>>;
+beforeAll(async () => {
+  s = await createSender(stack, 'idempotent', 'idem.example');
+});
+const post = (key: string | undefined, body: unknown) =>
+  call<{ id: string; message_id: string; status: string }>('POST', `${stack.api}/emails`, {
+    token: s.key, body, ...(key !== undefined ? { headers: { 'idempotency-key': key } } : {}),
   });
-  const post = (key: string | undefined, body: unknown) =>
-    call<{ id: string; message_id: string; status: string }>('POST', `${stack.api}/emails`, {
-      token: s.key, body, ...(key !== undefined ? { headers: { 'idempotency-key': key } } : {}),
-    });
-  const arrivedCount = (id: string) => stack.sink.messages.filter((m) => m.messageId.startsWith(`<${id}@`)).length;
+const arrivedCount = (id: string) => stack.sink.messages.filter((m) => m.messageId.startsWith(`<${id}@`)).length;
 
+describe('Idempotency-Key', () => {
   it('the same key with the same body answers the first answer again and sends once', async () => {
     const body = validEmail({ from: 'i@idem.example', subject: 'idempotent once', to: ['once@example.net'] });
     const usedBefore = await sentToday(s.accountId);
@@ -153,6 +155,10 @@ describe('Idempotency-Key', () => {
     expect(list.body.data.filter((e) => e.subject === 'two keys')).toHaveLength(2);
   });
 
+});
+
+// A key across accounts, after a refused request, malformed, and after the quota is used up.
+describe('Idempotency-Key', () => {
   it('keys are per account: another account may use the same key', async () => {
     const other = await createSender(stack, 'idem other', 'idem-other.example');
     const mine = await post('shared-key', validEmail({ from: 'i@idem.example', subject: 'mine' }));

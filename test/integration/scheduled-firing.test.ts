@@ -11,6 +11,18 @@ import { inMs, sleep } from '../helpers/time.js';
 
 const { stack, arrivals, lateness, scheduleOk, getScheduled, cancel, listScheduled, emailsOf, arrivedWithSubject } = useScheduledStack();
 
+/** How late a message arrived after `at` (kept for the summary): never early, and under 4 s. */
+function expectOnTime(messageId: string, at: string): void {
+  const late = arrivals.get(messageId)! - Date.parse(at);
+  lateness.push(late);
+  expect(late).toBeGreaterThanOrEqual(0);
+  expect(late).toBeLessThan(4_000);
+}
+
+/** The ids GET /emails lists for the job type alone. */
+const idsOfJobType = async (type: string) =>
+  (await call<{ data: { id: string }[] }>('GET', `${stack.api}/emails?job_type=${type}&page_size=100`, { token: stack.apiKey })).body.data.map((e) => e.id);
+
 describe('firing', () => {
   let firedId = '';
 
@@ -34,11 +46,7 @@ describe('firing', () => {
     expect((await emailsOf(id)).total).toBe(0);
 
     const msg = await eventually(async () => arrivedWithSubject(subject)[0], 10_000, 10);
-    const arrivedAt = arrivals.get(msg.messageId)!;
-    const late = arrivedAt - Date.parse(at);
-    lateness.push(late);
-    expect(late).toBeGreaterThanOrEqual(0);
-    expect(late).toBeLessThan(4_000);
+    expectOnTime(msg.messageId, at);
 
     const listed = await eventually(async () => {
       const l = await emailsOf(id);
@@ -60,10 +68,8 @@ describe('firing', () => {
       cc: ['cc@example.net'], bcc: ['bcc@example.net'], attachments: [attachment],
     });
     // The email list filtered by job type alone finds it too; direct sends are not scheduled ones.
-    const byType = await call<{ data: { id: string }[] }>('GET', `${stack.api}/emails?job_type=scheduled&page_size=100`, { token: stack.apiKey });
-    expect(byType.body.data.map((e) => e.id)).toContain(emailId);
-    const direct = await call<{ data: { id: string }[] }>('GET', `${stack.api}/emails?job_type=direct&page_size=100`, { token: stack.apiKey });
-    expect(direct.body.data.map((e) => e.id)).not.toContain(emailId);
+    expect(await idsOfJobType('scheduled')).toContain(emailId);
+    expect(await idsOfJobType('direct')).not.toContain(emailId);
 
     const detail = await getScheduled(id);
     expect(detail.body).toMatchObject({ id, status: 'sent', attempts: 1, scheduled_at: at, subject });
@@ -81,10 +87,7 @@ describe('firing', () => {
     for (const subject of subjects) {
       const [msg, ...more] = arrivedWithSubject(subject);
       expect(more).toHaveLength(0);
-      const late = arrivals.get(msg!.messageId)! - Date.parse(at);
-      lateness.push(late);
-      expect(late).toBeGreaterThanOrEqual(0);
-      expect(late).toBeLessThan(4_000);
+      expectOnTime(msg!.messageId, at);
     }
     for (const id of ids) await eventually(async () => (await getScheduled(id)).body.status === 'sent');
   });

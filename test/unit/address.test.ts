@@ -8,21 +8,28 @@ const parseAddress = (input: string): ParsedAddress | undefined => {
 };
 
 describe('parseAddress', () => {
+  // Without a display name: [input, address, domain (lower case, IDNA)].
   it.each([
-    ['user@example.com', { name: '', address: 'user@example.com', domain: 'example.com' }],
-    ['  user@example.com  ', { name: '', address: 'user@example.com', domain: 'example.com' }],
-    ['User@Example.COM', { name: '', address: 'User@Example.COM', domain: 'example.com' }],
-    ['Jane Doe <jane@example.com>', { name: 'Jane Doe', address: 'jane@example.com', domain: 'example.com' }],
-    ['<jane@example.com>', { name: '', address: 'jane@example.com', domain: 'example.com' }],
-    ['"Doe, Jane" <jane@example.com>', { name: 'Doe, Jane', address: 'jane@example.com', domain: 'example.com' }],
-    ['"Jane \\"JD\\" Doe" <jane@example.com>', { name: 'Jane "JD" Doe', address: 'jane@example.com', domain: 'example.com' }],
-    ['first.last+tag@sub.example.co.uk', { name: '', address: 'first.last+tag@sub.example.co.uk', domain: 'sub.example.co.uk' }],
-    ["o'brien@example.ie", { name: '', address: "o'brien@example.ie", domain: 'example.ie' }],
-    ['Zoë <zoe@bücher.de>', { name: 'Zoë', address: 'zoe@bücher.de', domain: 'xn--bcher-kva.de' }],
-    ['info@例え.jp', { name: '', address: 'info@例え.jp', domain: 'xn--r8jz45g.jp' }],
-    ['a@xn--bcher-kva.de', { name: '', address: 'a@xn--bcher-kva.de', domain: 'xn--bcher-kva.de' }],
-  ])('parses %j', (input, expected) => {
-    expect(parseAddress(input)).toEqual(expected);
+    ['user@example.com', 'user@example.com', 'example.com'],
+    ['  user@example.com  ', 'user@example.com', 'example.com'],
+    ['User@Example.COM', 'User@Example.COM', 'example.com'],
+    ['first.last+tag@sub.example.co.uk', 'first.last+tag@sub.example.co.uk', 'sub.example.co.uk'],
+    ["o'brien@example.ie", "o'brien@example.ie", 'example.ie'],
+    ['info@例え.jp', 'info@例え.jp', 'xn--r8jz45g.jp'],
+    ['a@xn--bcher-kva.de', 'a@xn--bcher-kva.de', 'xn--bcher-kva.de'],
+  ])('parses %j', (input, address, domain) => {
+    expect(parseAddress(input)).toEqual({ name: '', address, domain });
+  });
+
+  // In angle brackets, with or without a (quoted) display name: [input, name, address, domain].
+  it.each([
+    ['Jane Doe <jane@example.com>', 'Jane Doe', 'jane@example.com', 'example.com'],
+    ['<jane@example.com>', '', 'jane@example.com', 'example.com'],
+    ['"Doe, Jane" <jane@example.com>', 'Doe, Jane', 'jane@example.com', 'example.com'],
+    ['"Jane \\"JD\\" Doe" <jane@example.com>', 'Jane "JD" Doe', 'jane@example.com', 'example.com'],
+    ['Zoë <zoe@bücher.de>', 'Zoë', 'zoe@bücher.de', 'xn--bcher-kva.de'],
+  ])('parses %j', (input, name, address, domain) => {
+    expect(parseAddress(input)).toEqual({ name, address, domain });
   });
 
   it.each([

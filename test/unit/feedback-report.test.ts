@@ -6,6 +6,8 @@ import { parseFeedbackReport } from '../../src/mail/feedback-report.js';
 const fixture = (name: string) => fs.readFileSync(path.join(import.meta.dirname, '../fixtures/feedback', name));
 /** The fixtures are kept with LF line ends; over SMTP every line ends in CRLF. */
 const crlf = (raw: Buffer) => Buffer.from(raw.toString('utf8').replace(/\r?\n/g, '\r\n'));
+/** What a report's quoted original names: our email id, the Message-ID built from it, and its report token. */
+const quoted = (emailId: string, token: string) => ({ emailId, messageId: `<${emailId}@example.com>`, reportToken: `${emailId}-${token}` });
 
 describe('ARF abuse reports (RFC 5965) become complaints', () => {
   it('reads a Yahoo-style report with the original message attached', async () => {
@@ -16,7 +18,7 @@ describe('ARF abuse reports (RFC 5965) become complaints', () => {
       recipients: ['jane.doe@yahoo.com'],
       originalMailFrom: 'sender@example.com',
       arrivalDate: new Date('2025-03-04T10:15:02Z'),
-      original: { emailId: 'em_01jbq7m3k2x9f5v8r4t6w0y2zc', messageId: '<em_01jbq7m3k2x9f5v8r4t6w0y2zc@example.com>', reportToken: 'em_01jbq7m3k2x9f5v8r4t6w0y2zc-fp2xovtzl3hlkifccxmto3eb' },
+      original: quoted('em_01jbq7m3k2x9f5v8r4t6w0y2zc', 'fp2xovtzl3hlkifccxmto3eb'),
     });
     expect(await parseFeedbackReport(crlf(fixture('arf-yahoo.eml')))).toEqual(report);
   });
@@ -49,7 +51,7 @@ describe('delivery status notifications (RFC 3464) become bounces', () => {
         diagnostic_code: '550 5.1.1 <nobody@example.net>: Recipient address rejected: User unknown in virtual mailbox table',
         bounceType: 'Permanent',
       }],
-      original: { emailId: 'em_01jbq7m3k2x9f5v8r4t6w0y2zd', messageId: '<em_01jbq7m3k2x9f5v8r4t6w0y2zd@example.com>', reportToken: 'em_01jbq7m3k2x9f5v8r4t6w0y2zd-mti7yy6d6kio3ql4j4oztyij' },
+      original: quoted('em_01jbq7m3k2x9f5v8r4t6w0y2zd', 'mti7yy6d6kio3ql4j4oztyij'),
     });
   });
 
@@ -58,7 +60,7 @@ describe('delivery status notifications (RFC 3464) become bounces', () => {
     expect(report).toMatchObject({
       kind: 'bounce',
       recipients: [{ email_address: 'josé@bücher.example', status: '5.1.1', bounceType: 'Permanent' }],
-      original: { emailId: 'em_01jbq7m3k2x9f5v8r4t6w0y2ze', messageId: '<em_01jbq7m3k2x9f5v8r4t6w0y2ze@example.com>', reportToken: 'em_01jbq7m3k2x9f5v8r4t6w0y2ze-l2f4utcfq4cia2xhxtv7qgdo' },
+      original: quoted('em_01jbq7m3k2x9f5v8r4t6w0y2ze', 'l2f4utcfq4cia2xhxtv7qgdo'),
     });
     expect(report?.kind === 'bounce' && report.recipients[0]!.diagnostic_code).toBe(
       "550-5.1.1 The email account that you tried to reach does not exist. Please try 550-5.1.1 double-checking the recipient's email address " +
@@ -86,7 +88,7 @@ describe('delivery status notifications (RFC 3464) become bounces', () => {
           bounceType: 'Permanent',
         },
       ],
-      original: { emailId: 'em_01jbq7m3k2x9f5v8r4t6w0y2zh', messageId: '<em_01jbq7m3k2x9f5v8r4t6w0y2zh@example.com>', reportToken: 'em_01jbq7m3k2x9f5v8r4t6w0y2zh-t3ix64xyo7cm46zfzc2qorzv' },
+      original: quoted('em_01jbq7m3k2x9f5v8r4t6w0y2zh', 't3ix64xyo7cm46zfzc2qorzv'),
     });
   });
 

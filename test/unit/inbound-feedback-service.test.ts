@@ -88,6 +88,10 @@ describe('inbound feedback', () => {
     expect(calls).toEqual([]);
   });
 
+});
+
+// Proof: a report is taken only with a valid report token, quoted or in the return path it was mailed to.
+describe('inbound feedback', () => {
   describe('refuses what carries no proof, and records nothing', () => {
     const email = { id: POSTFIX_ID, status: 'delivered' as const, recipients: ['nobody@example.net'] };
     const postfix = fixture('dsn-postfix.eml').toString();

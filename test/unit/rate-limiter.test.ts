@@ -8,6 +8,12 @@ function clock(start = 1_000_000) {
   return { now: () => t, advance: (ms: number) => void (t += ms) };
 }
 
+/** A limiter of `rate` requests a second, on a clock the test moves (`advance`). */
+function limiter(rate: number) {
+  const c = clock();
+  return { rl: createRateLimiter(rate, c.now), ...c };
+}
+
 function refusal(fn: () => unknown): AppError {
   try {
     fn();
@@ -20,15 +26,13 @@ function refusal(fn: () => unknown): AppError {
 
 describe('createRateLimiter', () => {
   it('lets a burst of `rate` requests through, counting down remaining', () => {
-    const c = clock();
-    const rl = createRateLimiter(5, c.now);
+    const { rl } = limiter(5);
     expect([1, 2, 3, 4, 5].map(() => rl.take('k').remaining)).toEqual([4, 3, 2, 1, 0]);
     expect(rl.take.bind(null, 'k')).toThrow(AppError);
   });
 
   it('answers the 429 of the spec with Retry-After and RateLimit-* headers', () => {
-    const c = clock();
-    const rl = createRateLimiter(5, c.now);
+    const { rl } = limiter(5);
     for (let i = 0; i < 5; i++) rl.take('k');
     const err = refusal(() => rl.take('k'));
     expect(err.status).toBe(429);
@@ -37,8 +41,7 @@ describe('createRateLimiter', () => {
   });
 
   it('refills at `rate` tokens a second', () => {
-    const c = clock();
-    const rl = createRateLimiter(10, c.now);
+    const { rl, ...c } = limiter(10);
     for (let i = 0; i < 10; i++) rl.take('k');
     expect(() => rl.take('k')).toThrow();
     c.advance(99);
@@ -51,8 +54,7 @@ describe('createRateLimiter', () => {
   });
 
   it('never holds more than `rate` tokens however long it was idle', () => {
-    const c = clock();
-    const rl = createRateLimiter(3, c.now);
+    const { rl, ...c } = limiter(3);
     rl.take('k');
     c.advance(3_600_000);
     expect([1, 2, 3].map(() => rl.take('k').remaining)).toEqual([2, 1, 0]);
@@ -60,8 +62,7 @@ describe('createRateLimiter', () => {
   });
 
   it('a refused request does not consume a token', () => {
-    const c = clock();
-    const rl = createRateLimiter(1, c.now);
+    const { rl, ...c } = limiter(1);
     rl.take('k');
     for (let i = 0; i < 5; i++) expect(() => rl.take('k')).toThrow();
     c.advance(1000);
@@ -69,8 +70,7 @@ describe('createRateLimiter', () => {
   });
 
   it('keeps one bucket per key', () => {
-    const c = clock();
-    const rl = createRateLimiter(2, c.now);
+    const { rl } = limiter(2);
     rl.take('a');
     rl.take('a');
     expect(() => rl.take('a')).toThrow();
@@ -78,16 +78,14 @@ describe('createRateLimiter', () => {
   });
 
   it('Retry-After is whole seconds until one token is back (slow rates wait longer)', () => {
-    const c = clock();
-    const rl = createRateLimiter(1, c.now);
+    const { rl, ...c } = limiter(1);
     rl.take('k');
     c.advance(200);
     expect(errorMetadata(refusal(() => rl.take('k')))['retry-after']).toBe('1');
   });
 
   it('reports reset as the seconds until the bucket is full again', () => {
-    const c = clock();
-    const rl = createRateLimiter(4, c.now);
+    const { rl, ...c } = limiter(4);
     expect(rl.take('k')).toEqual({ limit: 4, remaining: 3, reset: 1 });
     const fresh = createRateLimiter(4, c.now);
     for (let i = 0; i < 4; i++) fresh.take('x');
@@ -97,8 +95,7 @@ describe('createRateLimiter', () => {
 
 describe('createRateLimiter', () => {
   it('forgets idle full buckets without changing answers (pruning)', () => {
-    const c = clock();
-    const rl = createRateLimiter(2, c.now);
+    const { rl, ...c } = limiter(2);
     for (let i = 0; i < 10_001; i++) {
       rl.take(`key-${i}`);
       c.advance(1);

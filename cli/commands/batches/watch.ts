@@ -1,13 +1,13 @@
 import { Flags } from '@oclif/core';
-import { emailCommand, idArg } from '../../lib/define-command.js';
+import { idOf } from '../../lib/command-parts.js';
+import { emailCommand } from '../../lib/define-command.js';
 import { followBatchJob, ProgressBar } from '../../lib/progress.js';
 import { showBatchJob } from '../../lib/show.js';
 
 export default emailCommand({
   summary: 'Follow a batch job with a live progress bar until it is completed or failed.',
   description: 'The progress bar goes to stderr; the finished job to stdout (as JSON with --json).',
-  examples: ['bat_01JZ8Q4V6T3N2K5M7P9R0S1T2U', 'bat_01JZ8Q4V6T3N2K5M7P9R0S1T2U --json'],
-  args: { id: idArg('Batch job id (bat_...).') },
+  ...idOf('Batch job', 'bat', '', '--json'),
   flags: { interval: Flags.integer({ summary: 'Milliseconds between progress polls.', default: 500, min: 100, hidden: true }) },
   async call(api, { args, flags }) {
     const showProgress = !flags.json || process.stderr.isTTY;

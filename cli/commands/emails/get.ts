@@ -1,10 +1,10 @@
-import { emailCommand, idArg } from '../../lib/define-command.js';
+import { byId } from '../../lib/command-parts.js';
+import { emailCommand } from '../../lib/define-command.js';
+import type { EmailClient } from '../../lib/rpc.js';
 import { showEmail } from '../../lib/show.js';
 
 export default emailCommand({
   summary: 'Show one email: its status, message id, addresses, content and attachments.',
-  examples: ['em_01JZ8Q4V6T3N2K5M7P9R0S1T2U', 'em_01JZ8Q4V6T3N2K5M7P9R0S1T2U --json'],
-  args: { id: idArg('Email id (em_...).') },
-  call: (api, { args }) => api.getEmail({ id: args.id }),
+  ...byId('Email', 'em', (api: EmailClient, req) => api.getEmail(req), '', '--json'),
   show: showEmail,
 });

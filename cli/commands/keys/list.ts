@@ -1,12 +1,11 @@
-import { accountFlag } from '../../lib/base-command.js';
+import { ofAccount } from '../../lib/command-parts.js';
 import { adminCommand } from '../../lib/define-command.js';
 import { list, percent, table } from '../../lib/format.js';
+import type { AdminClient } from '../../lib/rpc.js';
 
 export default adminCommand({
   summary: "List an account's API keys with their usage (never the keys themselves).",
-  examples: ['--account acc_01JZ8Q4V6T3N2K5M7P9R0S1T2U', '-a acc_01JZ8Q4V6T3N2K5M7P9R0S1T2U --json'],
-  flags: { account: accountFlag },
-  call: (api, { flags }) => api.listApiKeys({ accountId: flags.account }),
+  ...ofAccount((api: AdminClient, req) => api.listApiKeys(req)),
   show: (res) => table(
     ['ID', 'NAME', 'PERMISSION', 'ALLOWED DOMAINS', 'REQUESTS', 'SENT', 'ERRORS', 'CREATED'],
     res.apiKeys.map((k) => [

@@ -1,11 +1,11 @@
 import { Flags } from '@oclif/core';
-import { adminCommand, idArg } from '../../lib/define-command.js';
+import { idOf } from '../../lib/command-parts.js';
+import { adminCommand } from '../../lib/define-command.js';
 import { table } from '../../lib/format.js';
 
 export default adminCommand({
   summary: 'Events sent to a webhook, newest first, with every attempt.',
-  examples: ['wh_01JZ8Q4V6T3N2K5M7P9R0S1T2U', 'wh_01JZ8Q4V6T3N2K5M7P9R0S1T2U --status discarded --json'],
-  args: { id: idArg('Webhook id (wh_...).') },
+  ...idOf('Webhook', 'wh', '', '--status discarded --json'),
   flags: {
     status: Flags.option({ options: ['pending', 'succeeded', 'discarded'] as const, summary: 'Only deliveries in this status.' })(),
     limit: Flags.integer({ summary: 'How many (default 50, at most 100).', min: 1, max: 100 }),

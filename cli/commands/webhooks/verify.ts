@@ -1,10 +1,10 @@
-import { adminCommand, idArg } from '../../lib/define-command.js';
+import { byId } from '../../lib/command-parts.js';
+import { adminCommand } from '../../lib/define-command.js';
+import type { AdminClient } from '../../lib/rpc.js';
 
 export default adminCommand({
   summary: 'Send the signed test request (X-Mail-Event: test) to a webhook and show what it answered.',
-  examples: ['wh_01JZ8Q4V6T3N2K5M7P9R0S1T2U'],
-  args: { id: idArg('Webhook id (wh_...).') },
-  call: (api, { args }) => api.verifyWebhook({ id: args.id }),
+  ...byId('Webhook', 'wh', (api: AdminClient, req) => api.verifyWebhook(req)),
   show: (res) => (res.success ? `OK: the receiver answered HTTP ${res.statusCode}` : `Failed: ${res.statusCode === 0 ? 'no answer' : `HTTP ${res.statusCode}`}`),
   exitCode: (res) => (res.success ? 0 : 1),
 });

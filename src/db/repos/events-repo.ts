@@ -40,16 +40,11 @@ export function recordedWithChange(sql: Sql, events: NewEvent[], suppress: NewSu
       returning 1)`;
 }
 
-export interface DayCounts {
-  day: string;
-  accepted: number;
-  sent: number;
-  delivered: number;
-  bounced: number;
-  complained: number;
-  opened: number;
-  clicked: number;
-}
+/** A counter of one UTC day: emails accepted (the quota used), then events of each type (send, delivery, ...). */
+export type DayCounter = 'accepted' | 'sent' | 'delivered' | 'bounced' | 'complained' | 'opened' | 'clicked';
+
+/** One UTC day (YYYY-MM-DD) of an account's mail, as perDay reads it. */
+export type DayCounts = { day: string } & Record<DayCounter, number>;
 
 export interface HealthCounts {
   /** Emails handed to a mail server (a `send` event). */

@@ -34,3 +34,15 @@ export function onSubmit(form, handler) {
   });
   return form;
 }
+
+/** `value` when it is one of `values`, else '' (no filter): a query parameter made safe to send. */
+export function oneOf(values, value) {
+  return values.includes(value) ? value : '';
+}
+
+/** The labelled status filter of a list: `statuses` and 'all' (''), calling `onChange(status)` on a choice. */
+export function statusFilter(statuses, selected, onChange) {
+  const filter = select('status', statuses, selected, 'all');
+  filter.addEventListener('change', () => onChange(filter.value));
+  return field('Status', filter);
+}

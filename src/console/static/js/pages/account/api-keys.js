@@ -7,7 +7,7 @@ import { announce, announceError } from '../../ui/announce.js';
 import { confirmAction } from '../../ui/dialog.js';
 import { field, onSubmit, select } from '../../ui/form.js';
 import { section } from '../../ui/page.js';
-import { showSecretOnce } from '../../ui/secret-dialog.js';
+import { createThenShowSecret } from '../../ui/secret-dialog.js';
 import { dataTable } from '../../ui/table.js';
 
 const PERMISSIONS = ['all', 'send_only', 'read_only'];
@@ -63,22 +63,14 @@ export async function render({ account }) {
     field('Allowed sender domains', domains, 'Comma-separated; empty allows every verified domain of the account.'),
     h('div', { class: 'form-actions' }, h('button', { type: 'submit', class: 'button primary' }, 'Create key'))), async (f) => {
     const allowed = domains.value.split(',').map((d) => d.trim()).filter(Boolean);
-    let created;
-    try {
-      created = await createApiKey(account.id, { name: name.value.trim(), permission: permission.value, ...(allowed.length ? { allowed_domains: allowed } : {}) });
-    } catch (err) {
-      announceError(err);
-      return;
-    }
-    f.reset();
-    await load().catch(announceError);
-    await showSecretOnce({
+    const body = { name: name.value.trim(), permission: permission.value, ...(allowed.length ? { allowed_domains: allowed } : {}) };
+    await createThenShowSecret(f, () => createApiKey(account.id, body), load, (created) => ({
       title: `API key ${created.name}`,
       label: 'API key',
       secret: created.key,
       note: 'Send with it as a bearer token:',
       example: `curl ${publicUrl}/v1/mail/emails \\\n  -H "Authorization: Bearer ${created.key}" \\\n  -H "Content-Type: application/json" \\\n  -d '{"from":"you@your-domain","to":["someone@example.net"],"subject":"Hello","text":"It works."}'`,
-    });
+    }));
   });
 
   await load();

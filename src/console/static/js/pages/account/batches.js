@@ -4,20 +4,19 @@ import { h, replaceChildren } from '../../dom.js';
 import { formatTime } from '../../format.js';
 import { href, navigate } from '../../router.js';
 import { announceError } from '../../ui/announce.js';
-import { field, select } from '../../ui/form.js';
-import { pagination } from '../../ui/pagination.js';
+import { oneOf, statusFilter } from '../../ui/form.js';
+import { pagedTable, pageOf } from '../../ui/pagination.js';
 import { section } from '../../ui/page.js';
 import { pill } from '../../ui/pill.js';
 import { batchProgress } from '../../ui/progress.js';
-import { dataTable } from '../../ui/table.js';
 
 const STATUSES = ['pending', 'processing', 'completed', 'failed'];
 const LIMIT = 20;
 const POLL_MS = 1000;
 
 export async function render({ account, query, onCleanup }) {
-  const status = STATUSES.includes(query.status) ? query.status : '';
-  const page = Math.max(1, Number.parseInt(query.page, 10) || 1);
+  const status = oneOf(STATUSES, query.status);
+  const page = pageOf(query);
   const path = `/accounts/${account.id}/batches`;
   const list = h('div');
   let timer;
@@ -29,8 +28,8 @@ export async function render({ account, query, onCleanup }) {
 
   async function load() {
     const { batch_jobs: jobs, total_count: total } = await listBatchJobs(account.id, { status, page, limit: LIMIT });
-    replaceChildren(list,
-      dataTable({
+    replaceChildren(list, pagedTable(
+      {
         caption: `Batch jobs of ${account.name}`,
         empty: 'No batch jobs.',
         columns: [{ label: 'Job' }, { label: 'Status' }, { label: 'Progress' }, { label: 'Created' }, { label: 'Completed' }],
@@ -41,8 +40,8 @@ export async function render({ account, query, onCleanup }) {
           formatTime(j.created_at),
           formatTime(j.completed_at),
         ]),
-      }),
-      pagination({ page, pageSize: LIMIT, total, label: 'Batch jobs', onPage: (p) => navigate(path, { status, page: p }) }));
+      },
+      { page, pageSize: LIMIT, total, label: 'Batch jobs', onPage: (p) => navigate(path, { status, page: p }) }));
     return jobs.some((j) => j.status === 'pending' || j.status === 'processing');
   }
 
@@ -57,9 +56,6 @@ export async function render({ account, query, onCleanup }) {
     if (active && !stopped) timer = setTimeout(poll, POLL_MS);
   }
 
-  const filter = select('status', STATUSES, status, 'all');
-  filter.addEventListener('change', () => navigate(path, { status: filter.value }));
-
   if (await load()) timer = setTimeout(poll, POLL_MS);
-  return section('Batch jobs', h('div', { class: 'toolbar' }, field('Status', filter)), list);
+  return section('Batch jobs', h('div', { class: 'toolbar' }, statusFilter(STATUSES, status, (s) => navigate(path, { status: s }))), list);
 }

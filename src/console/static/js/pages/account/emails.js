@@ -3,8 +3,8 @@ import { listEmails } from '../../api.js';
 import { h } from '../../dom.js';
 import { formatAddresses, formatTime } from '../../format.js';
 import { href, navigate } from '../../router.js';
-import { field, onSubmit, select } from '../../ui/form.js';
-import { pagination } from '../../ui/pagination.js';
+import { field, oneOf, onSubmit, select } from '../../ui/form.js';
+import { pageOf, pagination } from '../../ui/pagination.js';
 import { section } from '../../ui/page.js';
 import { pill } from '../../ui/pill.js';
 import { dataTable } from '../../ui/table.js';
@@ -15,11 +15,11 @@ const PAGE_SIZE = 20;
 
 export async function render({ account, query }) {
   const filters = {
-    status: EMAIL_STATUSES.includes(query.status) ? query.status : '',
-    job_type: JOB_TYPES.includes(query.job_type) ? query.job_type : '',
+    status: oneOf(EMAIL_STATUSES, query.status),
+    job_type: oneOf(JOB_TYPES, query.job_type),
     job_id: query.job_id ?? '',
   };
-  const page = Math.max(1, Number.parseInt(query.page, 10) || 1);
+  const page = pageOf(query);
   const { data, total } = await listEmails(account.id, { ...filters, page, page_size: PAGE_SIZE });
   const path = `/accounts/${account.id}/emails`;
 

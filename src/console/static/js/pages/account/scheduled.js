@@ -5,26 +5,25 @@ import { formatAddresses, formatTime } from '../../format.js';
 import { navigate } from '../../router.js';
 import { announce, announceError } from '../../ui/announce.js';
 import { confirmAction } from '../../ui/dialog.js';
-import { field, select } from '../../ui/form.js';
-import { pagination } from '../../ui/pagination.js';
+import { oneOf, statusFilter } from '../../ui/form.js';
+import { pagedTable, pageOf } from '../../ui/pagination.js';
 import { section } from '../../ui/page.js';
 import { pill } from '../../ui/pill.js';
-import { dataTable } from '../../ui/table.js';
 
 // The spec's filter values; `scheduled` lists those still waiting, which read `enqueued`.
 const STATUSES = ['scheduled', 'sent', 'cancelled'];
 const LIMIT = 20;
 
 export async function render({ account, query }) {
-  const status = STATUSES.includes(query.status) ? query.status : '';
-  const page = Math.max(1, Number.parseInt(query.page, 10) || 1);
+  const status = oneOf(STATUSES, query.status);
+  const page = pageOf(query);
   const path = `/accounts/${account.id}/scheduled`;
   const list = h('div');
 
   async function load() {
     const { scheduled_emails: items, total_count: total } = await listScheduledEmails(account.id, { status, page, limit: LIMIT });
-    replaceChildren(list,
-      dataTable({
+    replaceChildren(list, pagedTable(
+      {
         caption: `Scheduled emails of ${account.name}`,
         empty: 'No scheduled emails.',
         columns: [{ label: 'Subject' }, { label: 'To' }, { label: 'Send at' }, { label: 'Status' }, { label: 'Attempts', numeric: true }, { label: 'Created' }, { label: h('span', { class: 'visually-hidden' }, 'Actions') }],
@@ -39,8 +38,8 @@ export async function render({ account, query }) {
             ? h('button', { type: 'button', class: 'button danger small', 'aria-label': `Cancel ${x.subject}`, onclick: () => cancel(x) }, 'Cancel')
             : null,
         ]),
-      }),
-      pagination({ page, pageSize: LIMIT, total, label: 'Scheduled emails', onPage: (p) => navigate(path, { status, page: p }) }));
+      },
+      { page, pageSize: LIMIT, total, label: 'Scheduled emails', onPage: (p) => navigate(path, { status, page: p }) }));
   }
 
   async function cancel(item) {
@@ -59,9 +58,6 @@ export async function render({ account, query }) {
     }
   }
 
-  const filter = select('status', STATUSES, status, 'all');
-  filter.addEventListener('change', () => navigate(path, { status: filter.value }));
-
   await load();
-  return section('Scheduled emails', h('div', { class: 'toolbar' }, field('Status', filter)), list);
+  return section('Scheduled emails', h('div', { class: 'toolbar' }, statusFilter(STATUSES, status, (s) => navigate(path, { status: s }))), list);
 }

@@ -4,7 +4,7 @@ import { h, replaceChildren, uniqueId } from '../../dom.js';
 import { formatTime } from '../../format.js';
 import { href, navigate } from '../../router.js';
 import { announce, announceError } from '../../ui/announce.js';
-import { field, select } from '../../ui/form.js';
+import { oneOf, statusFilter } from '../../ui/form.js';
 import { section } from '../../ui/page.js';
 import { pill } from '../../ui/pill.js';
 import { dataTable, disclosure } from '../../ui/table.js';
@@ -15,7 +15,7 @@ export async function render({ account, itemId, query }) {
   const { webhooks } = await listWebhooks(account.id);
   const webhook = webhooks.find((w) => w.id === itemId);
   if (!webhook) throw new ApiError(404, 'not found', `webhook ${itemId} not found`);
-  const status = STATUSES.includes(query.status) ? query.status : '';
+  const status = oneOf(STATUSES, query.status);
   const list = h('div');
 
   async function load() {
@@ -56,15 +56,14 @@ export async function render({ account, itemId, query }) {
     }
   }
 
-  const filter = select('status', STATUSES, status, 'all');
-  filter.addEventListener('change', () => navigate(`/accounts/${account.id}/webhooks/${webhook.id}`, { status: filter.value }));
+  const filter = statusFilter(STATUSES, status, (s) => navigate(`/accounts/${account.id}/webhooks/${webhook.id}`, { status: s }));
   const refresh = h('button', { type: 'button', class: 'button secondary', onclick: () => load().then(() => announce('Deliveries refreshed.'), announceError) }, 'Refresh');
 
   await load();
   return h('div', { class: 'stack' },
     h('p', {}, h('a', { href: href(`/accounts/${account.id}/webhooks`) }, '← All webhooks')),
     section(`Deliveries to ${webhook.url}`,
-      h('div', { class: 'toolbar' }, field('Status', filter), refresh),
+      h('div', { class: 'toolbar' }, filter, refresh),
       list));
 }
 

@@ -7,7 +7,7 @@ import { announce, announceError } from '../../ui/announce.js';
 import { confirmAction } from '../../ui/dialog.js';
 import { field, onSubmit } from '../../ui/form.js';
 import { section } from '../../ui/page.js';
-import { showSecretOnce } from '../../ui/secret-dialog.js';
+import { createThenShowSecret } from '../../ui/secret-dialog.js';
 import { dataTable } from '../../ui/table.js';
 
 const EVENT_TYPES = ['send', 'delivery', 'bounce', 'complaint', 'reject', 'open', 'click'];
@@ -38,25 +38,6 @@ export async function render({ account }) {
     }));
   }
 
-  async function verify(webhook, button, result) {
-    button.disabled = true;
-    result.className = 'verify-result';
-    result.textContent = 'Sending…';
-    try {
-      const { success, status_code: code } = await verifyWebhook(webhook.id);
-      const answer = code ? `HTTP ${code}` : 'no answer';
-      result.className = `verify-result ${success ? 'ok' : 'failed'}`;
-      result.textContent = success ? `Success: ${answer}` : `Failed: ${answer}`;
-      announce(`Test request to ${webhook.url}: ${success ? 'success' : 'failed'}, ${answer}.`, success ? 'info' : 'error');
-    } catch (err) {
-      result.className = 'verify-result failed';
-      result.textContent = `Error: ${err.message}`;
-      announceError(err);
-    } finally {
-      button.disabled = false;
-    }
-  }
-
   async function remove(webhook) {
     const confirmed = await confirmAction({
       title: 'Delete this webhook?',
@@ -73,9 +54,37 @@ export async function render({ account }) {
     }
   }
 
+  const form = newWebhookForm(account, load);
+
+  await load();
+  return h('div', { class: 'stack' }, section('New webhook', form), section('Webhooks', list));
+}
+
+/** Sends the signed test request and shows its answer in `result`, next to the row's button. */
+async function verify(webhook, button, result) {
+  button.disabled = true;
+  result.className = 'verify-result';
+  result.textContent = 'Sending…';
+  try {
+    const { success, status_code: code } = await verifyWebhook(webhook.id);
+    const answer = code ? `HTTP ${code}` : 'no answer';
+    result.className = `verify-result ${success ? 'ok' : 'failed'}`;
+    result.textContent = success ? `Success: ${answer}` : `Failed: ${answer}`;
+    announce(`Test request to ${webhook.url}: ${success ? 'success' : 'failed'}, ${answer}.`, success ? 'info' : 'error');
+  } catch (err) {
+    result.className = 'verify-result failed';
+    result.textContent = `Error: ${err.message}`;
+    announceError(err);
+  } finally {
+    button.disabled = false;
+  }
+}
+
+/** The form that creates a webhook for the event types ticked; `reload` refreshes the list after. */
+function newWebhookForm(account, reload) {
   const url = h('input', { name: 'url', type: 'url', required: true, placeholder: 'https://example.com/hooks/mail', autocomplete: 'off', spellcheck: 'false' });
   const boxes = EVENT_TYPES.map((type) => h('input', { type: 'checkbox', name: 'events', value: type, id: uniqueId(`event-${type}`), checked: true }));
-  const form = onSubmit(h('form', { class: 'grid-form' },
+  return onSubmit(h('form', { class: 'grid-form' },
     field('Endpoint URL', url, 'Receives a signed POST for each selected event (X-Mail-Signature).'),
     h('fieldset', { class: 'checkboxes' },
       h('legend', {}, 'Events'),
@@ -87,23 +96,11 @@ export async function render({ account }) {
       boxes[0].focus();
       return;
     }
-    let created;
-    try {
-      created = await createWebhook(account.id, { url: url.value.trim(), events });
-    } catch (err) {
-      announceError(err);
-      return;
-    }
-    f.reset();
-    await load().catch(announceError);
-    await showSecretOnce({
+    await createThenShowSecret(f, () => createWebhook(account.id, { url: url.value.trim(), events }), reload, (created) => ({
       title: 'Webhook signing secret',
       label: 'Signing secret',
       secret: created.secret,
       note: 'Receivers check X-Mail-Signature: sha256= HMAC-SHA256 of "{X-Mail-Timestamp}.{raw body}" keyed with this secret.',
-    });
+    }));
   });
-
-  await load();
-  return h('div', { class: 'stack' }, section('New webhook', form), section('Webhooks', list));
 }
