@@ -7,6 +7,8 @@ import type { MemoryResult } from '../parts/worker-memory.js';
 import type { Target } from './report.js';
 import { BATCH_SIZE } from './settings.js';
 import type { WebhooksResult } from '../parts/webhook-figures.js';
+import type { DeliverabilityFigures } from '../parts/deliverability.js';
+import type { DeliveryRun } from '../parts/delivery-run.js';
 import { RETRY_GAPS_MS, RETRY_TOLERANCE_MS } from '../parts/webhook-retries.js';
 
 /** Every figure of a run; a part that did not run leaves its own undefined. */
@@ -14,6 +16,7 @@ export interface Figures {
   baselines?: BaselineFigures;
   service?: ServiceFigures;
   memory?: MemoryResult;
+  deliverability?: DeliverabilityFigures;
 }
 
 /**
@@ -58,6 +61,15 @@ const batch = (f: Figures): (BatchLatencyResult & { incomplete: string }) | unde
 };
 const scheduled = (f: Figures): LatenessResult | undefined => f.service?.scheduled;
 const webhooks = (f: Figures): WebhooksResult | undefined => f.service?.webhooks;
+/** Why a delivery run cannot stand in the direct/relay comparison: no figure, mail missing, or mail unsigned. */
+const unfit = (r: DeliveryRun): string | undefined =>
+  r.failure ? `${r.mode} FAILED (its row says why): ${r.failure.split('; ')[0]}`
+    : r.delivered === 0 ? `${r.mode}: nothing delivered`
+      : !r.complete ? `${r.mode}: only ${r.delivered} of ${r.accepted} delivered within the cap`
+        : r.signed < r.delivered ? `${r.mode}: only ${r.signed} of ${r.delivered} DKIM-signed`
+          : r.misrouted > 0 ? `${r.mode}: ${r.misrouted} delivered to the wrong host` : undefined;
+const directOverRelay = (d: DeliverabilityFigures) => (d.relay.deliveredPerSec > 0 ? d.direct.deliveredPerSec / d.relay.deliveredPerSec : 0);
+
 const mbOf = (kib: number) => ((kib * 1024) / 1e6).toFixed(1);
 
 const retryGap = (k: number) => rule({
@@ -147,6 +159,12 @@ const TARGETS: Rule[] = [
     met: (h) => h.retry.emails > 0 && h.retry.deliveries === h.retry.emails && h.retry.fourThenDiscarded === h.retry.emails,
     formula: (h) => `attempts at the receiver per delivery: ${h.retry.detail.map((d) => d.arrivals.length).join(', ') || 'none'}; ` +
       `management API: ${h.retry.detail.map((d) => `${d.apiStatus ?? '?'} after ${d.apiAttempts.length}`).join(', ') || 'nothing'}`,
+  }),
+  rule({
+    figure: (f) => f.deliverability, name: 'direct / relay delivered (10 destination domains, DKIM-signed)', target: '>= 0.8',
+    value: directOverRelay, met: (d) => !unfit(d.relay) && !unfit(d.direct) && directOverRelay(d) >= 0.8,
+    formula: (d) => `${d.direct.deliveredPerSec} / ${d.relay.deliveredPerSec} mails/s, ${d.relay.accepted} and ${d.direct.accepted} emails` +
+      [unfit(d.relay), unfit(d.direct)].filter(Boolean).map((why) => `; ${why}`).join(''),
   }),
   rule({
     figure: (f) => f.memory, name: (m) => `worker RSS above idle with ${m.pending} scheduled pending (MB)`, target: '<= 30 MB',
