@@ -9,6 +9,7 @@ import { BATCH_SIZE } from './settings.js';
 import type { WebhooksResult } from '../parts/webhook-figures.js';
 import type { DeliverabilityFigures } from '../parts/deliverability.js';
 import type { DeliveryRun } from '../parts/delivery-run.js';
+import { DESTINATIONS } from './mx-zone.js';
 import { RETRY_GAPS_MS, RETRY_TOLERANCE_MS } from '../parts/webhook-retries.js';
 
 /** Every figure of a run; a part that did not run leaves its own undefined. */
@@ -65,7 +66,8 @@ const webhooks = (f: Figures): WebhooksResult | undefined => f.service?.webhooks
 const unfit = (r: DeliveryRun): string | undefined =>
   r.failure ? `${r.mode} FAILED (its row says why): ${r.failure.split('; ')[0]}`
     : r.delivered === 0 ? `${r.mode}: nothing delivered`
-      : !r.complete ? `${r.mode}: only ${r.delivered} of ${r.accepted} delivered within the cap`
+      : !r.complete ? `${r.mode}: only ${r.delivered} of ${r.accepted} delivered within the wait`
+        : r.mode === 'direct' && r.hosts < DESTINATIONS.length ? `direct: only ${r.hosts} of the ${DESTINATIONS.length} MX hosts received mail`
         : r.signed < r.delivered ? `${r.mode}: only ${r.signed} of ${r.delivered} DKIM-signed`
           : r.misrouted > 0 ? `${r.mode}: ${r.misrouted} delivered to the wrong host` : undefined;
 const directOverRelay = (d: DeliverabilityFigures) => (d.relay.deliveredPerSec > 0 ? d.direct.deliveredPerSec / d.relay.deliveredPerSec : 0);
@@ -163,7 +165,7 @@ const TARGETS: Rule[] = [
   rule({
     figure: (f) => f.deliverability, name: 'direct / relay delivered (10 destination domains, DKIM-signed)', target: '>= 0.8',
     value: directOverRelay, met: (d) => !unfit(d.relay) && !unfit(d.direct) && directOverRelay(d) >= 0.8,
-    formula: (d) => `${d.direct.deliveredPerSec} / ${d.relay.deliveredPerSec} mails/s, ${d.relay.accepted} and ${d.direct.accepted} emails` +
+    formula: (d) => `${d.direct.deliveredPerSec} / ${d.relay.deliveredPerSec} mails/s (${d.direct.delivered} and ${d.relay.delivered} emails)` +
       [unfit(d.relay), unfit(d.direct)].filter(Boolean).map((why) => `; ${why}`).join(''),
   }),
   rule({

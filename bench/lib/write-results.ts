@@ -45,7 +45,7 @@ export async function writeResults(ctx: BenchContext, rows: Row[], figures: Figu
       runS: RUN_S, warmupS: WARMUP_S, connections: CONNECTIONS, smtpMaxConnections: SMTP_MAX_CONNECTIONS, smtpInFlight: SMTP_IN_FLIGHT,
       temporalConcurrency: TEMPORAL_CONCURRENCY, accounts: service?.accountCount ?? 1, batchRuns: ctx.sizes.batchRuns, batchSize: BATCH_SIZE,
       scheduledCount: ctx.sizes.scheduledCount, memoryPending: ctx.sizes.memoryPending, webhookRate: ctx.sizes.webhookRate,
-      deliverabilityEmails: ctx.sizes.deliverabilityEmails,
+      deliverabilitySeconds: ctx.sizes.deliverabilitySeconds,
     },
     rows,
     targets,
