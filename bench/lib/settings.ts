@@ -23,7 +23,7 @@ export const BATCH_SIZE = 100;
 export const BUDGET_MS = 340_000;
 export const HARD_LIMIT_MS = 355_000;
 // What the parts after the service's throughput runs need at least; the throughput drains leave it to them.
-export const MIN_MS: Partial<Record<Part, number>> = { batch: 30_000, scheduled: 40_000, webhooks: 25_000, deliverability: 50_000, memory: 50_000 };
+export const MIN_MS: Partial<Record<Part, number>> = { batch: 30_000, scheduled: 40_000, webhooks: 25_000, deliverability: 40_000, memory: 50_000 };
 // The memory figure's steps after creating its scheduled emails (settle, samples, stopping, output).
 export const MEMORY_TAIL_MS = 30_000;
 

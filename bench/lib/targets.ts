@@ -94,7 +94,7 @@ const retryGap = (k: number) => rule({
 const TARGETS: Rule[] = [
   rule({
     figure: withBaselines, name: 'accepted / (route + INSERT)', target: '>= 0.70',
-    value: (x) => x.max.run.okPerSec / x.insertRate, met: (x) => x.max.run.okPerSec / x.insertRate >= 0.7,
+    value: (x) => x.max.run.okPerSec / x.insertRate, met: (x) => x.insertRate > 0 && x.max.run.okPerSec / x.insertRate >= 0.7,
     formula: (x) => `${x.max.run.okPerSec} / ${x.insertRate}`,
   }),
   rule({
@@ -106,7 +106,7 @@ const TARGETS: Rule[] = [
   rule({
     figure: withBaselines, name: 'delivered / slower of (route + INSERT, raw nodemailer)', target: '>= 0.5',
     value: (x) => x.max.deliveredPerSec / Math.min(x.insertRate, x.nodemailerRate),
-    met: (x) => x.max.deliveredPerSec / Math.min(x.insertRate, x.nodemailerRate) >= 0.5,
+    met: (x) => Math.min(x.insertRate, x.nodemailerRate) > 0 && x.max.deliveredPerSec / Math.min(x.insertRate, x.nodemailerRate) >= 0.5,
     formula: (x) => `${x.max.deliveredPerSec} / min(${x.insertRate}, ${x.nodemailerRate})`,
   }),
   rule({
