@@ -62,14 +62,16 @@ const batch = (f: Figures): (BatchLatencyResult & { incomplete: string }) | unde
 };
 const scheduled = (f: Figures): LatenessResult | undefined => f.service?.scheduled;
 const webhooks = (f: Figures): WebhooksResult | undefined => f.service?.webhooks;
-/** Why a delivery run cannot stand in the direct/relay comparison: no figure, mail missing, or mail unsigned. */
-const unfit = (r: DeliveryRun): string | undefined =>
-  r.failure ? `${r.mode} FAILED (its row says why): ${r.failure.split('; ')[0]}`
-    : r.delivered === 0 ? `${r.mode}: nothing delivered`
-      : !r.complete ? `${r.mode}: only ${r.delivered} of ${r.accepted} delivered within the wait`
-        : r.mode === 'direct' && r.hosts < DESTINATIONS.length ? `direct: only ${r.hosts} of the ${DESTINATIONS.length} MX hosts received mail`
-        : r.signed < r.delivered ? `${r.mode}: only ${r.signed} of ${r.delivered} DKIM-signed`
-          : r.misrouted > 0 ? `${r.mode}: ${r.misrouted} delivered to the wrong host` : undefined;
+/** Why a delivery run cannot stand in the direct/relay comparison: no figure, mail missing, unsigned or misdelivered. */
+function unfit(r: DeliveryRun): string | undefined {
+  if (r.failure) return `${r.mode} FAILED (its row says why): ${r.failure.split('; ')[0]}`;
+  if (r.delivered === 0) return `${r.mode}: nothing delivered`;
+  if (!r.complete) return `${r.mode}: only ${r.delivered} of ${r.accepted} delivered within the wait`;
+  if (r.mode === 'direct' && r.hosts < DESTINATIONS.length) return `direct: only ${r.hosts} of the ${DESTINATIONS.length} MX hosts received mail`;
+  if (r.signed < r.delivered) return `${r.mode}: only ${r.signed} of ${r.delivered} DKIM-signed`;
+  if (r.misrouted > 0) return `${r.mode}: ${r.misrouted} delivered to the wrong host`;
+  return undefined;
+}
 const directOverRelay = (d: DeliverabilityFigures) => (d.relay.deliveredPerSec > 0 ? d.direct.deliveredPerSec / d.relay.deliveredPerSec : 0);
 
 const mbOf = (kib: number) => ((kib * 1024) / 1e6).toFixed(1);
