@@ -13,6 +13,7 @@ import type { Figures } from './lib/targets.js';
 import { baselines } from './parts/baselines.js';
 import { splitServiceMemory } from './parts/split-service-memory.js';
 import { allInOneService } from './parts/all-in-one-service.js';
+import { deliverability } from './parts/deliverability.js';
 
 /**
  * `npm run bench`: the service's accept and delivery rates against baselines measured in the same run on
@@ -58,6 +59,10 @@ async function main(): Promise<void> {
   const figures: Figures = {};
   if (parts.has('baselines')) figures.baselines = await figuresOf(baselines(ctx, logger));
   if (parts.has('throughput') || parts.has('batch') || parts.has('scheduled') || parts.has('webhooks')) figures.service = await figuresOf(allInOneService(ctx));
+  if (parts.has('deliverability')) {
+    if (remaining() < MIN_MS.deliverability!) log(`skipping the deliverability figures: ${(remaining() / 1000).toFixed(0)} s left in the budget`);
+    else figures.deliverability = await figuresOf(deliverability(ctx));
+  }
   if (parts.has('memory')) {
     if (remaining() < MIN_MS.memory!) log(`skipping the worker memory figure: ${(remaining() / 1000).toFixed(0)} s left in the budget`);
     else figures.memory = await figuresOf(splitServiceMemory(ctx));

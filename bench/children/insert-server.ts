@@ -20,22 +20,34 @@ interface Body {
   headers?: Record<string, string>; tags?: Record<string, string>;
 }
 
+/** `Name <address>` or `address` as the service stores a parsed mailbox (migration 4); the bench sends only these forms. */
+const mailbox = (text: string) => {
+  const m = /^\s*(.*?)\s*<([^<>]*)>\s*$/.exec(text);
+  return m ? { name: m[1]!.replace(/^"|"$/g, ''), address: m[2]! } : { name: '', address: text.trim() };
+};
+const bare = (list: string[] | undefined) => (list ?? []).map((t) => mailbox(t).address);
+
 const app = fastify({ logger: false, bodyLimit: 32 * 1024 * 1024 });
 app.post('/v1/mail/emails', async (request) => {
   const b = request.body as Body;
   const id = newId('email');
-  const domain = b.from.replace(/^.*@/, '').replace(/>$/, '');
+  const from = mailbox(b.from);
+  const domain = from.address.slice(from.address.lastIndexOf('@') + 1).toLowerCase();
   const row = {
     id,
     account_id: accountId,
     api_key_id: 'key_bench',
     job_type: 'direct',
     job_id: '',
-    from_address: b.from,
-    to_addresses: b.to,
-    cc_addresses: b.cc ?? [],
-    bcc_addresses: b.bcc ?? [],
-    reply_to: b.reply_to ?? [],
+    from_address: from.address,
+    to_addresses: bare(b.to),
+    cc_addresses: bare(b.cc),
+    bcc_addresses: bare(b.bcc),
+    reply_to: bare(b.reply_to),
+    mailboxes: sql.json({
+      from, to: (b.to ?? []).map(mailbox), cc: (b.cc ?? []).map(mailbox), bcc: (b.bcc ?? []).map(mailbox), replyTo: (b.reply_to ?? []).map(mailbox),
+    }),
+    sender_domain: domain,
     subject: b.subject,
     html: b.html ?? '',
     text_body: b.text ?? '',

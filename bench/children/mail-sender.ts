@@ -1,6 +1,7 @@
 import nodemailer from 'nodemailer';
 import type { SendMailOptions } from 'nodemailer/lib/mailer';
 import { parseConnectionUrl } from 'nodemailer/lib/shared';
+import type { DkimKey, SignCost } from '../lib/dkim-key.js';
 import { EMAIL_REQUEST } from '../lib/payload.js';
 import { serve } from './ipc.js';
 
@@ -8,17 +9,22 @@ import { serve } from './ipc.js';
  * Baseline 3: raw nodemailer, pooled as the service's transport is (pool: true, the same maxConnections
  * and timeouts as src/mail/transport.ts), sending the message the service would compose from the bench
  * email to the sink, with `inFlight` sendMail calls outstanding (the pool queues the rest) for a fixed
- * time. No database, no Temporal: the ceiling of SMTP delivery from one Node process.
+ * time. No database, no Temporal: the ceiling of SMTP delivery from one Node process. With `dkim`, every
+ * message is DKIM-signed as the service signs it (a per-message `dkim` option, src/mail/compose.ts).
+ *
+ * `signCost` measures what signing alone costs: the same message built N times by a stream transport
+ * (no network) with and without DKIM, and the process's CPU time for each.
  */
 interface RunArg {
   smtpUrl: string;
   maxConnections: number;
   inFlight: number;
   durationMs: number;
+  dkim?: DkimKey;
 }
 
 let seq = 0;
-function message(): SendMailOptions {
+function message(dkim?: DkimKey): SendMailOptions {
   seq += 1;
   const id = `bench${process.pid}x${seq}`;
   return {
@@ -32,6 +38,7 @@ function message(): SendMailOptions {
     headers: { 'X-Mail-Email-Id': id },
     disableFileAccess: true,
     disableUrlAccess: true,
+    ...(dkim ? { dkim } : {}),
   };
 }
 
@@ -54,7 +61,7 @@ async function run(arg: RunArg): Promise<{ sent: number; failed: number; elapsed
   const lane = async () => {
     while (performance.now() < deadline) {
       try {
-        await transporter.sendMail(message());
+        await transporter.sendMail(message(arg.dkim));
         sent += 1;
       } catch (err) {
         failed += 1;
@@ -68,4 +75,44 @@ async function run(arg: RunArg): Promise<{ sent: number; failed: number; elapsed
   return { sent, failed, elapsedMs, ...(firstError ? { firstError } : {}) };
 }
 
-serve({ run: (arg: RunArg) => run(arg) }, {});
+/** CPU ms (user + system, all threads of this process) and wall ms to build `n` messages, one at a time. */
+async function build(n: number, dkim?: DkimKey): Promise<{ cpuMs: number; wallMs: number; bytes: number }> {
+  const transporter = nodemailer.createTransport({ streamTransport: true, buffer: true });
+  let bytes = 0;
+  const wall = performance.now();
+  const cpu = process.cpuUsage();
+  for (let i = 0; i < n; i += 1) {
+    const info = await transporter.sendMail(message(dkim));
+    bytes += (info.message as Buffer).length;
+  }
+  const used = process.cpuUsage(cpu);
+  return { cpuMs: (used.user + used.system) / 1000, wallMs: performance.now() - wall, bytes: bytes / n };
+}
+
+/**
+ * `rounds` alternating blocks of `n` unsigned and `n` signed builds after a warm-up of each (JIT, key
+ * parsing): alternating keeps a change of machine load from landing on one side only.
+ */
+async function signCost({ n, rounds, dkim }: { n: number; rounds: number; dkim: DkimKey }): Promise<SignCost> {
+  await build(100);
+  await build(100, dkim);
+  const sum = { u: { cpuMs: 0, wallMs: 0, bytes: 0 }, s: { cpuMs: 0, wallMs: 0, bytes: 0 } };
+  for (let r = 0; r < rounds; r += 1) {
+    for (const [side, key] of [['u', undefined], ['s', dkim]] as const) {
+      const b = await build(n, key);
+      sum[side].cpuMs += b.cpuMs;
+      sum[side].wallMs += b.wallMs;
+      sum[side].bytes = b.bytes;
+    }
+  }
+  const messages = n * rounds;
+  const per = (x: number) => Math.round((x / messages) * 1000) / 1000;
+  return {
+    messages,
+    unsignedCpuMs: per(sum.u.cpuMs), signedCpuMs: per(sum.s.cpuMs), signCpuMs: per(sum.s.cpuMs - sum.u.cpuMs),
+    unsignedWallMs: per(sum.u.wallMs), signedWallMs: per(sum.s.wallMs),
+    unsignedBytes: Math.round(sum.u.bytes), signedBytes: Math.round(sum.s.bytes),
+  };
+}
+
+serve({ run: (arg: RunArg) => run(arg), signCost: (arg: { n: number; rounds: number; dkim: DkimKey }) => signCost(arg) }, {});

@@ -13,6 +13,12 @@ import { REPO_ROOT, startChild, type BenchChild } from './children.js';
 import { onCleanup } from './lifecycle.js';
 import { SERVICE_ROOT } from './service.js';
 
+export interface SinkCount {
+  total: number;
+  duplicates: number;
+  signed: number;
+}
+
 /** What every part shares: one temp dir, PostgreSQL, the Temporal dev server, workflow bundles, the SMTP sink. */
 export interface Infrastructure {
   tmp: string;
@@ -22,7 +28,8 @@ export interface Infrastructure {
   temporal: DevServer;
   bundles: { service: string; noop: string };
   sink: BenchChild<{ url: string }>;
-  sinkCount(): Promise<{ total: number; duplicates: number }>;
+  /** Messages received on every address of the sink; `signed`: those with a DKIM-Signature header. */
+  sinkCount(): Promise<SinkCount>;
   /** The environment of a service process on database `database` with its data dir `dataDir` under tmp. */
   serviceEnv(database: string, dataDir: string): Record<string, string>;
   createDatabase(name: string): Promise<void>;
@@ -58,7 +65,7 @@ export async function startInfrastructure(config: Config, logger: Logger): Promi
   });
   return {
     tmp, pg, pgPid: await postmasterPid(tmp), temporal, bundles, sink, serviceEnv,
-    sinkCount: () => sink.request<{ total: number; duplicates: number }>('count'),
+    sinkCount: () => sink.request<SinkCount>('count'),
     createDatabase: async (name) => {
       const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
       await admin.unsafe(`create database ${name}`);

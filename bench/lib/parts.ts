@@ -2,7 +2,7 @@
  * Which parts of the bench run: all by default; BENCH_ONLY=a,b runs only those, BENCH_SKIP=a,b leaves
  * those out (both take part names or the group names below).
  */
-export const PARTS = ['baselines', 'throughput', 'batch', 'scheduled', 'webhooks', 'memory'] as const;
+export const PARTS = ['baselines', 'throughput', 'batch', 'scheduled', 'webhooks', 'deliverability', 'memory'] as const;
 export type Part = (typeof PARTS)[number];
 
 const GROUPS: Record<string, Part[]> = {

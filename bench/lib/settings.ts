@@ -23,7 +23,7 @@ export const BATCH_SIZE = 100;
 export const BUDGET_MS = 340_000;
 export const HARD_LIMIT_MS = 355_000;
 // What the parts after the service's throughput runs need at least; the throughput drains leave it to them.
-export const MIN_MS: Partial<Record<Part, number>> = { batch: 30_000, scheduled: 40_000, webhooks: 25_000, memory: 50_000 };
+export const MIN_MS: Partial<Record<Part, number>> = { batch: 30_000, scheduled: 40_000, webhooks: 25_000, deliverability: 40_000, memory: 50_000 };
 // The memory figure's steps after creating its scheduled emails (settle, samples, stopping, output).
 export const MEMORY_TAIL_MS = 30_000;
 
@@ -37,6 +37,11 @@ export interface Sizes {
    * half-rate run: 130 to 175 a second on 2 cores).
    */
   webhookRate: number;
+  /**
+   * The deliverability figure's load: seconds of sending to 10 domains for each of the relay and direct
+   * services (the time budget may shorten it in the whole bench).
+   */
+  deliverabilitySeconds: number;
 }
 
 export function readSizes(env: NodeJS.ProcessEnv = process.env): Sizes {
@@ -50,5 +55,6 @@ export function readSizes(env: NodeJS.ProcessEnv = process.env): Sizes {
     scheduledCount: envInt('BENCH_SCHEDULED_COUNT', 1_000),
     memoryPending: envInt('BENCH_MEMORY_PENDING', 10_000),
     webhookRate: envInt('BENCH_WEBHOOK_RATE', 100),
+    deliverabilitySeconds: envInt('BENCH_DELIVERABILITY_SECONDS', 10),
   };
 }

@@ -7,6 +7,9 @@ import type { MemoryResult } from '../parts/worker-memory.js';
 import type { Target } from './report.js';
 import { BATCH_SIZE } from './settings.js';
 import type { WebhooksResult } from '../parts/webhook-figures.js';
+import type { DeliverabilityFigures } from '../parts/deliverability.js';
+import type { DeliveryRun } from '../parts/delivery-run.js';
+import { DESTINATIONS } from './mx-zone.js';
 import { RETRY_GAPS_MS, RETRY_TOLERANCE_MS } from '../parts/webhook-retries.js';
 
 /** Every figure of a run; a part that did not run leaves its own undefined. */
@@ -14,6 +17,7 @@ export interface Figures {
   baselines?: BaselineFigures;
   service?: ServiceFigures;
   memory?: MemoryResult;
+  deliverability?: DeliverabilityFigures;
 }
 
 /**
@@ -58,6 +62,18 @@ const batch = (f: Figures): (BatchLatencyResult & { incomplete: string }) | unde
 };
 const scheduled = (f: Figures): LatenessResult | undefined => f.service?.scheduled;
 const webhooks = (f: Figures): WebhooksResult | undefined => f.service?.webhooks;
+/** Why a delivery run cannot stand in the direct/relay comparison: no figure, mail missing, unsigned or misdelivered. */
+function unfit(r: DeliveryRun): string | undefined {
+  if (r.failure) return `${r.mode} FAILED (its row says why): ${r.failure.split('; ')[0]}`;
+  if (r.delivered === 0) return `${r.mode}: nothing delivered`;
+  if (!r.complete) return `${r.mode}: only ${r.delivered} of ${r.accepted} delivered within the wait`;
+  if (r.mode === 'direct' && r.hosts < DESTINATIONS.length) return `direct: only ${r.hosts} of the ${DESTINATIONS.length} MX hosts received mail`;
+  if (r.signed < r.delivered) return `${r.mode}: only ${r.signed} of ${r.delivered} DKIM-signed`;
+  if (r.misrouted > 0) return `${r.mode}: ${r.misrouted} delivered to the wrong host`;
+  return undefined;
+}
+const directOverRelay = (d: DeliverabilityFigures) => (d.relay.deliveredPerSec > 0 ? d.direct.deliveredPerSec / d.relay.deliveredPerSec : 0);
+
 const mbOf = (kib: number) => ((kib * 1024) / 1e6).toFixed(1);
 
 const retryGap = (k: number) => rule({
@@ -80,7 +96,7 @@ const retryGap = (k: number) => rule({
 const TARGETS: Rule[] = [
   rule({
     figure: withBaselines, name: 'accepted / (route + INSERT)', target: '>= 0.70',
-    value: (x) => x.max.run.okPerSec / x.insertRate, met: (x) => x.max.run.okPerSec / x.insertRate >= 0.7,
+    value: (x) => x.max.run.okPerSec / x.insertRate, met: (x) => x.insertRate > 0 && x.max.run.okPerSec / x.insertRate >= 0.7,
     formula: (x) => `${x.max.run.okPerSec} / ${x.insertRate}`,
   }),
   rule({
@@ -92,7 +108,7 @@ const TARGETS: Rule[] = [
   rule({
     figure: withBaselines, name: 'delivered / slower of (route + INSERT, raw nodemailer)', target: '>= 0.5',
     value: (x) => x.max.deliveredPerSec / Math.min(x.insertRate, x.nodemailerRate),
-    met: (x) => x.max.deliveredPerSec / Math.min(x.insertRate, x.nodemailerRate) >= 0.5,
+    met: (x) => Math.min(x.insertRate, x.nodemailerRate) > 0 && x.max.deliveredPerSec / Math.min(x.insertRate, x.nodemailerRate) >= 0.5,
     formula: (x) => `${x.max.deliveredPerSec} / min(${x.insertRate}, ${x.nodemailerRate})`,
   }),
   rule({
@@ -147,6 +163,12 @@ const TARGETS: Rule[] = [
     met: (h) => h.retry.emails > 0 && h.retry.deliveries === h.retry.emails && h.retry.fourThenDiscarded === h.retry.emails,
     formula: (h) => `attempts at the receiver per delivery: ${h.retry.detail.map((d) => d.arrivals.length).join(', ') || 'none'}; ` +
       `management API: ${h.retry.detail.map((d) => `${d.apiStatus ?? '?'} after ${d.apiAttempts.length}`).join(', ') || 'nothing'}`,
+  }),
+  rule({
+    figure: (f) => f.deliverability, name: 'direct / relay delivered (10 destination domains, DKIM-signed)', target: '>= 0.8',
+    value: directOverRelay, met: (d) => !unfit(d.relay) && !unfit(d.direct) && directOverRelay(d) >= 0.8,
+    formula: (d) => `${d.direct.deliveredPerSec} / ${d.relay.deliveredPerSec} mails/s (${d.direct.delivered} and ${d.relay.delivered} emails)` +
+      [unfit(d.relay), unfit(d.direct)].filter(Boolean).map((why) => `; ${why}`).join(''),
   }),
   rule({
     figure: (f) => f.memory, name: (m) => `worker RSS above idle with ${m.pending} scheduled pending (MB)`, target: '<= 30 MB',

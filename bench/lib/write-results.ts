@@ -45,10 +45,12 @@ export async function writeResults(ctx: BenchContext, rows: Row[], figures: Figu
       runS: RUN_S, warmupS: WARMUP_S, connections: CONNECTIONS, smtpMaxConnections: SMTP_MAX_CONNECTIONS, smtpInFlight: SMTP_IN_FLIGHT,
       temporalConcurrency: TEMPORAL_CONCURRENCY, accounts: service?.accountCount ?? 1, batchRuns: ctx.sizes.batchRuns, batchSize: BATCH_SIZE,
       scheduledCount: ctx.sizes.scheduledCount, memoryPending: ctx.sizes.memoryPending, webhookRate: ctx.sizes.webhookRate,
+      deliverabilitySeconds: ctx.sizes.deliverabilitySeconds,
     },
     rows,
     targets,
     jobs: { batch: service?.batch, scheduled: service?.scheduled, webhooks: service?.webhooks, memory },
+    deliverability: figures.deliverability,
     wallSeconds: Math.round(ctx.elapsed() / 1000),
   }, null, 2)}\n`);
   out.push('', `JSON: ${path.relative(REPO_ROOT, file)}`);
@@ -56,13 +58,18 @@ export async function writeResults(ctx: BenchContext, rows: Row[], figures: Figu
 }
 
 /** The figures that are not judged but put others in perspective. */
-function infoLines({ baselines, service, memory }: Figures): string[] {
+function infoLines({ baselines, service, memory, deliverability }: Figures): string[] {
   const lines: string[] = [];
   const startRate = baselines?.temporalStartRate;
   const { max, many } = service?.throughput ?? {};
   if (many && max) lines.push(`  (info) ${service!.accountCount} accounts vs 1: ${many.run.okPerSec} vs ${max.run.okPerSec} accepted/s; Temporal starts/s: ${startRate ?? 'not measured'}`);
   const lateness = service?.scheduled;
   const creation = [lateness && `${lateness.creationPerSec}/s (all-in-one service)`, memory && `${memory.creationPerSec}/s (API and worker apart)`].filter(Boolean);
+  if (deliverability) {
+    const { dkim, signedNodemailerRate } = deliverability;
+    lines.push(`  (info) DKIM (RSA-2048): ${dkim.signCpuMs} CPU ms per message signed; raw nodemailer ${signedNodemailerRate}/s signed` +
+      (baselines ? ` vs ${baselines.nodemailerRate}/s unsigned` : ''));
+  }
   if (creation.length > 0) lines.push(`  (info) scheduled emails created: ${creation.join(', ')}; Temporal starts alone: ${startRate !== undefined ? `${startRate}/s at ${TEMPORAL_CONCURRENCY} in flight` : 'not measured'}`);
   return lines;
 }

@@ -47,8 +47,9 @@ export async function allInOneService(bench: BenchContext): Promise<PartResult<S
       ctx.log(`skipping the webhook figures: ${(ctx.remaining() / 1000).toFixed(0)} s left in the budget`);
       return figures;
     }
-    // The wait for the last webhooks and discards: up to 30 s, but not into what the memory figure needs.
-    const waitCapMs = Math.min(30_000, ctx.remaining() - 20_000 - (parts.has('memory') ? MIN_MS.memory! : 0));
+    // The wait for the last webhooks and discards: up to 30 s, but not into what the later parts need.
+    const later = (['deliverability', 'memory'] as const).reduce((n, p) => n + (parts.has(p) ? MIN_MS[p]! : 0), 0);
+    const waitCapMs = Math.min(30_000, ctx.remaining() - 20_000 - later);
     figures.webhooks = await webhookFigures({ ...jobs, databaseUrl: env.DATABASE_URL! }, svc, ctx.sizes.webhookRate, RUN_S, waitCapMs);
     return figures;
   });
