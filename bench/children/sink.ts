@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
+import { SINK_SERVER_OPTIONS } from '../../test/helpers/smtp-sink.js';
 import { serve } from './ipc.js';
 
 /**
@@ -91,10 +92,7 @@ function received(message: Buffer, listener: string, recipients: string[]): void
 /** A receiving SMTP server on one address; every one counts into the same totals. */
 function createServer(listener: string): SMTPServer {
   const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    size: 64 * 1024 * 1024,
+    ...SINK_SERVER_OPTIONS,
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));

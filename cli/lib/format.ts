@@ -15,6 +15,16 @@ export function fields(entries: [string, string | number | boolean | undefined][
   return shown.map(([label, value]) => `${label.padEnd(width)}  ${String(value)}`.trimEnd()).join('\n');
 }
 
+type Shown = string | number | boolean | undefined;
+
+/**
+ * `fields` of a record: a key shows the record's value under its snake_case name (the API's), a
+ * `[label, value]` pair shows as given, in the order listed.
+ */
+export function fieldsOf<T extends object>(record: T, spec: ((keyof T & string) | [string, Shown])[]): string {
+  return fields(spec.map((s) => (typeof s === 'string' ? [s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), record[s] as Shown] : s)));
+}
+
 export const list = (values: readonly string[]): string => values.join(', ');
 
 export const yesNo = (b: boolean): string => (b ? 'yes' : 'no');

@@ -1,6 +1,6 @@
 import type { Account, ApiKey, Domain, Webhook } from '../../src/gen/mail/v1/admin_service_pb.js';
 import type { BatchJob, Email, ScheduledEmail } from '../../src/gen/mail/v1/types_pb.js';
-import { fields, list, pairs, percent, table, yesNo } from './format.js';
+import { fields, fieldsOf, list, pairs, percent, table, yesNo } from './format.js';
 
 // Human renderings of the API's records, shared by the commands that answer them.
 
@@ -38,28 +38,11 @@ export function showEmail(e: Email): string {
 }
 
 export function showScheduled(s: ScheduledEmail): string {
-  return fields([
-    ['id', s.id],
-    ['status', s.status],
-    ['scheduled_at', s.scheduledAt],
-    ['from', s.from],
-    ['to', list(s.to)],
-    ['subject', s.subject],
-    ['attempts', s.attempts],
-    ['created_at', s.createdAt],
-  ]);
+  return fieldsOf(s, ['id', 'status', 'scheduledAt', 'from', ['to', list(s.to)], 'subject', 'attempts', 'createdAt']);
 }
 
 export function showBatchJob(j: BatchJob): string {
-  return fields([
-    ['job_id', j.jobId],
-    ['status', j.status],
-    ['total_count', j.totalCount],
-    ['sent_count', j.sentCount],
-    ['failed_count', j.failedCount],
-    ['created_at', j.createdAt],
-    ['completed_at', j.completedAt],
-  ]);
+  return fieldsOf(j, ['jobId', 'status', 'totalCount', 'sentCount', 'failedCount', 'createdAt', 'completedAt']);
 }
 
 export const batchJobRows = (jobs: BatchJob[]): string[][] =>
@@ -68,29 +51,18 @@ export const batchJobRows = (jobs: BatchJob[]): string[][] =>
 export const BATCH_JOB_HEADERS = ['JOB ID', 'STATUS', 'TOTAL', 'SENT', 'FAILED', 'CREATED', 'COMPLETED'];
 
 export function showAccount(a: Account): string {
-  return fields([
-    ['id', a.id],
-    ['name', a.name],
-    ['status', a.status],
-    ['daily_quota', a.dailyQuota],
-    ['sent_today', a.sentToday],
-    ['bounce_rate', a.bounceRate === undefined ? undefined : percent(a.bounceRate)],
-    ['complaint_rate', a.complaintRate === undefined ? undefined : percent(a.complaintRate)],
-    ['created_at', a.createdAt],
+  const rate = (r: number | undefined) => (r === undefined ? undefined : percent(r));
+  return fieldsOf(a, [
+    'id', 'name', 'status', 'dailyQuota', 'sentToday', ['bounce_rate', rate(a.bounceRate)], ['complaint_rate', rate(a.complaintRate)], 'createdAt',
   ]);
 }
 
 export function showDomain(d: Domain): string {
   const parts = [
-    fields([
-      ['id', d.id],
-      ['name', d.name],
-      ['verified', yesNo(d.verified)],
-      ['open_tracking', yesNo(d.openTracking)],
-      ['click_tracking', yesNo(d.clickTracking)],
-      ['created_at', d.createdAt],
-      ['dns_checked_at', d.dnsCheckedAt || '(never)'],
-      ...(d.dnsFailingSince ? [['dns_failing_since', `${d.dnsFailingSince} (records below are failing)`] as [string, string]] : []),
+    fieldsOf(d, [
+      'id', 'name', ['verified', yesNo(d.verified)], ['open_tracking', yesNo(d.openTracking)], ['click_tracking', yesNo(d.clickTracking)],
+      'createdAt', ['dns_checked_at', d.dnsCheckedAt || '(never)'],
+      ['dns_failing_since', d.dnsFailingSince ? `${d.dnsFailingSince} (records below are failing)` : undefined],
     ]),
   ];
   if (d.dnsRecords.length) {
@@ -100,20 +72,9 @@ export function showDomain(d: Domain): string {
 }
 
 export function showApiKey(k: ApiKey): string {
-  return fields([
-    ['id', k.id],
-    ['name', k.name],
-    ['permission', k.permission],
-    ['allowed_domains', k.allowedDomains.length ? list(k.allowedDomains) : '(any verified domain)'],
-    ['created_at', k.createdAt],
-  ]);
+  return fieldsOf(k, ['id', 'name', 'permission', ['allowed_domains', k.allowedDomains.length ? list(k.allowedDomains) : '(any verified domain)'], 'createdAt']);
 }
 
 export function showWebhook(w: Webhook): string {
-  return fields([
-    ['id', w.id],
-    ['url', w.url],
-    ['events', list(w.events)],
-    ['created_at', w.createdAt],
-  ]);
+  return fieldsOf(w, ['id', 'url', ['events', list(w.events)], 'createdAt']);
 }

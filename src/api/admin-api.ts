@@ -47,28 +47,25 @@ export function createAdminApi(deps: AdminApiDeps): AdminApi {
 type Admit = <T>(ctx: CallContext, run: () => Promise<T>) => Promise<T>;
 
 // Each group is checked against the service's own signatures; createAdminApi's return type checks that together they are all of it.
+/** The fields of a PATCH that were given (proto3 optional: absent is undefined), without the others. */
+function given<T extends Record<string, unknown>>(patch: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
+}
+
 function setupCalls(deps: AdminApiDeps, admin: Admit) {
   return {
     listAccounts: (_req, ctx) => admin(ctx, async () => ({ accounts: (await deps.accounts.list()).map((a) => presentAccount(a)) })),
     createAccount: (req, ctx) => admin(ctx, async () => presentAccount(await deps.accounts.create(req.name))),
     getAccount: (req, ctx) => admin(ctx, async () => presentAccount(await deps.accounts.get(req.id))),
     updateAccount: (req, ctx) =>
-      admin(ctx, async () =>
-        presentAccount(await deps.accounts.update(req.id, {
-          ...(req.status !== undefined ? { status: req.status } : {}),
-          ...(req.dailyQuota !== undefined ? { dailyQuota: req.dailyQuota } : {}),
-        }))),
+      admin(ctx, async () => presentAccount(await deps.accounts.update(req.id, given({ status: req.status, dailyQuota: req.dailyQuota })))),
 
     createDomain: (req, ctx) => admin(ctx, async () => presentDomain(await deps.domains.create(req.accountId, req.name))),
     listDomains: (req, ctx) => admin(ctx, async () => ({ domains: (await deps.domains.list(req.accountId)).map(presentDomain) })),
     verifyDomain: (req, ctx) => admin(ctx, async () => presentDomain(await deps.domains.verify(req.id, req.force))),
     rotateDomainDkim: (req, ctx) => admin(ctx, async () => presentDomain(await deps.domains.rotateDkim(req.id))),
     updateDomain: (req, ctx) =>
-      admin(ctx, async () =>
-        presentDomain(await deps.domains.updateTracking(req.id, {
-          ...(req.openTracking !== undefined ? { openTracking: req.openTracking } : {}),
-          ...(req.clickTracking !== undefined ? { clickTracking: req.clickTracking } : {}),
-        }))),
+      admin(ctx, async () => presentDomain(await deps.domains.updateTracking(req.id, given({ openTracking: req.openTracking, clickTracking: req.clickTracking })))),
 
     createApiKey: (req, ctx) =>
       admin(ctx, async () => {

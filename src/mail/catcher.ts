@@ -1,21 +1,17 @@
 import fs from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import type { CaughtMessagesRepo } from '../db/repos/caught-messages-repo.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
+import { listenSmtp, type Listening } from './smtp-listen.js';
 import { createReportFeeder, simulatedOutcome, simulatedRefusal, simulatedReport } from './simulator.js';
 
 /** The largest message the catcher accepts: a 10 MB email grows by about a third in transfer encoding. */
 const MAX_MESSAGE_BYTES = 40 * 1024 * 1024;
 
-export interface Catcher {
-  port: number;
-  url: string;
-  close(): Promise<void>;
-}
+export type Catcher = Listening;
 
 /**
  * The built-in mail catcher used when SMTP_URL is unset: a real SMTP server on loopback that accepts
@@ -85,18 +81,13 @@ export async function startCatcher(options: {
     }
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => resolve());
-  });
-  server.on('error', (err) => logger.error({ err }, 'catcher error'));
-  const port = (server.server.address() as AddressInfo).port;
+  const listening = await listenSmtp(server, options.host, options.port, (err) => logger.error({ err }, 'catcher error'));
   return {
-    port,
-    url: `smtp://${options.host}:${port}`,
+    port: listening.port,
+    url: listening.url,
     close: () => {
       reports?.close();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
+      return listening.close();
     },
   };
 }

@@ -1,6 +1,7 @@
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import type { Logger } from '../logger.js';
+import { listenSmtp, type Listening } from './smtp-listen.js';
 
 /**
  * Reports are small: RFC 3464 and 5965 reports quote the original's headers, or the whole original, which
@@ -17,11 +18,7 @@ export const INBOUND_SOCKET_TIMEOUT_MS = 30_000;
 /** The longest a connection may last however it trickles its bytes, so a slow client cannot hold a slot forever. */
 export const MAX_INBOUND_SESSION_MS = 5 * 60_000;
 
-export interface InboundServer {
-  url: string;
-  port: number;
-  close(): Promise<void>;
-}
+export type InboundServer = Listening;
 
 /** What `onMessage` made of a message: `refused` is answered 550 5.7.1, anything else 250. */
 export type InboundVerdict = 'refused' | (string & {});
@@ -99,15 +96,5 @@ export async function startInboundServer(options: {
     socket.once('close', () => clearTimeout(timer));
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => resolve());
-  });
-  server.on('error', (err) => logger.warn({ err }, 'inbound listener error'));
-  const port = (server.server.address() as AddressInfo).port;
-  return {
-    port,
-    url: `smtp://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return listenSmtp(server, options.host, options.port, (err) => logger.warn({ err }, 'inbound listener error'));
 }

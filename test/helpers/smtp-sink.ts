@@ -25,6 +25,9 @@ export interface SmtpSink {
   close(): Promise<void>;
 }
 
+/** A plain receiving server: anyone may send, no TLS, up to 64 MB (the bench's sink takes the same). */
+export const SINK_SERVER_OPTIONS = { authOptional: true, disabledCommands: ['STARTTLS'], logger: false, size: 64 * 1024 * 1024 };
+
 function smtpError(reply: string): Error {
   const code = Number(reply.slice(0, 3));
   return Object.assign(new Error(reply.slice(4)), { responseCode: code });
@@ -56,10 +59,7 @@ export async function startSmtpSink(options: { parse?: boolean } = {}): Promise<
   };
 
   const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    size: 64 * 1024 * 1024,
+    ...SINK_SERVER_OPTIONS,
     onRcptTo(address, _session, callback) {
       const refusal = sink.refuseRecipient(address.address);
       callback(refusal ? smtpError(refusal) : undefined);
