@@ -108,6 +108,14 @@ async function domainAuthentication(config: Config, repos: Repos, keyBox: KeyBox
   const dkimProvisioning = createDkimProvisioning({
     dkimKeys: repos.dkimKeys, generate: generateDkimKeyPair, seal: (pem) => keyBox.seal(pem), now, logger,
   });
+  // A process with another key than the one that sealed the DKIM keys could sign nothing: say so at start.
+  const foreign = (await repos.dkimKeys.sealingKeyIds()).filter((id) => id !== keyBox.keyId);
+  if (foreign.length > 0) {
+    throw new Error(
+      `the DKIM keys in the database are sealed under another encryption key (id ${foreign.join(', ')}; this process has ${keyBox.keyId}): ` +
+        'give every process the same MAILER_ENCRYPTION_KEY (or the data dir\'s encryption-key file that sealed them)',
+    );
+  }
   await dkimProvisioning.backfill();
   const dkim = createDkimKeyring({ lookup: repos.dkimKeys.sealedSigningKey, keyBox });
   const domainChecks = createDomainDnsCheck({ domains: repos.domains, dkimKeys: repos.dkimKeys, resolver: dnsResolver, publish, now, logger });

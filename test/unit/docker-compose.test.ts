@@ -18,7 +18,7 @@ const LOOPBACK_HOSTS = ['127.0.0.1', '${MAILER_BIND_ADDRESS:-127.0.0.1}'];
 const PORT_ENTRY = /^\s*-\s*"?([^"\s#]*\d+:\d+)"?\s*(?:#.*)?$/;
 // `${NAME}`, `${NAME:-default}`, `${NAME:?message}`; `$$` escapes a literal dollar for the container.
 const VARIABLE = /(?<!\$)\$\{([A-Z_][A-Z0-9_]*)(?:(:?[-?])([^}]*))?\}/g;
-const SECRET_KEY = /^\s*([A-Z_]*(?:PASSWORD|PWD|TOKEN|SECRET)[A-Z_]*):\s*(.*)$/;
+const SECRET_KEY = /^\s*([A-Z_]*(?:PASSWORD|PWD|TOKEN|SECRET|ENCRYPTION_KEY)[A-Z_]*):\s*(.*)$/;
 
 const variables = [...compose.matchAll(VARIABLE)].map((m) => ({ name: m[1]!, op: m[2], value: m[3] }));
 const documented = new Set([...envExample.matchAll(/^([A-Z_][A-Z0-9_]*)=/gm)].map((m) => m[1]!));
@@ -35,7 +35,7 @@ describe('docker-compose.yml', () => {
 
   it('gives no secret a default: each is a required variable', () => {
     const secrets = compose.split('\n').map((line) => SECRET_KEY.exec(line)).filter((m) => m !== null);
-    expect(secrets.map((m) => m[1])).toEqual(expect.arrayContaining(['POSTGRES_PASSWORD', 'POSTGRES_PWD', 'MAILER_ADMIN_TOKEN', 'TEMPORAL_DB_PASSWORD']));
+    expect(secrets.map((m) => m[1])).toEqual(expect.arrayContaining(['POSTGRES_PASSWORD', 'POSTGRES_PWD', 'MAILER_ADMIN_TOKEN', 'MAILER_ENCRYPTION_KEY', 'TEMPORAL_DB_PASSWORD']));
     for (const [, key, value] of secrets) {
       // The metrics token is optional by design: unset, /metrics is open (documented).
       if (key === 'MAILER_METRICS_TOKEN') {
@@ -46,7 +46,7 @@ describe('docker-compose.yml', () => {
     }
     const databaseUrl = /DATABASE_URL:\s*postgres:\/\/[^:]+:([^@]+)@/.exec(compose);
     expect(databaseUrl?.[1]).toMatch(/^\$\{POSTGRES_PASSWORD:\?[^}]+\}$/);
-    for (const v of variables.filter((x) => x.op === ':-' && /PASSWORD|PWD|TOKEN|SECRET/.test(x.name))) {
+    for (const v of variables.filter((x) => x.op === ':-' && /PASSWORD|PWD|TOKEN|SECRET|ENCRYPTION_KEY/.test(x.name))) {
       expect(v.value, `${v.name} has a default`).toBe('');
     }
   });

@@ -79,6 +79,11 @@ export function createDkimKeysRepo(sql: Sql) {
     },
 
     /** Domains with no active key (added before keys existed), oldest first. */
+    /** The ids of the encryption keys the stored private keys are sealed under (key-box.ts format). */
+    async sealingKeyIds(): Promise<string[]> {
+      return (await sql<{ id: string }[]>`select distinct split_part(private_key_sealed, '.', 2) as id from dkim_keys`).map((r) => r.id);
+    },
+
     async domainsWithoutKey(limit: number): Promise<{ id: string; name: string }[]> {
       return sql<{ id: string; name: string }[]>`
         select d.id, d.name from domains d
