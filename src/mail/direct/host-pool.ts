@@ -40,16 +40,9 @@ interface Pool {
   retired: boolean;
 }
 
-/**
- * One pooled nodemailer transport per destination address and port, shared by every message and every
- * domain that routes there, so the per-host connection limit holds however many domains share an MX
- * (e.g. every Google Workspace domain) and connections are reused across messages.
- */
-export function createHostPools(options: HostPoolOptions): HostPools {
-  const pools = new Map<string, Pool>();
-  const keyOf = (target: MxTarget) => `${target.address}|${options.port}`;
-
-  const open = (target: MxTarget, plaintext: boolean): Pool => ({
+/** A pooled transport to one address, trying STARTTLS unless `plaintext`. */
+function openPool(target: MxTarget, plaintext: boolean, options: HostPoolOptions): Pool {
+  return {
     transporter: nodemailer.createTransport({
       host: target.address,
       port: options.port,
@@ -74,24 +67,36 @@ export function createHostPools(options: HostPoolOptions): HostPools {
     inFlight: 0,
     lastUsed: Date.now(),
     retired: false,
-  });
-
-  const retire = (key: string, pool: Pool) => {
-    if (pools.get(key) === pool) pools.delete(key);
-    pool.retired = true;
-    if (pool.inFlight === 0) pool.transporter.close();
   };
+}
 
-  const evictIdle = (olderThan: number) => {
-    for (const [key, pool] of pools) if (pool.inFlight === 0 && pool.lastUsed <= olderThan) retire(key, pool);
-  };
+/** Takes `pool` out of use; its transport closes now if idle, else when its last send settles. */
+function retire(pools: Map<string, Pool>, key: string, pool: Pool): void {
+  if (pools.get(key) === pool) pools.delete(key);
+  pool.retired = true;
+  if (pool.inFlight === 0) pool.transporter.close();
+}
 
-  const makeRoom = () => {
-    const idle = [...pools].filter(([, p]) => p.inFlight === 0).sort(([, a], [, b]) => a.lastUsed - b.lastUsed);
-    const [oldest] = idle;
-    if (oldest) retire(...oldest);
-    else options.logger.warn({ pools: pools.size }, 'direct delivery: every host pool is busy; opening one more than maxPools');
-  };
+function evictIdle(pools: Map<string, Pool>, olderThan: number): void {
+  for (const [key, pool] of pools) if (pool.inFlight === 0 && pool.lastUsed <= olderThan) retire(pools, key, pool);
+}
+
+/** Closes the least recently used idle pool; when every pool is busy, one more than maxPools is opened. */
+function makeRoom(pools: Map<string, Pool>, logger: HostPoolOptions['logger']): void {
+  const idle = [...pools].filter(([, p]) => p.inFlight === 0).sort(([, a], [, b]) => a.lastUsed - b.lastUsed);
+  const [oldest] = idle;
+  if (oldest) retire(pools, ...oldest);
+  else logger.warn({ pools: pools.size }, 'direct delivery: every host pool is busy; opening one more than maxPools');
+}
+
+/**
+ * One pooled nodemailer transport per destination address and port, shared by every message and every
+ * domain that routes there, so the per-host connection limit holds however many domains share an MX
+ * (e.g. every Google Workspace domain) and connections are reused across messages.
+ */
+export function createHostPools(options: HostPoolOptions): HostPools {
+  const pools = new Map<string, Pool>();
+  const keyOf = (target: MxTarget) => `${target.address}|${options.port}`;
 
   let closed = false;
   const poolFor = (target: MxTarget): Pool => {
@@ -99,13 +104,13 @@ export function createHostPools(options: HostPoolOptions): HostPools {
     const key = keyOf(target);
     const existing = pools.get(key);
     if (existing) return existing;
-    if (pools.size >= options.maxPools) makeRoom();
-    const pool = open(target, false);
+    if (pools.size >= options.maxPools) makeRoom(pools, options.logger);
+    const pool = openPool(target, false, options);
     pools.set(key, pool);
     return pool;
   };
 
-  const sweep = setInterval(() => evictIdle(Date.now() - options.idleMs), Math.max(1000, options.idleMs / 2));
+  const sweep = setInterval(() => evictIdle(pools, Date.now() - options.idleMs), Math.max(1000, options.idleMs / 2));
   sweep.unref();
 
   return {
@@ -124,15 +129,15 @@ export function createHostPools(options: HostPoolOptions): HostPools {
       const key = keyOf(target);
       const current = pools.get(key);
       if (closed || current?.plaintext) return;
-      if (current) retire(key, current);
+      if (current) retire(pools, key, current);
       options.logger.info({ host: target.exchange, address: target.address }, 'direct delivery: TLS handshake failed; sending in plain text');
-      pools.set(key, open(target, true));
+      pools.set(key, openPool(target, true, options));
     },
     size: () => pools.size,
     close() {
       closed = true;
       clearInterval(sweep);
-      for (const [key, pool] of pools) retire(key, pool);
+      for (const [key, pool] of pools) retire(pools, key, pool);
     },
   };
 }
