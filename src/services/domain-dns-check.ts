@@ -24,6 +24,41 @@ export interface CheckedDomain {
 /** Domains re-checked per run of the periodic re-check; the rest wait for the next run (oldest first). */
 const RECHECK_BATCH = 200;
 
+/** One lookup per name and type; a resolver failure (not an absent name) is `unknown` for its records. */
+async function lookUp(records: ExpectedRecord[], resolver: DnsResolver, logger: Logger): Promise<Map<string, CheckOutcome>> {
+  const answers = new Map<string, Promise<Answer | undefined>>();
+  for (const r of records) {
+    const key = `${r.type} ${r.name}`;
+    if (answers.has(key)) continue;
+    const answer: Promise<Answer> = r.type === 'MX'
+      ? resolver.resolveMx(r.name).then((values) => ({ type: 'MX', values }))
+      : resolver.resolveTxt(r.name).then((values) => ({ type: 'TXT', values }));
+    answers.set(key, answer.catch((err: unknown) => {
+      logger.debug({ err, name: r.name, type: r.type }, 'DNS lookup failed: the record keeps its status');
+      return undefined;
+    }));
+  }
+  const outcomes = new Map<string, CheckOutcome>();
+  for (const r of records) {
+    const answer = await answers.get(`${r.type} ${r.name}`)!;
+    outcomes.set(r.key, answer === undefined ? 'unknown' : matchRecord(r, answer));
+  }
+  return outcomes;
+}
+
+/** Tells the owner (through the log) when a verified domain's records start failing, and when they are right again. */
+function reportFailing(domain: DomainRow, failing: ExpectedRecord[], logger: Logger): void {
+  if (domain.verifiedAt === null) return;
+  if (failing.length > 0 && domain.dnsFailingSince === null) {
+    logger.warn(
+      { domain: domain.name, domainId: domain.id, records: failing.map((r) => `${r.purpose} ${r.type} ${r.name}`) },
+      'a verified domain\'s DNS records are no longer right: its mail may fail SPF/DKIM checks (it keeps sending)',
+    );
+  } else if (failing.length === 0 && domain.dnsFailingSince !== null) {
+    logger.info({ domain: domain.name, domainId: domain.id }, 'a domain\'s DNS records are right again');
+  }
+}
+
 /**
  * Looking a domain's records up in DNS (through MAILER_DNS_SERVERS) and storing what was found: each
  * record's status, a rotation's new DKIM key promoted once its record is seen, and whether a verified
@@ -39,28 +74,6 @@ export function createDomainDnsCheck(deps: DomainDnsCheckDeps) {
     }, deps.publish);
   }
 
-  /** One lookup per name and type; a resolver failure (not an absent name) is `unknown` for its records. */
-  async function lookUp(records: ExpectedRecord[]): Promise<Map<string, CheckOutcome>> {
-    const answers = new Map<string, Promise<Answer | undefined>>();
-    for (const r of records) {
-      const key = `${r.type} ${r.name}`;
-      if (answers.has(key)) continue;
-      const answer: Promise<Answer> = r.type === 'MX'
-        ? deps.resolver.resolveMx(r.name).then((values) => ({ type: 'MX', values }))
-        : deps.resolver.resolveTxt(r.name).then((values) => ({ type: 'TXT', values }));
-      answers.set(key, answer.catch((err: unknown) => {
-        deps.logger.debug({ err, name: r.name, type: r.type }, 'DNS lookup failed: the record keeps its status');
-        return undefined;
-      }));
-    }
-    const outcomes = new Map<string, CheckOutcome>();
-    for (const r of records) {
-      const answer = await answers.get(`${r.type} ${r.name}`)!;
-      outcomes.set(r.key, answer === undefined ? 'unknown' : matchRecord(r, answer));
-    }
-    return outcomes;
-  }
-
   /** A pending key whose record is verified becomes the active one; answers whether one did. */
   async function promoteVerified(domain: DomainRow, records: ExpectedRecord[], statuses: StoredStatuses): Promise<boolean> {
     let promoted = false;
@@ -74,21 +87,9 @@ export function createDomainDnsCheck(deps: DomainDnsCheckDeps) {
     return promoted;
   }
 
-  function reportFailing(domain: DomainRow, failing: ExpectedRecord[]): void {
-    if (domain.verifiedAt === null) return;
-    if (failing.length > 0 && domain.dnsFailingSince === null) {
-      deps.logger.warn(
-        { domain: domain.name, domainId: domain.id, records: failing.map((r) => `${r.purpose} ${r.type} ${r.name}`) },
-        'a verified domain\'s DNS records are no longer right: its mail may fail SPF/DKIM checks (it keeps sending)',
-      );
-    } else if (failing.length === 0 && domain.dnsFailingSince !== null) {
-      deps.logger.info({ domain: domain.name, domainId: domain.id }, 'a domain\'s DNS records are right again');
-    }
-  }
-
   async function check(domain: DomainRow): Promise<CheckedDomain> {
     let records = await recordsOf(domain);
-    const outcomes = await lookUp(records);
+    const outcomes = await lookUp(records, deps.resolver, deps.logger);
     const statuses: StoredStatuses = {};
     for (const r of records) statuses[r.key] = nextStatus(domain.dnsStatuses[r.key], outcomes.get(r.key) ?? 'unknown');
     // Statuses are kept by record name, so the promoted key's status carries over to its new role.
@@ -98,7 +99,7 @@ export function createDomainDnsCheck(deps: DomainDnsCheckDeps) {
       for (const key of Object.keys(statuses)) if (!records.some((r) => r.key === key)) delete statuses[key];
     }
     const failing = domain.verifiedAt === null ? [] : failingRecords(records, statuses);
-    reportFailing(domain, failing);
+    reportFailing(domain, failing, deps.logger);
     const now = deps.now();
     const updated = await deps.domains.recordDnsCheck(domain.id, {
       checkedAt: now, statuses, failingSince: failing.length > 0 ? (domain.dnsFailingSince ?? now) : null,
