@@ -94,7 +94,9 @@ describe('direct delivery', () => {
       plainHost.tls = true;
     }
   });
+});
 
+describe('direct delivery', () => {
   it('the delivery event\'s smtp_response is the recipient MX\'s own reply', async () => {
     const id = await sendEmail(world.stack, { from: `x@${SENDER}`, to: ['reply@inbox.test'] });
     const message = await arrivalFor(world, 'reply@inbox.test');
