@@ -110,7 +110,9 @@ describe('direct MX delivery against real SMTP servers', () => {
     expect(retry.deferred).toEqual([]);
     expect(hosts[0]?.received).toHaveLength(1);
   });
+});
 
+describe('direct MX delivery against real SMTP servers', () => {
   it('refuses the one recipient the MX refuses at RCPT and delivers to the others', async () => {
     const { hosts, transport } = await setUp(
       [{ address: '127.0.0.2', rcptTo: (to) => (to.startsWith('nobody@') ? '550 5.1.1 no such user here' : undefined) }],
@@ -149,7 +151,9 @@ describe('direct MX delivery against real SMTP servers', () => {
     expect(again.accepted).toHaveLength(1);
     expect(hosts[0]?.connections).toBe(2);
   });
+});
 
+describe('direct MX delivery against real SMTP servers', () => {
   it('reuses connections: several messages to one host take fewer connections than messages', async () => {
     const { hosts, transport } = await setUp(
       [{ address: '127.0.0.2' }],
