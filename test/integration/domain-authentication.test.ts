@@ -51,9 +51,10 @@ async function keyring(sql: postgres.Sql) {
   return createDkimKeyring({ lookup: createDkimKeysRepo(sql as never).sealedSigningKey, keyBox: box });
 }
 
-describe('domain authentication against a real DNS server', () => {
-  const db = () => postgres(stack.databaseUrl, { max: 2, onnotice: () => {} });
+/** A small pool on the stack's database, for what the API does not show (the caller ends it). */
+const db = () => postgres(stack.databaseUrl, { max: 2, onnotice: () => {} });
 
+describe('domain authentication against a real DNS server', () => {
   it('a new domain lists every record to publish, each pending, with its DKIM key; the private key is stored sealed only', async () => {
     const { domain } = await newDomain('fresh.example');
     expect(domain.dns_records.map((r) => [r.purpose, r.type, r.name, r.status])).toEqual([
@@ -90,7 +91,9 @@ describe('domain authentication against a real DNS server', () => {
       await sql.end();
     }
   });
+});
 
+describe('domain authentication against a real DNS server', () => {
   it('verify looks every record up: verified, pending or failed as found; verified once ownership, SPF and DKIM check out', async () => {
     const { accountId, domain } = await newDomain('checked.example');
     publish(domain.dns_records, ['ownership']);
@@ -131,7 +134,9 @@ describe('domain authentication against a real DNS server', () => {
     expect(d.verified).toBe(true);
     expect(d.dns_failing_since).toMatch(ISO);
   });
+});
 
+describe('domain authentication against a real DNS server', () => {
   it('DKIM rotation: a pending key is published next to the active one, and signs only once its record is found', async () => {
     const { accountId, domain } = await newDomain('rotate.example');
     publish(domain.dns_records);
