@@ -3,20 +3,20 @@ import { Resolver } from 'node:dns/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDnsServer, type DnsServer } from '../helpers/dns-server.js';
 
+let dns: DnsServer;
+let resolver: Resolver;
+
+beforeAll(async () => {
+  dns = await startDnsServer();
+  resolver = new Resolver({ timeout: 2000, tries: 2 });
+  resolver.setServers([dns.servers]);
+});
+afterAll(async () => {
+  await dns?.close();
+});
+
 /** The test DNS server, read back through node's own resolver (c-ares), as the service reads it. */
 describe('the test DNS server', () => {
-  let dns: DnsServer;
-  let resolver: Resolver;
-
-  beforeAll(async () => {
-    dns = await startDnsServer();
-    resolver = new Resolver({ timeout: 2000, tries: 2 });
-    resolver.setServers([dns.servers]);
-  });
-  afterAll(async () => {
-    await dns?.close();
-  });
-
   it('answers A, AAAA and MX records in preference order as published', async () => {
     dns.set('mx1.example.test', 'A', ['127.0.0.2']);
     dns.set('mx1.example.test', 'AAAA', ['::1']);
