@@ -64,7 +64,9 @@ describe('resolveMxRoute', () => {
     const resolver = fakeDnsResolver({ mx: { 'mixed.example': [{ exchange: '', priority: 0 }, { exchange: 'mx.mixed.example', priority: 10 }] }, a: { 'mx.mixed.example': PUBLIC.a } });
     expect(await resolveMxRoute('mixed.example', { resolver, allowPrivate: false })).toMatchObject({ ok: true, targets: [{ exchange: 'mx.mixed.example' }] });
   });
+});
 
+describe('resolveMxRoute', () => {
   it('refuses a domain with no MX and no address (5.1.2) and MX hosts without addresses (5.4.4)', async () => {
     const resolver = fakeDnsResolver({ mx: { 'dangling.example': [{ exchange: 'gone.example', priority: 10 }] } });
     expect(await resolveMxRoute('nowhere.example', { resolver, allowPrivate: false })).toMatchObject({ ok: false, failure: { kind: 'hard', status: '5.1.2' } });
