@@ -59,6 +59,9 @@ async function stopOwnPostgres(): Promise<void> {
   pg = undefined;
 }
 
+/** Every deployment of this file shares one database, so one encryption key (its DKIM keys are sealed under it). */
+const SHARED_ENCRYPTION_KEY = crypto.randomBytes(32).toString('hex');
+
 async function newDeployment(temporalAddress: string) {
   const { port } = await ownPostgresOptions();
   const sink = await startSmtpSink();
@@ -67,7 +70,9 @@ async function newDeployment(temporalAddress: string) {
   const dataDir = path.join(inject('tmpRoot'), taskQueue);
   await fs.mkdir(dataDir, { recursive: true });
   const env = (extra: Record<string, string>) =>
-    stackEnv(`postgres://postgres:${OWN_PASSWORD}@127.0.0.1:${port}/mailer`, sink.url, taskQueue, dataDir, { TEMPORAL_ADDRESS: temporalAddress, MAILER_RATE_LIMIT: '100000', ...extra });
+    stackEnv(`postgres://postgres:${OWN_PASSWORD}@127.0.0.1:${port}/mailer`, sink.url, taskQueue, dataDir, {
+      TEMPORAL_ADDRESS: temporalAddress, MAILER_RATE_LIMIT: '100000', MAILER_ENCRYPTION_KEY: SHARED_ENCRYPTION_KEY, ...extra,
+    });
   return { sink, env };
 }
 
