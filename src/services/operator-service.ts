@@ -52,7 +52,10 @@ export function createOperatorService(deps: OperatorDeps) {
      */
     async emailDetail(id: string): Promise<{ email: EmailRow; attachments: StoredAttachment[]; accountId: string; events: EventRow[]; tracking: TrackingCounts }> {
       const principal = await actAs(await deps.owners.ofEmail(id), 'email', id);
-      const [{ email, attachments }, events, tracking] = await Promise.all([deps.query.get(principal, id), deps.events.timeline(id), deps.tracking.counts(id)]);
+      // The email first, its events after: an outcome commits status and events together, so events read later
+      // include every one that led to the status read (read at once, the two could come from different moments).
+      const { email, attachments } = await deps.query.get(principal, id);
+      const [events, tracking] = await Promise.all([deps.events.timeline(id), deps.tracking.counts(id)]);
       return { email, attachments, accountId: principal.accountId, events, tracking };
     },
 
