@@ -63,7 +63,7 @@ function assertPair(cert: string, key: string, source: string): void {
   try {
     matches = new crypto.X509Certificate(cert).checkPrivateKey(crypto.createPrivateKey(key));
   } catch (err) {
-    throw new Error(`${source}: not a PEM certificate and private key (${(err as Error).message})`);
+    throw new Error(`${source}: not a PEM certificate and private key (${(err as Error).message})`, { cause: err });
   }
   if (!matches) throw new Error(`${source}: the private key does not belong to the certificate`);
 }
