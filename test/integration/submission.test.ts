@@ -128,7 +128,7 @@ const plain = (...parts: string[]) => Buffer.from(`\0${parts.join('\0')}`).toStr
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
 describe('SMTP submission, a raw conversation', () => {
-  it('takes AUTH only after STARTTLS, refuses a bad key, caps recipients at 50 and answers 250 with the email id', async () => {
+  it('takes AUTH only after STARTTLS, refuses a bad key, refuses an announced size over the limit, caps recipients at 50 and answers 250 with the email id', async () => {
     const url = new URL(stack.mailer.submissionUrl!);
     const smtp = await SmtpConversation.open(url.hostname, Number(url.port));
     try {
@@ -154,6 +154,8 @@ describe('SMTP submission, a raw conversation', () => {
       expect((await smtp.command(b64('any'))).code).toBe(334);
       expect((await smtp.command(b64(stack.apiKey))).code).toBe(235);
 
+      // A message announced larger than the listener reads is refused before it is sent.
+      expect((await smtp.command('MAIL FROM:<app@example.com> SIZE=999999999')).code).toBe(552);
       expect((await smtp.command('MAIL FROM:<app@example.com>')).code).toBe(250);
       const rcpts = Array.from({ length: 50 }, (_, i) => `r${i}@example.net`);
       for (const r of rcpts) expect((await smtp.command(`RCPT TO:<${r}>`)).code).toBe(250);
