@@ -1,4 +1,4 @@
-import { ERROR_TABLE, toAppError, type ErrorKind } from '../errors.js';
+import { toAppError, type ErrorKind } from '../errors.js';
 
 /** An error smtp-server answers with: `responseCode` and a message that starts with the enhanced code. */
 export type SmtpReplyError = Error & { responseCode: number };
@@ -10,6 +10,7 @@ export const smtpReply = (code: number, text: string): SmtpReplyError => Object.
  * one place that decides it. What a client may retry (ERROR_TABLE's `retryable`) is a 4xx, so a mail client
  * queues the message and tries again; everything else is a 5xx, which it reports to its user.
  * Kinds that only HTTP framing produces cannot happen here; they still get an answer of their class.
+ * test/unit/smtp-replies.test.ts fails when a kind's class disagrees with ERROR_TABLE's `retryable`.
  */
 const SMTP_TABLE: Record<ErrorKind, { code: number; enhanced: string }> = {
   validation: { code: 550, enhanced: '5.6.0' },
@@ -36,7 +37,3 @@ export function smtpReplyFor(err: unknown): SmtpReplyError {
   const retry = app.retryAfterSeconds !== undefined && code < 500 ? ` (retry in ${app.retryAfterSeconds} s)` : '';
   return smtpReply(code, `${enhanced} ${app.message}${retry}`);
 }
-
-/** Guards the table against drifting from ERROR_TABLE: a retryable kind must be a 4xx (test/unit checks it). */
-export const smtpTableAgreesWithErrorTable = (): boolean =>
-  (Object.keys(SMTP_TABLE) as ErrorKind[]).every((k) => (SMTP_TABLE[k].code < 500) === ERROR_TABLE[k].retryable);
