@@ -34,7 +34,7 @@ export const ADMIN_TOKEN_MIN_LENGTH = 32;
 const settings = {
   role: {
     env: 'MAILER_ROLE',
-    description: 'Which parts run in this process: `api` (REST, gRPC, console, tracking, `/metrics` and probes, the inbound report listener), `worker` (Temporal worker, both outbox dispatchers, the periodic sweep, the built-in catcher), or `all`.',
+    description: 'Which parts run in this process: `api` (REST, gRPC, console, tracking, `/metrics` and probes, the inbound report listener, SMTP submission), `worker` (Temporal worker, both outbox dispatchers, the periodic sweep, the built-in catcher), or `all`.',
     default: 'all',
     parse: (raw: string | undefined) => {
       const role = raw === undefined || raw === '' ? 'all' : raw;
@@ -189,6 +189,29 @@ const settings = {
     description: 'Port of the inbound SMTP listener for complaint (ARF) and bounce (DSN) reports, on HOST (API role; 0 picks a free port).',
     default: '2526',
     parse: int('MAILER_INBOUND_PORT', 2526),
+  },
+  submissionPort: {
+    env: 'MAILER_SUBMISSION_PORT',
+    description: 'Port of the SMTP submission listener on HOST (API role): STARTTLS, then `AUTH PLAIN` or `LOGIN` with any user name and an API key as the password; each message becomes an email as `POST /emails` makes it. `0` turns it off.',
+    default: '2587',
+    parse: int('MAILER_SUBMISSION_PORT', 2587),
+  },
+  tlsCert: {
+    env: 'MAILER_TLS_CERT',
+    description: 'PEM certificate file (with its chain) for STARTTLS on the SMTP submission listener; set together with MAILER_TLS_KEY. Unset, a self-signed certificate for MAILER_HOSTNAME is made once into MAILER_DATA_DIR/tls-cert.pem.',
+    default: undefined,
+    parse: optional,
+  },
+  tlsKey: {
+    env: 'MAILER_TLS_KEY',
+    description: 'PEM private key file of MAILER_TLS_CERT. Unset, the self-signed certificate\'s key is kept in MAILER_DATA_DIR/tls-key.pem.',
+    default: undefined,
+    parse: (raw: string | undefined, env: NodeJS.ProcessEnv) => {
+      const key = optional(raw);
+      // One without the other would silently fall back to the self-signed certificate.
+      if ((key === undefined) !== (optional(env.MAILER_TLS_CERT) === undefined)) throw new Error('MAILER_TLS_CERT and MAILER_TLS_KEY must be set together');
+      return key;
+    },
   },
   embeddedPostgresPort: {
     env: 'MAILER_EMBEDDED_PG_PORT',

@@ -24,6 +24,8 @@ export interface Mailer {
   catcher: Catcher | undefined;
   /** The inbound SMTP listener for complaint and bounce reports (API role). */
   inboundUrl: string | undefined;
+  /** The SMTP submission listener (API role; undefined when turned off). */
+  submissionUrl: string | undefined;
   databaseUrl: string;
   adminToken: string;
   /** Set on the run that created the default account. */
@@ -50,7 +52,7 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
     const worker = dispatchers ? await startWorkerRole(core, { dispatchers, notifyQueued }, stops) : undefined;
     const api: Partial<ApiRole> = config.role !== 'worker' ? await startApiRole(core, notifyQueued, stops) : {};
     return {
-      config, restUrl: api.restUrl, grpcAddress: api.grpcAddress, inboundUrl: api.inboundUrl, catcher: worker?.catcher,
+      config, restUrl: api.restUrl, grpcAddress: api.grpcAddress, inboundUrl: api.inboundUrl, submissionUrl: api.submissionUrl, catcher: worker?.catcher,
       temporalAddress: core.temporalAddress, temporalUiUrl: core.temporalUiUrl, databaseUrl: core.databaseUrl,
       adminToken: core.admin.token, adminTokenCreated: core.admin.created, firstRun: core.firstRun, sql: core.sql, stop: stops.stop,
     };

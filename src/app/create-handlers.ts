@@ -15,13 +15,14 @@ import { createRateLimiter } from '../services/rate-limiter.js';
 import { createScheduleService } from '../services/schedule-service.js';
 import { createSendService } from '../services/send-service.js';
 import { createSenderCheck } from '../services/sender-check.js';
+import { createSubmissionService } from '../services/submission-service.js';
 import type { UsageRecorder } from '../services/usage-recorder.js';
 import { createWebhooksService } from '../services/webhooks-service.js';
 import { checkWebhookUrl } from '../webhooks/address-guard.js';
 import { sendTestRequest } from '../webhooks/test-request.js';
 import type { Core } from './start-core.js';
 
-/** The API role's services under the shared handler set that both adapters (REST, gRPC) serve. */
+/** The API role's services under the shared handler set that both adapters (REST, gRPC) serve, and SMTP submission's. */
 export function createHandlers(core: Core, deps: { auth: AuthService; usage: UsageRecorder; notifyQueued: () => void }) {
   const { config, repos, now, logger } = core;
   const { auth, usage } = deps;
@@ -33,7 +34,10 @@ export function createHandlers(core: Core, deps: { auth: AuthService; usage: Usa
   const send = createSendService({
     emails: repos.emails, accept, assertMaySendFrom, usage, notifyQueued: deps.notifyQueued,
   });
-  const guard = createGuard({ auth, rateLimiter: createRateLimiter(config.rateLimit), usage });
+  const rateLimiter = createRateLimiter(config.rateLimit);
+  const guard = createGuard({ auth, rateLimiter, usage });
+  // SMTP submission sends through the same services, rate limit and usage statistics as the API.
+  const submission = createSubmissionService({ auth, rateLimiter, usage, send, assertMaySendFrom });
   const query = createEmailQueryService({ emails: repos.emails });
   const schedule = createScheduleService({
     scheduled: repos.scheduled, accept, assertMaySendFrom, usage, now,
@@ -60,5 +64,5 @@ export function createHandlers(core: Core, deps: { auth: AuthService; usage: Usa
     }),
     caught: createCaughtMailService({ caught: repos.caught }),
   });
-  return { emailApi, adminApi, guard };
+  return { emailApi, adminApi, guard, submission };
 }

@@ -4,10 +4,13 @@ import { consolePlugin } from '../console/console-plugin.js';
 import { buildRestApp } from '../http/rest-app.js';
 import { trackingRoutes } from '../http/tracking-routes.js';
 import { startInboundServer } from '../mail/inbound-server.js';
+import { startSubmissionServer } from '../mail/submission-server.js';
+import { loadTlsCertificate } from '../mail/tls-certificate.js';
 import { buildGrpcApp } from '../rpc/grpc-app.js';
 import { createAuthService } from '../services/auth-service.js';
 import { createAuthThrottle } from '../services/auth-throttle.js';
 import { createReadiness } from '../services/readiness-service.js';
+import type { SubmissionService } from '../services/submission-service.js';
 import { createTrackingService } from '../services/tracking-service.js';
 import { createUsageRecorder } from '../services/usage-recorder.js';
 import { createHandlers } from './create-handlers.js';
@@ -20,6 +23,8 @@ export interface ApiRole {
   grpcAddress: string;
   /** The inbound SMTP listener for complaint and bounce reports. */
   inboundUrl: string;
+  /** The SMTP submission listener; undefined when MAILER_SUBMISSION_PORT is 0. */
+  submissionUrl: string | undefined;
 }
 
 /** The API role: the REST gateway (with the console and tracking links), the gRPC server, and the report listener. */
@@ -36,7 +41,8 @@ export async function startApiRole(core: Core, notifyQueued: () => void, stops: 
     findPrincipal: (h) => repos.apiKeys.findPrincipal(h), adminToken: core.admin.token, adminThrottle: createAuthThrottle(),
     metricsToken: config.metricsToken,
   });
-  const { emailApi, adminApi, guard } = createHandlers(core, { auth, usage, notifyQueued });
+  const { emailApi, adminApi, guard, submission } = createHandlers(core, { auth, usage, notifyQueued });
+  const submissionUrl = await startSubmission(core, submission, stops);
 
   // One admin admission (token, throttle by client address) for REST and gRPC.
   const adminCall = async (ctx: CallContext) => admitAdmin(auth, ctx);
@@ -56,5 +62,16 @@ export async function startApiRole(core: Core, notifyQueued: () => void, stops: 
   stops.onStop(() => rest.close());
   const grpcUrl = await listen(grpc, config.host, config.grpcPort);
   stops.onStop(() => grpc.close());
-  return { restUrl, grpcAddress: grpcUrl.replace(/^https?:\/\//, ''), inboundUrl: inbound.url };
+  return { restUrl, grpcAddress: grpcUrl.replace(/^https?:\/\//, ''), inboundUrl: inbound.url, submissionUrl };
+}
+
+/** The SMTP submission listener with its STARTTLS certificate (configured, or self-signed once into the data dir). */
+async function startSubmission(core: Core, handler: SubmissionService, stops: StopList): Promise<string | undefined> {
+  const { config, logger } = core;
+  if (config.submissionPort === 0) return undefined;
+  const tls = await loadTlsCertificate({ certFile: config.tlsCert, keyFile: config.tlsKey, dataDir: config.dataDir, hostname: config.hostname });
+  if (tls.created) logger.info({ dataDir: config.dataDir }, 'made a self-signed STARTTLS certificate into the data dir (set MAILER_TLS_CERT and MAILER_TLS_KEY for a real one)');
+  const server = await startSubmissionServer({ host: config.host, port: config.submissionPort, hostname: config.hostname, tls, logger, handler });
+  stops.onStop(server.close);
+  return server.url;
 }

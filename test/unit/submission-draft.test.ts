@@ -1,0 +1,60 @@
+import { simpleParser } from 'mailparser';
+import { describe, expect, it } from 'vitest';
+import { validateDraft } from '../../src/domain/email-draft.js';
+import { LIMITS } from '../../src/domain/limits.js';
+import type { AppError } from '../../src/errors.js';
+import { draftFromMessage } from '../../src/services/submission-draft.js';
+
+const parse = (lines: string[]) =>
+  simpleParser(Buffer.from(lines.join('\r\n')), { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true });
+
+const HEAD = ['From: "Doe, \\"Jo\\"" <jo@example.com>', 'To: Ann <ann@example.net>, Out <out@example.net>', 'Cc: cc@example.net', 'Subject: Hi'];
+
+describe('a submitted message as the send request POST /emails takes', () => {
+  it('lets the envelope decide who receives: To and Cc as named, every other envelope recipient a Bcc', async () => {
+    const parsed = await parse([...HEAD, '', 'body']);
+    const draft = draftFromMessage(parsed, ['ANN@example.net', 'cc@example.net', 'hidden@example.net']);
+    expect(draft).toMatchObject({ to: ['"Ann" <ann@example.net>'], cc: ['cc@example.net'], bcc: ['hidden@example.net'] });
+    // The quoted display name reads back as the one mailbox it was.
+    const valid = validateDraft(draft);
+    expect(valid.from).toEqual({ name: 'Doe, "Jo"', address: 'jo@example.com' });
+    expect(valid.to).toEqual([{ name: 'Ann', address: 'ann@example.net' }]);
+  });
+
+  it('refuses a message whose To names none of the envelope recipients', async () => {
+    const parsed = await parse([...HEAD, '', 'body']);
+    expect(() => draftFromMessage(parsed, ['hidden@example.net'])).toThrow(/To header names none of the RCPT TO recipients/);
+  });
+
+  it('keeps the headers the API takes, unfolded, and drops transport, signature and MIME ones', async () => {
+    const parsed = await parse([
+      ...HEAD, 'Message-ID: <x@client>', 'Received: from a by b', 'DKIM-Signature: v=1; d=x', 'MIME-Version: 1.0',
+      'Resent-From: r@x', 'X-Long: one', ' two', 'In-Reply-To: <y@client>', '', 'body',
+    ]);
+    expect(draftFromMessage(parsed, ['ann@example.net']).headers).toEqual({ 'X-Long': 'one two', 'In-Reply-To': '<y@client>' });
+  });
+
+  it('keeps text, html and attachments (a nameless one named attachment-<n>)', async () => {
+    const parsed = await parse([
+      ...HEAD, 'Content-Type: multipart/mixed; boundary=b', '', '--b', 'Content-Type: multipart/alternative; boundary=a', '',
+      '--a', 'Content-Type: text/plain', '', 'plain', '--a', 'Content-Type: text/html', '', '<p>html</p>', '--a--', '--b', 'Content-Type: application/octet-stream', 'Content-Transfer-Encoding: base64', '',
+      Buffer.from('bytes').toString('base64'), '--b--', '',
+    ]);
+    const draft = draftFromMessage(parsed, ['ann@example.net']);
+    expect(draft.text.trim()).toBe('plain');
+    expect(draft.html.trim()).toBe('<p>html</p>');
+    expect(draft.attachments).toEqual([{ filename: 'attachment-1', contentType: 'application/octet-stream', content: Buffer.from('bytes').toString('base64') }]);
+  });
+
+  it('answers content over the API\'s limits as too large (552), not as invalid', async () => {
+    const big = 'x'.repeat(LIMITS.textBytes + 1);
+    const parsed = await parse([...HEAD, '', big]);
+    let err: AppError | undefined;
+    try {
+      draftFromMessage(parsed, ['ann@example.net']);
+    } catch (e) {
+      err = e as AppError;
+    }
+    expect(err?.kind).toBe('payload_too_large');
+  });
+});
