@@ -5,7 +5,7 @@ import { buildRestApp } from '../http/rest-app.js';
 import { trackingRoutes } from '../http/tracking-routes.js';
 import { startInboundServer } from '../mail/inbound-server.js';
 import { startSubmissionServer } from '../mail/submission-server.js';
-import { loadTlsCertificate } from '../mail/tls-certificate.js';
+import { loadTlsCertificate, type TlsCertificate } from '../mail/tls-certificate.js';
 import { buildGrpcApp } from '../rpc/grpc-app.js';
 import { createAuthService } from '../services/auth-service.js';
 import { createAuthThrottle } from '../services/auth-throttle.js';
@@ -30,8 +30,10 @@ export interface ApiRole {
 /** The API role: the REST gateway (with the console and tracking links), the gRPC server, and the report listener. */
 export async function startApiRole(core: Core, notifyQueued: () => void, stops: StopList): Promise<ApiRole> {
   const { config, repos, logger } = core;
+  const tls = await loadTlsCertificate({ certFile: config.tlsCert, keyFile: config.tlsKey, dataDir: config.dataDir, hostname: config.hostname });
+  if (tls.created) logger.info({ dataDir: config.dataDir }, 'made a self-signed STARTTLS certificate into the data dir (set MAILER_TLS_CERT and MAILER_TLS_KEY for a real one)');
   const inbound = await startInboundServer({
-    host: config.host, port: config.inboundPort, logger,
+    host: config.host, port: config.inboundPort, logger, tls,
     acceptsRecipient: core.inboundFeedback.acceptsRecipient, onMessage: core.inboundFeedback.receive,
   });
   stops.onStop(inbound.close);
@@ -42,7 +44,7 @@ export async function startApiRole(core: Core, notifyQueued: () => void, stops: 
     metricsToken: config.metricsToken,
   });
   const { emailApi, adminApi, guard, submission } = createHandlers(core, { auth, usage, notifyQueued });
-  const submissionUrl = await startSubmission(core, submission, stops);
+  const submissionUrl = await startSubmission(core, submission, tls, stops);
 
   // One admin admission (token, throttle by client address) for REST and gRPC.
   const adminCall = async (ctx: CallContext) => admitAdmin(auth, ctx);
@@ -65,12 +67,10 @@ export async function startApiRole(core: Core, notifyQueued: () => void, stops: 
   return { restUrl, grpcAddress: grpcUrl.replace(/^https?:\/\//, ''), inboundUrl: inbound.url, submissionUrl };
 }
 
-/** The SMTP submission listener with its STARTTLS certificate (configured, or self-signed once into the data dir). */
-async function startSubmission(core: Core, handler: SubmissionService, stops: StopList): Promise<string | undefined> {
+/** The SMTP submission listener, with the STARTTLS certificate both listeners use (configured, or self-signed once into the data dir). */
+async function startSubmission(core: Core, handler: SubmissionService, tls: TlsCertificate, stops: StopList): Promise<string | undefined> {
   const { config, logger } = core;
   if (config.submissionPort === 0) return undefined;
-  const tls = await loadTlsCertificate({ certFile: config.tlsCert, keyFile: config.tlsKey, dataDir: config.dataDir, hostname: config.hostname });
-  if (tls.created) logger.info({ dataDir: config.dataDir }, 'made a self-signed STARTTLS certificate into the data dir (set MAILER_TLS_CERT and MAILER_TLS_KEY for a real one)');
   const server = await startSubmissionServer({ host: config.host, port: config.submissionPort, hostname: config.hostname, tls, logger, handler });
   stops.onStop(server.close);
   return server.url;

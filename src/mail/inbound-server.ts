@@ -35,8 +35,8 @@ export type InboundVerdict = 'refused' | (string & {});
  * notification); a refused message with a sender is bounced by its own server to that sender, and if
  * that sender were one of our return paths, the bounce (null sender) would be refused in turn and end there.
  *
- * No AUTH and no STARTTLS: it listens on loopback unless told otherwise, behind whatever MX receives
- * mail for the service. Bounded: MAX_INBOUND_CLIENTS connections, MAX_INBOUND_RECIPIENTS recipients,
+ * STARTTLS with the service's certificate (senders of reports use it opportunistically, as MTAs do), no
+ * AUTH: anyone may mail a report, and the report itself must prove it (above). Bounded: MAX_INBOUND_CLIENTS connections, MAX_INBOUND_RECIPIENTS recipients,
  * MAX_INBOUND_BYTES per message, idle and total time per connection.
  */
 export async function startInboundServer(options: {
@@ -46,13 +46,17 @@ export async function startInboundServer(options: {
   /** Whether mail is taken for an address (RCPT TO); a refused one is answered 550 5.1.1. */
   acceptsRecipient: (address: string) => boolean;
   onMessage: (raw: Buffer, envelope: { rcptTo: string[] }) => Promise<InboundVerdict>;
+  /** The STARTTLS certificate (tls-certificate.ts). */
+  tls: { cert: string; key: string };
 }): Promise<InboundServer> {
   const { logger } = options;
   const server = new SMTPServer({
     name: 'mailer-inbound',
     banner: 'mailer feedback listener',
     authOptional: true,
-    disabledCommands: ['AUTH', 'STARTTLS'],
+    disabledCommands: ['AUTH'],
+    key: options.tls.key,
+    cert: options.tls.cert,
     size: MAX_INBOUND_BYTES,
     maxClients: MAX_INBOUND_CLIENTS,
     socketTimeout: INBOUND_SOCKET_TIMEOUT_MS,

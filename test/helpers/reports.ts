@@ -25,9 +25,14 @@ export function reportFixture(name: string, emails: Record<string, { id: string;
   return Buffer.from(text);
 }
 
-/** Mails a message to the inbound listener over a real SMTP conversation, as a feedback loop or MTA does (null sender). */
-export async function mailReport(url: string, raw: Buffer, to: string[] = ['fbl@mailer.test']): Promise<string> {
-  const transport = nodemailer.createTransport({ url, ignoreTLS: true });
+/**
+ * Mails a message to the inbound listener over a real SMTP conversation, as a feedback loop or MTA does (null
+ * sender); with `starttls`, upgraded first as MTAs do (its certificate is self-signed: not verified, as they do not).
+ */
+export async function mailReport(url: string, raw: Buffer, to: string[] = ['fbl@mailer.test'], options: { starttls?: boolean } = {}): Promise<string> {
+  const transport = nodemailer.createTransport(options.starttls
+    ? { url, requireTLS: true, tls: { rejectUnauthorized: false } }
+    : { url, ignoreTLS: true });
   try {
     const info = await transport.sendMail({ envelope: { from: '', to }, raw });
     return info.response;

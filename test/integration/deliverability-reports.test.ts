@@ -46,7 +46,8 @@ async function mailToReturnPath(address: string, report: Buffer): Promise<string
   const [ip] = await resolver.resolve4(mx!.exchange);
   const inbound = new URL(world.stack.mailer.inboundUrl!);
   expect(ip).toBe(inbound.hostname);
-  return mailReport(`smtp://${ip}:${inbound.port}`, report, [address]);
+  // Over STARTTLS, as a receiving MTA mails its bounce (requireTLS: the listener must offer it).
+  return mailReport(`smtp://${ip}:${inbound.port}`, report, [address], { starttls: true });
 }
 
 async function stateOf(id: string) {
