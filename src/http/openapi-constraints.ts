@@ -1,6 +1,7 @@
 import {
   ACCOUNT_STATUSES, BATCH_STATUSES, EMAIL_STATUSES, EVENT_TYPES, JOB_TYPES, PERMISSIONS, SCHEDULED_FILTERS, SCHEDULED_STATUSES, SUPPRESSION_REASONS,
 } from '../domain/catalog.js';
+import { CURSOR_PATTERN } from '../domain/event-cursor.js';
 import { LIMITS } from '../domain/limits.js';
 import { PAGE_MAX } from '../domain/pagination.js';
 import { MAX_SCHEDULE_DAYS } from '../domain/schedule.js';
@@ -95,7 +96,10 @@ export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
   ListScheduledEmailsRequest: { page, limit: pageSize, status: filterOf(SCHEDULED_FILTERS) },
   ListBatchJobsRequest: { page, limit: pageSize, status: filterOf(BATCH_STATUSES) },
   ListEventsRequest: {
-    after: { maxLength: 100, pattern: '^[A-Za-z0-9_-]*$', description: 'Opaque: the next_cursor of an earlier answer; empty or absent: from the first event.' },
+    after: {
+      pattern: `^(${CURSOR_PATTERN.source.slice(1, -1)})?$`,
+      description: 'Opaque: the next_cursor of an earlier answer; empty or absent: from the first event.',
+    },
     limit: count(EVENTS_PAGE.max, EVENTS_PAGE.default),
     type: filterOf(EVENT_TYPES),
   },
