@@ -126,10 +126,10 @@ describe('events API', () => {
     const s = await createSender(stack, 'feed-late', 'feed-late.example');
     const [first] = await sendAndSettle(s.key, 'l@feed-late.example', 1);
     const sql = postgres(stack.databaseUrl, { max: 2, onnotice: () => {} });
+    let release!: () => void;
+    const released = new Promise<void>((r) => { release = r; });
     try {
       const lateId = newId('event');
-      let release!: () => void;
-      const released = new Promise<void>((r) => { release = r; });
       let inserted!: () => void;
       const isInserted = new Promise<void>((r) => { inserted = r; });
       // The late event has the smaller id and begins first, but commits after the next email's events.
@@ -154,7 +154,8 @@ describe('events API', () => {
       expect(after.map((e) => e.id)[0]).toBe(lateId);
       expect(after.slice(1).map((e) => [e.email.id, e.event])).toEqual([[res.body.id, 'send'], [res.body.id, 'delivery']]);
     } finally {
-      await sql.end();
+      release();
+      await sql.end({ timeout: 5 });
     }
   });
 });
