@@ -14,9 +14,10 @@ const EVENT_PREFIX = 'evt_';
 
 /**
  * Every string of this shape is a position (one the feed may not have reached yet), so the OpenAPI
- * document states the whole rule. 19 digits keep any value inside xid8's 64 bits.
+ * document states the whole rule. At most 19 digits keep any value inside xid8's 64 bits; PostgreSQL
+ * refuses leading zeros in an xid8.
  */
-export const CURSOR_PATTERN = /^[0-9]{1,19}-[0-9a-z]{26}$/;
+export const CURSOR_PATTERN = /^(0|[1-9][0-9]{0,18})-[0-9a-z]{26}$/;
 
 export function encodeCursor(p: FeedPosition): string {
   return `${p.tx}-${p.id.slice(EVENT_PREFIX.length)}`;

@@ -101,11 +101,17 @@ describe('events API', () => {
       ['?type=sent', /type must be one of send, delivery, bounce, complaint, reject, open, click; got "sent"/],
       ['?after=evt_01jbadcursor', /after must be empty or a next_cursor/],
       ['?after=99999999999999999999-01jv0000000000000000000000', /after must be empty or a next_cursor/],
+      ['?after=029-20ury97053emu6rh4sxwmotmnz', /after must be empty or a next_cursor/],
     ];
     for (const [query, message] of cases) {
       expectValidationError(await call('GET', `${stack.api}/events${query}`, { token: stack.apiKey }), query, message);
     }
     expect((await call('GET', `${stack.api}/events`)).status).toBe(401);
+    // Any cursor of the documented shape is a position: the start, or past every event there is.
+    const start = await feed(stack.apiKey, '?after=0-00000000000000000000000000&limit=1');
+    expect(start.events.length).toBeLessThanOrEqual(1);
+    const end = await feed(stack.apiKey, '?after=9999999999999999999-zzzzzzzzzzzzzzzzzzzzzzzzzz');
+    expect(end).toEqual({ events: [], next_cursor: '9999999999999999999-zzzzzzzzzzzzzzzzzzzzzzzzzz' });
   });
 
   it('an event is the very body its webhook sent, with the same id', async () => {

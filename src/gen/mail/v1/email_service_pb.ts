@@ -523,7 +523,7 @@ export type ListEventsRequest = Message<"mail.v1.ListEventsRequest"> & {
   limit: number;
 
   /**
-   * Only events of this type (send | delivery | bounce | complaint | reject | open | click); empty: all.
+   * send | delivery | bounce | complaint | reject | open | click; only events of this type (empty: all)
    *
    * @generated from field: string type = 3;
    */
