@@ -1,11 +1,13 @@
 import { EmailService } from '../gen/mail/v1/email_service_pb.js';
 import type { EmailQueryService } from '../services/email-query-service.js';
+import type { EventsService } from '../services/events-service.js';
 import type { BatchService } from '../services/batch-service.js';
 import type { ScheduleService } from '../services/schedule-service.js';
 import type { SendService } from '../services/send-service.js';
 import type { CallContext, Handlers } from './call-context.js';
 import { withStorableStrings } from './storable-strings.js';
 import type { Guard } from './guard.js';
+import { presentMailEvent } from './event-presenter.js';
 import { presentBatch, presentEmail, presentEmailSummary, presentScheduled } from './presenters.js';
 
 type EmailApi = Handlers<typeof EmailService>;
@@ -16,6 +18,7 @@ export interface EmailApiDeps {
   query: EmailQueryService;
   schedule: ScheduleService;
   batch: BatchService;
+  events: EventsService;
 }
 
 const idempotencyKey = (ctx: CallContext) => ctx.requestHeader.get('idempotency-key') ?? undefined;
@@ -54,6 +57,12 @@ export function createEmailApi(deps: EmailApiDeps): EmailApi {
         return { batchJobs: rows.map(presentBatch), totalCount: total };
       }),
     getBatchJob: (req, ctx) => guard(ctx, async (p) => presentBatch(await deps.batch.get(p, req.id))),
+
+    listEvents: (req, ctx) =>
+      guard(ctx, async (p) => {
+        const { events, nextCursor } = await deps.events.list(p, req);
+        return { events: events.map(presentMailEvent), nextCursor };
+      }),
   });
 }
 

@@ -9,6 +9,7 @@ import { createBatchService } from '../services/batch-service.js';
 import { createCaughtMailService } from '../services/caught-mail-service.js';
 import { createDomainsService } from '../services/domains-service.js';
 import { createEmailQueryService } from '../services/email-query-service.js';
+import { createEventsService } from '../services/events-service.js';
 import { createIdempotency } from '../services/idempotency.js';
 import { createOperatorService } from '../services/operator-service.js';
 import { createRateLimiter } from '../services/rate-limiter.js';
@@ -44,7 +45,8 @@ export function createHandlers(core: Core, deps: { auth: AuthService; usage: Usa
     startWorkflow: core.starters.startScheduled,
   });
   const batch = createBatchService({ batches: repos.batches, accept, assertMaySendFrom, usage, startWorkflow: core.starters.startBatch });
-  const emailApi = createEmailApi({ guard, send, query, schedule, batch });
+  const events = createEventsService({ feed: repos.eventFeed });
+  const emailApi = createEmailApi({ guard, send, query, schedule, batch, events });
   const adminApi = createAdminApi({
     auth,
     accounts: createAccountsService({ accounts: repos.accounts, health: core.health, now }),

@@ -69,9 +69,23 @@ export interface EnvelopeEmail {
 /** Payloads that carry the email's `sent_at` (spec: present in delivery, open and click; absent in bounce and complaint). */
 const WITH_SENT_AT: ReadonlySet<string> = new Set(['send', 'delivery', 'open', 'click']);
 
-/** The spec's body envelope of a webhook request. Verify's request has the event `test`. */
-export function webhookEnvelope(type: EventType | 'test', at: Date, email: EnvelopeEmail, data: object): object {
+/** A webhook request's body: the spec's envelope, with the event's stable `id` (also the events API's). */
+export interface WebhookBody {
+  /** The event's id; absent only in Verify's `test` request, which is no stored event. */
+  id?: string;
+  event: EventType | 'test';
+  timestamp: string;
+  email: { id: string; message_id: string; from: string; to: string[]; subject: string; sent_at?: string };
+  data: object;
+}
+
+/**
+ * The spec's body envelope of a webhook request, which the events API (GET /events) answers too, so an
+ * event reads the same whichever way it came. Verify's request has the event `test` and no id.
+ */
+export function webhookEnvelope(type: EventType | 'test', at: Date, email: EnvelopeEmail, data: object, id?: string): WebhookBody {
   return {
+    ...(id === undefined ? {} : { id }),
     event: type,
     timestamp: at.toISOString(),
     email: {

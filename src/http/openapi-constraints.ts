@@ -1,6 +1,7 @@
 import {
   ACCOUNT_STATUSES, BATCH_STATUSES, EMAIL_STATUSES, EVENT_TYPES, JOB_TYPES, PERMISSIONS, SCHEDULED_FILTERS, SCHEDULED_STATUSES, SUPPRESSION_REASONS,
 } from '../domain/catalog.js';
+import { CURSOR_PATTERN } from '../domain/event-cursor.js';
 import { LIMITS } from '../domain/limits.js';
 import { PAGE_MAX } from '../domain/pagination.js';
 import { MAX_SCHEDULE_DAYS } from '../domain/schedule.js';
@@ -8,6 +9,7 @@ import { DAILY_QUOTA_MAX, NAME_MAX as ACCOUNT_NAME_MAX } from '../services/accou
 import { DOMAIN as ALLOWED_DOMAIN, NAME_MAX as API_KEY_NAME_MAX } from '../services/api-keys-service.js';
 import { LIST_DEFAULT as CAUGHT_LIST_DEFAULT, LIST_MAX as CAUGHT_LIST_MAX } from '../services/caught-mail-service.js';
 import { KEY_SHAPE } from '../services/idempotency.js';
+import { EVENTS_PAGE } from '../services/events-service.js';
 import { STATS_DAYS } from '../services/operator-service.js';
 import { DELIVERIES_PAGE, DELIVERY_STATUSES, URL_MAX } from '../services/webhooks-service.js';
 
@@ -93,6 +95,14 @@ export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
   ListEmailsRequest: { page, page_size: pageSize, status: filterOf(EMAIL_STATUSES), job_type: filterOf(JOB_TYPES) },
   ListScheduledEmailsRequest: { page, limit: pageSize, status: filterOf(SCHEDULED_FILTERS) },
   ListBatchJobsRequest: { page, limit: pageSize, status: filterOf(BATCH_STATUSES) },
+  ListEventsRequest: {
+    after: {
+      pattern: `^(${CURSOR_PATTERN.source.slice(1, -1)})?$`,
+      description: 'Opaque: the next_cursor of an earlier answer; empty or absent: from the first event.',
+    },
+    limit: count(EVENTS_PAGE.max, EVENTS_PAGE.default),
+    type: filterOf(EVENT_TYPES),
+  },
 
   // Requests of the management API.
   CreateAccountRequest: { name: { minLength: 1, maxLength: ACCOUNT_NAME_MAX, pattern: NOT_BLANK } },
@@ -125,6 +135,8 @@ export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
   ScheduleEmailResponse: { status: enumOf(SCHEDULED_STATUSES) },
   SendBatchResponse: { status: enumOf(BATCH_STATUSES) },
   Email: { status: enumOf(EMAIL_STATUSES), mal_status: { const: 'healthy' }, created_at: dateTime, job_type: enumOf(JOB_TYPES) },
+  MailEvent: { event: enumOf(EVENT_TYPES), timestamp: dateTime },
+  MailEventEmail: { sent_at: dateTime },
   EmailSummary: { status: enumOf(EMAIL_STATUSES), created_at: dateTime },
   ScheduledEmail: { status: enumOf(SCHEDULED_STATUSES), scheduled_at: dateTime, created_at: dateTime },
   BatchJob: { status: enumOf(BATCH_STATUSES), created_at: dateTime, completed_at: dateTime },

@@ -14,6 +14,11 @@ import { ADMIN_BASE, ADMIN_ROUTES, API_BASE, EMAIL_ROUTES, type RestRoute } from
 /** The endpoints that send, and take an Idempotency-Key. */
 const SENDS = new Set(['sendEmail', 'scheduleEmail', 'sendBatch']);
 
+/** Operations refused with 409 by the state of what they change, beside the sends' Idempotency-Key. */
+const CONFLICTS: Record<string, string> = {
+  rotateDomainDkim: 'A rotation is already pending: its new key waits for its DNS record',
+};
+
 /** Rules that depend on what is stored, which no schema can state: 400s for requests the schema allows. */
 const STATE_RULES: Record<string, string> = {
   createDomain: 'A domain already added to the account is a 400.',
@@ -88,6 +93,8 @@ function responses(route: RestRoute, api: 'email' | 'admin', hasBody: boolean): 
   if (api === 'email') out[403] = errorAnswer('The key\'s permission, allowed domains or account status forbid this', rate);
   out[404] = errorAnswer('No such resource (or route)', rate);
   if (isSend) out[409] = errorAnswer('A request with this Idempotency-Key is still being answered', { ...rate, ...RETRY_AFTER });
+  const conflict = CONFLICTS[route.rpc.localName];
+  if (conflict) out[409] = errorAnswer(conflict, rate);
   if (route.idField) out[414] = errorAnswer('The path id is longer than the router accepts (no id the service issues is)');
   if (hasBody) out[413] = errorAnswer(`The body exceeds this endpoint's limit of ${route.bodyLimit ?? BODY_LIMITS.other} bytes`, rate);
   if (api === 'email') {

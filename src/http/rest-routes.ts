@@ -35,6 +35,10 @@ export const EMAIL_ROUTES: RestRoute[] = [
   { method: 'GET', path: '/emails/batch/:id', rpc: e.getBatchJob, idField: 'id', summary: 'Get one batch job' },
   { method: 'GET', path: '/emails', rpc: e.listEmails, summary: 'List emails' },
   { method: 'GET', path: '/emails/:id', rpc: e.getEmail, idField: 'id', summary: 'Get one email' },
+  {
+    method: 'GET', path: '/events', rpc: e.listEvents,
+    summary: 'The account\'s events oldest first, as webhooks send them, from a cursor: poll with next_cursor to read each once',
+  },
 ];
 
 export const ADMIN_ROUTES: RestRoute[] = [

@@ -30,7 +30,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       if (attempt === undefined) return 'skipped';
       // The body is the same on every attempt (the event's own time and data); only the signature's
       // timestamp is new, so receivers can both dedupe and refuse replays.
-      const body = JSON.stringify(webhookEnvelope(d.event.type, d.event.at, d.email, d.event.data));
+      const body = JSON.stringify(webhookEnvelope(d.event.type, d.event.at, d.email, d.event.data, d.event.id));
       const startedAt = new Date();
       const result = await deps.post(d.webhook.url, body, webhookHeaders(d.webhook.secret, d.event.type, body, d.id, startedAt));
       const ok = result.statusCode >= 200 && result.statusCode < 300;

@@ -16,7 +16,7 @@ const { stack, mailer, json, ok } = cli;
 describe('help and usage', () => {
   it('--help lists the topics, and every command has examples', async () => {
     const root = await ok(['--help']);
-    for (const topic of ['emails', 'scheduled', 'batches', 'accounts', 'domains', 'keys', 'webhooks', 'suppressions', 'server']) expect(root.stdout).toMatch(new RegExp(`^\\s+${topic}\\s`, 'm'));
+    for (const topic of ['emails', 'scheduled', 'batches', 'accounts', 'domains', 'keys', 'webhooks', 'suppressions', 'events', 'server']) expect(root.stdout).toMatch(new RegExp(`^\\s+${topic}\\s`, 'm'));
     const send = await ok(['emails', 'send', '--help']);
     expect(send.stdout).toContain('EXAMPLES');
     expect(send.stdout).toContain('--html-file');

@@ -6,7 +6,7 @@ export interface ReceivedHook {
   path: string;
   headers: http.IncomingHttpHeaders;
   rawBody: string;
-  body: { event: string; timestamp: string; email?: Record<string, unknown>; data: Record<string, unknown> };
+  body: { id?: string; event: string; timestamp: string; email?: Record<string, unknown>; data: Record<string, unknown> };
   arrivedAt: number;
 }
 

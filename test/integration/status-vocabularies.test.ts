@@ -27,7 +27,7 @@ const VOCABULARIES: Record<string, Vocabulary> = {
   SCHEDULED_STATUSES: { values: SCHEDULED_STATUSES, proto: ['ScheduledEmail.status'], checks: ['scheduled_emails.status'] },
   SCHEDULED_FILTERS: { values: SCHEDULED_FILTERS, proto: ['ListScheduledEmailsRequest.status'], checks: [] },
   BATCH_STATUSES: { values: BATCH_STATUSES, proto: ['BatchJob.status', 'ListBatchJobsRequest.status'], checks: ['batch_jobs.status'] },
-  EVENT_TYPES: { values: EVENT_TYPES, proto: ['EmailEvent.type'], checks: ['events.type'] },
+  EVENT_TYPES: { values: EVENT_TYPES, proto: ['EmailEvent.type', 'MailEvent.event', 'ListEventsRequest.type'], checks: ['events.type'] },
   ACCOUNT_STATUSES: { values: ACCOUNT_STATUSES, proto: ['Account.status'], checks: ['accounts.status'] },
   SUPPRESSION_REASONS: { values: SUPPRESSION_REASONS, proto: ['Suppression.reason'], checks: ['suppressions.reason'] },
   PERMISSIONS: { values: PERMISSIONS, proto: ['ApiKey.permission'], checks: ['api_keys.permission'] },

@@ -68,7 +68,8 @@ describe('event webhooks', () => {
       expect(verifyWebhookSignature({ secret: 'whsec_wrong', headers: h.headers, rawBody: h.rawBody }).ok).toBe(false);
       expect(h.headers['user-agent']).toBe('mailer-webhooks/1');
       expect(h.headers['x-mail-delivery-id']).toMatch(/^whd_[0-9a-z]+$/);
-      expect(Object.keys(h.body).sort()).toEqual(['data', 'email', 'event', 'timestamp']);
+      expect(Object.keys(h.body).sort()).toEqual(['data', 'email', 'event', 'id', 'timestamp']);
+      expect(h.body.id).toMatch(/^evt_[0-9a-z]{26}$/);
       expect(h.body.timestamp).toMatch(ISO);
       expect(h.body.email).toEqual({
         id, message_id: email.body.message_id, from: `Hdrs <news@${s.domain}>`, to: ['Rcpt <Rcpt@Example.net>'],

@@ -77,10 +77,11 @@ describe('the OpenAPI document', () => {
     expect(JSON.stringify(doc)).not.toContain('"fields"');
   });
 
-  it('has the Idempotency-Key header on exactly the three sends, and 409 there only', () => {
+  it('has the Idempotency-Key header on exactly the three sends, and 409 there and on a DKIM rotation only', () => {
     const withKey = ops().filter(([, , o]) => o.parameters.some((p: S) => p.in === 'header' && p.name === 'Idempotency-Key')).map(([, , o]) => o.operationId);
     expect(withKey.sort()).toEqual(['scheduleEmail', 'sendBatch', 'sendEmail']);
-    expect(ops().filter(([, , o]) => o.responses[409]).map(([, , o]) => o.operationId).sort()).toEqual(['scheduleEmail', 'sendBatch', 'sendEmail']);
+    expect(ops().filter(([, , o]) => o.responses[409]).map(([, , o]) => o.operationId).sort()).toEqual(['rotateDomainDkim', 'scheduleEmail', 'sendBatch', 'sendEmail']);
+    expect(ops().find(([, , o]) => o.operationId === 'rotateDomainDkim')![2].responses[409].headers).toBeUndefined();
   });
 });
 

@@ -7,6 +7,7 @@ import { createDkimKeysRepo } from './dkim-keys-repo.js';
 import { createEmailDeliveriesRepo } from './email-deliveries-repo.js';
 import { createDomainsRepo } from './domains-repo.js';
 import { createEmailsRepo } from './emails-repo.js';
+import { createEventFeedRepo } from './event-feed-repo.js';
 import { createEventsRepo } from './events-repo.js';
 import { createIdempotencyRepo } from './idempotency-repo.js';
 import { createOwnersRepo } from './owners-repo.js';
@@ -30,6 +31,7 @@ export function createRepos(sql: Sql) {
     domains: createDomainsRepo(sql),
     emails: createEmailsRepo(sql),
     events: createEventsRepo(sql),
+    eventFeed: createEventFeedRepo(sql),
     idempotency: createIdempotencyRepo(sql),
     owners: createOwnersRepo(sql),
     quota: createQuotaRepo(sql),

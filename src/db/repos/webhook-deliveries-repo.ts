@@ -33,7 +33,7 @@ export interface DeliveryToSend {
   status: WebhookDeliveryStatus;
   /** Undefined once the webhook was deleted. */
   webhook: { url: string; secret: string } | undefined;
-  event: { type: EventType; at: Date; data: Record<string, unknown> };
+  event: { id: string; type: EventType; at: Date; data: Record<string, unknown> };
   email: EmailRow;
 }
 
@@ -72,10 +72,10 @@ export function createWebhookDeliveriesRepo(sql: Sql) {
     ...createGroupQueue(sql, { table: 'webhook_deliveries', id: 'id', order: 'created_at', waiting: sql`status = 'pending'` }),
 
     async loadForSending(id: string): Promise<DeliveryToSend | undefined> {
-      const [row] = await sql<({ d_id: string; d_status: WebhookDeliveryStatus; url: string | null; secret: string | null; e_type: EventType; e_at: Date; e_data: Record<string, unknown> } & EmailRaw)[]>`
+      const [row] = await sql<({ d_id: string; d_status: WebhookDeliveryStatus; url: string | null; secret: string | null; e_id: string; e_type: EventType; e_at: Date; e_data: Record<string, unknown> } & EmailRaw)[]>`
         select d.id as d_id, d.status as d_status,
           case when w.deleted_at is null then w.url end as url, case when w.deleted_at is null then w.secret end as secret,
-          e.type as e_type, e.created_at as e_at, e.data as e_data, m.*
+          e.id as e_id, e.type as e_type, e.created_at as e_at, e.data as e_data, m.*
         from webhook_deliveries d
         join webhooks w on w.id = d.webhook_id
         join events e on e.id = d.event_id
@@ -86,7 +86,7 @@ export function createWebhookDeliveriesRepo(sql: Sql) {
         id: row.d_id,
         status: row.d_status,
         webhook: row.url !== null && row.secret !== null ? { url: row.url, secret: row.secret } : undefined,
-        event: { type: row.e_type, at: row.e_at, data: row.e_data },
+        event: { id: row.e_id, type: row.e_type, at: row.e_at, data: row.e_data },
         email: toEmail(row),
       };
     },

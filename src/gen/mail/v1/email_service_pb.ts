@@ -4,15 +4,16 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import { file_google_protobuf_struct } from "@bufbuild/protobuf/wkt";
 import type { Attachment, BatchJob, BatchJobSchema, EmailSchema, EmailSummary, ScheduledEmail, ScheduledEmailSchema } from "./types_pb.js";
 import { file_mail_v1_types } from "./types_pb.js";
-import type { Message } from "@bufbuild/protobuf";
+import type { JsonObject, Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file mail/v1/email_service.proto.
  */
 export const file_mail_v1_email_service: GenFile = /*@__PURE__*/
-  fileDesc("ChttYWlsL3YxL2VtYWlsX3NlcnZpY2UucHJvdG8SB21haWwudjEi9wIKEFNlbmRFbWFpbFJlcXVlc3QSDAoEZnJvbRgBIAEoCRIKCgJ0bxgCIAMoCRIKCgJjYxgDIAMoCRILCgNiY2MYBCADKAkSEAoIcmVwbHlfdG8YBSADKAkSDwoHc3ViamVjdBgGIAEoCRIMCgRodG1sGAcgASgJEgwKBHRleHQYCCABKAkSKAoLYXR0YWNobWVudHMYCSADKAsyEy5tYWlsLnYxLkF0dGFjaG1lbnQSNwoHaGVhZGVycxgKIAMoCzImLm1haWwudjEuU2VuZEVtYWlsUmVxdWVzdC5IZWFkZXJzRW50cnkSMQoEdGFncxgLIAMoCzIjLm1haWwudjEuU2VuZEVtYWlsUmVxdWVzdC5UYWdzRW50cnkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaKwoJVGFnc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiQwoRU2VuZEVtYWlsUmVzcG9uc2USCgoCaWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIOCgZzdGF0dXMYAyABKAkimQMKFFNjaGVkdWxlRW1haWxSZXF1ZXN0EgwKBGZyb20YASABKAkSCgoCdG8YAiADKAkSCgoCY2MYAyADKAkSCwoDYmNjGAQgAygJEhAKCHJlcGx5X3RvGAUgAygJEg8KB3N1YmplY3QYBiABKAkSDAoEaHRtbBgHIAEoCRIMCgR0ZXh0GAggASgJEigKC2F0dGFjaG1lbnRzGAkgAygLMhMubWFpbC52MS5BdHRhY2htZW50EjsKB2hlYWRlcnMYCiADKAsyKi5tYWlsLnYxLlNjaGVkdWxlRW1haWxSZXF1ZXN0LkhlYWRlcnNFbnRyeRI1CgR0YWdzGAsgAygLMicubWFpbC52MS5TY2hlZHVsZUVtYWlsUmVxdWVzdC5UYWdzRW50cnkSFAoMc2NoZWR1bGVkX2F0GAwgASgJGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGisKCVRhZ3NFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIjMKFVNjaGVkdWxlRW1haWxSZXNwb25zZRIKCgJpZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkiSQoaTGlzdFNjaGVkdWxlZEVtYWlsc1JlcXVlc3QSDAoEcGFnZRgBIAEoBRINCgVsaW1pdBgCIAEoBRIOCgZzdGF0dXMYAyABKAkiZQobTGlzdFNjaGVkdWxlZEVtYWlsc1Jlc3BvbnNlEjEKEHNjaGVkdWxlZF9lbWFpbHMYASADKAsyFy5tYWlsLnYxLlNjaGVkdWxlZEVtYWlsEhMKC3RvdGFsX2NvdW50GAIgASgFIiYKGEdldFNjaGVkdWxlZEVtYWlsUmVxdWVzdBIKCgJpZBgBIAEoCSIpChtDYW5jZWxTY2hlZHVsZWRFbWFpbFJlcXVlc3QSCgoCaWQYASABKAkiQAocQ2FuY2VsU2NoZWR1bGVkRW1haWxSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEg8KB21lc3NhZ2UYAiABKAkiPQoQU2VuZEJhdGNoUmVxdWVzdBIpCgZlbWFpbHMYASADKAsyGS5tYWlsLnYxLlNlbmRFbWFpbFJlcXVlc3QiSAoRU2VuZEJhdGNoUmVzcG9uc2USDgoGam9iX2lkGAEgASgJEg4KBnN0YXR1cxgCIAEoCRITCgt0b3RhbF9jb3VudBgDIAEoBSJDChRMaXN0QmF0Y2hKb2JzUmVxdWVzdBIMCgRwYWdlGAEgASgFEg0KBWxpbWl0GAIgASgFEg4KBnN0YXR1cxgDIAEoCSJTChVMaXN0QmF0Y2hKb2JzUmVzcG9uc2USJQoKYmF0Y2hfam9icxgBIAMoCzIRLm1haWwudjEuQmF0Y2hKb2ISEwoLdG90YWxfY291bnQYAiABKAUiIAoSR2V0QmF0Y2hKb2JSZXF1ZXN0EgoKAmlkGAEgASgJImYKEUxpc3RFbWFpbHNSZXF1ZXN0EgwKBHBhZ2UYASABKAUSEQoJcGFnZV9zaXplGAIgASgFEg4KBnN0YXR1cxgDIAEoCRIQCghqb2JfdHlwZRgEIAEoCRIOCgZqb2JfaWQYBSABKAkiSAoSTGlzdEVtYWlsc1Jlc3BvbnNlEiMKBGRhdGEYASADKAsyFS5tYWlsLnYxLkVtYWlsU3VtbWFyeRINCgV0b3RhbBgCIAEoBSIdCg9HZXRFbWFpbFJlcXVlc3QSCgoCaWQYASABKAkyigYKDEVtYWlsU2VydmljZRJCCglTZW5kRW1haWwSGS5tYWlsLnYxLlNlbmRFbWFpbFJlcXVlc3QaGi5tYWlsLnYxLlNlbmRFbWFpbFJlc3BvbnNlEk4KDVNjaGVkdWxlRW1haWwSHS5tYWlsLnYxLlNjaGVkdWxlRW1haWxSZXF1ZXN0Gh4ubWFpbC52MS5TY2hlZHVsZUVtYWlsUmVzcG9uc2USYAoTTGlzdFNjaGVkdWxlZEVtYWlscxIjLm1haWwudjEuTGlzdFNjaGVkdWxlZEVtYWlsc1JlcXVlc3QaJC5tYWlsLnYxLkxpc3RTY2hlZHVsZWRFbWFpbHNSZXNwb25zZRJPChFHZXRTY2hlZHVsZWRFbWFpbBIhLm1haWwudjEuR2V0U2NoZWR1bGVkRW1haWxSZXF1ZXN0GhcubWFpbC52MS5TY2hlZHVsZWRFbWFpbBJjChRDYW5jZWxTY2hlZHVsZWRFbWFpbBIkLm1haWwudjEuQ2FuY2VsU2NoZWR1bGVkRW1haWxSZXF1ZXN0GiUubWFpbC52MS5DYW5jZWxTY2hlZHVsZWRFbWFpbFJlc3BvbnNlEkIKCVNlbmRCYXRjaBIZLm1haWwudjEuU2VuZEJhdGNoUmVxdWVzdBoaLm1haWwudjEuU2VuZEJhdGNoUmVzcG9uc2USTgoNTGlzdEJhdGNoSm9icxIdLm1haWwudjEuTGlzdEJhdGNoSm9ic1JlcXVlc3QaHi5tYWlsLnYxLkxpc3RCYXRjaEpvYnNSZXNwb25zZRI9CgtHZXRCYXRjaEpvYhIbLm1haWwudjEuR2V0QmF0Y2hKb2JSZXF1ZXN0GhEubWFpbC52MS5CYXRjaEpvYhJFCgpMaXN0RW1haWxzEhoubWFpbC52MS5MaXN0RW1haWxzUmVxdWVzdBobLm1haWwudjEuTGlzdEVtYWlsc1Jlc3BvbnNlEjQKCEdldEVtYWlsEhgubWFpbC52MS5HZXRFbWFpbFJlcXVlc3QaDi5tYWlsLnYxLkVtYWlsYgZwcm90bzM", [file_mail_v1_types]);
+  fileDesc("ChttYWlsL3YxL2VtYWlsX3NlcnZpY2UucHJvdG8SB21haWwudjEi9wIKEFNlbmRFbWFpbFJlcXVlc3QSDAoEZnJvbRgBIAEoCRIKCgJ0bxgCIAMoCRIKCgJjYxgDIAMoCRILCgNiY2MYBCADKAkSEAoIcmVwbHlfdG8YBSADKAkSDwoHc3ViamVjdBgGIAEoCRIMCgRodG1sGAcgASgJEgwKBHRleHQYCCABKAkSKAoLYXR0YWNobWVudHMYCSADKAsyEy5tYWlsLnYxLkF0dGFjaG1lbnQSNwoHaGVhZGVycxgKIAMoCzImLm1haWwudjEuU2VuZEVtYWlsUmVxdWVzdC5IZWFkZXJzRW50cnkSMQoEdGFncxgLIAMoCzIjLm1haWwudjEuU2VuZEVtYWlsUmVxdWVzdC5UYWdzRW50cnkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaKwoJVGFnc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiQwoRU2VuZEVtYWlsUmVzcG9uc2USCgoCaWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIOCgZzdGF0dXMYAyABKAkimQMKFFNjaGVkdWxlRW1haWxSZXF1ZXN0EgwKBGZyb20YASABKAkSCgoCdG8YAiADKAkSCgoCY2MYAyADKAkSCwoDYmNjGAQgAygJEhAKCHJlcGx5X3RvGAUgAygJEg8KB3N1YmplY3QYBiABKAkSDAoEaHRtbBgHIAEoCRIMCgR0ZXh0GAggASgJEigKC2F0dGFjaG1lbnRzGAkgAygLMhMubWFpbC52MS5BdHRhY2htZW50EjsKB2hlYWRlcnMYCiADKAsyKi5tYWlsLnYxLlNjaGVkdWxlRW1haWxSZXF1ZXN0LkhlYWRlcnNFbnRyeRI1CgR0YWdzGAsgAygLMicubWFpbC52MS5TY2hlZHVsZUVtYWlsUmVxdWVzdC5UYWdzRW50cnkSFAoMc2NoZWR1bGVkX2F0GAwgASgJGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGisKCVRhZ3NFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIjMKFVNjaGVkdWxlRW1haWxSZXNwb25zZRIKCgJpZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkiSQoaTGlzdFNjaGVkdWxlZEVtYWlsc1JlcXVlc3QSDAoEcGFnZRgBIAEoBRINCgVsaW1pdBgCIAEoBRIOCgZzdGF0dXMYAyABKAkiZQobTGlzdFNjaGVkdWxlZEVtYWlsc1Jlc3BvbnNlEjEKEHNjaGVkdWxlZF9lbWFpbHMYASADKAsyFy5tYWlsLnYxLlNjaGVkdWxlZEVtYWlsEhMKC3RvdGFsX2NvdW50GAIgASgFIiYKGEdldFNjaGVkdWxlZEVtYWlsUmVxdWVzdBIKCgJpZBgBIAEoCSIpChtDYW5jZWxTY2hlZHVsZWRFbWFpbFJlcXVlc3QSCgoCaWQYASABKAkiQAocQ2FuY2VsU2NoZWR1bGVkRW1haWxSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEg8KB21lc3NhZ2UYAiABKAkiPQoQU2VuZEJhdGNoUmVxdWVzdBIpCgZlbWFpbHMYASADKAsyGS5tYWlsLnYxLlNlbmRFbWFpbFJlcXVlc3QiSAoRU2VuZEJhdGNoUmVzcG9uc2USDgoGam9iX2lkGAEgASgJEg4KBnN0YXR1cxgCIAEoCRITCgt0b3RhbF9jb3VudBgDIAEoBSJDChRMaXN0QmF0Y2hKb2JzUmVxdWVzdBIMCgRwYWdlGAEgASgFEg0KBWxpbWl0GAIgASgFEg4KBnN0YXR1cxgDIAEoCSJTChVMaXN0QmF0Y2hKb2JzUmVzcG9uc2USJQoKYmF0Y2hfam9icxgBIAMoCzIRLm1haWwudjEuQmF0Y2hKb2ISEwoLdG90YWxfY291bnQYAiABKAUiIAoSR2V0QmF0Y2hKb2JSZXF1ZXN0EgoKAmlkGAEgASgJImYKEUxpc3RFbWFpbHNSZXF1ZXN0EgwKBHBhZ2UYASABKAUSEQoJcGFnZV9zaXplGAIgASgFEg4KBnN0YXR1cxgDIAEoCRIQCghqb2JfdHlwZRgEIAEoCRIOCgZqb2JfaWQYBSABKAkiSAoSTGlzdEVtYWlsc1Jlc3BvbnNlEiMKBGRhdGEYASADKAsyFS5tYWlsLnYxLkVtYWlsU3VtbWFyeRINCgV0b3RhbBgCIAEoBSIdCg9HZXRFbWFpbFJlcXVlc3QSCgoCaWQYASABKAkiPwoRTGlzdEV2ZW50c1JlcXVlc3QSDQoFYWZ0ZXIYASABKAkSDQoFbGltaXQYAiABKAUSDAoEdHlwZRgDIAEoCSJNChJMaXN0RXZlbnRzUmVzcG9uc2USIgoGZXZlbnRzGAEgAygLMhIubWFpbC52MS5NYWlsRXZlbnQSEwoLbmV4dF9jdXJzb3IYAiABKAkiiAEKCU1haWxFdmVudBIKCgJpZBgBIAEoCRINCgVldmVudBgCIAEoCRIRCgl0aW1lc3RhbXAYAyABKAkSJgoFZW1haWwYBCABKAsyFy5tYWlsLnYxLk1haWxFdmVudEVtYWlsEiUKBGRhdGEYBSABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0In0KDk1haWxFdmVudEVtYWlsEgoKAmlkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSDAoEZnJvbRgDIAEoCRIKCgJ0bxgEIAMoCRIPCgdzdWJqZWN0GAUgASgJEhQKB3NlbnRfYXQYBiABKAlIAIgBAUIKCghfc2VudF9hdDLRBgoMRW1haWxTZXJ2aWNlEkIKCVNlbmRFbWFpbBIZLm1haWwudjEuU2VuZEVtYWlsUmVxdWVzdBoaLm1haWwudjEuU2VuZEVtYWlsUmVzcG9uc2USTgoNU2NoZWR1bGVFbWFpbBIdLm1haWwudjEuU2NoZWR1bGVFbWFpbFJlcXVlc3QaHi5tYWlsLnYxLlNjaGVkdWxlRW1haWxSZXNwb25zZRJgChNMaXN0U2NoZWR1bGVkRW1haWxzEiMubWFpbC52MS5MaXN0U2NoZWR1bGVkRW1haWxzUmVxdWVzdBokLm1haWwudjEuTGlzdFNjaGVkdWxlZEVtYWlsc1Jlc3BvbnNlEk8KEUdldFNjaGVkdWxlZEVtYWlsEiEubWFpbC52MS5HZXRTY2hlZHVsZWRFbWFpbFJlcXVlc3QaFy5tYWlsLnYxLlNjaGVkdWxlZEVtYWlsEmMKFENhbmNlbFNjaGVkdWxlZEVtYWlsEiQubWFpbC52MS5DYW5jZWxTY2hlZHVsZWRFbWFpbFJlcXVlc3QaJS5tYWlsLnYxLkNhbmNlbFNjaGVkdWxlZEVtYWlsUmVzcG9uc2USQgoJU2VuZEJhdGNoEhkubWFpbC52MS5TZW5kQmF0Y2hSZXF1ZXN0GhoubWFpbC52MS5TZW5kQmF0Y2hSZXNwb25zZRJOCg1MaXN0QmF0Y2hKb2JzEh0ubWFpbC52MS5MaXN0QmF0Y2hKb2JzUmVxdWVzdBoeLm1haWwudjEuTGlzdEJhdGNoSm9ic1Jlc3BvbnNlEj0KC0dldEJhdGNoSm9iEhsubWFpbC52MS5HZXRCYXRjaEpvYlJlcXVlc3QaES5tYWlsLnYxLkJhdGNoSm9iEkUKCkxpc3RFbWFpbHMSGi5tYWlsLnYxLkxpc3RFbWFpbHNSZXF1ZXN0GhsubWFpbC52MS5MaXN0RW1haWxzUmVzcG9uc2USNAoIR2V0RW1haWwSGC5tYWlsLnYxLkdldEVtYWlsUmVxdWVzdBoOLm1haWwudjEuRW1haWwSRQoKTGlzdEV2ZW50cxIaLm1haWwudjEuTGlzdEV2ZW50c1JlcXVlc3QaGy5tYWlsLnYxLkxpc3RFdmVudHNSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct, file_mail_v1_types]);
 
 /**
  * @generated from message mail.v1.SendEmailRequest
@@ -504,6 +505,155 @@ export const GetEmailRequestSchema: GenMessage<GetEmailRequest> = /*@__PURE__*/
   messageDesc(file_mail_v1_email_service, 16);
 
 /**
+ * @generated from message mail.v1.ListEventsRequest
+ */
+export type ListEventsRequest = Message<"mail.v1.ListEventsRequest"> & {
+  /**
+   * Opaque: the next_cursor of an earlier answer; empty: from the account's first event.
+   *
+   * @generated from field: string after = 1;
+   */
+  after: string;
+
+  /**
+   * From 1 to 1000; 0 or absent: 100.
+   *
+   * @generated from field: int32 limit = 2;
+   */
+  limit: number;
+
+  /**
+   * send | delivery | bounce | complaint | reject | open | click; only events of this type (empty: all)
+   *
+   * @generated from field: string type = 3;
+   */
+  type: string;
+};
+
+/**
+ * Describes the message mail.v1.ListEventsRequest.
+ * Use `create(ListEventsRequestSchema)` to create a new message.
+ */
+export const ListEventsRequestSchema: GenMessage<ListEventsRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_email_service, 17);
+
+/**
+ * @generated from message mail.v1.ListEventsResponse
+ */
+export type ListEventsResponse = Message<"mail.v1.ListEventsResponse"> & {
+  /**
+   * Oldest first.
+   *
+   * @generated from field: repeated mail.v1.MailEvent events = 1;
+   */
+  events: MailEvent[];
+
+  /**
+   * Pass it as `after` to read what follows: the position of the last event, or the given `after` when
+   * no event followed it (poll again later with the same cursor).
+   *
+   * @generated from field: string next_cursor = 2;
+   */
+  nextCursor: string;
+};
+
+/**
+ * Describes the message mail.v1.ListEventsResponse.
+ * Use `create(ListEventsResponseSchema)` to create a new message.
+ */
+export const ListEventsResponseSchema: GenMessage<ListEventsResponse> = /*@__PURE__*/
+  messageDesc(file_mail_v1_email_service, 18);
+
+/**
+ * An event exactly as its webhook request's body shows it, with its stable id (the same in the webhook body).
+ *
+ * @generated from message mail.v1.MailEvent
+ */
+export type MailEvent = Message<"mail.v1.MailEvent"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * send | delivery | bounce | complaint | reject | open | click
+   *
+   * @generated from field: string event = 2;
+   */
+  event: string;
+
+  /**
+   * @generated from field: string timestamp = 3;
+   */
+  timestamp: string;
+
+  /**
+   * @generated from field: mail.v1.MailEventEmail email = 4;
+   */
+  email?: MailEventEmail | undefined;
+
+  /**
+   * The event type's data (the spec's webhook payloads).
+   *
+   * @generated from field: google.protobuf.Struct data = 5;
+   */
+  data?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message mail.v1.MailEvent.
+ * Use `create(MailEventSchema)` to create a new message.
+ */
+export const MailEventSchema: GenMessage<MailEvent> = /*@__PURE__*/
+  messageDesc(file_mail_v1_email_service, 19);
+
+/**
+ * The email an event is about, as webhook bodies show it.
+ *
+ * @generated from message mail.v1.MailEventEmail
+ */
+export type MailEventEmail = Message<"mail.v1.MailEventEmail"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string message_id = 2;
+   */
+  messageId: string;
+
+  /**
+   * @generated from field: string from = 3;
+   */
+  from: string;
+
+  /**
+   * @generated from field: repeated string to = 4;
+   */
+  to: string[];
+
+  /**
+   * @generated from field: string subject = 5;
+   */
+  subject: string;
+
+  /**
+   * Present in send, delivery, open and click events of a sent email; absent in bounce and complaint.
+   *
+   * @generated from field: optional string sent_at = 6;
+   */
+  sentAt?: string | undefined;
+};
+
+/**
+ * Describes the message mail.v1.MailEventEmail.
+ * Use `create(MailEventEmailSchema)` to create a new message.
+ */
+export const MailEventEmailSchema: GenMessage<MailEventEmail> = /*@__PURE__*/
+  messageDesc(file_mail_v1_email_service, 20);
+
+/**
  * The public API: one RPC per endpoint of the spec (base path /v1/mail over REST).
  * Callers authenticate with `authorization: Bearer <API key>` metadata.
  *
@@ -609,6 +759,16 @@ export const EmailService: GenService<{
     methodKind: "unary";
     input: typeof GetEmailRequestSchema;
     output: typeof EmailSchema;
+  },
+  /**
+   * GET /events
+   *
+   * @generated from rpc mail.v1.EmailService.ListEvents
+   */
+  listEvents: {
+    methodKind: "unary";
+    input: typeof ListEventsRequestSchema;
+    output: typeof ListEventsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_mail_v1_email_service, 0);

@@ -1,0 +1,50 @@
+import type { EventType } from '../../domain/catalog.js';
+import type { Mailboxes } from '../../domain/email-draft.js';
+import type { FeedPosition } from '../../domain/event-cursor.js';
+import type { EnvelopeEmail } from '../../domain/events.js';
+import type { Sql } from '../sql.js';
+
+/** One event of the feed with what its webhook body shows of the email, and its feed position. */
+export interface FeedEvent {
+  id: string;
+  type: EventType;
+  at: Date;
+  data: Record<string, unknown>;
+  email: EnvelopeEmail;
+  position: FeedPosition;
+}
+
+type Raw = {
+  id: string; type: EventType; created_at: Date; data: Record<string, unknown>; tx: string;
+  email_id: string; message_id: string; mailboxes: Mailboxes; subject: string; sent_at: Date | null;
+};
+
+const toFeedEvent = (r: Raw): FeedEvent => ({
+  id: r.id, type: r.type, at: r.created_at, data: r.data, position: { tx: r.tx, id: r.id },
+  email: { id: r.email_id, messageId: r.message_id, from: r.mailboxes.from, to: r.mailboxes.to, subject: r.subject, sentAt: r.sent_at },
+});
+
+/**
+ * An account's events in feed order (migration 0008): by writing transaction, then id, and only those whose
+ * transaction is older than every one still open (`tx < xmin` of this statement's snapshot), so a later
+ * read after the last position can never miss an event that committed late. The indexes (account_id, tx,
+ * id) and (account_id, type, tx, id) answer each page with one range scan.
+ */
+export function createEventFeedRepo(sql: Sql) {
+  return {
+    async after(accountId: string, position: FeedPosition | undefined, type: EventType | undefined, limit: number): Promise<FeedEvent[]> {
+      const rows = await sql<Raw[]>`
+        select e.id, e.type, e.created_at, e.data, e.tx::text as tx,
+          m.id as email_id, m.message_id, m.mailboxes, m.subject, m.sent_at
+        from events e join emails m on m.id = e.email_id
+        where e.account_id = ${accountId}
+          ${type === undefined ? sql`` : sql`and e.type = ${type}`}
+          ${position === undefined ? sql`` : sql`and (e.tx, e.id) > (${position.tx}::xid8, ${position.id})`}
+          and e.tx < pg_snapshot_xmin(pg_current_snapshot())
+        order by e.tx, e.id
+        limit ${limit}`;
+      return rows.map(toFeedEvent);
+    },
+  };
+}
+export type EventFeedRepo = ReturnType<typeof createEventFeedRepo>;

@@ -1,0 +1,43 @@
+import type { EventFeedRepo, FeedEvent } from '../db/repos/event-feed-repo.js';
+import { EVENT_TYPES, filterOf } from '../domain/catalog.js';
+import { decodeCursor, encodeCursor } from '../domain/event-cursor.js';
+import { assertAllowed } from '../domain/permissions.js';
+import { invalid } from '../errors.js';
+import type { Principal } from './auth-service.js';
+
+/** Events per page of GET /events: 0 or absent is the default. */
+export const EVENTS_PAGE = { default: 100, max: 1000 } as const;
+
+export interface ListEventsQuery {
+  /** '' (the start) or the next_cursor of an earlier answer. */
+  after: string;
+  limit: number;
+  /** '' for every type. */
+  type: string;
+}
+
+export interface EventsPage {
+  events: FeedEvent[];
+  /**
+   * What to pass as `after` next: the last event's position, or the given cursor when there was none, so
+   * a client polling with it forever reads each event once.
+   */
+  nextCursor: string;
+}
+
+/** The account's event feed (GET /events): what a webhook receiver that was down reads to catch up. */
+export function createEventsService(deps: { feed: Pick<EventFeedRepo, 'after'> }) {
+  return {
+    async list(principal: Principal, q: ListEventsQuery): Promise<EventsPage> {
+      // Any key may read its own account's events: they tell no more than GET /emails/:id does.
+      assertAllowed(principal.permission, principal.accountStatus, 'read');
+      if (q.limit < 0 || q.limit > EVENTS_PAGE.max) throw invalid(`limit must be from 1 to ${EVENTS_PAGE.max}, got ${q.limit}`);
+      const type = filterOf('type', EVENT_TYPES, q.type);
+      const position = decodeCursor(q.after);
+      const events = await deps.feed.after(principal.accountId, position, type, q.limit === 0 ? EVENTS_PAGE.default : q.limit);
+      const last = events.at(-1);
+      return { events, nextCursor: last ? encodeCursor(last.position) : q.after };
+    },
+  };
+}
+export type EventsService = ReturnType<typeof createEventsService>;
