@@ -5,6 +5,7 @@ import * as parsedMailboxes from './0004-parsed-mailboxes.js';
 import * as trackingRepeats from './0005-tracking-repeats.js';
 import * as domainAuthentication from './0006-domain-authentication.js';
 import * as remainingRecipients from './0007-remaining-recipients.js';
+import * as webhookTrust from './0009-webhook-trust.js';
 
 /** Forward-only migrations, applied in order. Never edit one that has shipped: add the next. */
 export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
@@ -15,4 +16,6 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   { version: 5, name: 'tracking-repeats', sql: trackingRepeats.sql },
   { version: 6, name: 'domain-authentication', sql: domainAuthentication.sql },
   { version: 7, name: 'remaining-recipients', sql: remainingRecipients.sql },
+  // 8 is left to a migration on another branch; versions only need to grow.
+  { version: 9, name: 'webhook-trust', sql: webhookTrust.sql },
 ];
