@@ -1,7 +1,8 @@
 import type { AccountsRepo } from '../db/repos/accounts-repo.js';
-import type { WebhookDeliveriesRepo, WebhookDeliveryRow, WebhookDeliveryStatus } from '../db/repos/webhook-deliveries-repo.js';
+import type { DiscardReason, WebhookDeliveriesRepo, WebhookDeliveryRow, WebhookDeliveryStatus } from '../db/repos/webhook-deliveries-repo.js';
 import type { WebhookRow, WebhooksRepo } from '../db/repos/webhooks-repo.js';
 import { EVENT_TYPES, isOneOf } from '../domain/catalog.js';
+import { parseZonedTime } from '../domain/schedule.js';
 import { invalid, notFound } from '../errors.js';
 import { enumFilter } from './enum-filter.js';
 import { newId } from '../ids.js';
@@ -10,6 +11,7 @@ import { generateWebhookSecret } from './secrets.js';
 
 export const URL_MAX = 2048;
 export const DELIVERY_STATUSES: readonly WebhookDeliveryStatus[] = ['pending', 'succeeded', 'discarded'];
+export const DISCARD_REASONS: readonly DiscardReason[] = ['retries_exhausted', 'webhook_disabled', 'webhook_deleted'];
 export const DELIVERIES_PAGE = { default: 50, max: 100 } as const;
 /** How long a rotated-out secret keeps signing, by default and at most (seconds). */
 export const SECRET_OVERLAP = { default: 86_400, max: 604_800 } as const;
@@ -120,11 +122,9 @@ function refuseDisabled(webhook: WebhookRow): void {
   if (webhook.disabledAt) throw invalid(`webhook ${webhook.id} is disabled (${webhook.disabledReason ?? 'its deliveries kept failing'}); enable it first`);
 }
 
-/** A time given as ISO 8601 with a date and a time (a bare number or word is not taken for one). */
+/** A time given as ISO 8601 with a zone (the rule of scheduled_at). */
 function isoInstant(field: string, value: string): Date {
-  const at = new Date(value);
-  if (value === '' || !/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(at.getTime())) {
-    throw invalid(`${field} must be an ISO 8601 time such as 2026-01-31T00:00:00Z; got "${value}"`);
-  }
+  const at = parseZonedTime(value);
+  if (!at) throw invalid(`${field} must be an ISO 8601 time with a zone such as 2026-01-31T00:00:00Z; got "${value.slice(0, 60)}"`);
   return at;
 }
