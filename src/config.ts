@@ -90,6 +90,18 @@ const settings = {
     default: '0',
     parse: flag,
   },
+  webhookDisableAfterDiscards: {
+    env: 'MAILER_WEBHOOK_DISABLE_AFTER_DISCARDS',
+    description: 'A webhook is disabled (nothing attempted until an operator enables it) once this many of its deliveries in a row were discarded (every attempt failed) and the first of them at least MAILER_WEBHOOK_DISABLE_AFTER_HOURS ago; a success starts the count again. `0` never disables.',
+    default: '10',
+    parse: int('MAILER_WEBHOOK_DISABLE_AFTER_DISCARDS', 10, 0, 1_000_000),
+  },
+  webhookDisableAfterHours: {
+    env: 'MAILER_WEBHOOK_DISABLE_AFTER_HOURS',
+    description: 'How long a webhook must have been failing (its first discarded delivery in a row) before it can be disabled; so a short outage during a burst of events does not disable it.',
+    default: '24',
+    parse: int('MAILER_WEBHOOK_DISABLE_AFTER_HOURS', 24, 0, 8760),
+  },
   rateLimit: {
     env: 'MAILER_RATE_LIMIT',
     description: 'Requests per second per API key (bursts up to the same number).',

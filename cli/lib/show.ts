@@ -76,5 +76,12 @@ export function showApiKey(k: ApiKey): string {
 }
 
 export function showWebhook(w: Webhook): string {
-  return fieldsOf(w, ['id', 'url', ['events', list(w.events)], 'createdAt']);
+  return fieldsOf(w, [
+    'id', 'url', ['events', list(w.events)], 'createdAt',
+    ['previous_secret_until', w.previousSecretUntil ? `${w.previousSecretUntil} (the previous secret signs too until then)` : undefined],
+    ['disabled', w.disabledAt ? `since ${w.disabledAt}: ${w.disabledReason ?? ''} (mailer webhooks enable ${w.id})` : undefined],
+  ]);
 }
+
+/** A webhook's state in one word or two, for tables. */
+export const webhookState = (w: Webhook): string => (w.disabledAt ? `disabled since ${w.disabledAt}` : 'active');

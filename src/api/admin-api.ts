@@ -96,6 +96,13 @@ function webhookCalls(deps: AdminApiDeps, admin: Admit) {
         return { success: true, message: `webhook ${req.id} deleted` };
       }),
     verifyWebhook: (req, ctx) => admin(ctx, () => deps.webhooks.verify(req.id)),
+    rotateWebhookSecret: (req, ctx) =>
+      admin(ctx, async () => {
+        const w = await deps.webhooks.rotateSecret(req.id, req.overlapSeconds);
+        return presentWebhook(w, w.secret);
+      }),
+    enableWebhook: (req, ctx) => admin(ctx, async () => presentWebhook(await deps.webhooks.enable(req.id))),
+    resendWebhookDeliveries: (req, ctx) => admin(ctx, () => deps.webhooks.resendRange(req.id, req)),
 
     listWebhookDeliveries: (req, ctx) =>
       admin(ctx, async () => ({ deliveries: (await deps.webhooks.deliveries(req.id, req)).map(presentWebhookDelivery) })),

@@ -45,7 +45,12 @@ export function presentApiKey(k: ApiKeyRow, extra: { key?: string; withUsage?: b
 }
 
 export function presentWebhook(w: WebhookRow, secret?: string): MessageInitShape<typeof WebhookSchema> {
-  return { id: w.id, url: w.url, events: w.events, createdAt: iso(w.createdAt), ...(secret !== undefined ? { secret } : {}) };
+  const overlapping = w.previousSecretUntil !== null && w.previousSecretUntil > new Date();
+  return {
+    id: w.id, url: w.url, events: w.events, createdAt: iso(w.createdAt), ...(secret !== undefined ? { secret } : {}),
+    ...(overlapping ? { previousSecretUntil: iso(w.previousSecretUntil!) } : {}),
+    ...(w.disabledAt ? { disabledAt: iso(w.disabledAt), disabledReason: w.disabledReason ?? '' } : {}),
+  };
 }
 
 export function presentCaught(m: CaughtMessageRow): MessageInitShape<typeof CaughtMessageSchema> {
@@ -63,6 +68,7 @@ export function presentWebhookDelivery(d: WebhookDeliveryRow): MessageInitShape<
   return {
     id: d.id, webhookId: d.webhookId, eventId: d.eventId, eventType: d.eventType, emailId: d.emailId, status: d.status,
     createdAt: iso(d.createdAt), ...(d.completedAt ? { completedAt: iso(d.completedAt) } : {}),
+    ...(d.discardReason ? { discardReason: d.discardReason } : {}),
     attempts: d.attempts.map((a) => ({
       attempt: a.attempt, startedAt: iso(a.startedAt), statusCode: a.statusCode, latencyMs: a.latencyMs,
       responseExcerpt: a.responseExcerpt, error: a.error,

@@ -19,6 +19,7 @@ import { createSenderCheck } from '../services/sender-check.js';
 import { createSubmissionService } from '../services/submission-service.js';
 import type { UsageRecorder } from '../services/usage-recorder.js';
 import { createWebhooksService } from '../services/webhooks-service.js';
+import { signingSecrets } from '../db/repos/webhooks-repo.js';
 import { checkWebhookUrl } from '../webhooks/address-guard.js';
 import { sendTestRequest } from '../webhooks/test-request.js';
 import type { Core } from './start-core.js';
@@ -58,7 +59,7 @@ export function createHandlers(core: Core, deps: { auth: AuthService; usage: Usa
     webhooks: createWebhooksService({
       webhooks: repos.webhooks, webhookDeliveries: repos.webhookDeliveries, accounts: repos.accounts,
       checkUrl: (u) => checkWebhookUrl(u, config.webhookAllowPrivate),
-      sendTest: (webhook) => sendTestRequest(webhook, { allowPrivate: config.webhookAllowPrivate }),
+      sendTest: (webhook) => sendTestRequest({ ...webhook, secrets: signingSecrets(webhook) }, { allowPrivate: config.webhookAllowPrivate }),
     }),
     operator: createOperatorService({
       accounts: repos.accounts, owners: repos.owners, events: repos.events, suppressions: repos.suppressions, tracking: repos.tracking,

@@ -81,6 +81,7 @@ function createWorker(core: Core, transport: MailTransport, notifyQueued: () => 
         webhookDeliveries: repos.webhookDeliveries,
         post: (url, body, headers) => postWebhook(url, body, headers, { allowPrivate: config.webhookAllowPrivate }),
         logger,
+        disableThreshold: { discards: config.webhookDisableAfterDiscards, hours: config.webhookDisableAfterHours },
       }),
       ...createJobActivities({ scheduled: repos.scheduled, batches: repos.batches, notifyQueued: () => notifyQueued() }),
       ...createDomainActivities({ checks: core.domainChecks, recheckMinutes: config.dnsRecheckMinutes }),

@@ -13,11 +13,17 @@ function isCalendarDate(raw: string): boolean {
   return month >= 1 && month <= 12 && day >= 1 && day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
 }
 
+/** An ISO 8601 time with a zone (e.g. 2026-01-01T09:00:00Z), or undefined for anything else. */
+export function parseZonedTime(raw: string): Date | undefined {
+  const at = ISO_8601.test(raw) && isCalendarDate(raw) ? new Date(raw.toUpperCase()) : undefined;
+  return at && !Number.isNaN(at.getTime()) ? at : undefined;
+}
+
 /** scheduled_at must parse as ISO 8601 and lie in the future (and within MAX_SCHEDULE_DAYS). */
 export function parseScheduledAt(raw: string, now: Date): Date {
   if (raw === '') throw invalid('scheduled_at is required (ISO 8601, e.g. 2026-01-01T09:00:00Z)');
-  const at = ISO_8601.test(raw) && isCalendarDate(raw) ? new Date(raw.toUpperCase()) : undefined;
-  if (!at || Number.isNaN(at.getTime())) {
+  const at = parseZonedTime(raw);
+  if (!at) {
     throw invalid(`scheduled_at: "${raw.slice(0, 60)}" is not an ISO 8601 time with a zone (e.g. 2026-01-01T09:00:00Z)`);
   }
   if (at.getTime() <= now.getTime()) throw invalid(`scheduled_at: ${at.toISOString()} is not in the future`);

@@ -11,7 +11,9 @@ import { LIST_DEFAULT as CAUGHT_LIST_DEFAULT, LIST_MAX as CAUGHT_LIST_MAX } from
 import { KEY_SHAPE } from '../services/idempotency.js';
 import { EVENTS_PAGE } from '../services/events-service.js';
 import { STATS_DAYS } from '../services/operator-service.js';
-import { DELIVERIES_PAGE, DELIVERY_STATUSES, URL_MAX } from '../services/webhooks-service.js';
+import {
+  BULK_RESEND_MAX, DELIVERIES_PAGE, DELIVERY_STATUSES, DISCARD_REASONS, SECRET_OVERLAP, URL_MAX,
+} from '../services/webhooks-service.js';
 
 /**
  * What the proto types cannot say about a field: required, limits, vocabularies and formats, written from
@@ -123,6 +125,13 @@ export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
     },
     events: { minItems: 1, uniqueItems: true, items: enumOf(EVENT_TYPES) },
   },
+  RotateWebhookSecretRequest: {
+    overlap_seconds: { minimum: 0, maximum: SECRET_OVERLAP.max, description: `Seconds the previous secret keeps signing; absent: ${SECRET_OVERLAP.default} (24 h).` },
+  },
+  ResendWebhookDeliveriesRequest: {
+    from: { ...dateTime, description: 'Start of the range of the deliveries\' events (inclusive), ISO 8601 with a zone; required.' },
+    to: { description: 'End of the range (exclusive), ISO 8601 with a zone; empty or absent: now.' },
+  },
   ListWebhookDeliveriesRequest: { status: filterOf(DELIVERY_STATUSES), limit: count(DELIVERIES_PAGE.max, DELIVERIES_PAGE.default) },
   ListAccountEmailsRequest: { page, page_size: pageSize, status: filterOf(EMAIL_STATUSES), job_type: filterOf(JOB_TYPES) },
   ListAccountBatchJobsRequest: { page, limit: pageSize, status: filterOf(BATCH_STATUSES) },
@@ -143,8 +152,11 @@ export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
   Account: { status: enumOf(ACCOUNT_STATUSES), created_at: dateTime },
   Domain: { created_at: dateTime },
   ApiKey: { permission: enumOf(PERMISSIONS), created_at: dateTime },
-  Webhook: { events: { items: enumOf(EVENT_TYPES) }, created_at: dateTime },
-  WebhookDelivery: { status: enumOf(DELIVERY_STATUSES), created_at: dateTime, completed_at: dateTime },
+  Webhook: { events: { items: enumOf(EVENT_TYPES) }, created_at: dateTime, previous_secret_until: dateTime, disabled_at: dateTime },
+  WebhookDelivery: {
+    status: enumOf(DELIVERY_STATUSES), created_at: dateTime, completed_at: dateTime, discard_reason: enumOf(DISCARD_REASONS),
+  },
+  ResendWebhookDeliveriesResponse: { queued: { minimum: 0, maximum: BULK_RESEND_MAX } },
   WebhookAttempt: { started_at: dateTime },
   EmailEvent: { type: enumOf(EVENT_TYPES), created_at: dateTime },
   DailyStats: { day: { format: 'date' } },

@@ -24,6 +24,7 @@ const STATE_RULES: Record<string, string> = {
   createDomain: 'A domain already added to the account is a 400.',
   cancelScheduledEmail: 'Cancelling an email already cancelled answers 200 again; one already sent is a 400.',
   resendWebhookDelivery: 'A delivery still being tried, or one of a deleted webhook, is a 400.',
+  resendWebhookDeliveries: 'A disabled webhook is a 400 (enable it first); so is a range whose from is not before its to.',
 };
 
 /** A request that succeeds against a fresh service (its default account sends from the verified example.com). */
@@ -50,7 +51,7 @@ const LINKS: Record<string, { from: string; to: string[] }> = {
   },
   createDomain: { from: 'id', to: ['verifyDomain', 'updateDomain'] },
   createApiKey: { from: 'id', to: ['deleteApiKey'] },
-  createWebhook: { from: 'id', to: ['listWebhookDeliveries', 'deleteWebhook'] },
+  createWebhook: { from: 'id', to: ['listWebhookDeliveries', 'deleteWebhook', 'rotateWebhookSecret', 'enableWebhook', 'resendWebhookDeliveries'] },
 };
 
 function links(name: string): Schema | undefined {

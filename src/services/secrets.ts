@@ -30,8 +30,13 @@ export function digestsEqual(a: Buffer, b: Buffer): boolean {
   return a.length === b.length && crypto.timingSafeEqual(a, b);
 }
 
+/**
+ * `whsec_` and 32 random bytes in standard base64 (with its padding): the Standard Webhooks secret format, so
+ * that the string shown at creation is what a receiver gives a Standard Webhooks library unchanged. Secrets
+ * made before used base64url; they still sign both headers (webhooks/standard-signature.ts).
+ */
 export function generateWebhookSecret(): string {
-  return `whsec_${crypto.randomBytes(32).toString('base64url')}`;
+  return `whsec_${crypto.randomBytes(32).toString('base64')}`;
 }
 
 export function generateToken(bytes = 32): string {

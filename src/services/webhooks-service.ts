@@ -1,7 +1,8 @@
 import type { AccountsRepo } from '../db/repos/accounts-repo.js';
-import type { WebhookDeliveriesRepo, WebhookDeliveryRow, WebhookDeliveryStatus } from '../db/repos/webhook-deliveries-repo.js';
+import type { DiscardReason, WebhookDeliveriesRepo, WebhookDeliveryRow, WebhookDeliveryStatus } from '../db/repos/webhook-deliveries-repo.js';
 import type { WebhookRow, WebhooksRepo } from '../db/repos/webhooks-repo.js';
 import { EVENT_TYPES, isOneOf } from '../domain/catalog.js';
+import { parseZonedTime } from '../domain/schedule.js';
 import { invalid, notFound } from '../errors.js';
 import { enumFilter } from './enum-filter.js';
 import { newId } from '../ids.js';
@@ -10,11 +11,16 @@ import { generateWebhookSecret } from './secrets.js';
 
 export const URL_MAX = 2048;
 export const DELIVERY_STATUSES: readonly WebhookDeliveryStatus[] = ['pending', 'succeeded', 'discarded'];
+export const DISCARD_REASONS: readonly DiscardReason[] = ['retries_exhausted', 'webhook_disabled', 'webhook_deleted'];
 export const DELIVERIES_PAGE = { default: 50, max: 100 } as const;
+/** How long a rotated-out secret keeps signing, by default and at most (seconds). */
+export const SECRET_OVERLAP = { default: 86_400, max: 604_800 } as const;
+/** Bulk re-send queues at most this many deliveries per call, so that one call is one bounded statement. */
+export const BULK_RESEND_MAX = 1000;
 
 export interface WebhooksDeps {
   webhooks: WebhooksRepo;
-  webhookDeliveries: Pick<WebhookDeliveriesRepo, 'listForWebhook' | 'get' | 'requeue'>;
+  webhookDeliveries: Pick<WebhookDeliveriesRepo, 'listForWebhook' | 'get' | 'requeue' | 'requeueDiscarded'>;
   accounts: Pick<AccountsRepo, 'get'>;
   checkUrl: (url: string) => Promise<UrlCheck>;
   /** Sends Verify's signed `test` request (event `test`) and answers the receiver's HTTP status (0: none). */
@@ -68,11 +74,57 @@ export function createWebhooksService(deps: WebhooksDeps) {
     async resend(deliveryId: string): Promise<WebhookDeliveryRow> {
       const delivery = await deps.webhookDeliveries.get(deliveryId);
       if (!delivery) throw notFound('webhook delivery', deliveryId);
-      if (!(await deps.webhooks.get(delivery.webhookId))) throw invalid(`webhook ${delivery.webhookId} was deleted; its events cannot be sent again`);
+      const webhook = await deps.webhooks.get(delivery.webhookId);
+      if (!webhook) throw invalid(`webhook ${delivery.webhookId} was deleted; its events cannot be sent again`);
+      refuseDisabled(webhook);
       if (delivery.status === 'pending') throw invalid(`webhook delivery ${deliveryId} is still being tried`);
       await deps.webhookDeliveries.requeue(deliveryId);
       return (await deps.webhookDeliveries.get(deliveryId))!;
     },
+
+    /**
+     * Bulk re-send: the discarded deliveries whose events came in [from, to), oldest first, at most
+     * BULK_RESEND_MAX per call, each queued as a single re-send would queue it.
+     */
+    async resendRange(id: string, input: { from: string; to: string }): Promise<{ queued: number; hasMore: boolean }> {
+      const webhook = await deps.webhooks.get(id);
+      if (!webhook) throw notFound('webhook', id);
+      refuseDisabled(webhook);
+      const from = isoInstant('from', input.from);
+      const to = input.to === '' ? new Date() : isoInstant('to', input.to);
+      if (from >= to) throw invalid(`from (${input.from}) must be before to (${input.to || 'now'})`);
+      const { queued, more } = await deps.webhookDeliveries.requeueDiscarded(id, { from, to }, BULK_RESEND_MAX);
+      return { queued, hasMore: more };
+    },
+
+    /** A new secret, answered once; the current one keeps signing beside it for the overlap. */
+    async rotateSecret(id: string, overlapSeconds: number | undefined): Promise<WebhookRow> {
+      const overlap = overlapSeconds ?? SECRET_OVERLAP.default;
+      if (!Number.isInteger(overlap) || overlap < 0 || overlap > SECRET_OVERLAP.max) {
+        throw invalid(`overlap_seconds must be from 0 to ${SECRET_OVERLAP.max}; got ${overlap}`);
+      }
+      const webhook = await deps.webhooks.rotateSecret(id, generateWebhookSecret(), overlap);
+      if (!webhook) throw notFound('webhook', id);
+      return webhook;
+    },
+
+    /** Re-enables a disabled webhook (and is harmless on one that is not). */
+    async enable(id: string): Promise<WebhookRow> {
+      const webhook = await deps.webhooks.enable(id);
+      if (!webhook) throw notFound('webhook', id);
+      return webhook;
+    },
   };
 }
 export type WebhooksService = ReturnType<typeof createWebhooksService>;
+
+function refuseDisabled(webhook: WebhookRow): void {
+  if (webhook.disabledAt) throw invalid(`webhook ${webhook.id} is disabled (${webhook.disabledReason ?? 'its deliveries kept failing'}); enable it first`);
+}
+
+/** A time given as ISO 8601 with a zone (the rule of scheduled_at). */
+function isoInstant(field: string, value: string): Date {
+  const at = parseZonedTime(value);
+  if (!at) throw invalid(`${field} must be an ISO 8601 time with a zone such as 2026-01-31T00:00:00Z; got "${value.slice(0, 60)}"`);
+  return at;
+}

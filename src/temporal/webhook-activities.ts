@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import type { WebhookDeliveriesRepo } from '../db/repos/webhook-deliveries-repo.js';
+import type { DisableThreshold, WebhookDeliveriesRepo } from '../db/repos/webhook-deliveries-repo.js';
 import { webhookEnvelope } from '../domain/events.js';
 import type { Logger } from '../logger.js';
 import type { PostResult } from '../webhooks/post.js';
@@ -10,6 +10,8 @@ export interface WebhookActivityDeps {
   /** One HTTP POST with the address guard and the 10 s limit (webhooks/post.ts). */
   post: (url: string, body: string, headers: Record<string, string>) => Promise<PostResult>;
   logger: Logger;
+  /** When an endpoint that keeps failing is disabled (config: webhookDisableAfterDiscards / Hours). */
+  disableThreshold: DisableThreshold;
 }
 
 /**
@@ -22,8 +24,9 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     async sendWebhook(input: { deliveryId: string }): Promise<'succeeded' | 'skipped'> {
       const d = await deps.webhookDeliveries.loadForSending(input.deliveryId);
       if (!d || d.status !== 'pending') return 'skipped';
-      if (!d.webhook) {
-        await deps.webhookDeliveries.discard(d.id);
+      if (!d.webhook || d.webhook.disabled) {
+        // Disabled since the event was queued (later events of a disabled webhook are discarded at fan-out).
+        await deps.webhookDeliveries.discard(d.id, d.webhook ? 'webhook_disabled' : 'webhook_deleted');
         return 'skipped';
       }
       const attempt = await deps.webhookDeliveries.beginAttempt(d.id);
@@ -32,7 +35,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       // timestamp is new, so receivers can both dedupe and refuse replays.
       const body = JSON.stringify(webhookEnvelope(d.event.type, d.event.at, d.email, d.event.data, d.event.id));
       const startedAt = new Date();
-      const result = await deps.post(d.webhook.url, body, webhookHeaders(d.webhook.secret, d.event.type, body, d.id, startedAt));
+      const result = await deps.post(d.webhook.url, body, webhookHeaders(d.webhook.secrets, d.event.type, body, d.id, startedAt));
       const ok = result.statusCode >= 200 && result.statusCode < 300;
       await deps.webhookDeliveries.recordAttempt(d.id, {
         attempt, startedAt, statusCode: result.statusCode, latencyMs: result.latencyMs, responseExcerpt: result.excerpt,
@@ -42,10 +45,17 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       return 'succeeded';
     },
 
-    /** The retry budget is spent: the event is discarded for this webhook (an operator may send it again). */
+    /**
+     * The retry budget is spent: the event is discarded for this webhook (an operator may send it again).
+     * Past the threshold this disables the webhook, which the operator is told of by a warning.
+     */
     async discardWebhook(input: { deliveryId: string }): Promise<void> {
-      await deps.webhookDeliveries.discard(input.deliveryId);
+      const { disabledWebhook } = await deps.webhookDeliveries.discard(input.deliveryId, 'retries_exhausted', deps.disableThreshold);
       deps.logger.info({ deliveryId: input.deliveryId }, 'webhook delivery discarded after its last attempt');
+      if (disabledWebhook) {
+        deps.logger.warn({ webhookId: disabledWebhook.id, reason: disabledWebhook.reason },
+          'webhook disabled: its deliveries keep failing; new events are discarded until an operator enables it (POST /v1/mail/admin/webhooks/:id/enable)');
+      }
     },
   };
 }

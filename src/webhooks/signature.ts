@@ -6,6 +6,8 @@ import crypto from 'node:crypto';
  * `verifyWebhookSignature` is what a receiver runs; it is exported for senders' own code and used by the tests.
  */
 export const SIGNATURE_HEADER = 'x-mail-signature';
+/** During a secret rotation's overlap: the same signature made with the previous secret. */
+export const PREVIOUS_SIGNATURE_HEADER = 'x-mail-signature-previous';
 export const TIMESTAMP_HEADER = 'x-mail-timestamp';
 /** Receivers should refuse requests whose timestamp is older (or newer) than this: replays. */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
@@ -21,7 +23,8 @@ export type VerifyResult = { ok: true } | { ok: false; reason: 'missing headers'
 
 /**
  * Checks a webhook request as received: the signature over the exact raw body, in constant time, and a
- * timestamp within `toleranceSeconds` of `now` (seconds since the epoch).
+ * timestamp within `toleranceSeconds` of `now` (seconds since the epoch). `X-Mail-Signature-Previous` is
+ * accepted too, so that a receiver holding either secret of a rotation's overlap verifies every request.
  */
 export function verifyWebhookSignature(options: {
   secret: string;
@@ -43,6 +46,7 @@ export function verifyWebhookSignature(options: {
   const now = options.now ?? Math.floor(Date.now() / 1000);
   if (Math.abs(now - Number(timestamp)) > (options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS)) return { ok: false, reason: 'stale timestamp' };
   const expected = Buffer.from(signatureFor(options.secret, timestamp, options.rawBody));
-  const given = Buffer.from(signature);
-  return expected.length === given.length && crypto.timingSafeEqual(expected, given) ? { ok: true } : { ok: false, reason: 'signature mismatch' };
+  const matches = (given: string | undefined) =>
+    given !== undefined && Buffer.byteLength(given) === expected.length && crypto.timingSafeEqual(expected, Buffer.from(given));
+  return matches(signature) || matches(get(PREVIOUS_SIGNATURE_HEADER)) ? { ok: true } : { ok: false, reason: 'signature mismatch' };
 }

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/http.js';
 import { stackEnv } from '../helpers/stack.js';
@@ -150,4 +151,38 @@ describe('server', () => {
     }
     expect(await exited).toBe(0);
   });
+});
+
+describe('management', () => {
+  it('webhooks rotate-secret shows the new secret once; a disabled webhook shows so, enable and resend-range', async () => {
+    const hook = await json<{ id: string; secret: string }>(['webhooks', 'create', 'http://127.0.0.1:9/rotating', '-a', stack.accountId, '--event', 'open']);
+    const rotated = await ok(['webhooks', 'rotate-secret', hook.id, '--overlap', '600']);
+    const fresh = /^\s+(whsec_\S+)$/m.exec(rotated.stdout)?.[1];
+    expect(fresh, rotated.stdout).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(fresh).not.toBe(hook.secret);
+    expect(rotated.stdout).toMatch(/^previous_secret_until\s+\S+ \(the previous secret signs too until then\)$/m);
+    const again = await json<{ secret: string; previous_secret_until: string }>(['webhooks', 'rotate-secret', hook.id, '--overlap', '0']);
+    expect(again.secret).not.toBe(fresh);
+    expect(again).not.toHaveProperty('previous_secret_until');
+    expect((await mailer(['webhooks', 'rotate-secret', hook.id, '--overlap', '-1'])).code).toBe(2);
+
+    // Disabled as the threshold would (the threshold itself: test/integration/webhook-trust.test.ts).
+    const sql = postgres(stack.databaseUrl, { max: 1, onnotice: () => {} });
+    try {
+      await sql`update webhooks set disabled_at = now(), disabled_reason = '10 deliveries in a row discarded' where id = ${hook.id}`;
+    } finally {
+      await sql.end();
+    }
+    const listed = await ok(['webhooks', 'list', '-a', stack.accountId]);
+    expect(listed.stdout).toMatch(new RegExp(`${hook.id}\\s.*\\sdisabled since \\S+`));
+    const refused = await mailer(['webhooks', 'resend-range', hook.id, '--from', '2020-01-01T00:00:00Z']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/is disabled \(10 deliveries in a row discarded\); enable it first/);
+    const enabled = await ok(['webhooks', 'enable', hook.id]);
+    expect(enabled.stdout).toMatch(/^Enabled\nid\s+wh_/);
+    expect(enabled.stdout).not.toContain('disabled');
+    expect((await ok(['webhooks', 'list', '-a', stack.accountId])).stdout).toMatch(new RegExp(`${hook.id}\\s.*\\sactive\\s`));
+    expect(await json(['webhooks', 'resend-range', hook.id, '--from', '2020-01-01T00:00:00Z'])).toEqual({ queued: 0, has_more: false });
+    expect((await ok(['webhooks', 'resend-range', hook.id, '--from', '2020-01-01T00:00:00Z'])).stdout).toBe(`Queued 0 discarded deliveries of ${hook.id} again\n`);
+  }, 60_000);
 });

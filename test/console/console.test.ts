@@ -5,6 +5,7 @@
  * After each test: no request left loopback, and the page logged no error it was not expected to.
  */
 import type { Locator, Page, Response } from 'playwright-core';
+import postgres from 'postgres';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { admin } from '../helpers/admin-fixtures.js';
 import { call, eventually, validEmail } from '../helpers/http.js';
@@ -280,6 +281,32 @@ describe('console', () => {
     expect(attempt[3]).toBe('answered 200');
     expect(attempt[4]).toBe('—');
     await browser.screenshot('webhook-deliveries');
+  });
+});
+
+describe('console', () => {
+  it('shows a disabled webhook with why, and enables it', async () => {
+    // Disabled as the failure threshold would (the threshold itself: test/integration/webhook-trust.test.ts),
+    // once the batch's events have all been delivered to it.
+    await eventually(async () => (await deliveries(state.webhookId)).every((d) => d.status === 'succeeded'), 30_000);
+    const sql = postgres(stack.databaseUrl, { max: 1, onnotice: () => {} });
+    try {
+      await sql`update webhooks set disabled_at = now(), disabled_reason = '10 deliveries in a row discarded (every attempt failed)' where id = ${state.webhookId}`;
+    } finally {
+      await sql.end();
+    }
+    const url = `${receiver.url}/hooks/mail`;
+    await open(`/accounts/${stack.accountId}/webhooks`, /default/);
+    const listed = row(url);
+    expect(await listed.locator('.pill').innerText()).toBe('disabled');
+    expect(await listed.innerText()).toContain('10 deliveries in a row discarded (every attempt failed)');
+    await browser.screenshot('webhook-disabled');
+    await listed.getByRole('button', { name: `Enable ${url}` }).click();
+    await expect.poll(status).toBe(`Webhook ${url} enabled: new events are sent again.`);
+    await expect.poll(() => listed.locator('.pill').innerText()).toBe('active');
+    expect(await listed.getByRole('button', { name: `Enable ${url}` }).count()).toBe(0);
+    const { body } = await admin<{ webhooks: { id: string; disabled_at?: string }[] }>(stack, 'GET', `/accounts/${stack.accountId}/webhooks`);
+    expect(body.webhooks.find((w) => w.id === state.webhookId)).not.toHaveProperty('disabled_at');
   });
 });
 

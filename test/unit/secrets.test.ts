@@ -48,9 +48,10 @@ describe('comparisons', () => {
 });
 
 describe('other secrets', () => {
-  it('webhook secrets are whsec_ and 32 random bytes', () => {
+  it('webhook secrets are whsec_ and 32 random bytes in standard base64 (the Standard Webhooks format)', () => {
     const s = generateWebhookSecret();
-    expect(s).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(s).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(s.slice(6), 'base64')).toHaveLength(32);
     expect(generateWebhookSecret()).not.toBe(s);
   });
 

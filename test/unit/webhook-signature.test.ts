@@ -42,3 +42,16 @@ describe('webhook signatures', () => {
     expect(verifyWebhookSignature({ secret, headers: headers(sig), rawBody: body, now: ts + 30, toleranceSeconds: 10 })).toEqual({ ok: false, reason: 'stale timestamp' });
   });
 });
+
+describe('webhook signatures during a secret rotation', () => {
+  const previous = 'whsec_previous-secret';
+  const both = (t = ts) => ({ 'X-Mail-Signature': independent(secret, t, body), 'X-Mail-Signature-Previous': independent(previous, t, body), 'X-Mail-Timestamp': String(t) });
+
+  it('accepts a receiver holding either secret: X-Mail-Signature-Previous is the previous secret\'s signature', () => {
+    expect(verifyWebhookSignature({ secret, headers: both(), rawBody: body, now: ts })).toEqual({ ok: true });
+    expect(verifyWebhookSignature({ secret: previous, headers: both(), rawBody: body, now: ts })).toEqual({ ok: true });
+    expect(verifyWebhookSignature({ secret: 'whsec_third', headers: both(), rawBody: body, now: ts })).toEqual({ ok: false, reason: 'signature mismatch' });
+    expect(verifyWebhookSignature({ secret: previous, headers: both(), rawBody: `${body} `, now: ts })).toEqual({ ok: false, reason: 'signature mismatch' });
+    expect(verifyWebhookSignature({ secret: previous, headers: both(), rawBody: body, now: ts + 301 })).toEqual({ ok: false, reason: 'stale timestamp' });
+  });
+});

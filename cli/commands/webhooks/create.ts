@@ -9,7 +9,9 @@ export default adminCommand({
   summary: 'Create a webhook. Its signing secret is shown this once: keep it.',
   description:
     'Each event is POSTed to the URL, signed with the secret: X-Mail-Signature is ' +
-    'sha256=<hex HMAC-SHA256 of "<X-Mail-Timestamp>.<raw body>">. The URL must resolve to a public address ' +
+    'sha256=<hex HMAC-SHA256 of "<X-Mail-Timestamp>.<raw body>">; the Standard Webhooks headers (webhook-id, ' +
+    'webhook-timestamp, webhook-signature) come too, for any Standard Webhooks library given the same secret. ' +
+    'The URL must resolve to a public address ' +
     'unless the server runs with MAILER_WEBHOOK_ALLOW_PRIVATE=1.',
   examples: [
     'https://hooks.acme.com/mail --account acc_01JZ8Q4V6T3N2K5M7P9R0S1T2U --event delivery --event bounce',

@@ -6,6 +6,7 @@ import * as trackingRepeats from './0005-tracking-repeats.js';
 import * as domainAuthentication from './0006-domain-authentication.js';
 import * as remainingRecipients from './0007-remaining-recipients.js';
 import * as eventsFeed from './0008-events-feed.js';
+import * as webhookTrust from './0009-webhook-trust.js';
 
 /** Forward-only migrations, applied in order. Never edit one that has shipped: add the next. */
 export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
@@ -17,4 +18,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   { version: 6, name: 'domain-authentication', sql: domainAuthentication.sql },
   { version: 7, name: 'remaining-recipients', sql: remainingRecipients.sql },
   { version: 8, name: 'events-feed', sql: eventsFeed.sql },
+  { version: 9, name: 'webhook-trust', sql: webhookTrust.sql },
 ];

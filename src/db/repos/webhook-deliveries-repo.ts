@@ -5,6 +5,14 @@ import { type EmailRaw, type EmailRow, toEmail } from './emails-repo.js';
 import { createGroupQueue } from './group-queue.js';
 
 export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'discarded';
+/** Why a delivery was discarded: every attempt failed, the webhook was disabled, or it was deleted. */
+export type DiscardReason = 'retries_exhausted' | 'webhook_disabled' | 'webhook_deleted';
+
+/** When a webhook is disabled: this many deliveries discarded in a row, the first at least `hours` ago. */
+export interface DisableThreshold {
+  discards: number;
+  hours: number;
+}
 
 export interface WebhookAttemptRow {
   attempt: number;
@@ -24,6 +32,7 @@ export interface WebhookDeliveryRow {
   status: WebhookDeliveryStatus;
   createdAt: Date;
   completedAt: Date | null;
+  discardReason: DiscardReason | null;
   attempts: WebhookAttemptRow[];
 }
 
@@ -31,8 +40,8 @@ export interface WebhookDeliveryRow {
 export interface DeliveryToSend {
   id: string;
   status: WebhookDeliveryStatus;
-  /** Undefined once the webhook was deleted. */
-  webhook: { url: string; secret: string } | undefined;
+  /** Undefined once the webhook was deleted. `secrets`: the current one, then the previous during an overlap. */
+  webhook: { id: string; url: string; secrets: string[]; disabled: boolean } | undefined;
   event: { id: string; type: EventType; at: Date; data: Record<string, unknown> };
   email: EmailRow;
 }
@@ -41,12 +50,12 @@ export const WEBHOOK_QUEUE_CHANNEL = 'mailer_webhook_queue';
 
 type DeliveryRaw = {
   id: string; webhook_id: string; event_id: string; type: EventType; email_id: string; status: WebhookDeliveryStatus;
-  created_at: Date; completed_at: Date | null; attempts: { attempt: number; started_at: string; status_code: number; latency_ms: number; response_excerpt: string; error: string }[];
+  created_at: Date; completed_at: Date | null; discard_reason: DiscardReason | null; attempts: { attempt: number; started_at: string; status_code: number; latency_ms: number; response_excerpt: string; error: string }[];
 };
 
 const toDelivery = (r: DeliveryRaw): WebhookDeliveryRow => ({
   id: r.id, webhookId: r.webhook_id, eventId: r.event_id, eventType: r.type, emailId: r.email_id, status: r.status,
-  createdAt: r.created_at, completedAt: r.completed_at,
+  createdAt: r.created_at, completedAt: r.completed_at, discardReason: r.discard_reason,
   attempts: r.attempts.map((a) => ({
     attempt: a.attempt, startedAt: new Date(a.started_at), statusCode: a.status_code, latencyMs: a.latency_ms,
     responseExcerpt: a.response_excerpt, error: a.error,
@@ -60,7 +69,7 @@ const toDelivery = (r: DeliveryRaw): WebhookDeliveryRow => ({
  */
 export function createWebhookDeliveriesRepo(sql: Sql) {
   const selectDeliveries = (where: postgres.PendingQuery<postgres.Row[]>, limit: number) => sql<DeliveryRaw[]>`
-    select d.id, d.webhook_id, d.event_id, e.type, e.email_id, d.status, d.created_at, d.completed_at,
+    select d.id, d.webhook_id, d.event_id, e.type, e.email_id, d.status, d.created_at, d.completed_at, d.discard_reason,
       coalesce((select json_agg(json_build_object('attempt', a.attempt, 'started_at', a.started_at, 'status_code', a.status_code,
         'latency_ms', a.latency_ms, 'response_excerpt', a.response_excerpt, 'error', a.error) order by a.attempt)
         from webhook_attempts a where a.delivery_id = d.id), '[]') as attempts
@@ -68,13 +77,26 @@ export function createWebhookDeliveriesRepo(sql: Sql) {
     where ${where}
     order by d.id desc limit ${limit}`;
 
+  /** The one way a delivery is queued again (single and bulk re-send): a fresh retry budget, then a wake-up. */
+  const requeueWhere = async (where: postgres.PendingQuery<postgres.Row[]>): Promise<number> => {
+    const rows = await sql`
+      update webhook_deliveries set status = 'pending', group_id = null, claimed_at = null, completed_at = null, discard_reason = null
+      where ${where} returning id`;
+    if (rows.length > 0) await sql`select pg_notify(${WEBHOOK_QUEUE_CHANNEL}, '')`;
+    return rows.length;
+  };
+
   return {
     ...createGroupQueue(sql, { table: 'webhook_deliveries', id: 'id', order: 'created_at', waiting: sql`status = 'pending'` }),
 
     async loadForSending(id: string): Promise<DeliveryToSend | undefined> {
-      const [row] = await sql<({ d_id: string; d_status: WebhookDeliveryStatus; url: string | null; secret: string | null; e_id: string; e_type: EventType; e_at: Date; e_data: Record<string, unknown> } & EmailRaw)[]>`
-        select d.id as d_id, d.status as d_status,
+      const [row] = await sql<({
+        d_id: string; d_status: WebhookDeliveryStatus; w_id: string; url: string | null; secret: string | null; previous: string | null;
+        disabled: boolean; e_id: string; e_type: EventType; e_at: Date; e_data: Record<string, unknown>;
+      } & EmailRaw)[]>`
+        select d.id as d_id, d.status as d_status, w.id as w_id,
           case when w.deleted_at is null then w.url end as url, case when w.deleted_at is null then w.secret end as secret,
+          case when w.previous_secret_until > now() then w.previous_secret end as previous, w.disabled_at is not null as disabled,
           e.id as e_id, e.type as e_type, e.created_at as e_at, e.data as e_data, m.*
         from webhook_deliveries d
         join webhooks w on w.id = d.webhook_id
@@ -85,7 +107,9 @@ export function createWebhookDeliveriesRepo(sql: Sql) {
       return {
         id: row.d_id,
         status: row.d_status,
-        webhook: row.url !== null && row.secret !== null ? { url: row.url, secret: row.secret } : undefined,
+        webhook: row.url !== null && row.secret !== null
+          ? { id: row.w_id, url: row.url, secrets: row.previous !== null ? [row.secret, row.previous] : [row.secret], disabled: row.disabled }
+          : undefined,
         event: { id: row.e_id, type: row.e_type, at: row.e_at, data: row.e_data },
         email: toEmail(row),
       };
@@ -98,29 +122,63 @@ export function createWebhookDeliveriesRepo(sql: Sql) {
       return row?.attempt_count;
     },
 
-    /** Records one attempt; a 2xx answer finishes the delivery in the same statement. */
+    /**
+     * Records one attempt; a 2xx answer finishes the delivery in the same statement and ends the webhook's
+     * run of failures (written only when there is one, so that a busy webhook's row is not rewritten per event).
+     */
     async recordAttempt(id: string, a: WebhookAttemptRow, succeeded: boolean): Promise<void> {
       await sql`
         with attempt as (
           insert into webhook_attempts (delivery_id, attempt, started_at, status_code, latency_ms, response_excerpt, error)
           values (${id}, ${a.attempt}, ${a.startedAt}, ${a.statusCode}, ${a.latencyMs}, ${a.responseExcerpt}, ${a.error})
-          on conflict (delivery_id, attempt) do nothing)
-        update webhook_deliveries set status = 'succeeded', completed_at = now()
-        where id = ${id} and ${succeeded} and status = 'pending'`;
+          on conflict (delivery_id, attempt) do nothing),
+        done as (
+          update webhook_deliveries set status = 'succeeded', completed_at = now()
+          where id = ${id} and ${succeeded} and status = 'pending' returning webhook_id)
+        update webhooks set consecutive_discards = 0, failing_since = null
+        from done where webhooks.id = done.webhook_id and (consecutive_discards <> 0 or failing_since is not null)`;
     },
 
-    /** The retry budget is spent (or the webhook is gone): the event is discarded for this webhook. */
-    async discard(id: string): Promise<void> {
-      await sql`update webhook_deliveries set status = 'discarded', completed_at = now() where id = ${id} and status = 'pending'`;
+    /**
+     * Discards a pending delivery with its reason. Only `retries_exhausted` counts towards the threshold:
+     * the answer says whether this discard disabled the webhook, and why.
+     */
+    async discard(id: string, reason: DiscardReason, threshold?: DisableThreshold): Promise<{ disabledWebhook?: { id: string; reason: string } }> {
+      const counts = reason === 'retries_exhausted' && threshold !== undefined;
+      const discards = threshold?.discards ?? 0;
+      const hours = threshold?.hours ?? 0;
+      // Computed from the row being updated (not a snapshot) so that parallel discards all count.
+      const trips = sql`${discards > 0} and w.disabled_at is null and w.consecutive_discards + 1 >= ${discards}
+        and coalesce(w.failing_since, now()) <= now() - make_interval(hours => ${hours})`;
+      const [row] = await sql<{ id: string; reason: string; just_disabled: boolean }[]>`
+        with d as (
+          update webhook_deliveries set status = 'discarded', completed_at = now(), discard_reason = ${reason}
+          where id = ${id} and status = 'pending' returning webhook_id)
+        update webhooks w set consecutive_discards = w.consecutive_discards + 1, failing_since = coalesce(w.failing_since, now()),
+          disabled_at = case when ${trips} then now() else w.disabled_at end,
+          disabled_reason = case when ${trips}
+            then format('%s deliveries in a row discarded (every attempt failed) since %s', w.consecutive_discards + 1,
+              to_char(coalesce(w.failing_since, now()) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))
+            else w.disabled_reason end
+        from d where w.id = d.webhook_id and ${counts}
+        returning w.id, w.disabled_reason as reason, w.disabled_at = now() as just_disabled`;
+      return row?.just_disabled ? { disabledWebhook: { id: row.id, reason: row.reason } } : {};
     },
 
     /** Queues a delivery again with a fresh retry budget (its attempts so far are kept). */
     async requeue(id: string): Promise<boolean> {
-      const rows = await sql`
-        update webhook_deliveries set status = 'pending', group_id = null, claimed_at = null, completed_at = null
-        where id = ${id} and status <> 'pending' returning id`;
-      if (rows.length > 0) await sql`select pg_notify(${WEBHOOK_QUEUE_CHANNEL}, '')`;
-      return rows.length > 0;
+      return (await requeueWhere(sql`id = ${id} and status <> 'pending'`)) > 0;
+    },
+
+    /**
+     * Bulk re-send: queues again, oldest first, at most `limit` deliveries of a webhook discarded whose
+     * event came in [from, to); `more` says whether others in the range are left for a next call.
+     */
+    async requeueDiscarded(webhookId: string, range: { from: Date; to: Date }, limit: number): Promise<{ queued: number; more: boolean }> {
+      const inRange = sql`webhook_id = ${webhookId} and status = 'discarded' and created_at >= ${range.from} and created_at < ${range.to}`;
+      const queued = await requeueWhere(sql`id in (select id from webhook_deliveries where ${inRange} order by created_at, id limit ${limit})`);
+      const [left] = await sql<{ more: boolean }[]>`select exists (select 1 from webhook_deliveries where ${inRange}) as more`;
+      return { queued, more: left!.more };
     },
 
     async get(id: string): Promise<WebhookDeliveryRow | undefined> {

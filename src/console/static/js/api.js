@@ -78,6 +78,7 @@ export const listWebhooks = (accountId) => request('GET', `/accounts/${id(accoun
 export const createWebhook = (accountId, webhook) => request('POST', `/accounts/${id(accountId)}/webhooks`, { body: webhook });
 export const deleteWebhook = (webhookId) => request('DELETE', `/webhooks/${id(webhookId)}`);
 export const verifyWebhook = (webhookId) => request('POST', `/webhooks/${id(webhookId)}/verify`, { body: {} });
+export const enableWebhook = (webhookId) => request('POST', `/webhooks/${id(webhookId)}/enable`, { body: {} });
 export const listWebhookDeliveries = (webhookId, query) => request('GET', `/webhooks/${id(webhookId)}/deliveries`, { query });
 export const resendWebhookDelivery = (deliveryId) => request('POST', `/webhook-deliveries/${id(deliveryId)}/resend`, { body: {} });
 

@@ -15,7 +15,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file mail/v1/admin_service.proto.
  */
 export const file_mail_v1_admin_service: GenFile = /*@__PURE__*/
-  fileDesc("ChttYWlsL3YxL2FkbWluX3NlcnZpY2UucHJvdG8SB21haWwudjEi3gEKB0FjY291bnQSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIOCgZzdGF0dXMYAyABKAkSEwoLZGFpbHlfcXVvdGEYBCABKAUSEgoKY3JlYXRlZF9hdBgFIAEoCRIXCgpzZW50X3RvZGF5GAYgASgFSACIAQESGAoLYm91bmNlX3JhdGUYByABKAFIAYgBARIbCg5jb21wbGFpbnRfcmF0ZRgIIAEoAUgCiAEBQg0KC19zZW50X3RvZGF5Qg4KDF9ib3VuY2VfcmF0ZUIRCg9fY29tcGxhaW50X3JhdGUiFQoTTGlzdEFjY291bnRzUmVxdWVzdCI6ChRMaXN0QWNjb3VudHNSZXNwb25zZRIiCghhY2NvdW50cxgBIAMoCzIQLm1haWwudjEuQWNjb3VudCIkChRDcmVhdGVBY2NvdW50UmVxdWVzdBIMCgRuYW1lGAEgASgJIh8KEUdldEFjY291bnRSZXF1ZXN0EgoKAmlkGAEgASgJImwKFFVwZGF0ZUFjY291bnRSZXF1ZXN0EgoKAmlkGAEgASgJEhMKBnN0YXR1cxgCIAEoCUgAiAEBEhgKC2RhaWx5X3F1b3RhGAMgASgFSAGIAQFCCQoHX3N0YXR1c0IOCgxfZGFpbHlfcXVvdGEiVwoJRG5zUmVjb3JkEgwKBHR5cGUYASABKAkSDAoEbmFtZRgCIAEoCRINCgV2YWx1ZRgDIAEoCRIPCgdwdXJwb3NlGAQgASgJEg4KBnN0YXR1cxgFIAEoCSLTAQoGRG9tYWluEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEAoIdmVyaWZpZWQYAyABKAgSJwoLZG5zX3JlY29yZHMYBCADKAsyEi5tYWlsLnYxLkRuc1JlY29yZBIVCg1vcGVuX3RyYWNraW5nGAUgASgIEhYKDmNsaWNrX3RyYWNraW5nGAYgASgIEhIKCmNyZWF0ZWRfYXQYByABKAkSFgoOZG5zX2NoZWNrZWRfYXQYCCABKAkSGQoRZG5zX2ZhaWxpbmdfc2luY2UYCSABKAkiNwoTQ3JlYXRlRG9tYWluUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEgwKBG5hbWUYAiABKAkiKAoSTGlzdERvbWFpbnNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiNwoTTGlzdERvbWFpbnNSZXNwb25zZRIgCgdkb21haW5zGAEgAygLMg8ubWFpbC52MS5Eb21haW4iMAoTVmVyaWZ5RG9tYWluUmVxdWVzdBIKCgJpZBgBIAEoCRINCgVmb3JjZRgCIAEoCCIlChdSb3RhdGVEb21haW5Ea2ltUmVxdWVzdBIKCgJpZBgBIAEoCSJ/ChNVcGRhdGVEb21haW5SZXF1ZXN0EgoKAmlkGAEgASgJEhoKDW9wZW5fdHJhY2tpbmcYAiABKAhIAIgBARIbCg5jbGlja190cmFja2luZxgDIAEoCEgBiAEBQhAKDl9vcGVuX3RyYWNraW5nQhEKD19jbGlja190cmFja2luZyJSCgtBcGlLZXlVc2FnZRIVCg1yZXF1ZXN0X2NvdW50GAEgASgFEhgKEGVtYWlsX3NlbnRfY291bnQYAiABKAUSEgoKZXJyb3JfcmF0ZRgDIAEoASKxAQoGQXBpS2V5EgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEgoKcGVybWlzc2lvbhgDIAEoCRIXCg9hbGxvd2VkX2RvbWFpbnMYBCADKAkSEgoKY3JlYXRlZF9hdBgFIAEoCRIQCgNrZXkYBiABKAlIAIgBARIoCgV1c2FnZRgHIAEoCzIULm1haWwudjEuQXBpS2V5VXNhZ2VIAYgBAUIGCgRfa2V5QggKBl91c2FnZSJkChNDcmVhdGVBcGlLZXlSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCRISCgpwZXJtaXNzaW9uGAMgASgJEhcKD2FsbG93ZWRfZG9tYWlucxgEIAMoCSIoChJMaXN0QXBpS2V5c1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCSI4ChNMaXN0QXBpS2V5c1Jlc3BvbnNlEiEKCGFwaV9rZXlzGAEgAygLMg8ubWFpbC52MS5BcGlLZXkiIQoTRGVsZXRlQXBpS2V5UmVxdWVzdBIKCgJpZBgBIAEoCSIyCg5EZWxldGVSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEg8KB21lc3NhZ2UYAiABKAkiZgoHV2ViaG9vaxIKCgJpZBgBIAEoCRILCgN1cmwYAiABKAkSDgoGZXZlbnRzGAMgAygJEhIKCmNyZWF0ZWRfYXQYBCABKAkSEwoGc2VjcmV0GAUgASgJSACIAQFCCQoHX3NlY3JldCJHChRDcmVhdGVXZWJob29rUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEgsKA3VybBgCIAEoCRIOCgZldmVudHMYAyADKAkiKQoTTGlzdFdlYmhvb2tzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIjoKFExpc3RXZWJob29rc1Jlc3BvbnNlEiIKCHdlYmhvb2tzGAEgAygLMhAubWFpbC52MS5XZWJob29rIiIKFERlbGV0ZVdlYmhvb2tSZXF1ZXN0EgoKAmlkGAEgASgJIiIKFFZlcmlmeVdlYmhvb2tSZXF1ZXN0EgoKAmlkGAEgASgJIj0KFVZlcmlmeVdlYmhvb2tSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEhMKC3N0YXR1c19jb2RlGAIgASgFIosBCg1DYXVnaHRNZXNzYWdlEgoKAmlkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSDAoEZnJvbRgDIAEoCRIKCgJ0bxgEIAMoCRIPCgdzdWJqZWN0GAUgASgJEhMKC3JlY2VpdmVkX2F0GAYgASgJEgwKBHNpemUYByABKAUSDAoEcGF0aBgIIAEoCSIqChlMaXN0Q2F1Z2h0TWVzc2FnZXNSZXF1ZXN0Eg0KBWxpbWl0GAEgASgFIkYKGkxpc3RDYXVnaHRNZXNzYWdlc1Jlc3BvbnNlEigKCG1lc3NhZ2VzGAEgAygLMhYubWFpbC52MS5DYXVnaHRNZXNzYWdlIiUKF0dldENhdWdodE1lc3NhZ2VSZXF1ZXN0EgoKAmlkGAEgASgJIsYBChNDYXVnaHRNZXNzYWdlRGV0YWlsEicKB21lc3NhZ2UYASABKAsyFi5tYWlsLnYxLkNhdWdodE1lc3NhZ2USDAoEaHRtbBgCIAEoCRIMCgR0ZXh0GAMgASgJEjoKB2hlYWRlcnMYBCADKAsyKS5tYWlsLnYxLkNhdWdodE1lc3NhZ2VEZXRhaWwuSGVhZGVyc0VudHJ5Gi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIuQBCg9XZWJob29rRGVsaXZlcnkSCgoCaWQYASABKAkSEgoKd2ViaG9va19pZBgCIAEoCRIQCghldmVudF9pZBgDIAEoCRISCgpldmVudF90eXBlGAQgASgJEhAKCGVtYWlsX2lkGAUgASgJEg4KBnN0YXR1cxgGIAEoCRISCgpjcmVhdGVkX2F0GAcgASgJEhkKDGNvbXBsZXRlZF9hdBgIIAEoCUgAiAEBEikKCGF0dGVtcHRzGAkgAygLMhcubWFpbC52MS5XZWJob29rQXR0ZW1wdEIPCg1fY29tcGxldGVkX2F0IocBCg5XZWJob29rQXR0ZW1wdBIPCgdhdHRlbXB0GAEgASgFEhIKCnN0YXJ0ZWRfYXQYAiABKAkSEwoLc3RhdHVzX2NvZGUYAyABKAUSEgoKbGF0ZW5jeV9tcxgEIAEoBRIYChByZXNwb25zZV9leGNlcnB0GAUgASgJEg0KBWVycm9yGAYgASgJIkkKHExpc3RXZWJob29rRGVsaXZlcmllc1JlcXVlc3QSCgoCaWQYASABKAkSDgoGc3RhdHVzGAIgASgJEg0KBWxpbWl0GAMgASgFIk0KHUxpc3RXZWJob29rRGVsaXZlcmllc1Jlc3BvbnNlEiwKCmRlbGl2ZXJpZXMYASADKAsyGC5tYWlsLnYxLldlYmhvb2tEZWxpdmVyeSIqChxSZXNlbmRXZWJob29rRGVsaXZlcnlSZXF1ZXN0EgoKAmlkGAEgASgJIoEBChhMaXN0QWNjb3VudEVtYWlsc1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIMCgRwYWdlGAIgASgFEhEKCXBhZ2Vfc2l6ZRgDIAEoBRIOCgZzdGF0dXMYBCABKAkSEAoIam9iX3R5cGUYBSABKAkSDgoGam9iX2lkGAYgASgJIl4KG0xpc3RBY2NvdW50QmF0Y2hKb2JzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEgwKBHBhZ2UYAiABKAUSDQoFbGltaXQYAyABKAUSDgoGc3RhdHVzGAQgASgJImQKIUxpc3RBY2NvdW50U2NoZWR1bGVkRW1haWxzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEgwKBHBhZ2UYAiABKAUSDQoFbGltaXQYAyABKAUSDgoGc3RhdHVzGAQgASgJImEKCkVtYWlsRXZlbnQSCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoCRISCgpjcmVhdGVkX2F0GAMgASgJEiUKBGRhdGEYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Io4BCgtFbWFpbERldGFpbBIdCgVlbWFpbBgBIAEoCzIOLm1haWwudjEuRW1haWwSEgoKYWNjb3VudF9pZBgCIAEoCRIjCgZldmVudHMYAyADKAsyEy5tYWlsLnYxLkVtYWlsRXZlbnQSEgoKb3Blbl9jb3VudBgEIAEoBRITCgtjbGlja19jb3VudBgFIAEoBSI6ChZHZXRBY2NvdW50U3RhdHNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDAoEZGF5cxgCIAEoBSKSAQoKRGFpbHlTdGF0cxILCgNkYXkYASABKAkSEAoIYWNjZXB0ZWQYAiABKAUSDAoEc2VudBgDIAEoBRIRCglkZWxpdmVyZWQYBCABKAUSDwoHYm91bmNlZBgFIAEoBRISCgpjb21wbGFpbmVkGAYgASgFEg4KBm9wZW5lZBgHIAEoBRIPCgdjbGlja2VkGAggASgFIkUKDEFjY291bnRTdGF0cxISCgphY2NvdW50X2lkGAEgASgJEiEKBGRheXMYAiADKAsyEy5tYWlsLnYxLkRhaWx5U3RhdHMiZgoLU3VwcHJlc3Npb24SCgoCaWQYASABKAkSFQoNZW1haWxfYWRkcmVzcxgCIAEoCRIOCgZyZWFzb24YAyABKAkSEAoIZW1haWxfaWQYBCABKAkSEgoKY3JlYXRlZF9hdBgFIAEoCSItChdMaXN0U3VwcHJlc3Npb25zUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIkYKGExpc3RTdXBwcmVzc2lvbnNSZXNwb25zZRIqCgxzdXBwcmVzc2lvbnMYASADKAsyFC5tYWlsLnYxLlN1cHByZXNzaW9uIiYKGERlbGV0ZVN1cHByZXNzaW9uUmVxdWVzdBIKCgJpZBgBIAEoCTKVEQoMQWRtaW5TZXJ2aWNlEksKDExpc3RBY2NvdW50cxIcLm1haWwudjEuTGlzdEFjY291bnRzUmVxdWVzdBodLm1haWwudjEuTGlzdEFjY291bnRzUmVzcG9uc2USQAoNQ3JlYXRlQWNjb3VudBIdLm1haWwudjEuQ3JlYXRlQWNjb3VudFJlcXVlc3QaEC5tYWlsLnYxLkFjY291bnQSOgoKR2V0QWNjb3VudBIaLm1haWwudjEuR2V0QWNjb3VudFJlcXVlc3QaEC5tYWlsLnYxLkFjY291bnQSQAoNVXBkYXRlQWNjb3VudBIdLm1haWwudjEuVXBkYXRlQWNjb3VudFJlcXVlc3QaEC5tYWlsLnYxLkFjY291bnQSPQoMQ3JlYXRlRG9tYWluEhwubWFpbC52MS5DcmVhdGVEb21haW5SZXF1ZXN0Gg8ubWFpbC52MS5Eb21haW4SSAoLTGlzdERvbWFpbnMSGy5tYWlsLnYxLkxpc3REb21haW5zUmVxdWVzdBocLm1haWwudjEuTGlzdERvbWFpbnNSZXNwb25zZRI9CgxWZXJpZnlEb21haW4SHC5tYWlsLnYxLlZlcmlmeURvbWFpblJlcXVlc3QaDy5tYWlsLnYxLkRvbWFpbhI9CgxVcGRhdGVEb21haW4SHC5tYWlsLnYxLlVwZGF0ZURvbWFpblJlcXVlc3QaDy5tYWlsLnYxLkRvbWFpbhJFChBSb3RhdGVEb21haW5Ea2ltEiAubWFpbC52MS5Sb3RhdGVEb21haW5Ea2ltUmVxdWVzdBoPLm1haWwudjEuRG9tYWluEj0KDENyZWF0ZUFwaUtleRIcLm1haWwudjEuQ3JlYXRlQXBpS2V5UmVxdWVzdBoPLm1haWwudjEuQXBpS2V5EkgKC0xpc3RBcGlLZXlzEhsubWFpbC52MS5MaXN0QXBpS2V5c1JlcXVlc3QaHC5tYWlsLnYxLkxpc3RBcGlLZXlzUmVzcG9uc2USRQoMRGVsZXRlQXBpS2V5EhwubWFpbC52MS5EZWxldGVBcGlLZXlSZXF1ZXN0GhcubWFpbC52MS5EZWxldGVSZXNwb25zZRJACg1DcmVhdGVXZWJob29rEh0ubWFpbC52MS5DcmVhdGVXZWJob29rUmVxdWVzdBoQLm1haWwudjEuV2ViaG9vaxJLCgxMaXN0V2ViaG9va3MSHC5tYWlsLnYxLkxpc3RXZWJob29rc1JlcXVlc3QaHS5tYWlsLnYxLkxpc3RXZWJob29rc1Jlc3BvbnNlEkcKDURlbGV0ZVdlYmhvb2sSHS5tYWlsLnYxLkRlbGV0ZVdlYmhvb2tSZXF1ZXN0GhcubWFpbC52MS5EZWxldGVSZXNwb25zZRJOCg1WZXJpZnlXZWJob29rEh0ubWFpbC52MS5WZXJpZnlXZWJob29rUmVxdWVzdBoeLm1haWwudjEuVmVyaWZ5V2ViaG9va1Jlc3BvbnNlEmYKFUxpc3RXZWJob29rRGVsaXZlcmllcxIlLm1haWwudjEuTGlzdFdlYmhvb2tEZWxpdmVyaWVzUmVxdWVzdBomLm1haWwudjEuTGlzdFdlYmhvb2tEZWxpdmVyaWVzUmVzcG9uc2USWAoVUmVzZW5kV2ViaG9va0RlbGl2ZXJ5EiUubWFpbC52MS5SZXNlbmRXZWJob29rRGVsaXZlcnlSZXF1ZXN0GhgubWFpbC52MS5XZWJob29rRGVsaXZlcnkSUwoRTGlzdEFjY291bnRFbWFpbHMSIS5tYWlsLnYxLkxpc3RBY2NvdW50RW1haWxzUmVxdWVzdBobLm1haWwudjEuTGlzdEVtYWlsc1Jlc3BvbnNlEkAKDkdldEVtYWlsRGV0YWlsEhgubWFpbC52MS5HZXRFbWFpbFJlcXVlc3QaFC5tYWlsLnYxLkVtYWlsRGV0YWlsElwKFExpc3RBY2NvdW50QmF0Y2hKb2JzEiQubWFpbC52MS5MaXN0QWNjb3VudEJhdGNoSm9ic1JlcXVlc3QaHi5tYWlsLnYxLkxpc3RCYXRjaEpvYnNSZXNwb25zZRJuChpMaXN0QWNjb3VudFNjaGVkdWxlZEVtYWlscxIqLm1haWwudjEuTGlzdEFjY291bnRTY2hlZHVsZWRFbWFpbHNSZXF1ZXN0GiQubWFpbC52MS5MaXN0U2NoZWR1bGVkRW1haWxzUmVzcG9uc2USYwoUQ2FuY2VsU2NoZWR1bGVkRW1haWwSJC5tYWlsLnYxLkNhbmNlbFNjaGVkdWxlZEVtYWlsUmVxdWVzdBolLm1haWwudjEuQ2FuY2VsU2NoZWR1bGVkRW1haWxSZXNwb25zZRJJCg9HZXRBY2NvdW50U3RhdHMSHy5tYWlsLnYxLkdldEFjY291bnRTdGF0c1JlcXVlc3QaFS5tYWlsLnYxLkFjY291bnRTdGF0cxJXChBMaXN0U3VwcHJlc3Npb25zEiAubWFpbC52MS5MaXN0U3VwcHJlc3Npb25zUmVxdWVzdBohLm1haWwudjEuTGlzdFN1cHByZXNzaW9uc1Jlc3BvbnNlEk8KEURlbGV0ZVN1cHByZXNzaW9uEiEubWFpbC52MS5EZWxldGVTdXBwcmVzc2lvblJlcXVlc3QaFy5tYWlsLnYxLkRlbGV0ZVJlc3BvbnNlEl0KEkxpc3RDYXVnaHRNZXNzYWdlcxIiLm1haWwudjEuTGlzdENhdWdodE1lc3NhZ2VzUmVxdWVzdBojLm1haWwudjEuTGlzdENhdWdodE1lc3NhZ2VzUmVzcG9uc2USUgoQR2V0Q2F1Z2h0TWVzc2FnZRIgLm1haWwudjEuR2V0Q2F1Z2h0TWVzc2FnZVJlcXVlc3QaHC5tYWlsLnYxLkNhdWdodE1lc3NhZ2VEZXRhaWxiBnByb3RvMw", [file_google_protobuf_struct, file_mail_v1_email_service, file_mail_v1_types]);
+  fileDesc("ChttYWlsL3YxL2FkbWluX3NlcnZpY2UucHJvdG8SB21haWwudjEi3gEKB0FjY291bnQSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIOCgZzdGF0dXMYAyABKAkSEwoLZGFpbHlfcXVvdGEYBCABKAUSEgoKY3JlYXRlZF9hdBgFIAEoCRIXCgpzZW50X3RvZGF5GAYgASgFSACIAQESGAoLYm91bmNlX3JhdGUYByABKAFIAYgBARIbCg5jb21wbGFpbnRfcmF0ZRgIIAEoAUgCiAEBQg0KC19zZW50X3RvZGF5Qg4KDF9ib3VuY2VfcmF0ZUIRCg9fY29tcGxhaW50X3JhdGUiFQoTTGlzdEFjY291bnRzUmVxdWVzdCI6ChRMaXN0QWNjb3VudHNSZXNwb25zZRIiCghhY2NvdW50cxgBIAMoCzIQLm1haWwudjEuQWNjb3VudCIkChRDcmVhdGVBY2NvdW50UmVxdWVzdBIMCgRuYW1lGAEgASgJIh8KEUdldEFjY291bnRSZXF1ZXN0EgoKAmlkGAEgASgJImwKFFVwZGF0ZUFjY291bnRSZXF1ZXN0EgoKAmlkGAEgASgJEhMKBnN0YXR1cxgCIAEoCUgAiAEBEhgKC2RhaWx5X3F1b3RhGAMgASgFSAGIAQFCCQoHX3N0YXR1c0IOCgxfZGFpbHlfcXVvdGEiVwoJRG5zUmVjb3JkEgwKBHR5cGUYASABKAkSDAoEbmFtZRgCIAEoCRINCgV2YWx1ZRgDIAEoCRIPCgdwdXJwb3NlGAQgASgJEg4KBnN0YXR1cxgFIAEoCSLTAQoGRG9tYWluEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEAoIdmVyaWZpZWQYAyABKAgSJwoLZG5zX3JlY29yZHMYBCADKAsyEi5tYWlsLnYxLkRuc1JlY29yZBIVCg1vcGVuX3RyYWNraW5nGAUgASgIEhYKDmNsaWNrX3RyYWNraW5nGAYgASgIEhIKCmNyZWF0ZWRfYXQYByABKAkSFgoOZG5zX2NoZWNrZWRfYXQYCCABKAkSGQoRZG5zX2ZhaWxpbmdfc2luY2UYCSABKAkiNwoTQ3JlYXRlRG9tYWluUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEgwKBG5hbWUYAiABKAkiKAoSTGlzdERvbWFpbnNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiNwoTTGlzdERvbWFpbnNSZXNwb25zZRIgCgdkb21haW5zGAEgAygLMg8ubWFpbC52MS5Eb21haW4iMAoTVmVyaWZ5RG9tYWluUmVxdWVzdBIKCgJpZBgBIAEoCRINCgVmb3JjZRgCIAEoCCIlChdSb3RhdGVEb21haW5Ea2ltUmVxdWVzdBIKCgJpZBgBIAEoCSJ/ChNVcGRhdGVEb21haW5SZXF1ZXN0EgoKAmlkGAEgASgJEhoKDW9wZW5fdHJhY2tpbmcYAiABKAhIAIgBARIbCg5jbGlja190cmFja2luZxgDIAEoCEgBiAEBQhAKDl9vcGVuX3RyYWNraW5nQhEKD19jbGlja190cmFja2luZyJSCgtBcGlLZXlVc2FnZRIVCg1yZXF1ZXN0X2NvdW50GAEgASgFEhgKEGVtYWlsX3NlbnRfY291bnQYAiABKAUSEgoKZXJyb3JfcmF0ZRgDIAEoASKxAQoGQXBpS2V5EgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEgoKcGVybWlzc2lvbhgDIAEoCRIXCg9hbGxvd2VkX2RvbWFpbnMYBCADKAkSEgoKY3JlYXRlZF9hdBgFIAEoCRIQCgNrZXkYBiABKAlIAIgBARIoCgV1c2FnZRgHIAEoCzIULm1haWwudjEuQXBpS2V5VXNhZ2VIAYgBAUIGCgRfa2V5QggKBl91c2FnZSJkChNDcmVhdGVBcGlLZXlSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCRISCgpwZXJtaXNzaW9uGAMgASgJEhcKD2FsbG93ZWRfZG9tYWlucxgEIAMoCSIoChJMaXN0QXBpS2V5c1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCSI4ChNMaXN0QXBpS2V5c1Jlc3BvbnNlEiEKCGFwaV9rZXlzGAEgAygLMg8ubWFpbC52MS5BcGlLZXkiIQoTRGVsZXRlQXBpS2V5UmVxdWVzdBIKCgJpZBgBIAEoCSIyCg5EZWxldGVSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEg8KB21lc3NhZ2UYAiABKAkigAIKB1dlYmhvb2sSCgoCaWQYASABKAkSCwoDdXJsGAIgASgJEg4KBmV2ZW50cxgDIAMoCRISCgpjcmVhdGVkX2F0GAQgASgJEhMKBnNlY3JldBgFIAEoCUgAiAEBEiIKFXByZXZpb3VzX3NlY3JldF91bnRpbBgGIAEoCUgBiAEBEhgKC2Rpc2FibGVkX2F0GAcgASgJSAKIAQESHAoPZGlzYWJsZWRfcmVhc29uGAggASgJSAOIAQFCCQoHX3NlY3JldEIYChZfcHJldmlvdXNfc2VjcmV0X3VudGlsQg4KDF9kaXNhYmxlZF9hdEISChBfZGlzYWJsZWRfcmVhc29uIkcKFENyZWF0ZVdlYmhvb2tSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSCwoDdXJsGAIgASgJEg4KBmV2ZW50cxgDIAMoCSIpChNMaXN0V2ViaG9va3NSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiOgoUTGlzdFdlYmhvb2tzUmVzcG9uc2USIgoId2ViaG9va3MYASADKAsyEC5tYWlsLnYxLldlYmhvb2siIgoURGVsZXRlV2ViaG9va1JlcXVlc3QSCgoCaWQYASABKAkiIgoUVmVyaWZ5V2ViaG9va1JlcXVlc3QSCgoCaWQYASABKAkiPQoVVmVyaWZ5V2ViaG9va1Jlc3BvbnNlEg8KB3N1Y2Nlc3MYASABKAgSEwoLc3RhdHVzX2NvZGUYAiABKAUiWgoaUm90YXRlV2ViaG9va1NlY3JldFJlcXVlc3QSCgoCaWQYASABKAkSHAoPb3ZlcmxhcF9zZWNvbmRzGAIgASgFSACIAQFCEgoQX292ZXJsYXBfc2Vjb25kcyIiChRFbmFibGVXZWJob29rUmVxdWVzdBIKCgJpZBgBIAEoCSJGCh5SZXNlbmRXZWJob29rRGVsaXZlcmllc1JlcXVlc3QSCgoCaWQYASABKAkSDAoEZnJvbRgCIAEoCRIKCgJ0bxgDIAEoCSJDCh9SZXNlbmRXZWJob29rRGVsaXZlcmllc1Jlc3BvbnNlEg4KBnF1ZXVlZBgBIAEoBRIQCghoYXNfbW9yZRgCIAEoCCKLAQoNQ2F1Z2h0TWVzc2FnZRIKCgJpZBgBIAEoCRISCgptZXNzYWdlX2lkGAIgASgJEgwKBGZyb20YAyABKAkSCgoCdG8YBCADKAkSDwoHc3ViamVjdBgFIAEoCRITCgtyZWNlaXZlZF9hdBgGIAEoCRIMCgRzaXplGAcgASgFEgwKBHBhdGgYCCABKAkiKgoZTGlzdENhdWdodE1lc3NhZ2VzUmVxdWVzdBINCgVsaW1pdBgBIAEoBSJGChpMaXN0Q2F1Z2h0TWVzc2FnZXNSZXNwb25zZRIoCghtZXNzYWdlcxgBIAMoCzIWLm1haWwudjEuQ2F1Z2h0TWVzc2FnZSIlChdHZXRDYXVnaHRNZXNzYWdlUmVxdWVzdBIKCgJpZBgBIAEoCSLGAQoTQ2F1Z2h0TWVzc2FnZURldGFpbBInCgdtZXNzYWdlGAEgASgLMhYubWFpbC52MS5DYXVnaHRNZXNzYWdlEgwKBGh0bWwYAiABKAkSDAoEdGV4dBgDIAEoCRI6CgdoZWFkZXJzGAQgAygLMikubWFpbC52MS5DYXVnaHRNZXNzYWdlRGV0YWlsLkhlYWRlcnNFbnRyeRouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKUAgoPV2ViaG9va0RlbGl2ZXJ5EgoKAmlkGAEgASgJEhIKCndlYmhvb2tfaWQYAiABKAkSEAoIZXZlbnRfaWQYAyABKAkSEgoKZXZlbnRfdHlwZRgEIAEoCRIQCghlbWFpbF9pZBgFIAEoCRIOCgZzdGF0dXMYBiABKAkSEgoKY3JlYXRlZF9hdBgHIAEoCRIZCgxjb21wbGV0ZWRfYXQYCCABKAlIAIgBARIpCghhdHRlbXB0cxgJIAMoCzIXLm1haWwudjEuV2ViaG9va0F0dGVtcHQSGwoOZGlzY2FyZF9yZWFzb24YCiABKAlIAYgBAUIPCg1fY29tcGxldGVkX2F0QhEKD19kaXNjYXJkX3JlYXNvbiKHAQoOV2ViaG9va0F0dGVtcHQSDwoHYXR0ZW1wdBgBIAEoBRISCgpzdGFydGVkX2F0GAIgASgJEhMKC3N0YXR1c19jb2RlGAMgASgFEhIKCmxhdGVuY3lfbXMYBCABKAUSGAoQcmVzcG9uc2VfZXhjZXJwdBgFIAEoCRINCgVlcnJvchgGIAEoCSJJChxMaXN0V2ViaG9va0RlbGl2ZXJpZXNSZXF1ZXN0EgoKAmlkGAEgASgJEg4KBnN0YXR1cxgCIAEoCRINCgVsaW1pdBgDIAEoBSJNCh1MaXN0V2ViaG9va0RlbGl2ZXJpZXNSZXNwb25zZRIsCgpkZWxpdmVyaWVzGAEgAygLMhgubWFpbC52MS5XZWJob29rRGVsaXZlcnkiKgocUmVzZW5kV2ViaG9va0RlbGl2ZXJ5UmVxdWVzdBIKCgJpZBgBIAEoCSKBAQoYTGlzdEFjY291bnRFbWFpbHNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDAoEcGFnZRgCIAEoBRIRCglwYWdlX3NpemUYAyABKAUSDgoGc3RhdHVzGAQgASgJEhAKCGpvYl90eXBlGAUgASgJEg4KBmpvYl9pZBgGIAEoCSJeChtMaXN0QWNjb3VudEJhdGNoSm9ic1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIMCgRwYWdlGAIgASgFEg0KBWxpbWl0GAMgASgFEg4KBnN0YXR1cxgEIAEoCSJkCiFMaXN0QWNjb3VudFNjaGVkdWxlZEVtYWlsc1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIMCgRwYWdlGAIgASgFEg0KBWxpbWl0GAMgASgFEg4KBnN0YXR1cxgEIAEoCSJhCgpFbWFpbEV2ZW50EgoKAmlkGAEgASgJEgwKBHR5cGUYAiABKAkSEgoKY3JlYXRlZF9hdBgDIAEoCRIlCgRkYXRhGAQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCKOAQoLRW1haWxEZXRhaWwSHQoFZW1haWwYASABKAsyDi5tYWlsLnYxLkVtYWlsEhIKCmFjY291bnRfaWQYAiABKAkSIwoGZXZlbnRzGAMgAygLMhMubWFpbC52MS5FbWFpbEV2ZW50EhIKCm9wZW5fY291bnQYBCABKAUSEwoLY2xpY2tfY291bnQYBSABKAUiOgoWR2V0QWNjb3VudFN0YXRzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEgwKBGRheXMYAiABKAUikgEKCkRhaWx5U3RhdHMSCwoDZGF5GAEgASgJEhAKCGFjY2VwdGVkGAIgASgFEgwKBHNlbnQYAyABKAUSEQoJZGVsaXZlcmVkGAQgASgFEg8KB2JvdW5jZWQYBSABKAUSEgoKY29tcGxhaW5lZBgGIAEoBRIOCgZvcGVuZWQYByABKAUSDwoHY2xpY2tlZBgIIAEoBSJFCgxBY2NvdW50U3RhdHMSEgoKYWNjb3VudF9pZBgBIAEoCRIhCgRkYXlzGAIgAygLMhMubWFpbC52MS5EYWlseVN0YXRzImYKC1N1cHByZXNzaW9uEgoKAmlkGAEgASgJEhUKDWVtYWlsX2FkZHJlc3MYAiABKAkSDgoGcmVhc29uGAMgASgJEhAKCGVtYWlsX2lkGAQgASgJEhIKCmNyZWF0ZWRfYXQYBSABKAkiLQoXTGlzdFN1cHByZXNzaW9uc1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCSJGChhMaXN0U3VwcHJlc3Npb25zUmVzcG9uc2USKgoMc3VwcHJlc3Npb25zGAEgAygLMhQubWFpbC52MS5TdXBwcmVzc2lvbiImChhEZWxldGVTdXBwcmVzc2lvblJlcXVlc3QSCgoCaWQYASABKAkykxMKDEFkbWluU2VydmljZRJLCgxMaXN0QWNjb3VudHMSHC5tYWlsLnYxLkxpc3RBY2NvdW50c1JlcXVlc3QaHS5tYWlsLnYxLkxpc3RBY2NvdW50c1Jlc3BvbnNlEkAKDUNyZWF0ZUFjY291bnQSHS5tYWlsLnYxLkNyZWF0ZUFjY291bnRSZXF1ZXN0GhAubWFpbC52MS5BY2NvdW50EjoKCkdldEFjY291bnQSGi5tYWlsLnYxLkdldEFjY291bnRSZXF1ZXN0GhAubWFpbC52MS5BY2NvdW50EkAKDVVwZGF0ZUFjY291bnQSHS5tYWlsLnYxLlVwZGF0ZUFjY291bnRSZXF1ZXN0GhAubWFpbC52MS5BY2NvdW50Ej0KDENyZWF0ZURvbWFpbhIcLm1haWwudjEuQ3JlYXRlRG9tYWluUmVxdWVzdBoPLm1haWwudjEuRG9tYWluEkgKC0xpc3REb21haW5zEhsubWFpbC52MS5MaXN0RG9tYWluc1JlcXVlc3QaHC5tYWlsLnYxLkxpc3REb21haW5zUmVzcG9uc2USPQoMVmVyaWZ5RG9tYWluEhwubWFpbC52MS5WZXJpZnlEb21haW5SZXF1ZXN0Gg8ubWFpbC52MS5Eb21haW4SPQoMVXBkYXRlRG9tYWluEhwubWFpbC52MS5VcGRhdGVEb21haW5SZXF1ZXN0Gg8ubWFpbC52MS5Eb21haW4SRQoQUm90YXRlRG9tYWluRGtpbRIgLm1haWwudjEuUm90YXRlRG9tYWluRGtpbVJlcXVlc3QaDy5tYWlsLnYxLkRvbWFpbhI9CgxDcmVhdGVBcGlLZXkSHC5tYWlsLnYxLkNyZWF0ZUFwaUtleVJlcXVlc3QaDy5tYWlsLnYxLkFwaUtleRJICgtMaXN0QXBpS2V5cxIbLm1haWwudjEuTGlzdEFwaUtleXNSZXF1ZXN0GhwubWFpbC52MS5MaXN0QXBpS2V5c1Jlc3BvbnNlEkUKDERlbGV0ZUFwaUtleRIcLm1haWwudjEuRGVsZXRlQXBpS2V5UmVxdWVzdBoXLm1haWwudjEuRGVsZXRlUmVzcG9uc2USQAoNQ3JlYXRlV2ViaG9vaxIdLm1haWwudjEuQ3JlYXRlV2ViaG9va1JlcXVlc3QaEC5tYWlsLnYxLldlYmhvb2sSSwoMTGlzdFdlYmhvb2tzEhwubWFpbC52MS5MaXN0V2ViaG9va3NSZXF1ZXN0Gh0ubWFpbC52MS5MaXN0V2ViaG9va3NSZXNwb25zZRJHCg1EZWxldGVXZWJob29rEh0ubWFpbC52MS5EZWxldGVXZWJob29rUmVxdWVzdBoXLm1haWwudjEuRGVsZXRlUmVzcG9uc2USTgoNVmVyaWZ5V2ViaG9vaxIdLm1haWwudjEuVmVyaWZ5V2ViaG9va1JlcXVlc3QaHi5tYWlsLnYxLlZlcmlmeVdlYmhvb2tSZXNwb25zZRJMChNSb3RhdGVXZWJob29rU2VjcmV0EiMubWFpbC52MS5Sb3RhdGVXZWJob29rU2VjcmV0UmVxdWVzdBoQLm1haWwudjEuV2ViaG9vaxJACg1FbmFibGVXZWJob29rEh0ubWFpbC52MS5FbmFibGVXZWJob29rUmVxdWVzdBoQLm1haWwudjEuV2ViaG9vaxJsChdSZXNlbmRXZWJob29rRGVsaXZlcmllcxInLm1haWwudjEuUmVzZW5kV2ViaG9va0RlbGl2ZXJpZXNSZXF1ZXN0GigubWFpbC52MS5SZXNlbmRXZWJob29rRGVsaXZlcmllc1Jlc3BvbnNlEmYKFUxpc3RXZWJob29rRGVsaXZlcmllcxIlLm1haWwudjEuTGlzdFdlYmhvb2tEZWxpdmVyaWVzUmVxdWVzdBomLm1haWwudjEuTGlzdFdlYmhvb2tEZWxpdmVyaWVzUmVzcG9uc2USWAoVUmVzZW5kV2ViaG9va0RlbGl2ZXJ5EiUubWFpbC52MS5SZXNlbmRXZWJob29rRGVsaXZlcnlSZXF1ZXN0GhgubWFpbC52MS5XZWJob29rRGVsaXZlcnkSUwoRTGlzdEFjY291bnRFbWFpbHMSIS5tYWlsLnYxLkxpc3RBY2NvdW50RW1haWxzUmVxdWVzdBobLm1haWwudjEuTGlzdEVtYWlsc1Jlc3BvbnNlEkAKDkdldEVtYWlsRGV0YWlsEhgubWFpbC52MS5HZXRFbWFpbFJlcXVlc3QaFC5tYWlsLnYxLkVtYWlsRGV0YWlsElwKFExpc3RBY2NvdW50QmF0Y2hKb2JzEiQubWFpbC52MS5MaXN0QWNjb3VudEJhdGNoSm9ic1JlcXVlc3QaHi5tYWlsLnYxLkxpc3RCYXRjaEpvYnNSZXNwb25zZRJuChpMaXN0QWNjb3VudFNjaGVkdWxlZEVtYWlscxIqLm1haWwudjEuTGlzdEFjY291bnRTY2hlZHVsZWRFbWFpbHNSZXF1ZXN0GiQubWFpbC52MS5MaXN0U2NoZWR1bGVkRW1haWxzUmVzcG9uc2USYwoUQ2FuY2VsU2NoZWR1bGVkRW1haWwSJC5tYWlsLnYxLkNhbmNlbFNjaGVkdWxlZEVtYWlsUmVxdWVzdBolLm1haWwudjEuQ2FuY2VsU2NoZWR1bGVkRW1haWxSZXNwb25zZRJJCg9HZXRBY2NvdW50U3RhdHMSHy5tYWlsLnYxLkdldEFjY291bnRTdGF0c1JlcXVlc3QaFS5tYWlsLnYxLkFjY291bnRTdGF0cxJXChBMaXN0U3VwcHJlc3Npb25zEiAubWFpbC52MS5MaXN0U3VwcHJlc3Npb25zUmVxdWVzdBohLm1haWwudjEuTGlzdFN1cHByZXNzaW9uc1Jlc3BvbnNlEk8KEURlbGV0ZVN1cHByZXNzaW9uEiEubWFpbC52MS5EZWxldGVTdXBwcmVzc2lvblJlcXVlc3QaFy5tYWlsLnYxLkRlbGV0ZVJlc3BvbnNlEl0KEkxpc3RDYXVnaHRNZXNzYWdlcxIiLm1haWwudjEuTGlzdENhdWdodE1lc3NhZ2VzUmVxdWVzdBojLm1haWwudjEuTGlzdENhdWdodE1lc3NhZ2VzUmVzcG9uc2USUgoQR2V0Q2F1Z2h0TWVzc2FnZRIgLm1haWwudjEuR2V0Q2F1Z2h0TWVzc2FnZVJlcXVlc3QaHC5tYWlsLnYxLkNhdWdodE1lc3NhZ2VEZXRhaWxiBnByb3RvMw", [file_google_protobuf_struct, file_mail_v1_email_service, file_mail_v1_types]);
 
 /**
  * @generated from message mail.v1.Account
@@ -601,11 +601,30 @@ export type Webhook = Message<"mail.v1.Webhook"> & {
   createdAt: string;
 
   /**
-   * The signing secret, in the answer to CreateWebhook only.
+   * The signing secret, in the answers to CreateWebhook and RotateWebhookSecret only.
    *
    * @generated from field: optional string secret = 5;
    */
   secret?: string | undefined;
+
+  /**
+   * During a secret rotation's overlap: until when the previous secret still signs every request.
+   *
+   * @generated from field: optional string previous_secret_until = 6;
+   */
+  previousSecretUntil?: string | undefined;
+
+  /**
+   * Set when its deliveries kept failing past the threshold: nothing is attempted until it is enabled.
+   *
+   * @generated from field: optional string disabled_at = 7;
+   */
+  disabledAt?: string | undefined;
+
+  /**
+   * @generated from field: optional string disabled_reason = 8;
+   */
+  disabledReason?: string | undefined;
 };
 
 /**
@@ -733,6 +752,102 @@ export const VerifyWebhookResponseSchema: GenMessage<VerifyWebhookResponse> = /*
   messageDesc(file_mail_v1_admin_service, 27);
 
 /**
+ * @generated from message mail.v1.RotateWebhookSecretRequest
+ */
+export type RotateWebhookSecretRequest = Message<"mail.v1.RotateWebhookSecretRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * How long the previous secret keeps signing (both signatures sent): default 86400 (24 h), 0 to 604800.
+   *
+   * @generated from field: optional int32 overlap_seconds = 2;
+   */
+  overlapSeconds?: number | undefined;
+};
+
+/**
+ * Describes the message mail.v1.RotateWebhookSecretRequest.
+ * Use `create(RotateWebhookSecretRequestSchema)` to create a new message.
+ */
+export const RotateWebhookSecretRequestSchema: GenMessage<RotateWebhookSecretRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin_service, 28);
+
+/**
+ * @generated from message mail.v1.EnableWebhookRequest
+ */
+export type EnableWebhookRequest = Message<"mail.v1.EnableWebhookRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message mail.v1.EnableWebhookRequest.
+ * Use `create(EnableWebhookRequestSchema)` to create a new message.
+ */
+export const EnableWebhookRequestSchema: GenMessage<EnableWebhookRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin_service, 29);
+
+/**
+ * @generated from message mail.v1.ResendWebhookDeliveriesRequest
+ */
+export type ResendWebhookDeliveriesRequest = Message<"mail.v1.ResendWebhookDeliveriesRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * The range of the deliveries' events, ISO 8601: from inclusive (required), to exclusive (default now).
+   *
+   * @generated from field: string from = 2;
+   */
+  from: string;
+
+  /**
+   * @generated from field: string to = 3;
+   */
+  to: string;
+};
+
+/**
+ * Describes the message mail.v1.ResendWebhookDeliveriesRequest.
+ * Use `create(ResendWebhookDeliveriesRequestSchema)` to create a new message.
+ */
+export const ResendWebhookDeliveriesRequestSchema: GenMessage<ResendWebhookDeliveriesRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin_service, 30);
+
+/**
+ * @generated from message mail.v1.ResendWebhookDeliveriesResponse
+ */
+export type ResendWebhookDeliveriesResponse = Message<"mail.v1.ResendWebhookDeliveriesResponse"> & {
+  /**
+   * How many discarded deliveries were queued again (at most 1000 per call).
+   *
+   * @generated from field: int32 queued = 1;
+   */
+  queued: number;
+
+  /**
+   * Whether discarded deliveries of the range are left: call again to queue them.
+   *
+   * @generated from field: bool has_more = 2;
+   */
+  hasMore: boolean;
+};
+
+/**
+ * Describes the message mail.v1.ResendWebhookDeliveriesResponse.
+ * Use `create(ResendWebhookDeliveriesResponseSchema)` to create a new message.
+ */
+export const ResendWebhookDeliveriesResponseSchema: GenMessage<ResendWebhookDeliveriesResponse> = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin_service, 31);
+
+/**
  * @generated from message mail.v1.CaughtMessage
  */
 export type CaughtMessage = Message<"mail.v1.CaughtMessage"> & {
@@ -784,7 +899,7 @@ export type CaughtMessage = Message<"mail.v1.CaughtMessage"> & {
  * Use `create(CaughtMessageSchema)` to create a new message.
  */
 export const CaughtMessageSchema: GenMessage<CaughtMessage> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 28);
+  messageDesc(file_mail_v1_admin_service, 32);
 
 /**
  * @generated from message mail.v1.ListCaughtMessagesRequest
@@ -801,7 +916,7 @@ export type ListCaughtMessagesRequest = Message<"mail.v1.ListCaughtMessagesReque
  * Use `create(ListCaughtMessagesRequestSchema)` to create a new message.
  */
 export const ListCaughtMessagesRequestSchema: GenMessage<ListCaughtMessagesRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 29);
+  messageDesc(file_mail_v1_admin_service, 33);
 
 /**
  * @generated from message mail.v1.ListCaughtMessagesResponse
@@ -818,7 +933,7 @@ export type ListCaughtMessagesResponse = Message<"mail.v1.ListCaughtMessagesResp
  * Use `create(ListCaughtMessagesResponseSchema)` to create a new message.
  */
 export const ListCaughtMessagesResponseSchema: GenMessage<ListCaughtMessagesResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 30);
+  messageDesc(file_mail_v1_admin_service, 34);
 
 /**
  * @generated from message mail.v1.GetCaughtMessageRequest
@@ -835,7 +950,7 @@ export type GetCaughtMessageRequest = Message<"mail.v1.GetCaughtMessageRequest">
  * Use `create(GetCaughtMessageRequestSchema)` to create a new message.
  */
 export const GetCaughtMessageRequestSchema: GenMessage<GetCaughtMessageRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 31);
+  messageDesc(file_mail_v1_admin_service, 35);
 
 /**
  * @generated from message mail.v1.CaughtMessageDetail
@@ -867,7 +982,7 @@ export type CaughtMessageDetail = Message<"mail.v1.CaughtMessageDetail"> & {
  * Use `create(CaughtMessageDetailSchema)` to create a new message.
  */
 export const CaughtMessageDetailSchema: GenMessage<CaughtMessageDetail> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 32);
+  messageDesc(file_mail_v1_admin_service, 36);
 
 /**
  * One event sent (or being sent) to one webhook.
@@ -923,6 +1038,13 @@ export type WebhookDelivery = Message<"mail.v1.WebhookDelivery"> & {
    * @generated from field: repeated mail.v1.WebhookAttempt attempts = 9;
    */
   attempts: WebhookAttempt[];
+
+  /**
+   * Why a discarded delivery was: retries_exhausted | webhook_disabled | webhook_deleted
+   *
+   * @generated from field: optional string discard_reason = 10;
+   */
+  discardReason?: string | undefined;
 };
 
 /**
@@ -930,7 +1052,7 @@ export type WebhookDelivery = Message<"mail.v1.WebhookDelivery"> & {
  * Use `create(WebhookDeliverySchema)` to create a new message.
  */
 export const WebhookDeliverySchema: GenMessage<WebhookDelivery> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 33);
+  messageDesc(file_mail_v1_admin_service, 37);
 
 /**
  * @generated from message mail.v1.WebhookAttempt
@@ -978,7 +1100,7 @@ export type WebhookAttempt = Message<"mail.v1.WebhookAttempt"> & {
  * Use `create(WebhookAttemptSchema)` to create a new message.
  */
 export const WebhookAttemptSchema: GenMessage<WebhookAttempt> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 34);
+  messageDesc(file_mail_v1_admin_service, 38);
 
 /**
  * @generated from message mail.v1.ListWebhookDeliveriesRequest
@@ -1009,7 +1131,7 @@ export type ListWebhookDeliveriesRequest = Message<"mail.v1.ListWebhookDeliverie
  * Use `create(ListWebhookDeliveriesRequestSchema)` to create a new message.
  */
 export const ListWebhookDeliveriesRequestSchema: GenMessage<ListWebhookDeliveriesRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 35);
+  messageDesc(file_mail_v1_admin_service, 39);
 
 /**
  * @generated from message mail.v1.ListWebhookDeliveriesResponse
@@ -1026,7 +1148,7 @@ export type ListWebhookDeliveriesResponse = Message<"mail.v1.ListWebhookDeliveri
  * Use `create(ListWebhookDeliveriesResponseSchema)` to create a new message.
  */
 export const ListWebhookDeliveriesResponseSchema: GenMessage<ListWebhookDeliveriesResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 36);
+  messageDesc(file_mail_v1_admin_service, 40);
 
 /**
  * @generated from message mail.v1.ResendWebhookDeliveryRequest
@@ -1043,7 +1165,7 @@ export type ResendWebhookDeliveryRequest = Message<"mail.v1.ResendWebhookDeliver
  * Use `create(ResendWebhookDeliveryRequestSchema)` to create a new message.
  */
 export const ResendWebhookDeliveryRequestSchema: GenMessage<ResendWebhookDeliveryRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 37);
+  messageDesc(file_mail_v1_admin_service, 41);
 
 /**
  * @generated from message mail.v1.ListAccountEmailsRequest
@@ -1085,7 +1207,7 @@ export type ListAccountEmailsRequest = Message<"mail.v1.ListAccountEmailsRequest
  * Use `create(ListAccountEmailsRequestSchema)` to create a new message.
  */
 export const ListAccountEmailsRequestSchema: GenMessage<ListAccountEmailsRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 38);
+  messageDesc(file_mail_v1_admin_service, 42);
 
 /**
  * @generated from message mail.v1.ListAccountBatchJobsRequest
@@ -1117,7 +1239,7 @@ export type ListAccountBatchJobsRequest = Message<"mail.v1.ListAccountBatchJobsR
  * Use `create(ListAccountBatchJobsRequestSchema)` to create a new message.
  */
 export const ListAccountBatchJobsRequestSchema: GenMessage<ListAccountBatchJobsRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 39);
+  messageDesc(file_mail_v1_admin_service, 43);
 
 /**
  * @generated from message mail.v1.ListAccountScheduledEmailsRequest
@@ -1149,7 +1271,7 @@ export type ListAccountScheduledEmailsRequest = Message<"mail.v1.ListAccountSche
  * Use `create(ListAccountScheduledEmailsRequestSchema)` to create a new message.
  */
 export const ListAccountScheduledEmailsRequestSchema: GenMessage<ListAccountScheduledEmailsRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 40);
+  messageDesc(file_mail_v1_admin_service, 44);
 
 /**
  * A recorded change of an email (the spec's event types), with the data its webhook carries.
@@ -1185,7 +1307,7 @@ export type EmailEvent = Message<"mail.v1.EmailEvent"> & {
  * Use `create(EmailEventSchema)` to create a new message.
  */
 export const EmailEventSchema: GenMessage<EmailEvent> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 41);
+  messageDesc(file_mail_v1_admin_service, 45);
 
 /**
  * @generated from message mail.v1.EmailDetail
@@ -1225,7 +1347,7 @@ export type EmailDetail = Message<"mail.v1.EmailDetail"> & {
  * Use `create(EmailDetailSchema)` to create a new message.
  */
 export const EmailDetailSchema: GenMessage<EmailDetail> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 42);
+  messageDesc(file_mail_v1_admin_service, 46);
 
 /**
  * @generated from message mail.v1.GetAccountStatsRequest
@@ -1249,7 +1371,7 @@ export type GetAccountStatsRequest = Message<"mail.v1.GetAccountStatsRequest"> &
  * Use `create(GetAccountStatsRequestSchema)` to create a new message.
  */
 export const GetAccountStatsRequestSchema: GenMessage<GetAccountStatsRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 43);
+  messageDesc(file_mail_v1_admin_service, 47);
 
 /**
  * @generated from message mail.v1.DailyStats
@@ -1307,7 +1429,7 @@ export type DailyStats = Message<"mail.v1.DailyStats"> & {
  * Use `create(DailyStatsSchema)` to create a new message.
  */
 export const DailyStatsSchema: GenMessage<DailyStats> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 44);
+  messageDesc(file_mail_v1_admin_service, 48);
 
 /**
  * @generated from message mail.v1.AccountStats
@@ -1331,7 +1453,7 @@ export type AccountStats = Message<"mail.v1.AccountStats"> & {
  * Use `create(AccountStatsSchema)` to create a new message.
  */
 export const AccountStatsSchema: GenMessage<AccountStats> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 45);
+  messageDesc(file_mail_v1_admin_service, 49);
 
 /**
  * An address the account does not send to any more (hard bounce or complaint).
@@ -1374,7 +1496,7 @@ export type Suppression = Message<"mail.v1.Suppression"> & {
  * Use `create(SuppressionSchema)` to create a new message.
  */
 export const SuppressionSchema: GenMessage<Suppression> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 46);
+  messageDesc(file_mail_v1_admin_service, 50);
 
 /**
  * @generated from message mail.v1.ListSuppressionsRequest
@@ -1391,7 +1513,7 @@ export type ListSuppressionsRequest = Message<"mail.v1.ListSuppressionsRequest">
  * Use `create(ListSuppressionsRequestSchema)` to create a new message.
  */
 export const ListSuppressionsRequestSchema: GenMessage<ListSuppressionsRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 47);
+  messageDesc(file_mail_v1_admin_service, 51);
 
 /**
  * @generated from message mail.v1.ListSuppressionsResponse
@@ -1408,7 +1530,7 @@ export type ListSuppressionsResponse = Message<"mail.v1.ListSuppressionsResponse
  * Use `create(ListSuppressionsResponseSchema)` to create a new message.
  */
 export const ListSuppressionsResponseSchema: GenMessage<ListSuppressionsResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 48);
+  messageDesc(file_mail_v1_admin_service, 52);
 
 /**
  * @generated from message mail.v1.DeleteSuppressionRequest
@@ -1425,7 +1547,7 @@ export type DeleteSuppressionRequest = Message<"mail.v1.DeleteSuppressionRequest
  * Use `create(DeleteSuppressionRequestSchema)` to create a new message.
  */
 export const DeleteSuppressionRequestSchema: GenMessage<DeleteSuppressionRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 49);
+  messageDesc(file_mail_v1_admin_service, 53);
 
 /**
  * The management API behind the console (REST base path /v1/mail/admin).
@@ -1593,6 +1715,36 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof VerifyWebhookRequestSchema;
     output: typeof VerifyWebhookResponseSchema;
+  },
+  /**
+   * POST /webhooks/:id/rotate-secret: a new secret (in this answer only); the old one keeps signing during the overlap
+   *
+   * @generated from rpc mail.v1.AdminService.RotateWebhookSecret
+   */
+  rotateWebhookSecret: {
+    methodKind: "unary";
+    input: typeof RotateWebhookSecretRequestSchema;
+    output: typeof WebhookSchema;
+  },
+  /**
+   * POST /webhooks/:id/enable: attempt deliveries again after the webhook was disabled
+   *
+   * @generated from rpc mail.v1.AdminService.EnableWebhook
+   */
+  enableWebhook: {
+    methodKind: "unary";
+    input: typeof EnableWebhookRequestSchema;
+    output: typeof WebhookSchema;
+  },
+  /**
+   * POST /webhooks/:id/resend: queue the discarded deliveries of a time range again (bounded per call)
+   *
+   * @generated from rpc mail.v1.AdminService.ResendWebhookDeliveries
+   */
+  resendWebhookDeliveries: {
+    methodKind: "unary";
+    input: typeof ResendWebhookDeliveriesRequestSchema;
+    output: typeof ResendWebhookDeliveriesResponseSchema;
   },
   /**
    * GET /webhooks/:id/deliveries: each event sent to the webhook, with every attempt

@@ -2,10 +2,10 @@
 import { h } from '../dom.js';
 
 const TONES = {
-  good: ['healthy', 'delivered', 'completed', 'succeeded', 'verified'],
+  good: ['active', 'healthy', 'delivered', 'completed', 'succeeded', 'verified'],
   info: ['sent', 'processing', 'enqueued', 'scheduled', 'send', 'delivery', 'open', 'click'],
   warn: ['review', 'paused', 'discarded', 'complained', 'complaint', 'unverified'],
-  bad: ['banned', 'bounced', 'failed', 'bounce', 'reject'],
+  bad: ['disabled', 'banned', 'bounced', 'failed', 'bounce', 'reject'],
   muted: ['pending', 'cancelled'],
 };
 const TONE_OF = new Map(Object.entries(TONES).flatMap(([tone, words]) => words.map((w) => [w, tone])));

@@ -32,7 +32,8 @@ export async function render({ account, itemId, query }) {
           cells: [
             h('span', {}, pill(d.event_type), h('span', { class: 'sub' }, d.event_id || d.id)),
             d.email_id ? h('a', { href: href(`/emails/${d.email_id}`) }, h('code', {}, d.email_id)) : '—',
-            pill(d.status),
+            // Why a discarded one was: retries_exhausted, webhook_disabled or webhook_deleted.
+            h('span', {}, pill(d.status), d.discard_reason ? h('span', { class: 'sub' }, d.discard_reason.replaceAll('_', ' ')) : null),
             disclosure(attemptsSummary(d.attempts ?? []), detailId),
             formatTime(d.created_at),
             d.status === 'discarded'

@@ -1,10 +1,14 @@
-/** Webhooks: create (the signing secret is shown once), send a test request, open deliveries, delete. */
-import { createWebhook, deleteWebhook, listWebhooks, verifyWebhook } from '../../api.js';
+/**
+ * Webhooks: create (the signing secret is shown once), see which are disabled (their deliveries kept failing)
+ * and enable them, send a test request, open deliveries, delete.
+ */
+import { createWebhook, deleteWebhook, enableWebhook, listWebhooks, verifyWebhook } from '../../api.js';
 import { h, replaceChildren, uniqueId } from '../../dom.js';
 import { formatTime } from '../../format.js';
 import { href } from '../../router.js';
 import { announce, announceError } from '../../ui/announce.js';
 import { confirmAction } from '../../ui/dialog.js';
+import { pill } from '../../ui/pill.js';
 import { field, onSubmit } from '../../ui/form.js';
 import { section } from '../../ui/page.js';
 import { createThenShowSecret } from '../../ui/secret-dialog.js';
@@ -20,12 +24,13 @@ export async function render({ account }) {
     replaceChildren(list, dataTable({
       caption: `Webhooks of ${account.name}`,
       empty: 'No webhooks yet.',
-      columns: [{ label: 'URL' }, { label: 'Events' }, { label: 'Created' }, { label: 'Test request' }, { label: h('span', { class: 'visually-hidden' }, 'Actions') }],
+      columns: [{ label: 'URL' }, { label: 'Events' }, { label: 'State' }, { label: 'Created' }, { label: 'Test request' }, { label: h('span', { class: 'visually-hidden' }, 'Actions') }],
       rows: webhooks.map((w) => {
         const result = h('span', { class: 'verify-result', 'data-webhook': w.id });
         return [
           h('span', { class: 'url' }, w.url, h('span', { class: 'sub' }, w.id)),
           w.events.join(', '),
+          stateOf(w, enable),
           formatTime(w.created_at),
           h('div', { class: 'row-actions' },
             h('button', { type: 'button', class: 'button secondary small', 'aria-label': `Verify ${w.url}`, onclick: (e) => verify(w, e.currentTarget, result) }, 'Verify'),
@@ -36,6 +41,16 @@ export async function render({ account }) {
         ];
       }),
     }));
+  }
+
+  async function enable(webhook) {
+    try {
+      await enableWebhook(webhook.id);
+      announce(`Webhook ${webhook.url} enabled: new events are sent again.`);
+      await load();
+    } catch (err) {
+      announceError(err);
+    }
   }
 
   async function remove(webhook) {
@@ -58,6 +73,15 @@ export async function render({ account }) {
 
   await load();
   return h('div', { class: 'stack' }, section('New webhook', form), section('Webhooks', list));
+}
+
+/** Active, or disabled since when and why, with the button that enables it again. */
+function stateOf(webhook, enable) {
+  if (!webhook.disabled_at) return pill('active');
+  return h('div', { class: 'webhook-state' },
+    pill('disabled'),
+    h('span', { class: 'sub' }, `since ${formatTime(webhook.disabled_at)}: ${webhook.disabled_reason ?? ''}`),
+    h('button', { type: 'button', class: 'button secondary small', 'aria-label': `Enable ${webhook.url}`, onclick: () => enable(webhook) }, 'Enable'));
 }
 
 /** Sends the signed test request and shows its answer in `result`, next to the row's button. */
@@ -100,7 +124,8 @@ function newWebhookForm(account, reload) {
       title: 'Webhook signing secret',
       label: 'Signing secret',
       secret: created.secret,
-      note: 'Receivers check X-Mail-Signature: sha256= HMAC-SHA256 of "{X-Mail-Timestamp}.{raw body}" keyed with this secret.',
+      note: 'Receivers check X-Mail-Signature: sha256= HMAC-SHA256 of "{X-Mail-Timestamp}.{raw body}" keyed with this secret, '
+        + 'or the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) with any Standard Webhooks library and this same secret.',
     }));
   });
 }
