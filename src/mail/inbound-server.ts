@@ -1,7 +1,6 @@
-import type { Socket } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import type { Logger } from '../logger.js';
-import { listenSmtp, type Listening } from './smtp-listen.js';
+import { limitSessions, listenSmtp, readMessage, type Listening } from './smtp-listen.js';
 
 /**
  * Reports are small: RFC 3464 and 5965 reports quote the original's headers, or the whole original, which
@@ -72,33 +71,19 @@ export async function startInboundServer(options: {
       callback();
     },
     onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      stream.on('data', (c: Buffer) => {
-        size += c.length;
-        if (size <= MAX_INBOUND_BYTES) chunks.push(c);
-      });
-      stream.on('end', () => {
-        if ((stream as unknown as { sizeExceeded?: boolean }).sizeExceeded || size > MAX_INBOUND_BYTES) {
-          return callback(Object.assign(new Error('5.3.4 message exceeds the fixed maximum message size'), { responseCode: 552 }));
-        }
+      readMessage(stream, MAX_INBOUND_BYTES).then(async (raw) => {
+        if (!raw) return callback(Object.assign(new Error('5.3.4 message exceeds the fixed maximum message size'), { responseCode: 552 }));
         const rcptTo = session.envelope.rcptTo.map((r) => r.address);
-        options.onMessage(Buffer.concat(chunks), { rcptTo }).then((verdict) => {
-          if (verdict !== 'refused') return callback();
-          callback(Object.assign(new Error('5.7.1 not accepted: no valid report token for the email it is about'), { responseCode: 550 }));
-        }, (err: unknown) => {
-          logger.warn({ err, from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '' }, 'inbound message not handled; asked to retry');
-          callback(Object.assign(new Error('4.3.0 temporary failure, try again later'), { responseCode: 451 }));
-        });
+        const verdict = await options.onMessage(raw, { rcptTo });
+        if (verdict !== 'refused') return callback();
+        callback(Object.assign(new Error('5.7.1 not accepted: no valid report token for the email it is about'), { responseCode: 550 }));
+      }).catch((err: unknown) => {
+        logger.warn({ err, from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '' }, 'inbound message not handled; asked to retry');
+        callback(Object.assign(new Error('4.3.0 temporary failure, try again later'), { responseCode: 451 }));
       });
     },
   });
-  // smtp-server's socket timeout is for silence only; this bounds the whole conversation.
-  server.server.on('connection', (socket: Socket) => {
-    const timer = setTimeout(() => socket.destroy(), MAX_INBOUND_SESSION_MS);
-    timer.unref();
-    socket.once('close', () => clearTimeout(timer));
-  });
+  limitSessions(server, MAX_INBOUND_SESSION_MS);
 
   return listenSmtp(server, options.host, options.port, (err) => logger.warn({ err }, 'inbound listener error'));
 }

@@ -1,4 +1,5 @@
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Readable } from 'node:stream';
 import type { SMTPServer } from 'smtp-server';
 
 /** A listening SMTP server: its port (the one picked when asked for 0), its URL, and how to stop it. */
@@ -24,4 +25,33 @@ export async function listenSmtp(server: SMTPServer, host: string, port: number,
     url: `smtp://${host.includes(':') ? `[${host}]` : host}:${bound}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/**
+ * A message's bytes from smtp-server's DATA stream, or undefined when it is larger than `maxBytes` (nothing
+ * past the limit is kept: the stream is read to its end so the session can answer 552 and go on).
+ */
+export function readMessage(stream: Readable, maxBytes: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    stream.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= maxBytes) chunks.push(c);
+    });
+    stream.on('error', reject);
+    stream.on('end', () => {
+      const exceeded = (stream as unknown as { sizeExceeded?: boolean }).sizeExceeded === true || size > maxBytes;
+      resolve(exceeded ? undefined : Buffer.concat(chunks));
+    });
+  });
+}
+
+/** Ends every connection after `maxMs` however it trickles its bytes (smtp-server's own timeout is for silence only). */
+export function limitSessions(server: SMTPServer, maxMs: number): void {
+  server.server.on('connection', (socket: Socket) => {
+    const timer = setTimeout(() => socket.destroy(), maxMs);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+  });
 }

@@ -1,9 +1,8 @@
-import type { Socket } from 'node:net';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
 import { readMailbox } from '../domain/address.js';
 import { LIMITS } from '../domain/limits.js';
 import type { Logger } from '../logger.js';
-import { listenSmtp, type Listening } from './smtp-listen.js';
+import { limitSessions, listenSmtp, readMessage, type Listening } from './smtp-listen.js';
 import { smtpReply, smtpReplyFor } from './smtp-replies.js';
 
 /**
@@ -77,37 +76,22 @@ export async function startSubmissionServer<Credential>(options: {
       callback();
     },
     onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      stream.on('data', (c: Buffer) => {
-        size += c.length;
-        if (size <= SUBMISSION_MAX_BYTES) chunks.push(c);
-      });
-      stream.on('end', () => {
-        if ((stream as unknown as { sizeExceeded?: boolean }).sizeExceeded || size > SUBMISSION_MAX_BYTES) {
-          return callback(smtpReply(552, `5.3.4 message exceeds the fixed maximum message size of ${SUBMISSION_MAX_BYTES} bytes`));
-        }
-        const envelope = {
-          mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-          rcptTo: session.envelope.rcptTo.map((r) => r.address),
-        };
-        handler.submit(credentialOf(session), Buffer.concat(chunks), envelope).then(
-          (id) => callback(null, `2.0.0 OK: queued as ${id}`),
-          (err: unknown) => {
-            const reply = smtpReplyFor(err);
-            if (reply.responseCode === 451) logger.warn({ err }, 'submitted message not accepted; asked the client to retry');
-            callback(reply);
-          },
-        );
+      const envelope = {
+        mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+        rcptTo: session.envelope.rcptTo.map((r) => r.address),
+      };
+      readMessage(stream, SUBMISSION_MAX_BYTES).then(async (raw) => {
+        if (!raw) return callback(smtpReply(552, `5.3.4 message exceeds the fixed maximum message size of ${SUBMISSION_MAX_BYTES} bytes`));
+        const id = await handler.submit(credentialOf(session), raw, envelope);
+        callback(null, `2.0.0 OK: queued as ${id}`);
+      }).catch((err: unknown) => {
+        const reply = smtpReplyFor(err);
+        if (reply.responseCode === 451) logger.warn({ err }, 'submitted message not accepted; asked the client to retry');
+        callback(reply);
       });
     },
   });
-  // smtp-server's socket timeout is for silence only; this bounds the whole conversation.
-  server.server.on('connection', (socket: Socket) => {
-    const timer = setTimeout(() => socket.destroy(), MAX_SUBMISSION_SESSION_MS);
-    timer.unref();
-    socket.once('close', () => clearTimeout(timer));
-  });
+  limitSessions(server, MAX_SUBMISSION_SESSION_MS);
 
   return listenSmtp(server, options.host, options.port, (err) => logger.warn({ err }, 'submission listener error'));
 }
