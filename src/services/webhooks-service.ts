@@ -32,14 +32,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
     /** Creates a webhook; the answer is the only place the signing secret ever appears. */
     async create(accountId: string, input: { url: string; events: string[] }): Promise<WebhookRow> {
       if (!(await deps.accounts.get(accountId))) throw notFound('account', accountId);
-      if (input.url === '') throw invalid('url is required');
-      if (input.url.length > URL_MAX) throw invalid(`url: length ${input.url.length} exceeds the maximum of ${URL_MAX} characters`);
-      const check = await deps.checkUrl(input.url);
-      if (!check.ok) throw invalid(`url: ${check.reason}`);
-      if (input.events.length === 0) throw invalid(`events is required: one or more of ${EVENT_TYPES.join(', ')}`);
-      input.events.forEach((e, i) => {
-        if (!isOneOf(EVENT_TYPES, e)) throw invalid(`events[${i}]: "${e}" is not one of ${EVENT_TYPES.join(', ')}`);
-      });
+      await assertValidWebhook(deps, input);
       return deps.webhooks.create({
         id: newId('webhook'), accountId, url: input.url, events: [...new Set(input.events)], secret: generateWebhookSecret(),
       });
@@ -99,11 +92,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
 
     /** A new secret, answered once; the current one keeps signing beside it for the overlap. */
     async rotateSecret(id: string, overlapSeconds: number | undefined): Promise<WebhookRow> {
-      const overlap = overlapSeconds ?? SECRET_OVERLAP.default;
-      if (!Number.isInteger(overlap) || overlap < 0 || overlap > SECRET_OVERLAP.max) {
-        throw invalid(`overlap_seconds must be from 0 to ${SECRET_OVERLAP.max}; got ${overlap}`);
-      }
-      const webhook = await deps.webhooks.rotateSecret(id, generateWebhookSecret(), overlap);
+      const webhook = await deps.webhooks.rotateSecret(id, generateWebhookSecret(), overlapOf(overlapSeconds));
       if (!webhook) throw notFound('webhook', id);
       return webhook;
     },
@@ -117,6 +106,27 @@ export function createWebhooksService(deps: WebhooksDeps) {
   };
 }
 export type WebhooksService = ReturnType<typeof createWebhooksService>;
+
+/** A new webhook's URL (length, scheme, a public address unless allowed) and its event types. */
+async function assertValidWebhook(deps: Pick<WebhooksDeps, 'checkUrl'>, input: { url: string; events: string[] }): Promise<void> {
+  if (input.url === '') throw invalid('url is required');
+  if (input.url.length > URL_MAX) throw invalid(`url: length ${input.url.length} exceeds the maximum of ${URL_MAX} characters`);
+  const check = await deps.checkUrl(input.url);
+  if (!check.ok) throw invalid(`url: ${check.reason}`);
+  if (input.events.length === 0) throw invalid(`events is required: one or more of ${EVENT_TYPES.join(', ')}`);
+  input.events.forEach((e, i) => {
+    if (!isOneOf(EVENT_TYPES, e)) throw invalid(`events[${i}]: "${e}" is not one of ${EVENT_TYPES.join(', ')}`);
+  });
+}
+
+/** A rotation's overlap in seconds: the default when not given, else within 0..SECRET_OVERLAP.max. */
+function overlapOf(overlapSeconds: number | undefined): number {
+  const overlap = overlapSeconds ?? SECRET_OVERLAP.default;
+  if (!Number.isInteger(overlap) || overlap < 0 || overlap > SECRET_OVERLAP.max) {
+    throw invalid(`overlap_seconds must be from 0 to ${SECRET_OVERLAP.max}; got ${overlap}`);
+  }
+  return overlap;
+}
 
 function refuseDisabled(webhook: WebhookRow): void {
   if (webhook.disabledAt) throw invalid(`webhook ${webhook.id} is disabled (${webhook.disabledReason ?? 'its deliveries kept failing'}); enable it first`);

@@ -114,6 +114,9 @@ describe('events API', () => {
     expect(end).toEqual({ events: [], next_cursor: '9999999999999999999-zzzzzzzzzzzzzzzzzzzzzzzzzz' });
   });
 
+});
+
+describe('events API', () => {
   it('an event is the very body its webhook sent, with the same id', async () => {
     const s = await createSender(stack, 'feed-hook', 'feed-hook.example');
     await admin(stack, 'POST', `/accounts/${s.accountId}/webhooks`, { url: `${receiver.url}/feed-hook`, events: ['send', 'delivery'] });

@@ -62,20 +62,72 @@ const toDelivery = (r: DeliveryRaw): WebhookDeliveryRow => ({
   })),
 });
 
+/** A delivery with what sending it needs: the webhook's URL and signing secrets, the event, its email. */
+async function loadForSending(sql: Sql, id: string): Promise<DeliveryToSend | undefined> {
+  const [row] = await sql<({
+    d_id: string; d_status: WebhookDeliveryStatus; w_id: string; url: string | null; secret: string | null; previous: string | null;
+    disabled: boolean; e_id: string; e_type: EventType; e_at: Date; e_data: Record<string, unknown>;
+  } & EmailRaw)[]>`
+    select d.id as d_id, d.status as d_status, w.id as w_id,
+      case when w.deleted_at is null then w.url end as url, case when w.deleted_at is null then w.secret end as secret,
+      case when w.previous_secret_until > now() then w.previous_secret end as previous, w.disabled_at is not null as disabled,
+      e.id as e_id, e.type as e_type, e.created_at as e_at, e.data as e_data, m.*
+    from webhook_deliveries d
+    join webhooks w on w.id = d.webhook_id
+    join events e on e.id = d.event_id
+    join emails m on m.id = e.email_id
+    where d.id = ${id}`;
+  if (!row) return undefined;
+  return {
+    id: row.d_id,
+    status: row.d_status,
+    webhook: row.url !== null && row.secret !== null
+      ? { id: row.w_id, url: row.url, secrets: row.previous !== null ? [row.secret, row.previous] : [row.secret], disabled: row.disabled }
+      : undefined,
+    event: { id: row.e_id, type: row.e_type, at: row.e_at, data: row.e_data },
+    email: toEmail(row),
+  };
+}
+
+async function discard(sql: Sql, id: string, reason: DiscardReason, threshold?: DisableThreshold): Promise<{ disabledWebhook?: { id: string; reason: string } }> {
+  const counts = reason === 'retries_exhausted' && threshold !== undefined;
+  const discards = threshold?.discards ?? 0;
+  const hours = threshold?.hours ?? 0;
+  // Computed from the row being updated (not a snapshot) so that parallel discards all count.
+  const trips = sql`${discards > 0} and w.disabled_at is null and w.consecutive_discards + 1 >= ${discards}
+    and coalesce(w.failing_since, now()) <= now() - make_interval(hours => ${hours})`;
+  const [row] = await sql<{ id: string; reason: string; just_disabled: boolean }[]>`
+    with d as (
+      update webhook_deliveries set status = 'discarded', completed_at = now(), discard_reason = ${reason}
+      where id = ${id} and status = 'pending' returning webhook_id)
+    update webhooks w set consecutive_discards = w.consecutive_discards + 1, failing_since = coalesce(w.failing_since, now()),
+      disabled_at = case when ${trips} then now() else w.disabled_at end,
+      disabled_reason = case when ${trips}
+        then format('%s deliveries in a row discarded (every attempt failed) since %s', w.consecutive_discards + 1,
+          to_char(coalesce(w.failing_since, now()) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))
+        else w.disabled_reason end
+    from d where w.id = d.webhook_id and ${counts}
+    returning w.id, w.disabled_reason as reason, w.disabled_at = now() as just_disabled`;
+  return row?.just_disabled ? { disabledWebhook: { id: row.id, reason: row.reason } } : {};
+}
+
+/** Deliveries matching `where`, newest first, each with its attempts. */
+const deliveriesWhere = (sql: Sql, where: postgres.PendingQuery<postgres.Row[]>, limit: number) => sql<DeliveryRaw[]>`
+  select d.id, d.webhook_id, d.event_id, e.type, e.email_id, d.status, d.created_at, d.completed_at, d.discard_reason,
+    coalesce((select json_agg(json_build_object('attempt', a.attempt, 'started_at', a.started_at, 'status_code', a.status_code,
+      'latency_ms', a.latency_ms, 'response_excerpt', a.response_excerpt, 'error', a.error) order by a.attempt)
+      from webhook_attempts a where a.delivery_id = d.id), '[]') as attempts
+  from webhook_deliveries d join events e on e.id = d.event_id
+  where ${where}
+  order by d.id desc limit ${limit}`;
+
 /**
  * Webhook deliveries: one row per (event, webhook), queued by the fan-out trigger of `events`, claimed in
  * groups by the dispatcher like the email outbox, and finished by the webhook activity. Each attempt is a row
  * of its own, so an operator sees every status code, latency and error.
  */
 export function createWebhookDeliveriesRepo(sql: Sql) {
-  const selectDeliveries = (where: postgres.PendingQuery<postgres.Row[]>, limit: number) => sql<DeliveryRaw[]>`
-    select d.id, d.webhook_id, d.event_id, e.type, e.email_id, d.status, d.created_at, d.completed_at, d.discard_reason,
-      coalesce((select json_agg(json_build_object('attempt', a.attempt, 'started_at', a.started_at, 'status_code', a.status_code,
-        'latency_ms', a.latency_ms, 'response_excerpt', a.response_excerpt, 'error', a.error) order by a.attempt)
-        from webhook_attempts a where a.delivery_id = d.id), '[]') as attempts
-    from webhook_deliveries d join events e on e.id = d.event_id
-    where ${where}
-    order by d.id desc limit ${limit}`;
+  const selectDeliveries = (where: postgres.PendingQuery<postgres.Row[]>, limit: number) => deliveriesWhere(sql, where, limit);
 
   /** The one way a delivery is queued again (single and bulk re-send): a fresh retry budget, then a wake-up. */
   const requeueWhere = async (where: postgres.PendingQuery<postgres.Row[]>): Promise<number> => {
@@ -89,31 +141,7 @@ export function createWebhookDeliveriesRepo(sql: Sql) {
   return {
     ...createGroupQueue(sql, { table: 'webhook_deliveries', id: 'id', order: 'created_at', waiting: sql`status = 'pending'` }),
 
-    async loadForSending(id: string): Promise<DeliveryToSend | undefined> {
-      const [row] = await sql<({
-        d_id: string; d_status: WebhookDeliveryStatus; w_id: string; url: string | null; secret: string | null; previous: string | null;
-        disabled: boolean; e_id: string; e_type: EventType; e_at: Date; e_data: Record<string, unknown>;
-      } & EmailRaw)[]>`
-        select d.id as d_id, d.status as d_status, w.id as w_id,
-          case when w.deleted_at is null then w.url end as url, case when w.deleted_at is null then w.secret end as secret,
-          case when w.previous_secret_until > now() then w.previous_secret end as previous, w.disabled_at is not null as disabled,
-          e.id as e_id, e.type as e_type, e.created_at as e_at, e.data as e_data, m.*
-        from webhook_deliveries d
-        join webhooks w on w.id = d.webhook_id
-        join events e on e.id = d.event_id
-        join emails m on m.id = e.email_id
-        where d.id = ${id}`;
-      if (!row) return undefined;
-      return {
-        id: row.d_id,
-        status: row.d_status,
-        webhook: row.url !== null && row.secret !== null
-          ? { id: row.w_id, url: row.url, secrets: row.previous !== null ? [row.secret, row.previous] : [row.secret], disabled: row.disabled }
-          : undefined,
-        event: { id: row.e_id, type: row.e_type, at: row.e_at, data: row.e_data },
-        email: toEmail(row),
-      };
-    },
+    loadForSending: (id: string) => loadForSending(sql, id),
 
     /** Counts an attempt of a pending delivery; answers its number (undefined: no longer pending). */
     async beginAttempt(id: string): Promise<number | undefined> {
@@ -143,27 +171,7 @@ export function createWebhookDeliveriesRepo(sql: Sql) {
      * Discards a pending delivery with its reason. Only `retries_exhausted` counts towards the threshold:
      * the answer says whether this discard disabled the webhook, and why.
      */
-    async discard(id: string, reason: DiscardReason, threshold?: DisableThreshold): Promise<{ disabledWebhook?: { id: string; reason: string } }> {
-      const counts = reason === 'retries_exhausted' && threshold !== undefined;
-      const discards = threshold?.discards ?? 0;
-      const hours = threshold?.hours ?? 0;
-      // Computed from the row being updated (not a snapshot) so that parallel discards all count.
-      const trips = sql`${discards > 0} and w.disabled_at is null and w.consecutive_discards + 1 >= ${discards}
-        and coalesce(w.failing_since, now()) <= now() - make_interval(hours => ${hours})`;
-      const [row] = await sql<{ id: string; reason: string; just_disabled: boolean }[]>`
-        with d as (
-          update webhook_deliveries set status = 'discarded', completed_at = now(), discard_reason = ${reason}
-          where id = ${id} and status = 'pending' returning webhook_id)
-        update webhooks w set consecutive_discards = w.consecutive_discards + 1, failing_since = coalesce(w.failing_since, now()),
-          disabled_at = case when ${trips} then now() else w.disabled_at end,
-          disabled_reason = case when ${trips}
-            then format('%s deliveries in a row discarded (every attempt failed) since %s', w.consecutive_discards + 1,
-              to_char(coalesce(w.failing_since, now()) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))
-            else w.disabled_reason end
-        from d where w.id = d.webhook_id and ${counts}
-        returning w.id, w.disabled_reason as reason, w.disabled_at = now() as just_disabled`;
-      return row?.just_disabled ? { disabledWebhook: { id: row.id, reason: row.reason } } : {};
-    },
+    discard: (id: string, reason: DiscardReason, threshold?: DisableThreshold) => discard(sql, id, reason, threshold),
 
     /** Queues a delivery again with a fresh retry budget (its attempts so far are kept). */
     async requeue(id: string): Promise<boolean> {
