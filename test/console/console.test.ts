@@ -12,6 +12,7 @@ import { call, eventually, validEmail } from '../helpers/http.js';
 import { ADMIN_TOKEN, startStack, type Stack } from '../helpers/stack.js';
 import { launchConsoleBrowser, type ConsoleBrowser } from './browser.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { signatureFor } from '../../src/webhooks/signature.js';
 
 let stack: Stack;
 let receiver: WebhookReceiver;
@@ -60,7 +61,7 @@ const deliveryRow = (deliveryStatus: string): Locator => page.locator('tr', { ha
 const attemptRows = async (toggle: Locator): Promise<Locator> => page.locator(`[id="${await toggle.getAttribute('aria-controls')}"] tbody tr`);
 
 /** Shared between the tests, which run in order like an operator's session. */
-const state = { accountId: '', webhookId: '', failingWebhookId: '', jobId: '' };
+const state = { accountId: '', webhookId: '', webhookSecret: '', failingWebhookId: '', jobId: '' };
 
 describe('console', () => {
   it('serves the page with a strict Content-Security-Policy', async () => {
@@ -221,6 +222,7 @@ describe('console', () => {
     const dialog = page.getByRole('dialog', { name: 'Webhook signing secret' });
     const secret = await dialog.getByLabel('Signing secret', { exact: true }).inputValue();
     expect(secret.length).toBeGreaterThanOrEqual(16);
+    state.webhookSecret = secret;
     await dialog.getByRole('button', { name: 'I have copied it' }).click();
     await expect.poll(() => page.locator('dialog').count()).toBe(0);
     expect(await page.content()).not.toContain(secret);
@@ -308,6 +310,39 @@ describe('console', () => {
     const { body } = await admin<{ webhooks: { id: string; disabled_at?: string }[] }>(stack, 'GET', `/accounts/${stack.accountId}/webhooks`);
     expect(body.webhooks.find((w) => w.id === state.webhookId)).not.toHaveProperty('disabled_at');
   });
+
+  it('rotates a webhook secret, shows the new one once with until when the old one signs, and signs with both', async () => {
+    const url = `${receiver.url}/hooks/mail`;
+    const listed = row(url);
+    await listed.getByRole('button', { name: `Rotate secret of ${url}` }).click();
+    await page.getByRole('dialog', { name: 'Rotate the signing secret?' }).getByRole('button', { name: 'Rotate secret' }).click();
+
+    const dialog = page.getByRole('dialog', { name: 'New webhook signing secret' });
+    const secret = await dialog.getByLabel('Signing secret', { exact: true }).inputValue();
+    expect(secret).toMatch(/^whsec_/);
+    expect(secret).not.toBe(state.webhookSecret);
+    const { body } = await admin<{ webhooks: { id: string; previous_secret_until?: string }[] }>(stack, 'GET', `/accounts/${stack.accountId}/webhooks`);
+    const until = Date.parse(body.webhooks.find((w) => w.id === state.webhookId)!.previous_secret_until ?? '');
+    // The default overlap: 24 h from the rotation (a minute of slack for a loaded machine).
+    expect(Math.abs(until - Date.now() - 86_400_000)).toBeLessThan(60_000);
+    expect(await dialog.innerText()).toContain('The old secret still signs every request until ');
+    await browser.screenshot('webhook-secret-rotated');
+    await dialog.getByRole('button', { name: 'I have copied it' }).click();
+    await expect.poll(() => page.locator('dialog').count()).toBe(0);
+    expect(await page.content()).not.toContain(secret);
+    await page.reload();
+    await listed.waitFor();
+    expect(await page.content()).not.toContain(secret);
+
+    // During the overlap each request is signed with the new secret and, beside it, the old one.
+    const before = receiver.on('/hooks/mail').length;
+    await listed.getByRole('button', { name: `Verify ${url}` }).click();
+    await expect.poll(() => listed.locator('.verify-result').innerText(), { timeout: 15_000 }).toBe('Success: HTTP 200');
+    const test = receiver.on('/hooks/mail').slice(before).find((r) => r.headers['x-mail-event'] === 'test')!;
+    const timestamp = String(test.headers['x-mail-timestamp']);
+    expect(test.headers['x-mail-signature']).toBe(signatureFor(secret, timestamp, test.rawBody));
+    expect(test.headers['x-mail-signature-previous']).toBe(signatureFor(state.webhookSecret, timestamp, test.rawBody));
+  });
 });
 
 describe('console', () => {
@@ -328,6 +363,26 @@ describe('console', () => {
     await page.getByLabel('Status').selectOption('succeeded');
     await page.waitForURL(/status=succeeded/);
     expect(await deliveryRow('succeeded').locator('button.disclosure').innerText()).toMatch(/ · last HTTP 200$/);
+  });
+
+  it('re-sends the discarded deliveries of a time range and says how many were queued', async () => {
+    // The batch's other 19 delivery events to the failing endpoint: all discarded once their retries ran out.
+    await eventually(async () => (await deliveries(state.failingWebhookId)).every((d) => d.status !== 'pending'), 30_000);
+    const discarded = (await deliveries(state.failingWebhookId)).filter((d) => d.status === 'discarded').length;
+    expect(discarded).toBeGreaterThanOrEqual(1);
+
+    const form = page.locator('form', { has: page.getByRole('button', { name: 'Re-send discarded' }) });
+    // From a day ago to the next minute: the defaults, which hold every delivery of this run.
+    expect(await form.getByLabel('From').inputValue()).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d$/);
+    await form.getByRole('button', { name: 'Re-send discarded' }).click();
+    await expect.poll(() => form.locator('.resend-result').innerText()).toBe(`${discarded} queued`);
+    await browser.screenshot('webhook-resend-range');
+    // The endpoint answers 200 now: every one of them ends delivered.
+    await eventually(async () => (await deliveries(state.failingWebhookId)).every((d) => d.status === 'succeeded'), 30_000);
+
+    // Nothing discarded is left in the range.
+    await form.getByRole('button', { name: 'Re-send discarded' }).click();
+    await expect.poll(() => form.locator('.resend-result').innerText()).toBe('0 queued');
   });
 
   it('filters and pages emails, and shows one email with its event timeline', async () => {

@@ -79,6 +79,10 @@ export const createWebhook = (accountId, webhook) => request('POST', `/accounts/
 export const deleteWebhook = (webhookId) => request('DELETE', `/webhooks/${id(webhookId)}`);
 export const verifyWebhook = (webhookId) => request('POST', `/webhooks/${id(webhookId)}/verify`, { body: {} });
 export const enableWebhook = (webhookId) => request('POST', `/webhooks/${id(webhookId)}/enable`, { body: {} });
+/** A new signing secret (in the answer only); the old one keeps signing until previous_secret_until (default 24 h). */
+export const rotateWebhookSecret = (webhookId) => request('POST', `/webhooks/${id(webhookId)}/rotate-secret`, { body: {} });
+/** range: {from, to} (ISO 8601): queues that range's discarded deliveries again; answers {queued, has_more}. */
+export const resendWebhookDeliveries = (webhookId, range) => request('POST', `/webhooks/${id(webhookId)}/resend`, { body: range });
 export const listWebhookDeliveries = (webhookId, query) => request('GET', `/webhooks/${id(webhookId)}/deliveries`, { query });
 export const resendWebhookDelivery = (deliveryId) => request('POST', `/webhook-deliveries/${id(deliveryId)}/resend`, { body: {} });
 

@@ -1,4 +1,4 @@
-/** The events sent to one webhook, each with every attempt; discarded ones can be sent again. */
+/** The events sent to one webhook, each with every attempt; discarded ones can be sent again, one or a time range. */
 import { ApiError, listWebhookDeliveries, listWebhooks, resendWebhookDelivery } from '../../api.js';
 import { h, replaceChildren, uniqueId } from '../../dom.js';
 import { formatTime } from '../../format.js';
@@ -8,6 +8,7 @@ import { oneOf, statusFilter } from '../../ui/form.js';
 import { section } from '../../ui/page.js';
 import { pill } from '../../ui/pill.js';
 import { dataTable, disclosure } from '../../ui/table.js';
+import { resendRangeForm } from './webhook-resend-range.js';
 
 const STATUSES = ['pending', 'succeeded', 'discarded'];
 
@@ -65,7 +66,8 @@ export async function render({ account, itemId, query }) {
     h('p', {}, h('a', { href: href(`/accounts/${account.id}/webhooks`) }, '← All webhooks')),
     section(`Deliveries to ${webhook.url}`,
       h('div', { class: 'toolbar' }, filter, refresh),
-      list));
+      list),
+    section('Re-send discarded', resendRangeForm(webhook, load)));
 }
 
 /** '4 attempts · last HTTP 500': how it went, on the button that shows each attempt. */

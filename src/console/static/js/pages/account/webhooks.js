@@ -1,8 +1,8 @@
 /**
  * Webhooks: create (the signing secret is shown once), see which are disabled (their deliveries kept failing)
- * and enable them, send a test request, open deliveries, delete.
+ * and enable them, send a test request, rotate the signing secret (the new one shown once), open deliveries, delete.
  */
-import { createWebhook, deleteWebhook, enableWebhook, listWebhooks, verifyWebhook } from '../../api.js';
+import { createWebhook, deleteWebhook, enableWebhook, listWebhooks, rotateWebhookSecret, verifyWebhook } from '../../api.js';
 import { h, replaceChildren, uniqueId } from '../../dom.js';
 import { formatTime } from '../../format.js';
 import { href } from '../../router.js';
@@ -11,7 +11,7 @@ import { confirmAction } from '../../ui/dialog.js';
 import { pill } from '../../ui/pill.js';
 import { field, onSubmit } from '../../ui/form.js';
 import { section } from '../../ui/page.js';
-import { createThenShowSecret } from '../../ui/secret-dialog.js';
+import { createThenShowSecret, showSecretOnce } from '../../ui/secret-dialog.js';
 import { dataTable } from '../../ui/table.js';
 
 const EVENT_TYPES = ['send', 'delivery', 'bounce', 'complaint', 'reject', 'open', 'click'];
@@ -37,6 +37,7 @@ export async function render({ account }) {
             result),
           h('div', { class: 'row-actions' },
             h('a', { class: 'button secondary small', href: href(`/accounts/${account.id}/webhooks/${w.id}`) }, 'Deliveries'),
+            h('button', { type: 'button', class: 'button secondary small', 'aria-label': `Rotate secret of ${w.url}`, onclick: () => rotate(w) }, 'Rotate secret'),
             h('button', { type: 'button', class: 'button danger small', 'aria-label': `Delete webhook ${w.url}`, onclick: () => remove(w) }, 'Delete')),
         ];
       }),
@@ -51,6 +52,32 @@ export async function render({ account }) {
     } catch (err) {
       announceError(err);
     }
+  }
+
+  async function rotate(webhook) {
+    const confirmed = await confirmAction({
+      title: 'Rotate the signing secret?',
+      message: `${webhook.url} gets a new secret. Requests carry signatures with both the old and the new one for 24 hours, `
+        + 'so the receiver can switch to the new secret in that time.',
+      confirmLabel: 'Rotate secret',
+    });
+    if (!confirmed) return;
+    let rotated;
+    try {
+      rotated = await rotateWebhookSecret(webhook.id);
+    } catch (err) {
+      announceError(err);
+      return;
+    }
+    await load().catch(announceError);
+    await showSecretOnce({
+      title: 'New webhook signing secret',
+      label: 'Signing secret',
+      secret: rotated.secret,
+      note: rotated.previous_secret_until
+        ? `The old secret still signs every request until ${formatTime(rotated.previous_secret_until)}; after that only this one does.`
+        : 'The old secret no longer signs.',
+    });
   }
 
   async function remove(webhook) {
