@@ -29,7 +29,7 @@ export function presentEmail(email: EmailRow, attachments: StoredAttachment[]): 
     createdAt: iso(email.createdAt),
     headers: email.headers,
     tags: email.tags,
-    attachments: attachments.map((a) => ({ filename: a.filename, content: a.content.toString('base64'), contentType: a.contentType })),
+    attachments: attachments.map((a) => ({ filename: a.filename, content: a.content.toString('base64'), contentType: a.contentType, contentId: a.contentId })),
     jobType: email.jobType,
     jobId: email.jobId,
   };

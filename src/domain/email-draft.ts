@@ -12,6 +12,8 @@ export interface AttachmentInput {
   /** Base64 (standard or URL-safe alphabet; line breaks allowed), as the spec's JSON carries it. */
   content: string;
   contentType: string;
+  /** Empty or absent: an ordinary attachment; else the inline part's Content-ID, without angle brackets. */
+  contentId?: string;
 }
 
 /** An attachment once checked: its content decoded. */
@@ -19,6 +21,8 @@ export interface Attachment {
   filename: string;
   content: Buffer;
   contentType: string;
+  /** Empty, or the Content-ID (no angle brackets) that makes it an inline part the html refers to as cid:. */
+  contentId: string;
 }
 
 /** The address fields of an email, each entry one address: as given (text) or as parsed (a Mailbox). */
@@ -70,6 +74,8 @@ const TAG_KEY = /^[A-Za-z0-9_-]+$/;
 const CONTROL = /[\0-\x08\x0a-\x1f\x7f]/;
 // A filename ends up in a MIME parameter: no control characters, no path.
 const BAD_FILENAME = /[\0-\x1f\x7f/\\]/;
+// A Content-ID goes between angle brackets in a header and after "cid:" in a URL: printable, no brackets, no space.
+const CONTENT_ID = /^[\x21-\x3b\x3d\x3f-\x7e]+$/;
 const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(\s*;.*)?$/;
 
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
@@ -198,18 +204,41 @@ function checkAttachment(a: AttachmentInput, field: string): Attachment {
   if (a.contentType !== '' && (!MEDIA_TYPE.test(a.contentType) || CONTROL.test(a.contentType))) {
     throw invalid(`${field}.content_type: "${printable(a.contentType)}" is not a media type`);
   }
-  return { filename: a.filename, content, contentType: a.contentType };
+  const contentId = a.contentId ?? '';
+  checkContentId(contentId, `${field}.content_id`);
+  return { filename: a.filename, content, contentType: a.contentType, contentId };
+}
+
+/** Whether a non-empty text may be an inline part's content id (a message received over SMTP asks too). */
+export const isContentId = (id: string) => id.length <= LIMITS.contentIdChars && CONTENT_ID.test(id);
+
+/** An inline part's id (empty: not inline), written as the header's `<id>` and the html's `cid:id`. */
+function checkContentId(id: string, field: string): void {
+  if (id === '') return;
+  if (id.length > LIMITS.contentIdChars) tooLong(field, id.length, LIMITS.contentIdChars, 'characters');
+  if (!CONTENT_ID.test(id)) {
+    throw invalid(`${field}: "${printable(id)}" may contain only printable ASCII characters other than "<", ">" and white space`);
+  }
 }
 
 function checkAttachments(list: AttachmentInput[], field: string): Attachment[] {
   if (list.length > LIMITS.attachments) {
     throw invalid(`${field}: ${list.length} attachments exceed the maximum of ${LIMITS.attachments}`);
   }
-  return list.map((a, i) => checkAttachment(a, `${field}[${i}]`));
+  const checked = list.map((a, i) => checkAttachment(a, `${field}[${i}]`));
+  // cid:x must name one part: a second part with the same id would be one the html cannot show.
+  const seen = new Map<string, number>();
+  checked.forEach((a, i) => {
+    if (a.contentId === '') return;
+    const first = seen.get(a.contentId);
+    if (first !== undefined) throw invalid(`${field}[${i}].content_id: "${a.contentId}" is already the content_id of ${field}[${first}]`);
+    seen.set(a.contentId, i);
+  });
+  return checked;
 }
 
 const attachmentBytes = (list: Attachment[]) =>
-  list.reduce((n, a) => n + a.content.length + bytes(a.filename) + bytes(a.contentType), 0);
+  list.reduce((n, a) => n + a.content.length + bytes(a.filename) + bytes(a.contentType) + a.contentId.length, 0);
 
 /**
  * Checks every rule of the spec's send request and "Limits" table; throws a 400 naming the field

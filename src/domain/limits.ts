@@ -25,6 +25,7 @@ export const LIMITS = {
   addressChars: 320,
   replyTo: 10,
   contentTypeChars: 255,
+  contentIdChars: 255,
 } as const;
 
 export const DAILY_QUOTA = { newAccount: 100, verifiedAccount: 1000 } as const;

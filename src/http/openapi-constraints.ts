@@ -59,6 +59,12 @@ const attachmentRequest: Constraints = {
     description: `The file's bytes in base64 (standard or URL-safe; line breaks allowed), at most ${LIMITS.attachmentBytes} bytes decoded.`,
   },
   content_type: { maxLength: 255, description: 'A media type such as `application/pdf`; empty: guessed from the filename.' },
+  content_id: {
+    maxLength: LIMITS.contentIdChars,
+    pattern: '^[\\x21-\\x3b\\x3d\\x3f-\\x7e]*$',
+    description: 'Makes the file an inline part (`Content-ID: <content_id>`) that the html shows with `<img src="cid:content_id">`. '
+      + 'Printable ASCII without `<`, `>` or white space, unique within the email; empty or absent: an ordinary attachment.',
+  },
 };
 
 const draft: Constraints = {

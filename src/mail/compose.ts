@@ -50,7 +50,10 @@ export function composeMessage(email: EmailRow, attachments: StoredAttachment[],
     messageId: email.headerMessageId,
     date: email.createdAt,
     headers: { ...email.headers, 'X-Mail-Email-Id': email.id, [REPORT_TOKEN_HEADER]: send.reportToken },
-    attachments: attachments.map((a) => ({ filename: a.filename, content: a.content, contentType: a.contentType })),
+    // A content id makes the part inline (Content-ID: <id>, in multipart/related with the html that shows it).
+    attachments: attachments.map((a) => ({
+      filename: a.filename, content: a.content, contentType: a.contentType, ...(a.contentId === '' ? {} : { cid: a.contentId }),
+    })),
     // Content comes only from the request: never let a value make nodemailer read a file or fetch a URL.
     disableFileAccess: true,
     disableUrlAccess: true,

@@ -1,5 +1,5 @@
-import type { AddressObject, EmailAddress, ParsedMail } from 'mailparser';
-import type { EmailDraft } from '../domain/email-draft.js';
+import type { AddressObject, Attachment, EmailAddress, ParsedMail } from 'mailparser';
+import { isContentId, type AttachmentInput, type EmailDraft } from '../domain/email-draft.js';
 import { formatBytes, LIMITS } from '../domain/limits.js';
 import { AppError, invalid } from '../errors.js';
 
@@ -12,8 +12,11 @@ import { AppError, invalid } from '../errors.js';
  *   address that is not an envelope recipient is left out (it is not sent to). At least one envelope
  *   recipient must be named in To, as the API needs a `to`.
  * - From, Reply-To and Subject come from the headers; text and html from the MIME parts as mailparser reads
- *   them (no text is made from html); every attachment, inline ones included, is an attachment (a missing
- *   file name becomes `attachment-<n>`).
+ *   them (no text is made from html); every attachment is an attachment (a missing file name becomes
+ *   `attachment-<n>`). An inline one (a Content-ID, and in multipart/related or with Content-Disposition
+ *   inline) keeps its Content-ID as `content_id`, so the html's `cid:` references still show it; a
+ *   Content-ID the API would refuse, or one already taken by an earlier part, leaves that part an ordinary
+ *   attachment rather than refusing the message.
  * - Other headers pass as the API's custom `headers` when the API would take them; the ones that describe the
  *   original transport or MIME structure are dropped (DROPPED_HEADERS), as the service writes its own.
  */
@@ -83,6 +86,22 @@ function assertFits(parsed: ParsedMail, text: string, html: string): void {
   if (total > LIMITS.emailBytes) throw tooBig('message', total, LIMITS.emailBytes);
 }
 
+/** The parts as the API's attachments, inline ones with their content id: see the module comment. */
+function attachmentsOf(parts: Attachment[]): AttachmentInput[] {
+  const taken = new Set<string>();
+  return parts.map((a, i) => {
+    const cid = a.cid ?? '';
+    const inline = cid !== '' && (a.related === true || a.contentDisposition === 'inline') && isContentId(cid) && !taken.has(cid);
+    if (inline) taken.add(cid);
+    return {
+      filename: a.filename ?? `attachment-${i + 1}`,
+      content: a.content.toString('base64'),
+      contentType: a.contentType,
+      contentId: inline ? cid : '',
+    };
+  });
+}
+
 /** The send request a received message stands for; `rcptTo` is the envelope's recipients. */
 export function draftFromMessage(parsed: ParsedMail, rcptTo: string[]): EmailDraft {
   const text = parsed.text ?? '';
@@ -96,11 +115,7 @@ export function draftFromMessage(parsed: ParsedMail, rcptTo: string[]): EmailDra
     subject: parsed.subject ?? '',
     text,
     html,
-    attachments: parsed.attachments.map((a, i) => ({
-      filename: a.filename ?? `attachment-${i + 1}`,
-      content: a.content.toString('base64'),
-      contentType: a.contentType,
-    })),
+    attachments: attachmentsOf(parsed.attachments),
     headers: customHeaders(parsed),
     tags: {},
   };

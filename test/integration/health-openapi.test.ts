@@ -102,7 +102,7 @@ describe('GET /v1/mail/openapi.json', () => {
       'created_at', 'headers', 'tags', 'attachments', 'job_type', 'job_id',
     ]));
     expect(props('EmailSummary').sort()).toEqual(['created_at', 'from', 'id', 'status', 'subject', 'to']);
-    expect(props('Attachment').sort()).toEqual(['content', 'content_type', 'filename']);
+    expect(props('Attachment').sort()).toEqual(['content', 'content_id', 'content_type', 'filename']);
     expect(props('SendEmailResponse').sort()).toEqual(['id', 'message_id', 'status']);
     expect(props('ScheduledEmail')).toEqual(expect.arrayContaining(['id', 'from', 'to', 'subject', 'scheduled_at', 'status', 'created_at', 'attempts']));
     expect(props('BatchJob')).toEqual(expect.arrayContaining(['job_id', 'total_count', 'sent_count', 'failed_count', 'status', 'created_at', 'completed_at']));

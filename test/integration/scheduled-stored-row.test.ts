@@ -10,7 +10,10 @@ const ACCOUNT = 'acc_firing';
 const draft = validateDraft({
   from: 'Ann <ann@Example.COM>', to: ['bob@example.org', 'Cy <cy@example.org>'], cc: ['dee@example.org'], bcc: ['eve@example.org'],
   replyTo: ['help@example.com'], subject: 'Hello', html: '<p>hi</p>', text: 'hi',
-  attachments: [{ filename: 'a.txt', content: Buffer.from('one').toString('base64'), contentType: 'text/plain' }],
+  attachments: [
+    { filename: 'a.txt', content: Buffer.from('one').toString('base64'), contentType: 'text/plain' },
+    { filename: 'logo.png', content: Buffer.from('png').toString('base64'), contentType: 'image/png', contentId: 'logo' },
+  ],
   headers: { 'X-Zeta': 'z', 'X-Alpha': 'a' }, tags: { campaign: 'spring' },
 });
 
@@ -43,8 +46,9 @@ describe('a fired scheduled email', () => {
     expect(await stored('em_fired')).toEqual(await stored('em_direct'));
     const [fired] = await sql`select job_type, job_id, header_message_id from emails where id = 'em_fired'`;
     expect(fired).toEqual({ job_type: 'scheduled', job_id: 'sch_same', header_message_id: '<em_fired@example.com>' });
-    const files = await sql`select filename, content from attachments where owner_id = 'em_fired'`;
-    expect(files.map((f) => [f.filename, Buffer.from(f.content as Buffer).toString()])).toEqual([['a.txt', 'one']]);
+    const files = await sql`select filename, content, content_id from attachments where owner_id = 'em_fired' order by position`;
+    expect(files.map((f) => [f.filename, Buffer.from(f.content as Buffer).toString(), f.content_id])).toEqual([['a.txt', 'one', null], ['logo.png', 'png', 'logo']]);
+    expect((await createEmailsRepo(sql).attachments('em_fired')).map((a) => a.contentId)).toEqual(['', 'logo']);
     expect(await sql`select email_id from delivery_queue where email_id = 'em_fired'`).toHaveLength(1);
   });
 

@@ -87,6 +87,23 @@ describe('SMTP submission with nodemailer as the client', () => {
     expect(await dkimVerdict(stack, msg.raw)).toEqual([{ status: 'pass', domain: 'example.com' }]);
   });
 
+  it('keeps an inline cid: image inline, with the same content id', async () => {
+    const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
+    const info = await client(stack.apiKey).sendMail({
+      from: 'app@example.com', to: 'ann@example.net', subject: 'Inline', html: '<p><img src="cid:logo@app"></p>',
+      attachments: [{ filename: 'logo.png', content: png, contentType: 'image/png', cid: 'logo@app' }],
+    });
+    const id = idOf(info.response)!;
+
+    const detail = await call<{ attachments: { filename: string; content_id: string }[] }>('GET', `${stack.api}/emails/${id}`, { token: stack.apiKey });
+    expect(detail.body.attachments.map((a) => [a.filename, a.content_id])).toEqual([['logo.png', 'logo@app']]);
+    const msg = await arrival(stack, id);
+    expect(msg.parsed.attachments).toHaveLength(1);
+    expect(msg.parsed.attachments[0]).toMatchObject({ filename: 'logo.png', contentId: '<logo@app>', related: true, contentDisposition: 'inline' });
+    expect(msg.parsed.attachments[0]!.content.equals(png)).toBe(true);
+    expect(msg.parsed.html).toContain(`<img src="data:image/png;base64,${png.toString('base64')}">`);
+  });
+
   it('answers a wrong API key 535 5.7.8, and sends nothing', async () => {
     const r = await refusal(client('mk_not-a-real-key-0123456789').sendMail({ from: 'a@example.com', to: 'b@example.net', subject: 's', text: 't' }));
     expect(r.responseCode).toBe(535);

@@ -13,7 +13,7 @@ const DRAFT_FIELDS: Record<keyof EmailDraft, true> = {
   from: true, to: true, cc: true, bcc: true, replyTo: true, subject: true, html: true, text: true,
   attachments: true, headers: true, tags: true,
 };
-const ATTACHMENT_FIELDS: Record<keyof AttachmentInput, true> = { filename: true, content: true, contentType: true };
+const ATTACHMENT_FIELDS: Record<keyof AttachmentInput, true> = { filename: true, content: true, contentType: true, contentId: true };
 
 const fieldsOf = (schema: DescMessage) => schema.fields.map((f) => f.localName).sort();
 

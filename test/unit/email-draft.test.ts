@@ -81,6 +81,31 @@ describe('validateDraft accepts', () => {
   });
 });
 
+describe('an attachment\'s content_id (an inline part)', () => {
+  const inline = (contentId: string, i = 0) => ({ ...file(1, i), contentId });
+
+  it('is kept as given, and empty or absent is an ordinary attachment', () => {
+    const v = validateDraft(draft({ attachments: [inline('logo'), inline('', 1), file(1, 2), inline(`a.b-c_d@e!#$%&'*+/=?^\`{|}~"[]:;,${'x'.repeat(200)}`, 3)] }));
+    expect(v.attachments.map((a) => a.contentId)).toEqual(['logo', '', '', expect.stringMatching(/^a\.b-c_d@e/)]);
+    expect(() => validateDraft(draft({ attachments: [inline('x'.repeat(255))] }))).not.toThrow();
+  });
+
+  it.each([
+    ['with angle brackets', '<logo>', 'attachments[0].content_id: "<logo>" may contain only printable ASCII'],
+    ['with a space', 'my logo', 'attachments[0].content_id: "my logo" may contain only'],
+    ['with a line break', 'a\r\nBcc: x@y.z', 'attachments[0].content_id: "a\\x0d\\x0aBcc: x@y.z" may contain only'],
+    ['not ASCII', 'lögo', 'attachments[0].content_id'],
+    ['too long', 'x'.repeat(256), 'attachments[0].content_id: length 256 exceeds the maximum of 255 characters'],
+  ])('is refused %s', (_name, id, message) => {
+    expect(refusal(draft({ attachments: [inline(id)] })).message).toContain(message);
+  });
+
+  it('is refused when two attachments share it, naming the second', () => {
+    const message = refusal(draft({ attachments: [inline('logo'), inline('logo', 1)] }), 'emails[2].').message;
+    expect(message).toBe('emails[2].attachments[1].content_id: "logo" is already the content_id of emails[2].attachments[0]');
+  });
+});
+
 describe('validateDraft refuses, naming the field, its length and the maximum', () => {
   it.each([
     ['subject of 999 characters', { subject: 's'.repeat(999) }, ['subject', '999', '998']],

@@ -27,13 +27,18 @@ describe('the OpenAPI document', () => {
     expect(send.properties.tags.propertyNames.maxLength).toBe(LIMITS.tagKeyChars);
     expect(schema('AttachmentInput').required).toEqual(['filename', 'content']);
     expect(schema('AttachmentInput').properties.filename.maxLength).toBe(LIMITS.filenameChars);
+    expect(schema('AttachmentInput').properties.content_id).toMatchObject({ maxLength: LIMITS.contentIdChars, pattern: expect.any(String) });
+    const contentId = new RegExp(schema('AttachmentInput').properties.content_id.pattern as string);
+    expect(['', 'logo', 'part1.x@example.com'].filter((id) => contentId.test(id))).toHaveLength(3);
+    expect(['<logo>', 'my logo', 'a\tb', 'lögo'].filter((id) => contentId.test(id))).toEqual([]);
     expect(body('post', '/v1/mail/emails/schedule').properties.scheduled_at.format).toBe('date-time');
     expect(body('post', '/v1/mail/emails/batch').properties.emails).toMatchObject({ minItems: 1, maxItems: LIMITS.batchEmails });
   });
 
   it('keeps request and answer forms of a shared message apart (answers carry no input rules)', () => {
     expect(schema('Attachment').properties.filename.maxLength).toBeUndefined();
-    expect(schema('Attachment').required).toEqual(['filename', 'content', 'content_type']);
+    expect(schema('Attachment').required).toEqual(['filename', 'content', 'content_type', 'content_id']);
+    expect(schema('Attachment').properties.content_id.pattern).toBeUndefined();
     // Optional proto fields are absent until set; every other field is always in the answer.
     expect(schema('BatchJob').required).not.toContain('completed_at');
     expect(schema('Email').required).toContain('message_id');

@@ -43,7 +43,25 @@ describe('a submitted message as the send request POST /emails takes', () => {
     const draft = draftFromMessage(parsed, ['ann@example.net']);
     expect(draft.text.trim()).toBe('plain');
     expect(draft.html.trim()).toBe('<p>html</p>');
-    expect(draft.attachments).toEqual([{ filename: 'attachment-1', contentType: 'application/octet-stream', content: Buffer.from('bytes').toString('base64') }]);
+    expect(draft.attachments).toEqual([{ filename: 'attachment-1', contentType: 'application/octet-stream', content: Buffer.from('bytes').toString('base64'), contentId: '' }]);
+  });
+
+  it('keeps an inline part\'s Content-ID as its content_id; a Content-ID taken or one the API refuses leaves a part an attachment', async () => {
+    const image = (cid: string, disposition: string) => [
+      'Content-Type: image/png', `Content-ID: ${cid}`, `Content-Disposition: ${disposition}`, 'Content-Transfer-Encoding: base64', '',
+      Buffer.from('png').toString('base64'),
+    ];
+    const parsed = await parse([
+      ...HEAD, 'Content-Type: multipart/mixed; boundary=m', '', '--m', 'Content-Type: multipart/related; boundary=r', '',
+      '--r', 'Content-Type: text/html', '', '<img src="cid:logo@x"><img src="cid:dup">', '--r', ...image('<logo@x>', 'inline; filename=logo.png'),
+      '--r', ...image('<dup>', 'attachment; filename=one.png'), '--r', ...image('<dup>', 'inline; filename=two.png'), '--r--',
+      '--m', ...image('<has space>', 'inline; filename=bad.png'), '--m', ...image('<plain>', 'attachment; filename=plain.png'), '--m--', '',
+    ]);
+    const draft = draftFromMessage(parsed, ['ann@example.net']);
+    expect(draft.attachments.map((a) => [a.filename, a.contentId])).toEqual([
+      ['logo.png', 'logo@x'], ['one.png', 'dup'], ['two.png', ''], ['bad.png', ''], ['plain.png', ''],
+    ]);
+    expect(validateDraft(draft).attachments.map((a) => a.contentId)).toEqual(['logo@x', 'dup', '', '', '']);
   });
 
   it('answers content over the API\'s limits as too large (552), not as invalid', async () => {

@@ -7,6 +7,7 @@ import * as domainAuthentication from './0006-domain-authentication.js';
 import * as remainingRecipients from './0007-remaining-recipients.js';
 import * as eventsFeed from './0008-events-feed.js';
 import * as webhookTrust from './0009-webhook-trust.js';
+import * as inlineAttachments from './0010-inline-attachments.js';
 
 /** Forward-only migrations, applied in order. Never edit one that has shipped: add the next. */
 export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
@@ -19,4 +20,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   { version: 7, name: 'remaining-recipients', sql: remainingRecipients.sql },
   { version: 8, name: 'events-feed', sql: eventsFeed.sql },
   { version: 9, name: 'webhook-trust', sql: webhookTrust.sql },
+  { version: 10, name: 'inline-attachments', sql: inlineAttachments.sql },
 ];

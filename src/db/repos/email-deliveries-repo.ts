@@ -1,7 +1,7 @@
 import type { Sql } from '../sql.js';
 import type { AccountStatus } from '../../domain/catalog.js';
 import type { NewEvent, NewSuppression } from '../../domain/events.js';
-import { type EmailRaw, type EmailRow, type StoredAttachment, toEmail } from './emails-repo.js';
+import { type AttachmentRaw, type EmailRaw, type EmailRow, type StoredAttachment, toAttachment, toEmail } from './emails-repo.js';
 import { recordedWithChange } from './events-repo.js';
 import { createGroupQueue } from './group-queue.js';
 
@@ -77,15 +77,15 @@ export function createEmailDeliveriesRepo(sql: Sql) {
         where m.id = any(${ids})`;
       const withFiles = rows.filter((r) => r.attachment_count > 0).map((r) => r.id);
       const files = withFiles.length > 0
-        ? await sql<{ owner_id: string; filename: string; content_type: string; content: Buffer }[]>`
-            select owner_id, filename, content_type, content from attachments where owner_id = any(${withFiles}) order by owner_id, position`
+        ? await sql<(AttachmentRaw & { owner_id: string })[]>`
+            select owner_id, filename, content_type, content, content_id from attachments where owner_id = any(${withFiles}) order by owner_id, position`
         : [];
       const out = new Map<string, LoadedEmail>();
       for (const r of rows) {
         const sender = { accountStatus: r.account_status, openTracking: r.open_tracking === true, clickTracking: r.click_tracking === true };
         out.set(r.id, { email: toEmail(r), attachments: [], sender, lastError: r.last_error ?? '' });
       }
-      for (const f of files) out.get(f.owner_id)?.attachments.push({ filename: f.filename, contentType: f.content_type, content: f.content });
+      for (const f of files) out.get(f.owner_id)?.attachments.push(toAttachment(f));
       return out;
     },
 

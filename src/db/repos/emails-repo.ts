@@ -30,7 +30,21 @@ export interface StoredAttachment {
   filename: string;
   contentType: string;
   content: Buffer;
+  /** Empty: an ordinary attachment; else the inline part's Content-ID, without angle brackets. */
+  contentId: string;
 }
+
+/** An attachments row as the queries select it (content_id is NULL for an ordinary attachment). */
+export interface AttachmentRaw {
+  filename: string;
+  content_type: string;
+  content: Buffer;
+  content_id: string | null;
+}
+
+export const toAttachment = (r: AttachmentRaw): StoredAttachment => ({
+  filename: r.filename, contentType: r.content_type, content: r.content, contentId: r.content_id ?? '',
+});
 
 export interface EmailRow extends Mailboxes {
   id: string;
@@ -153,6 +167,7 @@ export function attachmentRows(owners: { id: string; draft: Pick<ValidDraft, 'at
       filename: a.filename,
       content_type: a.contentType === '' ? 'application/octet-stream' : a.contentType,
       content: a.content,
+      content_id: a.contentId === '' ? null : a.contentId,
     })),
   );
 }
@@ -192,9 +207,9 @@ export function createEmailsRepo(sql: Sql) {
     },
 
     async attachments(ownerId: string): Promise<StoredAttachment[]> {
-      const rows = await sql<{ filename: string; content_type: string; content: Buffer }[]>`
-        select filename, content_type, content from attachments where owner_id = ${ownerId} order by position`;
-      return rows.map((r) => ({ filename: r.filename, contentType: r.content_type, content: r.content }));
+      const rows = await sql<AttachmentRaw[]>`
+        select filename, content_type, content, content_id from attachments where owner_id = ${ownerId} order by position`;
+      return rows.map(toAttachment);
     },
 
     async list(accountId: string, filter: EmailFilter, limit: number, offset: number): Promise<{ rows: EmailSummaryRow[]; total: number }> {

@@ -74,8 +74,8 @@ async function fireDue(sql: Sql, q: { from: Date; to: Date; newEmailId: () => st
       where r.id in (select email_id from fired)
       returning id),
     files as (
-      insert into attachments (owner_id, position, filename, content_type, content)
-      select f.email_id, a.position, a.filename, a.content_type, a.content from attachments a join fired f on a.owner_id = f.id),
+      insert into attachments (owner_id, position, filename, content_type, content, content_id)
+      select f.email_id, a.position, a.filename, a.content_type, a.content, a.content_id from attachments a join fired f on a.owner_id = f.id),
     queued as (insert into delivery_queue (email_id) select id from email)
     select (select count(*) from email)::int as n`;
   return row!.n;
