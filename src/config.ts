@@ -45,6 +45,12 @@ const settings = {
   host: { env: 'HOST', description: 'Address the REST gateway and gRPC listen on.', default: '127.0.0.1', parse: str('127.0.0.1') },
   port: { env: 'PORT', description: 'REST gateway port (base path /v1/mail).', default: '8080', parse: int('PORT', 8080) },
   grpcPort: { env: 'GRPC_PORT', description: 'gRPC / gRPC-Web / Connect port (HTTP/2 cleartext).', default: '8081', parse: int('GRPC_PORT', 8081) },
+  workerPort: {
+    env: 'MAILER_WORKER_PORT',
+    description: 'Port of a worker process\'s probes on HOST (MAILER_ROLE=worker only: `GET /healthz`, `/readyz`, `/metrics` with the delivery metrics); in `all` the REST port serves them.',
+    default: '8082',
+    parse: int('MAILER_WORKER_PORT', 8082),
+  },
   databaseUrl: { env: 'DATABASE_URL', description: 'PostgreSQL connection URL.', default: undefined, parse: optional },
   temporalAddress: { env: 'TEMPORAL_ADDRESS', description: 'Temporal frontend host:port.', default: undefined, parse: optional },
   temporalNamespace: { env: 'TEMPORAL_NAMESPACE', description: 'Temporal namespace.', default: 'default', parse: str('default') },

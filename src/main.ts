@@ -26,6 +26,8 @@ export interface Mailer {
   inboundUrl: string | undefined;
   /** The SMTP submission listener (API role; undefined when turned off). */
   submissionUrl: string | undefined;
+  /** A worker process's probes and metrics (MAILER_ROLE=worker only). */
+  workerProbeUrl: string | undefined;
   databaseUrl: string;
   adminToken: string;
   /** Set on the run that created the default account. */
@@ -52,7 +54,7 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
     const worker = dispatchers ? await startWorkerRole(core, { dispatchers, notifyQueued }, stops) : undefined;
     const api: Partial<ApiRole> = config.role !== 'worker' ? await startApiRole(core, notifyQueued, stops) : {};
     return {
-      config, restUrl: api.restUrl, grpcAddress: api.grpcAddress, inboundUrl: api.inboundUrl, submissionUrl: api.submissionUrl, catcher: worker?.catcher,
+      config, restUrl: api.restUrl, grpcAddress: api.grpcAddress, inboundUrl: api.inboundUrl, submissionUrl: api.submissionUrl, catcher: worker?.catcher, workerProbeUrl: worker?.probeUrl,
       temporalAddress: core.temporalAddress, temporalUiUrl: core.temporalUiUrl, databaseUrl: core.databaseUrl,
       adminToken: core.admin.token, adminTokenCreated: core.admin.created, firstRun: core.firstRun, sql: core.sql, stop: stops.stop,
     };

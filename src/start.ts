@@ -33,6 +33,7 @@ function banner(m: Mailer): string {
     lines.push(`  Console       ${m.restUrl}/console   (sign in with the admin token)`);
   }
   if (m.submissionUrl) lines.push(`  SMTP submission  ${m.submissionUrl}   (STARTTLS, AUTH with an API key)`);
+  if (m.workerProbeUrl) lines.push(`  Probes        ${m.workerProbeUrl}/healthz, /readyz and /metrics`);
   if (m.inboundUrl) lines.push(`  Reports in    ${m.inboundUrl}   (complaint and bounce reports mailed back)`);
   lines.push(`  Temporal      ${m.temporalAddress}${m.temporalUiUrl ? `   (UI: ${m.temporalUiUrl})` : ''}`);
   if (m.config.role !== 'api') lines.push(`  Delivery      ${deliveryLine(m.config)}`);

@@ -62,6 +62,7 @@ export async function startInfrastructure(config: Config, logger: Logger): Promi
     // (which a running `npm start` holds).
     MAILER_WEBHOOK_ALLOW_PRIVATE: '1',
     MAILER_INBOUND_PORT: '0',
+    MAILER_WORKER_PORT: '0',
     // SMTP submission is not measured; off, so no bench service wants 2587.
     MAILER_SUBMISSION_PORT: '0',
   });

@@ -14,6 +14,10 @@ import { createWebhookActivities } from '../temporal/webhook-activities.js';
 import { createTemporalWorker, type TemporalWorker } from '../temporal/worker.js';
 import { postWebhook } from '../webhooks/post.js';
 import type { Dispatchers } from './create-dispatchers.js';
+import { buildProbeApp } from '../http/probe-routes.js';
+import { metricsGate } from '../services/auth-service.js';
+import { createReadiness } from '../services/readiness-service.js';
+import { listen } from './listen.js';
 import { createOutboundTransport } from './outbound-transport.js';
 import { provisionSmtp } from './provision-local.js';
 import type { Core } from './start-core.js';
@@ -25,7 +29,7 @@ import type { StopList } from './stop-list.js';
  */
 export async function startWorkerRole(
   core: Core, { dispatchers, notifyQueued }: { dispatchers: Dispatchers; notifyQueued: () => void }, stops: StopList,
-): Promise<{ catcher: Catcher | undefined }> {
+): Promise<{ catcher: Catcher | undefined; probeUrl: string | undefined }> {
   const { config, repos, health, logger } = core;
   const { smtpUrl, catcher } = await provisionSmtp(config, {
     caught: repos.caught, logger, onSimulatedReport: (report) => core.inboundFeedback.receive(report),
@@ -59,7 +63,19 @@ export async function startWorkerRole(
   });
   periodicSweep.start();
   stops.onStop(async () => periodicSweep.stop());
-  return { catcher };
+  return { catcher, probeUrl: config.role === 'worker' ? await startProbes(core, stops) : undefined };
+}
+
+/** A worker process's own /healthz, /readyz and /metrics (an `all` process serves them on the REST port). */
+async function startProbes(core: Core, stops: StopList): Promise<string> {
+  const { config, repos, logger } = core;
+  const app = await buildProbeApp({
+    metrics: core.metrics, logger, admitMetrics: metricsGate(config.metricsToken),
+    checkReady: createReadiness({ database: () => repos.ping(), temporal: () => core.temporal.ping() }, logger).down,
+  });
+  const url = await listen(app, config.host, config.workerPort);
+  stops.onStop(() => app.close());
+  return url;
 }
 
 function createWorker(core: Core, transport: MailTransport, notifyQueued: () => void): Promise<TemporalWorker> {

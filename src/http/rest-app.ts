@@ -1,14 +1,15 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { bearerCredential, type CallContext } from '../api/call-context.js';
+import type { CallContext } from '../api/call-context.js';
 import { BODY_LIMITS } from '../domain/limits.js';
 import { AppError, invalid, unavailable } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
-import { asAppError, createErrorHandler, errorReply, sendError } from './error-handler.js';
+import { asAppError, createErrorHandler, sendError } from './error-handler.js';
 import { registerGateway } from './gateway.js';
 import { buildOpenApi } from './openapi.js';
+import { registerProbeRoutes } from './probe-routes.js';
 import { ADMIN_BASE, ADMIN_ROUTES, API_BASE, EMAIL_ROUTES } from './rest-routes.js';
 import { createRouteMethods } from './route-methods.js';
 
@@ -126,20 +127,7 @@ function parseEveryBodyAsJson(app: FastifyInstance): void {
 function registerServiceRoutes(app: FastifyInstance, deps: RestAppDeps): void {
   const openapi = buildOpenApi(deps.publicUrl);
   app.get(`${API_BASE}/openapi.json`, async () => openapi);
-  app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/readyz', async (_request, reply) => {
-    const down = await deps.checkReady();
-    if (down.length === 0) return { status: 'ready' };
-    // Names the components only: addresses and driver messages are for the log, not for whoever probes.
-    const names = down.map((c) => (c === 'temporal' ? 'Temporal' : c)).join(' and ');
-    const err = unavailable(`not ready: ${names} unreachable`);
-    return errorReply(reply, err).send({ ...err.body(), down });
-  });
-  app.get('/metrics', async (request, reply) => {
-    deps.admitMetrics(bearerCredential(request.headers.authorization));
-    void reply.header('content-type', deps.metrics.registry.contentType);
-    return deps.metrics.registry.metrics();
-  });
+  registerProbeRoutes(app, deps);
 }
 
 /**

@@ -63,10 +63,15 @@ export function createAuthService(deps: AuthDeps) {
       deps.adminThrottle.succeeded(client);
     },
 
-    authenticateMetrics(token: string | undefined): void {
-      if (deps.metricsToken === undefined) return;
-      if (token === undefined || !secretsEqual(token, deps.metricsToken)) throw unauthorized('Invalid or missing metrics token');
-    },
+    authenticateMetrics: metricsGate(deps.metricsToken),
   };
 }
 export type AuthService = ReturnType<typeof createAuthService>;
+
+/** Who may read /metrics: anyone when MAILER_METRICS_TOKEN is unset, else only its bearer (compared in constant time). */
+export function metricsGate(metricsToken: string | undefined): (token: string | undefined) => void {
+  return (token) => {
+    if (metricsToken === undefined) return;
+    if (token === undefined || !secretsEqual(token, metricsToken)) throw unauthorized('Invalid or missing metrics token');
+  };
+}

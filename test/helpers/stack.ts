@@ -36,6 +36,7 @@ export function stackEnv(databaseUrl: string, smtpUrl: string, taskQueue: string
     PORT: '0',
     GRPC_PORT: '0',
     MAILER_INBOUND_PORT: '0',
+    MAILER_WORKER_PORT: '0',
     // Off (0) unless a test gives it a free port: stacks running side by side would all want 2587.
     MAILER_SUBMISSION_PORT: '0',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
