@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { IDEMPOTENCY_TTL_HOURS } from '../domain/limits.js';
 import type { Catcher } from '../mail/catcher.js';
-import { makeReturnPath, returnPathDomain } from '../mail/return-path.js';
+import { returnPathAddress, returnPathDomain } from '../mail/return-path.js';
 import type { MailTransport } from '../mail/transport.js';
 import { retryAtStart } from '../retry-at-start.js';
 import { createDeliveryActivities } from '../temporal/delivery-activities.js';
@@ -34,7 +34,7 @@ export async function startWorkerRole(
   const { smtpUrl, catcher } = await provisionSmtp(config, {
     caught: repos.caught, logger, onSimulatedReport: (report) => core.inboundFeedback.receive(report),
   }, stops);
-  const transport: MailTransport = createOutboundTransport(config, smtpUrl, logger);
+  const transport: MailTransport = createOutboundTransport(config, smtpUrl, core.dnsResolver, logger);
   stops.onStop(async () => transport.close());
   // The worker waits for a Temporal that is not up yet (the API role needs none to start: see client.ts).
   const worker: TemporalWorker = await retryAtStart({
@@ -89,7 +89,7 @@ function createWorker(core: Core, transport: MailTransport, notifyQueued: () => 
         emailDeliveries: repos.emailDeliveries, suppressions: repos.suppressions, transport, logger, metrics: core.metrics,
         rewriteForTracking: core.linkTracker.rewrite,
         reportToken: core.reportTokens.sign,
-        returnPath: (emailId, senderDomain) => makeReturnPath(core.reportTokens, emailId, returnPathDomain(senderDomain, config.returnPathDomain)),
+        returnPath: (token, senderDomain) => returnPathAddress(token, returnPathDomain(senderDomain, config.returnPathDomain)),
         dkimKey: core.dkim.signingKey,
         judgeAccount: (accountId) => core.health.evaluate(accountId),
       }),

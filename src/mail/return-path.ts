@@ -12,8 +12,13 @@ const MAX_LOCAL_PART_CHARS = 64;
 
 /** The return-path address of an email at `domain`. */
 export function makeReturnPath(tokens: ReportTokens, emailId: string, domain: string): string {
-  const local = `${RETURN_PATH_PREFIX}${tokens.sign(emailId)}`;
-  if (local.length > MAX_LOCAL_PART_CHARS) throw new Error(`the return path of ${emailId} would exceed ${MAX_LOCAL_PART_CHARS} characters`);
+  return returnPathAddress(tokens.sign(emailId), domain);
+}
+
+/** The return-path address carrying an email's report token (made once per message: see the send path). */
+export function returnPathAddress(token: string, domain: string): string {
+  const local = `${RETURN_PATH_PREFIX}${token}`;
+  if (local.length > MAX_LOCAL_PART_CHARS) throw new Error(`the return path of token ${token} would exceed ${MAX_LOCAL_PART_CHARS} characters`);
   if (domain === '' || domain.includes('@')) throw new Error(`not a domain: ${domain}`);
   return `${local}@${domain}`;
 }

@@ -25,8 +25,8 @@ export interface DeliveryDeps {
   rewriteForTracking: (html: string, emailId: string, opts: { open: boolean; click: boolean }) => string;
   /** The signed token (report-token.ts) every message carries, so reports about it can prove they are genuine. */
   reportToken: (emailId: string) => string;
-  /** The VERP envelope sender of an email (return-path.ts), carrying the same token. */
-  returnPath: (emailId: string, senderDomain: string) => string;
+  /** The VERP envelope sender (return-path.ts) carrying an email's report token, for mail from `senderDomain`. */
+  returnPath: (reportToken: string, senderDomain: string) => string;
   /** The DKIM key that signs mail from a domain of an account; undefined sends unsigned. */
   dkimKey: (accountId: string, domain: string) => Promise<DkimSigningKey | undefined>;
   /** Lets the health policy judge an account after a counted bounce. */

@@ -40,10 +40,12 @@ export function createEmailSender(deps: DeliveryDeps) {
       await finish(token, outcome);
       return outcome.status === 'delivered' ? 'sent' : 'bounced';
     }
+    // One token per message: the header and the envelope sender carry the same one.
+    const reportToken = deps.reportToken(email.id);
     const message = composeMessage(withTracking(email, sender), loaded.attachments, {
       envelopeTo,
-      reportToken: deps.reportToken(email.id),
-      returnPath: deps.returnPath(email.id, email.senderDomain),
+      reportToken,
+      returnPath: deps.returnPath(reportToken, email.senderDomain),
       dkim: await deps.dkimKey(email.accountId, email.senderDomain),
     });
     const handedAt = new Date();

@@ -1,5 +1,5 @@
 import { signatureFor } from './signature.js';
-import { standardSignatureFor } from './standard-signature.js';
+import { STANDARD_ID_HEADER, STANDARD_SIGNATURE_HEADER, STANDARD_TIMESTAMP_HEADER, standardSignatureFor } from './standard-signature.js';
 
 /**
  * The headers of every webhook request (spec: Request headers), plus `X-Mail-Delivery-Id`, stable across
@@ -21,8 +21,8 @@ export function webhookHeaders(secrets: readonly string[], event: string, body: 
     'x-mail-signature': signatureFor(current, timestamp, body),
     ...(previous !== undefined ? { 'x-mail-signature-previous': signatureFor(previous, timestamp, body) } : {}),
     'x-mail-delivery-id': deliveryId,
-    'webhook-id': deliveryId,
-    'webhook-timestamp': timestamp,
-    'webhook-signature': secrets.map((s) => standardSignatureFor(s, deliveryId, timestamp, body)).join(' '),
+    [STANDARD_ID_HEADER]: deliveryId,
+    [STANDARD_TIMESTAMP_HEADER]: timestamp,
+    [STANDARD_SIGNATURE_HEADER]: secrets.map((s) => standardSignatureFor(s, deliveryId, timestamp, body)).join(' '),
   };
 }
