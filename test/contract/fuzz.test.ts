@@ -69,6 +69,14 @@ function onlyFuzzerCrashed(result: { code: number | null; output: string }): boo
   return /^=+ ERRORS =+$/m.test(result.output) && headings > 0 && crashes === headings;
 }
 
+/**
+ * Schemathesis's report, each line behind a margin. Its last line (\`=== 3 warnings in 71.92s ===\`) has the shape
+ * of pytest's closing line, and a CI log reader took it for a pytest run that executed no test.
+ */
+function quoted(output: string): string {
+  return output.replace(/^/gm, '  st| ');
+}
+
 /** The service's own count of the answers it gave under /v1/mail, by status. */
 async function answersByStatus(restUrl: string): Promise<Map<string, number>> {
   const text = await (await fetch(`${restUrl}/metrics`)).text();
@@ -119,12 +127,12 @@ describe('the OpenAPI document is a contract the service keeps', () => {
       // Once, a run whose only problem was the fuzzer crashing inside itself (hypothesis has been seen to, rarely):
       // that says nothing of the service. A second crash, or any finding, stands.
       if (onlyFuzzerCrashed(result)) {
-        console.log(`schemathesis crashed inside itself on the ${tag} run; running it once more:\n${result.output.slice(result.output.search(/^=+ ERRORS =+$/m), 2000)}`);
+        console.log(`schemathesis crashed inside itself on the ${tag} run; running it once more:\n${quoted(result.output.slice(result.output.search(/^=+ ERRORS =+$/m), 2000))}`);
         result = await fuzz();
       }
       runs.push(result);
     }
-    const result = { code: Math.max(...runs.map((r) => r.code ?? 1)), output: runs.map((r) => r.output).join('\n\n') };
+    const result = { code: Math.max(...runs.map((r) => r.code ?? 1)), output: quoted(runs.map((r) => r.output).join('\n\n')) };
     const seconds = Math.round((Date.now() - started) / 1000);
     const answers = await answersByStatus(restUrl);
     const total = [...answers.values()].reduce((a, b) => a + b, 0);
@@ -133,7 +141,7 @@ describe('the OpenAPI document is a contract the service keeps', () => {
       + [...answers].sort().map(([s, n]) => `${s}: ${n}`).join(', ');
     console.log(summary);
     // Schemathesis's warnings and summary, which say what it could not reach, in the log even on success.
-    for (const r of runs) console.log(r.output.slice(Math.max(0, r.output.search(/^=+ (WARNINGS|SUMMARY) =+$/m))));
+    for (const r of runs) console.log(quoted(r.output.slice(Math.max(0, r.output.search(/^=+ (WARNINGS|SUMMARY) =+$/m)))));
 
     // Loud: the whole schemathesis report (each failing case with its curl command) when it finds anything.
     expect(result.code, `${summary}\n\n${result.output}`).toBe(0);
