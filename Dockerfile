@@ -1,30 +1,56 @@
-# The production image: compiled JavaScript and a prebuilt workflow bundle; one image, two roles
-# (MAILER_ROLE=api or worker), configured entirely by environment (see README, "Configuration").
-FROM node:20-bookworm-slim AS build
+# The production image: one image, two roles (MAILER_ROLE=api or worker), configured entirely by environment
+# (README, "Configuration"). It also carries the operator CLI: `docker compose exec api mailer accounts list`,
+# or `docker run --rm IMAGE mailer --help`.
+#
+# Three stages: `deps` installs the production dependencies only, `build` compiles TypeScript (with the dev
+# dependencies) and prebuilds the workflow bundle, and the runtime stage takes the compiled JavaScript laid
+# out as the repository is (src/, workflows/, cli/, bin/), so that package.json, bin/run.js and every
+# relative path in the code work unchanged. test/unit/dockerfile.test.ts checks this file against the
+# repository, and test/packaging/image-layout.test.ts runs its build steps outside Docker.
+ARG NODE_IMAGE=node:20.20.2-bookworm-slim
+
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json buf.yaml buf.gen.yaml ./
-COPY proto ./proto
+COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY workflows ./workflows
 COPY cli ./cli
-RUN npm run build && npm prune --omit=dev
+# dist/src, dist/workflows, dist/cli (tsc) and dist/workflow-bundle.js (what workers load instead of bundling
+# workflows/ with webpack at every start).
+RUN npm run build
 
-FROM node:20-bookworm-slim
+FROM ${NODE_IMAGE}
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     MAILER_DATA_DIR=/data \
-    MAILER_WORKFLOW_BUNDLE=/app/dist/workflow-bundle.js
+    MAILER_WORKFLOW_BUNDLE=/app/workflow-bundle.js
 WORKDIR /app
-COPY --from=build /app/package.json ./
-COPY --from=build /app/node_modules ./node_modules
-COPY --from=build /app/dist ./dist
-# The console's static files are served as they are (src/console/console-plugin.ts finds them here).
-COPY --from=build /app/src/console/static ./src/console/static
-RUN mkdir -p /data && chown node:node /data
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json ./
+# The CLI: bin/run.js finds its commands where package.json's "oclif" section says (./cli/commands), here
+# compiled; tsx, a production dependency, is what it registers.
+COPY bin ./bin
+COPY docker/healthcheck.js ./docker/healthcheck.js
+COPY --from=build /app/dist/src ./src
+COPY --from=build /app/dist/workflows ./workflows
+COPY --from=build /app/dist/cli ./cli
+COPY --from=build /app/dist/workflow-bundle.js ./workflow-bundle.js
+# The console's static files are served as they are (src/console/console-plugin.ts finds them beside it).
+COPY src/console/static ./src/console/static
+RUN ln -s /app/bin/run.js /usr/local/bin/mailer \
+ && mkdir -p /data && chown node:node /data
+# The image's own unprivileged user (uid 1000); every port it listens on is above 1024.
 USER node
-EXPOSE 8080 8081 2526
-HEALTHCHECK --interval=10s --timeout=3s --retries=6 \
-  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(process.env.MAILER_ROLE==='worker'?0:1))"
-CMD ["node", "dist/src/start.js"]
+# REST, gRPC/Connect, worker probes, inbound reports (SMTP), SMTP submission.
+EXPOSE 8080 8081 8082 2526 2587
+# /readyz of whichever role this container runs (docker/healthcheck.js picks the port).
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=6 \
+  CMD ["node", "/app/docker/healthcheck.js"]
+CMD ["node", "src/start.js"]
