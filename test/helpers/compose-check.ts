@@ -33,10 +33,13 @@ export function composeCheckBin(): string {
 
 function build(bin: string): void {
   fs.mkdirSync(path.dirname(bin), { recursive: true });
-  const run = spawnSync('go', ['build', '-o', bin, '.'], { cwd: toolDir, encoding: 'utf8', timeout: 300_000 });
+  // Test files run in parallel: each builds to a file of its own and renames it into place (atomic).
+  const tmp = `${bin}.${process.pid}.tmp`;
+  const run = spawnSync('go', ['build', '-o', tmp, '.'], { cwd: toolDir, encoding: 'utf8', timeout: 300_000 });
   if (run.error || run.status !== 0) {
     throw new Error(`building test/tools/compose-check failed (Go and the Go module proxy are needed once; .ci/run does it):\n${run.error?.message ?? ''}${run.stderr}`);
   }
+  fs.renameSync(tmp, bin);
 }
 
 export interface ComposeResult {
