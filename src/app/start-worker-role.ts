@@ -99,11 +99,7 @@ function createWorker(core: Core, transport: MailTransport, notifyQueued: () => 
         logger,
         disableThreshold: { discards: config.webhookDisableAfterDiscards, hours: config.webhookDisableAfterHours },
       }),
-      ...createJobActivities({
-        scheduled: repos.scheduled, batches: repos.batches, notifyQueued: () => notifyQueued(), logger,
-        startDeliveryGroup: (groupId, emailIds) => core.temporal.startDeliveryGroup(groupId, emailIds),
-        releaseGroup: (groupId) => repos.emailDeliveries.unclaimGroup(groupId),
-      }),
+      ...createJobActivities({ scheduled: repos.scheduled, batches: repos.batches, notifyQueued: () => notifyQueued() }),
       ...createDomainActivities({ checks: core.domainChecks, recheckMinutes: config.dnsRecheckMinutes }),
     },
     bundle: config.workflowBundle ? { codePath: path.resolve(config.workflowBundle) } : undefined,

@@ -44,22 +44,7 @@ type DueRaw = { id: string; account_id: string; api_key_id: string | null; draft
  * and only their emails are written, so a cancellation (or a concurrent firing) that got there first wins,
  * atomically. The rows are built by emailRow, like every other email's.
  */
-/**
- * Fired emails handed to delivery in groups: each group's queue entries are written claimed by it, so the
- * firing can start the group's delivery workflow itself (the dispatcher's sweep starts any it could not).
- */
-export interface FireGroups {
-  newGroupId: () => string;
-  size: number;
-}
-
-export interface Fired {
-  count: number;
-  /** With FireGroups: the groups written claimed, each with its emails. */
-  groups: { groupId: string; emailIds: string[] }[];
-}
-
-async function fireDue(sql: Sql, q: { from: Date; to: Date; newEmailId: () => string; limit: number; groups?: FireGroups }): Promise<Fired> {
+async function fireDue(sql: Sql, q: { from: Date; to: Date; newEmailId: () => string; limit: number }): Promise<number> {
   const due = await sql<DueRaw[]>`
     select d.id, d.account_id, d.api_key_id, d.draft, (select count(*) from attachments a where a.owner_id = d.id)::int as attachment_count
     from (
@@ -70,23 +55,19 @@ async function fireDue(sql: Sql, q: { from: Date; to: Date; newEmailId: () => st
       order by scheduled_at, id limit ${q.limit}) d
     where d.bytes_before < ${FIRE_BYTES}
     order by d.scheduled_at, d.id`;
-  if (due.length === 0) return { count: 0, groups: [] };
+  if (due.length === 0) return 0;
   const rows = due.map((d) => emailRow({
     id: q.newEmailId(), accountId: d.account_id, apiKeyId: d.api_key_id, jobType: 'scheduled', jobId: d.id,
     draft: d.draft, attachmentCount: d.attachment_count,
   }));
   // The column names are emailRow's own keys, not input.
   const columns = sql.unsafe(Object.keys(rows[0]!).join(', '));
-  const groupIds: (string | null)[] = [];
-  for (let i = 0; i < rows.length; i += 1) {
-    groupIds.push(q.groups ? (i % q.groups.size === 0 ? q.groups.newGroupId() : groupIds[i - 1]!) : null);
-  }
-  const [row] = await sql<{ n: number; groups: { group_id: string; email_ids: string[] }[] | null }[]>`
+  const [row] = await sql<{ n: number }[]>`
     with fired as (
       update scheduled_emails s set status = 'sent', sent_at = now(), attempts = attempts + 1, email_id = p.email_id
-      from unnest(${due.map((d) => d.id)}::text[], ${rows.map((r) => r.id)}::text[], ${groupIds}::text[]) as p(sch_id, email_id, group_id)
+      from unnest(${due.map((d) => d.id)}::text[], ${rows.map((r) => r.id)}::text[]) as p(sch_id, email_id)
       where s.id = p.sch_id and s.status = 'enqueued'
-      returning s.id, p.email_id, p.group_id),
+      returning s.id, p.email_id),
     email as (
       insert into emails (${columns})
       select ${columns} from jsonb_populate_recordset(null::emails, ${sql.json(rows as never)}) r
@@ -95,14 +76,9 @@ async function fireDue(sql: Sql, q: { from: Date; to: Date; newEmailId: () => st
     files as (
       insert into attachments (owner_id, position, filename, content_type, content, content_id)
       select f.email_id, a.position, a.filename, a.content_type, a.content, a.content_id from attachments a join fired f on a.owner_id = f.id),
-    queued as (
-      insert into delivery_queue (email_id, group_id, claimed_at)
-      select f.email_id, f.group_id, case when f.group_id is not null then now() end from fired f where f.email_id in (select id from email)
-      returning email_id, group_id)
-    select (select count(*) from email)::int as n,
-      (select json_agg(json_build_object('group_id', g.group_id, 'email_ids', g.ids)) from (
-        select group_id, array_agg(email_id order by email_id) as ids from queued where group_id is not null group by group_id) g) as groups`;
-  return { count: row!.n, groups: (row!.groups ?? []).map((g) => ({ groupId: g.group_id, emailIds: g.email_ids })) };
+    queued as (insert into delivery_queue (email_id) select id from email)
+    select (select count(*) from email)::int as n`;
+  return row!.n;
 }
 
 export function createScheduledRepo(sql: Sql) {
@@ -154,11 +130,7 @@ export function createScheduledRepo(sql: Sql) {
      * Fires the waiting scheduled emails of [from, to) whose time has come (scheduled_at <= now), a bounded
      * number at a time; answers how many fired (0: none is due).
      */
-    fireDue: async (from: Date, to: Date, newEmailId: () => string, limit = 500): Promise<number> => (await fireDue(sql, { from, to, newEmailId, limit })).count,
-
-    /** The same, each email's queue entry written claimed by a group of `groups.size` (see FireGroups). */
-    fireDueInGroups: (from: Date, to: Date, newEmailId: () => string, groups: FireGroups, limit = 500): Promise<Fired> =>
-      fireDue(sql, { from, to, newEmailId, limit, groups }),
+    fireDue: (from: Date, to: Date, newEmailId: () => string, limit = 500): Promise<number> => fireDue(sql, { from, to, newEmailId, limit }),
 
     /** When the next waiting scheduled email of [from, to) is due, if any. */
     async nextDue(from: Date, to: Date): Promise<Date | undefined> {
