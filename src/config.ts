@@ -96,6 +96,12 @@ const settings = {
     default: '0',
     parse: flag,
   },
+  webhookConcurrency: {
+    env: 'MAILER_WEBHOOK_CONCURRENCY',
+    description: 'How many first attempts of webhook deliveries a worker makes at once, as soon as the event is recorded; when all are taken by receivers slow to answer, further deliveries wait in Temporal workflows instead.',
+    default: '64',
+    parse: int('MAILER_WEBHOOK_CONCURRENCY', 64, 1, 10_000),
+  },
   webhookDisableAfterDiscards: {
     env: 'MAILER_WEBHOOK_DISABLE_AFTER_DISCARDS',
     description: 'A webhook is disabled (nothing attempted until an operator enables it) once this many of its deliveries in a row were discarded (every attempt failed) and the first of them at least MAILER_WEBHOOK_DISABLE_AFTER_HOURS ago; a success starts the count again. `0` never disables.',

@@ -21,6 +21,18 @@ const { sendWebhook } = proxyLocalActivities<WebhookActivities>({
   retry: WEBHOOK_RETRY,
 });
 
+/**
+ * The same schedule once the dispatcher made the first attempt (webhook-dispatcher.ts): 3 attempts left,
+ * the first 1 s after that failure (the activity waits for `notBefore`), then 2 s, then 4 s.
+ */
+export const WEBHOOK_RETRY_AFTER_FIRST = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '4 seconds', maximumAttempts: 3 } as const;
+
+const { sendWebhook: retryWebhook } = proxyLocalActivities<WebhookActivities>({
+  // The wait for notBefore (1 s at most) is part of the first execution.
+  startToCloseTimeout: '16 seconds',
+  retry: WEBHOOK_RETRY_AFTER_FIRST,
+});
+
 // Recording the discard is the service's own write: retried until it lands.
 const { discardWebhook } = proxyLocalActivities<WebhookActivities>({
   startToCloseTimeout: '10 seconds',
@@ -29,13 +41,22 @@ const { discardWebhook } = proxyLocalActivities<WebhookActivities>({
 
 export interface DeliverWebhooksInput {
   deliveryIds: string[];
+  /**
+   * Deliveries whose first attempt the dispatcher made and that failed: when (epoch ms) their first retry
+   * is due. The others get the whole schedule, from their first attempt.
+   */
+  retryAt?: Record<string, number>;
 }
 
 /** A group of webhook deliveries drained from their queue: each on its own retry schedule, all at once. */
 export async function deliverWebhooksWorkflow(input: DeliverWebhooksInput): Promise<{ succeeded: number; discarded: number }> {
+  const attempt = (deliveryId: string) => {
+    const notBefore = input.retryAt?.[deliveryId];
+    return notBefore === undefined ? sendWebhook({ deliveryId }) : retryWebhook({ deliveryId, notBefore });
+  };
   const outcomes = await Promise.all(
     input.deliveryIds.map((deliveryId) =>
-      sendWebhook({ deliveryId }).then(
+      attempt(deliveryId).then(
         () => 'succeeded' as const,
         async () => {
           await discardWebhook({ deliveryId });

@@ -1,3 +1,4 @@
+import type { Config } from '../config.js';
 import type { Repos } from '../db/repos/index.js';
 import { WEBHOOK_QUEUE_CHANNEL } from '../db/repos/webhook-deliveries-repo.js';
 import type { Sql } from '../db/sql.js';
@@ -5,6 +6,9 @@ import type { IdKind } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { TemporalClient } from '../temporal/client.js';
 import { createDispatcher, QUEUE_CHANNEL, type Dispatcher, type GroupQueue } from '../temporal/dispatcher.js';
+import { createWebhookAttempt } from '../temporal/webhook-attempt.js';
+import { createWebhookDispatcher } from '../temporal/webhook-dispatcher.js';
+import { postWebhook } from '../webhooks/post.js';
 
 export interface Dispatchers {
   emails: Dispatcher;
@@ -15,14 +19,25 @@ export interface Dispatchers {
  * The worker's two outbox dispatchers (emails, webhook deliveries), built but not started: the email one
  * exists before anything can queue an email, so whatever queues one can poke it directly.
  */
-export function createDispatchers(deps: { repos: Repos; temporal: TemporalClient; sql: Sql; logger: Logger }): Dispatchers {
-  const { repos, temporal, sql, logger } = deps;
+export function createDispatchers(deps: { config: Config; repos: Repos; temporal: TemporalClient; sql: Sql; logger: Logger }): Dispatchers {
+  const { config, repos, temporal, sql, logger } = deps;
   const outbox = (
     name: string, queue: GroupQueue, channel: string, groupKind: IdKind, startGroup: (groupId: string, ids: string[]) => Promise<boolean>,
   ) => createDispatcher({ name, queue, channel, groupKind, startGroup, listen: (c, fn) => sql.listen(c, fn), logger });
   return {
     emails: outbox('emails', repos.emailDeliveries, QUEUE_CHANNEL, 'deliveryGroup', (groupId, ids) => temporal.startDeliveryGroup(groupId, ids)),
-    webhooks: outbox('webhook deliveries', repos.webhookDeliveries, WEBHOOK_QUEUE_CHANNEL, 'webhookGroup',
-      (groupId, ids) => temporal.startWebhookGroup(groupId, ids)),
+    // Makes each delivery's first attempt itself; workflows run the retries (webhook-dispatcher.ts).
+    webhooks: createWebhookDispatcher({
+      queue: repos.webhookDeliveries,
+      attempt: createWebhookAttempt({
+        webhookDeliveries: repos.webhookDeliveries,
+        post: (url, body, headers) => postWebhook(url, body, headers, { allowPrivate: config.webhookAllowPrivate }),
+      }),
+      startGroup: (groupId, ids, retryAt) => temporal.startWebhookGroup(groupId, ids, retryAt),
+      listen: (c, fn) => sql.listen(c, fn),
+      channel: WEBHOOK_QUEUE_CHANNEL,
+      concurrency: config.webhookConcurrency,
+      logger,
+    }),
   };
 }

@@ -11,7 +11,8 @@ import { ensureDnsRecheckSchedule } from './dns-recheck-schedule.js';
  */
 export interface TemporalClient {
   startDeliveryGroup(groupId: string, emailIds: string[]): Promise<boolean>;
-  startWebhookGroup(groupId: string, deliveryIds: string[]): Promise<boolean>;
+  /** `retryAt`: deliveries whose first attempt was made (and failed) and when their first retry is due. */
+  startWebhookGroup(groupId: string, deliveryIds: string[], retryAt?: Record<string, number>): Promise<boolean>;
   /** Starts the workflow of the second `scheduledAt` falls in (one for every email due that second). */
   startScheduledSecond(scheduledAt: Date): Promise<boolean>;
   startBatchJob(jobId: string): Promise<boolean>;
@@ -58,8 +59,10 @@ export async function connectTemporal(options: { address: string; namespace: str
   return {
     startDeliveryGroup: (groupId, emailIds) =>
       once(() => client.workflow.start<typeof deliverEmailsWorkflow>('deliverEmailsWorkflow', { workflowId: groupId, taskQueue, args: [{ emailIds, retry: options.smtpRetry }] })),
-    startWebhookGroup: (groupId, deliveryIds) =>
-      once(() => client.workflow.start<typeof deliverWebhooksWorkflow>('deliverWebhooksWorkflow', { workflowId: groupId, taskQueue, args: [{ deliveryIds }] })),
+    startWebhookGroup: (groupId, deliveryIds, retryAt) =>
+      once(() => client.workflow.start<typeof deliverWebhooksWorkflow>('deliverWebhooksWorkflow', {
+        workflowId: groupId, taskQueue, args: [{ deliveryIds, ...(retryAt ? { retryAt } : {}) }],
+      })),
     startScheduledSecond: (scheduledAt) => {
       const from = Math.floor(scheduledAt.getTime() / 1000) * 1000;
       const workflowId = `scheduled-${new Date(from).toISOString()}`;

@@ -1,9 +1,8 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { DisableThreshold, WebhookDeliveriesRepo } from '../db/repos/webhook-deliveries-repo.js';
-import { webhookEnvelope } from '../domain/events.js';
 import type { Logger } from '../logger.js';
 import type { PostResult } from '../webhooks/post.js';
-import { webhookHeaders } from '../webhooks/request.js';
+import { createWebhookAttempt } from './webhook-attempt.js';
 
 export interface WebhookActivityDeps {
   webhookDeliveries: WebhookDeliveriesRepo;
@@ -17,31 +16,23 @@ export interface WebhookActivityDeps {
 /**
  * Webhook delivery: one activity execution is one attempt, and the retry policy of the workflow
  * (1 s, 2 s, 4 s, 4 attempts in all) is the schedule. Every attempt is recorded before it is judged.
+ * The first attempt is usually made by the dispatcher itself (webhook-dispatcher.ts): a workflow then
+ * runs only the retries of the deliveries it could not make, its first one not before `notBefore`.
  */
 export function createWebhookActivities(deps: WebhookActivityDeps) {
+  const attempts = createWebhookAttempt(deps);
   return {
     /** POSTs the event to its webhook; throws (to be retried) unless the receiver answered 2xx. */
-    async sendWebhook(input: { deliveryId: string }): Promise<'succeeded' | 'skipped'> {
+    async sendWebhook(input: { deliveryId: string; notBefore?: number }): Promise<'succeeded' | 'skipped'> {
+      // A retry after the dispatcher's attempt: its 1 s is counted here, in this process, from that failure.
+      const wait = (input.notBefore ?? 0) - Date.now();
+      if (wait > 0) await Context.current().sleep(wait);
       const d = await deps.webhookDeliveries.loadForSending(input.deliveryId);
-      if (!d || d.status !== 'pending') return 'skipped';
-      if (!d.webhook || d.webhook.disabled) {
-        // Disabled since the event was queued (later events of a disabled webhook are discarded at fan-out).
-        await deps.webhookDeliveries.discard(d.id, d.webhook ? 'webhook_disabled' : 'webhook_deleted');
-        return 'skipped';
-      }
+      if (!d || !(await attempts.admit(d))) return 'skipped';
       const attempt = await deps.webhookDeliveries.beginAttempt(d.id);
       if (attempt === undefined) return 'skipped';
-      // The body is the same on every attempt (the event's own time and data); only the signature's
-      // timestamp is new, so receivers can both dedupe and refuse replays.
-      const body = JSON.stringify(webhookEnvelope(d.event.type, d.event.at, d.email, d.event.data, d.event.id));
-      const startedAt = new Date();
-      const result = await deps.post(d.webhook.url, body, webhookHeaders(d.webhook.secrets, d.event.type, body, d.id, startedAt));
-      const ok = result.statusCode >= 200 && result.statusCode < 300;
-      await deps.webhookDeliveries.recordAttempt(d.id, {
-        attempt, startedAt, statusCode: result.statusCode, latencyMs: result.latencyMs, responseExcerpt: result.excerpt,
-        error: ok ? '' : result.error ?? `HTTP ${result.statusCode}`,
-      }, ok);
-      if (!ok) throw ApplicationFailure.retryable(result.error ?? `receiver answered HTTP ${result.statusCode}`, 'WebhookNotAcknowledged');
+      const outcome = await attempts.send(d, attempt);
+      if (outcome.result === 'failed') throw ApplicationFailure.retryable(outcome.error, 'WebhookNotAcknowledged');
       return 'succeeded';
     },
 

@@ -40,6 +40,8 @@ export interface WebhookDeliveryRow {
 export interface DeliveryToSend {
   id: string;
   status: WebhookDeliveryStatus;
+  /** Attempts counted so far (claimForSending has counted the one it hands out). */
+  attempt: number;
   /** Undefined once the webhook was deleted. `secrets`: the current one, then the previous during an overlap. */
   webhook: { id: string; url: string; secrets: string[]; disabled: boolean } | undefined;
   event: { id: string; type: EventType; at: Date; data: Record<string, unknown> };
@@ -62,31 +64,58 @@ const toDelivery = (r: DeliveryRaw): WebhookDeliveryRow => ({
   })),
 });
 
+type SendingRaw = {
+  d_id: string; d_status: WebhookDeliveryStatus; d_attempt: number; w_id: string; url: string | null; secret: string | null; previous: string | null;
+  disabled: boolean; e_id: string; e_type: EventType; e_at: Date; e_data: Record<string, unknown>;
+} & EmailRaw;
+
+/** Deliveries (rows of `source`: id, status, webhook_id, event_id, attempt_count) with what sending needs. */
+const selectForSending = (sql: Sql, source: postgres.PendingQuery<postgres.Row[]>) => sql<SendingRaw[]>`
+  select d.id as d_id, d.status as d_status, d.attempt_count as d_attempt, w.id as w_id,
+    case when w.deleted_at is null then w.url end as url, case when w.deleted_at is null then w.secret end as secret,
+    case when w.previous_secret_until > now() then w.previous_secret end as previous, w.disabled_at is not null as disabled,
+    e.id as e_id, e.type as e_type, e.created_at as e_at, e.data as e_data, m.*
+  from ${source} d
+  join webhooks w on w.id = d.webhook_id
+  join events e on e.id = d.event_id
+  join emails m on m.id = e.email_id`;
+
+const toSending = (row: SendingRaw): DeliveryToSend => ({
+  id: row.d_id,
+  status: row.d_status,
+  attempt: row.d_attempt,
+  webhook: row.url !== null && row.secret !== null
+    ? { id: row.w_id, url: row.url, secrets: row.previous !== null ? [row.secret, row.previous] : [row.secret], disabled: row.disabled }
+    : undefined,
+  event: { id: row.e_id, type: row.e_type, at: row.e_at, data: row.e_data },
+  email: toEmail(row),
+});
+
 /** A delivery with what sending it needs: the webhook's URL and signing secrets, the event, its email. */
 async function loadForSending(sql: Sql, id: string): Promise<DeliveryToSend | undefined> {
-  const [row] = await sql<({
-    d_id: string; d_status: WebhookDeliveryStatus; w_id: string; url: string | null; secret: string | null; previous: string | null;
-    disabled: boolean; e_id: string; e_type: EventType; e_at: Date; e_data: Record<string, unknown>;
-  } & EmailRaw)[]>`
-    select d.id as d_id, d.status as d_status, w.id as w_id,
-      case when w.deleted_at is null then w.url end as url, case when w.deleted_at is null then w.secret end as secret,
-      case when w.previous_secret_until > now() then w.previous_secret end as previous, w.disabled_at is not null as disabled,
-      e.id as e_id, e.type as e_type, e.created_at as e_at, e.data as e_data, m.*
-    from webhook_deliveries d
-    join webhooks w on w.id = d.webhook_id
-    join events e on e.id = d.event_id
-    join emails m on m.id = e.email_id
-    where d.id = ${id}`;
-  if (!row) return undefined;
-  return {
-    id: row.d_id,
-    status: row.d_status,
-    webhook: row.url !== null && row.secret !== null
-      ? { id: row.w_id, url: row.url, secrets: row.previous !== null ? [row.secret, row.previous] : [row.secret], disabled: row.disabled }
-      : undefined,
-    event: { id: row.e_id, type: row.e_type, at: row.e_at, data: row.e_data },
-    email: toEmail(row),
-  };
+  const [row] = await selectForSending(sql, sql`(select * from webhook_deliveries where id = ${id})`);
+  return row && toSending(row);
+}
+
+/**
+ * Claims up to `limit` queued deliveries for a group (like claimGroup) and, in the same statement, counts
+ * an attempt of each whose webhook can take one (not disabled nor deleted) and loads what sending needs:
+ * a round of first attempts costs one statement, then one per delivery to record its outcome.
+ */
+async function claimForSending(sql: Sql, groupId: string, limit: number): Promise<DeliveryToSend[]> {
+  const rows = await sql<SendingRaw[]>`
+    with c as (
+      update webhook_deliveries t set group_id = ${groupId}, claimed_at = now(), attempt_count = t.attempt_count
+        + (select count(*)::int from webhooks w where w.id = t.webhook_id and w.deleted_at is null and w.disabled_at is null)
+      from (
+        select id from webhook_deliveries where group_id is null and status = 'pending'
+        order by created_at limit ${limit} for update skip locked
+      ) x
+      where t.id = x.id
+      returning t.id, t.status, t.webhook_id, t.event_id, t.attempt_count)
+    ${selectForSending(sql, sql`c`)}
+    order by d.id`;
+  return rows.map(toSending);
 }
 
 async function discard(sql: Sql, id: string, reason: DiscardReason, threshold?: DisableThreshold): Promise<{ disabledWebhook?: { id: string; reason: string } }> {
@@ -142,6 +171,13 @@ export function createWebhookDeliveriesRepo(sql: Sql) {
     ...createGroupQueue(sql, { table: 'webhook_deliveries', id: 'id', order: 'created_at', waiting: sql`status = 'pending'` }),
 
     loadForSending: (id: string) => loadForSending(sql, id),
+
+    claimForSending: (groupId: string, limit: number) => claimForSending(sql, groupId, limit),
+
+    /** Moves deliveries to another group (their retries' workflow), claimed now. */
+    async regroup(groupId: string, ids: string[]): Promise<void> {
+      await sql`update webhook_deliveries set group_id = ${groupId}, claimed_at = now() where id = any(${ids}) and status = 'pending'`;
+    },
 
     /** Counts an attempt of a pending delivery; answers its number (undefined: no longer pending). */
     async beginAttempt(id: string): Promise<number | undefined> {

@@ -1,0 +1,50 @@
+import type { DeliveryToSend, WebhookDeliveriesRepo } from '../db/repos/webhook-deliveries-repo.js';
+import { webhookEnvelope } from '../domain/events.js';
+import type { PostResult } from '../webhooks/post.js';
+import { webhookHeaders } from '../webhooks/request.js';
+
+export interface WebhookAttemptDeps {
+  webhookDeliveries: Pick<WebhookDeliveriesRepo, 'discard' | 'recordAttempt'>;
+  /** One HTTP POST with the address guard and the 10 s limit (webhooks/post.ts). */
+  post: (url: string, body: string, headers: Record<string, string>) => Promise<PostResult>;
+}
+
+/** `failed`: the receiver did not acknowledge (no answer, or not 2xx); the attempt is recorded either way. */
+export type AttemptOutcome = { result: 'succeeded' | 'skipped' } | { result: 'failed'; error: string };
+
+/**
+ * One attempt of a delivery already loaded and counted, shared by the dispatcher's prompt first attempt
+ * and the workflow's retries (webhook-activities.ts), so both send, sign and record exactly alike.
+ */
+export function createWebhookAttempt(deps: WebhookAttemptDeps) {
+  return {
+    /**
+     * A delivery whose webhook was disabled or deleted since the event was queued is discarded unattempted
+     * (later events of a disabled webhook are discarded at fan-out); answers whether it may be attempted.
+     */
+    async admit(d: DeliveryToSend): Promise<boolean> {
+      if (d.status !== 'pending') return false;
+      if (d.webhook && !d.webhook.disabled) return true;
+      await deps.webhookDeliveries.discard(d.id, d.webhook ? 'webhook_disabled' : 'webhook_deleted');
+      return false;
+    },
+
+    /** POSTs the event as attempt number `attempt` and records the answer (a 2xx finishes the delivery). */
+    async send(d: DeliveryToSend, attempt: number): Promise<AttemptOutcome> {
+      const webhook = d.webhook!;
+      // The body is the same on every attempt (the event's own time and data); only the signature's
+      // timestamp is new, so receivers can both dedupe and refuse replays.
+      const body = JSON.stringify(webhookEnvelope(d.event.type, d.event.at, d.email, d.event.data, d.event.id));
+      const startedAt = new Date();
+      const result = await deps.post(webhook.url, body, webhookHeaders(webhook.secrets, d.event.type, body, d.id, startedAt));
+      const ok = result.statusCode >= 200 && result.statusCode < 300;
+      const error = ok ? '' : result.error ?? `HTTP ${result.statusCode}`;
+      await deps.webhookDeliveries.recordAttempt(d.id, {
+        attempt, startedAt, statusCode: result.statusCode, latencyMs: result.latencyMs, responseExcerpt: result.excerpt, error,
+      }, ok);
+      if (ok) return { result: 'succeeded' };
+      return { result: 'failed', error: result.error ?? `receiver answered HTTP ${result.statusCode}` };
+    },
+  };
+}
+export type WebhookAttempt = ReturnType<typeof createWebhookAttempt>;
