@@ -179,6 +179,18 @@ const settings = {
     default: '60',
     parse: int('MAILER_DNS_RECHECK_MINUTES', 60, 1, 10_080),
   },
+  retentionContentDays: {
+    env: 'MAILER_RETENTION_CONTENT_DAYS',
+    description: 'Days an email\'s content (html, text, headers, attachments; the draft of a sent or cancelled scheduled email) is kept; after that `GET /emails/{id}` answers it with `html` and `text` empty, `headers` `{}` and no attachments, everything else as before. An email still being delivered keeps its content. `0` keeps it forever.',
+    default: '30',
+    parse: int('MAILER_RETENTION_CONTENT_DAYS', 30, 0, 36_500),
+  },
+  retentionEventsDays: {
+    env: 'MAILER_RETENTION_EVENTS_DAYS',
+    description: 'Days events (the events feed, timelines, stats), webhook deliveries with their attempts, and mail caught by the built-in catcher are kept; an event whose webhook delivery is still pending is kept until it ends. Stats (up to 90 days) count events, so a shorter setting shortens them. `0` keeps them forever.',
+    default: '90',
+    parse: int('MAILER_RETENTION_EVENTS_DAYS', 90, 0, 36_500),
+  },
   mxPort: {
     env: 'MAILER_MX_PORT',
     description: 'The port direct delivery connects to on MX hosts (tests only).',

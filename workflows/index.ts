@@ -4,3 +4,4 @@ export { deliverEmailsWorkflow } from './deliver-emails.js';
 export { scheduledSecondWorkflow } from './scheduled-email.js';
 export { deliverWebhooksWorkflow } from './deliver-webhooks.js';
 export { recheckDomainsWorkflow } from './recheck-domains.js';
+export { purgeExpiredDataWorkflow } from './purge-expired-data.js';

@@ -4,6 +4,7 @@ import type { ApiKeysService } from '../services/api-keys-service.js';
 import type { AuthService } from '../services/auth-service.js';
 import type { CaughtMailService } from '../services/caught-mail-service.js';
 import type { DomainsService } from '../services/domains-service.js';
+import type { ErasureService } from '../services/erasure-service.js';
 import type { OperatorService } from '../services/operator-service.js';
 import type { WebhooksService } from '../services/webhooks-service.js';
 import {
@@ -24,6 +25,7 @@ export interface AdminApiDeps {
   webhooks: WebhooksService;
   operator: OperatorService;
   caught: CaughtMailService;
+  erasure: ErasureService;
 }
 
 /**
@@ -146,6 +148,9 @@ function operatorCalls(deps: AdminApiDeps, admin: Admit) {
         await deps.operator.deleteSuppression(req.id);
         return { success: true, message: `suppression ${req.id} removed` };
       }),
+
+    eraseEmail: (req, ctx) => admin(ctx, () => deps.erasure.eraseEmail(req.id)),
+    eraseRecipient: (req, ctx) => admin(ctx, () => deps.erasure.eraseRecipient({ address: req.address, accountId: req.accountId })),
 
     listCaughtMessages: (req, ctx) => admin(ctx, async () => ({ messages: (await deps.caught.list(req.limit)).map(presentCaught) })),
     getCaughtMessage: (req, ctx) =>

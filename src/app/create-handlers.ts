@@ -1,3 +1,4 @@
+import fs from 'node:fs/promises';
 import { createAdminApi } from '../api/admin-api.js';
 import { createEmailApi } from '../api/email-api.js';
 import { createGuard } from '../api/guard.js';
@@ -8,6 +9,9 @@ import type { AuthService } from '../services/auth-service.js';
 import { createBatchService } from '../services/batch-service.js';
 import { createCaughtMailService } from '../services/caught-mail-service.js';
 import { createDomainsService } from '../services/domains-service.js';
+import { createErasureService } from '../services/erasure-service.js';
+import { createErasureRepo } from '../db/repos/erasure-repo.js';
+import { createErasureTracesRepo } from '../db/repos/erasure-traces-repo.js';
 import { createEmailQueryService } from '../services/email-query-service.js';
 import { createEventsService } from '../services/events-service.js';
 import { createIdempotency } from '../services/idempotency.js';
@@ -66,6 +70,10 @@ export function createHandlers(core: Core, deps: { auth: AuthService; usage: Usa
       query, schedule, batch,
     }),
     caught: createCaughtMailService({ caught: repos.caught }),
+    erasure: createErasureService({
+      erasure: createErasureRepo(core.sql), traces: createErasureTracesRepo(core.sql), accounts: repos.accounts, settings: repos.settings,
+      removeFile: (file) => fs.rm(file, { force: true }), logger,
+    }),
   });
   return { emailApi, adminApi, guard, submission };
 }

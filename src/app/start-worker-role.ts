@@ -1,3 +1,4 @@
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import { IDEMPOTENCY_TTL_HOURS } from '../domain/limits.js';
 import type { Catcher } from '../mail/catcher.js';
@@ -9,6 +10,9 @@ import { createDomainActivities } from '../temporal/domain-activities.js';
 import { createJobActivities } from '../temporal/job-activities.js';
 import { createJobSweeper } from '../temporal/job-sweeper.js';
 import { createPeriodicSweep } from '../temporal/periodic-sweep.js';
+import { createRetentionActivities } from '../temporal/retention-activities.js';
+import { createRetentionRepo } from '../db/repos/retention-repo.js';
+import { createRetentionService } from '../services/retention-service.js';
 import { isTemporalUnavailable } from '../temporal/temporal-unavailable.js';
 import { createWebhookActivities } from '../temporal/webhook-activities.js';
 import { createTemporalWorker, type TemporalWorker } from '../temporal/worker.js';
@@ -46,6 +50,8 @@ export async function startWorkerRole(
   // Not fatal: the service works without the re-check, and the next start (of any worker) tries again.
   await core.temporal.ensureDnsRecheckSchedule(config.dnsRecheckMinutes).catch((err: unknown) =>
     logger.warn({ err }, 'could not create the schedule of the periodic DNS re-check of domains'));
+  await core.temporal.ensureRetentionSchedule().catch((err: unknown) =>
+    logger.warn({ err }, 'could not create the schedule of retention (the removal of expired content and history)'));
   for (const dispatcher of [dispatchers.emails, dispatchers.webhooks]) {
     await dispatcher.start();
     stops.onStop(dispatcher.stop);
@@ -101,6 +107,10 @@ function createWorker(core: Core, transport: MailTransport, notifyQueued: () => 
       }),
       ...createJobActivities({ scheduled: repos.scheduled, batches: repos.batches, notifyQueued: () => notifyQueued() }),
       ...createDomainActivities({ checks: core.domainChecks, recheckMinutes: config.dnsRecheckMinutes }),
+      ...createRetentionActivities({
+        retention: createRetentionService({ repo: createRetentionRepo(core.sql), removeFile: (file) => fs.rm(file, { force: true }), logger }),
+        policy: { contentDays: config.retentionContentDays, eventsDays: config.retentionEventsDays },
+      }),
     },
     bundle: config.workflowBundle ? { codePath: path.resolve(config.workflowBundle) } : undefined,
     logger,

@@ -144,6 +144,10 @@ export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
   ListAccountScheduledEmailsRequest: { page, limit: pageSize, status: filterOf(SCHEDULED_FILTERS) },
   GetAccountStatsRequest: { days: count(STATS_DAYS.max, STATS_DAYS.default) },
   ListCaughtMessagesRequest: { limit: count(CAUGHT_LIST_MAX, CAUGHT_LIST_DEFAULT) },
+  EraseRecipientRequest: {
+    address: { minLength: 1, maxLength: LIMITS.addressChars, description: 'The bare address (`user@example.com`), matched without regard to case; anything else is a 400.' },
+    account_id: { description: 'The account whose traces are erased; empty or absent: every account, and the mail caught by the built-in catcher.' },
+  },
 
   // Answers: the vocabularies and formats the presenters write.
   SendEmailResponse: { status: enumOf(EMAIL_STATUSES) },

@@ -23,6 +23,7 @@ const REQUIRED_REQUEST_FIELDS: Record<string, string[]> = {
   CreateDomainRequest: ['name'],
   CreateApiKeyRequest: ['name', 'permission'],
   CreateWebhookRequest: ['url', 'events'],
+  EraseRecipientRequest: ['address'],
 };
 
 /** Requests needing "html or text": the one cross-field rule a JSON Schema can state. */

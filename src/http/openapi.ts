@@ -17,6 +17,7 @@ const SENDS = new Set(['sendEmail', 'scheduleEmail', 'sendBatch']);
 /** Operations refused with 409 by the state of what they change, beside the sends' Idempotency-Key. */
 const CONFLICTS: Record<string, string> = {
   rotateDomainDkim: 'A rotation is already pending: its new key waits for its DNS record',
+  eraseEmail: 'The email is still being delivered (pending): erase it once it is delivered or bounced',
 };
 
 /** Rules that depend on what is stored, which no schema can state: 400s for requests the schema allows. */
@@ -25,6 +26,7 @@ const STATE_RULES: Record<string, string> = {
   cancelScheduledEmail: 'Cancelling an email already cancelled answers 200 again; one already sent is a 400.',
   resendWebhookDelivery: 'A delivery still being tried, or one of a deleted webhook, is a 400.',
   resendWebhookDeliveries: 'A disabled webhook is a 400 (enable it first); so is a range whose from is not before its to.',
+  eraseRecipient: 'An address that is not one bare, valid address is a 400.',
 };
 
 /** A request that succeeds against a fresh service (its default account sends from the verified example.com). */

@@ -71,6 +71,14 @@ export const ADMIN_ROUTES: RestRoute[] = [
   { method: 'GET', path: '/accounts/:id/stats', rpc: a.getAccountStats, idField: 'account_id', summary: 'Sends and outcomes per day' },
   { method: 'GET', path: '/accounts/:id/suppressions', rpc: a.listSuppressions, idField: 'account_id', summary: 'Addresses the account no longer sends to' },
   { method: 'DELETE', path: '/suppressions/:id', rpc: a.deleteSuppression, idField: 'id', summary: 'Remove a suppressed address' },
+  {
+    method: 'POST', path: '/emails/:id/erase', rpc: a.eraseEmail, idField: 'id',
+    summary: 'Erase one email\'s content (subject, bodies, headers, tags, attachments); it keeps its id, addresses and status (409 while pending)',
+  },
+  {
+    method: 'POST', path: '/recipients/erase', rpc: a.eraseRecipient,
+    summary: 'Erase every trace of one address, in one account (account_id) or all; a suppression of it stays as a digest, so mail to it is still refused',
+  },
   { method: 'GET', path: '/catcher/messages', rpc: a.listCaughtMessages, summary: 'Mail received by the built-in catcher' },
   { method: 'GET', path: '/catcher/messages/:id', rpc: a.getCaughtMessage, idField: 'id', summary: 'One caught message, parsed' },
 ];

@@ -4,6 +4,7 @@ import type { deliverEmailsWorkflow, SmtpRetry } from '../../workflows/deliver-e
 import type { deliverWebhooksWorkflow } from '../../workflows/deliver-webhooks.js';
 import type { scheduledSecondWorkflow } from '../../workflows/scheduled-email.js';
 import { ensureDnsRecheckSchedule } from './dns-recheck-schedule.js';
+import { ensureRetentionSchedule } from './retention-schedule.js';
 
 /**
  * Starting the service's workflows. Workflow ids are business ids (delivery group, scheduled email, batch
@@ -18,6 +19,8 @@ export interface TemporalClient {
   startBatchJob(jobId: string): Promise<boolean>;
   /** Creates, or brings up to date, the schedule of the periodic DNS re-check of verified domains. */
   ensureDnsRecheckSchedule(recheckMinutes: number): Promise<void>;
+  /** Creates, or brings up to date, the hourly schedule of retention (the removal of expired data). */
+  ensureRetentionSchedule(): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -30,7 +33,7 @@ const PING_TIMEOUT_MS = 2000;
  */
 const START_TIMEOUT_MS = 3000;
 
-/** How long a worker's start waits to create or update the DNS re-check schedule (two calls at most). */
+/** How long a worker's start waits to create or update a schedule (DNS re-check, retention: two calls at most). */
 const SCHEDULE_TIMEOUT_MS = 10_000;
 
 async function once(start: () => Promise<unknown>): Promise<boolean> {
@@ -87,6 +90,8 @@ export async function connectTemporal(options: { address: string; namespace: str
           client.workflow.start<typeof batchJobWorkflow>('batchJobWorkflow', { workflowId: jobId, taskQueue, args: [{ jobId, retry: options.smtpRetry }] }))),
     ensureDnsRecheckSchedule: (recheckMinutes) =>
       connection.withDeadline(Date.now() + SCHEDULE_TIMEOUT_MS, () => ensureDnsRecheckSchedule(client, { taskQueue, recheckMinutes })),
+    ensureRetentionSchedule: () =>
+      connection.withDeadline(Date.now() + SCHEDULE_TIMEOUT_MS, () => ensureRetentionSchedule(client, { taskQueue })),
     async ping() {
       // A bounded probe: without a deadline the client's retries hold an unreachable server's call ~20 s.
       await connection.withDeadline(Date.now() + PING_TIMEOUT_MS, () => connection.workflowService.getSystemInfo({}));

@@ -77,16 +77,21 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('states the erasure request\'s required address and its limits', () => {
+    expect(body('post', '/v1/mail/admin/recipients/erase')).toMatchObject({ required: ['address'], properties: { address: { type: 'string', minLength: 1 } } });
+  });
+
   it('renders google.protobuf.Struct as a free-form object', () => {
     expect(schema('EmailEvent').properties.data).toEqual({ type: 'object', additionalProperties: true });
     expect(JSON.stringify(doc)).not.toContain('"fields"');
   });
 
-  it('has the Idempotency-Key header on exactly the three sends, and 409 there and on a DKIM rotation only', () => {
+  it('has the Idempotency-Key header on exactly the three sends, and 409 there, on a DKIM rotation and on erasing a pending email only', () => {
     const withKey = ops().filter(([, , o]) => o.parameters.some((p: S) => p.in === 'header' && p.name === 'Idempotency-Key')).map(([, , o]) => o.operationId);
     expect(withKey.sort()).toEqual(['scheduleEmail', 'sendBatch', 'sendEmail']);
-    expect(ops().filter(([, , o]) => o.responses[409]).map(([, , o]) => o.operationId).sort()).toEqual(['rotateDomainDkim', 'scheduleEmail', 'sendBatch', 'sendEmail']);
+    expect(ops().filter(([, , o]) => o.responses[409]).map(([, , o]) => o.operationId).sort()).toEqual(['eraseEmail', 'rotateDomainDkim', 'scheduleEmail', 'sendBatch', 'sendEmail']);
     expect(ops().find(([, , o]) => o.operationId === 'rotateDomainDkim')![2].responses[409].headers).toBeUndefined();
+    expect(ops().find(([, , o]) => o.operationId === 'eraseEmail')![2].responses[409].headers).toBeUndefined();
   });
 });
 

@@ -1,4 +1,5 @@
 import type { Sql } from '../sql.js';
+import { addressDigest } from './address-digest.js';
 
 export interface SuppressionRow {
   id: string;
@@ -25,11 +26,17 @@ export function createSuppressionsRepo(sql: Sql) {
       return (await sql`delete from suppressions where id = ${id} returning id`).length > 0;
     },
 
-    /** Of `addresses` (lower case), those suppressed for each account, as `account_id + ' ' + address`. */
+    /**
+     * Of `addresses` (lower case), those suppressed for each account, as `account_id + ' ' + address`: kept as
+     * written, or as the digest an erasure left (address-digest.ts).
+     */
     async matching(accountIds: string[], addresses: string[]): Promise<Set<string>> {
       if (accountIds.length === 0 || addresses.length === 0) return new Set();
       const rows = await sql<{ account_id: string; address: string }[]>`
-        select account_id, address from suppressions where account_id = any(${accountIds}) and address = any(${addresses})`;
+        with wanted as (select a as address, ${addressDigest(sql, sql`a`)} as digest from unnest(${addresses}::text[]) a)
+        select s.account_id, w.address from wanted w join suppressions s on s.address = w.address and s.account_id = any(${accountIds})
+        union
+        select s.account_id, w.address from wanted w join suppressions s on s.address = w.digest and s.account_id = any(${accountIds})`;
       return new Set(rows.map((r) => `${r.account_id} ${r.address}`));
     },
   };
