@@ -1,4 +1,4 @@
-import { context, propagation, trace } from '@opentelemetry/api';
+import { context, diag, DiagLogLevel, propagation, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { Resource } from '@opentelemetry/resources';
 import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -49,6 +49,12 @@ export function startTracing(settings: TracingSettings, logger: Logger): Tracing
     shared.users += 1;
   } else {
     shared = createProvider(url, settings);
+    // The SDK's own complaints (an export the collector refused or never answered) go to our log.
+    diag.setLogger({
+      error: (message, ...args) => logger.warn({ args }, `tracing: ${message}`),
+      warn: (message, ...args) => logger.warn({ args }, `tracing: ${message}`),
+      info: () => {}, debug: () => {}, verbose: () => {},
+    }, DiagLogLevel.WARN);
     logger.info({ url }, 'tracing: spans are exported over OTLP');
   }
   const { processor, resource } = shared;
@@ -59,14 +65,17 @@ export function startTracing(settings: TracingSettings, logger: Logger): Tracing
       if (stopped || !shared) return;
       stopped = true;
       shared.users -= 1;
-      if (shared.users > 0) return processor.forceFlush();
+      // A collector that is down must not fail the stop: the spans are lost, and said so.
+      const lost = (err: unknown) => logger.warn({ err }, 'tracing: the last spans could not be sent');
+      if (shared.users > 0) return processor.forceFlush().catch(lost);
       const { provider } = shared;
       shared = undefined;
       setTracingEnabled(false);
-      await provider.shutdown();
+      await provider.shutdown().catch(lost);
       trace.disable();
       context.disable();
       propagation.disable();
+      diag.disable();
     },
   };
 }

@@ -69,7 +69,8 @@ export async function createTemporalWorker(options: {
     // Outermost first: an activity's span sees the failure as Temporal is told it.
     interceptors: {
       activity: options.tracing.enabled ? [tracingActivityInterceptor, appErrorInterceptor] : [appErrorInterceptor],
-      workflowModules: [workflowTracingModule()],
+      // A prebuilt bundle has them already (buildWorkflowBundle); naming them again only draws a warning.
+      ...(options.bundle ? {} : { workflowModules: [workflowTracingModule()] }),
     },
     sinks: workflowSpanSinks(options.tracing),
     shutdownGraceTime: '10 seconds',
