@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { parseEncryptionKey } from './mail/encryption-key.js';
+import { parseResourceAttributes } from './telemetry/resource-attributes.js';
 
 /**
  * The only reader of the environment. Every setting is declared once with its variable, a description
@@ -279,6 +280,36 @@ const settings = {
     description: 'Prebuilt workflow bundle (`npm run build`); unset, the worker bundles workflows/ at start.',
     default: undefined,
     parse: optional,
+  },
+  otlpEndpoint: {
+    env: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+    description: 'OpenTelemetry: base URL of an OTLP/HTTP receiver (a collector, Jaeger, Tempo...); traces are sent as protobuf to `<it>/v1/traces`. Unset (and OTEL_EXPORTER_OTLP_TRACES_ENDPOINT unset), nothing is traced and tracing costs nothing. The exporter also reads the standard OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT and _COMPRESSION (and their _TRACES_ forms) itself.',
+    default: undefined,
+    parse: optional,
+  },
+  otlpTracesEndpoint: {
+    env: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+    description: 'OpenTelemetry: the full URL traces are POSTed to (used as it is, no `/v1/traces` added); wins over OTEL_EXPORTER_OTLP_ENDPOINT.',
+    default: undefined,
+    parse: optional,
+  },
+  otelServiceName: {
+    env: 'OTEL_SERVICE_NAME',
+    description: 'OpenTelemetry: `service.name` of the spans; wins over a `service.name` in OTEL_RESOURCE_ATTRIBUTES (`mailer` when neither says).',
+    default: 'mailer',
+    parse: optional,
+  },
+  otelResourceAttributes: {
+    env: 'OTEL_RESOURCE_ATTRIBUTES',
+    description: 'OpenTelemetry: more resource attributes of the spans, as `key=value,key=value` (values percent-encoded), e.g. `deployment.environment.name=prod,service.instance.id=api-1`.',
+    default: undefined,
+    parse: (raw: string | undefined) => parseResourceAttributes(raw ?? ''),
+  },
+  otelExportDelayMs: {
+    env: 'OTEL_BSP_SCHEDULE_DELAY',
+    description: 'OpenTelemetry: milliseconds between two exports of the spans gathered (the batch span processor\'s delay); spans left are sent at stop.',
+    default: '5000',
+    parse: int('OTEL_BSP_SCHEDULE_DELAY', 5000, 1, 600_000),
   },
   logLevel: { env: 'LOG_LEVEL', description: 'fatal, error, warn, info, debug or trace.', default: 'info', parse: str('info') },
 } as const;

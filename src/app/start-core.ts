@@ -22,6 +22,7 @@ import { createDomainDnsCheck, type DomainDnsCheck } from '../services/domain-dn
 import { createFeedbackService } from '../services/feedback-service.js';
 import { createHealthService, type HealthService } from '../services/health-service.js';
 import { createInboundFeedbackService, type InboundFeedbackService } from '../services/inbound-feedback-service.js';
+import { startTracing, type Tracing } from '../telemetry/tracing.js';
 import { connectTemporal, type TemporalClient } from '../temporal/client.js';
 import { createJobStarters, type JobStarters } from '../temporal/job-starters.js';
 import { createStartRetrier } from '../temporal/start-retrier.js';
@@ -60,9 +61,14 @@ export interface Core {
   health: HealthService;
   inboundFeedback: InboundFeedbackService;
   starters: JobStarters;
+  /** OpenTelemetry tracing (on when an OTLP endpoint is set). */
+  tracing: Tracing;
 }
 
 export async function startCore(config: Config, logger: Logger, env: NodeJS.ProcessEnv, stops: StopList): Promise<Core> {
+  // First started, last stopped: the spans of everything stopping are still sent.
+  const tracing = startTracing(config, logger);
+  stops.onStop(tracing.stop);
   const { databaseUrl, sql, firstRun } = await openDatabase(config, logger, stops);
   const repos = createRepos(sql);
   const admin = await loadAdminToken(config.adminToken, config.dataDir);
@@ -78,7 +84,7 @@ export async function startCore(config: Config, logger: Logger, env: NodeJS.Proc
   const { address: temporalAddress, uiUrl: temporalUiUrl } = await provisionTemporal(config, env, logger, stops);
   const temporal = await connectTemporal({
     address: temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue,
-    smtpRetry: { retries: config.smtpRetryAttempts, firstDelaySeconds: config.smtpRetryFirstSeconds },
+    smtpRetry: { retries: config.smtpRetryAttempts, firstDelaySeconds: config.smtpRetryFirstSeconds }, tracing,
   });
   stops.onStop(temporal.close);
 
@@ -94,7 +100,7 @@ export async function startCore(config: Config, logger: Logger, env: NodeJS.Proc
   const starters = createJobStarters({ temporal, scheduled: repos.scheduled, batches: repos.batches, retrier: startRetrier, logger });
   return {
     config, logger, databaseUrl, sql, repos, firstRun, admin, linkTracker, reportTokens, keyBox, temporalAddress, temporalUiUrl, temporal,
-    metrics: createMetrics(), now, health, inboundFeedback, starters, ...auth,
+    metrics: createMetrics(), now, health, inboundFeedback, starters, tracing, ...auth,
   };
 }
 

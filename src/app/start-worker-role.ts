@@ -114,5 +114,6 @@ function createWorker(core: Core, transport: MailTransport, notifyQueued: () => 
     },
     bundle: config.workflowBundle ? { codePath: path.resolve(config.workflowBundle) } : undefined,
     logger,
+    tracing: core.tracing,
   });
 }

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { errorMetadata, rateMetadata } from '../api/error-metadata.js';
 import { AppError, ERROR_TABLE, toAppError, type ErrorKind } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { REQUEST_ID_HEADER } from '../telemetry/request-id.js';
 
 /**
  * The REST boundary's one error path: whatever failed (a service's AppError, Fastify refusing a body, a URL or
@@ -53,7 +54,8 @@ export function asAppError(err: unknown, request: FastifyRequest): AppError {
 
 /** Sets the table's status and the headers that say what `err` carries (Retry-After, RateLimit-*, Allow). */
 export function errorReply(reply: FastifyReply, err: AppError): FastifyReply {
-  void reply.code(err.status).headers(errorMetadata(err));
+  // Also set by request-context.ts on arrival; an error Fastify answers before its hooks (a URL it cannot decode) has it too.
+  void reply.code(err.status).headers(errorMetadata(err)).header(REQUEST_ID_HEADER, reply.request.id);
   if (err.allowedMethods) void reply.header('allow', err.allowedMethods.join(', '));
   return reply;
 }
@@ -69,9 +71,10 @@ export function createErrorHandler(logger: Logger) {
     const rate = request.callContext?.rate;
     if (rate) void reply.headers(rateMetadata(rate));
     const app = asAppError(err, request);
-    if (app.kind === 'internal') logger.error({ err: app.cause ?? err, url: request.url }, 'request failed');
+    // The request id by name: an error thrown from a hook is handled outside the handler's log context.
+    if (app.kind === 'internal') logger.error({ err: app.cause ?? err, url: request.url, reqId: request.id }, 'request failed');
     // A database or Temporal that cannot be reached is answered 503 with Retry-After, and is no bug of ours.
-    if (app.kind === 'unavailable') logger.warn({ err: app.cause ?? err, url: request.url }, 'request failed: a dependency is unavailable');
+    if (app.kind === 'unavailable') logger.warn({ err: app.cause ?? err, url: request.url, reqId: request.id }, 'request failed: a dependency is unavailable');
     sendError(reply, app);
   };
 }

@@ -71,6 +71,14 @@ const RATE_LIMIT_HEADERS = {
 };
 const required = (headers: Record<string, Schema>) =>
   Object.fromEntries(Object.entries(headers).map(([name, h]) => [name, { ...h, required: true }]));
+/** On every answer (request-context.ts). Not a documented parameter: any value is taken, a bad one just replaced. */
+const REQUEST_ID = {
+  'X-Request-Id': {
+    description: 'The request\'s id, also in every log line written for it: the caller\'s own X-Request-Id when it is 1 to 64 of A-Z a-z 0-9 . _ : -, else a new one.',
+    required: true,
+    schema: { type: 'string', minLength: 1, maxLength: 64 },
+  },
+};
 const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'integer', minimum: 1 } } };
 
 function errorAnswer(description: string, headers: Record<string, Schema> = {}): Schema {
@@ -111,6 +119,7 @@ function responses(route: RestRoute, api: 'email' | 'admin', hasBody: boolean): 
     out[429] = errorAnswer('Too many wrong admin tokens from this address, or from all (`{error: "too many requests", message}`)', RETRY_AFTER);
   }
   out[503] = errorAnswer('The service is stopping, or its database or Temporal is unavailable');
+  for (const answer of Object.values(out)) answer.headers = { ...REQUEST_ID, ...(answer.headers as Record<string, Schema> | undefined) };
   return out;
 }
 

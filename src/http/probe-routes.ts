@@ -4,6 +4,7 @@ import { AppError, unavailable } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { createErrorHandler, errorReply } from './error-handler.js';
+import { registerRequestContext, requestIdOptions } from './request-context.js';
 
 export interface ProbeDeps {
   metrics: Metrics;
@@ -36,7 +37,8 @@ export function registerProbeRoutes(app: FastifyInstance, deps: ProbeDeps): void
  * checks and Prometheus scrapes, delivery metrics included, on MAILER_WORKER_PORT.
  */
 export async function buildProbeApp(deps: ProbeDeps & { logger: Logger }): Promise<FastifyInstance> {
-  const app = fastify({ logger: false });
+  const app = fastify({ logger: false, ...requestIdOptions });
+  registerRequestContext(app);
   app.setErrorHandler(createErrorHandler(deps.logger));
   app.setNotFoundHandler((request) => {
     throw new AppError('not_found', `route ${request.method} ${request.url.split('?')[0] ?? ''} not found`);

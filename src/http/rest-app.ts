@@ -10,6 +10,7 @@ import { asAppError, createErrorHandler, sendError } from './error-handler.js';
 import { registerGateway } from './gateway.js';
 import { buildOpenApi } from './openapi.js';
 import { registerProbeRoutes } from './probe-routes.js';
+import { registerRequestContext, requestIdOptions } from './request-context.js';
 import { ADMIN_BASE, ADMIN_ROUTES, API_BASE, EMAIL_ROUTES } from './rest-routes.js';
 import { createRouteMethods } from './route-methods.js';
 
@@ -48,8 +49,10 @@ export async function buildRestApp(deps: RestAppDeps): Promise<FastifyInstance> 
     // A URL Fastify cannot decode never reaches a route or the error handler: it is answered here, the same way.
     frameworkErrors: (err, request, reply) => sendError(reply, asAppError(err, request)),
     clientErrorHandler: answerClientError,
+    ...requestIdOptions,
   });
   app.decorateRequest('callContext', null);
+  registerRequestContext(app);
 
   const routeMethods = createRouteMethods();
   app.addHook('onRoute', (route) => routeMethods.add(route.method, route.url ?? route.path));

@@ -34,6 +34,8 @@ export interface MailTransport {
   /** Sends `message` to `message.envelope.to`; rejects only on a fault of the service itself, never on an SMTP answer. */
   send(message: SendMailOptions): Promise<TransportResult>;
   close(): void;
+  /** The one server every message goes to (the smart host, the catcher); undefined in direct mode, where each accepted recipient names its MX. */
+  readonly host?: string;
 }
 
 export interface TransportOptions {
@@ -85,6 +87,7 @@ export function createMailTransport(url: string, options: TransportOptions): Mai
       }
     },
     close: () => transporter.close(),
+    host: typeof parsed.host === 'string' ? parsed.host : undefined,
   };
 }
 

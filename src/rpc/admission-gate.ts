@@ -4,6 +4,7 @@ import { rateMetadata } from '../api/error-metadata.js';
 import type { Logger } from '../logger.js';
 import type { Principal } from '../services/auth-service.js';
 import { toConnectError } from './error-interceptor.js';
+import { inCallLogContext } from './request-context.js';
 
 /** Judges a call's credentials from its headers alone; answers the admitted key's principal, if any. */
 export type Admit = (ctx: CallContext) => Promise<Principal | void>;
@@ -22,9 +23,9 @@ export function createAdmissionGate(admit: Admit, logger: Logger): (ctx: Handler
     const call: CallContext = { requestHeader: ctx.requestHeader, values: ctx.values };
     let principal: Principal | void;
     try {
-      principal = await admit(call);
+      principal = await inCallLogContext(ctx.values, () => admit(call));
     } catch (err) {
-      throw toConnectError(err, logger, ctx.url);
+      throw inCallLogContext(ctx.values, () => toConnectError(err, logger, ctx.url));
     }
     if (call.rate) for (const [name, value] of Object.entries(rateMetadata(call.rate))) ctx.responseHeader.set(name, value);
     if (principal) ctx.values.set(ADMITTED, principal);

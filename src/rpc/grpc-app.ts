@@ -8,9 +8,11 @@ import { AppError } from '../errors.js';
 import { AdminService } from '../gen/mail/v1/admin_service_pb.js';
 import { EmailService } from '../gen/mail/v1/email_service_pb.js';
 import type { Logger } from '../logger.js';
+import { REQUEST_ID_HEADER, requestIdFrom } from '../telemetry/request-id.js';
 import { admittedCall, createAdmissionGate, type Admit } from './admission-gate.js';
 import { closeUnreadRequest } from './close-unread-request.js';
 import { createErrorInterceptor } from './error-interceptor.js';
+import { createRequestContextInterceptor, REQUEST_ID } from './request-context.js';
 import { shapeGrpcAnswer } from './grpc-trailers.js';
 import { explainReadLimit, readMaxBytesFor } from './read-limits.js';
 
@@ -36,6 +38,9 @@ export async function buildGrpcApp(deps: {
     // waits for every such session to time out (Fastify's http2SessionTimeout, 72 s). Sessions are closed
     // gracefully: calls in flight finish first.
     forceCloseConnections: true,
+    // The caller's X-Request-Id when acceptable, else a new one; answered in the response metadata.
+    requestIdHeader: false,
+    genReqId: (req) => requestIdFrom(req.headers[REQUEST_ID_HEADER]),
   });
   // A path that is no RPC of ours (gRPC clients read the 404 as UNIMPLEMENTED) answers in the spec's shape too.
   app.setNotFoundHandler((request, reply) => {
@@ -44,6 +49,7 @@ export async function buildGrpcApp(deps: {
   });
   app.addHook('onRequest', async (request, reply) => {
     closeUnreadRequest(request.raw, reply.raw);
+    reply.raw.setHeader(REQUEST_ID_HEADER, request.id);
     // gRPC only: gRPC-Web carries its trailers in the body, and Connect its errors as JSON.
     if (isGrpc(request.headers['content-type'])) shapeGrpcAnswer(reply.raw);
   });
@@ -52,9 +58,10 @@ export async function buildGrpcApp(deps: {
       addService(router, EmailService, deps.emailApi, createAdmissionGate(deps.admitApi, deps.logger));
       addService(router, AdminService, deps.adminApi, createAdmissionGate(deps.admitAdmin, deps.logger));
     },
-    interceptors: [createErrorInterceptor(deps.logger)],
+    // Outermost first: the request context sees errors as the caller gets them.
+    interceptors: [createRequestContextInterceptor(), createErrorInterceptor(deps.logger)],
     // The handlers read who is calling (the admin-token throttle counts per address) from the context.
-    contextValues: (request) => createContextValues().set(CLIENT_ADDRESS, request.ip),
+    contextValues: (request) => createContextValues().set(CLIENT_ADDRESS, request.ip).set(REQUEST_ID, request.id),
     // Each RPC sets its own (read-limits.ts); this is the bound for anything registered without one.
     readMaxBytes: BODY_LIMITS.other,
     shutdownTimeoutMs: 5000,

@@ -3,6 +3,7 @@ import type { EmailDraft } from '../domain/email-draft.js';
 import { validateDraft } from '../domain/email-draft.js';
 import { assertAllowed } from '../domain/permissions.js';
 import { newId } from '../ids.js';
+import { inSpan } from '../telemetry/spans.js';
 import type { Accept } from './acceptance.js';
 import type { Principal } from './auth-service.js';
 import type { SenderCheck } from './sender-check.js';
@@ -30,25 +31,34 @@ export interface SendDeps {
  */
 export function createSendService(deps: SendDeps) {
   return {
-    async send(principal: Principal, draft: EmailDraft, idempotencyKey?: string): Promise<SendResult> {
-      assertAllowed(principal.permission, principal.accountStatus, 'send');
-      const valid = validateDraft(draft);
-      await deps.assertMaySendFrom(principal, valid.senderDomain);
-      const id = newId('email');
-      const email: NewEmail = {
-        id, accountId: principal.accountId, apiKeyId: principal.keyId, jobType: 'direct', jobId: '', draft: valid,
-      };
-      const result = await deps.accept<SendResult>({
-        principal, operation: 'send', idempotencyKey, request: draft, count: 1,
-        answer: { id, messageId: '', status: 'pending' },
-        store: (idempotency) => deps.emails.accept([email], { enqueue: true, ...(idempotency ? { idempotency } : {}) }),
+    send(principal: Principal, draft: EmailDraft, idempotencyKey?: string): Promise<SendResult> {
+      return inSpan('send email', { attributes: { 'mailer.account.id': principal.accountId } }, async (span) => {
+        const result = await send(principal, draft, idempotencyKey);
+        // A reused Idempotency-Key answers the email it first made.
+        span?.setAttribute('mailer.email.id', result.id);
+        return result;
       });
-      if (result.id === id) {
-        deps.usage.emailsSent(principal.keyId, 1);
-        deps.notifyQueued();
-      }
-      return result;
     },
   };
+
+  async function send(principal: Principal, draft: EmailDraft, idempotencyKey?: string): Promise<SendResult> {
+    assertAllowed(principal.permission, principal.accountStatus, 'send');
+    const valid = validateDraft(draft);
+    await deps.assertMaySendFrom(principal, valid.senderDomain);
+    const id = newId('email');
+    const email: NewEmail = {
+      id, accountId: principal.accountId, apiKeyId: principal.keyId, jobType: 'direct', jobId: '', draft: valid,
+    };
+    const result = await deps.accept<SendResult>({
+      principal, operation: 'send', idempotencyKey, request: draft, count: 1,
+      answer: { id, messageId: '', status: 'pending' },
+      store: (idempotency) => deps.emails.accept([email], { enqueue: true, ...(idempotency ? { idempotency } : {}) }),
+    });
+    if (result.id === id) {
+      deps.usage.emailsSent(principal.keyId, 1);
+      deps.notifyQueued();
+    }
+    return result;
+  }
 }
 export type SendService = ReturnType<typeof createSendService>;

@@ -3,8 +3,10 @@ import type { batchJobWorkflow } from '../../workflows/batch-job.js';
 import type { deliverEmailsWorkflow, SmtpRetry } from '../../workflows/deliver-emails.js';
 import type { deliverWebhooksWorkflow } from '../../workflows/deliver-webhooks.js';
 import type { scheduledSecondWorkflow } from '../../workflows/scheduled-email.js';
+import type { Tracing } from '../telemetry/tracing.js';
 import { ensureDnsRecheckSchedule } from './dns-recheck-schedule.js';
 import { ensureRetentionSchedule } from './retention-schedule.js';
+import { clientTracing } from './temporal-tracing.js';
 
 /**
  * Starting the service's workflows. Workflow ids are business ids (delivery group, scheduled email, batch
@@ -46,11 +48,13 @@ async function once(start: () => Promise<unknown>): Promise<boolean> {
   }
 }
 
-export async function connectTemporal(options: { address: string; namespace: string; taskQueue: string; smtpRetry: SmtpRetry }): Promise<TemporalClient> {
+export async function connectTemporal(options: {
+  address: string; namespace: string; taskQueue: string; smtpRetry: SmtpRetry; tracing?: Pick<Tracing, 'enabled'>;
+}): Promise<TemporalClient> {
   // Lazy: a process starts whether or not Temporal answers yet (the API serves sends, which need only the
   // database, and /readyz says Temporal is down); calls connect, and reconnect, when made.
   const connection = Connection.lazy({ address: options.address });
-  const client = new Client({ connection, namespace: options.namespace });
+  const client = new Client({ connection, namespace: options.namespace, interceptors: clientTracing(options.tracing ?? { enabled: false }) });
   const taskQueue = options.taskQueue;
   // Seconds whose workflow this process started, until that second has passed: most schedules share a
   // second with others, and asking Temporal again for each would cost a refused start apiece.

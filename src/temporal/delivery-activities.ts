@@ -7,6 +7,7 @@ import type { Metrics } from '../metrics.js';
 import { transientBounceOutcome } from '../mail/delivery-outcome.js';
 import type { DkimSigningKey } from '../mail/dkim-keyring.js';
 import type { MailTransport } from '../mail/transport.js';
+import { withLogFields } from '../telemetry/log-context.js';
 import { createEmailSender, type EmailSender, type SendOutcome } from './email-sender.js';
 
 /** How long an attempt owns its emails without renewing; a killed worker's emails are free after this. */
@@ -140,18 +141,22 @@ export function createDeliveryActivities(deps: DeliveryDeps) {
      * holds its lease, this waits the lease out rather than leave the email pending for ever.
      */
     async giveUpEmail(input: { emailId: string }): Promise<void> {
-      const token = leaseToken();
-      for (;;) {
-        const { leased, busyUntil } = await emailDeliveries.lease([input.emailId], token, LEASE_SECONDS);
-        if (leased.length > 0) {
-          const loaded = (await emailDeliveries.loadMany(leased)).get(input.emailId);
-          if (loaded) await sender.finish(token, transientBounceOutcome(loaded.email, new Date(), loaded.lastError));
-          return;
-        }
-        if (busyUntil === null) return;
-        await waitOutLease(busyUntil);
-      }
+      return withLogFields({ emailId: input.emailId }, () => giveUp(input.emailId));
     },
   };
+
+  async function giveUp(emailId: string): Promise<void> {
+    const token = leaseToken();
+    for (;;) {
+      const { leased, busyUntil } = await emailDeliveries.lease([emailId], token, LEASE_SECONDS);
+      if (leased.length > 0) {
+        const loaded = (await emailDeliveries.loadMany(leased)).get(emailId);
+        if (loaded) await sender.finish(token, transientBounceOutcome(loaded.email, new Date(), loaded.lastError));
+        return;
+      }
+      if (busyUntil === null) return;
+      await waitOutLease(busyUntil);
+    }
+  }
 }
 export type DeliveryActivities = ReturnType<typeof createDeliveryActivities>;

@@ -1,6 +1,11 @@
+import { SpanKind } from '@opentelemetry/api';
 import type { DeliveryOutcome, LoadedEmail } from '../db/repos/email-deliveries-repo.js';
 import { composeMessage } from '../mail/compose.js';
 import { attemptOutcome, pendingRecipientsOf, recipientsOf, rejectedOutcome, suppressedOutcome } from '../mail/delivery-outcome.js';
+import { smtpSpanAttributes } from '../mail/smtp-span-attributes.js';
+import type { TransportResult } from '../mail/transport.js';
+import { withLogFields } from '../telemetry/log-context.js';
+import { continuing, inSpan } from '../telemetry/spans.js';
 import type { DeliveryDeps } from './delivery-activities.js';
 
 export type SendOutcome = 'sent' | 'bounced' | 'soft' | 'skipped';
@@ -21,8 +26,32 @@ export function createEmailSender(deps: DeliveryDeps) {
     }
   }
 
+  /**
+   * Every log line of an email's attempt names it; with tracing on, the attempt is a span in the trace the
+   * email was accepted in (its stored traceparent), linked to the delivery activity's span.
+   */
   async function sendOne(token: string, loaded: LoadedEmail | undefined, suppressed: Set<string>): Promise<SendOutcome> {
     if (!loaded || loaded.email.status !== 'pending') return 'skipped';
+    const { email } = loaded;
+    return withLogFields({ emailId: email.id }, () => inSpan('deliver email', {
+      kind: SpanKind.CONSUMER, ...continuing(email.traceparent), attributes: { 'mailer.email.id': email.id, 'mailer.delivery.attempt': email.attempts },
+    }, async (span) => {
+      const outcome = await attempt(token, loaded, suppressed);
+      span?.setAttribute('mailer.delivery.outcome', outcome);
+      return outcome;
+    }));
+  }
+
+  /** The SMTP hand-over as a client span: the server, its reply and the recipients' counts. */
+  function handOver(emailId: string, message: Parameters<DeliveryDeps['transport']['send']>[0]): Promise<TransportResult> {
+    return inSpan('smtp send', { kind: SpanKind.CLIENT, attributes: { 'mailer.email.id': emailId } }, async (span) => {
+      const result = await transport.send(message);
+      span?.setAttributes(smtpSpanAttributes(result, transport.host));
+      return result;
+    });
+  }
+
+  async function attempt(token: string, loaded: LoadedEmail, suppressed: Set<string>): Promise<SendOutcome> {
     const { email, sender } = loaded;
     // An account paused or banned after accepting this email sends nothing more.
     if (sender.accountStatus === 'paused' || sender.accountStatus === 'banned') {
@@ -49,7 +78,7 @@ export function createEmailSender(deps: DeliveryDeps) {
       dkim: await deps.dkimKey(email.accountId, email.senderDomain),
     });
     const handedAt = new Date();
-    const result = await transport.send(message);
+    const result = await handOver(email.id, message);
     if (result.accepted.length === 0 && result.refused.length === 0) {
       // Nothing was answered for good: the email stays as it was, free for the next attempt.
       const { failure } = result.deferred[0] ?? { failure: { code: 0, diagnostic: 'no recipient answered' } };

@@ -1,7 +1,9 @@
 import type { DeliveryToSend, WebhookDeliveriesRepo } from '../db/repos/webhook-deliveries-repo.js';
 import { webhookEnvelope } from '../domain/events.js';
+import { withLogFields } from '../telemetry/log-context.js';
 import type { PostResult } from '../webhooks/post.js';
 import { webhookHeaders } from '../webhooks/request.js';
+import { tracedPost } from './webhook-post-span.js';
 
 export interface WebhookAttemptDeps {
   webhookDeliveries: Pick<WebhookDeliveriesRepo, 'discard' | 'recordAttempt'>;
@@ -30,21 +32,26 @@ export function createWebhookAttempt(deps: WebhookAttemptDeps) {
     },
 
     /** POSTs the event as attempt number `attempt` and records the answer (a 2xx finishes the delivery). */
-    async send(d: DeliveryToSend, attempt: number): Promise<AttemptOutcome> {
-      const webhook = d.webhook!;
-      // The body is the same on every attempt (the event's own time and data); only the signature's
-      // timestamp is new, so receivers can both dedupe and refuse replays.
-      const body = JSON.stringify(webhookEnvelope(d.event.type, d.event.at, d.email, d.event.data, d.event.id));
-      const startedAt = new Date();
-      const result = await deps.post(webhook.url, body, webhookHeaders(webhook.secrets, d.event.type, body, d.id, startedAt));
-      const ok = result.statusCode >= 200 && result.statusCode < 300;
-      const error = ok ? '' : result.error ?? `HTTP ${result.statusCode}`;
-      await deps.webhookDeliveries.recordAttempt(d.id, {
-        attempt, startedAt, statusCode: result.statusCode, latencyMs: result.latencyMs, responseExcerpt: result.excerpt, error,
-      }, ok);
-      if (ok) return { result: 'succeeded' };
-      return { result: 'failed', error: result.error ?? `receiver answered HTTP ${result.statusCode}` };
+    send(d: DeliveryToSend, attempt: number): Promise<AttemptOutcome> {
+      // Every log line of the attempt names the delivery and the email the event is about.
+      return withLogFields({ webhookDeliveryId: d.id, emailId: d.email.id }, () => sendOnce(d, attempt));
     },
   };
+
+  async function sendOnce(d: DeliveryToSend, attempt: number): Promise<AttemptOutcome> {
+    const webhook = d.webhook!;
+    // The body is the same on every attempt (the event's own time and data); only the signature's
+    // timestamp is new, so receivers can both dedupe and refuse replays.
+    const body = JSON.stringify(webhookEnvelope(d.event.type, d.event.at, d.email, d.event.data, d.event.id));
+    const startedAt = new Date();
+    const result = await tracedPost(d, attempt, () => deps.post(webhook.url, body, webhookHeaders(webhook.secrets, d.event.type, body, d.id, startedAt)));
+    const ok = result.statusCode >= 200 && result.statusCode < 300;
+    const error = ok ? '' : result.error ?? `HTTP ${result.statusCode}`;
+    await deps.webhookDeliveries.recordAttempt(d.id, {
+      attempt, startedAt, statusCode: result.statusCode, latencyMs: result.latencyMs, responseExcerpt: result.excerpt, error,
+    }, ok);
+    if (ok) return { result: 'succeeded' };
+    return { result: 'failed', error: result.error ?? `receiver answered HTTP ${result.statusCode}` };
+  }
 }
 export type WebhookAttempt = ReturnType<typeof createWebhookAttempt>;

@@ -1,7 +1,9 @@
 import { createRequire } from 'node:module';
 import { NativeConnection, Runtime, Worker, bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Logger } from '../logger.js';
+import type { Tracing } from '../telemetry/tracing.js';
 import { appErrorInterceptor } from './app-error-interceptor.js';
+import { tracingActivityInterceptor, workflowSpanSinks, workflowTracingModule } from './temporal-tracing.js';
 
 const require = createRequire(import.meta.url);
 
@@ -15,7 +17,8 @@ export function workflowsPath(): string {
 }
 
 export async function buildWorkflowBundle(): Promise<{ code: string }> {
-  return bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: quietBundlerLogger });
+  // The tracing interceptors are in every bundle; they trace only workflows started by a tracing process.
+  return bundleWorkflowCode({ workflowsPath: workflowsPath(), workflowInterceptorModules: [workflowTracingModule()], logger: quietBundlerLogger });
 }
 
 const quietBundlerLogger = {
@@ -38,6 +41,7 @@ export async function createTemporalWorker(options: {
   activities: object;
   bundle: WorkflowBundleOption | undefined;
   logger: Logger;
+  tracing: Pick<Tracing, 'enabled' | 'spanProcessor' | 'resource'>;
 }): Promise<TemporalWorker> {
   if (!runtimeInstalled) {
     // The SDK's own logs go through ours, at warn and above.
@@ -62,7 +66,13 @@ export async function createTemporalWorker(options: {
     ...(options.bundle ? { workflowBundle: options.bundle } : { workflowsPath: workflowsPath() }),
     activities: options.activities,
     maxConcurrentActivityTaskExecutions: 32,
-    interceptors: { activity: [appErrorInterceptor] },
+    // Outermost first: an activity's span sees the failure as Temporal is told it.
+    interceptors: {
+      activity: options.tracing.enabled ? [tracingActivityInterceptor, appErrorInterceptor] : [appErrorInterceptor],
+      // A prebuilt bundle has them already (buildWorkflowBundle); naming them again only draws a warning.
+      ...(options.bundle ? {} : { workflowModules: [workflowTracingModule()] }),
+    },
+    sinks: workflowSpanSinks(options.tracing),
     shutdownGraceTime: '10 seconds',
   });
   let running: Promise<void> | undefined;

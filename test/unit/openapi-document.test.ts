@@ -90,8 +90,15 @@ describe('the OpenAPI document', () => {
     const withKey = ops().filter(([, , o]) => o.parameters.some((p: S) => p.in === 'header' && p.name === 'Idempotency-Key')).map(([, , o]) => o.operationId);
     expect(withKey.sort()).toEqual(['scheduleEmail', 'sendBatch', 'sendEmail']);
     expect(ops().filter(([, , o]) => o.responses[409]).map(([, , o]) => o.operationId).sort()).toEqual(['eraseEmail', 'rotateDomainDkim', 'scheduleEmail', 'sendBatch', 'sendEmail']);
-    expect(ops().find(([, , o]) => o.operationId === 'rotateDomainDkim')![2].responses[409].headers).toBeUndefined();
-    expect(ops().find(([, , o]) => o.operationId === 'eraseEmail')![2].responses[409].headers).toBeUndefined();
+    // These 409s carry no Retry-After: only the request id every answer has.
+    expect(Object.keys(ops().find(([, , o]) => o.operationId === 'rotateDomainDkim')![2].responses[409].headers)).toEqual(['X-Request-Id']);
+    expect(Object.keys(ops().find(([, , o]) => o.operationId === 'eraseEmail')![2].responses[409].headers)).toEqual(['X-Request-Id']);
+  });
+
+  it('documents the X-Request-Id header on every answer of every operation', () => {
+    for (const [, , o] of ops()) {
+      for (const answer of Object.values(o.responses as Record<string, S>)) expect(answer.headers['X-Request-Id']).toMatchObject({ required: true });
+    }
   });
 });
 

@@ -41,7 +41,7 @@ describe('webhook activities: disabling', () => {
     const { activities, posts } = setup(async (...args) => {
       calls.push(args);
       return {};
-    }, async () => ({ id: 'whd_3', status: 'pending', webhook: { id: 'wh_1', url: 'http://x', secrets: ['whsec_a'], disabled: true } } as never));
+    }, async () => ({ id: 'whd_3', status: 'pending', webhook: { id: 'wh_1', url: 'http://x', secrets: ['whsec_a'], disabled: true }, email: { id: 'em_1' } } as never));
     expect(await activities.sendWebhook({ deliveryId: 'whd_3' })).toBe('skipped');
     expect(calls).toEqual([['whd_3', 'webhook_disabled']]);
     expect(posts).toEqual([]);

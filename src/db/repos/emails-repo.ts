@@ -2,6 +2,7 @@ import type { EmailStatus, JobType } from '../../domain/catalog.js';
 import type { Mailbox } from '../../domain/address.js';
 import type { Mailboxes, ValidDraft } from '../../domain/email-draft.js';
 import { messageIdFor } from '../../domain/message-id.js';
+import { activeTraceparent } from '../../telemetry/spans.js';
 import type { Sql } from '../sql.js';
 
 interface EmailIdentity {
@@ -67,6 +68,8 @@ export interface EmailRow extends Mailboxes {
   sentAt: Date | null;
   /** Recipients still to deliver to after an attempt some server deferred (null: all of them). */
   remainingRecipients: string[] | null;
+  /** The trace context it was accepted under (migration 0012); null when that was not traced. */
+  traceparent?: string | null;
 }
 
 export interface EmailSummaryRow {
@@ -90,6 +93,7 @@ export type EmailRaw = {
   headers: Record<string, string>; tags: Record<string, string>; status: EmailStatus; message_id: string;
   header_message_id: string; attachment_count: number; attempts: number; created_at: Date; sent_at: Date | null;
   remaining_recipients?: string[] | null;
+  traceparent?: string | null;
 };
 
 export const toEmail = (r: EmailRaw): EmailRow => ({
@@ -98,6 +102,7 @@ export const toEmail = (r: EmailRaw): EmailRow => ({
   headers: r.headers, tags: r.tags, status: r.status, messageId: r.message_id, headerMessageId: r.header_message_id,
   attachmentCount: r.attachment_count, attempts: r.attempts, createdAt: r.created_at, sentAt: r.sent_at,
   remainingRecipients: r.remaining_recipients ?? null,
+  traceparent: r.traceparent ?? null,
 });
 
 /** The idempotency record written in the same transaction as the emails it answered for. */
@@ -150,6 +155,8 @@ export function emailRow(e: EmailSource, json: (value: object) => unknown = (val
     attachment_count: e.attachmentCount,
     size_bytes: e.draft.size,
     header_message_id: messageIdFor(e.id, e.draft.senderDomain),
+    // The span the email is accepted under, for its delivery span to continue (migration 0012 says why).
+    traceparent: activeTraceparent(),
   };
 }
 
