@@ -50,7 +50,7 @@ export async function startWorkerRole(
     await dispatcher.start();
     stops.onStop(dispatcher.stop);
   }
-  const jobSweeper = createJobSweeper({ starters: core.starters, scheduled: repos.scheduled, batches: repos.batches, notifyQueued, logger });
+  const jobSweeper = createJobSweeper({ starters: core.starters, scheduled: repos.scheduled, batches: repos.batches, notifyQueued, logger, metrics: core.metrics });
   const periodicSweep = createPeriodicSweep({
     steps: [
       jobSweeper.sweep,
@@ -98,8 +98,9 @@ function createWorker(core: Core, transport: MailTransport, notifyQueued: () => 
         post: (url, body, headers) => postWebhook(url, body, headers, { allowPrivate: config.webhookAllowPrivate }),
         logger,
         disableThreshold: { discards: config.webhookDisableAfterDiscards, hours: config.webhookDisableAfterHours },
+        metrics: core.metrics,
       }),
-      ...createJobActivities({ scheduled: repos.scheduled, batches: repos.batches, notifyQueued: () => notifyQueued() }),
+      ...createJobActivities({ scheduled: repos.scheduled, batches: repos.batches, notifyQueued: () => notifyQueued(), metrics: core.metrics }),
       ...createDomainActivities({ checks: core.domainChecks, recheckMinutes: config.dnsRecheckMinutes }),
     },
     bundle: config.workflowBundle ? { codePath: path.resolve(config.workflowBundle) } : undefined,

@@ -1,7 +1,9 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { DisableThreshold, WebhookDeliveriesRepo } from '../db/repos/webhook-deliveries-repo.js';
 import { webhookEnvelope } from '../domain/events.js';
 import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
+import { statusClass } from '../metrics/delivery-metrics.js';
 import type { PostResult } from '../webhooks/post.js';
 import { webhookHeaders } from '../webhooks/request.js';
 
@@ -12,6 +14,19 @@ export interface WebhookActivityDeps {
   logger: Logger;
   /** When an endpoint that keeps failing is disabled (config: webhookDisableAfterDiscards / Hours). */
   disableThreshold: DisableThreshold;
+  metrics?: Pick<Metrics, 'webhookAttempts' | 'webhookDiscards' | 'webhookPostDuration' | 'webhookEventLatency'>;
+}
+
+/** An attempt in the metrics: its outcome and answer, its duration, and for a delivered event how long it took since the event. */
+function countAttempt(metrics: WebhookActivityDeps['metrics'], result: PostResult, ok: boolean, eventAt: Date): void {
+  if (!metrics) return;
+  const status_class = statusClass(result.statusCode);
+  // The workflow's retry policy says whether another attempt follows a failed one (an unknown one counts as the last).
+  const { attempt, retryPolicy } = Context.current().info;
+  const outcome = ok ? 'delivered' : attempt < (retryPolicy?.maximumAttempts ?? attempt) ? 'retrying' : 'failed';
+  metrics.webhookAttempts.inc({ outcome, status_class });
+  metrics.webhookPostDuration.observe({ status_class }, result.latencyMs / 1000);
+  if (ok) metrics.webhookEventLatency.observe(Math.max(0, Date.now() - eventAt.getTime()) / 1000);
 }
 
 /**
@@ -26,7 +41,9 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       if (!d || d.status !== 'pending') return 'skipped';
       if (!d.webhook || d.webhook.disabled) {
         // Disabled since the event was queued (later events of a disabled webhook are discarded at fan-out).
-        await deps.webhookDeliveries.discard(d.id, d.webhook ? 'webhook_disabled' : 'webhook_deleted');
+        const reason = d.webhook ? 'webhook_disabled' : 'webhook_deleted';
+        await deps.webhookDeliveries.discard(d.id, reason);
+        deps.metrics?.webhookDiscards.inc({ reason });
         return 'skipped';
       }
       const attempt = await deps.webhookDeliveries.beginAttempt(d.id);
@@ -41,6 +58,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         attempt, startedAt, statusCode: result.statusCode, latencyMs: result.latencyMs, responseExcerpt: result.excerpt,
         error: ok ? '' : result.error ?? `HTTP ${result.statusCode}`,
       }, ok);
+      countAttempt(deps.metrics, result, ok, d.event.at);
       if (!ok) throw ApplicationFailure.retryable(result.error ?? `receiver answered HTTP ${result.statusCode}`, 'WebhookNotAcknowledged');
       return 'succeeded';
     },
@@ -51,6 +69,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
      */
     async discardWebhook(input: { deliveryId: string }): Promise<void> {
       const { disabledWebhook } = await deps.webhookDeliveries.discard(input.deliveryId, 'retries_exhausted', deps.disableThreshold);
+      deps.metrics?.webhookDiscards.inc({ reason: 'retries_exhausted' });
       deps.logger.info({ deliveryId: input.deliveryId }, 'webhook delivery discarded after its last attempt');
       if (disabledWebhook) {
         deps.logger.warn({ webhookId: disabledWebhook.id, reason: disabledWebhook.reason },
