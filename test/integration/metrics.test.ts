@@ -89,6 +89,7 @@ async function rpcTraffic(emailId: string): Promise<void> {
   const connect = createClient(EmailService, createConnectTransport({ baseUrl: `http://${stack.grpcAddress}`, httpVersion: '2' }));
   await connect.listEmails({}, { headers: { authorization: `Bearer ${stack.apiKey}` } });
   const refused = await connect.listEmails({}).then(() => undefined, (e: unknown) => e);
+  expect(refused).toBeInstanceOf(ConnectError);
   expect((refused as ConnectError).code).toBe(Code.Unauthenticated);
 }
 
