@@ -19,7 +19,8 @@ import { checkDashboard } from '../helpers/grafana-dashboard.js';
  * that fails once, one that always fails), a scheduled email, REST, gRPC and Connect calls. Each metric
  * must have moved by what that traffic did.
  */
-const stack = useStack({ MAILER_WEBHOOK_ALLOW_PRIVATE: '1' });
+// One retry a second after a temporary failure, so that an email deferred for good bounces within seconds.
+const stack = useStack({ MAILER_WEBHOOK_ALLOW_PRIVATE: '1', MAILER_SMTP_RETRY_ATTEMPTS: '1', MAILER_SMTP_RETRY_FIRST_SECONDS: '1' });
 const clients = useGrpcClients(stack);
 let receiver: WebhookReceiver;
 let before: Scrape;
@@ -27,7 +28,10 @@ let after: Scrape;
 const delta = (name: string, labels?: Record<string, string>) => after.sum(name, labels) - before.sum(name, labels);
 
 beforeAll(async () => {
-  stack.sink.refuseRecipient = (a) => (a.startsWith('bounce') ? `550 5.1.1 <${a}>: Recipient address rejected: User unknown` : undefined);
+  stack.sink.refuseRecipient = (a) => {
+    if (a.startsWith('bounce')) return `550 5.1.1 <${a}>: Recipient address rejected: User unknown`;
+    return a.startsWith('full') ? '452 4.2.2 <full>: Mailbox full, try again later' : undefined;
+  };
   receiver = await startWebhookReceiver();
   // /flaky fails its first request (retried a second later), /down every one (discarded after four attempts).
   receiver.respond = (hook, nth) => ({ status: hook.path === '/down' || nth === 1 ? 503 : 200 });
@@ -54,8 +58,8 @@ async function traffic(): Promise<void> {
     const hook = await admin(stack, 'POST', `/accounts/${stack.accountId}/webhooks`, { url: `${receiver.url}${path}`, events });
     expect(hook.status, hook.text).toBe(200);
   }
-  const [complained, refused, reported] = await Promise.all([send('reader@example.net'), send('bounce@example.net'), send('later@example.net')]);
-  await Promise.all([reaches(complained, 'delivered'), reaches(refused, 'bounced'), reaches(reported, 'delivered')]);
+  const [complained, refused, reported, deferred] = await Promise.all(['reader', 'bounce', 'later', 'full'].map((name) => send(`${name}@example.net`)));
+  await Promise.all([reaches(complained, 'delivered'), reaches(refused, 'bounced'), reaches(reported, 'delivered'), reaches(deferred, 'bounced')]);
 
   // A complaint and a bounce report, mailed to the return path each message went out with.
   const complainedMessage = await messageOf(complained);
@@ -106,10 +110,14 @@ describe('/metrics after traffic (role all)', () => {
   });
 
   it('counts each delivery outcome and bounce where it was seen: SMTP refusals in the worker, reports at the listener', () => {
-    // Three sent (two direct, the scheduled one), one refused by the server.
+    // Three sent (two direct, the scheduled one); one refused by the server; one deferred twice (its attempt
+    // and its one retry), then bounced as Transient when the retry budget was spent.
     expect(delta('mailer_deliveries_total', { outcome: 'sent' })).toBe(3);
-    expect(delta('mailer_deliveries_total', { outcome: 'bounced' })).toBe(1);
+    expect(delta('mailer_deliveries_total', { outcome: 'bounced' })).toBe(2);
+    expect(delta('mailer_deliveries_total', { outcome: 'soft' })).toBe(2);
+    expect(delta('mailer_deliveries_total', { outcome: 'rejected' })).toBe(0);
     expect(delta('mailer_bounces_total', { type: 'Permanent', subtype: 'General', source: 'smtp' })).toBe(1);
+    expect(delta('mailer_bounces_total', { type: 'Transient', subtype: 'General', source: 'smtp' })).toBe(1);
     expect(delta('mailer_bounces_total', { type: 'Permanent', subtype: 'General', source: 'report' })).toBe(1);
     expect(delta('mailer_complaints_total', { feedback_type: 'abuse' })).toBe(1);
     expect(delta('mailer_inbound_reports_total', { outcome: 'recorded' })).toBe(2);
@@ -119,12 +127,12 @@ describe('/metrics after traffic (role all)', () => {
     const delivered = delta('mailer_webhook_attempts_total', { outcome: 'delivered', status_class: '2xx' });
     const retrying = delta('mailer_webhook_attempts_total', { outcome: 'retrying', status_class: '5xx' });
     const failedLast = delta('mailer_webhook_attempts_total', { outcome: 'failed', status_class: '5xx' });
-    // /flaky: delivery x3 (two direct, the scheduled one), bounce x2 (one refused, one reported), complaint;
-    // the first of them failed once. /down: four sends, each tried four times, then discarded.
-    expect(delivered).toBe(6);
-    expect(retrying).toBe(1 + 4 * 3);
-    expect(failedLast).toBe(4);
-    expect(delta('mailer_webhook_discards_total', { reason: 'retries_exhausted' })).toBe(4);
+    // /flaky: delivery x3 (two direct, the scheduled one), bounce x3 (refused, deferred, reported), complaint;
+    // the first of them failed once. /down: five sends, each tried four times, then discarded.
+    expect(delivered).toBe(7);
+    expect(retrying).toBe(1 + 5 * 3);
+    expect(failedLast).toBe(5);
+    expect(delta('mailer_webhook_discards_total', { reason: 'retries_exhausted' })).toBe(5);
     // The same as the attempts the service recorded.
     const [recorded] = await stack.mailer.sql<{ ok: number; failed: number; discarded: number }[]>`
       select count(*) filter (where status_code between 200 and 299)::int as ok, count(*) filter (where status_code not between 200 and 299)::int as failed,
@@ -146,8 +154,8 @@ describe('/metrics after traffic (role all)', () => {
   });
 
   it('counts REST requests per route, and gRPC and Connect calls per service, method, code and protocol', () => {
-    expect(delta('mailer_http_requests_total', { method: 'POST', route: '/v1/mail/emails', status: '200' })).toBe(3);
-    expect(delta('mailer_http_request_duration_seconds_count', { method: 'POST', route: '/v1/mail/emails' })).toBe(3);
+    expect(delta('mailer_http_requests_total', { method: 'POST', route: '/v1/mail/emails', status: '200' })).toBe(4);
+    expect(delta('mailer_http_request_duration_seconds_count', { method: 'POST', route: '/v1/mail/emails' })).toBe(4);
     const rpcs = (method: string, code: string, protocol: string) =>
       delta('mailer_rpc_requests_total', { service: 'mail.v1.EmailService', method, code, protocol });
     expect(rpcs('GetEmail', 'OK', 'grpc')).toBe(1);
