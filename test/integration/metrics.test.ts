@@ -58,7 +58,9 @@ async function traffic(): Promise<void> {
     const hook = await admin(stack, 'POST', `/accounts/${stack.accountId}/webhooks`, { url: `${receiver.url}${path}`, events });
     expect(hook.status, hook.text).toBe(200);
   }
-  const [complained, refused, reported, deferred] = await Promise.all(['reader', 'bounce', 'later', 'full'].map((name) => send(`${name}@example.net`)));
+  const [complained, refused, reported, deferred] = await Promise.all([
+    send('reader@example.net'), send('bounce@example.net'), send('later@example.net'), send('full@example.net'),
+  ]);
   await Promise.all([reaches(complained, 'delivered'), reaches(refused, 'bounced'), reaches(reported, 'delivered'), reaches(deferred, 'bounced')]);
 
   // A complaint and a bounce report, mailed to the return path each message went out with.
