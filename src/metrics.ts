@@ -1,24 +1,37 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import type { QueueStats } from './db/repos/email-deliveries-repo.js';
+import { deliveryMetrics, webhookMetrics } from './metrics/delivery-metrics.js';
+import { queueMetrics } from './metrics/queue-metrics.js';
+import { requestMetrics } from './metrics/request-metrics.js';
+import { temporalMetricsText } from './metrics/temporal-sdk-metrics.js';
 
-/** The process's Prometheus metrics, served at GET /metrics. */
-export function createMetrics() {
+export interface MetricsDeps {
+  /** The delivery queue's statistics, read at each scrape within the timeout; omitted, no queue gauges. */
+  queueStats?: (timeoutMs: number) => Promise<QueueStats>;
+  /** Told why a scrape's queue read failed. */
+  onQueueError?: (err: unknown) => void;
+}
+
+/**
+ * The process's Prometheus metrics, served at GET /metrics: the process's own (CPU, memory, event loop),
+ * requests, deliveries and webhooks as this process sees them, the delivery queue, and the Temporal SDK's.
+ * The names and what they mean are listed in docs/operations.md; deploy/grafana has a dashboard over them.
+ */
+export function createMetrics(deps: MetricsDeps = {}) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'mailer_' });
+  const queue = queueMetrics(registry, deps.queueStats, deps.onQueueError ?? (() => {}));
   return {
     registry,
-    httpRequests: new Counter({
-      name: 'mailer_http_requests_total', help: 'REST requests answered, by route and status.',
-      labelNames: ['method', 'route', 'status'] as const, registers: [registry],
-    }),
-    httpDuration: new Histogram({
-      name: 'mailer_http_request_duration_seconds', help: 'REST request latency.',
-      labelNames: ['method', 'route'] as const, registers: [registry],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    }),
-    deliveries: new Counter({
-      name: 'mailer_deliveries_total', help: 'Delivery attempts by outcome (sent, bounced, soft).',
-      labelNames: ['outcome'] as const, registers: [registry],
-    }),
+    contentType: registry.contentType,
+    /** The text of a scrape: the queue read now, this registry, then the Temporal SDK's metrics. */
+    async scrape(): Promise<string> {
+      await queue.refreshQueueGauges();
+      return (await registry.metrics()) + (await temporalMetricsText());
+    },
+    ...requestMetrics(registry),
+    ...deliveryMetrics(registry),
+    ...webhookMetrics(registry),
   };
 }
 export type Metrics = ReturnType<typeof createMetrics>;

@@ -4,6 +4,7 @@ import { WEBHOOK_QUEUE_CHANNEL } from '../db/repos/webhook-deliveries-repo.js';
 import type { Sql } from '../db/sql.js';
 import type { IdKind } from '../ids.js';
 import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
 import type { TemporalClient } from '../temporal/client.js';
 import { createDispatcher, QUEUE_CHANNEL, type Dispatcher, type GroupQueue } from '../temporal/dispatcher.js';
 import { createWebhookAttempt } from '../temporal/webhook-attempt.js';
@@ -19,8 +20,8 @@ export interface Dispatchers {
  * The worker's two outbox dispatchers (emails, webhook deliveries), built but not started: the email one
  * exists before anything can queue an email, so whatever queues one can poke it directly.
  */
-export function createDispatchers(deps: { config: Config; repos: Repos; temporal: TemporalClient; sql: Sql; logger: Logger }): Dispatchers {
-  const { config, repos, temporal, sql, logger } = deps;
+export function createDispatchers(deps: { config: Config; repos: Repos; temporal: TemporalClient; sql: Sql; logger: Logger; metrics: Metrics }): Dispatchers {
+  const { config, repos, temporal, sql, logger, metrics } = deps;
   const outbox = (
     name: string, queue: GroupQueue, channel: string, groupKind: IdKind, startGroup: (groupId: string, ids: string[]) => Promise<boolean>,
   ) => createDispatcher({ name, queue, channel, groupKind, startGroup, listen: (c, fn) => sql.listen(c, fn), logger });
@@ -32,6 +33,7 @@ export function createDispatchers(deps: { config: Config; repos: Repos; temporal
       attempt: createWebhookAttempt({
         webhookDeliveries: repos.webhookDeliveries,
         post: (url, body, headers) => postWebhook(url, body, headers, { allowPrivate: config.webhookAllowPrivate }),
+        metrics,
       }),
       startGroup: (groupId, ids, retryAt) => temporal.startWebhookGroup(groupId, ids, retryAt),
       listen: (c, fn) => sql.listen(c, fn),

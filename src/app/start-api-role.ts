@@ -59,7 +59,7 @@ export async function startApiRole(core: Core, notifyQueued: () => void, stops: 
     admitMetrics: (authorization) => auth.authenticateMetrics(authorization),
     checkReady: createReadiness({ database: () => repos.ping(), temporal: () => core.temporal.ping() }, logger).down,
   });
-  const grpc = await buildGrpcApp({ emailApi, adminApi, admitApi: guard.admit, admitAdmin: adminCall, logger });
+  const grpc = await buildGrpcApp({ emailApi, adminApi, admitApi: guard.admit, admitAdmin: adminCall, logger, metrics: core.metrics });
   const restUrl = await listen(rest, config.host, config.port);
   stops.onStop(() => rest.close());
   const grpcUrl = await listen(grpc, config.host, config.grpcPort);

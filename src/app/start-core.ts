@@ -89,18 +89,22 @@ export async function startCore(config: Config, logger: Logger, env: NodeJS.Proc
   stops.onStop(temporal.close);
 
   const now = () => new Date();
+  const metrics = createMetrics({
+    queueStats: (timeoutMs) => repos.emailDeliveries.queueStats(timeoutMs),
+    onQueueError: (err) => logger.debug({ err }, 'delivery queue not read for /metrics'),
+  });
   const auth = await domainAuthentication(config, repos, keyBox, logger, now);
   const health = createHealthService({ accounts: repos.accounts, events: repos.events, logger, now });
   // Reports mailed back (API role's listener) and the catcher's simulated ones (worker role) take one path.
   const inboundFeedback = createInboundFeedbackService({
-    emails: repos.emails, feedback: createFeedbackService({ events: repos.events, health, logger, now }), tokens: reportTokens, logger,
+    emails: repos.emails, feedback: createFeedbackService({ events: repos.events, health, logger, now, metrics }), tokens: reportTokens, logger, metrics,
   });
   const startRetrier = createStartRetrier({ logger });
   stops.onStop(async () => startRetrier.stop());
   const starters = createJobStarters({ temporal, scheduled: repos.scheduled, batches: repos.batches, retrier: startRetrier, logger });
   return {
     config, logger, databaseUrl, sql, repos, firstRun, admin, linkTracker, reportTokens, keyBox, temporalAddress, temporalUiUrl, temporal,
-    metrics: createMetrics(), now, health, inboundFeedback, starters, tracing, ...auth,
+    metrics, now, health, inboundFeedback, starters, tracing, ...auth,
   };
 }
 

@@ -56,7 +56,7 @@ export async function startWorkerRole(
     await dispatcher.start();
     stops.onStop(dispatcher.stop);
   }
-  const jobSweeper = createJobSweeper({ starters: core.starters, scheduled: repos.scheduled, batches: repos.batches, notifyQueued, logger });
+  const jobSweeper = createJobSweeper({ starters: core.starters, scheduled: repos.scheduled, batches: repos.batches, notifyQueued, logger, metrics: core.metrics });
   const periodicSweep = createPeriodicSweep({
     steps: [
       jobSweeper.sweep,
@@ -104,8 +104,9 @@ function createWorker(core: Core, transport: MailTransport, notifyQueued: () => 
         post: (url, body, headers) => postWebhook(url, body, headers, { allowPrivate: config.webhookAllowPrivate }),
         logger,
         disableThreshold: { discards: config.webhookDisableAfterDiscards, hours: config.webhookDisableAfterHours },
+        metrics: core.metrics,
       }),
-      ...createJobActivities({ scheduled: repos.scheduled, batches: repos.batches, notifyQueued: () => notifyQueued() }),
+      ...createJobActivities({ scheduled: repos.scheduled, batches: repos.batches, notifyQueued: () => notifyQueued(), metrics: core.metrics }),
       ...createDomainActivities({ checks: core.domainChecks, recheckMinutes: config.dnsRecheckMinutes }),
       ...createRetentionActivities({
         retention: createRetentionService({ repo: createRetentionRepo(core.sql), removeFile: (file) => fs.rm(file, { force: true }), logger }),

@@ -27,8 +27,8 @@ export function registerProbeRoutes(app: FastifyInstance, deps: ProbeDeps): void
   });
   app.get('/metrics', async (request, reply) => {
     deps.admitMetrics(bearerCredential(request.headers.authorization));
-    void reply.header('content-type', deps.metrics.registry.contentType);
-    return deps.metrics.registry.metrics();
+    void reply.header('content-type', deps.metrics.contentType);
+    return deps.metrics.scrape();
   });
 }
 

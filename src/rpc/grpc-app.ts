@@ -8,6 +8,7 @@ import { AppError } from '../errors.js';
 import { AdminService } from '../gen/mail/v1/admin_service_pb.js';
 import { EmailService } from '../gen/mail/v1/email_service_pb.js';
 import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
 import { REQUEST_ID_HEADER, requestIdFrom } from '../telemetry/request-id.js';
 import { admittedCall, createAdmissionGate, type Admit } from './admission-gate.js';
 import { closeUnreadRequest } from './close-unread-request.js';
@@ -15,6 +16,7 @@ import { createErrorInterceptor } from './error-interceptor.js';
 import { createRequestContextInterceptor, REQUEST_ID } from './request-context.js';
 import { shapeGrpcAnswer } from './grpc-trailers.js';
 import { explainReadLimit, readMaxBytesFor } from './read-limits.js';
+import { createRpcMetrics, type RpcMetrics } from './rpc-metrics.js';
 
 /**
  * gRPC, gRPC-Web and Connect on one HTTP/2 cleartext listener, over the same handlers as the REST gateway.
@@ -29,6 +31,7 @@ export async function buildGrpcApp(deps: {
   /** Admits a call to mail.v1.AdminService (admin token) before its message is read. */
   admitAdmin: Admit;
   logger: Logger;
+  metrics: Pick<Metrics, 'rpcRequests' | 'rpcDuration'>;
 }): Promise<FastifyInstance> {
   const app = fastify({
     http2: true,
@@ -53,15 +56,18 @@ export async function buildGrpcApp(deps: {
     // gRPC only: gRPC-Web carries its trailers in the body, and Connect its errors as JSON.
     if (isGrpc(request.headers['content-type'])) shapeGrpcAnswer(reply.raw);
   });
+  const rpcMetrics = createRpcMetrics(deps.metrics);
+  app.addHook('onResponse', async (request, reply) => rpcMetrics.answered(request, reply));
   await app.register(fastifyConnectPlugin, {
     routes: (router) => {
-      addService(router, EmailService, deps.emailApi, createAdmissionGate(deps.admitApi, deps.logger));
-      addService(router, AdminService, deps.adminApi, createAdmissionGate(deps.admitAdmin, deps.logger));
+      addService(router, EmailService, deps.emailApi, createAdmissionGate(deps.admitApi, deps.logger), rpcMetrics);
+      addService(router, AdminService, deps.adminApi, createAdmissionGate(deps.admitAdmin, deps.logger), rpcMetrics);
     },
-    // Outermost first: the request context sees errors as the caller gets them.
-    interceptors: [createRequestContextInterceptor(), createErrorInterceptor(deps.logger)],
+    // Outermost first: the request context sees errors as the caller gets them, and the metrics' interceptor
+    // the code the error interceptor made.
+    interceptors: [createRequestContextInterceptor(), rpcMetrics.interceptor, createErrorInterceptor(deps.logger)],
     // The handlers read who is calling (the admin-token throttle counts per address) from the context.
-    contextValues: (request) => createContextValues().set(CLIENT_ADDRESS, request.ip).set(REQUEST_ID, request.id),
+    contextValues: (request) => rpcMetrics.track(request, createContextValues().set(CLIENT_ADDRESS, request.ip).set(REQUEST_ID, request.id)),
     // Each RPC sets its own (read-limits.ts); this is the bound for anything registered without one.
     readMaxBytes: BODY_LIMITS.other,
     shutdownTimeoutMs: 5000,
@@ -75,7 +81,8 @@ type CallHandler = (req: unknown, ctx: CallContext) => unknown;
  * One route per RPC rather than one per service, as connect-es takes the read limit and the request gate
  * per RPC. An RPC without a handler answers UNIMPLEMENTED, as connect-es's own service routes do.
  */
-function addService(router: ConnectRouter, service: DescService, impl: object, gate: (ctx: HandlerContext) => Promise<void>): void {
+function addService(router: ConnectRouter, service: DescService, impl: object, admission: (ctx: HandlerContext) => Promise<void>, metrics: RpcMetrics): void {
+  const gate = metrics.gate(admission);
   const handlers = impl as Record<string, CallHandler | undefined>;
   for (const method of service.methods) {
     const handler = handlers[method.localName];

@@ -3,6 +3,7 @@ import { newComplainers } from '../domain/complaints.js';
 import { type BounceType, type BouncedRecipient, event, suppressionsOf } from '../domain/events.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
 import type { HealthService } from './health-service.js';
 
 export interface FeedbackDeps {
@@ -10,7 +11,11 @@ export interface FeedbackDeps {
   health: Pick<HealthService, 'evaluate'>;
   logger: Logger;
   now: () => Date;
+  metrics?: Pick<Metrics, 'bounces' | 'complaints'>;
 }
+
+/** The feedback types of RFC 5965 (and its registry); anything else a report says is counted as `other`. */
+const FEEDBACK_TYPES = new Set(['abuse', 'fraud', 'virus', 'other', 'not-spam', 'auth-failure']);
 
 /**
  * What recipients' servers tell the service after delivery: complaints (ARF) and bounce reports (DSN). Each
@@ -31,6 +36,8 @@ export function createFeedbackService(deps: FeedbackDeps) {
         return { ev, suppress: suppressionsOf(recipients, 'complaint') };
       });
       if (!applied?.recorded) return false;
+      const type = (input.feedbackType || 'abuse').toLowerCase();
+      deps.metrics?.complaints.inc({ feedback_type: FEEDBACK_TYPES.has(type) ? type : 'other' });
       await deps.health.evaluate(applied.accountId);
       return true;
     },
@@ -45,6 +52,7 @@ export function createFeedbackService(deps: FeedbackDeps) {
       const suppress = input.bounceType === 'Permanent' ? suppressionsOf(input.recipients.map((r) => r.email_address), 'bounce') : [];
       const applied = await deps.events.applyFeedback(input.emailId, 'bounced', ev, suppress);
       if (!applied) return false;
+      deps.metrics?.bounces.inc({ type: input.bounceType, subtype: 'General', source: 'report' });
       await deps.health.evaluate(applied.accountId);
       return true;
     },

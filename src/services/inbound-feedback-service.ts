@@ -1,6 +1,7 @@
 import type { EmailsRepo } from '../db/repos/emails-repo.js';
 import { BOUNCE_TYPES } from '../domain/events.js';
 import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
 import { parseFeedbackReport, type BounceReport, type ComplaintReport, type FailedRecipient, type FeedbackReport } from '../mail/feedback-report.js';
 import type { ReportTokens } from '../mail/report-token.js';
 import { isReturnPath, parseReturnPath } from '../mail/return-path.js';
@@ -11,6 +12,7 @@ export interface InboundFeedbackDeps {
   feedback: Pick<FeedbackService, 'complaint' | 'bounce'>;
   tokens: ReportTokens;
   logger: Logger;
+  metrics?: Pick<Metrics, 'inboundReports'>;
 }
 
 type FeedbackEmail = NonNullable<Awaited<ReturnType<EmailsRepo['findForFeedback']>>>;
@@ -109,7 +111,7 @@ async function recordBounce(deps: InboundFeedbackDeps, email: FeedbackEmail, rep
 export function createInboundFeedbackService(deps: InboundFeedbackDeps) {
   const { logger, tokens } = deps;
 
-  return {
+  const service = {
     /**
      * Whether the listener takes mail for an address (RCPT TO): a return path only when its token is
      * valid; any other address (the feedback-loop address registered with mailbox providers) always,
@@ -154,6 +156,15 @@ export function createInboundFeedbackService(deps: InboundFeedbackDeps) {
       if (email.status === 'pending') throw new Error(`email ${email.id} is still being delivered; try again later`);
 
       return report.kind === 'complaint' ? recordComplaint(deps, email, report) : recordBounce(deps, email, report);
+    },
+  };
+  return {
+    ...service,
+    /** Counted by outcome in the process that received it (the report listener's, or the catcher's). */
+    async receive(raw: Buffer, envelope?: InboundEnvelope): Promise<InboundOutcome> {
+      const outcome = await service.receive(raw, envelope);
+      deps.metrics?.inboundReports.inc({ outcome });
+      return outcome;
     },
   };
 }

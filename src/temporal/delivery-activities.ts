@@ -33,7 +33,7 @@ export interface DeliveryDeps {
   /** Lets the health policy judge an account after a counted bounce. */
   judgeAccount: (accountId: string) => Promise<unknown>;
   logger: Logger;
-  metrics: Pick<Metrics, 'deliveries'>;
+  metrics: Pick<Metrics, 'deliveries' | 'bounces'>;
 }
 
 export interface DeliverEmailsResult {
@@ -92,7 +92,6 @@ async function deliver(deps: DeliveryDeps, sender: EmailSender, ids: string[]): 
             return;
           }
           const outcome = await sender.sendOne(token, loaded.get(id), suppressed);
-          if (outcome !== 'skipped') deps.metrics.deliveries.inc({ outcome });
           if (outcome === 'sent') result.sent += 1;
           else if (outcome === 'bounced') result.bounced += 1;
           else if (outcome === 'soft') result.retry.push(id);

@@ -20,6 +20,7 @@ export function createEmailSender(deps: DeliveryDeps) {
   /** Records an outcome; a counted bounce lets the health policy judge the account. */
   async function finish(token: string, outcome: DeliveryOutcome): Promise<void> {
     const recorded = await emailDeliveries.recordOutcome(token, outcome);
+    if (recorded) countOutcome(deps.metrics, outcome);
     const counted = outcome.events.some((e) => e.type === 'bounce' && (e.data as { bounce_subtype?: string }).bounce_subtype !== 'Suppressed');
     if (recorded && counted) {
       await deps.judgeAccount(recorded.accountId).catch((err: unknown) => logger.warn({ err, accountId: recorded.accountId }, 'health evaluation failed'));
@@ -83,6 +84,7 @@ export function createEmailSender(deps: DeliveryDeps) {
       // Nothing was answered for good: the email stays as it was, free for the next attempt.
       const { failure } = result.deferred[0] ?? { failure: { code: 0, diagnostic: 'no recipient answered' } };
       await emailDeliveries.release(token, email.id, failure.diagnostic);
+      deps.metrics.deliveries.inc({ outcome: 'soft' });
       logger.warn({ emailId: email.id, code: failure.code, diagnostic: failure.diagnostic }, 'email failed temporarily');
       return 'soft';
     }
@@ -111,3 +113,15 @@ export function createEmailSender(deps: DeliveryDeps) {
   return { finish, sendOne, suppressedAmong };
 }
 export type EmailSender = ReturnType<typeof createEmailSender>;
+
+/** An attempt's recorded outcome in the metrics: one delivery outcome per email, and its bounce events. */
+function countOutcome(metrics: DeliveryDeps['metrics'], outcome: DeliveryOutcome): void {
+  const rejected = outcome.events.some((e) => e.type === 'reject');
+  const label = outcome.status === 'delivered' ? 'sent' : outcome.status === 'pending' ? 'soft' : rejected ? 'rejected' : 'bounced';
+  metrics.deliveries.inc({ outcome: label });
+  for (const e of outcome.events) {
+    if (e.type !== 'bounce') continue;
+    const data = e.data as { bounce_type: string; bounce_subtype: string };
+    metrics.bounces.inc({ type: data.bounce_type, subtype: data.bounce_subtype, source: 'smtp' });
+  }
+}

@@ -3,13 +3,19 @@ import type { BatchRepo } from '../db/repos/batch-repo.js';
 import type { ScheduledRepo } from '../db/repos/scheduled-repo.js';
 import type { BatchStatus } from '../domain/catalog.js';
 import { newId } from '../ids.js';
+import type { Metrics } from '../metrics.js';
 
 /**
  * The steps of scheduled emails and batch jobs that touch PostgreSQL; each is safe to run again. They are
  * short database statements, run as local activities (inside the workflow task: no extra round trips to
  * the Temporal server), which is what lets a thousand scheduled emails due at once fire within a second.
  */
-export function createJobActivities(deps: { scheduled: ScheduledRepo; batches: BatchRepo; notifyQueued: () => void }) {
+export function createJobActivities(deps: {
+  scheduled: ScheduledRepo; batches: BatchRepo; notifyQueued: () => void; metrics?: Pick<Metrics, 'scheduledLateness'>;
+}) {
+  const onLateness = (seconds: number[]) => {
+    for (const s of seconds) deps.metrics?.scheduledLateness.observe({ fired_by: 'timer' }, s);
+  };
   return {
     /**
      * Fires every scheduled email due in [from, to) (one second): its email is created and queued for
@@ -23,7 +29,7 @@ export function createJobActivities(deps: { scheduled: ScheduledRepo; batches: B
       const to = new Date(input.to);
       let fired = 0;
       for (;;) {
-        const n = await deps.scheduled.fireDue(from, to, () => newId('email'));
+        const n = await deps.scheduled.fireDue(from, to, () => newId('email'), { onLateness });
         if (n > 0) {
           fired += n;
           deps.notifyQueued();

@@ -2,6 +2,7 @@ import type { BatchRepo } from '../db/repos/batch-repo.js';
 import type { ScheduledRepo } from '../db/repos/scheduled-repo.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
 import type { JobStarters } from './job-starters.js';
 
 const OVERDUE_MS = 5_000;
@@ -20,7 +21,11 @@ export function createJobSweeper(deps: {
   batches: BatchRepo;
   notifyQueued: () => void;
   logger: Logger;
+  metrics?: Pick<Metrics, 'scheduledLateness'>;
 }) {
+  const onLateness = (seconds: number[]) => {
+    for (const s of seconds) deps.metrics?.scheduledLateness.observe({ fired_by: 'sweep' }, s);
+  };
   /** Answers how many jobs it started or fired. */
   async function sweep(): Promise<number> {
     let started = 0;
@@ -31,7 +36,7 @@ export function createJobSweeper(deps: {
       if (await deps.starters.startBatch(id)) started += 1;
     }
     if (started > 0) deps.logger.warn({ started }, 'started workflows of jobs left without one');
-    const overdue = await deps.scheduled.fireDue(new Date(0), new Date(Date.now() - OVERDUE_MS), () => newId('email'));
+    const overdue = await deps.scheduled.fireDue(new Date(0), new Date(Date.now() - OVERDUE_MS), () => newId('email'), { onLateness });
     if (overdue > 0) {
       deps.notifyQueued();
       deps.logger.warn({ fired: overdue }, 'fired scheduled emails found overdue');

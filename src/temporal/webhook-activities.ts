@@ -2,7 +2,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { DisableThreshold, WebhookDeliveriesRepo } from '../db/repos/webhook-deliveries-repo.js';
 import type { Logger } from '../logger.js';
 import type { PostResult } from '../webhooks/post.js';
-import { createWebhookAttempt } from './webhook-attempt.js';
+import { createWebhookAttempt, type WebhookAttemptDeps } from './webhook-attempt.js';
 
 export interface WebhookActivityDeps {
   webhookDeliveries: WebhookDeliveriesRepo;
@@ -11,6 +11,7 @@ export interface WebhookActivityDeps {
   logger: Logger;
   /** When an endpoint that keeps failing is disabled (config: webhookDisableAfterDiscards / Hours). */
   disableThreshold: DisableThreshold;
+  metrics?: WebhookAttemptDeps['metrics'];
 }
 
 /**
@@ -42,6 +43,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
      */
     async discardWebhook(input: { deliveryId: string }): Promise<void> {
       const { disabledWebhook } = await deps.webhookDeliveries.discard(input.deliveryId, 'retries_exhausted', deps.disableThreshold);
+      deps.metrics?.webhookDiscards.inc({ reason: 'retries_exhausted' });
       deps.logger.info({ deliveryId: input.deliveryId }, 'webhook delivery discarded after its last attempt');
       if (disabledWebhook) {
         deps.logger.warn({ webhookId: disabledWebhook.id, reason: disabledWebhook.reason },

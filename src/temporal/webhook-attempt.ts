@@ -1,5 +1,7 @@
 import type { DeliveryToSend, WebhookDeliveriesRepo } from '../db/repos/webhook-deliveries-repo.js';
 import { webhookEnvelope } from '../domain/events.js';
+import type { Metrics } from '../metrics.js';
+import { statusClass } from '../metrics/delivery-metrics.js';
 import { withLogFields } from '../telemetry/log-context.js';
 import type { PostResult } from '../webhooks/post.js';
 import { webhookHeaders } from '../webhooks/request.js';
@@ -9,6 +11,20 @@ export interface WebhookAttemptDeps {
   webhookDeliveries: Pick<WebhookDeliveriesRepo, 'discard' | 'recordAttempt'>;
   /** One HTTP POST with the address guard and the 10 s limit (webhooks/post.ts). */
   post: (url: string, body: string, headers: Record<string, string>) => Promise<PostResult>;
+  metrics?: Pick<Metrics, 'webhookAttempts' | 'webhookDiscards' | 'webhookPostDuration' | 'webhookEventLatency'>;
+}
+
+/** The spec's schedule has 4 attempts (WEBHOOK_RETRY.maximumAttempts in workflows/deliver-webhooks.ts, checked by its test). */
+export const WEBHOOK_LAST_ATTEMPT = 4;
+
+/** An attempt in the metrics: its outcome and answer, its duration, and for a delivered event how long it took since the event. */
+function countAttempt(metrics: WebhookAttemptDeps['metrics'], attempt: number, result: PostResult, ok: boolean, eventAt: Date): void {
+  if (!metrics) return;
+  const status_class = statusClass(result.statusCode);
+  const outcome = ok ? 'delivered' : attempt < WEBHOOK_LAST_ATTEMPT ? 'retrying' : 'failed';
+  metrics.webhookAttempts.inc({ outcome, status_class });
+  metrics.webhookPostDuration.observe({ status_class }, result.latencyMs / 1000);
+  if (ok) metrics.webhookEventLatency.observe(Math.max(0, Date.now() - eventAt.getTime()) / 1000);
 }
 
 /** `failed`: the receiver did not acknowledge (no answer, or not 2xx); the attempt is recorded either way. */
@@ -27,7 +43,9 @@ export function createWebhookAttempt(deps: WebhookAttemptDeps) {
     async admit(d: DeliveryToSend): Promise<boolean> {
       if (d.status !== 'pending') return false;
       if (d.webhook && !d.webhook.disabled) return true;
-      await deps.webhookDeliveries.discard(d.id, d.webhook ? 'webhook_disabled' : 'webhook_deleted');
+      const reason = d.webhook ? 'webhook_disabled' : 'webhook_deleted';
+      await deps.webhookDeliveries.discard(d.id, reason);
+      deps.metrics?.webhookDiscards.inc({ reason });
       return false;
     },
 
@@ -50,6 +68,7 @@ export function createWebhookAttempt(deps: WebhookAttemptDeps) {
     await deps.webhookDeliveries.recordAttempt(d.id, {
       attempt, startedAt, statusCode: result.statusCode, latencyMs: result.latencyMs, responseExcerpt: result.excerpt, error,
     }, ok);
+    countAttempt(deps.metrics, attempt, result, ok, d.event.at);
     if (ok) return { result: 'succeeded' };
     return { result: 'failed', error: result.error ?? `receiver answered HTTP ${result.statusCode}` };
   }

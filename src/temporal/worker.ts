@@ -1,8 +1,9 @@
 import { createRequire } from 'node:module';
-import { NativeConnection, Runtime, Worker, bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worker';
+import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Logger } from '../logger.js';
 import type { Tracing } from '../telemetry/tracing.js';
 import { appErrorInterceptor } from './app-error-interceptor.js';
+import { installTemporalRuntime } from './sdk-runtime.js';
 import { tracingActivityInterceptor, workflowSpanSinks, workflowTracingModule } from './temporal-tracing.js';
 
 const require = createRequire(import.meta.url);
@@ -26,8 +27,6 @@ const quietBundlerLogger = {
   warn: (message: string) => console.warn(message), error: (message: string) => console.error(message),
 };
 
-let runtimeInstalled = false;
-
 export interface TemporalWorker {
   run(): Promise<void>;
   shutdown(): Promise<void>;
@@ -43,21 +42,7 @@ export async function createTemporalWorker(options: {
   logger: Logger;
   tracing: Pick<Tracing, 'enabled' | 'spanProcessor' | 'resource'>;
 }): Promise<TemporalWorker> {
-  if (!runtimeInstalled) {
-    // The SDK's own logs go through ours, at warn and above.
-    Runtime.install({
-      logger: {
-        log: (level, message, meta) => {
-          if (level === 'WARN') options.logger.warn(meta ?? {}, message);
-          else if (level === 'ERROR') options.logger.error(meta ?? {}, message);
-        },
-        trace: () => {}, debug: () => {}, info: () => {},
-        warn: (message, meta) => options.logger.warn(meta ?? {}, message),
-        error: (message, meta) => options.logger.error(meta ?? {}, message),
-      },
-    });
-    runtimeInstalled = true;
-  }
+  installTemporalRuntime(options.logger);
   const connection = await NativeConnection.connect({ address: options.address });
   const worker = await Worker.create({
     connection,

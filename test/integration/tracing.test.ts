@@ -75,14 +75,15 @@ describe('OpenTelemetry traces over OTLP/HTTP protobuf', () => {
     }
     expect(chain).toEqual(['RunActivity:deliverEmails', 'StartActivity:deliverEmails', 'RunWorkflow:deliverEmailsWorkflow', 'StartWorkflow:deliverEmailsWorkflow']);
 
-    // The webhook POST of the delivery event: a client span under its activity, linked to the email's request.
+    // The webhook POST of the delivery event, made by the worker's dispatcher itself (a retry would run under
+    // RunActivity:sendWebhook): a root client span, linked to the email's request.
     const post = await span('webhook POST', (s) => s.attributes['mailer.email.id'] === emailId);
     expect(post).toMatchObject({
       kind: CLIENT,
       attributes: { 'http.request.method': 'POST', 'http.response.status_code': 200, 'server.address': new URL(hooks.url).host, 'mailer.webhook.attempt': 1 },
       links: [{ traceId: request.traceId, spanId: send.spanId }],
     });
-    expect(byId(post.parentSpanId)?.name).toBe('RunActivity:sendWebhook');
+    expect(post.parentSpanId || undefined).toBeUndefined();
     expect(hooks.on('/traced').length).toBeGreaterThan(0);
   }, 60_000);
 

@@ -46,6 +46,9 @@ describe('a worker process serves its own probes (MAILER_WORKER_PORT)', () => {
     expect(metrics.status).toBe(200);
     expect(metrics.text).toContain('# TYPE mailer_deliveries_total counter');
     expect(metrics.text).toContain('mailer_process_cpu_seconds_total');
+    // The shared delivery queue, and the Temporal SDK's metrics of this process's worker.
+    expect(metrics.text).toMatch(/^mailer_delivery_queue_depth\{state="waiting"\} 0$/m);
+    expect(metrics.text).toMatch(/^temporal_worker_task_slots_available\{.*task_queue="probes-/m);
 
     const unknown = await call('GET', `${base}/v1/mail/emails`);
     expect(unknown.status).toBe(404);

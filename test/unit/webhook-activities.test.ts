@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { WebhookDeliveriesRepo } from '../../src/db/repos/webhook-deliveries-repo.js';
 import type { Logger } from '../../src/logger.js';
 import { createWebhookActivities } from '../../src/temporal/webhook-activities.js';
+import { WEBHOOK_LAST_ATTEMPT } from '../../src/temporal/webhook-attempt.js';
+import fs from 'node:fs';
+import path from 'node:path';
 
 /** The activities' own decisions, with the repository and the logger faked at their seams. */
 function setup(discard: WebhookDeliveriesRepo['discard'], loadForSending?: WebhookDeliveriesRepo['loadForSending']) {
@@ -45,5 +48,11 @@ describe('webhook activities: disabling', () => {
     expect(await activities.sendWebhook({ deliveryId: 'whd_3' })).toBe('skipped');
     expect(calls).toEqual([['whd_3', 'webhook_disabled']]);
     expect(posts).toEqual([]);
+  });
+
+  it('counts an attempt as the last (failed, not retrying) at the workflow\'s own last attempt', () => {
+    // The attempt runs outside the workflow (in the dispatcher too), so it knows the schedule's length as a constant.
+    const workflow = fs.readFileSync(path.resolve(import.meta.dirname, '../../workflows/deliver-webhooks.ts'), 'utf8');
+    expect(Number(workflow.match(/WEBHOOK_RETRY = \{[^}]*maximumAttempts: (\d+)/)?.[1])).toBe(WEBHOOK_LAST_ATTEMPT);
   });
 });

@@ -44,7 +44,7 @@ type DueRaw = { id: string; account_id: string; api_key_id: string | null; draft
  * and only their emails are written, so a cancellation (or a concurrent firing) that got there first wins,
  * atomically. The rows are built by emailRow, like every other email's.
  */
-async function fireDue(sql: Sql, q: { from: Date; to: Date; newEmailId: () => string; limit: number }): Promise<number> {
+async function fireDue(sql: Sql, q: { from: Date; to: Date; newEmailId: () => string; limit: number; onLateness?: (seconds: number[]) => void }): Promise<number> {
   const due = await sql<DueRaw[]>`
     select d.id, d.account_id, d.api_key_id, d.draft, (select count(*) from attachments a where a.owner_id = d.id)::int as attachment_count
     from (
@@ -62,12 +62,12 @@ async function fireDue(sql: Sql, q: { from: Date; to: Date; newEmailId: () => st
   }));
   // The column names are emailRow's own keys, not input.
   const columns = sql.unsafe(Object.keys(rows[0]!).join(', '));
-  const [row] = await sql<{ n: number }[]>`
+  const [row] = await sql<{ n: number; lateness: number[] }[]>`
     with fired as (
       update scheduled_emails s set status = 'sent', sent_at = now(), attempts = attempts + 1, email_id = p.email_id
       from unnest(${due.map((d) => d.id)}::text[], ${rows.map((r) => r.id)}::text[]) as p(sch_id, email_id)
       where s.id = p.sch_id and s.status = 'enqueued'
-      returning s.id, p.email_id),
+      returning s.id, p.email_id, extract(epoch from now() - s.scheduled_at)::float8 as lateness),
     email as (
       insert into emails (${columns})
       select ${columns} from jsonb_populate_recordset(null::emails, ${sql.json(rows as never)}) r
@@ -77,7 +77,8 @@ async function fireDue(sql: Sql, q: { from: Date; to: Date; newEmailId: () => st
       insert into attachments (owner_id, position, filename, content_type, content, content_id)
       select f.email_id, a.position, a.filename, a.content_type, a.content, a.content_id from attachments a join fired f on a.owner_id = f.id),
     queued as (insert into delivery_queue (email_id) select id from email)
-    select (select count(*) from email)::int as n`;
+    select (select count(*) from email)::int as n, (select coalesce(array_agg(lateness), '{}') from fired) as lateness`;
+  q.onLateness?.(row!.lateness);
   return row!.n;
 }
 
@@ -128,9 +129,11 @@ export function createScheduledRepo(sql: Sql) {
 
     /**
      * Fires the waiting scheduled emails of [from, to) whose time has come (scheduled_at <= now), a bounded
-     * number at a time; answers how many fired (0: none is due).
+     * number at a time; answers how many fired (0: none is due), and tells `onLateness` how many seconds
+     * after its time each one fired.
      */
-    fireDue: (from: Date, to: Date, newEmailId: () => string, limit = 500): Promise<number> => fireDue(sql, { from, to, newEmailId, limit }),
+    fireDue: (from: Date, to: Date, newEmailId: () => string, opts: { limit?: number; onLateness?: (seconds: number[]) => void } = {}): Promise<number> =>
+      fireDue(sql, { from, to, newEmailId, limit: opts.limit ?? 500, onLateness: opts.onLateness }),
 
     /** When the next waiting scheduled email of [from, to) is due, if any. */
     async nextDue(from: Date, to: Date): Promise<Date | undefined> {
