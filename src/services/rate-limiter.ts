@@ -6,11 +6,13 @@ import { AppError } from '../errors.js';
 /**
  * The per-key rate limit: a token bucket of `rate` requests a second, bursts up to `rate`, held in `store`
  * (PostgreSQL's rate_buckets, shared by every API process). So that most requests cost no round trip, a
- * process leases a few tokens at a time (`chunk`, 1/20 of the rate) and spends them locally; it asks again
- * when they are spent. Every token spent was first taken from the shared bucket, so all processes
+ * process leases a few tokens at a time (`chunk`, 1/20 of the rate, or as many as requests are waiting
+ * for) and spends them locally; it asks again when they are spent. Every token spent was first taken from the shared bucket, so all processes
  * together never admit more than the bucket allows plus what they hold unspent: at most `chunk` each
- * (5 % of the rate). A lease that gets nothing tells when the next token comes, and until then the
- * process refuses that key without asking: a client hammering past its limit costs no queries.
+ * (5 % of the rate). A lease that gets nothing tells when the next lease's worth of tokens comes back, and
+ * until then the process refuses that key without asking: a client hammering past its limit costs no
+ * queries, and one held at its limit a round trip per lease. Requests refused in that wait (at most 1/20 s)
+ * leave their tokens in the bucket for the next lease: the admitted count over time stays the rate.
  *
  * While the store cannot be reached (PostgreSQL down, restarting), leases come from `fallback`, this
  * process's own buckets: requests are limited per process instead of refused for a reason that is not
@@ -46,6 +48,8 @@ interface KeyState {
   /** The shared bucket had less than one token: refuse until then without asking. */
   emptyUntil: number;
   usedAt: number;
+  /** Requests of this key waiting for tokens: a lease asks for enough for all of them. */
+  waiting: number;
   leasing?: Promise<void> | undefined;
 }
 
@@ -59,11 +63,11 @@ export function createRateLimiter(deps: RateLimiterDeps) {
   let takes = 0;
   let storeDownUntil: number | undefined;
 
-  async function leaseTokens(key: string): Promise<BucketLease> {
+  async function leaseTokens(key: string, want: number): Promise<BucketLease> {
     const t = now();
     if (!deps.fallback || storeDownUntil === undefined || t >= storeDownUntil) {
       try {
-        const lease = await store.lease(key, chunk, rate);
+        const lease = await store.lease(key, want, rate);
         if (storeDownUntil !== undefined) {
           storeDownUntil = undefined;
           deps.onStoreBack?.();
@@ -75,17 +79,22 @@ export function createRateLimiter(deps: RateLimiterDeps) {
         storeDownUntil = now() + STORE_RETRY_MS;
       }
     }
-    return deps.fallback!.lease(key, chunk, rate);
+    return deps.fallback!.lease(key, want, rate);
   }
 
   async function lease(key: string, s: KeyState): Promise<void> {
-    const { granted, tokens } = await leaseTokens(key);
+    // Requests that arrive in the same tick join before the lease says how many it wants: what the
+    // waiting requests spend at once, so that no more than `chunk` stays unspent here.
+    await Promise.resolve();
+    const { granted, tokens } = await leaseTokens(key, Math.min(rate, Math.max(chunk, s.waiting)));
     const t = now();
     s.held += granted;
     s.shared = tokens;
     s.sharedAt = t;
-    // At least a millisecond: a bucket a rounding error short of a token must not be asked again at once.
-    if (granted === 0) s.emptyUntil = t + Math.max(1, Math.ceil(((1 - tokens) / rate) * 1000));
+    // Asked again once a whole lease has come back, not each token: a key held at its limit then costs a
+    // round trip per `chunk` admitted requests, not per request. (Never sooner than a millisecond: a bucket
+    // a rounding error short of a token must not be asked again at once.)
+    if (granted === 0) s.emptyUntil = t + Math.max(1, Math.ceil(((chunk - tokens) / rate) * 1000));
   }
 
   /** Where the key stands as far as this process knows: its tokens plus the shared bucket refilled since. */
@@ -111,7 +120,7 @@ export function createRateLimiter(deps: RateLimiterDeps) {
     async take(key: string): Promise<RateDecision> {
       if (++takes % PRUNE_EVERY === 0) prune(now());
       let s = keys.get(key);
-      if (!s) keys.set(key, (s = { held: 0, shared: rate, sharedAt: now(), emptyUntil: 0, usedAt: now() }));
+      if (!s) keys.set(key, (s = { held: 0, shared: rate, sharedAt: now(), emptyUntil: 0, usedAt: now(), waiting: 0 }));
       // Each round either spends a token, refuses, or waits for a lease (one at a time per key, shared by
       // every request waiting for it); a lease either brings tokens or sets emptyUntil, so this ends.
       for (;;) {
@@ -123,8 +132,13 @@ export function createRateLimiter(deps: RateLimiterDeps) {
         }
         if (t < s.emptyUntil) throw refusal(s, t);
         const state = s;
-        s.leasing ??= lease(key, state).finally(() => (state.leasing = undefined));
-        await s.leasing;
+        s.waiting++;
+        try {
+          s.leasing ??= lease(key, state).finally(() => (state.leasing = undefined));
+          await s.leasing;
+        } finally {
+          s.waiting--;
+        }
       }
     },
   };
