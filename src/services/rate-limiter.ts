@@ -7,12 +7,14 @@ import { AppError } from '../errors.js';
  * The per-key rate limit: a token bucket of `rate` requests a second, bursts up to `rate`, held in `store`
  * (PostgreSQL's rate_buckets, shared by every API process). So that most requests cost no round trip, a
  * process leases a few tokens at a time (`chunk`, 1/20 of the rate, or as many as requests are waiting
- * for) and spends them locally; it asks again when they are spent. Every token spent was first taken from the shared bucket, so all processes
- * together never admit more than the bucket allows plus what they hold unspent: at most `chunk` each
- * (5 % of the rate). A lease that gets nothing tells when the next lease's worth of tokens comes back, and
- * until then the process refuses that key without asking: a client hammering past its limit costs no
- * queries, and one held at its limit a round trip per lease. Requests refused in that wait (at most 1/20 s)
- * leave their tokens in the bucket for the next lease: the admitted count over time stays the rate.
+ * for) and spends them locally; it asks again when they are spent. Every token spent was first taken from
+ * the shared bucket, so all processes together never admit more than the bucket allows plus what they
+ * hold unspent: at most `chunk` each (5 % of the rate).
+ *
+ * A lease that gets nothing tells when a lease's worth of tokens is back, and until then the process
+ * refuses that key without asking: a client hammering past its limit costs no queries, and one held at
+ * its limit a round trip per lease. Requests refused in that wait (at most 1/20 s) leave their tokens in
+ * the bucket for the next lease, so the admitted count over time stays the rate.
  *
  * While the store cannot be reached (PostgreSQL down, restarting), leases come from `fallback`, this
  * process's own buckets: requests are limited per process instead of refused for a reason that is not
@@ -23,7 +25,7 @@ import { AppError } from '../errors.js';
 const LEASE_FRACTION = 1 / 20;
 /** After the store failed, how long to lease from the fallback before trying the store again. */
 const STORE_RETRY_MS = 1000;
-/** Keys are forgotten after this long without a request (and their unspent tokens, at most `chunk`, lost). */
+/** A key holding tokens is forgotten after this long without a request (its unspent tokens, at most `chunk`, lost). */
 const IDLE_MS = 10_000;
 const PRUNE_EVERY = 10_000;
 
