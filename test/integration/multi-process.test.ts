@@ -107,8 +107,8 @@ describe('2 API and 2 worker processes on one database and task queue', () => {
     let first = Infinity;
     let last = 0;
     const deadline = Date.now() + seconds * 1000;
-    // 8 callers on each API, as fast as they are answered: far more than the rate.
-    await Promise.all(Array.from({ length: 16 }, async (_, i) => {
+    // 12 callers on each API, as fast as they are answered: far more than the rate.
+    await Promise.all(Array.from({ length: 24 }, async (_, i) => {
       while (Date.now() < deadline) {
         const sentAt = Date.now();
         first = Math.min(first, sentAt);
