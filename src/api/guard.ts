@@ -16,7 +16,7 @@ export function createGuard(deps: { auth: AuthService; rateLimiter: RateLimiter;
     if (ctx.principal) return ctx.principal;
     const principal = await deps.auth.authenticate(callCredential(ctx));
     try {
-      ctx.rate = deps.rateLimiter.take(principal.keyId);
+      ctx.rate = await deps.rateLimiter.take(principal.keyId);
     } catch (err) {
       deps.usage.request(principal.keyId, true);
       throw err;

@@ -16,6 +16,7 @@ import { createEmailQueryService } from '../services/email-query-service.js';
 import { createEventsService } from '../services/events-service.js';
 import { createIdempotency } from '../services/idempotency.js';
 import { createOperatorService } from '../services/operator-service.js';
+import { createMemoryBuckets } from '../services/memory-buckets.js';
 import { createRateLimiter } from '../services/rate-limiter.js';
 import { createScheduleService } from '../services/schedule-service.js';
 import { createSendService } from '../services/send-service.js';
@@ -40,7 +41,12 @@ export function createHandlers(core: Core, deps: { auth: AuthService; usage: Usa
   const send = createSendService({
     emails: repos.emails, accept, assertMaySendFrom, usage, notifyQueued: deps.notifyQueued,
   });
-  const rateLimiter = createRateLimiter(config.rateLimit);
+  // One bucket per key for all API processes (in PostgreSQL); each process's own while PostgreSQL is unreachable.
+  const rateLimiter = createRateLimiter({
+    rate: config.rateLimit, store: repos.rateBuckets, fallback: createMemoryBuckets(),
+    onStoreDown: (err) => logger.warn({ err }, 'rate limit: PostgreSQL unreachable, each API process limits on its own until it answers again'),
+    onStoreBack: () => logger.info('rate limit: shared buckets in PostgreSQL again'),
+  });
   const guard = createGuard({ auth, rateLimiter, usage });
   // SMTP submission sends through the same services, rate limit and usage statistics as the API.
   const submission = createSubmissionService({ auth, rateLimiter, usage, send, assertMaySendFrom });

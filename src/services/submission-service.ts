@@ -62,7 +62,7 @@ export function createSubmissionService(deps: SubmissionDeps) {
       const principal = await admit(credential);
       await counted(principal, async () => {
         assertAllowed(principal.permission, principal.accountStatus, 'send');
-        deps.rateLimiter.take(principal.keyId);
+        await deps.rateLimiter.take(principal.keyId);
         const sender = mailFrom === '' ? undefined : readMailbox(mailFrom);
         if (sender !== undefined && typeof sender !== 'string') await deps.assertMaySendFrom(principal, sender.domain);
       }, false);

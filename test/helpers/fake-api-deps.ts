@@ -3,6 +3,7 @@ import { createEmailApi, type EmailApiDeps } from '../../src/api/email-api.js';
 import { createGuard } from '../../src/api/guard.js';
 import { AppError } from '../../src/errors.js';
 import type { AuthService, Principal } from '../../src/services/auth-service.js';
+import { createMemoryBuckets } from '../../src/services/memory-buckets.js';
 import { createRateLimiter } from '../../src/services/rate-limiter.js';
 import type { SendResult, SendService } from '../../src/services/send-service.js';
 import type { UsageRecorder } from '../../src/services/usage-recorder.js';
@@ -36,7 +37,7 @@ export function createFakeEmailApi() {
       return { id: SENT_ID, messageId: '', status: 'pending' };
     },
   } as SendService;
-  const guard = createGuard({ auth, rateLimiter: createRateLimiter(1000), usage });
+  const guard = createGuard({ auth, rateLimiter: createRateLimiter({ rate: 1000, store: createMemoryBuckets() }), usage });
   const emailApi = createEmailApi({ guard, send } as unknown as EmailApiDeps);
   return { emailApi, guard, sent };
 }

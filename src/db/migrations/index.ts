@@ -8,6 +8,7 @@ import * as remainingRecipients from './0007-remaining-recipients.js';
 import * as eventsFeed from './0008-events-feed.js';
 import * as webhookTrust from './0009-webhook-trust.js';
 import * as inlineAttachments from './0010-inline-attachments.js';
+import * as rateBuckets from './0011-rate-buckets.js';
 import * as emailTraceContext from './0012-email-trace-context.js';
 import * as dataRetention from './0013-data-retention.js';
 
@@ -23,6 +24,7 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   { version: 8, name: 'events-feed', sql: eventsFeed.sql },
   { version: 9, name: 'webhook-trust', sql: webhookTrust.sql },
   { version: 10, name: 'inline-attachments', sql: inlineAttachments.sql },
+  { version: 11, name: 'rate-buckets', sql: rateBuckets.sql },
   { version: 12, name: 'email-trace-context', sql: emailTraceContext.sql },
   { version: 13, name: 'data-retention', sql: dataRetention.sql },
 ];

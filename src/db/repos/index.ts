@@ -12,6 +12,7 @@ import { createEventsRepo } from './events-repo.js';
 import { createIdempotencyRepo } from './idempotency-repo.js';
 import { createOwnersRepo } from './owners-repo.js';
 import { createQuotaRepo } from './quota-repo.js';
+import { createRateBucketsRepo } from './rate-buckets-repo.js';
 import { createScheduledRepo } from './scheduled-repo.js';
 import { createSettingsRepo } from './settings-repo.js';
 import { createSuppressionsRepo } from './suppressions-repo.js';
@@ -35,6 +36,7 @@ export function createRepos(sql: Sql) {
     idempotency: createIdempotencyRepo(sql),
     owners: createOwnersRepo(sql),
     quota: createQuotaRepo(sql),
+    rateBuckets: createRateBucketsRepo(sql),
     scheduled: createScheduledRepo(sql),
     settings: createSettingsRepo(sql),
     suppressions: createSuppressionsRepo(sql),
