@@ -8,6 +8,7 @@ import * as remainingRecipients from './0007-remaining-recipients.js';
 import * as eventsFeed from './0008-events-feed.js';
 import * as webhookTrust from './0009-webhook-trust.js';
 import * as inlineAttachments from './0010-inline-attachments.js';
+import * as listCounts from './0014-list-counts.js';
 
 /** Forward-only migrations, applied in order. Never edit one that has shipped: add the next. */
 export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
@@ -21,4 +22,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   { version: 8, name: 'events-feed', sql: eventsFeed.sql },
   { version: 9, name: 'webhook-trust', sql: webhookTrust.sql },
   { version: 10, name: 'inline-attachments', sql: inlineAttachments.sql },
+  { version: 14, name: 'list-counts', sql: listCounts.sql },
 ];
