@@ -12,9 +12,11 @@
  * - TRUNCATE: the list's counters go with it.
  *
  * A single counter row per account and status would serialise every accept of an account on its row lock,
- * held until the commit's WAL flush. Each backend writes its own `slot` (pg_backend_pid() % 16): pooled
- * connections rarely share one, and a total is the sum over at most 16 rows per key. Slots may go negative
- * (an email counted in by one connection is counted out by another); only sums mean anything.
+ * held until the commit's WAL flush. A key has several rows (`slot`s): a writer adds to the first one no
+ * other open transaction holds (FOR UPDATE SKIP LOCKED), or makes a new one when all are held, so writers
+ * never wait for each other's commits (nor deadlock on counters), and a key has about as many slots as it
+ * ever had writers at once. A total is the sum over them. Slots may go negative (an email counted in on one
+ * slot is counted out on another); only sums mean anything.
  *
  * The triggers are created before the backfill, in the same transaction: their lock (SHARE ROW EXCLUSIVE)
  * holds off writers until the commit, so no write can fall between the backfill and the triggers.
@@ -33,61 +35,60 @@ CREATE TABLE list_counts (
   PRIMARY KEY (account_id, list, status, job_type, slot)
 ) WITH (fillfactor = 50);
 
+-- Adds d to one key's count without waiting for another transaction: into the first of its slots that no
+-- other open transaction holds (SKIP LOCKED), else into a new slot.
+CREATE FUNCTION list_counts_bump(a text, l text, s text, j text, d bigint) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  free smallint;
+BEGIN
+  -- Two statements, not UPDATE ... FROM (SELECT ... FOR UPDATE SKIP LOCKED): in that one form a concurrent
+  -- update's recheck can apply the delta twice (measured). Here the row is ours before the UPDATE's
+  -- snapshot is taken, so the UPDATE reads its latest committed count.
+  SELECT slot INTO free FROM list_counts WHERE account_id = a AND list = l AND status = s AND job_type = j LIMIT 1 FOR UPDATE SKIP LOCKED;
+  IF FOUND THEN
+    UPDATE list_counts SET n = n + d WHERE account_id = a AND list = l AND status = s AND job_type = j AND slot = free;
+  ELSE
+    INSERT INTO list_counts AS c (account_id, list, status, job_type, slot, n) VALUES (a, l, s, j, floor(random() * 1024), d)
+    ON CONFLICT (account_id, list, status, job_type, slot) DO UPDATE SET n = c.n + excluded.n;
+  END IF;
+END $$;
+
 CREATE FUNCTION list_counts_add_emails() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  -- Sorted keys: two statements take the counter rows' locks in the same order.
-  INSERT INTO list_counts AS c (account_id, list, status, job_type, slot, n)
-  SELECT account_id, 'emails', status, job_type, pg_backend_pid() % 16, count(*) FROM added
-  GROUP BY account_id, status, job_type ORDER BY account_id, status, job_type
-  ON CONFLICT (account_id, list, status, job_type, slot) DO UPDATE SET n = c.n + excluded.n;
+  PERFORM list_counts_bump(account_id, 'emails', status, job_type, count(*)) FROM added GROUP BY account_id, status, job_type;
   RETURN NULL;
 END $$;
 
 CREATE FUNCTION list_counts_remove_emails() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  INSERT INTO list_counts AS c (account_id, list, status, job_type, slot, n)
-  SELECT account_id, 'emails', status, job_type, pg_backend_pid() % 16, -count(*) FROM removed
-  GROUP BY account_id, status, job_type ORDER BY account_id, status, job_type
-  ON CONFLICT (account_id, list, status, job_type, slot) DO UPDATE SET n = c.n + excluded.n;
+  PERFORM list_counts_bump(account_id, 'emails', status, job_type, -count(*)) FROM removed GROUP BY account_id, status, job_type;
   RETURN NULL;
 END $$;
 
 CREATE FUNCTION list_counts_move_email() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  INSERT INTO list_counts AS c (account_id, list, status, job_type, slot, n)
-  SELECT a, 'emails', s, j, pg_backend_pid() % 16, d
-  FROM (VALUES (OLD.account_id, OLD.status, OLD.job_type, -1), (NEW.account_id, NEW.status, NEW.job_type, 1)) v(a, s, j, d)
-  ORDER BY a, s, j
-  ON CONFLICT (account_id, list, status, job_type, slot) DO UPDATE SET n = c.n + excluded.n;
+  PERFORM list_counts_bump(OLD.account_id, 'emails', OLD.status, OLD.job_type, -1);
+  PERFORM list_counts_bump(NEW.account_id, 'emails', NEW.status, NEW.job_type, 1);
   RETURN NULL;
 END $$;
 
 -- Scheduled emails and batch jobs: counted by status only; TG_ARGV[0] names the list.
 CREATE FUNCTION list_counts_add_owned() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  INSERT INTO list_counts AS c (account_id, list, status, job_type, slot, n)
-  SELECT account_id, TG_ARGV[0], status, '', pg_backend_pid() % 16, count(*) FROM added
-  GROUP BY account_id, status ORDER BY account_id, status
-  ON CONFLICT (account_id, list, status, job_type, slot) DO UPDATE SET n = c.n + excluded.n;
+  PERFORM list_counts_bump(account_id, TG_ARGV[0], status, '', count(*)) FROM added GROUP BY account_id, status;
   RETURN NULL;
 END $$;
 
 CREATE FUNCTION list_counts_remove_owned() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  INSERT INTO list_counts AS c (account_id, list, status, job_type, slot, n)
-  SELECT account_id, TG_ARGV[0], status, '', pg_backend_pid() % 16, -count(*) FROM removed
-  GROUP BY account_id, status ORDER BY account_id, status
-  ON CONFLICT (account_id, list, status, job_type, slot) DO UPDATE SET n = c.n + excluded.n;
+  PERFORM list_counts_bump(account_id, TG_ARGV[0], status, '', -count(*)) FROM removed GROUP BY account_id, status;
   RETURN NULL;
 END $$;
 
 CREATE FUNCTION list_counts_move_owned() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  INSERT INTO list_counts AS c (account_id, list, status, job_type, slot, n)
-  SELECT a, TG_ARGV[0], s, '', pg_backend_pid() % 16, d
-  FROM (VALUES (OLD.account_id, OLD.status, -1), (NEW.account_id, NEW.status, 1)) v(a, s, d)
-  ORDER BY a, s
-  ON CONFLICT (account_id, list, status, job_type, slot) DO UPDATE SET n = c.n + excluded.n;
+  PERFORM list_counts_bump(OLD.account_id, TG_ARGV[0], OLD.status, '', -1);
+  PERFORM list_counts_bump(NEW.account_id, TG_ARGV[0], NEW.status, '', 1);
   RETURN NULL;
 END $$;
 
