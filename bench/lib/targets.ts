@@ -9,6 +9,8 @@ import { BATCH_SIZE } from './settings.js';
 import type { WebhooksResult } from '../parts/webhook-figures.js';
 import type { DeliverabilityFigures } from '../parts/deliverability.js';
 import type { DeliveryRun } from '../parts/delivery-run.js';
+import type { ListsFigures } from '../parts/lists.js';
+import type { ListFigure } from '../parts/list-latency.js';
 import { DESTINATIONS } from './mx-zone.js';
 import { RETRY_GAPS_MS, RETRY_TOLERANCE_MS } from '../parts/webhook-retries.js';
 
@@ -18,6 +20,7 @@ export interface Figures {
   service?: ServiceFigures;
   memory?: MemoryResult;
   deliverability?: DeliverabilityFigures;
+  lists?: ListsFigures;
 }
 
 /**
@@ -90,6 +93,20 @@ const retryGap = (k: number) => rule({
     const g = h.retry.gaps[k]!;
     return `min ${g.min}, p50 ${g.p50}, max ${g.max} ms over ${g.count} of ${h.retry.deliveries} deliveries; ${g.within} within`;
   },
+});
+
+/** The slowest p99 of the lists figures of one page (1 or 1,000); a failed request makes it NaN (not met). */
+const worstList = (page: number) => (f: Figures) => {
+  if (!f.lists) return undefined;
+  const of = f.lists.figures.filter((x) => x.page === page);
+  const worst = of.reduce<ListFigure | undefined>((w, x) => (!w || x.p99 > w.p99 ? x : w), undefined);
+  return { of, worst, failed: of.filter((x) => x.failures > 0 || Number.isNaN(x.p99)).length, emails: f.lists.emails };
+};
+const listTarget = (page: number, ms: number) => rule({
+  figure: worstList(page), name: `lists: page ${page.toLocaleString('en')} p99, slowest of the lists and filters (ms)`, target: `<= ${ms} ms`,
+  value: (x) => x.worst?.p99 ?? NaN, met: (x) => x.of.length > 0 && x.failed === 0 && (x.worst?.p99 ?? Infinity) <= ms,
+  formula: (x) => `${x.worst?.name ?? 'none'} (p50 ${x.worst?.p50} ms), of ${x.of.length} figures with ${x.emails.toLocaleString('en')} emails in the database` +
+    (x.failed > 0 ? `; ${x.failed} with failed requests: NOT MET` : ''),
 });
 
 /** The targets of bench/README.md, in the order the report lists them. */
@@ -175,6 +192,15 @@ const TARGETS: Rule[] = [
     value: (m) => m.deltaMB, met: (m) => m.deltaMB <= 30,
     formula: (m) => `${mbOf(m.loadedRssKiB)} - ${mbOf(m.idleRssKiB)} MB VmRSS` +
       (m.pending < m.asked ? `; ONLY ${m.pending} of the ${m.asked} asked for (created at ${m.creationPerSec}/s in ${m.creationS} s, the time budget): not extrapolated` : ''),
+  }),
+  listTarget(1, 50),
+  listTarget(1000, 100),
+  rule({
+    figure: (f) => f.lists, name: 'lists: totals equal to count(*)', target: (l) => `all ${l.figures.length}`,
+    value: (l) => l.figures.filter((x) => x.total === x.counted).length,
+    shown: (l) => `${l.figures.filter((x) => x.total === x.counted).length} of ${l.figures.length}`,
+    met: (l) => l.figures.length > 0 && l.figures.every((x) => x.total === x.counted),
+    formula: (l) => l.figures.filter((x) => x.total !== x.counted).map((x) => `${x.name}: ${x.total} vs ${x.counted}`).join('; ') || 'every total checked once',
   }),
 ];
 

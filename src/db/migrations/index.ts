@@ -11,6 +11,7 @@ import * as inlineAttachments from './0010-inline-attachments.js';
 import * as rateBuckets from './0011-rate-buckets.js';
 import * as emailTraceContext from './0012-email-trace-context.js';
 import * as dataRetention from './0013-data-retention.js';
+import * as listCounts from './0014-list-counts.js';
 
 /** Forward-only migrations, applied in order. Never edit one that has shipped: add the next. */
 export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
@@ -27,4 +28,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   { version: 11, name: 'rate-buckets', sql: rateBuckets.sql },
   { version: 12, name: 'email-trace-context', sql: emailTraceContext.sql },
   { version: 13, name: 'data-retention', sql: dataRetention.sql },
+  { version: 14, name: 'list-counts', sql: listCounts.sql },
 ];

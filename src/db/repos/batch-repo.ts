@@ -51,7 +51,7 @@ export function createBatchRepo(sql: Sql) {
       return rows.map((r) => r.id);
     },
 
-    ...ownedRows<Raw, BatchRow, BatchStatus>(sql, 'batch_jobs', COLUMNS, toBatch),
+    ...ownedRows<Raw, BatchRow, BatchStatus>(sql, 'batch_jobs', 'batch', COLUMNS, toBatch),
 
     /** The job starts processing; answers the ids of its emails not yet delivered or refused. */
     async begin(id: string): Promise<string[]> {

@@ -113,7 +113,7 @@ export function createScheduledRepo(sql: Sql) {
       return rows.map((r) => ({ id: r.id, scheduledAt: r.scheduled_at }));
     },
 
-    ...ownedRows<Raw, ScheduledRow, ScheduledStatus>(sql, 'scheduled_emails', COLUMNS, toScheduled),
+    ...ownedRows<Raw, ScheduledRow, ScheduledStatus>(sql, 'scheduled_emails', 'scheduled', COLUMNS, toScheduled),
 
     /** Cancels a waiting scheduled email; the row's state decides a race with the firing, atomically. */
     async cancel(accountId: string, id: string): Promise<CancelOutcome> {

@@ -1,0 +1,18 @@
+import type { Sql } from '../sql.js';
+
+/** The lists whose totals migration 0014's triggers keep in list_counts. */
+export type CountedList = 'emails' | 'scheduled' | 'batch';
+
+/**
+ * How many rows of an account's list match a status and (emails only) a job type, exactly, from the
+ * counters the triggers of migration 0014 keep in the writing transactions: a sum over at most a few
+ * hundred rows, whatever the list's length. float8 holds any count exactly up to 2^53.
+ */
+export async function countedTotal(sql: Sql, accountId: string, list: CountedList, filter: { status?: string; jobType?: string }): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`
+    select coalesce(sum(n), 0)::float8 as n from list_counts
+    where account_id = ${accountId} and list = ${list}
+      ${filter.status ? sql`and status = ${filter.status}` : sql``}
+      ${filter.jobType ? sql`and job_type = ${filter.jobType}` : sql``}`;
+  return row!.n;
+}
