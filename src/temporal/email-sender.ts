@@ -2,6 +2,7 @@ import type { DeliveryOutcome, LoadedEmail } from '../db/repos/email-deliveries-
 import { composeMessage } from '../mail/compose.js';
 import { attemptOutcome, pendingRecipientsOf, recipientsOf, rejectedOutcome, suppressedOutcome } from '../mail/delivery-outcome.js';
 import type { DeliveryDeps } from './delivery-activities.js';
+import { createOutcomeWriter } from './outcome-writer.js';
 
 export type SendOutcome = 'sent' | 'bounced' | 'soft' | 'skipped';
 
@@ -11,10 +12,12 @@ export type SendOutcome = 'sent' | 'bounced' | 'soft' | 'skipped';
  */
 export function createEmailSender(deps: DeliveryDeps) {
   const { emailDeliveries, transport, logger } = deps;
+  // Outcomes of all the activities running in this worker share statements (group commit).
+  const outcomes = createOutcomeWriter(emailDeliveries.recordOutcomes);
 
   /** Records an outcome; a counted bounce lets the health policy judge the account. */
   async function finish(token: string, outcome: DeliveryOutcome): Promise<void> {
-    const recorded = await emailDeliveries.recordOutcome(token, outcome);
+    const recorded = await outcomes.record({ token, outcome });
     const counted = outcome.events.some((e) => e.type === 'bounce' && (e.data as { bounce_subtype?: string }).bounce_subtype !== 'Suppressed');
     if (recorded && counted) {
       await deps.judgeAccount(recorded.accountId).catch((err: unknown) => logger.warn({ err, accountId: recorded.accountId }, 'health evaluation failed'));
