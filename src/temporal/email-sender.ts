@@ -1,5 +1,6 @@
 import type { DeliveryOutcome, LoadedEmail } from '../db/repos/email-deliveries-repo.js';
 import { composeMessage } from '../mail/compose.js';
+import { renderMessage } from '../mail/render-message.js';
 import { attemptOutcome, pendingRecipientsOf, recipientsOf, rejectedOutcome, suppressedOutcome } from '../mail/delivery-outcome.js';
 import type { DeliveryDeps } from './delivery-activities.js';
 import { createOutcomeWriter } from './outcome-writer.js';
@@ -45,12 +46,12 @@ export function createEmailSender(deps: DeliveryDeps) {
     }
     // One token per message: the header and the envelope sender carry the same one.
     const reportToken = deps.reportToken(email.id);
-    const message = composeMessage(withTracking(email, sender), loaded.attachments, {
+    const message = await renderMessage(composeMessage(withTracking(email, sender), loaded.attachments, {
       envelopeTo,
       reportToken,
       returnPath: deps.returnPath(reportToken, email.senderDomain),
       dkim: await deps.dkimKey(email.accountId, email.senderDomain),
-    });
+    }));
     const handedAt = new Date();
     const result = await transport.send(message);
     if (result.accepted.length === 0 && result.refused.length === 0) {
