@@ -1,4 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import type { Logger } from '../logger.js';
 
 /** What the child tells its parent once its worker role runs (worker-child.ts). */
@@ -24,6 +26,33 @@ export interface WorkerProcessOptions {
   stopGraceMs?: number;
 }
 
+/** Lowers the priority of every thread of `child` (on Linux, nice is per thread), or of the process elsewhere. */
+function lowerPriority(child: ChildProcess, logger: Logger): void {
+  if (child.pid === undefined) return;
+  let ids = [child.pid];
+  try {
+    ids = fs.readdirSync(`/proc/${child.pid}/task`).map(Number);
+  } catch {
+    // Not Linux: the process's priority is all there is.
+  }
+  const nice = Math.min(19, os.getPriority() + WORKER_NICE);
+  for (const id of ids) {
+    try {
+      os.setPriority(id, nice);
+    } catch (err) {
+      // A thread may have ended since it was listed.
+      if ((err as NodeJS.ErrnoException).code !== 'ESRCH') logger.warn({ err }, 'could not lower the worker process\'s priority');
+    }
+  }
+}
+
+/**
+ * The worker's scheduling priority below the API's (a nice value; raising it needs no privilege). When the
+ * cores are busy the kernel then runs the API's requests first, so that accept latency stays low while
+ * delivery runs; delivery gets every cycle the API leaves, and the API leaves most of them below its
+ * maximum rate.
+ */
+const WORKER_NICE = 10;
 const RESTART_FIRST_MS = 1_000;
 const RESTART_MAX_MS = 30_000;
 /** A child that ran this long before dying starts again after the first wait, not a longer one. */
@@ -43,8 +72,15 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   let restartWait = RESTART_FIRST_MS;
   let restartTimer: NodeJS.Timeout | undefined;
 
-  const spawnChild = () =>
-    fork(options.entry, [], { env: options.env, execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const spawnChild = () => {
+    const c = fork(options.entry, [], { env: options.env, execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    lowerPriority(c, logger);
+    // Threads the child starts later inherit the main thread's priority; those it started already get it here.
+    c.on('message', (m: WorkerReady) => {
+      if (m?.type === 'ready') lowerPriority(c, logger);
+    });
+    return c;
+  };
 
   const supervise = (c: ChildProcess) => {
     const startedAt = Date.now();
