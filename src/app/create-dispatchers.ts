@@ -4,7 +4,7 @@ import type { Sql } from '../db/sql.js';
 import type { IdKind } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { TemporalClient } from '../temporal/client.js';
-import { createDispatcher, QUEUE_CHANNEL, type Dispatcher, type GroupQueue } from '../temporal/dispatcher.js';
+import { createDispatcher, EMAIL_GROUPS, QUEUE_CHANNEL, type Dispatcher, type DispatcherDeps, type GroupQueue } from '../temporal/dispatcher.js';
 
 export interface Dispatchers {
   emails: Dispatcher;
@@ -19,9 +19,10 @@ export function createDispatchers(deps: { repos: Repos; temporal: TemporalClient
   const { repos, temporal, sql, logger } = deps;
   const outbox = (
     name: string, queue: GroupQueue, channel: string, groupKind: IdKind, startGroup: (groupId: string, ids: string[]) => Promise<boolean>,
-  ) => createDispatcher({ name, queue, channel, groupKind, startGroup, listen: (c, fn) => sql.listen(c, fn), logger });
+    groups?: DispatcherDeps['groups'],
+  ) => createDispatcher({ name, queue, channel, groupKind, startGroup, listen: (c, fn) => sql.listen(c, fn), logger, ...(groups ? { groups } : {}) });
   return {
-    emails: outbox('emails', repos.emailDeliveries, QUEUE_CHANNEL, 'deliveryGroup', (groupId, ids) => temporal.startDeliveryGroup(groupId, ids)),
+    emails: outbox('emails', repos.emailDeliveries, QUEUE_CHANNEL, 'deliveryGroup', (groupId, ids) => temporal.startDeliveryGroup(groupId, ids), EMAIL_GROUPS),
     webhooks: outbox('webhook deliveries', repos.webhookDeliveries, WEBHOOK_QUEUE_CHANNEL, 'webhookGroup',
       (groupId, ids) => temporal.startWebhookGroup(groupId, ids)),
   };
