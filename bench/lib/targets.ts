@@ -111,9 +111,9 @@ const TARGETS: Rule[] = [
     formula: (x) => `${x.max.run.okPerSec} / ${x.insertRate}`,
   }),
   rule({
-    figure: throughput, name: 'p99 accept latency at half max rate (ms)', target: '<= 25 ms',
+    figure: throughput, name: 'p99 accept latency at half the sustained rate (ms)', target: '<= 25 ms',
     value: (x) => x.half.run.latencyMs.p99, met: (x) => x.half.run.latencyMs.p99 <= 25,
-    formula: (x) => `p99 of ${x.half.run.ok} sends at ${x.halfRate}/s (achieved ${x.half.run.okPerSec}/s)` +
+    formula: (x) => `p99 of ${x.half.run.ok} sends at ${x.halfRate}/s = half of min(max accepted ${x.max.run.okPerSec}/s, delivered ${x.max.deliveredPerSec}/s) (achieved ${x.half.run.okPerSec}/s)` +
       (x.baselines ? '' : '; the ratio targets need the baselines'),
   }),
   rule({
