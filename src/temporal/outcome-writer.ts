@@ -9,40 +9,45 @@ export interface OutcomeWriter {
 }
 
 /**
- * Group commit for delivery outcomes: an outcome is written at once when no write is in flight, and the
- * outcomes that arrive while one is form the next write, one statement for all of them. A lone outcome
- * waits for nothing (so the window between a server's 250 and its commit stays one round trip, as with a
- * statement per email), while under load the statements per email fall with the load. Every caller is
- * answered only after its own outcome committed; a failed write fails every outcome in it.
+ * Group commit for delivery outcomes: the outcomes recorded in one turn of the event loop (the SMTP answers
+ * read in one poll, under load many) are written by one statement, at the end of that turn. No outcome
+ * waits for an earlier write to finish: the window between a server's 250 and its commit stays one round
+ * trip, as with a statement per email, which is what bounds the duplicates a crash can cause (RFC 1047; the
+ * duplicate-window test). Every caller is answered only after its own outcome committed; a failed write
+ * fails every outcome in it.
  */
 export function createOutcomeWriter(write: (entries: LeasedOutcome[]) => Promise<Map<string, string>>): OutcomeWriter {
   type Waiting = { entry: LeasedOutcome; resolve: (r: { accountId: string } | undefined) => void; reject: (err: unknown) => void };
   let queue: Waiting[] = [];
-  let writing = false;
+  let scheduled = false;
 
-  async function flush(): Promise<void> {
-    writing = true;
-    while (queue.length > 0) {
-      const batch = queue.slice(0, MAX_BATCH);
-      queue = queue.slice(batch.length);
-      try {
-        const recorded = await write(batch.map((w) => w.entry));
-        for (const w of batch) {
-          const accountId = recorded.get(outcomeKey(w.entry.token, w.entry.outcome.id));
-          w.resolve(accountId === undefined ? undefined : { accountId });
-        }
-      } catch (err) {
-        for (const w of batch) w.reject(err);
+  async function writeBatch(batch: Waiting[]): Promise<void> {
+    try {
+      const recorded = await write(batch.map((w) => w.entry));
+      for (const w of batch) {
+        const accountId = recorded.get(outcomeKey(w.entry.token, w.entry.outcome.id));
+        w.resolve(accountId === undefined ? undefined : { accountId });
       }
+    } catch (err) {
+      for (const w of batch) w.reject(err);
     }
-    writing = false;
+  }
+
+  function flush(): void {
+    scheduled = false;
+    const taken = queue;
+    queue = [];
+    for (let i = 0; i < taken.length; i += MAX_BATCH) void writeBatch(taken.slice(i, i + MAX_BATCH));
   }
 
   return {
     record(entry) {
       return new Promise((resolve, reject) => {
         queue.push({ entry, resolve, reject });
-        if (!writing) void flush();
+        if (!scheduled) {
+          scheduled = true;
+          setImmediate(flush);
+        }
       });
     },
   };
