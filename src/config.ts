@@ -52,6 +52,12 @@ const settings = {
     default: '8082',
     parse: int('MAILER_WORKER_PORT', 8082),
   },
+  workerProcess: {
+    env: 'MAILER_WORKER_PROCESS',
+    description: 'With MAILER_ROLE=all, `npm start` (and `mailer server start`) runs the worker role in a child process of its own, so that delivery (composing, DKIM signing, SMTP) never holds up the API\'s event loop: the parent serves the API, starts the child once the database and Temporal are up, restarts it if it dies and stops it when stopping. Its probes and delivery metrics are on MAILER_WORKER_PORT if set, else on a free port the banner shows. `0`: both roles in one process.',
+    default: '1',
+    parse: (raw: string | undefined) => raw === undefined || raw === '' || flag(raw),
+  },
   databaseUrl: { env: 'DATABASE_URL', description: 'PostgreSQL connection URL.', default: undefined, parse: optional },
   temporalAddress: { env: 'TEMPORAL_ADDRESS', description: 'Temporal frontend host:port.', default: undefined, parse: optional },
   temporalNamespace: { env: 'TEMPORAL_NAMESPACE', description: 'Temporal namespace.', default: 'default', parse: str('default') },

@@ -1,16 +1,34 @@
+import { fileURLToPath } from 'node:url';
+import { startWorkerProcess, type WorkerProcess } from './app/worker-process.js';
 import { loadConfig, type Config } from './config.js';
-import { createLogger } from './logger.js';
+import { createLogger, type Logger } from './logger.js';
 import { startMailer, type Mailer } from './main.js';
 
+/** What the banner shows: the process's own mailer, or (split) the API's with the worker child's parts. */
+type Shown = Omit<Mailer, 'catcher'> & { catcher: { url: string } | undefined; workerPid?: number };
+
 /**
- * `npm start`: the whole service in this process (or the role MAILER_ROLE names), until Ctrl-C, which
- * stops everything it started. The first run prints the API key and the admin token, once.
+ * `npm start`: the whole service (or the role MAILER_ROLE names), until Ctrl-C, which stops everything it
+ * started. With role all and MAILER_WORKER_PROCESS (the default) the worker role runs in a supervised child
+ * process (app/worker-process.ts) and this one serves the API. The first run prints the API key and the
+ * admin token, once.
  */
 export async function runServer(overrides: Partial<Config> = {}): Promise<void> {
   const config = loadConfig(process.env, overrides);
   const logger = createLogger(config.logLevel);
-  const mailer = await startMailer(config, { logger, env: process.env });
-  process.stdout.write(banner(mailer));
+  const split = config.role === 'all' && config.workerProcess;
+  const mailer = await startMailer(split ? { ...config, role: 'api' } : config, { logger, env: process.env });
+  let worker: WorkerProcess | undefined;
+  if (split) {
+    worker = await startWorker(mailer, logger).catch(async (err: unknown) => {
+      await mailer.stop();
+      throw err;
+    });
+  }
+  const shown: Shown = worker
+    ? { ...mailer, config, catcher: worker.ready.catcherUrl ? { url: worker.ready.catcherUrl } : undefined, workerProbeUrl: worker.ready.probeUrl, workerPid: worker.pid() }
+    : mailer;
+  process.stdout.write(banner(shown));
 
   let stopping = false;
   const shutdown = (signal: string) => {
@@ -19,14 +37,35 @@ export async function runServer(overrides: Partial<Config> = {}): Promise<void> 
     }
     stopping = true;
     logger.info({ signal }, 'stopping');
-    mailer.stop().then(() => process.exit(0), () => process.exit(1));
+    // The worker first: it needs the database and Temporal this process may have started.
+    (worker?.stop() ?? Promise.resolve()).then(() => mailer.stop()).then(() => process.exit(0), () => process.exit(1));
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
 }
 
-function banner(m: Mailer): string {
-  const lines = ['', `mailer is running (role: ${m.config.role})`];
+/**
+ * The worker child on this process's database and Temporal (embedded ones included) and data dir; its
+ * probes on MAILER_WORKER_PORT when set, else on a free port (two services on one machine must not clash).
+ */
+function startWorker(mailer: Mailer, logger: Logger): Promise<WorkerProcess> {
+  const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
+  return startWorkerProcess({
+    entry: fileURLToPath(new URL(`./worker-child.${ext}`, import.meta.url)),
+    env: {
+      ...process.env,
+      MAILER_ROLE: 'worker',
+      DATABASE_URL: mailer.databaseUrl,
+      TEMPORAL_ADDRESS: mailer.temporalAddress,
+      MAILER_DATA_DIR: mailer.config.dataDir,
+      MAILER_WORKER_PORT: process.env.MAILER_WORKER_PORT || '0',
+    },
+    logger,
+  });
+}
+
+function banner(m: Shown): string {
+  const lines = ['', `mailer is running (role: ${m.config.role}${m.workerPid ? `, the worker in process ${m.workerPid}` : ''})`];
   if (m.restUrl) {
     lines.push(`  REST API      ${m.restUrl}/v1/mail   (OpenAPI: ${m.restUrl}/v1/mail/openapi.json)`);
     lines.push(`  gRPC          ${m.grpcAddress}   (gRPC, gRPC-Web and Connect)`);
@@ -58,7 +97,7 @@ function banner(m: Mailer): string {
 }
 
 /** How mail leaves, as the banner says it (never the relay's credentials). */
-function deliveryLine(config: Mailer['config']): string {
+function deliveryLine(config: Config): string {
   if (config.delivery === 'direct') return `direct to each recipient domain's MX hosts (port ${config.mxPort}), as ${config.hostname}; DKIM-signed`;
   if (config.delivery === 'relay') {
     const relay = new URL(config.smtpUrl ?? '');

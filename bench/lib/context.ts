@@ -95,13 +95,20 @@ export function partContext(ctx: BenchContext): PartContext {
   };
 }
 
-/** Runs `fn` with `server` as the server under test, then stops it. */
-export async function measuring<S extends Measured & { stop(): Promise<void> }, T>(ctx: BenchContext, server: S, fn: (server: S) => Promise<T>): Promise<T> {
+/**
+ * Runs `fn` with `server` as the server under test, then stops it. A service that runs its worker in a
+ * child process of its own (`npm start`'s shape) has that child measured as the worker.
+ */
+export async function measuring<S extends Measured & { stop(): Promise<void>; workerPid?: number }, T>(ctx: BenchContext, server: S, fn: (server: S) => Promise<T>): Promise<T> {
   ctx.underTest.server = server;
-  const result = await fn(server);
-  await server.stop();
-  ctx.underTest.server = undefined;
-  return result;
+  if (server.workerPid !== undefined) ctx.underTest.worker = { pid: server.workerPid };
+  try {
+    return await fn(server);
+  } finally {
+    await server.stop();
+    ctx.underTest.server = undefined;
+    if (server.workerPid !== undefined) ctx.underTest.worker = undefined;
+  }
 }
 
 /** What the job and webhook figures need of the context. */

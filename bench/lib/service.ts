@@ -23,6 +23,8 @@ export interface ServiceHandle extends ServiceProcess {
   apiKey: string;
   accountId: string;
   adminToken: string;
+  /** The worker child of a split `npm start` (MAILER_ROLE=all with MAILER_WORKER_PROCESS): its pid, from the banner. */
+  workerPid?: number;
 }
 
 const START_TIMEOUT_MS = 90_000;
@@ -114,7 +116,8 @@ export async function startService(env: Record<string, string>, extra: { name?: 
   const apiKey = /API key\s+(\S+)/.exec(banner)?.[1];
   const accountId = /Account\s+(\S+)/.exec(banner)?.[1];
   if (!rest || !apiKey || !accountId) throw new Error(`could not read the REST URL, account and API key from the ${proc.name}'s banner:\n${banner}`);
-  return { ...proc, baseUrl: rest, apiKey, accountId, adminToken: env.MAILER_ADMIN_TOKEN! };
+  const workerPid = Number(/the worker in process (\d+)/.exec(banner)?.[1] ?? NaN);
+  return { ...proc, baseUrl: rest, apiKey, accountId, adminToken: env.MAILER_ADMIN_TOKEN!, ...(workerPid > 0 ? { workerPid } : {}) };
 }
 
 /** The service with MAILER_ROLE=worker: the Temporal worker and the dispatcher, no API. */

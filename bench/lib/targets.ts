@@ -77,6 +77,17 @@ function unfit(r: DeliveryRun): string | undefined {
 }
 const directOverRelay = (d: DeliverabilityFigures) => (d.relay.deliveredPerSec > 0 ? d.direct.deliveredPerSec / d.relay.deliveredPerSec : 0);
 
+/** The slowest baseline the delivery rate is judged against (the signed one when the baselines measured it). */
+function slowest(x: BaselineFigures): { name: string; rate: number } {
+  const candidates = [
+    { name: 'route + INSERT', rate: x.insertRate },
+    { name: 'raw nodemailer', rate: x.nodemailerRate },
+    ...(x.signedNodemailerRate !== undefined ? [{ name: 'DKIM-signed nodemailer', rate: x.signedNodemailerRate }] : []),
+  ];
+  return candidates.reduce((a, b) => (b.rate < a.rate ? b : a));
+}
+const deliveredRatio = (x: BaselineFigures & ThroughputFigures) => (slowest(x).rate > 0 ? x.max.deliveredPerSec / slowest(x).rate : 0);
+
 const mbOf = (kib: number) => ((kib * 1024) / 1e6).toFixed(1);
 
 const retryGap = (k: number) => rule({
@@ -117,16 +128,17 @@ const TARGETS: Rule[] = [
     formula: (x) => `${x.max.run.okPerSec} / ${x.insertRate}`,
   }),
   rule({
-    figure: throughput, name: 'p99 accept latency at half max rate (ms)', target: '<= 25 ms',
+    figure: throughput, name: 'p99 accept latency at half the sustained rate (ms)', target: '<= 25 ms',
     value: (x) => x.half.run.latencyMs.p99, met: (x) => x.half.run.latencyMs.p99 <= 25,
-    formula: (x) => `p99 of ${x.half.run.ok} sends at ${x.halfRate}/s (achieved ${x.half.run.okPerSec}/s)` +
+    formula: (x) => `p99 of ${x.half.run.ok} sends at ${x.halfRate}/s = half of min(max accepted ${x.max.run.okPerSec}/s, delivered ${x.max.deliveredPerSec}/s) (achieved ${x.half.run.okPerSec}/s)` +
       (x.baselines ? '' : '; the ratio targets need the baselines'),
   }),
   rule({
-    figure: withBaselines, name: 'delivered / slower of (route + INSERT, raw nodemailer)', target: '>= 0.5',
-    value: (x) => x.max.deliveredPerSec / Math.min(x.insertRate, x.nodemailerRate),
-    met: (x) => Math.min(x.insertRate, x.nodemailerRate) > 0 && x.max.deliveredPerSec / Math.min(x.insertRate, x.nodemailerRate) >= 0.5,
-    formula: (x) => `${x.max.deliveredPerSec} / min(${x.insertRate}, ${x.nodemailerRate})`,
+    figure: withBaselines, name: (x) => `delivered / slower of (route + INSERT, raw nodemailer, signed nodemailer): ${slowest(x).name}`,
+    target: '>= 0.5',
+    value: (x) => deliveredRatio(x), met: (x) => slowest(x).rate > 0 && deliveredRatio(x) >= 0.5,
+    formula: (x) => `${x.max.deliveredPerSec} / ${slowest(x).rate} (${slowest(x).name}; route + INSERT ${x.insertRate}, raw nodemailer ${x.nodemailerRate}, ` +
+      `DKIM-signed ${x.signedNodemailerRate ?? 'not measured'})`,
   }),
   rule({
     figure: batch, name: `batch of ${BATCH_SIZE}: p50 POST -> last message at sink (ms)`, target: '<= 1000 ms',

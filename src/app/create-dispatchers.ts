@@ -6,7 +6,7 @@ import type { IdKind } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { TemporalClient } from '../temporal/client.js';
-import { createDispatcher, QUEUE_CHANNEL, type Dispatcher, type GroupQueue } from '../temporal/dispatcher.js';
+import { createDispatcher, EMAIL_GROUPS, QUEUE_CHANNEL, type Dispatcher, type DispatcherDeps, type GroupQueue } from '../temporal/dispatcher.js';
 import { createWebhookAttempt } from '../temporal/webhook-attempt.js';
 import { createWebhookDispatcher } from '../temporal/webhook-dispatcher.js';
 import { postWebhook } from '../webhooks/post.js';
@@ -24,9 +24,10 @@ export function createDispatchers(deps: { config: Config; repos: Repos; temporal
   const { config, repos, temporal, sql, logger, metrics } = deps;
   const outbox = (
     name: string, queue: GroupQueue, channel: string, groupKind: IdKind, startGroup: (groupId: string, ids: string[]) => Promise<boolean>,
-  ) => createDispatcher({ name, queue, channel, groupKind, startGroup, listen: (c, fn) => sql.listen(c, fn), logger });
+    groups?: DispatcherDeps['groups'],
+  ) => createDispatcher({ name, queue, channel, groupKind, startGroup, listen: (c, fn) => sql.listen(c, fn), logger, ...(groups ? { groups } : {}) });
   return {
-    emails: outbox('emails', repos.emailDeliveries, QUEUE_CHANNEL, 'deliveryGroup', (groupId, ids) => temporal.startDeliveryGroup(groupId, ids)),
+    emails: outbox('emails', repos.emailDeliveries, QUEUE_CHANNEL, 'deliveryGroup', (groupId, ids) => temporal.startDeliveryGroup(groupId, ids), EMAIL_GROUPS),
     // Makes each delivery's first attempt itself; workflows run the retries (webhook-dispatcher.ts).
     webhooks: createWebhookDispatcher({
       queue: repos.webhookDeliveries,

@@ -2,6 +2,7 @@ import type { SendMailOptions } from 'nodemailer/lib/mailer';
 import type { Mailbox } from '../domain/address.js';
 import type { EmailRow, StoredAttachment } from '../db/repos/emails-repo.js';
 import type { DkimSigningKey } from './dkim-keyring.js';
+import { parsedPrivateKey } from './dkim-key-object.js';
 import { REPORT_TOKEN_HEADER } from './report-token.js';
 
 /** nodemailer's address object: it encodes the name itself, so no caller text is ever re-parsed as a list. */
@@ -57,6 +58,7 @@ export function composeMessage(email: EmailRow, attachments: StoredAttachment[],
     // Content comes only from the request: never let a value make nodemailer read a file or fetch a URL.
     disableFileAccess: true,
     disableUrlAccess: true,
-    ...(send.dkim ? { dkim: { ...send.dkim, headerFieldNames: SIGNED_HEADERS } } : {}),
+    // nodemailer hands privateKey to crypto's sign(), which takes a KeyObject as well as PEM text.
+    ...(send.dkim ? { dkim: { ...send.dkim, privateKey: parsedPrivateKey(send.dkim) as string, headerFieldNames: SIGNED_HEADERS } } : {}),
   };
 }

@@ -77,7 +77,8 @@ export function createMailTransport(url: string, options: TransportOptions): Mai
         const info = await transporter.sendMail(message);
         const refused = rejectedRecipients(info as { rejected?: unknown[]; rejectedErrors?: unknown[] });
         const accepted = (info.accepted as unknown[]).map((a) => ({ address: String(a), response: info.response }));
-        return { messageId: info.messageId, accepted, ...split(refused) };
+        // A raw message's Message-ID is its caller's to say: nodemailer makes one up for the header it does not send.
+        return { messageId: String(message.messageId ?? info.messageId), accepted, ...split(refused) };
       } catch (err) {
         const failure = classifySmtpError(err);
         // A server that refused every recipient names each with its own reply.

@@ -8,6 +8,7 @@ import { transientBounceOutcome } from '../mail/delivery-outcome.js';
 import type { DkimSigningKey } from '../mail/dkim-keyring.js';
 import type { MailTransport } from '../mail/transport.js';
 import { withLogFields } from '../telemetry/log-context.js';
+import { createChunkLoader } from './chunk-loader.js';
 import { createEmailSender, type EmailSender, type SendOutcome } from './email-sender.js';
 
 /** How long an attempt owns its emails without renewing; a killed worker's emails are free after this. */
@@ -80,23 +81,23 @@ async function deliver(deps: DeliveryDeps, sender: EmailSender, ids: string[]): 
     let remaining = ids;
     for (;;) {
       const { leased, busyUntil } = await emailDeliveries.lease(remaining, token, LEASE_SECONDS);
-      // Content is read a chunk at a time (two queries per chunk), bounding memory to a chunk of emails.
-      for (let i = 0; i < leased.length; i += LOAD_CHUNK) {
-        const chunk = leased.slice(i, i + LOAD_CHUNK);
+      // Content is read a chunk at a time (two queries per chunk), one chunk ahead of the sends.
+      const chunks = createChunkLoader(leased, LOAD_CHUNK, async (chunk) => {
         const loaded = await emailDeliveries.loadMany(chunk);
-        const suppressed = await sender.suppressedAmong(loaded);
-        await pool(chunk, SEND_CONCURRENCY, async (id) => {
-          // A timed-out attempt learns so from its heartbeat: it must not start more sends.
-          if (ctx.cancellationSignal.aborted) {
-            await emailDeliveries.release(token, id, 'attempt cancelled');
-            return;
-          }
-          const outcome = await sender.sendOne(token, loaded.get(id), suppressed);
-          if (outcome === 'sent') result.sent += 1;
-          else if (outcome === 'bounced') result.bounced += 1;
-          else if (outcome === 'soft') result.retry.push(id);
-        });
-      }
+        return { loaded, suppressed: await sender.suppressedAmong(loaded) };
+      });
+      await pool(leased, SEND_CONCURRENCY, async (id) => {
+        // A timed-out attempt learns so from its heartbeat: it must not start more sends.
+        if (ctx.cancellationSignal.aborted) {
+          await emailDeliveries.release(token, id, 'attempt cancelled');
+          return;
+        }
+        const { loaded, suppressed } = await chunks.chunkOf(id);
+        const outcome = await sender.sendOne(token, loaded.get(id), suppressed);
+        if (outcome === 'sent') result.sent += 1;
+        else if (outcome === 'bounced') result.bounced += 1;
+        else if (outcome === 'soft') result.retry.push(id);
+      });
       if (ctx.cancellationSignal.aborted) throw ApplicationFailure.retryable('delivery attempt cancelled');
       if (busyUntil === null) break;
       const leasedSet = new Set(leased);

@@ -21,6 +21,14 @@ const POLL_MS = 1000;
  * CPU, not this gap). After a quiet spell the first entry goes at once.
  */
 const MIN_GAP_MS = 100;
+/**
+ * Emails' groups: a workflow costs the same whatever its size (measured on the dev server: ~30 ms of
+ * Temporal CPU and ~10 ms of the worker's per workflow), so under load the email dispatcher waits longer and
+ * takes more at once: at most 4 workflow starts a second below 2,000 emails a second, where a 100 ms gap
+ * made groups of 15 at 150 emails a second (2.2 ms of Temporal CPU per email). The wait applies only under
+ * load: after a quiet spell the first email still goes at once.
+ */
+export const EMAIL_GROUPS = { size: 500, minGapMs: 250 } as const;
 const SWEEP_MS = 15_000;
 /**
  * How old a claim must be before the sweep starts its group again. A start takes milliseconds and starting
@@ -49,6 +57,8 @@ export interface DispatcherDeps {
   startGroup: (groupId: string, ids: string[]) => Promise<boolean>;
   listen: (channel: string, onNotify: () => void) => Promise<{ unlisten: () => Promise<void> }>;
   logger: Logger;
+  /** Most entries per group, and the least gap between drains under load (defaults: 200, 100 ms). */
+  groups?: { size: number; minGapMs: number };
 }
 
 export function createDispatcher(deps: DispatcherDeps) {
@@ -77,7 +87,7 @@ export function createDispatcher(deps: DispatcherDeps) {
         });
         wake = undefined;
       }
-      const gap = lastDrain + MIN_GAP_MS - Date.now();
+      const gap = lastDrain + (deps.groups?.minGapMs ?? MIN_GAP_MS) - Date.now();
       if (gap > 0) await new Promise((r) => setTimeout(r, gap).unref());
       pending = false;
       if (stopped) return;
@@ -119,9 +129,10 @@ export type Dispatcher = ReturnType<typeof createDispatcher>;
 
 async function drain(deps: DispatcherDeps): Promise<void> {
   const { queue, logger } = deps;
+  const size = deps.groups?.size ?? GROUP_SIZE;
   for (;;) {
     const groupId = newId(deps.groupKind);
-    const ids = await queue.claimGroup(groupId, GROUP_SIZE);
+    const ids = await queue.claimGroup(groupId, size);
     if (ids.length === 0) return;
     try {
       await deps.startGroup(groupId, ids);
@@ -130,7 +141,7 @@ async function drain(deps: DispatcherDeps): Promise<void> {
       await queue.unclaimGroup(groupId).catch((e: unknown) => logger.warn({ err: e, groupId }, 'could not release a group whose workflow did not start'));
       throw err;
     }
-    if (ids.length < GROUP_SIZE) return;
+    if (ids.length < size) return;
   }
 }
 

@@ -1,12 +1,14 @@
 import { SpanKind } from '@opentelemetry/api';
 import type { DeliveryOutcome, LoadedEmail } from '../db/repos/email-deliveries-repo.js';
 import { composeMessage } from '../mail/compose.js';
+import { renderMessage } from '../mail/render-message.js';
 import { attemptOutcome, pendingRecipientsOf, recipientsOf, rejectedOutcome, suppressedOutcome } from '../mail/delivery-outcome.js';
 import { smtpSpanAttributes } from '../mail/smtp-span-attributes.js';
 import type { TransportResult } from '../mail/transport.js';
 import { withLogFields } from '../telemetry/log-context.js';
 import { continuing, inSpan } from '../telemetry/spans.js';
 import type { DeliveryDeps } from './delivery-activities.js';
+import { createOutcomeWriter } from './outcome-writer.js';
 
 export type SendOutcome = 'sent' | 'bounced' | 'soft' | 'skipped';
 
@@ -16,10 +18,12 @@ export type SendOutcome = 'sent' | 'bounced' | 'soft' | 'skipped';
  */
 export function createEmailSender(deps: DeliveryDeps) {
   const { emailDeliveries, transport, logger } = deps;
+  // Outcomes of all the activities running in this worker share statements (group commit).
+  const outcomes = createOutcomeWriter(emailDeliveries.recordOutcomes);
 
   /** Records an outcome; a counted bounce lets the health policy judge the account. */
   async function finish(token: string, outcome: DeliveryOutcome): Promise<void> {
-    const recorded = await emailDeliveries.recordOutcome(token, outcome);
+    const recorded = await outcomes.record({ token, outcome });
     if (recorded) countOutcome(deps.metrics, outcome);
     const counted = outcome.events.some((e) => e.type === 'bounce' && (e.data as { bounce_subtype?: string }).bounce_subtype !== 'Suppressed');
     if (recorded && counted) {
@@ -72,12 +76,12 @@ export function createEmailSender(deps: DeliveryDeps) {
     }
     // One token per message: the header and the envelope sender carry the same one.
     const reportToken = deps.reportToken(email.id);
-    const message = composeMessage(withTracking(email, sender), loaded.attachments, {
+    const message = await renderMessage(composeMessage(withTracking(email, sender), loaded.attachments, {
       envelopeTo,
       reportToken,
       returnPath: deps.returnPath(reportToken, email.senderDomain),
       dkim: await deps.dkimKey(email.accountId, email.senderDomain),
-    });
+    }));
     const handedAt = new Date();
     const result = await handOver(email.id, message);
     if (result.accepted.length === 0 && result.refused.length === 0) {

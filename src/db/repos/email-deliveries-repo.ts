@@ -2,7 +2,7 @@ import type { Sql } from '../sql.js';
 import type { AccountStatus } from '../../domain/catalog.js';
 import type { NewEvent, NewSuppression } from '../../domain/events.js';
 import { type AttachmentRaw, type EmailRaw, type EmailRow, type StoredAttachment, toAttachment, toEmail } from './emails-repo.js';
-import { recordedWithChange } from './events-repo.js';
+import { recordOutcomes, type LeasedOutcome } from './delivery-outcomes.js';
 import { createGroupQueue } from './group-queue.js';
 
 /**
@@ -122,26 +122,11 @@ export function createEmailDeliveriesRepo(sql: Sql) {
     },
 
     /**
-     * Records an attempt's final outcome with its events and suppressions, in one statement; only the lease
-     * holder may (a stale attempt changes nothing). A batch email moves its job's counter in the same
-     * statement, so counters are exact and never go back. Answers the account, or undefined if not recorded.
+     * Records attempts' final outcomes with their events and suppressions, in one statement
+     * (delivery-outcomes.ts); only the lease holder of each email may. Answers the account of each email
+     * recorded, by outcomeKey(token, email id).
      */
-    async recordOutcome(token: string, o: DeliveryOutcome): Promise<{ accountId: string } | undefined> {
-      const [row] = await sql<{ account_id: string }[]>`
-        with changed as (
-          update emails set status = ${o.status}, message_id = coalesce(${o.messageId ?? null}, message_id),
-            smtp_response = coalesce(${o.response ?? null}, smtp_response), sent_at = coalesce(${o.sentAt ?? null}::timestamptz, sent_at),
-            last_error = ${o.error ?? null}, lease_token = null, lease_until = null,
-            remaining_recipients = ${o.status === 'pending' ? o.remaining ?? null : sql`remaining_recipients`}
-          where id = ${o.id} and lease_token = ${token} and status = 'pending'
-          returning id, account_id, job_type, job_id),
-        counted as (
-          update batch_jobs b set sent_count = sent_count + ${o.status === 'delivered' ? 1 : 0}, failed_count = failed_count + ${o.status === 'bounced' ? 1 : 0}
-          from changed where changed.job_type = 'batch' and b.id = changed.job_id returning 1),
-        ${recordedWithChange(sql, o.events, o.suppress)}
-        select account_id from changed`;
-      return row ? { accountId: row.account_id } : undefined;
-    },
+    recordOutcomes: (entries: LeasedOutcome[]) => recordOutcomes(sql, entries),
 
     /** A temporary failure: the email stays pending and free for the next attempt. */
     async release(token: string, id: string, error: string): Promise<void> {
