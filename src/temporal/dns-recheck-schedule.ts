@@ -1,4 +1,5 @@
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptionsAction, type ScheduleSpec } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import { ensurePeriodicSchedule } from './periodic-schedule.js';
 
 /** One schedule per task queue: installations (and test stacks) sharing a namespace keep theirs apart. */
 export const dnsRecheckScheduleId = (taskQueue: string) => `dns-recheck-${taskQueue}`;
@@ -9,29 +10,12 @@ export const dnsRecheckScheduleId = (taskQueue: string) => `dns-recheck-${taskQu
  */
 export const scheduleEveryMinutes = (recheckMinutes: number) => Math.max(1, Math.floor(recheckMinutes / 4));
 
-/**
- * The Temporal schedule of the periodic DNS re-check, made at every worker start: created when missing,
- * else brought to the current settings (another worker, or an earlier start, made it). Temporal keeps one
- * schedule per id, so workers starting at once cannot make two.
- */
+/** The Temporal schedule of the periodic DNS re-check (periodic-schedule.ts). */
 export async function ensureDnsRecheckSchedule(client: Client, options: { taskQueue: string; recheckMinutes: number }): Promise<void> {
-  const scheduleId = dnsRecheckScheduleId(options.taskQueue);
-  const spec: ScheduleSpec = { intervals: [{ every: `${scheduleEveryMinutes(options.recheckMinutes)} minutes` }] };
-  const action: ScheduleOptionsAction = {
-    type: 'startWorkflow',
-    // workflows/recheck-domains.ts
-    workflowType: 'recheckDomainsWorkflow',
-    workflowId: scheduleId,
+  await ensurePeriodicSchedule(client, {
+    scheduleId: dnsRecheckScheduleId(options.taskQueue), every: `${scheduleEveryMinutes(options.recheckMinutes)} minutes`,
     taskQueue: options.taskQueue,
-    args: [],
-    // A run that finds no worker (the installation is down) ends rather than waits: the next one comes.
-    workflowExecutionTimeout: '30 minutes',
-  };
-  const policies = { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' };
-  try {
-    await client.schedule.create({ scheduleId, spec, action, policies });
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-    await client.schedule.getHandle(scheduleId).update((previous) => ({ ...previous, spec, action, policies }));
-  }
+    workflowType: 'recheckDomainsWorkflow', // workflows/recheck-domains.ts
+    executionTimeout: '30 minutes',
+  });
 }

@@ -1,4 +1,5 @@
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptionsAction, type ScheduleSpec } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import { ensurePeriodicSchedule } from './periodic-schedule.js';
 
 /** One schedule per task queue: installations (and test stacks) sharing a namespace keep theirs apart. */
 export const retentionScheduleId = (taskQueue: string) => `retention-${taskQueue}`;
@@ -9,29 +10,11 @@ export const retentionScheduleId = (taskQueue: string) => `retention-${taskQueue
  */
 export const RETENTION_EVERY = '1 hour';
 
-/**
- * The Temporal schedule of retention, made at every worker start: created when missing, else brought to the
- * current settings. Temporal keeps one schedule per id, so workers starting at once cannot make two. The
- * days are the worker's settings (read by the activity), so the schedule holds none of them.
- */
+/** The Temporal schedule of retention (periodic-schedule.ts). The days are the worker's settings, read by the activity. */
 export async function ensureRetentionSchedule(client: Client, options: { taskQueue: string }): Promise<void> {
-  const scheduleId = retentionScheduleId(options.taskQueue);
-  const spec: ScheduleSpec = { intervals: [{ every: RETENTION_EVERY }] };
-  const action: ScheduleOptionsAction = {
-    type: 'startWorkflow',
-    // workflows/purge-expired-data.ts
-    workflowType: 'purgeExpiredDataWorkflow',
-    workflowId: scheduleId,
-    taskQueue: options.taskQueue,
-    args: [],
-    // A run that finds no worker (the installation is down) ends rather than waits: the next one comes.
-    workflowExecutionTimeout: '50 minutes',
-  };
-  const policies = { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' };
-  try {
-    await client.schedule.create({ scheduleId, spec, action, policies });
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-    await client.schedule.getHandle(scheduleId).update((previous) => ({ ...previous, spec, action, policies }));
-  }
+  await ensurePeriodicSchedule(client, {
+    scheduleId: retentionScheduleId(options.taskQueue), every: RETENTION_EVERY, taskQueue: options.taskQueue,
+    workflowType: 'purgeExpiredDataWorkflow', // workflows/purge-expired-data.ts
+    executionTimeout: '50 minutes',
+  });
 }
