@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COUNTED_LISTS } from '../../src/db/repos/list-counts.js';
 import { createSql, type Sql } from '../../src/db/sql.js';
 import {
   ACCOUNT_STATUSES, BATCH_STATUSES, DKIM_KEY_STATUSES, EMAIL_STATUSES, EVENT_TYPES, JOB_TYPES, PERMISSIONS, SCHEDULED_FILTERS,
@@ -32,6 +33,7 @@ const VOCABULARIES: Record<string, Vocabulary> = {
   SUPPRESSION_REASONS: { values: SUPPRESSION_REASONS, proto: ['Suppression.reason'], checks: ['suppressions.reason'] },
   PERMISSIONS: { values: PERMISSIONS, proto: ['ApiKey.permission'], checks: ['api_keys.permission'] },
   DKIM_KEY_STATUSES: { values: DKIM_KEY_STATUSES, proto: [], checks: ['dkim_keys.status'] },
+  COUNTED_LISTS: { values: COUNTED_LISTS, proto: [], checks: ['list_counts.list'] },
   DELIVERY_STATUSES: {
     values: DELIVERY_STATUSES, proto: ['WebhookDelivery.status', 'ListWebhookDeliveriesRequest.status'], checks: ['webhook_deliveries.status'],
   },

@@ -1,7 +1,8 @@
 import type { Sql } from '../sql.js';
 
-/** The lists whose totals migration 0014's triggers keep in list_counts. */
-export type CountedList = 'emails' | 'scheduled' | 'batch';
+/** The lists whose totals migration 0014's triggers keep in list_counts (its `list` column's CHECK). */
+export const COUNTED_LISTS = ['emails', 'scheduled', 'batch'] as const;
+export type CountedList = (typeof COUNTED_LISTS)[number];
 
 /**
  * How many rows of an account's list match a status and (emails only) a job type, exactly, from the
