@@ -82,17 +82,22 @@ export function createEmailDeliveriesRepo(sql: Sql) {
 
     /**
      * Leases the still-pending emails among `ids` to `token`. Answers those leased now and those another
-     * live attempt still holds (with when its lease ends).
+     * live attempt still holds (with when its lease ends). One statement: the main query reads the rows as
+     * they were before the update, so a pending email this update did not take although its lease had run out
+     * there was leased by a concurrent attempt meanwhile: it counts as busy until now, and the caller looks
+     * again (after its shortest wait) instead of taking it for settled.
      */
     async lease(ids: string[], token: string, seconds: number): Promise<{ leased: string[]; busyUntil: Date | null }> {
-      const leased = await sql<{ id: string }[]>`
-        update emails set lease_token = ${token}, lease_until = now() + make_interval(secs => ${seconds}), attempts = attempts + 1
-        where id = any(${ids}) and status = 'pending' and (lease_until is null or lease_until < now())
-        returning id`;
-      const [busy] = await sql<{ until: Date | null }[]>`
-        select max(lease_until) as until from emails
-        where id = any(${ids}) and status = 'pending' and lease_token <> ${token} and lease_until >= now()`;
-      return { leased: leased.map((r) => r.id), busyUntil: busy?.until ?? null };
+      const [row] = await sql<{ leased: string[]; until: Date | null }[]>`
+        with taken as (
+          update emails set lease_token = ${token}, lease_until = now() + make_interval(secs => ${seconds}), attempts = attempts + 1
+          where id = any(${ids}) and status = 'pending' and (lease_until is null or lease_until < now())
+          returning id)
+        select coalesce((select array_agg(id) from taken), '{}') as leased,
+          (select max(greatest(coalesce(m.lease_until, now()), now())) from emails m
+           where m.id = any(${ids}) and m.status = 'pending' and m.lease_token is distinct from ${token}
+             and m.id not in (select id from taken)) as until`;
+      return { leased: row?.leased ?? [], busyUntil: row?.until ?? null };
     },
 
     async renewLeases(token: string, seconds: number): Promise<void> {
