@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -57,6 +58,9 @@ export async function startInfrastructure(config: Config, logger: Logger): Promi
     MAILER_WORKFLOW_BUNDLE: bundles.service,
     MAILER_RATE_LIMIT: '1000000',
     MAILER_ADMIN_TOKEN: 'adm_bench-admin-token-0123456789abcdef',
+    // One installation key for every service process, whatever its data dir: the split memory figure's API and
+    // worker have a data dir each, and a worker refuses DKIM keys sealed under another process's generated key.
+    MAILER_ENCRYPTION_KEY: crypto.createHash('sha256').update('mailer bench').digest('hex'),
     LOG_LEVEL: 'warn',
     // The webhook figures' receiver is on loopback; the inbound report listener on a free port, not 2526
     // (which a running `npm start` holds).
