@@ -1,6 +1,7 @@
 import type { ClaimedGroup } from '../db/repos/group-queue.js';
 import { type IdKind, newId } from '../ids.js';
 import type { Logger } from '../logger.js';
+import { createOutboxLoop } from './outbox-loop.js';
 
 /**
  * Drains a PostgreSQL outbox (the email delivery queue, the webhook delivery queue) into workflows, a group
@@ -62,66 +63,23 @@ export interface DispatcherDeps {
 }
 
 export function createDispatcher(deps: DispatcherDeps) {
-  const { logger } = deps;
   const sweep = () => sweepStale(deps);
-  let stopped = false;
-  let pending = true;
-  let wake: (() => void) | undefined;
-  let loop: Promise<void> | undefined;
-  let sweepTimer: NodeJS.Timeout | undefined;
-  let listener: { unlisten: () => Promise<void> } | undefined;
-
-  const poke = () => {
-    pending = true;
-    wake?.();
-  };
-
-  async function run(): Promise<void> {
-    let backoff = 250;
-    let lastDrain = 0;
-    while (!stopped) {
-      if (!pending) {
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-          setTimeout(resolve, POLL_MS).unref();
-        });
-        wake = undefined;
-      }
-      const gap = lastDrain + (deps.groups?.minGapMs ?? MIN_GAP_MS) - Date.now();
-      if (gap > 0) await new Promise((r) => setTimeout(r, gap).unref());
-      pending = false;
-      if (stopped) return;
-      lastDrain = Date.now();
-      try {
-        await drain(deps);
-        backoff = 250;
-      } catch (err) {
-        logger.warn({ err }, `dispatcher could not hand ${deps.name} to Temporal; retrying`);
-        pending = true;
-        await new Promise((r) => setTimeout(r, backoff).unref());
-        backoff = Math.min(backoff * 2, 5000);
-      }
-    }
-  }
-
-  return {
-    async start(): Promise<void> {
-      listener = await deps.listen(deps.channel, poke);
-      loop = run();
-      sweepTimer = setInterval(() => {
-        sweep().catch((err: unknown) => logger.warn({ err }, `sweep of ${deps.name} failed`));
-      }, SWEEP_MS);
-      sweepTimer.unref();
+  const loop = createOutboxLoop({
+    channel: deps.channel, listen: deps.listen, pollMs: POLL_MS, minGapMs: deps.groups?.minGapMs ?? MIN_GAP_MS,
+    round: async () => {
+      await drain(deps);
+      return false;
     },
+    sweep, sweepMs: SWEEP_MS, name: deps.name, logger: deps.logger,
+  });
+  return {
+    start: loop.start,
     /** Something was queued in this process: no need to wait for the notification. */
-    poke,
+    poke: loop.poke,
     sweep,
     async stop(): Promise<void> {
-      stopped = true;
-      clearInterval(sweepTimer);
-      wake?.();
-      await loop;
-      await listener?.unlisten().catch((err: unknown) => logger.warn({ err }, 'UNLISTEN at stop failed'));
+      await loop.stop();
+      await loop.unlisten();
     },
   };
 }

@@ -2,6 +2,7 @@ import type { DeliveryToSend, WebhookDeliveriesRepo } from '../db/repos/webhook-
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { WebhookAttempt } from './webhook-attempt.js';
+import { createOutboxLoop } from './outbox-loop.js';
 
 /**
  * Drains the webhook delivery queue and makes each delivery's first attempt itself, at once: woken by the
@@ -46,15 +47,11 @@ export interface WebhookDispatcherDeps {
 
 export function createWebhookDispatcher(deps: WebhookDispatcherDeps) {
   const { queue, logger } = deps;
-  const wake = createWake();
   const pool = createPool(deps.concurrency);
   /** Deliveries claimed here and not yet finished or handed to a workflow: the sweep leaves their groups. */
   const held = new Set<string>();
   const retries = createRetryBatcher(deps, held);
   let stopped = false;
-  let loop: Promise<void> | undefined;
-  let sweepTimer: NodeJS.Timeout | undefined;
-  let listener: { unlisten: () => Promise<void> } | undefined;
 
   function launch(d: DeliveryToSend): void {
     held.add(d.id);
@@ -98,27 +95,6 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps) {
     return true;
   }
 
-  async function run(): Promise<void> {
-    let backoff = 250;
-    let lastRound = 0;
-    while (!stopped) {
-      await wake.wait(WEBHOOK_QUEUE_POLL_MS);
-      const gap = lastRound + MIN_GAP_MS - Date.now();
-      if (gap > 0) await new Promise((r) => setTimeout(r, gap).unref());
-      if (stopped) return;
-      lastRound = Date.now();
-      try {
-        if (await round()) wake.poke();
-        backoff = 250;
-      } catch (err) {
-        logger.warn({ err }, 'webhook dispatcher could not claim or hand out deliveries; retrying');
-        wake.poke();
-        await new Promise((r) => setTimeout(r, backoff).unref());
-        backoff = Math.min(backoff * 2, 5000);
-      }
-    }
-  }
-
   /** Claims gone stale (a process died mid-attempt, or a workflow did not start): the whole schedule again. */
   async function sweep(): Promise<void> {
     for (const group of await queue.staleGroups(STALE_SECONDS)) {
@@ -129,49 +105,23 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps) {
     }
   }
 
+  const loop = createOutboxLoop({
+    channel: deps.channel, listen: deps.listen, pollMs: WEBHOOK_QUEUE_POLL_MS, minGapMs: MIN_GAP_MS,
+    round, sweep, sweepMs: SWEEP_MS, name: 'webhook deliveries', logger,
+  });
+
   return {
-    async start(): Promise<void> {
-      listener = await deps.listen(deps.channel, wake.poke);
-      loop = run();
-      sweepTimer = setInterval(() => {
-        sweep().catch((err: unknown) => logger.warn({ err }, 'sweep of webhook deliveries failed'));
-      }, SWEEP_MS);
-      sweepTimer.unref();
-    },
+    start: loop.start,
     /** Something was queued in this process: no need to wait for the notification. */
-    poke: wake.poke,
+    poke: loop.poke,
     sweep,
     /** Stops claiming, lets the attempts in flight finish and hands their failures to workflows. */
     async stop(): Promise<void> {
       stopped = true;
-      clearInterval(sweepTimer);
-      wake.poke();
-      await loop;
+      await loop.stop();
       await pool.idle();
       await retries.flush();
-      await listener?.unlisten().catch((err: unknown) => logger.warn({ err }, 'UNLISTEN at stop failed'));
-    },
-  };
-}
-
-/** A flag set by notifications, and a wait for it bounded by the poll interval. */
-function createWake() {
-  let pending = true;
-  let resolveWait: (() => void) | undefined;
-  return {
-    poke: () => {
-      pending = true;
-      resolveWait?.();
-    },
-    async wait(pollMs: number): Promise<void> {
-      if (!pending) {
-        await new Promise<void>((resolve) => {
-          resolveWait = resolve;
-          setTimeout(resolve, pollMs).unref();
-        });
-        resolveWait = undefined;
-      }
-      pending = false;
+      await loop.unlisten();
     },
   };
 }
