@@ -12,6 +12,7 @@ import * as rateBuckets from './0011-rate-buckets.js';
 import * as emailTraceContext from './0012-email-trace-context.js';
 import * as dataRetention from './0013-data-retention.js';
 import * as listCounts from './0014-list-counts.js';
+import * as countedMovesPerStatement from './0015-counted-moves-per-statement.js';
 
 /** Forward-only migrations, applied in order. Never edit one that has shipped: add the next. */
 export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
@@ -29,4 +30,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   { version: 12, name: 'email-trace-context', sql: emailTraceContext.sql },
   { version: 13, name: 'data-retention', sql: dataRetention.sql },
   { version: 14, name: 'list-counts', sql: listCounts.sql },
+  { version: 15, name: 'counted-moves-per-statement', sql: countedMovesPerStatement.sql },
 ];

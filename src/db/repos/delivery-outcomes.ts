@@ -43,7 +43,9 @@ export async function recordOutcomes(sql: Sql, entries: LeasedOutcome[]): Promis
         last_error = o.error, lease_token = null, lease_until = null,
         remaining_recipients = case when o.set_remaining then o.remaining else m.remaining_recipients end
       from o
-      where m.id = o.id and m.lease_token = o.token and m.status = 'pending'
+      -- By primary key, with a pending test no index can serve: see email-deliveries-repo.ts.
+      where m.id = any(${outcomes.map((o) => o.id)}) and m.id = o.id and m.lease_token = o.token
+        and m.status is not distinct from 'pending'
       returning m.id, m.account_id, m.job_type, m.job_id, m.status, o.token),
     counted as (
       update batch_jobs b set sent_count = sent_count + c.sent, failed_count = failed_count + c.failed
