@@ -69,8 +69,9 @@ describe('Dockerfile', () => {
     const used = new Set<string>();
     for (const f of files.filter((f) => !f.startsWith('src/console/static'))) {
       const text = read(f);
-      // Value imports only: `import type` and `import { type X }`-only lines are erased by tsc.
-      for (const m of text.matchAll(/^\s*(?:import|export)\s+(?!type\s)(?:[^'"]*?\sfrom\s+)?['"]([^'"./][^'"]*)['"]/gm)) used.add(m[1]!);
+      // Value imports only: `import type` and `import { type X }`-only lines are erased by tsc. No `;` between the
+      // keyword and `from`: a declaration (`export interface X { a: number; }`) is not an import clause.
+      for (const m of text.matchAll(/^\s*(?:import|export)\s+(?!type\s)(?:[^'";]*?\sfrom\s+)?['"]([^'"./][^'"]*)['"]/gm)) used.add(m[1]!);
       for (const m of text.matchAll(/\bimport\(\s*['"]([^'"./][^'"]*)['"]\s*\)/g)) used.add(m[1]!);
     }
     const packageOf = (spec: string) => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
