@@ -14,6 +14,11 @@ import { createEmailSender, type EmailSender, type SendOutcome } from './email-s
 /** How long an attempt owns its emails without renewing; a killed worker's emails are free after this. */
 export const LEASE_SECONDS = 15;
 const RENEW_EVERY_MS = 3000;
+/**
+ * Leases with more left than this are not renewed yet: most emails are sent within seconds of their lease,
+ * and one renewed at the next chance still has over 7 s (10 less a renewal interval) left.
+ */
+const RENEW_BELOW_SECONDS = 10;
 /** Emails of one activity in flight at once. */
 const SEND_CONCURRENCY = 16;
 /** Emails whose content is in memory at once (each may be up to 10 MB). */
@@ -75,7 +80,7 @@ async function deliver(deps: DeliveryDeps, sender: EmailSender, ids: string[]): 
   const result: DeliverEmailsResult = { sent: 0, bounced: 0, retry: [] };
   const renew = setInterval(() => {
     ctx.heartbeat();
-    emailDeliveries.renewLeases(ids, token, LEASE_SECONDS).catch((err: unknown) => logger.warn({ err }, 'lease renewal failed'));
+    emailDeliveries.renewLeases(ids, token, { seconds: LEASE_SECONDS, belowSeconds: RENEW_BELOW_SECONDS }).catch((err: unknown) => logger.warn({ err }, 'lease renewal failed'));
   }, RENEW_EVERY_MS);
   try {
     let remaining = ids;

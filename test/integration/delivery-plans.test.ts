@@ -68,7 +68,7 @@ describe('delivery statements under stale statistics', () => {
       const ids = await staleBacklog(setup, token);
       const repo = (sql: Sql) => createEmailDeliveriesRepo(sql);
 
-      expect(await scansOf((sql) => repo(sql).renewLeases(ids, token, 60))).toBe(0);
+      expect(await scansOf((sql) => repo(sql).renewLeases(ids, token, { seconds: 120, belowSeconds: 90 }))).toBe(0);
       expect(await scansOf((sql) => repo(sql).lease(ids, 'token-other', 60))).toBe(0);
       const outcomes = ids.map((id) => ({
         token, outcome: { id, status: 'delivered' as const, messageId: `<${id}@plan>`, response: '250 OK', sentAt: new Date(), events: [], suppress: [] },

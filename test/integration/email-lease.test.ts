@@ -41,6 +41,18 @@ describe('emailDeliveries.lease', () => {
       const [row] = await sql<{ attempts: number; lease_token: string }[]>`select attempts, lease_token from emails where id = ${a}`;
       expect(row).toEqual({ attempts: 2, lease_token: 'token-4' });
 
+      // Renewal extends only the holder's leases that are running low.
+      const leftOf = async (id: string) => {
+        const [r] = await sql<{ left: number }[]>`select extract(epoch from lease_until - now())::float8 as left from emails where id = ${id}`;
+        return r!.left;
+      };
+      await repo.renewLeases([a], 'token-4', { seconds: 120, belowSeconds: 30 });
+      expect(await leftOf(a)).toBeLessThan(61);
+      await repo.renewLeases([a], 'token-other', { seconds: 120, belowSeconds: 90 });
+      expect(await leftOf(a)).toBeLessThan(61);
+      await repo.renewLeases([a], 'token-4', { seconds: 120, belowSeconds: 90 });
+      expect(await leftOf(a)).toBeGreaterThan(110);
+
       // An email no longer pending is neither leased nor busy.
       await sql`update emails set status = 'delivered' where id = ${b}`;
       expect(await repo.lease([b], 'token-5', 60)).toEqual({ leased: [], busyUntil: null });
