@@ -1,6 +1,17 @@
-import { createHash } from 'node:crypto';
+import { createHash, sign as rsaSign, type KeyLike } from 'node:crypto';
+import { promisify } from 'node:util';
 import MessageParser from 'nodemailer/lib/dkim/message-parser';
 import sign, { type DKIMSignOptions } from 'nodemailer/lib/dkim/sign';
+import { foldLines } from 'nodemailer/lib/mime-funcs';
+import { normalizeDomain } from 'nodemailer/lib/shared';
+
+/** RSA signing with a callback: OpenSSL runs in libuv's thread pool, not on the event loop. */
+const signInThreadPool = promisify(rsaSign);
+
+/** nodemailer's default list of signed header fields (RFC 4871 5.5), for options without one. */
+const DEFAULT_FIELDS = 'From:Sender:Reply-To:Subject:Date:Message-ID:To:Cc:MIME-Version:Content-Type:Content-Transfer-Encoding:' +
+  'Content-ID:Content-Description:Resent-Date:Resent-From:Resent-Sender:Resent-To:Resent-Cc:Resent-Message-ID:In-Reply-To:' +
+  'References:List-Id:List-Help:List-Unsubscribe:List-Subscribe:List-Post:List-Owner:List-Archive:OTP-Token';
 
 /**
  * The relaxed body canonicalization (RFC 6376 3.4.4) of a whole message body, as nodemailer's streaming
@@ -33,18 +44,44 @@ function headerEnd(message: Buffer): number {
   return Math.min(crlf + 4, lf + 2);
 }
 
+/** Relaxed canonicalization of one header field's value (RFC 6376 3.4.2), as nodemailer's signer does it. */
+function relaxedHeaderLine(line: string): string {
+  return line.slice(line.indexOf(':') + 1).replace(/\r?\n/g, '').replace(/[ \t]+/g, ' ').replace(/^ | $/g, '');
+}
+
+/** The DKIM-Signature field up to its empty `b=` tag, folded, as nodemailer writes it. */
+function dkimField(options: DKIMSignOptions, fieldNames: string, bodyHash: string): string {
+  // Tag values are interpolated into the tag list: nothing that could end a value or start a tag.
+  // eslint-disable-next-line no-control-regex -- control characters are what it removes
+  const clean = (value: string | undefined) => (value ?? '').replace(/[\x00-\x1f\x7f;=]/g, '');
+  const tags = [
+    'v=1', 'a=rsa-sha256', 'c=relaxed/relaxed', `d=${normalizeDomain(clean(options.domainName), false)}`, 'q=dns/txt',
+    `s=${clean(options.keySelector)}`, `bh=${bodyHash}`, `h=${clean(fieldNames)}`,
+  ].join('; ');
+  return `${foldLines(`DKIM-Signature: ${tags}`, 76)};\r\n b=`;
+}
+
 /**
  * The message with a DKIM-Signature header (relaxed/relaxed, rsa-sha256) put in front: what nodemailer's DKIM
- * stream writes, computed on the built buffer in one pass. The header canonicalization and the signature are
- * nodemailer's own `sign`, fed the header lines its MessageParser would parse. As in nodemailer, a key the
- * signer cannot use leaves the message unsigned.
+ * stream writes, byte for byte, computed on the built buffer in one pass. The header canonicalization is
+ * nodemailer's own; the RSA signature, a third of the delivery worker's event loop when it ran there (bench
+ * profile: 0.42 ms a message), is made in libuv's thread pool, so the loop goes on with other sends and a
+ * second core can sign. As in nodemailer, a key the signer cannot use leaves the message unsigned.
  */
-export function dkimSignBuffer(message: Buffer, options: DKIMSignOptions): Buffer {
+export async function dkimSignBuffer(message: Buffer, options: DKIMSignOptions): Promise<Buffer> {
   const split = headerEnd(message);
   const parser = new MessageParser();
   parser.rawHeaders = message.subarray(0, split);
   const bodyHash = createHash('sha256').update(relaxedBody(message.subarray(split))).digest('base64');
-  const field = sign(parser.parseHeaders(), 'sha256', bodyHash, options);
-  if (field === false) return message;
-  return Buffer.concat([Buffer.from(field + '\r\n', 'latin1'), message]);
+  const canonical = sign.relaxedHeaders(parser.parseHeaders(), options.headerFieldNames ?? DEFAULT_FIELDS, options.skipFields);
+  const field = dkimField(options, canonical.fieldNames, bodyHash);
+  const signed = `${canonical.headers}dkim-signature:${relaxedHeaderLine(field)}`;
+  let signature: Buffer;
+  try {
+    signature = await signInThreadPool('sha256', Buffer.from(signed, 'latin1'), options.privateKey as KeyLike);
+  } catch {
+    return message;
+  }
+  const b = signature.toString('base64').replace(/(^.{73}|.{75}(?!\r?\n|\r))/g, '$&\r\n ').trim();
+  return Buffer.concat([Buffer.from(`${field}${b}\r\n`, 'latin1'), message]);
 }

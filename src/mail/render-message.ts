@@ -28,7 +28,7 @@ export async function renderMessage(message: SendMailOptions): Promise<SendMailO
     envelope: message.envelope,
     // The Message-ID header as written (nodemailer adds the angle brackets): what transports answer.
     messageId: root.messageId(),
-    raw: dkim ? dkimSignBuffer(built, dkim) : built,
+    raw: dkim ? await dkimSignBuffer(built, dkim) : built,
     disableFileAccess: true,
     disableUrlAccess: true,
   };

@@ -1,9 +1,10 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { authenticate } from 'mailauth';
+import DKIM from 'nodemailer/lib/dkim';
 import RelaxedBody from 'nodemailer/lib/dkim/relaxed-body';
 import { describe, expect, it } from 'vitest';
 import { composeMessage } from '../../src/mail/compose.js';
-import { relaxedBody } from '../../src/mail/dkim-sign-buffer.js';
+import { dkimSignBuffer, relaxedBody } from '../../src/mail/dkim-sign-buffer.js';
 import { renderMessage } from '../../src/mail/render-message.js';
 import type { EmailRow } from '../../src/db/repos/emails-repo.js';
 
@@ -40,6 +41,34 @@ describe('relaxedBody (one pass over the built body)', () => {
       const ours = (await import('node:crypto')).createHash('sha256').update(relaxedBody(buffer)).digest('base64');
       expect(ours, JSON.stringify(body)).toBe(await streamedHash(buffer));
     }
+  });
+});
+
+/** nodemailer's own DKIM stream signer over a whole message: the reference for the one-pass signer. */
+async function streamSigned(message: Buffer, options: object): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of new DKIM(options as never).sign(message)) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+describe('dkimSignBuffer', () => {
+  it('writes what nodemailer\'s DKIM stream writes, byte for byte (RSA PKCS#1 v1.5 signatures are deterministic)', async () => {
+    const unsigned = (await renderMessage(composeMessage(email, [], {
+      envelopeTo: ['alice@example.org'], reportToken: 'tok', returnPath: 'b+tok@example.com', dkim: undefined,
+    }))).raw as Buffer;
+    for (const options of [
+      dkimKey,
+      { ...dkimKey, domainName: 'EXAMPLE.com', headerFieldNames: 'From:To:Subject:Message-ID:X-Custom' },
+      { ...dkimKey, skipFields: 'Subject:Date' },
+    ]) {
+      const ours = await dkimSignBuffer(unsigned, options);
+      expect(ours.toString('latin1')).toBe((await streamSigned(unsigned, options)).toString('latin1'));
+    }
+  });
+
+  it('leaves the message unsigned when the key cannot sign', async () => {
+    const message = Buffer.from('From: a@example.com\r\nSubject: x\r\n\r\nbody\r\n');
+    expect(await dkimSignBuffer(message, { ...dkimKey, privateKey: 'not a key' })).toBe(message);
   });
 });
 
