@@ -67,7 +67,7 @@ async function main(): Promise<void> {
   };
   const figures: Figures = {};
   if (parts.has('baselines')) figures.baselines = await figuresOf(baselines(ctx, logger));
-  if (parts.has('throughput') || parts.has('batch') || parts.has('scheduled') || parts.has('webhooks')) figures.service = await figuresOf(allInOneService(ctx));
+  if (parts.has('throughput') || parts.has('batch') || parts.has('scheduled') || parts.has('webhooks')) figures.service = await figuresOf(allInOneService(ctx, figures.baselines));
   if (parts.has('deliverability')) {
     if (remaining() < MIN_MS.deliverability!) log(`skipping the deliverability figures: ${(remaining() / 1000).toFixed(0)} s left in the budget`);
     else figures.deliverability = await figuresOf(deliverability(ctx));

@@ -64,6 +64,8 @@ export function percentiles(values: number[]): Percentiles {
 interface Collector {
   latencies: number[];
   statuses: Record<string, number>;
+  /** Called on each 200 as it arrives (a run returns only at its end; a sampler counts as it goes). */
+  onOk?: () => void;
 }
 
 function runOne(options: autocannon.Options, collector: Collector, connectionIndex: () => number, target: HttpTarget): Promise<autocannon.Result> {
@@ -83,7 +85,9 @@ function runOne(options: autocannon.Options, collector: Collector, connectionInd
     );
     instance.on('response', (_client, statusCode, _bytes, responseTime) => {
       collector.statuses[statusCode] = (collector.statuses[statusCode] ?? 0) + 1;
-      if (statusCode === 200) collector.latencies.push(responseTime);
+      if (statusCode !== 200) return;
+      collector.latencies.push(responseTime);
+      collector.onOk?.();
     });
   });
 }
@@ -106,10 +110,11 @@ export async function maxRate(label: string, target: HttpTarget, connections: nu
 const PER_LANE = 4;
 const MAX_LANES = 250;
 
-export async function fixedRate(label: string, target: HttpTarget, rate: number, durationS: number): Promise<HttpRun> {
+/** `onOk` is called on each 200 as it arrives. */
+export async function fixedRate(label: string, target: HttpTarget, rate: number, durationS: number, onOk?: () => void): Promise<HttpRun> {
   const total = Math.max(1, Math.round(rate));
   const lanes = Math.min(MAX_LANES, Math.max(1, Math.ceil(total / PER_LANE)));
-  const collector: Collector = { latencies: [], statuses: {} };
+  const collector: Collector = { latencies: [], statuses: {}, ...(onOk ? { onOk } : {}) };
   let next = 0;
   const startedAt = performance.now();
   const results = await Promise.all(

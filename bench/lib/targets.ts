@@ -5,13 +5,15 @@ import type { BatchLatencyResult } from '../parts/batch-latency.js';
 import type { LatenessResult } from '../parts/scheduled-lateness.js';
 import type { MemoryResult } from '../parts/worker-memory.js';
 import type { Target } from './report.js';
-import { BATCH_SIZE } from './settings.js';
+import { BATCH_SIZE, SUSTAINED_S } from './settings.js';
 import type { WebhooksResult } from '../parts/webhook-figures.js';
 import type { DeliverabilityFigures } from '../parts/deliverability.js';
 import type { DeliveryRun } from '../parts/delivery-run.js';
 import type { ListsFigures } from '../parts/lists.js';
 import type { ListFigure } from '../parts/list-latency.js';
 import { DESTINATIONS } from './mx-zone.js';
+import { slowest } from './slowest-baseline.js';
+import { basisText, SLOPE_WINDOW_S, type SustainedFigures } from './sustained.js';
 import { RETRY_GAPS_MS, RETRY_TOLERANCE_MS } from '../parts/webhook-retries.js';
 
 /** Every figure of a run; a part that did not run leaves its own undefined. */
@@ -77,16 +79,14 @@ function unfit(r: DeliveryRun): string | undefined {
 }
 const directOverRelay = (d: DeliverabilityFigures) => (d.relay.deliveredPerSec > 0 ? d.direct.deliveredPerSec / d.relay.deliveredPerSec : 0);
 
-/** The slowest baseline the delivery rate is judged against (the signed one when the baselines measured it). */
-function slowest(x: BaselineFigures): { name: string; rate: number } {
-  const candidates = [
-    { name: 'route + INSERT', rate: x.insertRate },
-    { name: 'raw nodemailer', rate: x.nodemailerRate },
-    ...(x.signedNodemailerRate !== undefined ? [{ name: 'DKIM-signed nodemailer', rate: x.signedNodemailerRate }] : []),
-  ];
-  return candidates.reduce((a, b) => (b.rate < a.rate ? b : a));
-}
 const deliveredRatio = (x: BaselineFigures & ThroughputFigures) => (slowest(x).rate > 0 ? x.max.deliveredPerSec / slowest(x).rate : 0);
+
+/** The sustained run's three conditions (bench/README.md): accepts keep the rate, the backlog does not grow, the drain is short. */
+const SUSTAINED_DRAIN_S = 2;
+const keptRate = (x: SustainedFigures) => x.acceptedPerSec >= 0.98 * x.rate;
+const notGrowing = (x: SustainedFigures) => x.slopePerSec <= 0.02 * x.rate;
+const shortDrain = (x: SustainedFigures) => x.drainComplete && x.drainS <= SUSTAINED_DRAIN_S;
+const mark = (ok: boolean) => (ok ? 'ok' : 'NO');
 
 const mbOf = (kib: number) => ((kib * 1024) / 1e6).toFixed(1);
 
@@ -139,6 +139,18 @@ const TARGETS: Rule[] = [
     value: (x) => deliveredRatio(x), met: (x) => slowest(x).rate > 0 && deliveredRatio(x) >= 0.5,
     formula: (x) => `${x.max.deliveredPerSec} / ${slowest(x).rate} (${slowest(x).name}; route + INSERT ${x.insertRate}, raw nodemailer ${x.nodemailerRate}, ` +
       `DKIM-signed ${x.signedNodemailerRate ?? 'not measured'})`,
+  }),
+  rule({
+    figure: (f) => f.service?.throughput?.sustained,
+    name: (x) => (x.basis.from === 'baselines' ? `sustained at 0.5 x slowest baseline (${x.basis.name}) for ${SUSTAINED_S} s` :
+      `sustained at the max run's delivered rate for ${SUSTAINED_S} s (no baselines: not the issue's rate)`),
+    target: (x) => `accepted >= ${Math.ceil(0.98 * x.rate)}/s, backlog slope <= ${(0.02 * x.rate).toFixed(1)}/s, drain <= ${SUSTAINED_DRAIN_S} s`,
+    value: (x) => x.acceptedPerSec, shown: (x) => `${x.acceptedPerSec}/s, slope ${x.slopePerSec}/s, drain ${x.drainS} s`,
+    met: (x) => keptRate(x) && notGrowing(x) && shortDrain(x),
+    formula: (x) => `R = ${x.rate}/s (${basisText(x.basis)}); accepted ${x.acceptedPerSec}/s >= 0.98 x ${x.rate} = ${(0.98 * x.rate).toFixed(1)}: ${mark(keptRate(x))}; ` +
+      `backlog slope over the last ${SLOPE_WINDOW_S} s ${x.slopePerSec}/s <= 0.02 x ${x.rate} = ${(0.02 * x.rate).toFixed(1)}: ${mark(notGrowing(x))} ` +
+      `(backlog at the end ${x.backlogEnd}, ${x.deliveredDuringRun} of ${x.accepted} delivered during the run); ` +
+      `drain ${x.drainS} s <= ${SUSTAINED_DRAIN_S} s: ${mark(shortDrain(x))}${x.drainComplete ? '' : ' (cut short: not all delivered)'}`,
   }),
   rule({
     figure: batch, name: `batch of ${BATCH_SIZE}: p50 POST -> last message at sink (ms)`, target: '<= 1000 ms',

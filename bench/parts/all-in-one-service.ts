@@ -9,6 +9,7 @@ import { BATCH_SIZE, MANY_ACCOUNTS, MIN_MS, RUN_S } from '../lib/settings.js';
 import { REPO_ROOT } from '../lib/children.js';
 import { webhookFigures, type WebhooksResult } from './webhook-figures.js';
 import { throughput, type ThroughputFigures } from './throughput.js';
+import type { BaselineFigures } from './baselines.js';
 
 /** The figures of the all-in-one service (MAILER_ROLE=all): those of the parts that ran. */
 export interface ServiceFigures {
@@ -20,7 +21,8 @@ export interface ServiceFigures {
 }
 
 /** Throughput, then batch latency, scheduled lateness and webhooks on the same service process. */
-export async function allInOneService(bench: BenchContext): Promise<PartResult<ServiceFigures>> {
+/** `baselines`: the run's baseline figures when they ran (the sustained run's rate is half the slowest). */
+export async function allInOneService(bench: BenchContext, baselines?: BaselineFigures): Promise<PartResult<ServiceFigures>> {
   const ctx = partContext(bench);
   const { parts, infra } = ctx;
   await infra.createDatabase('bench_service');
@@ -30,7 +32,7 @@ export async function allInOneService(bench: BenchContext): Promise<PartResult<S
     const accounts = await prepareAccounts(svc, SENDER_DOMAIN, parts.has('throughput') ? MANY_ACCOUNTS - 1 : 0);
     ctx.log(`service started (pid ${svc.pid}, ${svc.baseUrl}${SERVICE_ROOT !== REPO_ROOT ? `, from ${SERVICE_ROOT}` : ''}); ${accounts.length} accounts with unlimited quota`);
     const figures: ServiceFigures = { accountCount: accounts.length };
-    if (parts.has('throughput')) figures.throughput = await throughput(ctx, svc, accounts);
+    if (parts.has('throughput')) figures.throughput = await throughput(ctx, svc, accounts, baselines);
     // Batch latency, scheduled lateness and webhooks once the throughput runs' mail is out.
     if (parts.has('batch') || parts.has('scheduled') || parts.has('webhooks')) await untilSinkQuiet(ctx);
     const jobs = jobsContext(ctx, (prefix) => firedAt(env.DATABASE_URL!, prefix));

@@ -6,7 +6,9 @@ import { onCleanup } from '../lib/lifecycle.js';
 import { fixedRate, maxRate, type HttpRun, type HttpTarget } from '../lib/load.js';
 import { limitFromCpu } from '../lib/report.js';
 import type { ServiceHandle } from '../lib/service.js';
-import { CONNECTIONS, MIN_MS, RUN_S } from '../lib/settings.js';
+import { CONNECTIONS, MIN_MS, RUN_S, SUSTAINED_DRAIN_MS, SUSTAINED_MS, SUSTAINED_S } from '../lib/settings.js';
+import { basisText, sustainedRate, sustainedRun, type SustainedFigures } from '../lib/sustained.js';
+import type { BaselineFigures } from './baselines.js';
 
 /** One measured service run: its accepts and the rate at which what it accepted was delivered. */
 export interface ServiceRun {
@@ -14,15 +16,19 @@ export interface ServiceRun {
   deliveredPerSec: number;
 }
 
-/** The service's accept and delivery runs: max rate, half the sustained rate, and max rate over many accounts when time allows. */
+/**
+ * The service's accept and delivery runs: max rate, half the sustained rate, max rate over many accounts
+ * and the sustained run (a fixed rate for 30 s) when time allows.
+ */
 export interface ThroughputFigures {
   max: ServiceRun;
   half: ServiceRun;
   halfRate: number;
   many?: ServiceRun;
+  sustained?: SustainedFigures;
 }
 
-export async function throughput(ctx: PartContext, svc: ServiceHandle, accounts: { apiKey: string }[]): Promise<ThroughputFigures> {
+export async function throughput(ctx: PartContext, svc: ServiceHandle, accounts: { apiKey: string }[], baselines?: BaselineFigures): Promise<ThroughputFigures> {
   const connection = await Connection.connect({ address: ctx.infra.temporal.address });
   onCleanup('close the Temporal client', () => connection.close());
   const temporalClient = new Client({ connection, namespace: 'default' });
@@ -44,14 +50,26 @@ export async function throughput(ctx: PartContext, svc: ServiceHandle, accounts:
   // delivered rates), so that delivery keeps up during the run and the latency is that of a service in
   // steady state, not of one filling a backlog it cannot drain.
   const halfRate = Math.max(1, Math.round(Math.min(max.run.okPerSec, max.deliveredPerSec) / 2));
-  const half = await measure('service-half', `service: 1 account, fixed ${halfRate}/s (half the sustained rate)`, () => fixedRate('service-half', oneAccount, halfRate, RUN_S), Math.min(45_000, left() - 45_000));
-  if (left() <= 35_000) {
-    ctx.log('skipping the many-accounts run: not enough time left in the budget');
-    return { max, half, halfRate };
+  // The sustained run comes last but is a target: its time is kept from the half and many-accounts runs.
+  const half = await measure('service-half', `service: 1 account, fixed ${halfRate}/s (half the sustained rate)`, () => fixedRate('service-half', oneAccount, halfRate, RUN_S), Math.min(45_000, left() - SUSTAINED_MS));
+  let many: ServiceRun | undefined;
+  if (left() - SUSTAINED_MS <= 35_000) ctx.log(`skipping the many-accounts run: not enough time left in the budget (${SUSTAINED_MS / 1000} s kept for the sustained run)`);
+  else {
+    const target: HttpTarget = { ...oneAccount, headersPerConnection: accounts.map((a) => ({ authorization: `Bearer ${a.apiKey}` })) };
+    many = await measure('service-10acc', `service: ${accounts.length} accounts, max rate`, () => maxRate('service-10acc', target, CONNECTIONS, RUN_S), Math.min(60_000, left() - SUSTAINED_MS - 15_000));
   }
-  const target: HttpTarget = { ...oneAccount, headersPerConnection: accounts.map((a) => ({ authorization: `Bearer ${a.apiKey}` })) };
-  const many = await measure('service-10acc', `service: ${accounts.length} accounts, max rate`, () => maxRate('service-10acc', target, CONNECTIONS, RUN_S), Math.min(60_000, left() - 15_000));
-  return { max, half, halfRate, many };
+  const sustained = await sustainedFigure(ctx, oneAccount, sustainedRate(baselines, max.deliveredPerSec), left());
+  return { max, half, halfRate, ...(many ? { many } : {}), ...(sustained ? { sustained } : {}) };
+}
+
+/** The sustained run when its reservation is left, else a logged skip. */
+async function sustainedFigure(ctx: PartContext, target: HttpTarget, r: ReturnType<typeof sustainedRate>, leftMs: number): Promise<SustainedFigures | undefined> {
+  if (leftMs < SUSTAINED_MS) {
+    ctx.log(`skipping the sustained run: ${(leftMs / 1000).toFixed(0)} s left for it in the budget, it needs ${SUSTAINED_MS / 1000} s`);
+    return undefined;
+  }
+  ctx.log(`sustained run: ${r.rate}/s for ${SUSTAINED_S} s (${basisText(r.basis)})`);
+  return sustainedRun(ctx, target, r, Math.min(SUSTAINED_DRAIN_MS, leftMs - SUSTAINED_S * 1000 - 3_000));
 }
 
 /** A measured service run and the delivery of what it accepted: a row for each. */

@@ -1,0 +1,83 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { BaselineFigures } from '../parts/baselines.js';
+import { backlogSlope, sampleBacklog, type BacklogSample } from './backlog.js';
+import type { PartContext } from './context.js';
+import type { CpuUsage } from './cpu.js';
+import { drain, httpRow } from './http-figure.js';
+import { fixedRate, type HttpTarget } from './load.js';
+import type { Row } from './report.js';
+import { SUSTAINED_S } from './settings.js';
+import { slowest } from './slowest-baseline.js';
+
+/** The backlog's trend is judged on the run's last 20 s: the first 10 s hold the ramp-up and the pipeline filling. */
+export const SLOPE_WINDOW_S = 20;
+
+/** Where the fixed rate came from: half the slowest baseline of the run, or (no baselines) the max run's delivered rate. */
+export type SustainedBasis = { from: 'baselines'; name: string; baselineRate: number } | { from: 'max-delivered'; maxDelivered: number };
+
+/** The issue's throughput target measured as stated: a fixed rate for 30 s, accepted against delivered each second. */
+export interface SustainedFigures {
+  rate: number;
+  basis: SustainedBasis;
+  runS: number;
+  accepted: number;
+  acceptedPerSec: number;
+  deliveredDuringRun: number;
+  /** Accepted - delivered when the load stopped. */
+  backlogEnd: number;
+  /** Least-squares slope of the backlog over the last SLOPE_WINDOW_S seconds (emails/s). */
+  slopePerSec: number;
+  drainS: number;
+  drainComplete: boolean;
+  samples: BacklogSample[];
+}
+
+export function sustainedRate(baselines: BaselineFigures | undefined, maxDelivered: number): { rate: number; basis: SustainedBasis } {
+  if (!baselines) return { rate: Math.max(1, maxDelivered), basis: { from: 'max-delivered', maxDelivered } };
+  const s = slowest(baselines);
+  return { rate: Math.max(1, Math.ceil(0.5 * s.rate)), basis: { from: 'baselines', name: s.name, baselineRate: s.rate } };
+}
+
+export function basisText(b: SustainedBasis): string {
+  return b.from === 'baselines' ? `0.5 x ${b.name} ${b.baselineRate}/s` : `the max run's delivered rate ${b.maxDelivered}/s: the baselines did not run`;
+}
+
+/** The sustained run on one account: the load, a sample a second, then the drain; two rows. */
+export async function sustainedRun(ctx: PartContext, target: HttpTarget, { rate, basis }: ReturnType<typeof sustainedRate>, drainCapMs: number): Promise<SustainedFigures> {
+  const before = (await ctx.infra.sinkCount()).total;
+  let accepted = 0;
+  const whole = ctx.window();
+  const w = ctx.window();
+  const running = fixedRate('service-sustained', target, rate, SUSTAINED_S, () => accepted++);
+  const samples = await sampleBacklog(ctx, before, () => accepted, running);
+  const run = await running;
+  const cpu = w.stop();
+  const d = await drain(ctx, before, run.ok, drainCapMs);
+  const wholeCpu = whole.stop();
+  await sleep(500);
+  const figures: SustainedFigures = {
+    rate, basis, runS: run.durationS, accepted: run.ok, acceptedPerSec: run.okPerSec, deliveredDuringRun: d.atStart,
+    backlogEnd: run.ok - d.atStart, slopePerSec: round1(backlogSlope(samples, SLOPE_WINDOW_S)), drainS: round1(d.drainS), drainComplete: d.complete, samples,
+  };
+  const what = `service: 1 account, fixed ${rate}/s for ${SUSTAINED_S} s (${basisText(basis)})`;
+  ctx.addRow(httpRow('service-sustained', what, run, cpu, [`asked ${rate}/s, accepted ${run.ok} = ${run.okPerSec}/s`]));
+  ctx.addRow(deliveredRow(what, figures, wholeCpu, d.duplicates));
+  return figures;
+}
+
+function deliveredRow(what: string, f: SustainedFigures, cpu: CpuUsage, duplicates: number): Row {
+  const perSec = Math.round(f.deliveredDuringRun / f.runS);
+  const trace = f.samples.filter((s, i) => i % 5 === 4 || i === f.samples.length - 1).map((s) => `${Math.round(s.t)} s: ${s.accepted - s.delivered}`);
+  return {
+    key: 'service-sustained-delivered', what: `${what}: delivered during the run`, value: perSec, unit: 'mails/s', cpu,
+    notes: [
+      `${f.deliveredDuringRun} of ${f.accepted} accepted delivered during the ${f.runS.toFixed(1)} s run; backlog at the end ${f.backlogEnd}, ` +
+        `slope over the last ${SLOPE_WINDOW_S} s ${f.slopePerSec} emails/s; drain ${f.drainS.toFixed(1)} s${f.drainComplete ? '' : ' (cut short: not all delivered)'}`,
+      `backlog (accepted - delivered): ${trace.join(', ')}`,
+      ...(duplicates > 0 ? [`${duplicates} duplicate Message-IDs at the sink`] : []),
+    ],
+    detail: { ...f },
+  };
+}
+
+const round1 = (v: number) => Math.round(v * 10) / 10;
