@@ -61,3 +61,14 @@ export async function drain(ctx: BenchContext, before: number, expected: number,
   const cpu = w.stop();
   return { atStart, delivered: now.total - before, drainS: (performance.now() - start) / 1000, complete: now.total - before >= expected, cpu, duplicates: now.duplicates };
 }
+
+/** Until the sink has received nothing for 1 s (at most `capMs`). */
+export async function untilSinkQuiet(ctx: BenchContext, capMs = 15_000): Promise<void> {
+  let last = (await ctx.infra.sinkCount()).total;
+  for (let quietFor = 0, waited = 0; quietFor < 1_000 && waited < capMs; waited += 250) {
+    await sleep(250);
+    const now = (await ctx.infra.sinkCount()).total;
+    quietFor = now === last ? quietFor + 250 : 0;
+    last = now;
+  }
+}

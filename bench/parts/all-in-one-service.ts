@@ -1,6 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import postgres from 'postgres';
 import { jobsContext, measuring, partContext, type BenchContext, type PartResult } from '../lib/context.js';
+import { untilSinkQuiet } from '../lib/http-figure.js';
 import { batchLatency, type BatchLatencyResult } from './batch-latency.js';
 import { scheduledLateness, type LatenessResult } from './scheduled-lateness.js';
 import { SENDER_DOMAIN } from '../lib/payload.js';
@@ -56,17 +56,6 @@ export async function allInOneService(bench: BenchContext, baselines?: BaselineF
     return figures;
   });
   return { rows: ctx.rows, figures: measured };
-}
-
-/** Until the sink has received nothing for 1 s (at most 15 s). */
-async function untilSinkQuiet(ctx: BenchContext): Promise<void> {
-  let last = (await ctx.infra.sinkCount()).total;
-  for (let quietFor = 0, waited = 0; quietFor < 1_000 && waited < 15_000; waited += 250) {
-    await sleep(250);
-    const now = (await ctx.infra.sinkCount()).total;
-    quietFor = now === last ? quietFor + 250 : 0;
-    last = now;
-  }
 }
 
 /** Read-only, from the service's database: when each scheduled email with a subject starting with `prefix` fired. */
