@@ -22,11 +22,14 @@ export interface SustainedFigures {
   runS: number;
   accepted: number;
   acceptedPerSec: number;
+  /** Delivered by `endS`, the last sample with every lane sending (~SUSTAINED_S into the run). */
   deliveredDuringRun: number;
-  /** Accepted - delivered when the load stopped. */
+  endS: number;
+  /** Accepted - delivered at `endS`. */
   backlogEnd: number;
   /** Least-squares slope of the backlog over the last SLOPE_WINDOW_S seconds (emails/s). */
   slopePerSec: number;
+  /** From the end of the load until everything accepted was at the sink (or the cap). */
   drainS: number;
   drainComplete: boolean;
   samples: BacklogSample[];
@@ -55,12 +58,19 @@ export async function sustainedRun(ctx: PartContext, target: HttpTarget, { rate,
   const samples = await sampleBacklog(ctx, before, () => accepted, running);
   const run = await running;
   const cpu = w.stop();
+  // The load stops when the last lane (started 1000 x (lanes - 1) / lanes ms late) has run SUSTAINED_S; the
+  // run resolves a little later (autocannon's results), so the drain is timed from the load's end.
+  const loadEnd = run.startedAt + SUSTAINED_S * 1000 + (1000 * (run.connections - 1)) / run.connections;
+  const drainStart = performance.now();
   const d = await drain(ctx, before, run.ok, drainCapMs);
   const wholeCpu = whole.stop();
   await sleep(500);
+  // Backlog and delivered as the load stopped: the last sample with every lane sending.
+  const end = fullRate(samples).at(-1) ?? { t: run.durationS, accepted: run.ok, delivered: d.atStart };
   const figures: SustainedFigures = {
-    rate, basis, runS: run.durationS, accepted: run.ok, acceptedPerSec: run.okPerSec, deliveredDuringRun: d.atStart,
-    backlogEnd: run.ok - d.atStart, slopePerSec: round1(backlogSlope(fullRate(samples), SLOPE_WINDOW_S)), drainS: round1(d.drainS), drainComplete: d.complete, samples,
+    rate, basis, runS: run.durationS, accepted: run.ok, acceptedPerSec: run.okPerSec, deliveredDuringRun: end.delivered, endS: round1(end.t),
+    backlogEnd: end.accepted - end.delivered, slopePerSec: round1(backlogSlope(fullRate(samples), SLOPE_WINDOW_S)),
+    drainS: round1(d.drainS + (drainStart - loadEnd) / 1000), drainComplete: d.complete, samples,
   };
   const what = `service: 1 account, fixed ${rate}/s for ${SUSTAINED_S} s (${basisText(basis)})`;
   ctx.addRow(httpRow('service-sustained', what, run, cpu, [`asked ${rate}/s, accepted ${run.ok} = ${run.okPerSec}/s`]));
@@ -69,13 +79,13 @@ export async function sustainedRun(ctx: PartContext, target: HttpTarget, { rate,
 }
 
 function deliveredRow(what: string, f: SustainedFigures, cpu: CpuUsage, duplicates: number): Row {
-  const perSec = Math.round(f.deliveredDuringRun / f.runS);
+  const perSec = Math.round(f.deliveredDuringRun / f.endS);
   const trace = f.samples.filter((s, i) => i % 5 === 4 || i === f.samples.length - 1).map((s) => `${Math.round(s.t)} s: ${s.accepted - s.delivered}`);
   return {
     key: 'service-sustained-delivered', what: `${what}: delivered during the run`, value: perSec, unit: 'mails/s', cpu,
     notes: [
-      `${f.deliveredDuringRun} of ${f.accepted} accepted delivered during the ${f.runS.toFixed(1)} s run; backlog at the end ${f.backlogEnd}, ` +
-        `slope over the last ${SLOPE_WINDOW_S} s ${f.slopePerSec} emails/s; drain ${f.drainS.toFixed(1)} s${f.drainComplete ? '' : ' (cut short: not all delivered)'}`,
+      `${f.deliveredDuringRun} delivered in the first ${f.endS} s (${f.accepted} accepted in all); backlog then ${f.backlogEnd}, ` +
+        `slope over the last ${SLOPE_WINDOW_S} s ${f.slopePerSec} emails/s; drain from the end of the load ${f.drainS.toFixed(1)} s${f.drainComplete ? '' : ' (cut short: not all delivered)'}`,
       `backlog (accepted - delivered): ${trace.join(', ')}`,
       ...(duplicates > 0 ? [`${duplicates} duplicate Message-IDs at the sink`] : []),
     ],

@@ -149,7 +149,7 @@ const TARGETS: Rule[] = [
     met: (x) => keptRate(x) && notGrowing(x) && shortDrain(x),
     formula: (x) => `R = ${x.rate}/s (${basisText(x.basis)}); accepted ${x.acceptedPerSec}/s >= 0.98 x ${x.rate} = ${(0.98 * x.rate).toFixed(1)}: ${mark(keptRate(x))}; ` +
       `backlog slope over the last ${SLOPE_WINDOW_S} s ${x.slopePerSec}/s <= 0.02 x ${x.rate} = ${(0.02 * x.rate).toFixed(1)}: ${mark(notGrowing(x))} ` +
-      `(backlog at the end ${x.backlogEnd}, ${x.deliveredDuringRun} of ${x.accepted} delivered during the run); ` +
+      `(backlog ${x.backlogEnd} at ${x.endS} s, when the load stopped); ` +
       `drain ${x.drainS} s <= ${SUSTAINED_DRAIN_S} s: ${mark(shortDrain(x))}${x.drainComplete ? '' : ' (cut short: not all delivered)'}`,
   }),
   rule({
