@@ -7,7 +7,7 @@ export interface OutboxLoopOptions {
   /** The longest wait without a notification (a lost NOTIFY costs at most this). */
   pollMs: number;
   /** Rounds at least this far apart under load, so that what arrives meanwhile is taken together (asked before each round). */
-  minGapMs: number | (() => number);
+  minGapMs: () => number;
   /** One round over the outbox; true when more is waiting at once. Throwing retries with a backoff. */
   round: () => Promise<boolean>;
   /** Claims gone stale, every `sweepMs`. */
@@ -35,7 +35,7 @@ export function createOutboxLoop(o: OutboxLoopOptions) {
     let lastRound = 0;
     while (!stopped) {
       await wake.wait(o.pollMs);
-      const gap = lastRound + (typeof o.minGapMs === 'number' ? o.minGapMs : o.minGapMs()) - Date.now();
+      const gap = lastRound + o.minGapMs() - Date.now();
       if (gap > 0) await new Promise((r) => setTimeout(r, gap).unref());
       if (stopped) return;
       lastRound = Date.now();

@@ -106,7 +106,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps) {
   }
 
   const loop = createOutboxLoop({
-    channel: deps.channel, listen: deps.listen, pollMs: WEBHOOK_QUEUE_POLL_MS, minGapMs: MIN_GAP_MS,
+    channel: deps.channel, listen: deps.listen, pollMs: WEBHOOK_QUEUE_POLL_MS, minGapMs: () => MIN_GAP_MS,
     round, sweep, sweepMs: SWEEP_MS, name: 'webhook deliveries', logger,
   });
 

@@ -33,21 +33,21 @@ describe('the email dispatcher\'s gap between drains', () => {
       groups: { size: 1000, minGapMs: 40, busy: { claimed: 100, gapMs: 250 } },
     });
     await dispatcher.start();
+    const arrive = (n: number) => {
+      q.add(n);
+      poke();
+    };
     try {
       await sleep(60);
       // Small rounds: the second waits out the short gap only.
-      q.add(5);
-      poke();
+      arrive(5);
       await sleep(10);
-      q.add(5);
-      poke();
+      arrive(5);
       await sleep(100);
       // A busy round, then the next has to wait the longer gap.
-      q.add(150);
-      poke();
+      arrive(150);
       await sleep(10);
-      q.add(5);
-      poke();
+      arrive(5);
       await sleep(400);
       expect(q.starts.map((s) => s.size)).toEqual([5, 5, 150, 5]);
       const gaps = q.starts.slice(1).map((s, i) => s.at - q.starts[i]!.at);
