@@ -13,6 +13,7 @@ import * as emailTraceContext from './0012-email-trace-context.js';
 import * as dataRetention from './0013-data-retention.js';
 import * as listCounts from './0014-list-counts.js';
 import * as countedMovesPerStatement from './0015-counted-moves-per-statement.js';
+import * as webhookFanOutPerStatement from './0016-webhook-fan-out-per-statement.js';
 
 /** Forward-only migrations, applied in order. Never edit one that has shipped: add the next. */
 export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
@@ -31,4 +32,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   { version: 13, name: 'data-retention', sql: dataRetention.sql },
   { version: 14, name: 'list-counts', sql: listCounts.sql },
   { version: 15, name: 'counted-moves-per-statement', sql: countedMovesPerStatement.sql },
+  { version: 16, name: 'webhook-fan-out-per-statement', sql: webhookFanOutPerStatement.sql },
 ];
