@@ -38,7 +38,10 @@ const SIGNED_HEADERS = [
  * accepted, so every attempt carries the same one and receivers can tell a resend from a new message.
  * `reportToken` (report-token.ts) comes back quoted in complaint and bounce reports and proves them genuine.
  */
-export function composeMessage(email: EmailRow, attachments: StoredAttachment[], send: Sending): SendMailOptions {
+/** A message for nodemailer with the envelope it goes out under (the return path, the recipients left to try). */
+export type ComposedMessage = SendMailOptions & { envelope: { from: string; to: string[] } };
+
+export function composeMessage(email: EmailRow, attachments: StoredAttachment[], send: Sending): ComposedMessage {
   return {
     from: addressed(email.from),
     to: listOf(email.to),

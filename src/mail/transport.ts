@@ -1,6 +1,6 @@
 import nodemailer from 'nodemailer';
-import type { SendMailOptions } from 'nodemailer/lib/mailer';
 import { parseConnectionUrl } from 'nodemailer/lib/shared';
+import { sendBuilt, type BuiltMessage } from './send-built.js';
 import { classifySmtpError, rejectedRecipients, type SmtpFailure } from './smtp-outcome.js';
 
 /** A recipient some server accepted, with that server's reply (`mx` is the host, in direct mode). */
@@ -32,7 +32,7 @@ export interface TransportResult {
 
 export interface MailTransport {
   /** Sends `message` to `message.envelope.to`; rejects only on a fault of the service itself, never on an SMTP answer. */
-  send(message: SendMailOptions): Promise<TransportResult>;
+  send(message: BuiltMessage): Promise<TransportResult>;
   close(): void;
   /** The one server every message goes to (the smart host, the catcher); undefined in direct mode, where each accepted recipient names its MX. */
   readonly host?: string;
@@ -47,12 +47,6 @@ export interface TransportOptions {
 
 /** Bounded so that a hung server shows up as a soft failure, not a stuck worker. */
 export const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 } as const;
-
-/** The envelope recipients of a message as plain addresses. */
-export function envelopeRecipients(message: SendMailOptions): string[] {
-  const to = (message.envelope as { to?: unknown } | undefined)?.to;
-  return (Array.isArray(to) ? to : to === undefined ? [] : [to]).map(String);
-}
 
 /**
  * A pooled SMTP transport to one server: the smart host of relay mode, or the built-in catcher.
@@ -72,19 +66,18 @@ export function createMailTransport(url: string, options: TransportOptions): Mai
   });
   return {
     async send(message) {
-      const recipients = envelopeRecipients(message);
+      const recipients = message.envelope.to;
       try {
-        const info = await transporter.sendMail(message);
+        const info = await sendBuilt(transporter, message);
         const refused = rejectedRecipients(info as { rejected?: unknown[]; rejectedErrors?: unknown[] });
         const accepted = (info.accepted as unknown[]).map((a) => ({ address: String(a), response: info.response }));
-        // A raw message's Message-ID is its caller's to say: nodemailer makes one up for the header it does not send.
-        return { messageId: String(message.messageId ?? info.messageId), accepted, ...split(refused) };
+        return { messageId: message.messageId, accepted, ...split(refused) };
       } catch (err) {
         const failure = classifySmtpError(err);
         // A server that refused every recipient names each with its own reply.
         const named = rejectedRecipients(err as { rejected?: unknown[]; rejectedErrors?: unknown[] });
         const failed = named.length > 0 ? named : recipients.map((address) => ({ address, failure }));
-        return { messageId: String(message.messageId ?? ''), accepted: [], ...split(failed) };
+        return { messageId: message.messageId, accepted: [], ...split(failed) };
       }
     },
     close: () => transporter.close(),

@@ -2,6 +2,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDirectTransport, type DirectTransportOptions } from '../../src/mail/direct/direct-transport.js';
 import { createHostPools } from '../../src/mail/direct/host-pool.js';
+import type { BuiltMessage } from '../../src/mail/send-built.js';
 import type { MailTransport } from '../../src/mail/transport.js';
 import { fakeDnsResolver, type FakeZone } from '../helpers/fake-dns-resolver.js';
 import { MX_TLS, startMxHosts, type MxHostSpec, type MxNetwork } from '../helpers/mx-servers.js';
@@ -28,13 +29,12 @@ async function setUp(specs: MxHostSpec[], zone: FakeZone, options: Partial<Direc
 }
 
 let counter = 0;
-function message(to: string[]) {
+/** A built message (what the delivery worker hands a transport) to `to`. */
+function message(to: string[], subject = `message ${counter + 1}`): BuiltMessage {
   counter++;
-  return {
-    messageId: `<direct-${counter}@mailer.test>`,
-    envelope: { from: 'b-token@rp.sender.test', to },
-    from: 'app@sender.test', to: to.join(', '), subject: `message ${counter}`, text: 'hello',
-  };
+  const messageId = `<direct-${counter}@mailer.test>`;
+  const raw = `From: app@sender.test\r\nTo: ${to.join(', ')}\r\nSubject: ${subject}\r\nMessage-ID: ${messageId}\r\n\r\nhello\r\n`;
+  return { messageId, envelope: { from: 'b-token@rp.sender.test', to }, raw: Buffer.from(raw) };
 }
 
 const waitUntil = async (check: () => boolean, timeoutMs = 15_000) => {
@@ -86,9 +86,9 @@ describe('direct MX delivery against real SMTP servers', () => {
       ],
       { mx: { 'mx4.test': [{ exchange: 'primary.mx4.test', priority: 1 }, { exchange: 'backup.mx4.test', priority: 2 }] }, a: { 'primary.mx4.test': ['127.0.0.2'], 'backup.mx4.test': ['127.0.0.3'] } },
     );
-    const busy = await transport.send({ ...message(['a@mx4.test', 'b@mx4.test']), subject: 'busy' });
+    const busy = await transport.send(message(['a@mx4.test', 'b@mx4.test'], 'busy'));
     expect(busy.accepted.map((a) => a.mx)).toEqual(['backup.mx4.test', 'backup.mx4.test']);
-    const refused = await transport.send({ ...message(['a@mx4.test', 'b@mx4.test']), subject: 'spam' });
+    const refused = await transport.send(message(['a@mx4.test', 'b@mx4.test'], 'spam'));
     expect(refused.accepted).toEqual([]);
     expect(refused.refused.map((r) => [r.address, r.failure.kind, r.failure.code, r.failure.status])).toEqual([['a@mx4.test', 'hard', 554, '5.7.1'], ['b@mx4.test', 'hard', 554, '5.7.1']]);
     expect(backupReceived).toBe(1);
@@ -216,7 +216,7 @@ describe('host pools', () => {
     const [first, second] = network.hosts;
     const pools = createHostPools({ port: network.port, name: 'mailer.test', maxConnectionsPerHost: 2, idleMs: 30_000, maxPools: 1, logger: pino({ level: 'silent' }) });
     try {
-      const mail = (to: string) => ({ envelope: { from: 'a@sender.test', to: [to] }, text: 'x' });
+      const mail = (to: string) => ({ envelope: { from: 'a@sender.test', to: [to] }, messageId: '<pool@mailer.test>', raw: Buffer.from('Subject: x\r\n\r\nx\r\n') });
       await pools.send({ exchange: 'one.test', address: '127.0.0.2' }, mail('a@one.test'));
       await pools.send({ exchange: 'two.test', address: '127.0.0.3' }, mail('b@two.test'));
       expect(pools.size()).toBe(1);

@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import type { SendMailOptions } from 'nodemailer';
 import type { Logger } from '../../logger.js';
 import type { DnsResolver } from '../dns-resolver.js';
+import type { BuiltMessage } from '../send-built.js';
 import type { SmtpFailure } from '../smtp-outcome.js';
-import { envelopeRecipients, split, type AcceptedRecipient, type FailedRecipient, type MailTransport } from '../transport.js';
+import { split, type AcceptedRecipient, type FailedRecipient, type MailTransport } from '../transport.js';
 import { createHostPools, type HostPools } from './host-pool.js';
 import { resolveMxRoute, type MxRoute } from './mx-route.js';
 import { chunk, groupByDomain, MAX_RECIPIENTS_PER_TRANSACTION } from './recipient-domains.js';
@@ -44,7 +43,7 @@ const merge = (outcomes: Outcome[]): Outcome => ({ accepted: outcomes.flatMap((o
  * wait for a retry with the last temporary failure (a permanent refusal at a host's greeting settles them
  * only when no host failed temporarily: that one may take the message later).
  */
-async function deliverTransaction(pools: HostPools, route: MxRoute & { ok: true }, message: SendMailOptions, recipients: string[], logger: DirectTransportOptions['logger']): Promise<Outcome> {
+async function deliverTransaction(pools: HostPools, route: MxRoute & { ok: true }, message: BuiltMessage, recipients: string[], logger: DirectTransportOptions['logger']): Promise<Outcome> {
   const failures = [...route.skipped];
   for (const target of route.targets) {
     const attempt = await attemptTarget(pools, target, message, recipients);
@@ -73,7 +72,7 @@ export function createDirectTransport(options: DirectTransportOptions): MailTran
   });
   const routeOptions = { resolver: options.resolver, allowPrivate: options.allowPrivate, random: options.random };
 
-  const deliverDomain = async (domain: string, recipients: string[], message: SendMailOptions): Promise<Outcome> => {
+  const deliverDomain = async (domain: string, recipients: string[], message: BuiltMessage): Promise<Outcome> => {
     if (domain === '') return merge(recipients.map((r) => failAll([r], noDomain(r))));
     const route = await resolveMxRoute(domain, routeOptions);
     if (!route.ok) return failAll(recipients, route.failure);
@@ -82,13 +81,11 @@ export function createDirectTransport(options: DirectTransportOptions): MailTran
   };
 
   return {
-    async send(original) {
-      // One Message-ID for every domain's copy: each transaction renders the message anew.
-      const messageId = String(original.messageId ?? '') || `<${randomUUID()}@${options.name}>`;
-      const message = { ...original, messageId };
-      const groups = groupByDomain(envelopeRecipients(message));
+    async send(message) {
+      // Every domain's transaction sends the same bytes, so the same Message-ID.
+      const groups = groupByDomain(message.envelope.to);
       const outcome = merge(await Promise.all([...groups].map(([domain, recipients]) => deliverDomain(domain, recipients, message))));
-      return { messageId, accepted: outcome.accepted, ...split(outcome.failed) };
+      return { messageId: message.messageId, accepted: outcome.accepted, ...split(outcome.failed) };
     },
     close: () => pools.close(),
   };

@@ -1,6 +1,7 @@
 import nodemailer from 'nodemailer';
-import type { SendMailOptions, SentMessageInfo, Transporter } from 'nodemailer';
+import type { SentMessageInfo, Transporter } from 'nodemailer';
 import type { Logger } from '../../logger.js';
+import { sendBuilt, type BuiltMessage } from '../send-built.js';
 import { SMTP_TIMEOUTS } from '../transport.js';
 import type { MxTarget } from './mx-route.js';
 
@@ -20,7 +21,7 @@ export interface HostPoolOptions {
 
 export interface HostPools {
   /** Sends through the pool of `target`'s address (made on first use); rejects with nodemailer's error. */
-  send(target: MxTarget, message: SendMailOptions): Promise<SentMessageInfo>;
+  send(target: MxTarget, message: BuiltMessage): Promise<SentMessageInfo>;
   /**
    * After a failed TLS handshake: this address is sent to in plain text from now on, until its pool goes
    * idle and is closed (the next pool tries STARTTLS again).
@@ -118,7 +119,7 @@ export function createHostPools(options: HostPoolOptions): HostPools {
       const pool = poolFor(target);
       pool.inFlight++;
       try {
-        return await pool.transporter.sendMail(message);
+        return await sendBuilt(pool.transporter, message);
       } finally {
         pool.inFlight--;
         pool.lastUsed = Date.now();

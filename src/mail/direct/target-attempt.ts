@@ -1,4 +1,5 @@
-import type { SendMailOptions, SentMessageInfo } from 'nodemailer';
+import type { SentMessageInfo } from 'nodemailer';
+import type { BuiltMessage } from '../send-built.js';
 import { classifySmtpError, rejectedRecipients, type SmtpFailure } from '../smtp-outcome.js';
 import type { AcceptedRecipient, FailedRecipient } from '../transport.js';
 import type { HostPools } from './host-pool.js';
@@ -41,7 +42,7 @@ function asWritten(recipients: string[]): (address: string) => string {
 const named = (found: FailedRecipient[], original: (a: string) => string): FailedRecipient[] =>
   found.map((f) => ({ ...f, address: original(f.address) }));
 
-async function sendOnce(pools: HostPools, target: MxTarget, message: SendMailOptions): Promise<Sent> {
+async function sendOnce(pools: HostPools, target: MxTarget, message: BuiltMessage): Promise<Sent> {
   try {
     return { info: await pools.send(target, message) };
   } catch (err) {
@@ -73,8 +74,8 @@ export function judgeFailure(err: unknown, recipients: string[]): Attempt {
  * One SMTP transaction for `recipients` (all of one domain) at one MX address. A TLS handshake that fails
  * is retried once on a plain-text connection (RFC 7435: opportunistic encryption never blocks delivery).
  */
-export async function attemptTarget(pools: HostPools, target: MxTarget, message: SendMailOptions, recipients: string[]): Promise<Attempt> {
-  const envelope = { ...(message.envelope as object | undefined), to: recipients };
+export async function attemptTarget(pools: HostPools, target: MxTarget, message: BuiltMessage, recipients: string[]): Promise<Attempt> {
+  const envelope = { ...message.envelope, to: recipients };
   const transaction = { ...message, envelope };
   let sent = await sendOnce(pools, target, transaction);
   if ('err' in sent && isTlsFailure(sent.err)) {
