@@ -4,6 +4,7 @@ import { call, eventually } from '../helpers/http.js';
 import { childLogs, createDeployment, kill, killAll, spawnService, waitReady, type Child } from '../helpers/service-process.js';
 import { messageIdOf, type SmtpSink } from '../helpers/smtp-sink.js';
 import { ADMIN_TOKEN } from '../helpers/stack.js';
+import { RELAY_CONNECTIONS } from '../../src/app/outbound-transport.js';
 
 /**
  * The duplicate window, measured against a receiving server that behaves as real ones do: it takes
@@ -14,12 +15,12 @@ import { ADMIN_TOKEN } from '../helpers/stack.js';
  * - SIGTERM (a deploy, a scale-down): the worker stops taking new emails, finishes and records the ones in
  *   flight, then exits: no duplicate.
  * - SIGKILL (a crash): at most the messages in flight at that instant arrive twice, so never more than the
- *   worker's SMTP connections (8), each a copy with the Message-ID of the first.
+ *   worker's SMTP connections (16), each a copy with the Message-ID of the first.
  */
 
 const BACKLOG = 150;
-/** SMTP connections per worker process (src/app/start-worker-role.ts, createMailTransport's maxConnections). */
-const CONNECTIONS_PER_WORKER = 8;
+/** SMTP connections per worker process to the relay (here the test's sink). */
+const CONNECTIONS_PER_WORKER = RELAY_CONNECTIONS;
 const SERVER_WORK_MS = 200;
 const sinks = new Set<SmtpSink>();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
