@@ -1,0 +1,33 @@
+import type { Sql } from '../sql.js';
+
+/** The delivery queue's size: entries waiting for a workflow, entries claimed by one, the oldest's age (0 when empty). */
+export interface QueueStats {
+  waiting: number;
+  claimed: number;
+  oldestAgeSeconds: number;
+}
+
+/**
+ * The delivery queue at a glance, for /metrics: entries waiting for a workflow, entries claimed by one
+ * (their first attempt under way), and the age of the oldest. One statement over the narrow queue table;
+ * cancelled (and rejected) past `timeoutMs`, so a scrape never waits on a slow or exhausted database.
+ */
+export async function deliveryQueueStats(sql: Sql, timeoutMs: number): Promise<QueueStats> {
+  const query = sql<{ waiting: number; claimed: number; oldest_age: number | null }[]>`
+    select count(*) filter (where group_id is null)::int as waiting, count(*) filter (where group_id is not null)::int as claimed,
+      extract(epoch from now() - min(enqueued_at))::float8 as oldest_age
+    from delivery_queue`;
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      query.cancel();
+      reject(new Error(`the delivery queue statistics took over ${timeoutMs} ms`));
+    }, timeoutMs);
+  });
+  try {
+    const [row] = await Promise.race([query, timedOut]);
+    return { waiting: row?.waiting ?? 0, claimed: row?.claimed ?? 0, oldestAgeSeconds: Math.max(0, row?.oldest_age ?? 0) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
