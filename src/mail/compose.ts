@@ -29,6 +29,9 @@ const SIGNED_HEADERS = [
   'List-Unsubscribe', 'List-Unsubscribe-Post', 'X-Mail-Email-Id',
 ].join(':');
 
+/** A message for nodemailer with the envelope it goes out under (the return path, the recipients left to try). */
+export type ComposedMessage = SendMailOptions & { envelope: { from: string; to: string[] } };
+
 /**
  * The MIME message of a stored email, built from the mailboxes parsed at acceptance, and its SMTP envelope,
  * set explicitly: the envelope sender is the email's return path (so bounces come back to the service, and
@@ -38,9 +41,6 @@ const SIGNED_HEADERS = [
  * accepted, so every attempt carries the same one and receivers can tell a resend from a new message.
  * `reportToken` (report-token.ts) comes back quoted in complaint and bounce reports and proves them genuine.
  */
-/** A message for nodemailer with the envelope it goes out under (the return path, the recipients left to try). */
-export type ComposedMessage = SendMailOptions & { envelope: { from: string; to: string[] } };
-
 export function composeMessage(email: EmailRow, attachments: StoredAttachment[], send: Sending): ComposedMessage {
   return {
     from: addressed(email.from),
