@@ -5,7 +5,10 @@ import type { Catcher } from '../mail/catcher.js';
 import { returnPathAddress, returnPathDomain } from '../mail/return-path.js';
 import type { MailTransport } from '../mail/transport.js';
 import { retryAtStart } from '../retry-at-start.js';
-import { createDeliveryActivities } from '../temporal/delivery-activities.js';
+import { createDeliveryActivities, type DeliveryDeps } from '../temporal/delivery-activities.js';
+import { createEmailSender } from '../temporal/email-sender.js';
+import { createScheduledPreparer } from '../temporal/scheduled-preparer.js';
+import { createPrebuiltMessages } from '../mail/prebuilt-messages.js';
 import { createDomainActivities } from '../temporal/domain-activities.js';
 import { createJobActivities } from '../temporal/job-activities.js';
 import { createJobSweeper } from '../temporal/job-sweeper.js';
@@ -84,21 +87,31 @@ async function startProbes(core: Core, stops: StopList): Promise<string> {
   return url;
 }
 
+/** Scheduled emails' messages built ahead, at most this much of them at once, each kept at most this long. */
+const PREBUILT_BYTES = 128 * 1024 * 1024;
+const PREBUILT_TTL_MS = 5 * 60_000;
+
 function createWorker(core: Core, transport: MailTransport, notifyQueued: () => void): Promise<TemporalWorker> {
   const { config, repos, logger } = core;
+  const prebuilt = createPrebuiltMessages({ maxBytes: PREBUILT_BYTES, ttlMs: PREBUILT_TTL_MS });
+  const deliveryDeps: DeliveryDeps = {
+    emailDeliveries: repos.emailDeliveries, suppressions: repos.suppressions, transport, logger, metrics: core.metrics,
+    rewriteForTracking: core.linkTracker.rewrite,
+    reportToken: core.reportTokens.sign,
+    returnPath: (token, senderDomain) => returnPathAddress(token, returnPathDomain(senderDomain, config.returnPathDomain)),
+    dkimKey: core.dkim.signingKey,
+    prebuilt,
+    judgeAccount: (accountId) => core.health.evaluate(accountId),
+  };
+  // One sender for delivery and for building scheduled emails ahead: the messages are built the same way.
+  const sender = createEmailSender(deliveryDeps);
+  const preparer = createScheduledPreparer({ scheduled: repos.scheduled, buildAhead: sender.buildAhead, prebuilt, logger });
   return createTemporalWorker({
     address: core.temporalAddress,
     namespace: config.temporalNamespace,
     taskQueue: config.taskQueue,
     activities: {
-      ...createDeliveryActivities({
-        emailDeliveries: repos.emailDeliveries, suppressions: repos.suppressions, transport, logger, metrics: core.metrics,
-        rewriteForTracking: core.linkTracker.rewrite,
-        reportToken: core.reportTokens.sign,
-        returnPath: (token, senderDomain) => returnPathAddress(token, returnPathDomain(senderDomain, config.returnPathDomain)),
-        dkimKey: core.dkim.signingKey,
-        judgeAccount: (accountId) => core.health.evaluate(accountId),
-      }),
+      ...createDeliveryActivities(deliveryDeps, sender),
       ...createWebhookActivities({
         webhookDeliveries: repos.webhookDeliveries,
         post: (url, body, headers) => postWebhook(url, body, headers, { allowPrivate: config.webhookAllowPrivate }),
@@ -106,7 +119,7 @@ function createWorker(core: Core, transport: MailTransport, notifyQueued: () => 
         disableThreshold: { discards: config.webhookDisableAfterDiscards, hours: config.webhookDisableAfterHours },
         metrics: core.metrics,
       }),
-      ...createJobActivities({ scheduled: repos.scheduled, batches: repos.batches, notifyQueued: () => notifyQueued(), metrics: core.metrics }),
+      ...createJobActivities({ scheduled: repos.scheduled, batches: repos.batches, notifyQueued: () => notifyQueued(), metrics: core.metrics, preparer }),
       ...createDomainActivities({ checks: core.domainChecks, recheckMinutes: config.dnsRecheckMinutes }),
       ...createRetentionActivities({
         retention: createRetentionService({ repo: createRetentionRepo(core.sql), removeFile: (file) => fs.rm(file, { force: true }), logger }),

@@ -27,6 +27,14 @@ export interface TemporalClient {
   close(): Promise<void>;
 }
 
+/**
+ * How long before its second a scheduled second's workflow starts, to build and sign the second's messages
+ * while nothing is due yet (workflows/scheduled-email.ts, job-activities.ts prepareScheduled): at the second
+ * itself only firing, the SMTP hand-over and the bookkeeping are left. Nothing an API caller sees changes:
+ * the emails are fired, and may be cancelled until then, exactly as before.
+ */
+const PREPARE_LEAD_MS = 5000;
+
 /** How long /readyz waits for Temporal to answer. */
 const PING_TIMEOUT_MS = 2000;
 /**
@@ -75,13 +83,14 @@ export async function connectTemporal(options: {
       const workflowId = `scheduled-${new Date(from).toISOString()}`;
       // Started already from this process: the running workflow will find every row of its second.
       if ((startedSeconds.get(workflowId) ?? 0) > Date.now()) return Promise.resolve(false);
-      const delayMs = from - Date.now();
+      // A few seconds early, to build the second's messages before they are due (scheduled-email.ts).
+      const delayMs = from - PREPARE_LEAD_MS - Date.now();
       return once(() =>
         connection.withDeadline(Date.now() + START_TIMEOUT_MS, () =>
           client.workflow.start<typeof scheduledSecondWorkflow>('scheduledSecondWorkflow', {
             workflowId,
             taskQueue,
-            args: [{ from }],
+            args: [{ from, prepare: true }],
             ...(delayMs > 0 ? { startDelay: delayMs } : {}),
           }))).then((started) => {
         rememberStarted(workflowId, from);

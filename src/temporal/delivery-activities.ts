@@ -6,6 +6,7 @@ import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { transientBounceOutcome } from '../mail/delivery-outcome.js';
 import type { DkimSigningKey } from '../mail/dkim-keyring.js';
+import type { PrebuiltMessages } from '../mail/prebuilt-messages.js';
 import type { MailTransport } from '../mail/transport.js';
 import { withLogFields } from '../telemetry/log-context.js';
 import { createChunkLoader } from './chunk-loader.js';
@@ -36,6 +37,8 @@ export interface DeliveryDeps {
   returnPath: (reportToken: string, senderDomain: string) => string;
   /** The DKIM key that signs mail from a domain of an account; undefined sends unsigned. */
   dkimKey: (accountId: string, domain: string) => Promise<DkimSigningKey | undefined>;
+  /** Messages built ahead of their send (scheduled emails); absent: every message is built when sent. */
+  prebuilt?: PrebuiltMessages;
   /** Lets the health policy judge an account after a counted bounce. */
   judgeAccount: (accountId: string) => Promise<unknown>;
   logger: Logger;
@@ -115,7 +118,9 @@ async function deliverPass(
     for (const id of lease.leased) leased.add(id);
     if (lease.busyUntil !== null && (busyUntil === null || lease.busyUntil > busyUntil)) busyUntil = lease.busyUntil;
     const loaded = await emailDeliveries.loadMany(lease.leased);
-    return { loaded, suppressed: await sender.suppressedAmong(loaded) };
+    const suppressed = await sender.suppressedAmong(loaded);
+    // Every message of the chunk starts building now, ahead of its send (email-sender.ts, prepare).
+    return { loaded, prepared: new Map([...loaded].map(([id, l]) => [id, sender.prepare(l, suppressed)])) };
   });
   await pool(ids, SEND_CONCURRENCY, async (id) => {
     // A timed-out attempt learns so from its heartbeat: it must not start more sends.
@@ -123,9 +128,9 @@ async function deliverPass(
       if (leased.has(id)) await emailDeliveries.release(token, id, 'attempt cancelled');
       return;
     }
-    const { loaded, suppressed } = await chunks.chunkOf(id);
+    const { loaded, prepared } = await chunks.chunkOf(id);
     // Not leased: settled already, or another attempt holds it.
-    const outcome = await sender.sendOne(token, loaded.get(id), suppressed);
+    const outcome = await sender.sendOne(token, loaded.get(id), prepared.get(id));
     if (outcome === 'sent') result.sent += 1;
     else if (outcome === 'bounced') result.bounced += 1;
     else if (outcome === 'soft') result.retry.push(id);
@@ -140,8 +145,7 @@ async function deliverPass(
  * crash after the server has read a message and before the outcome is committed) resends at most the
  * messages in flight, with the same Message-ID: docs/delivery.md, "the duplicate window".
  */
-export function createDeliveryActivities(deps: DeliveryDeps) {
-  const sender = createEmailSender(deps);
+export function createDeliveryActivities(deps: DeliveryDeps, sender: EmailSender = createEmailSender(deps)) {
   const { emailDeliveries } = deps;
 
   return {

@@ -92,6 +92,34 @@ describe('firing', () => {
     for (const id of ids) await eventually(async () => (await getScheduled(id)).body.status === 'sent');
   });
 
+  it('emails scheduled seconds ahead are built before they are due: the one kept arrives once, on time, under the id the API lists; the one cancelled after it was built never arrives', async () => {
+    // On a second boundary 7 s out: the second's workflow starts 5 s early and builds both messages first.
+    const at = new Date(Math.ceil((Date.now() + 7_000) / 1000) * 1000).toISOString();
+    const stamp = Date.now();
+    const [keptSubject, cancelledSubject] = [`ahead kept ${stamp}`, `ahead cancelled ${stamp}`];
+    const [kept, cancelled] = await Promise.all([keptSubject, cancelledSubject].map((subject) =>
+      scheduleOk(stack.apiKey, { ...validEmail({ subject, html: '<p>built <b>ahead</b></p>' }), scheduled_at: at })));
+    // Cancelling still works until the email is fired, built or not.
+    await sleep(Math.max(0, Date.parse(at) - Date.now() - 1_500));
+    expect((await cancel(cancelled!)).status).toBe(200);
+
+    const msg = await eventually(async () => arrivedWithSubject(keptSubject)[0], 10_000, 10);
+    expectOnTime(msg.messageId, at);
+    const listed = await eventually(async () => {
+      const l = await emailsOf(kept!);
+      return l.total === 1 ? l : undefined;
+    });
+    expect(msg.messageId).toBe(`<${listed.data[0]!.id}@example.com>`);
+    expect(msg.parsed.html).toContain('<b>ahead</b>');
+    // The Date header is the time it was due.
+    expect(msg.parsed.date?.toISOString()).toBe(at);
+    await sleep(2_000);
+    expect(arrivedWithSubject(cancelledSubject)).toHaveLength(0);
+    expect((await emailsOf(cancelled!)).total).toBe(0);
+    expect((await getScheduled(cancelled!)).body.status).toBe('cancelled');
+    expect(stack.sink.counts().get(msg.messageId)).toBe(1);
+  });
+
   it('DELETE of one already sent is 400, and it stays sent', async () => {
     expect(firedId).not.toBe('');
     const res = await cancel(firedId);

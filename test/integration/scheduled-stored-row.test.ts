@@ -41,7 +41,7 @@ describe('a fired scheduled email', () => {
     await createEmailsRepo(sql).accept(
       [{ id: 'em_direct', accountId: ACCOUNT, apiKeyId: 'key_1', jobType: 'direct', jobId: '', draft }], { enqueue: true });
 
-    expect(await scheduled.fireDue(new Date(0), new Date(Date.now() + 60_000), () => 'em_fired')).toBe(1);
+    expect(await scheduled.fireDue(new Date(0), new Date(Date.now() + 60_000), () => 'em_fired')).toEqual(['em_fired']);
 
     expect(await stored('em_fired')).toEqual(await stored('em_direct'));
     const [fired] = await sql`select job_type, job_id, header_message_id from emails where id = 'em_fired'`;
@@ -56,7 +56,7 @@ describe('a fired scheduled email', () => {
     const scheduled = createScheduledRepo(sql);
     await scheduled.create({ id: 'sch_cancelled', accountId: ACCOUNT, apiKeyId: 'key_1', draft, scheduledAt: new Date(Date.now() - 1000) });
     expect(await scheduled.cancel(ACCOUNT, 'sch_cancelled')).toBe('cancelled');
-    expect(await scheduled.fireDue(new Date(0), new Date(Date.now() + 60_000), () => 'em_never')).toBe(0);
+    expect(await scheduled.fireDue(new Date(0), new Date(Date.now() + 60_000), () => 'em_never')).toEqual([]);
     expect(await sql`select id from emails where id = 'em_never' or job_id = 'sch_cancelled'`).toHaveLength(0);
   });
 });

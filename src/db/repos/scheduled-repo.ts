@@ -3,6 +3,7 @@ import type { Mailbox } from '../../domain/address.js';
 import type { ValidDraft } from '../../domain/email-draft.js';
 import type { Sql } from '../sql.js';
 import { ownedRows } from './owned-rows.js';
+import { upcomingScheduled } from './scheduled-upcoming.js';
 import { attachmentRows, emailRow, idempotencyCte, type IdempotencyCompletion, type StoredDraft } from './emails-repo.js';
 
 export interface ScheduledRow {
@@ -42,9 +43,10 @@ type DueRaw = { id: string; account_id: string; api_key_id: string | null; draft
  * Each due email becomes `sent` and its email is created (with its attachments, job_type scheduled, the
  * Message-ID fixed) and put in the delivery queue, all in one statement. Only rows still `enqueued` change
  * and only their emails are written, so a cancellation (or a concurrent firing) that got there first wins,
- * atomically. The rows are built by emailRow, like every other email's.
+ * atomically. The rows are built by emailRow, like every other email's. `newEmailId` names the email of a
+ * scheduled email (by its id); answers the ids of the emails created.
  */
-async function fireDue(sql: Sql, q: { from: Date; to: Date; newEmailId: () => string; limit: number; onLateness?: (seconds: number[]) => void }): Promise<number> {
+async function fireDue(sql: Sql, q: { from: Date; to: Date; newEmailId: (scheduledId: string) => string; limit: number; onLateness?: (seconds: number[]) => void }): Promise<string[]> {
   const due = await sql<DueRaw[]>`
     select d.id, d.account_id, d.api_key_id, d.draft, (select count(*) from attachments a where a.owner_id = d.id)::int as attachment_count
     from (
@@ -55,14 +57,14 @@ async function fireDue(sql: Sql, q: { from: Date; to: Date; newEmailId: () => st
       order by scheduled_at, id limit ${q.limit}) d
     where d.bytes_before < ${FIRE_BYTES}
     order by d.scheduled_at, d.id`;
-  if (due.length === 0) return 0;
+  if (due.length === 0) return [];
   const rows = due.map((d) => emailRow({
-    id: q.newEmailId(), accountId: d.account_id, apiKeyId: d.api_key_id, jobType: 'scheduled', jobId: d.id,
+    id: q.newEmailId(d.id), accountId: d.account_id, apiKeyId: d.api_key_id, jobType: 'scheduled', jobId: d.id,
     draft: d.draft, attachmentCount: d.attachment_count,
   }));
   // The column names are emailRow's own keys, not input.
   const columns = sql.unsafe(Object.keys(rows[0]!).join(', '));
-  const [row] = await sql<{ n: number; lateness: number[] }[]>`
+  const [row] = await sql<{ ids: string[]; lateness: number[] }[]>`
     with fired as (
       update scheduled_emails s set status = 'sent', sent_at = now(), attempts = attempts + 1, email_id = p.email_id
       from unnest(${due.map((d) => d.id)}::text[], ${rows.map((r) => r.id)}::text[]) as p(sch_id, email_id)
@@ -77,9 +79,9 @@ async function fireDue(sql: Sql, q: { from: Date; to: Date; newEmailId: () => st
       insert into attachments (owner_id, position, filename, content_type, content, content_id)
       select f.email_id, a.position, a.filename, a.content_type, a.content, a.content_id from attachments a join fired f on a.owner_id = f.id),
     queued as (insert into delivery_queue (email_id) select id from email)
-    select (select count(*) from email)::int as n, (select coalesce(array_agg(lateness), '{}') from fired) as lateness`;
+    select (select coalesce(array_agg(id), '{}') from email) as ids, (select coalesce(array_agg(lateness), '{}') from fired) as lateness`;
   q.onLateness?.(row!.lateness);
-  return row!.n;
+  return row!.ids;
 }
 
 export function createScheduledRepo(sql: Sql) {
@@ -132,10 +134,14 @@ export function createScheduledRepo(sql: Sql) {
      * number at a time; answers how many fired (0: none is due), and tells `onLateness` how many seconds
      * after its time each one fired.
      */
-    fireDue: (from: Date, to: Date, newEmailId: () => string, opts: { limit?: number; onLateness?: (seconds: number[]) => void } = {}): Promise<number> =>
+    fireDue: (from: Date, to: Date, newEmailId: (scheduledId: string) => string, opts: { limit?: number; onLateness?: (seconds: number[]) => void } = {}): Promise<string[]> =>
       fireDue(sql, { from, to, newEmailId, limit: opts.limit ?? 500, onLateness: opts.onLateness }),
 
     /** When the next waiting scheduled email of [from, to) is due, if any. */
+    /** The scheduled emails due in [from, to) as the emails firing will make of them, to build their messages ahead (scheduled-upcoming.ts). */
+    upcoming: (from: Date, to: Date, newEmailId: () => string, opts: { limit: number; maxBytes: number }) =>
+      upcomingScheduled(sql, { from, to, newEmailId, ...opts }),
+
     async nextDue(from: Date, to: Date): Promise<Date | undefined> {
       const [row] = await sql<{ at: Date | null }[]>`
         select min(scheduled_at) as at from scheduled_emails
