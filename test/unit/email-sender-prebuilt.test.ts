@@ -33,7 +33,7 @@ function loadedEmail(id: string, tracking = false): LoadedEmail {
       attachmentCount: 0, attempts: 0, createdAt: new Date('2026-11-25T10:00:00Z'), sentAt: null, remainingRecipients: null,
     },
     attachments: [],
-    sender: { accountStatus: 'active', openTracking: tracking, clickTracking: false },
+    sender: { accountStatus: 'healthy', openTracking: tracking, clickTracking: false },
     lastError: '',
   };
 }
