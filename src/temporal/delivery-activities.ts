@@ -11,6 +11,7 @@ import type { MailTransport } from '../mail/transport.js';
 import { withLogFields } from '../telemetry/log-context.js';
 import { createChunkLoader } from './chunk-loader.js';
 import { createEmailSender, type EmailSender, type SendOutcome } from './email-sender.js';
+import { pool } from './pool.js';
 
 /** How long an attempt owns its emails without renewing; a killed worker's emails are free after this. */
 export const LEASE_SECONDS = 15;
@@ -55,14 +56,6 @@ export interface DeliverEmailsResult {
 function leaseToken(): string {
   const info = Context.current().info;
   return `${info.workflowExecution?.workflowId ?? "standalone"}:${info.activityId}:${info.attempt}:${crypto.randomBytes(4).toString('hex')}`;
-}
-
-async function pool<T>(items: T[], size: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(size, items.length) }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  });
-  await Promise.all(lanes);
 }
 
 /** Sleeps, heartbeating, until another attempt's lease on some of our emails has run out. */

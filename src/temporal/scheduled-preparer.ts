@@ -3,6 +3,7 @@ import type { LoadedEmail } from '../db/repos/email-deliveries-repo.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { PrebuiltMessages } from '../mail/prebuilt-messages.js';
+import { pool } from './pool.js';
 
 /** Most scheduled emails of one second built ahead, and most bytes of their drafts read for it. */
 const PREPARE_LIMIT = 5000;
@@ -32,18 +33,15 @@ export function createScheduledPreparer(deps: {
     async prepare(from, to, until) {
       const upcoming = await deps.scheduled.upcoming(from, to, () => newId('email'), { limit: PREPARE_LIMIT, maxBytes: PREPARE_BYTES });
       const prepared = new Map<string, string>();
-      let next = 0;
-      const lanes = Array.from({ length: Math.min(CONCURRENCY, upcoming.length) }, async () => {
-        while (next < upcoming.length && Date.now() < until) {
-          const { scheduledId, loaded } = upcoming[next++]!;
-          try {
-            if (await deps.buildAhead(loaded)) prepared.set(scheduledId, loaded.email.id);
-          } catch (err) {
-            deps.logger.warn({ err, scheduledId }, 'could not build a scheduled email ahead; it is built when sent');
-          }
+      await pool(upcoming, CONCURRENCY, async ({ scheduledId, loaded }) => {
+        // Past `until` the rest is left to be built when sent, so the firing is not held up.
+        if (Date.now() >= until) return;
+        try {
+          if (await deps.buildAhead(loaded)) prepared.set(scheduledId, loaded.email.id);
+        } catch (err) {
+          deps.logger.warn({ err, scheduledId }, 'could not build a scheduled email ahead; it is built when sent');
         }
       });
-      await Promise.all(lanes);
       return prepared;
     },
     forget: (emailIds) => deps.prebuilt.drop(emailIds),
