@@ -19,7 +19,7 @@ export interface ScheduledSecond {
 }
 
 /**
- * The scheduled emails due within one second (workflow id `scheduled-<that second>`), started with a
+ * The scheduled emails due within one second (workflow id `scheduled-<task queue>-<that second>`), started with a
  * delayed start a few seconds before the second (client.ts, PREPARE_LEAD_MS), so nothing is held in worker memory while
  * they wait and they survive restarts of the worker and of Temporal. It builds their messages, waits for
  * the second on a durable timer, and then one local activity fires them all into the delivery queue: a

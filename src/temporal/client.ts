@@ -80,7 +80,9 @@ export async function connectTemporal(options: {
       })),
     startScheduledSecond: (scheduledAt) => {
       const from = Math.floor(scheduledAt.getTime() / 1000) * 1000;
-      const workflowId = `scheduled-${new Date(from).toISOString()}`;
+      // The task queue is in the id: deployments that share a namespace (one queue each) must not take
+      // each other's second for their own, or the second's start is refused and only the sweep fires it.
+      const workflowId = `scheduled-${taskQueue}-${new Date(from).toISOString()}`;
       // Started already from this process: the running workflow will find every row of its second.
       if ((startedSeconds.get(workflowId) ?? 0) > Date.now()) return Promise.resolve(false);
       // A few seconds early, to build the second's messages before they are due (scheduled-email.ts).
