@@ -4,6 +4,7 @@ import type { ValidDraft } from '../../domain/email-draft.js';
 import type { Sql } from '../sql.js';
 import { ownedRows } from './owned-rows.js';
 import { upcomingScheduled } from './scheduled-upcoming.js';
+import { waitingScheduled } from './scheduled-window.js';
 import { attachmentRows, emailRow, idempotencyCte, type IdempotencyCompletion, type StoredDraft } from './emails-repo.js';
 
 export interface ScheduledRow {
@@ -49,12 +50,7 @@ type DueRaw = { id: string; account_id: string; api_key_id: string | null; draft
 async function fireDue(sql: Sql, q: { from: Date; to: Date; newEmailId: (scheduledId: string) => string; limit: number; onLateness?: (seconds: number[]) => void }): Promise<string[]> {
   const due = await sql<DueRaw[]>`
     select d.id, d.account_id, d.api_key_id, d.draft, (select count(*) from attachments a where a.owner_id = d.id)::int as attachment_count
-    from (
-      select id, account_id, api_key_id, draft, scheduled_at,
-        sum((draft->>'size')::bigint) over (order by scheduled_at, id) - (draft->>'size')::bigint as bytes_before
-      from scheduled_emails
-      where status = 'enqueued' and scheduled_at >= ${q.from} and scheduled_at < ${q.to} and scheduled_at <= now()
-      order by scheduled_at, id limit ${q.limit}) d
+    from (${waitingScheduled(sql, { from: q.from, to: q.to, limit: q.limit, dueOnly: true })}) d
     where d.bytes_before < ${FIRE_BYTES}
     order by d.scheduled_at, d.id`;
   if (due.length === 0) return [];
@@ -137,11 +133,11 @@ export function createScheduledRepo(sql: Sql) {
     fireDue: (from: Date, to: Date, newEmailId: (scheduledId: string) => string, opts: { limit?: number; onLateness?: (seconds: number[]) => void } = {}): Promise<string[]> =>
       fireDue(sql, { from, to, newEmailId, limit: opts.limit ?? 500, onLateness: opts.onLateness }),
 
-    /** When the next waiting scheduled email of [from, to) is due, if any. */
     /** The scheduled emails due in [from, to) as the emails firing will make of them, to build their messages ahead (scheduled-upcoming.ts). */
     upcoming: (from: Date, to: Date, newEmailId: () => string, opts: { limit: number; maxBytes: number }) =>
       upcomingScheduled(sql, { from, to, newEmailId, ...opts }),
 
+    /** When the next waiting scheduled email of [from, to) is due, if any. */
     async nextDue(from: Date, to: Date): Promise<Date | undefined> {
       const [row] = await sql<{ at: Date | null }[]>`
         select min(scheduled_at) as at from scheduled_emails

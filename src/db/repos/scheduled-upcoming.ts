@@ -2,6 +2,7 @@ import type { AccountStatus } from '../../domain/catalog.js';
 import type { Sql } from '../sql.js';
 import type { LoadedEmail } from './email-deliveries-repo.js';
 import { emailRow, mailboxesOf, toEmail, type StoredDraft } from './emails-repo.js';
+import { waitingScheduled } from './scheduled-window.js';
 
 export interface UpcomingEmail {
   scheduledId: string;
@@ -16,7 +17,7 @@ type Raw = {
 
 /**
  * The scheduled emails still waiting in [from, to), at most `limit` and (after the first) `maxBytes` of
- * drafts, each as the email row firing will make of it (emailRow, as fireDue builds it) with its sender's
+ * drafts (waitingScheduled), each as the email row firing will make of it (emailRow, as fireDue builds it) with its sender's
  * state read as delivery reads it (loadMany): what building its message needs, before it exists. The
  * message's Date is the time it is due. Emails with attachments are left out: their content is the
  * largest, and it is read when they are sent.
@@ -26,13 +27,7 @@ export async function upcomingScheduled(
 ): Promise<UpcomingEmail[]> {
   const rows = await sql<Raw[]>`
     select u.id, u.account_id, u.api_key_id, u.draft, u.scheduled_at, a.status as account_status, d.open_tracking, d.click_tracking
-    from (
-      select id, account_id, api_key_id, draft, scheduled_at,
-        sum((draft->>'size')::bigint) over (order by scheduled_at, id) - (draft->>'size')::bigint as bytes_before
-      from scheduled_emails s
-      where status = 'enqueued' and scheduled_at >= ${q.from} and scheduled_at < ${q.to}
-        and not exists (select 1 from attachments f where f.owner_id = s.id)
-      order by scheduled_at, id limit ${q.limit}) u
+    from (${waitingScheduled(sql, { from: q.from, to: q.to, limit: q.limit, withoutAttachments: true })}) u
     join accounts a on a.id = u.account_id
     left join domains d on d.account_id = u.account_id and d.name = u.draft->>'senderDomain'
     where u.bytes_before < ${q.maxBytes}
