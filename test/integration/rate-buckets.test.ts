@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccountsRepo } from '../../src/db/repos/accounts-repo.js';
+import { createApiKeysRepo } from '../../src/db/repos/api-keys-repo.js';
 import { createRateBucketsRepo } from '../../src/db/repos/rate-buckets-repo.js';
 import { createSql, type Sql } from '../../src/db/sql.js';
 import type { BucketStore } from '../../src/domain/token-bucket.js';
@@ -44,6 +46,20 @@ describe('rate_buckets: the lease statement', () => {
     expect(refilled.granted + refilled.tokens).toBeLessThanOrEqual(5);
     // A key of its own, and a bucket never holds more than the rate however long it waits.
     expect(await repo.lease('k2', 10, 5)).toEqual({ granted: 5, tokens: 0 });
+  });
+
+  it("deleting an API key deletes its bucket, and only its own", async () => {
+    const sql = pool(1);
+    const [accounts, keys, buckets] = [createAccountsRepo(sql), createApiKeysRepo(sql), createRateBucketsRepo(sql)];
+    await accounts.create({ id: 'acc_buckets', name: 'buckets', dailyQuota: 100 });
+    for (const id of ['key_gone', 'key_kept']) {
+      await keys.create({ id, accountId: 'acc_buckets', name: id, permission: 'all', allowedDomains: [], keyHash: Buffer.from(id), keyPrefix: id });
+      await buckets.lease(id, 1, 5);
+    }
+    expect(await keys.softDelete('key_gone')).toBe(true);
+    const left = await sql<{ key_id: string }[]>`select key_id from rate_buckets where key_id in ('key_gone', 'key_kept')`;
+    expect(left.map((r) => r.key_id)).toEqual(['key_kept']);
+    expect(await keys.softDelete('key_gone')).toBe(false);
   });
 
   it('two processes leasing one bucket at once get no more than it holds and refills', async () => {

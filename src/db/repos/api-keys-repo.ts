@@ -68,8 +68,12 @@ export function createApiKeysRepo(sql: Sql) {
       return (await sql<Raw[]>`select * from api_keys where account_id = ${accountId} and deleted_at is null order by id`).map(toKey);
     },
 
+    /** Deletes a key (its row stays, for the usage and emails it names) and its rate-limit bucket, which nothing reads again. */
     async softDelete(id: string): Promise<boolean> {
-      const rows = await sql`update api_keys set deleted_at = now() where id = ${id} and deleted_at is null returning id`;
+      const rows = await sql`
+        with gone as (update api_keys set deleted_at = now() where id = ${id} and deleted_at is null returning id),
+        bucket as (delete from rate_buckets where key_id in (select id from gone))
+        select id from gone`;
       return rows.length > 0;
     },
 
