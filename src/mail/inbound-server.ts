@@ -1,6 +1,6 @@
 import { SMTPServer } from 'smtp-server';
 import type { Logger } from '../logger.js';
-import { limitSessions, listenSmtp, readMessage, type Listening } from './smtp-listen.js';
+import { inSession, limitSessions, listenSmtp, readMessage, type Listening } from './smtp-listen.js';
 
 /**
  * Reports are small: RFC 3464 and 5965 reports quote the original's headers, or the whole original, which
@@ -71,7 +71,7 @@ export async function startInboundServer(options: {
       callback();
     },
     onData(stream, session, callback) {
-      readMessage(stream, MAX_INBOUND_BYTES).then(async (raw) => {
+      void inSession(session, () => readMessage(stream, MAX_INBOUND_BYTES).then(async (raw) => {
         if (!raw) return callback(Object.assign(new Error('5.3.4 message exceeds the fixed maximum message size'), { responseCode: 552 }));
         const rcptTo = session.envelope.rcptTo.map((r) => r.address);
         const verdict = await options.onMessage(raw, { rcptTo });
@@ -80,7 +80,7 @@ export async function startInboundServer(options: {
       }).catch((err: unknown) => {
         logger.warn({ err, from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '' }, 'inbound message not handled; asked to retry');
         callback(Object.assign(new Error('4.3.0 temporary failure, try again later'), { responseCode: 451 }));
-      });
+      }));
     },
   });
   limitSessions(server, MAX_INBOUND_SESSION_MS);

@@ -1,12 +1,18 @@
 import type { AddressInfo, Socket } from 'node:net';
 import type { Readable } from 'node:stream';
-import type { SMTPServer } from 'smtp-server';
+import type { SMTPServer, SMTPServerSession } from 'smtp-server';
+import { withLogFields } from '../telemetry/log-context.js';
 
 /** A listening SMTP server: its port (the one picked when asked for 0), its URL, and how to stop it. */
 export interface Listening {
   port: number;
   url: string;
   close(): Promise<void>;
+}
+
+/** Runs `fn` with the SMTP connection's id (smtp-server's session id) on every log line its work writes. */
+export function inSession<T>(session: SMTPServerSession, fn: () => T): T {
+  return withLogFields({ smtpSession: session.id }, fn);
 }
 
 /**

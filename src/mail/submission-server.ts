@@ -2,7 +2,7 @@ import { SMTPServer, type SMTPServerSession } from 'smtp-server';
 import { readMailbox } from '../domain/address.js';
 import { LIMITS } from '../domain/limits.js';
 import type { Logger } from '../logger.js';
-import { limitSessions, listenSmtp, readMessage, type Listening } from './smtp-listen.js';
+import { inSession, limitSessions, listenSmtp, readMessage, type Listening } from './smtp-listen.js';
 import { smtpReply, smtpReplyFor } from './smtp-replies.js';
 
 /**
@@ -59,14 +59,14 @@ export async function startSubmissionServer<Credential>(options: {
     socketTimeout: SUBMISSION_SOCKET_TIMEOUT_MS,
     closeTimeout: 5_000,
     logger: false,
-    onAuth(auth, _session, callback) {
-      handler.login(auth.password ?? '').then((user) => callback(null, { user }), (err: unknown) => callback(smtpReplyFor(err)));
+    onAuth(auth, session, callback) {
+      inSession(session, () => handler.login(auth.password ?? '')).then((user) => callback(null, { user }), (err: unknown) => callback(smtpReplyFor(err)));
     },
     onMailFrom(address, session, callback) {
       if (address.address !== '' && typeof readMailbox(address.address) === 'string') {
         return callback(smtpReply(553, '5.1.7 the sender address is not a valid email address'));
       }
-      handler.beginMessage(credentialOf(session), address.address).then(() => callback(), (err: unknown) => callback(smtpReplyFor(err)));
+      inSession(session, () => handler.beginMessage(credentialOf(session), address.address)).then(() => callback(), (err: unknown) => callback(smtpReplyFor(err)));
     },
     onRcptTo(address, session, callback) {
       if (session.envelope.rcptTo.length >= LIMITS.recipients) {
@@ -80,7 +80,7 @@ export async function startSubmissionServer<Credential>(options: {
         mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
         rcptTo: session.envelope.rcptTo.map((r) => r.address),
       };
-      readMessage(stream, SUBMISSION_MAX_BYTES).then(async (raw) => {
+      void inSession(session, () => readMessage(stream, SUBMISSION_MAX_BYTES).then(async (raw) => {
         if (!raw) return callback(smtpReply(552, `5.3.4 message exceeds the fixed maximum message size of ${SUBMISSION_MAX_BYTES} bytes`));
         const id = await handler.submit(credentialOf(session), raw, envelope);
         callback(null, `2.0.0 OK: queued as ${id}`);
@@ -88,7 +88,7 @@ export async function startSubmissionServer<Credential>(options: {
         const reply = smtpReplyFor(err);
         if (reply.responseCode === 451) logger.warn({ err }, 'submitted message not accepted; asked the client to retry');
         callback(reply);
-      });
+      }));
     },
   });
   limitSessions(server, MAX_SUBMISSION_SESSION_MS);

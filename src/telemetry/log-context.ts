@@ -1,8 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 /**
- * Fields every log line written within a piece of work carries: `reqId` while serving a request, `emailId`
- * while delivering an email, `webhookDeliveryId` while posting a webhook.
+ * Fields every log line written within a piece of work carries: `reqId` while serving a request, `smtpSession`
+ * while serving an SMTP connection (submission, inbound reports), `emailId` while delivering an email,
+ * `webhookDeliveryId` while posting a webhook.
  *
  * Why an async context rather than only child loggers: the services, repositories and transports a request
  * or a delivery goes through get their logger once, at start; a child logger would have to be threaded
@@ -11,6 +12,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  */
 export interface LogFields {
   reqId?: string;
+  smtpSession?: string;
   emailId?: string;
   webhookDeliveryId?: string;
 }
