@@ -4,6 +4,7 @@ import { validateDraft } from '../domain/email-draft.js';
 import { assertAllowed } from '../domain/permissions.js';
 import { newId } from '../ids.js';
 import { inSpan } from '../telemetry/spans.js';
+import { createAcceptWriter } from './accept-writer.js';
 import type { Accept } from './acceptance.js';
 import type { Principal } from './auth-service.js';
 import type { SenderCheck } from './sender-check.js';
@@ -27,9 +28,10 @@ export interface SendDeps {
 /**
  * Immediate sends. The request is answered only once the email, its attachments and its place in the
  * delivery queue are committed together, so an answered email is never lost; delivery happens later,
- * from the queue, on Temporal.
+ * from the queue, on Temporal. Concurrent sends share their statement (accept-writer.ts).
  */
 export function createSendService(deps: SendDeps) {
+  const write = createAcceptWriter(deps.emails);
   return {
     send(principal: Principal, draft: EmailDraft, idempotencyKey?: string): Promise<SendResult> {
       return inSpan('send email', { attributes: { 'mailer.account.id': principal.accountId } }, async (span) => {
@@ -52,7 +54,7 @@ export function createSendService(deps: SendDeps) {
     const result = await deps.accept<SendResult>({
       principal, operation: 'send', idempotencyKey, request: draft, count: 1,
       answer: { id, messageId: '', status: 'pending' },
-      store: (idempotency) => deps.emails.accept([email], { enqueue: true, ...(idempotency ? { idempotency } : {}) }),
+      store: (idempotency) => (idempotency ? deps.emails.accept([email], { enqueue: true, idempotency }) : write(email)),
     });
     if (result.id === id) {
       deps.usage.emailsSent(principal.keyId, 1);
