@@ -1,4 +1,5 @@
 import type { EmailsRepo, NewEmail } from '../db/repos/emails-repo.js';
+import { groupPerTurn, type Waiting } from '../group-commit.js';
 
 /** Most emails in one statement (its parameters stay small; a draft may be 10 MB with its attachments). */
 const MAX_BATCH = 100;
@@ -7,9 +8,9 @@ const MAX_BATCH = 100;
 export type AcceptWriter = (email: NewEmail) => Promise<void>;
 
 /**
- * Group commit for accepted emails (POST /emails, SMTP submission), as outcome-writer.ts does for delivery
- * outcomes: the emails of the requests that reach their store in one turn of the event loop are written by
- * one statement at the end of that turn. Under load most of an accept's database time was the statement
+ * Group commit (group-commit.ts) for accepted emails (POST /emails, SMTP submission), as outcome-writer.ts
+ * does for delivery outcomes: the emails of the requests that reach their store in one turn of the event
+ * loop are written by one statement at the end of that turn. Under load most of an accept's database time was the statement
  * around the row (its parse, the list counters' statement trigger, the commit), paid per email (bench,
  * pg_stat_statements: 0.37 ms of PostgreSQL a send); one statement for many pays it once. Nobody waits for
  * a turn: a lone request is written as soon as it gets there. Every request is answered only after its own
@@ -21,36 +22,15 @@ export type AcceptWriter = (email: NewEmail) => Promise<void>;
  * same statement as their email: emails-repo.ts, idempotencyCte).
  */
 export function createAcceptWriter(emails: Pick<EmailsRepo, 'accept'>): AcceptWriter {
-  type Waiting = { email: NewEmail; resolve: () => void; reject: (err: unknown) => void };
-  let queue: Waiting[] = [];
-  let scheduled = false;
-
-  const writeOne = (w: Waiting) => emails.accept([w.email], { enqueue: true }).then(w.resolve, w.reject);
-
-  async function writeBatch(batch: Waiting[]): Promise<void> {
+  const writeOne = (w: Waiting<NewEmail, void>) => emails.accept([w.item], { enqueue: true }).then(w.resolve, w.reject);
+  return groupPerTurn<NewEmail, void>(MAX_BATCH, async (batch) => {
     if (batch.length === 1) return writeOne(batch[0]!);
     try {
-      await emails.accept(batch.map((w) => w.email), { enqueue: true });
+      await emails.accept(batch.map((w) => w.item), { enqueue: true });
     } catch {
       await Promise.all(batch.map(writeOne));
       return;
     }
     for (const w of batch) w.resolve();
-  }
-
-  function flush(): void {
-    scheduled = false;
-    const taken = queue;
-    queue = [];
-    for (let i = 0; i < taken.length; i += MAX_BATCH) void writeBatch(taken.slice(i, i + MAX_BATCH));
-  }
-
-  return (email) =>
-    new Promise((resolve, reject) => {
-      queue.push({ email, resolve, reject });
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(flush);
-      }
-    });
+  });
 }

@@ -1,4 +1,5 @@
 import { outcomeKey, type LeasedOutcome } from '../db/repos/delivery-outcomes.js';
+import { groupPerTurn } from '../group-commit.js';
 
 /** Most outcomes in one statement (its JSON parameters stay small). */
 const MAX_BATCH = 256;
@@ -9,7 +10,7 @@ export interface OutcomeWriter {
 }
 
 /**
- * Group commit for delivery outcomes: the outcomes recorded in one turn of the event loop (the SMTP answers
+ * Group commit for delivery outcomes (group-commit.ts): the outcomes recorded in one turn of the event loop (the SMTP answers
  * read in one poll, under load many) are written by one statement, at the end of that turn. No outcome
  * waits for an earlier write to finish: the window between a server's 250 and its commit stays one round
  * trip, as with a statement per email, which is what bounds the duplicates a crash can cause (RFC 1047; the
@@ -17,38 +18,16 @@ export interface OutcomeWriter {
  * fails every outcome in it.
  */
 export function createOutcomeWriter(write: (entries: LeasedOutcome[]) => Promise<Map<string, string>>): OutcomeWriter {
-  type Waiting = { entry: LeasedOutcome; resolve: (r: { accountId: string } | undefined) => void; reject: (err: unknown) => void };
-  let queue: Waiting[] = [];
-  let scheduled = false;
-
-  async function writeBatch(batch: Waiting[]): Promise<void> {
+  const record = groupPerTurn<LeasedOutcome, { accountId: string } | undefined>(MAX_BATCH, async (batch) => {
     try {
-      const recorded = await write(batch.map((w) => w.entry));
+      const recorded = await write(batch.map((w) => w.item));
       for (const w of batch) {
-        const accountId = recorded.get(outcomeKey(w.entry.token, w.entry.outcome.id));
+        const accountId = recorded.get(outcomeKey(w.item.token, w.item.outcome.id));
         w.resolve(accountId === undefined ? undefined : { accountId });
       }
     } catch (err) {
       for (const w of batch) w.reject(err);
     }
-  }
-
-  function flush(): void {
-    scheduled = false;
-    const taken = queue;
-    queue = [];
-    for (let i = 0; i < taken.length; i += MAX_BATCH) void writeBatch(taken.slice(i, i + MAX_BATCH));
-  }
-
-  return {
-    record(entry) {
-      return new Promise((resolve, reject) => {
-        queue.push({ entry, resolve, reject });
-        if (!scheduled) {
-          scheduled = true;
-          setImmediate(flush);
-        }
-      });
-    },
-  };
+  });
+  return { record };
 }
