@@ -1,4 +1,4 @@
-import { MetricsBuffer, Runtime } from '@temporalio/worker';
+import { MetricsBuffer, Runtime, type LogMetadata, type Logger as TemporalLogger } from '@temporalio/worker';
 import type { Logger } from '../logger.js';
 import { drainTemporalMetrics, setTemporalMetricsSource } from '../metrics/temporal-sdk-metrics.js';
 
@@ -34,17 +34,27 @@ export function installTemporalRuntime(logger: Logger): void {
 }
 
 function install(logger: Logger, buffer: MetricsBuffer): void {
-  Runtime.install({
-    // The SDK's own logs go through ours, at warn and above.
-    logger: {
-      log: (level, message, meta) => {
-        if (level === 'WARN') logger.warn(meta ?? {}, message);
-        else if (level === 'ERROR') logger.error(meta ?? {}, message);
-      },
-      trace: () => {}, debug: () => {}, info: () => {},
-      warn: (message, meta) => logger.warn(meta ?? {}, message),
-      error: (message, meta) => logger.error(meta ?? {}, message),
+  Runtime.install({ logger: sdkLogger(logger), telemetryOptions: { metrics: { buffer } } });
+}
+
+/**
+ * The SDK's own logs through ours, at warn and above. The SDK names a failure `error` in its metadata ("Activity
+ * failed", { error }); pino serialises an Error with its message, stack and causes only under `err` (an Error
+ * under any other key is written `{}`, its fields being non-enumerable), so it is moved there.
+ */
+export function sdkLogger(logger: Logger): TemporalLogger {
+  const fields = (meta: LogMetadata | undefined): object => {
+    if (meta === undefined) return {};
+    const { error, ...rest } = meta;
+    return error instanceof Error && rest.err === undefined ? { ...rest, err: error } : meta;
+  };
+  return {
+    log: (level, message, meta) => {
+      if (level === 'WARN') logger.warn(fields(meta), message);
+      else if (level === 'ERROR') logger.error(fields(meta), message);
     },
-    telemetryOptions: { metrics: { buffer } },
-  });
+    trace: () => {}, debug: () => {}, info: () => {},
+    warn: (message, meta) => logger.warn(fields(meta), message),
+    error: (message, meta) => logger.error(fields(meta), message),
+  };
 }
