@@ -1,5 +1,6 @@
 import type { DeliveryOutcome } from '../db/repos/email-deliveries-repo.js';
 import type { EmailRow } from '../db/repos/emails-repo.js';
+import { refusalClass } from '../domain/bounce-class.js';
 import { type BounceType, type BouncedRecipient, event, type NewEvent, suppressionsOf } from '../domain/events.js';
 import { newId } from '../ids.js';
 import type { TransportResult } from './transport.js';
@@ -9,7 +10,9 @@ import type { TransportResult } from './transport.js';
  * Pure apart from fresh ids, so every rule of the event model is in this one file:
  *
  * - recipients a server accepted: `delivery`, one event per server reply (in direct mode each recipient
- *   domain's MX answers for its own); recipients refused for good: a Permanent `bounce` (and suppressed);
+ *   domain's MX answers for its own); recipients refused for good: a Permanent `bounce` (and suppressed)
+ *   when the refusal says the address is dead, a Transient one (not suppressed) when it refuses the message
+ *   or its sender (policy, reputation, content: domain/bounce-class.ts);
  * - the first attempt that hands the message to any server also records `send`, once per email;
  * - recipients deferred (4xx, unreachable) while others were answered: the email stays `pending` with just
  *   those left to deliver (`remaining`), and later attempts send to them only;
@@ -70,13 +73,17 @@ function deliveryEvents(email: EmailRow, a: Attempt): NewEvent[] {
 export function attemptOutcome(email: EmailRow, a: Attempt): DeliveryOutcome {
   const events: NewEvent[] = firstHanding(email) ? [event(newId('event'), 'send', a.handedAt, {})] : [];
   events.push(...deliveryEvents(email, a));
-  if (a.refused.length > 0) {
-    events.push(bounceEvent(a.answeredAt, 'Permanent', 'General', a.refused.map((r) => ({
+  // Only a refusal that says the address is dead suppresses it; a blocked message or sender does not.
+  const dead = a.refused.filter((r) => refusalClass(r.failure.status, r.failure.diagnostic) === 'recipient');
+  const blocked = a.refused.filter((r) => !dead.includes(r));
+  for (const [type, refused] of [['Permanent', dead], ['Transient', blocked]] as const) {
+    if (refused.length === 0) continue;
+    events.push(bounceEvent(a.answeredAt, type, 'General', refused.map((r) => ({
       email_address: r.address.toLowerCase(), status: r.failure.status, diagnostic_code: r.failure.diagnostic,
     }))));
   }
   if (a.suppressed.length > 0) events.push(bounceEvent(a.answeredAt, 'Permanent', 'Suppressed', suppressedRecipients(a.suppressed)));
-  const suppress = suppressionsOf(a.refused.map((r) => r.address), 'bounce');
+  const suppress = suppressionsOf(dead.map((r) => r.address), 'bounce');
   const delivered = a.accepted.length > 0 || email.sentAt !== null;
   const firstAccepted = a.accepted[0];
   const common = {
@@ -92,7 +99,8 @@ export function attemptOutcome(email: EmailRow, a: Attempt): DeliveryOutcome {
 
 /** The retry budget is spent: the last temporary failure becomes a Transient bounce of the recipients still remaining. */
 export function transientBounceOutcome(email: EmailRow, at: Date, lastError: string): DeliveryOutcome {
-  const status = /\b(4\.\d{1,3}\.\d{1,3})\b/.exec(lastError)?.[1] ?? EXPIRED_STATUS;
+  // A 5xx retried as temporary (552 5.2.2 mailbox full) keeps its own status.
+  const status = /\b([45]\.\d{1,3}\.\d{1,3})\b/.exec(lastError)?.[1] ?? EXPIRED_STATUS;
   const diagnostic = lastError === '' ? 'retry budget exhausted after temporary failures' : lastError;
   // Ids are time-ordered and events list in id order: `send` is made first.
   const send = firstHanding(email) ? [event(newId('event'), 'send', at, {})] : [];

@@ -1,4 +1,5 @@
 import { simpleParser, type Attachment, type SimpleParserOptions } from 'mailparser';
+import { bounceTypeOf } from '../domain/bounce-class.js';
 import type { BounceType, BouncedRecipient } from '../domain/events.js';
 
 /**
@@ -30,7 +31,7 @@ export interface ComplaintReport {
 }
 
 export interface FailedRecipient extends BouncedRecipient {
-  /** From the status class: 5.x.x is Permanent, 4.x.x Transient. */
+  /** From the status (domain/bounce-class.ts): Permanent only when it says the address is dead (5.1.1, not 5.2.2 or 5.7.1). */
   bounceType: BounceType;
   /** Original-Recipient when it differs from Final-Recipient (`email_address`), as after a forward. */
   originalRecipient?: string;
@@ -245,7 +246,7 @@ function bounceOf(blocks: Fields[], originalHeaders: Fields): BounceReport | und
     const code = STATUS.exec((first(block, 'status') ?? '').slice(0, 100)) ?? STATUS.exec(diagnostic);
     const status = code ? `${code[1]}.${code[2]}.${code[3]}` : '5.0.0';
     recipients.push({
-      email_address: address, status, diagnostic_code: diagnostic, bounceType: status.startsWith('4') ? 'Transient' : 'Permanent',
+      email_address: address, status, diagnostic_code: diagnostic, bounceType: bounceTypeOf(status, diagnostic),
       ...(originalRecipient && originalRecipient !== address ? { originalRecipient } : {}),
     });
   }
