@@ -20,7 +20,8 @@ export async function migrate(sql: Sql, logger: Logger, afterMigrate?: (sql: Sql
     const done = new Set((await tx<{ version: number }[]>`select version from schema_migrations`).map((r) => r.version));
     for (const m of MIGRATIONS) {
       if (done.has(m.version)) continue;
-      await tx.unsafe(m.sql);
+      if (m.sql !== '') await tx.unsafe(m.sql);
+      if (m.run) await m.run(tx as unknown as Sql);
       await tx`insert into schema_migrations (version, name) values (${m.version}, ${m.name})`;
       applied.push(m.version);
       logger.info({ version: m.version, name: m.name }, 'migration applied');

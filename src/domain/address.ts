@@ -9,7 +9,7 @@ import { LIMITS } from './limits.js';
  * stored and what builds the headers and the SMTP envelope: nothing parses the original text again.
  */
 
-/** One mailbox: a display name (possibly empty) and a bare address, as written. */
+/** One mailbox: a display name (possibly empty) and a bare address in its canonical form (canonicalAddress). */
 export interface Mailbox {
   name: string;
   address: string;
@@ -76,8 +76,33 @@ export function readMailbox(input: string): ParsedAddress | AddressProblem {
   if (name !== '' && !input.trimEnd().endsWith(`<${raw}>`)) return 'invalid';
   const domain = checkAddress(raw);
   if (domain === undefined) return 'invalid';
-  // Kept as written: a domain is compared in lower case (`domain`, suppressions), never rewritten.
-  return { name, address: raw, domain };
+  // The one form from here on: what is stored, counted, suppressed, matched and handed to nodemailer.
+  return { name, address: `${raw.slice(0, raw.lastIndexOf('@'))}@${domain}`, domain };
+}
+
+/**
+ * The one form of a bare address, converted once at acceptance: the local part as written, the domain in
+ * its ASCII (UTS #46) form in lower case. `victim@ｃustomers.test` (fullwidth c), `victim@cus\u00ADtomers.test`
+ * (soft hyphen) and `VICTIM@Customers.TEST` all name the mailbox nodemailer delivers to as
+ * `victim@customers.test`, so suppressions, erasure and reports must see them as one. Undefined when the
+ * address is not one readMailbox would accept.
+ */
+export function canonicalAddress(bare: string): string | undefined {
+  const domain = checkAddress(bare);
+  return domain === undefined ? undefined : `${bare.slice(0, bare.lastIndexOf('@'))}@${domain}`;
+}
+
+/**
+ * What addresses are compared on (suppressions, complaints, bounce reports, erasure, envelope against
+ * headers): the canonical form in lower case. Mail systems treat local parts case-insensitively in practice,
+ * and a report or a receiving server may write the domain in either form; a text that is not a valid address
+ * (a report's) keeps its own lower case, with its domain converted where it is a domain.
+ */
+export function addressKey(address: string): string {
+  const at = address.lastIndexOf('@');
+  if (at < 0) return address.toLowerCase();
+  const domain = asciiDomain(address.slice(at + 1));
+  return (domain === undefined ? address : `${address.slice(0, at)}@${domain}`).toLowerCase();
 }
 
 // RFC 5322 atext plus space: a name made only of these needs no quotes.

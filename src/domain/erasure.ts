@@ -1,4 +1,4 @@
-import type { Mailbox } from './address.js';
+import { addressKey, type Mailbox } from './address.js';
 import type { Mailboxes } from './email-draft.js';
 
 /**
@@ -8,8 +8,8 @@ import type { Mailboxes } from './email-draft.js';
  */
 export const ERASED_ADDRESS = 'erased@erased.invalid';
 
-/** What an erasure compares on: addresses are matched without regard to case, as suppressions are. */
-export const erasureKey = (address: string): string => address.toLowerCase();
+/** What an erasure compares on: the address key (canonical, without regard to case), as suppressions are. */
+export const erasureKey = (address: string): string => addressKey(address);
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

@@ -1,5 +1,6 @@
 import type { DeliveryOutcome } from '../db/repos/email-deliveries-repo.js';
 import type { EmailRow } from '../db/repos/emails-repo.js';
+import { addressKey } from '../domain/address.js';
 import { refusalClass } from '../domain/bounce-class.js';
 import { type BounceType, type BouncedRecipient, event, type NewEvent, suppressionsOf } from '../domain/events.js';
 import { newId } from '../ids.js';
@@ -28,9 +29,9 @@ import type { TransportResult } from './transport.js';
 const EXPIRED_STATUS = '4.4.7';
 const SUPPRESSED_DIAGNOSTIC = 'not sent: the address is on the account\'s suppression list';
 
-/** Every recipient's bare address in lower case (the form suppressions are kept in). */
+/** Every recipient's address key (canonical, lower case: the form suppressions are kept in). */
 export function recipientsOf(email: Pick<EmailRow, 'to' | 'cc' | 'bcc'>): string[] {
-  const all = [...email.to, ...email.cc, ...email.bcc].map((m) => m.address.toLowerCase());
+  const all = [...email.to, ...email.cc, ...email.bcc].map((m) => addressKey(m.address));
   return [...new Set(all)];
 }
 
@@ -61,7 +62,7 @@ export interface Attempt extends Pick<TransportResult, 'accepted' | 'refused' | 
 /** One `delivery` event per distinct server reply, each naming the recipients it accepted. */
 function deliveryEvents(email: EmailRow, a: Attempt): NewEvent[] {
   const byReply = new Map<string, string[]>();
-  for (const r of a.accepted) byReply.set(r.response, [...(byReply.get(r.response) ?? []), r.address.toLowerCase()]);
+  for (const r of a.accepted) byReply.set(r.response, [...(byReply.get(r.response) ?? []), addressKey(r.address)]);
   return [...byReply].map(([response, recipients]) => event(newId('event'), 'delivery', a.answeredAt, {
     processing_time_millis: Math.max(0, a.answeredAt.getTime() - email.createdAt.getTime()),
     recipients,
@@ -79,7 +80,7 @@ export function attemptOutcome(email: EmailRow, a: Attempt): DeliveryOutcome {
   for (const [type, refused] of [['Permanent', dead], ['Transient', blocked]] as const) {
     if (refused.length === 0) continue;
     events.push(bounceEvent(a.answeredAt, type, 'General', refused.map((r) => ({
-      email_address: r.address.toLowerCase(), status: r.failure.status, diagnostic_code: r.failure.diagnostic,
+      email_address: addressKey(r.address), status: r.failure.status, diagnostic_code: r.failure.diagnostic,
     }))));
   }
   if (a.suppressed.length > 0) events.push(bounceEvent(a.answeredAt, 'Permanent', 'Suppressed', suppressedRecipients(a.suppressed)));
@@ -91,7 +92,7 @@ export function attemptOutcome(email: EmailRow, a: Attempt): DeliveryOutcome {
     ...(firstAccepted ? { messageId: a.messageId, response: firstAccepted.response, sentAt: email.sentAt ?? a.answeredAt } : {}),
   };
   if (a.deferred.length > 0) {
-    return { ...common, status: 'pending', remaining: a.deferred.map((d) => d.address.toLowerCase()), error: a.deferred[0]!.failure.diagnostic };
+    return { ...common, status: 'pending', remaining: a.deferred.map((d) => addressKey(d.address)), error: a.deferred[0]!.failure.diagnostic };
   }
   if (delivered) return { ...common, status: 'delivered' };
   return { ...common, status: 'bounced', error: a.refused[0]?.failure.diagnostic ?? 'refused' };

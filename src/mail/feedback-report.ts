@@ -1,4 +1,5 @@
 import { simpleParser, type Attachment, type SimpleParserOptions } from 'mailparser';
+import { addressKey } from '../domain/address.js';
 import { bounceTypeOf } from '../domain/bounce-class.js';
 import type { BounceType, BouncedRecipient } from '../domain/events.js';
 
@@ -167,8 +168,9 @@ function addressOf(value: string | undefined): string | undefined {
   if (typed && type.toLowerCase() === 'utf-8') {
     address = address.replace(/\\x\{([0-9A-Fa-f]{1,6})\}/g, (_, hex: string) => String.fromCodePoint(Math.min(parseInt(hex, 16), 0x10ffff)));
   }
-  // Lower case, the form the delivery path records recipients and suppressions in.
-  return address.length <= MAX_ADDRESS_CHARS && /^[^\s@<>]+@[^\s@<>]+$/.test(address) ? address.toLowerCase() : undefined;
+  // The address key (canonical domain, lower case): the form the delivery path records recipients and
+  // suppressions in, whichever form of the domain (Unicode or ASCII) the reporting server wrote.
+  return address.length <= MAX_ADDRESS_CHARS && /^[^\s@<>]+@[^\s@<>]+$/.test(address) ? addressKey(address) : undefined;
 }
 
 /** A Message-ID with its angle brackets, the form emails.header_message_id keeps. */

@@ -1,6 +1,7 @@
 import type { AccountsRepo } from '../db/repos/accounts-repo.js';
 import type { ApiKeyRow, ApiKeysRepo } from '../db/repos/api-keys-repo.js';
 import { isOneOf, PERMISSIONS } from '../domain/catalog.js';
+import { asciiDomain } from '../domain/domain-name.js';
 import { invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { UsageRecorder } from './usage-recorder.js';
@@ -8,6 +9,8 @@ import { generateApiKey } from './secrets.js';
 
 export const NAME_MAX = 200;
 export const DOMAIN = /^[a-z0-9.-]{1,253}$/;
+// Longer than any domain can be written, even in Unicode with every character escaped in the answer.
+const DOMAIN_MAX_INPUT = 1024;
 
 export function createApiKeysService(deps: { apiKeys: ApiKeysRepo; accounts: Pick<AccountsRepo, 'get'>; usage: Pick<UsageRecorder, 'flush'> }) {
   return {
@@ -20,9 +23,13 @@ export function createApiKeysService(deps: { apiKeys: ApiKeysRepo; accounts: Pic
       if (!isOneOf(PERMISSIONS, input.permission)) {
         throw invalid(`permission must be one of ${PERMISSIONS.join(', ')}; got "${input.permission}"`);
       }
-      const allowedDomains = input.allowedDomains.map((d) => d.trim().toLowerCase());
-      allowedDomains.forEach((d, i) => {
-        if (!DOMAIN.test(d)) throw invalid(`allowed_domains[${i}]: "${input.allowedDomains[i]}" is not a domain name`);
+      // In the one form sender domains are matched in (ASCII, lower case), so `bücher.de` allows `zoe@bücher.de`.
+      // The ASCII pattern the OpenAPI document states is still taken as it was (lower-cased).
+      const allowedDomains = input.allowedDomains.map((d, i) => {
+        const written = d.trim().toLowerCase();
+        const ascii = DOMAIN.test(written) ? written : d.length <= DOMAIN_MAX_INPUT ? asciiDomain(d) : undefined;
+        if (ascii === undefined) throw invalid(`allowed_domains[${i}]: ${JSON.stringify(d.length > 80 ? `${d.slice(0, 80)}…` : d)} is not a domain name`);
+        return ascii;
       });
       const { key, hash, prefix } = generateApiKey();
       const row = await deps.apiKeys.create({

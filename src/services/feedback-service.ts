@@ -1,4 +1,5 @@
 import type { EventsRepo } from '../db/repos/events-repo.js';
+import { addressKey } from '../domain/address.js';
 import { newComplainers } from '../domain/complaints.js';
 import { type BounceType, type BouncedRecipient, event, suppressionsOf } from '../domain/events.js';
 import { newId } from '../ids.js';
@@ -27,7 +28,7 @@ export function createFeedbackService(deps: FeedbackDeps) {
     /** Answers false too when the complaint adds nobody to those already recorded for the email (a resent report). */
     async complaint(input: { emailId: string; recipients: string[]; feedbackType: string; at?: Date }): Promise<boolean> {
       const applied = await deps.events.applyComplaint(input.emailId, (prior) => {
-        const recipients = newComplainers(prior, input.recipients.map((r) => r.toLowerCase()));
+        const recipients = newComplainers(prior, input.recipients.map(addressKey));
         if (!recipients) return undefined;
         const ev = event(newId('event'), 'complaint', input.at ?? deps.now(), {
           complaint_feedback_type: input.feedbackType || 'abuse',

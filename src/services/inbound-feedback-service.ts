@@ -1,4 +1,5 @@
 import type { EmailsRepo } from '../db/repos/emails-repo.js';
+import { addressKey } from '../domain/address.js';
 import { BOUNCE_TYPES } from '../domain/events.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
@@ -35,8 +36,8 @@ function soleRecipient(recipients: Set<string>): string[] {
   return recipients.size === 1 ? [...recipients] : [];
 }
 
-// Recipients are stored as bare addresses (parsed at acceptance).
-const addressesOf = (recipients: string[]) => new Set(recipients.map((r) => r.toLowerCase()));
+// Recipients are stored in their canonical form (converted at acceptance); compared by their key.
+const addressesOf = (recipients: string[]) => new Set(recipients.map(addressKey));
 
 /** The email a report may be about, or why it is refused. */
 function provenEmail(tokens: ReportTokens, report: FeedbackReport | undefined, envelope: InboundEnvelope): { emailId: string } | { refused: string } {

@@ -1,4 +1,5 @@
 import type { AddressObject, Attachment, EmailAddress, ParsedMail } from 'mailparser';
+import { addressKey } from '../domain/address.js';
 import { isContentId, type AttachmentInput, type EmailDraft } from '../domain/email-draft.js';
 import { formatBytes, LIMITS } from '../domain/limits.js';
 import { AppError, invalid } from '../errors.js';
@@ -47,9 +48,9 @@ function written(a: EmailAddress): string {
 
 /** To, cc and bcc from the headers and the envelope: see the module comment. */
 function recipients(parsed: ParsedMail, rcptTo: string[]): Pick<EmailDraft, 'to' | 'cc' | 'bcc'> {
-  const pending = new Map(rcptTo.map((a) => [a.toLowerCase(), a]));
+  const pending = new Map(rcptTo.map((a) => [addressKey(a), a]));
   const take = (list: EmailAddress[]) =>
-    list.filter((a) => pending.delete((a.address ?? '').toLowerCase())).map(written);
+    list.filter((a) => pending.delete(addressKey(a.address ?? ''))).map(written);
   const to = take(mailboxesOf(parsed.to));
   const cc = take(mailboxesOf(parsed.cc));
   if (to.length === 0) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatMailbox, readMailbox, type ParsedAddress } from '../../src/domain/address.js';
+import { addressKey, canonicalAddress, formatMailbox, readMailbox, type ParsedAddress } from '../../src/domain/address.js';
 
 /** The mailbox, or undefined when readMailbox names a problem instead. */
 const parseAddress = (input: string): ParsedAddress | undefined => {
@@ -7,15 +7,37 @@ const parseAddress = (input: string): ParsedAddress | undefined => {
   return typeof read === 'string' ? undefined : read;
 };
 
+describe('one canonical form of every address', () => {
+  it('is the local part as written and the domain in its ASCII form, whichever way the domain was written', () => {
+    for (const written of ['bob@bücher.de', 'bob@BÜCHER.de', 'bob@xn--bcher-kva.de', 'bob@XN--BCHER-KVA.DE', 'bob@bu\u0308cher.de']) {
+      expect(canonicalAddress(written)).toBe('bob@xn--bcher-kva.de');
+    }
+    expect(canonicalAddress('Bob@Example.COM')).toBe('Bob@example.com');
+    expect(canonicalAddress('not an address')).toBeUndefined();
+  });
+
+  it('compares without regard to case or to the form of the domain (the key suppressions, reports and erasure use)', () => {
+    const key = addressKey('victim@customers.test');
+    for (const other of ['Victim@CUSTOMERS.test', 'victim@ｃustomers.test', 'victim@cus\u00ADtomers.test']) expect(addressKey(other)).toBe(key);
+    expect(addressKey('bob@bücher.de')).toBe(addressKey('bob@xn--bcher-kva.de'));
+    expect(addressKey('bob@bücher.de')).not.toBe(addressKey('bob@bucher.de'));
+    // A report's text that is not a valid address keeps its own lower case.
+    expect(addressKey('Odd..Local@Example.NET')).toBe('odd..local@example.net');
+  });
+});
+
 describe('parseAddress', () => {
-  // Without a display name: [input, address, domain (lower case, IDNA)].
+  // Without a display name: [input, address (local part as written, domain in its ASCII form), domain].
   it.each([
     ['user@example.com', 'user@example.com', 'example.com'],
     ['  user@example.com  ', 'user@example.com', 'example.com'],
-    ['User@Example.COM', 'User@Example.COM', 'example.com'],
+    ['User@Example.COM', 'User@example.com', 'example.com'],
     ['first.last+tag@sub.example.co.uk', 'first.last+tag@sub.example.co.uk', 'sub.example.co.uk'],
     ["o'brien@example.ie", "o'brien@example.ie", 'example.ie'],
-    ['info@例え.jp', 'info@例え.jp', 'xn--r8jz45g.jp'],
+    ['info@例え.jp', 'info@xn--r8jz45g.jp', 'xn--r8jz45g.jp'],
+    // Fullwidth letters and a soft hyphen map (UTS #46) to the domain nodemailer would send to.
+    ['victim@ｃustomers.test', 'victim@customers.test', 'customers.test'],
+    ['victim@cus\u00ADtomers.test', 'victim@customers.test', 'customers.test'],
     ['a@xn--bcher-kva.de', 'a@xn--bcher-kva.de', 'xn--bcher-kva.de'],
   ])('parses %j', (input, address, domain) => {
     expect(parseAddress(input)).toEqual({ name: '', address, domain });
@@ -27,7 +49,7 @@ describe('parseAddress', () => {
     ['<jane@example.com>', '', 'jane@example.com', 'example.com'],
     ['"Doe, Jane" <jane@example.com>', 'Doe, Jane', 'jane@example.com', 'example.com'],
     ['"Jane \\"JD\\" Doe" <jane@example.com>', 'Jane "JD" Doe', 'jane@example.com', 'example.com'],
-    ['Zoë <zoe@bücher.de>', 'Zoë', 'zoe@bücher.de', 'xn--bcher-kva.de'],
+    ['Zoë <zoe@bücher.de>', 'Zoë', 'zoe@xn--bcher-kva.de', 'xn--bcher-kva.de'],
   ])('parses %j', (input, name, address, domain) => {
     expect(parseAddress(input)).toEqual({ name, address, domain });
   });

@@ -59,7 +59,8 @@ describe('delivery status notifications (RFC 3464) become bounces', () => {
     const report = await parseFeedbackReport(crlf(fixture('dsn-gmail-global.eml')));
     expect(report).toMatchObject({
       kind: 'bounce',
-      recipients: [{ email_address: 'josé@bücher.example', status: '5.1.1', bounceType: 'Permanent' }],
+      // The domain in its ASCII form: the form the recipient was stored and suppressed in.
+      recipients: [{ email_address: 'josé@xn--bcher-kva.example', status: '5.1.1', bounceType: 'Permanent' }],
       original: quoted('em_01jbq7m3k2x9f5v8r4t6w0y2ze', 'l2f4utcfq4cia2xhxtv7qgdo'),
     });
     expect(report?.kind === 'bounce' && report.recipients[0]!.diagnostic_code).toBe(

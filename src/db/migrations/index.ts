@@ -1,3 +1,4 @@
+import type { Sql } from '../sql.js';
 import * as initialSchema from './0001-initial-schema.js';
 import * as jobWorkflows from './0002-job-workflows.js';
 import * as eventsWebhooksHealth from './0003-events-webhooks-health.js';
@@ -14,9 +15,14 @@ import * as dataRetention from './0013-data-retention.js';
 import * as listCounts from './0014-list-counts.js';
 import * as countedMovesPerStatement from './0015-counted-moves-per-statement.js';
 import * as webhookFanOutPerStatement from './0016-webhook-fan-out-per-statement.js';
+import * as canonicalAddresses from './0017-canonical-addresses.js';
 
-/** Forward-only migrations, applied in order. Never edit one that has shipped: add the next. */
-export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
+/**
+ * Forward-only migrations, applied in order. Never edit one that has shipped: add the next. A migration is
+ * SQL, and where SQL cannot do the work (UTS #46, say) also a step in TypeScript run after it in the same
+ * transaction.
+ */
+export const MIGRATIONS: readonly { version: number; name: string; sql: string; run?: (tx: Sql) => Promise<void> }[] = [
   { version: 1, name: 'initial-schema', sql: initialSchema.sql },
   { version: 2, name: 'job-workflows', sql: jobWorkflows.sql },
   { version: 3, name: 'events-webhooks-health', sql: eventsWebhooksHealth.sql },
@@ -33,4 +39,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   { version: 14, name: 'list-counts', sql: listCounts.sql },
   { version: 15, name: 'counted-moves-per-statement', sql: countedMovesPerStatement.sql },
   { version: 16, name: 'webhook-fan-out-per-statement', sql: webhookFanOutPerStatement.sql },
+  { version: 17, name: 'canonical-addresses', sql: canonicalAddresses.sql, run: canonicalAddresses.run },
 ];
