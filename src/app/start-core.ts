@@ -15,6 +15,7 @@ import { createKeyBox, type KeyBox } from '../mail/key-box.js';
 import { createReportTokens, type ReportTokens } from '../mail/report-token.js';
 import { createLinkTracker, type LinkTracker } from '../mail/tracking.js';
 import { createMetrics, type Metrics } from '../metrics.js';
+import { tightenDataDir } from '../private-dir.js';
 import { retryAtStart } from '../retry-at-start.js';
 import { loadAdminToken, seedIfEmpty, type FirstRun } from '../services/bootstrap-service.js';
 import { createDkimProvisioning, type DkimProvisioning } from '../services/dkim-provisioning.js';
@@ -69,6 +70,7 @@ export async function startCore(config: Config, logger: Logger, env: NodeJS.Proc
   // First started, last stopped: the spans of everything stopping are still sent.
   const tracing = startTracing(config, logger);
   stops.onStop(tracing.stop);
+  await tightenDataDir(config.dataDir, logger);
   const { databaseUrl, sql, firstRun } = await openDatabase(config, logger, stops);
   const repos = createRepos(sql);
   const admin = await loadAdminToken(config.adminToken, config.dataDir);

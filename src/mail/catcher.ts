@@ -5,6 +5,7 @@ import { SMTPServer } from 'smtp-server';
 import type { CaughtMessagesRepo } from '../db/repos/caught-messages-repo.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
+import { makePrivateDir, PRIVATE_FILE_MODE } from '../private-dir.js';
 import { listenSmtp, type Listening } from './smtp-listen.js';
 import { createReportFeeder, simulatedOutcome, simulatedRefusal, simulatedReport } from './simulator.js';
 
@@ -31,7 +32,7 @@ export async function startCatcher(options: {
   const { repo, logger } = options;
   const reports = options.onSimulatedReport ? createReportFeeder(options.onSimulatedReport, logger) : undefined;
   const mailDir = path.join(options.dataDir, 'mail');
-  await fs.mkdir(mailDir, { recursive: true });
+  await makePrivateDir(mailDir);
 
   const server = new SMTPServer({
     name: 'mailer-catcher',
@@ -63,7 +64,8 @@ export async function startCatcher(options: {
     const parsed = await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true });
     const id = newId('caught');
     const file = path.join(mailDir, `${id}.eml`);
-    await fs.writeFile(file, raw);
+    // Mail is personal data: the owner's only (private-dir.ts).
+    await fs.writeFile(file, raw, { mode: PRIVATE_FILE_MODE });
     const row = {
       id,
       messageId: parsed.messageId ?? '',

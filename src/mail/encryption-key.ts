@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ENCRYPTION_KEY_BYTES } from './key-box.js';
+import { makePrivateDir } from '../private-dir.js';
 
 export const ENCRYPTION_KEY_FILE = 'encryption-key';
 
@@ -32,7 +33,7 @@ export async function loadEncryptionKey(configured: string | undefined, dataDir:
   const file = path.join(dataDir, ENCRYPTION_KEY_FILE);
   const existing = await readIfExists(file);
   if (existing !== undefined) return { key: parseEncryptionKey(existing, file), created: false };
-  await fs.mkdir(dataDir, { recursive: true });
+  await makePrivateDir(dataDir);
   const key = crypto.randomBytes(ENCRYPTION_KEY_BYTES);
   try {
     await fs.writeFile(file, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import selfsigned from 'selfsigned';
+import { makePrivateDir } from '../private-dir.js';
 
 export const TLS_CERT_FILE = 'tls-cert.pem';
 export const TLS_KEY_FILE = 'tls-key.pem';
@@ -37,7 +38,7 @@ export async function loadTlsCertificate(options: {
   const kept = await readPair(certFile, keyFile);
   if (kept) return { ...kept, created: false };
   const made = await makeSelfSigned(options.hostname);
-  await fs.mkdir(options.dataDir, { recursive: true });
+  await makePrivateDir(options.dataDir);
   try {
     // The key first and exclusively: a process that loses the race reads the winner's pair.
     await fs.writeFile(keyFile, made.key, { mode: 0o600, flag: 'wx' });

@@ -4,6 +4,7 @@ import { ADMIN_TOKEN_MIN_LENGTH } from '../config.js';
 import type { createSeedRepo } from '../db/repos/seed-repo.js';
 import { DAILY_QUOTA } from '../domain/limits.js';
 import { newId } from '../ids.js';
+import { makePrivateDir } from '../private-dir.js';
 import { generateApiKey, generateToken } from './secrets.js';
 
 export interface FirstRun {
@@ -43,7 +44,7 @@ export async function loadAdminToken(configured: string | undefined, dataDir: st
     // Not made yet.
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  await fs.mkdir(dataDir, { recursive: true });
+  await makePrivateDir(dataDir);
   const token = `adm_${generateToken(32)}`;
   try {
     await fs.writeFile(file, `${token}\n`, { mode: 0o600, flag: 'wx' });

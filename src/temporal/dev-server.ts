@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import type { Logger } from '../logger.js';
+import { makePrivateDir, withPrivateUmask } from '../private-dir.js';
 
 /**
  * The Temporal dev server for `npm start` and the tests when TEMPORAL_ADDRESS is unset, found in the order
@@ -133,7 +134,7 @@ export async function startDevServer(options: {
     logger.warn({ address }, 'a Temporal server already answers on the embedded port; reusing it');
     return { address, uiUrl, stop: async () => {} };
   }
-  await fs.mkdir(options.dataDir, { recursive: true });
+  await makePrivateDir(options.dataDir);
   const args = [
     'server', 'start-dev',
     '--ip', '127.0.0.1',
@@ -146,7 +147,8 @@ export async function startDevServer(options: {
     '--sqlite-pragma', 'synchronous=NORMAL',
     ...(options.ui ? ['--ui-port', String(port + 1)] : ['--headless']),
   ];
-  const child: ChildProcess = spawn(cli, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Under umask 077: temporal.db (every workflow's input: addresses, subjects) is the owner's only.
+  const child: ChildProcess = withPrivateUmask(() => spawn(cli, args, { stdio: ['ignore', 'pipe', 'pipe'] }));
   let output = '';
   const keep = (d: Buffer) => {
     output = (output + d.toString()).slice(-8000);

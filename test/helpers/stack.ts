@@ -74,7 +74,7 @@ export async function startStack(env: Record<string, string> = {}, overrides: Pa
   const databaseUrl = await createTestDatabase();
   const taskQueue = `test-${crypto.randomBytes(4).toString('hex')}`;
   const dataDir = path.join(inject('tmpRoot'), taskQueue);
-  await fs.mkdir(dataDir, { recursive: true });
+  await fs.mkdir(dataDir, { recursive: true, mode: 0o700 });
   const config = loadConfig(stackEnv(databaseUrl, sink.url, taskQueue, dataDir, env), overrides);
   const logger = createLogger(config.logLevel, 'test');
   const mailer = await startMailer(config, { logger, env: process.env });
