@@ -27,7 +27,9 @@ import { startTracing, type Tracing } from '../telemetry/tracing.js';
 import { connectTemporal, type TemporalClient } from '../temporal/client.js';
 import { createJobStarters, type JobStarters } from '../temporal/job-starters.js';
 import { createStartRetrier } from '../temporal/start-retrier.js';
+import { sealedContext } from '../domain/sealed-values.js';
 import { provisionDatabase, provisionTemporal } from './provision-local.js';
+import { assertInstallationKey, sealStoredSecrets } from './sealed-at-rest.js';
 import type { StopList } from './stop-list.js';
 
 /** What both roles share: the migrated database, the Temporal client, and the services either role calls. */
@@ -42,7 +44,7 @@ export interface Core {
   admin: { token: string; created: boolean };
   linkTracker: LinkTracker;
   reportTokens: ReportTokens;
-  /** Seals and opens DKIM private keys under the installation's encryption key. */
+  /** Seals and opens the secrets stored in the database (DKIM private keys, ...) under the installation's encryption key. */
   keyBox: KeyBox;
   /** The send path's DKIM keys: the active key of an account's From domain, opened. */
   dkim: DkimKeyring;
@@ -72,13 +74,16 @@ export async function startCore(config: Config, logger: Logger, env: NodeJS.Proc
   stops.onStop(tracing.stop);
   await tightenDataDir(config.dataDir, logger);
   const { databaseUrl, sql, firstRun } = await openDatabase(config, logger, stops);
-  const repos = createRepos(sql);
   const admin = await loadAdminToken(config.adminToken, config.dataDir);
   const encryption = await loadEncryptionKey(config.encryptionKey, config.dataDir);
-  if (encryption.created) logger.info({ dataDir: config.dataDir }, 'generated the encryption key of DKIM private keys into the data dir (back it up with the database)');
+  if (encryption.created) logger.info({ dataDir: config.dataDir }, 'generated the encryption key of the secrets stored in the database into the data dir (back it up with the database)');
   const keyBox = createKeyBox(encryption.key);
-  // The worker signs tracking links and the API checks them, maybe in other processes: one key, in the database.
-  const trackingKey = await repos.settings.getOrCreate('tracking_key', crypto.randomBytes(32).toString('base64url'));
+  const repos = createRepos(sql, keyBox);
+  // Before anything is sealed or opened: a process with another key than the installation's stops here.
+  await assertInstallationKey(repos, keyBox);
+  await sealStoredSecrets(repos, keyBox, logger);
+  // The worker signs tracking links and the API checks them, maybe in other processes: one key, in the database (sealed).
+  const trackingKey = await repos.settings.getOrCreateSecret('tracking_key', () => crypto.randomBytes(32).toString('base64url'));
   const linkTracker = createLinkTracker({ baseUrl: config.publicUrl, key: trackingKey });
   // Reports prove they came back for an email with a token signed under a key derived from the same secret.
   const reportTokens = createReportTokens(trackingKey);
@@ -118,16 +123,8 @@ async function domainAuthentication(config: Config, repos: Repos, keyBox: KeyBox
   const publish: PublishSettings = { hostname: config.hostname, spfInclude: config.spfInclude, returnPathDomain: config.returnPathDomain };
   const dnsResolver = createDnsResolver(config.dnsServers);
   const dkimProvisioning = createDkimProvisioning({
-    dkimKeys: repos.dkimKeys, generate: generateDkimKeyPair, seal: (pem) => keyBox.seal(pem), now, logger,
+    dkimKeys: repos.dkimKeys, generate: generateDkimKeyPair, seal: (pem, keyId) => keyBox.seal(pem, sealedContext.dkimPrivateKey(keyId)), now, logger,
   });
-  // A process with another key than the one that sealed the DKIM keys could sign nothing: say so at start.
-  const foreign = (await repos.dkimKeys.sealingKeyIds()).filter((id) => id !== keyBox.keyId);
-  if (foreign.length > 0) {
-    throw new Error(
-      `the DKIM keys in the database are sealed under another encryption key (id ${foreign.join(', ')}; this process has ${keyBox.keyId}): ` +
-        'give every process the same MAILER_ENCRYPTION_KEY (or the data dir\'s encryption-key file that sealed them)',
-    );
-  }
   await dkimProvisioning.backfill();
   const dkim = createDkimKeyring({ lookup: repos.dkimKeys.sealedSigningKey, keyBox });
   const domainChecks = createDomainDnsCheck({ domains: repos.domains, dkimKeys: repos.dkimKeys, resolver: dnsResolver, publish, now, logger });

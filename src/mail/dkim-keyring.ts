@@ -1,5 +1,6 @@
 import { inspect } from 'node:util';
 import { asciiDomain } from '../domain/domain-name.js';
+import { sealedContext } from '../domain/sealed-values.js';
 import type { KeyBox } from './key-box.js';
 
 /** What nodemailer's `dkim` option takes to sign a message. */
@@ -17,8 +18,8 @@ export interface DkimKeyring {
 
 export interface DkimKeyringDeps {
   /** The active key, sealed (dkim-keys-repo.ts sealedSigningKey). */
-  lookup: (accountId: string, domainName: string) => Promise<{ domainName: string; selector: string; sealed: string } | undefined>;
-  keyBox: Pick<KeyBox, 'open'>;
+  lookup: (accountId: string, domainName: string) => Promise<{ domainName: string; keyId: string; selector: string; sealed: string } | undefined>;
+  keyBox: Pick<KeyBox, 'openAllowingUnbound'>;
   ttlMs?: number;
   maxEntries?: number;
   now?: () => number;
@@ -53,7 +54,8 @@ export function createDkimKeyring(deps: DkimKeyringDeps): DkimKeyring {
     if (!found) return undefined;
     let pem: string;
     try {
-      pem = deps.keyBox.open(found.sealed);
+      // Sealed for its own row; keys sealed before rows were bound still open (the start re-seals them).
+      pem = deps.keyBox.openAllowingUnbound(found.sealed, sealedContext.dkimPrivateKey(found.keyId));
     } catch (err) {
       // The key box's messages name no secret; this adds which domain's key it was.
       throw new Error(`the DKIM key of ${found.domainName} (selector ${found.selector}) cannot be opened: ${(err as Error).message}`, { cause: err });

@@ -7,8 +7,8 @@ import type { DkimKeyPair } from '../mail/dkim-key.js';
 export interface DkimProvisioningDeps {
   dkimKeys: Pick<DkimKeysRepo, 'insert' | 'selectors' | 'domainsWithoutKey'>;
   generate: () => Promise<DkimKeyPair>;
-  /** Seals the private key (key-box.ts): only the sealed form is stored. */
-  seal: (privateKeyPem: string) => string;
+  /** Seals the private key for the key row `keyId` (key-box.ts): only the sealed form is stored. */
+  seal: (privateKeyPem: string, keyId: string) => string;
   now: () => Date;
   logger: Logger;
 }
@@ -24,11 +24,13 @@ export function createDkimProvisioning(deps: DkimProvisioningDeps) {
    */
   async function addKey(domainId: string, status: 'active' | 'pending'): Promise<DkimKeyRow | undefined> {
     const pair = await deps.generate();
-    const privateKeySealed = deps.seal(pair.privateKeyPem);
+    // Sealed for its own row: the id is made first.
+    const id = newId('dkimKey');
+    const privateKeySealed = deps.seal(pair.privateKeyPem, id);
     // A second try covers a selector taken between reading the selectors and inserting.
     for (let attempt = 0; attempt < 2; attempt++) {
       const selector = dkimSelector(deps.now(), await deps.dkimKeys.selectors(domainId));
-      const row = await deps.dkimKeys.insert({ id: newId('dkimKey'), domainId, selector, publicKey: pair.publicKey, privateKeySealed, status });
+      const row = await deps.dkimKeys.insert({ id, domainId, selector, publicKey: pair.publicKey, privateKeySealed, status });
       if (row) return row;
     }
     return undefined;

@@ -5,6 +5,7 @@ import { createReportTokens, type ReportTokens } from '../../src/mail/report-tok
 import { makeReturnPath } from '../../src/mail/return-path.js';
 import { eventually } from './http.js';
 import type { Stack } from './stack.js';
+import { trackingKeyOf } from './stack-secrets.js';
 
 /** The secret the fixtures' X-Mail-Report-Token headers were signed with (test/unit/inbound-feedback-service.test.ts). */
 export const FIXTURE_TOKEN_SECRET = 'feedback-fixtures-report-secret';
@@ -51,8 +52,7 @@ export async function tokenOf(stack: Stack, emailId: string): Promise<string> {
 
 /** The service's report tokens, under the key in its settings table. */
 export async function stackTokens(stack: Stack): Promise<ReportTokens> {
-  const [row] = await stack.mailer.sql<{ value: string }[]>`select value from settings where name = 'tracking_key'`;
-  return createReportTokens(row!.value);
+  return createReportTokens(await trackingKeyOf(stack.mailer));
 }
 
 /** The VERP return path of an email, signed as the service signs it. */

@@ -74,7 +74,7 @@ describe('domain authentication against a real DNS server', () => {
     try {
       const [key] = await sql<{ private_key_sealed: string; status: string }[]>`select private_key_sealed, status from dkim_keys where domain_id = ${domain.id}`;
       expect(key!.status).toBe('active');
-      expect(key!.private_key_sealed).toMatch(/^kb1\./);
+      expect(key!.private_key_sealed).toMatch(/^kb2\./);
       expect(key!.private_key_sealed).not.toContain('PRIVATE KEY');
       const signing = await (await keyring(sql)).signingKey((await sql`select account_id from domains where id = ${domain.id}`)[0]!.account_id as string, 'fresh.example');
       expect(signing?.privateKey).toMatch(/^-----BEGIN PRIVATE KEY-----/);

@@ -9,6 +9,7 @@ import { bearer, loadClients, ok, rpc } from '../helpers/grpc-client.js';
 import { call, eventually, validEmail } from '../helpers/http.js';
 import { ADMIN_TOKEN, startStack, type Stack } from '../helpers/stack.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { trackingKeyOf } from '../helpers/stack-secrets.js';
 
 /**
  * Replayed pixel and link URLs against the real service, database and webhook delivery: repeats are
@@ -37,8 +38,7 @@ interface Tracked {
 
 async function startTracked(name: string, env: Record<string, string> = {}): Promise<Tracked> {
   const stack = await startStack({ MAILER_WEBHOOK_ALLOW_PRIVATE: '1', ...env });
-  const [row] = await stack.mailer.sql<{ value: string }[]>`select value from settings where name = 'tracking_key'`;
-  const tracker = createLinkTracker({ baseUrl: stack.mailer.restUrl!, key: row!.value });
+  const tracker = createLinkTracker({ baseUrl: stack.mailer.restUrl!, key: await trackingKeyOf(stack.mailer) });
   const hookPath = `/${name}`;
   await admin(stack, 'POST', `/accounts/${stack.accountId}/webhooks`, { url: `${receiver.url}${hookPath}`, events: ['open', 'click'] });
   return { stack, tracker, hookPath };

@@ -4,6 +4,7 @@ import { admin } from '../helpers/admin-fixtures.js';
 import { call, eventually, validEmail } from '../helpers/http.js';
 import { freePort } from '../helpers/ports.js';
 import { useStack } from '../helpers/use-stack.js';
+import { trackingKeyOf } from '../helpers/stack-secrets.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const GIF = Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64');
@@ -15,8 +16,7 @@ const stack = useStack(async () => ({ PORT: String(await freePort()) }));
 let tracker: LinkTracker;
 
 beforeAll(async () => {
-  const [row] = await stack.mailer.sql<{ value: string }[]>`select value from settings where name = 'tracking_key'`;
-  tracker = createLinkTracker({ baseUrl: stack.mailer.restUrl!, key: row!.value });
+  tracker = createLinkTracker({ baseUrl: stack.mailer.restUrl!, key: await trackingKeyOf(stack.mailer) });
   const domains = await admin<{ domains: { id: string; name: string }[] }>(stack, 'GET', `/accounts/${stack.accountId}/domains`);
   const domainId = domains.body.domains.find((d) => d.name === 'example.com')!.id;
   await admin(stack, 'PATCH', `/domains/${domainId}`, { open_tracking: true, click_tracking: true });

@@ -2,11 +2,13 @@ import crypto from 'node:crypto';
 import postgres from 'postgres';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sealedContext } from '../../src/domain/sealed-values.js';
 import { verifyWebhookSignature } from '../../src/webhooks/signature.js';
 import { standardWebhooksSecret } from '../../src/webhooks/standard-signature.js';
 import { admin, createSender } from '../helpers/admin-fixtures.js';
 import { call, eventually, validEmail } from '../helpers/http.js';
 import { ADMIN_TOKEN } from '../helpers/stack.js';
+import { keyBoxOf } from '../helpers/stack-secrets.js';
 import { useStack } from '../helpers/use-stack.js';
 import { startWebhookReceiver, type ReceivedHook, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
@@ -86,7 +88,9 @@ describe('Standard Webhooks headers', () => {
     const bytes = Buffer.from(`${'\xfb\xff'.repeat(8)}${crypto.randomBytes(16).toString('latin1')}`, 'latin1');
     const old = `whsec_${bytes.toString('base64url')}`;
     expect(old).toMatch(/[-_]/);
-    await sql`update webhooks set secret = ${old} where id = ${s.webhookId}`;
+    // Stored as every secret is: sealed for its webhook.
+    const sealed = (await keyBoxOf(stack.mailer)).seal(old, sealedContext.webhookSecret(s.webhookId));
+    await sql`update webhooks set secret = ${sealed} where id = ${s.webhookId}`;
     await send(s.key, s.domain, 'old secret');
     const [hook] = await waitHooks(s.path, 1);
     const independent = `sha256=${crypto.createHmac('sha256', old).update(`${hook!.headers['x-mail-timestamp'] as string}.${hook!.rawBody}`).digest('hex')}`;

@@ -5,37 +5,67 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { loadEncryptionKey, parseEncryptionKey } from '../../src/mail/encryption-key.js';
+import { sealedContext } from '../../src/domain/sealed-values.js';
 import { createKeyBox } from '../../src/mail/key-box.js';
+import { sealUnbound } from '../helpers/legacy-sealing.js';
 
 const KEY = crypto.randomBytes(32);
 const SECRET = '-----BEGIN PRIVATE KEY-----\nMIIEv...secret...\n-----END PRIVATE KEY-----\n';
 
-describe('key box (AES-256-GCM sealing of DKIM private keys)', () => {
+describe('key box (AES-256-GCM sealing of the secrets stored in the database)', () => {
+  const ROW_A = sealedContext.webhookSecret('wh_A');
+  const ROW_B = sealedContext.webhookSecret('wh_B');
+
   it('opens what it sealed; the sealed text is versioned, names the key and does not contain the secret', () => {
     const box = createKeyBox(KEY);
-    const sealed = box.seal(SECRET);
-    expect(sealed.startsWith(`kb1.${box.keyId}.`)).toBe(true);
+    const sealed = box.seal(SECRET, ROW_A);
+    expect(sealed.startsWith(`kb2.${box.keyId}.`)).toBe(true);
     expect(sealed).not.toContain('PRIVATE KEY');
     expect(sealed).not.toContain(Buffer.from(SECRET).toString('base64').slice(0, 20));
-    expect(box.open(sealed)).toBe(SECRET);
+    expect(box.open(sealed, ROW_A)).toBe(SECRET);
+    expect(box.isBound(sealed)).toBe(true);
+    expect(box.isBound('whsec_c2VjcmV0')).toBe(false);
     // A fresh IV each time.
-    expect(box.seal(SECRET)).not.toBe(sealed);
+    expect(box.seal(SECRET, ROW_A)).not.toBe(sealed);
+  });
+
+  it('a value sealed for row A does not open as row B, nor as another purpose of row A', () => {
+    const box = createKeyBox(KEY);
+    const sealed = box.seal(SECRET, ROW_A);
+    expect(() => box.open(sealed, ROW_B)).toThrow(/failed authentication for webhooks\.secret\/wh_B/);
+    expect(() => box.open(sealed, sealedContext.dkimPrivateKey('wh_A'))).toThrow(/failed authentication/);
+    expect(() => box.open(sealed, sealedContext.setting('tracking_key'))).toThrow(/failed authentication/);
+    try {
+      box.open(sealed, ROW_B);
+    } catch (err) {
+      expect((err as Error).message).not.toContain(sealed);
+    }
+  });
+
+  it('a value sealed before values were bound to their row (kb1) opens only where the caller allows it', () => {
+    const box = createKeyBox(KEY);
+    const legacy = sealUnbound(KEY, SECRET);
+    expect(box.isBound(legacy)).toBe(false);
+    expect(box.openAllowingUnbound(legacy, sealedContext.dkimPrivateKey('dk_1'))).toBe(SECRET);
+    expect(() => box.open(legacy, ROW_A)).toThrow(/not bound/);
+    // Bound values are checked against their context there too.
+    expect(() => box.openAllowingUnbound(box.seal(SECRET, ROW_A), ROW_B)).toThrow(/failed authentication/);
   });
 
   it('refuses a value sealed under another key, naming key ids but never the value', () => {
-    const sealed = createKeyBox(crypto.randomBytes(32)).seal(SECRET);
-    expect(() => createKeyBox(KEY).open(sealed)).toThrow(/another encryption key/);
+    const sealed = createKeyBox(crypto.randomBytes(32)).seal(SECRET, ROW_A);
+    expect(() => createKeyBox(KEY).open(sealed, ROW_A)).toThrow(/another encryption key/);
   });
 
   it('refuses an altered value or one of an unknown format', () => {
     const box = createKeyBox(KEY);
-    const parts = box.seal(SECRET).split('.');
+    const parts = box.seal(SECRET, ROW_A).split('.');
     const ct = Buffer.from(parts[3]!, 'base64url');
     ct[0]! ^= 1;
     parts[3] = ct.toString('base64url');
-    expect(() => box.open(parts.join('.'))).toThrow(/failed authentication/);
-    expect(() => box.open('kb2.x.y.z.w')).toThrow(/known format/);
-    expect(() => box.open(SECRET)).toThrow(/known format/);
+    expect(() => box.open(parts.join('.'), ROW_A)).toThrow(/failed authentication/);
+    expect(() => box.open('kb3.x.y.z.w', ROW_A)).toThrow(/known format/);
+    expect(() => box.open(SECRET, ROW_A)).toThrow(/known format/);
   });
 
   it('takes only 32-byte keys', () => {

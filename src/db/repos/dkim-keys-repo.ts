@@ -71,11 +71,22 @@ export function createDkimKeysRepo(sql: Sql) {
     },
 
     /** The sealed private key that signs mail from this account's domain: its active key. */
-    async sealedSigningKey(accountId: string, domainName: string): Promise<{ domainName: string; selector: string; sealed: string } | undefined> {
-      const [row] = await sql<{ name: string; selector: string; private_key_sealed: string }[]>`
-        select d.name, k.selector, k.private_key_sealed from domains d join dkim_keys k on k.domain_id = d.id and k.status = 'active'
+    async sealedSigningKey(accountId: string, domainName: string): Promise<{ domainName: string; keyId: string; selector: string; sealed: string } | undefined> {
+      const [row] = await sql<{ name: string; id: string; selector: string; private_key_sealed: string }[]>`
+        select d.name, k.id, k.selector, k.private_key_sealed from domains d join dkim_keys k on k.domain_id = d.id and k.status = 'active'
         where d.account_id = ${accountId} and d.name = ${domainName}`;
-      return row && { domainName: row.name, selector: row.selector, sealed: row.private_key_sealed };
+      return row && { domainName: row.name, keyId: row.id, selector: row.selector, sealed: row.private_key_sealed };
+    },
+
+    /** The keys sealed before sealed values were bound to their row (key-box.ts format kb1): the start re-seals them. */
+    async unboundPrivateKeys(): Promise<{ id: string; sealed: string }[]> {
+      return sql<{ id: string; sealed: string }[]>`
+        select id, private_key_sealed as sealed from dkim_keys where split_part(private_key_sealed, '.', 1) = 'kb1' order by id`;
+    },
+
+    /** Replaces a key's sealed private key, if it is still `from` (a process re-sealing it at once wins alone). */
+    async replaceSealed(id: string, from: string, to: string): Promise<void> {
+      await sql`update dkim_keys set private_key_sealed = ${to} where id = ${id} and private_key_sealed = ${from}`;
     },
 
     /** Domains with no active key (added before keys existed), oldest first. */

@@ -1,3 +1,4 @@
+import type { SecretBox } from '../../domain/sealed-values.js';
 import type { Sql } from '../sql.js';
 import { createAccountsRepo } from './accounts-repo.js';
 import { createApiKeysRepo } from './api-keys-repo.js';
@@ -20,8 +21,8 @@ import { createTrackingRepo } from './tracking-repo.js';
 import { createWebhookDeliveriesRepo } from './webhook-deliveries-repo.js';
 import { createWebhooksRepo } from './webhooks-repo.js';
 
-/** Every repository over one pool. */
-export function createRepos(sql: Sql) {
+/** Every repository over one pool; `box` seals the secrets they store (webhook secrets, secret settings). */
+export function createRepos(sql: Sql, box: SecretBox) {
   return {
     accounts: createAccountsRepo(sql),
     apiKeys: createApiKeysRepo(sql),
@@ -38,11 +39,11 @@ export function createRepos(sql: Sql) {
     quota: createQuotaRepo(sql),
     rateBuckets: createRateBucketsRepo(sql),
     scheduled: createScheduledRepo(sql),
-    settings: createSettingsRepo(sql),
+    settings: createSettingsRepo(sql, box),
     suppressions: createSuppressionsRepo(sql),
     tracking: createTrackingRepo(sql),
-    webhookDeliveries: createWebhookDeliveriesRepo(sql),
-    webhooks: createWebhooksRepo(sql),
+    webhookDeliveries: createWebhookDeliveriesRepo(sql, box),
+    webhooks: createWebhooksRepo(sql, box),
     /** Readiness: the database answers. */
     async ping(): Promise<void> {
       await sql`select 1`;

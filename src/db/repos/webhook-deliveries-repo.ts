@@ -1,5 +1,6 @@
 import type postgres from 'postgres';
 import type { EventType } from '../../domain/catalog.js';
+import { sealedContext, type SecretBox } from '../../domain/sealed-values.js';
 import type { Sql } from '../sql.js';
 import { type EmailRaw, type EmailRow, toEmail } from './emails-repo.js';
 import { createGroupQueue } from './group-queue.js';
@@ -80,21 +81,34 @@ const selectForSending = (sql: Sql, source: postgres.PendingQuery<postgres.Row[]
   join events e on e.id = d.event_id
   join emails m on m.id = e.email_id`;
 
-const toSending = (row: SendingRaw): DeliveryToSend => ({
-  id: row.d_id,
-  status: row.d_status,
-  attempt: row.d_attempt,
-  webhook: row.url !== null && row.secret !== null
-    ? { id: row.w_id, url: row.url, secrets: row.previous !== null ? [row.secret, row.previous] : [row.secret], disabled: row.disabled }
-    : undefined,
-  event: { id: row.e_id, type: row.e_type, at: row.e_at, data: row.e_data },
-  email: toEmail(row),
-});
+/**
+ * The row, its webhook's secrets opened when the attempt signs (they are stored sealed for their webhook:
+ * webhooks-repo.ts): one that fails to open fails that attempt alone, not the claim of its whole group.
+ */
+const toSending = (row: SendingRaw, box: SecretBox): DeliveryToSend => {
+  const { secret, previous } = row;
+  const open = (sealed: string) => box.open(sealed, sealedContext.webhookSecret(row.w_id));
+  return {
+    id: row.d_id,
+    status: row.d_status,
+    attempt: row.d_attempt,
+    webhook: row.url !== null && secret !== null
+      ? {
+        id: row.w_id, url: row.url, disabled: row.disabled,
+        get secrets() {
+          return previous !== null ? [open(secret), open(previous)] : [open(secret)];
+        },
+      }
+      : undefined,
+    event: { id: row.e_id, type: row.e_type, at: row.e_at, data: row.e_data },
+    email: toEmail(row),
+  };
+};
 
 /** A delivery with what sending it needs: the webhook's URL and signing secrets, the event, its email. */
-async function loadForSending(sql: Sql, id: string): Promise<DeliveryToSend | undefined> {
+async function loadForSending(sql: Sql, box: SecretBox, id: string): Promise<DeliveryToSend | undefined> {
   const [row] = await selectForSending(sql, sql`(select * from webhook_deliveries where id = ${id})`);
-  return row && toSending(row);
+  return row && toSending(row, box);
 }
 
 /**
@@ -102,7 +116,7 @@ async function loadForSending(sql: Sql, id: string): Promise<DeliveryToSend | un
  * an attempt of each whose webhook can take one (not disabled nor deleted) and loads what sending needs:
  * a round of first attempts costs one statement, then one per delivery to record its outcome.
  */
-async function claimForSending(sql: Sql, groupId: string, limit: number): Promise<DeliveryToSend[]> {
+async function claimForSending(sql: Sql, box: SecretBox, groupId: string, limit: number): Promise<DeliveryToSend[]> {
   const rows = await sql<SendingRaw[]>`
     with c as (
       update webhook_deliveries t set group_id = ${groupId}, claimed_at = now(), attempt_count = t.attempt_count
@@ -115,7 +129,7 @@ async function claimForSending(sql: Sql, groupId: string, limit: number): Promis
       returning t.id, t.status, t.webhook_id, t.event_id, t.attempt_count)
     ${selectForSending(sql, sql`c`)}
     order by d.id`;
-  return rows.map(toSending);
+  return rows.map((row) => toSending(row, box));
 }
 
 async function discard(sql: Sql, id: string, reason: DiscardReason, threshold?: DisableThreshold): Promise<{ disabledWebhook?: { id: string; reason: string } }> {
@@ -155,7 +169,7 @@ const deliveriesWhere = (sql: Sql, where: postgres.PendingQuery<postgres.Row[]>,
  * groups by the dispatcher like the email outbox, and finished by the webhook activity. Each attempt is a row
  * of its own, so an operator sees every status code, latency and error.
  */
-export function createWebhookDeliveriesRepo(sql: Sql) {
+export function createWebhookDeliveriesRepo(sql: Sql, box: SecretBox) {
   const selectDeliveries = (where: postgres.PendingQuery<postgres.Row[]>, limit: number) => deliveriesWhere(sql, where, limit);
 
   /** The one way a delivery is queued again (single and bulk re-send): a fresh retry budget, then a wake-up. */
@@ -170,9 +184,9 @@ export function createWebhookDeliveriesRepo(sql: Sql) {
   return {
     ...createGroupQueue(sql, { table: 'webhook_deliveries', id: 'id', order: 'created_at', waiting: sql`status = 'pending'` }),
 
-    loadForSending: (id: string) => loadForSending(sql, id),
+    loadForSending: (id: string) => loadForSending(sql, box, id),
 
-    claimForSending: (groupId: string, limit: number) => claimForSending(sql, groupId, limit),
+    claimForSending: (groupId: string, limit: number) => claimForSending(sql, box, groupId, limit),
 
     /** Moves deliveries to another group (their retries' workflow), claimed now. */
     async regroup(groupId: string, ids: string[]): Promise<void> {

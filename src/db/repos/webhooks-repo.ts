@@ -1,3 +1,4 @@
+import { sealedContext, type SecretBox } from '../../domain/sealed-values.js';
 import type { Sql } from '../sql.js';
 
 export interface WebhookRow {
@@ -19,32 +20,42 @@ type Raw = {
   id: string; account_id: string; url: string; events: string[]; secret: string; previous_secret: string | null;
   previous_secret_until: Date | null; disabled_at: Date | null; disabled_reason: string | null; created_at: Date;
 };
-const toWebhook = (r: Raw): WebhookRow => ({
-  id: r.id, accountId: r.account_id, url: r.url, events: r.events, secret: r.secret, previousSecret: r.previous_secret,
-  previousSecretUntil: r.previous_secret_until, disabledAt: r.disabled_at, disabledReason: r.disabled_reason, createdAt: r.created_at,
-});
+/** The row with its secrets opened: both are stored sealed for their webhook (sealedContext.webhookSecret). */
+const toWebhook = (r: Raw, box: SecretBox): WebhookRow => {
+  const context = sealedContext.webhookSecret(r.id);
+  return {
+    id: r.id, accountId: r.account_id, url: r.url, events: r.events, secret: box.open(r.secret, context),
+    previousSecret: r.previous_secret === null ? null : box.open(r.previous_secret, context),
+    previousSecretUntil: r.previous_secret_until, disabledAt: r.disabled_at, disabledReason: r.disabled_reason, createdAt: r.created_at,
+  };
+};
 
 /** The secrets that sign a request now: the current one, then the previous one while its overlap lasts. */
 export function signingSecrets(w: Pick<WebhookRow, 'secret' | 'previousSecret' | 'previousSecretUntil'>, now = new Date()): string[] {
   return w.previousSecret !== null && w.previousSecretUntil !== null && w.previousSecretUntil > now ? [w.secret, w.previousSecret] : [w.secret];
 }
 
-export function createWebhooksRepo(sql: Sql) {
+/**
+ * Webhooks. Their signing secrets are stored sealed (`box`, the installation's encryption key) for their own
+ * row: this repository seals what it writes and opens what it reads, so the rest of the service sees them clear.
+ */
+export function createWebhooksRepo(sql: Sql, box: SecretBox) {
+  const webhook = (r: Raw) => toWebhook(r, box);
   return {
     async create(w: { id: string; accountId: string; url: string; events: string[]; secret: string }): Promise<WebhookRow> {
       const [row] = await sql<Raw[]>`
         insert into webhooks (id, account_id, url, events, secret)
-        values (${w.id}, ${w.accountId}, ${w.url}, ${w.events}, ${w.secret}) returning *`;
-      return toWebhook(row!);
+        values (${w.id}, ${w.accountId}, ${w.url}, ${w.events}, ${box.seal(w.secret, sealedContext.webhookSecret(w.id))}) returning *`;
+      return webhook(row!);
     },
 
     async get(id: string): Promise<WebhookRow | undefined> {
       const [row] = await sql<Raw[]>`select * from webhooks where id = ${id} and deleted_at is null`;
-      return row && toWebhook(row);
+      return row && webhook(row);
     },
 
     async listByAccount(accountId: string): Promise<WebhookRow[]> {
-      return (await sql<Raw[]>`select * from webhooks where account_id = ${accountId} and deleted_at is null order by id`).map(toWebhook);
+      return (await sql<Raw[]>`select * from webhooks where account_id = ${accountId} and deleted_at is null order by id`).map(webhook);
     },
 
     async softDelete(id: string): Promise<boolean> {
@@ -57,11 +68,12 @@ export function createWebhooksRepo(sql: Sql) {
      * drops the secret before (two at most sign a request).
      */
     async rotateSecret(id: string, secret: string, overlapSeconds: number): Promise<WebhookRow | undefined> {
+      // The current secret moves to previous_secret as it is: both columns are sealed for the same context.
       const [row] = await sql<Raw[]>`
-        update webhooks set previous_secret = secret, secret = ${secret},
+        update webhooks set previous_secret = secret, secret = ${box.seal(secret, sealedContext.webhookSecret(id))},
           previous_secret_until = now() + make_interval(secs => ${overlapSeconds})
         where id = ${id} and deleted_at is null returning *`;
-      return row && toWebhook(row);
+      return row && webhook(row);
     },
 
     /** Ends a disable: deliveries are attempted again, and the failure count starts from zero. */
@@ -69,7 +81,28 @@ export function createWebhooksRepo(sql: Sql) {
       const [row] = await sql<Raw[]>`
         update webhooks set disabled_at = null, disabled_reason = null, consecutive_discards = 0, failing_since = null
         where id = ${id} and deleted_at is null returning *`;
-      return row && toWebhook(row);
+      return row && webhook(row);
+    },
+
+    /**
+     * Seals the secrets stored in clear before they were sealed (deleted webhooks' too); answers how many rows
+     * it sealed. Run at start, before anything reads them. Each row is replaced only if still as read, so
+     * processes starting at once seal it once.
+     */
+    async sealClearSecrets(): Promise<number> {
+      const rows = await sql<{ id: string; secret: string; previous_secret: string | null }[]>`
+        select id, secret, previous_secret from webhooks order by id`;
+      let sealed = 0;
+      for (const r of rows) {
+        const clear = (v: string | null) => v !== null && !box.isBound(v);
+        if (!clear(r.secret) && !clear(r.previous_secret)) continue;
+        const seal = (v: string | null) => (v === null || !clear(v) ? v : box.seal(v, sealedContext.webhookSecret(r.id)));
+        const done = await sql`
+          update webhooks set secret = ${seal(r.secret)}, previous_secret = ${seal(r.previous_secret)}
+          where id = ${r.id} and secret = ${r.secret} and previous_secret is not distinct from ${r.previous_secret} returning id`;
+        sealed += done.length;
+      }
+      return sealed;
     },
   };
 }
