@@ -1,3 +1,4 @@
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseEncryptionKey } from './mail/encryption-key.js';
@@ -28,6 +29,29 @@ const int = (name: string, fallback: number, min = 0, max = 65535) => (raw: stri
   return n;
 };
 const flag = (raw: string | undefined) => raw === '1' || raw === 'true';
+
+const defaultPublicUrl = (env: NodeJS.ProcessEnv) => `http://${str('127.0.0.1')(env.HOST)}:${int('PORT', 8080)(env.PORT)}`;
+
+/** A URL setting that links are built from: refused at start unless http(s), rather than making broken links. */
+function httpUrl(name: string, value: string): string {
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (url?.protocol !== 'http:' && url?.protocol !== 'https:') throw new Error(`${name} must be an http:// or https:// URL, got "${value}"`);
+  return value;
+}
+
+/** MAILER_TRUSTED_PROXIES: each entry checked, since a typo would trust nothing, or more than meant, without a word. */
+function parseTrustedProxies(raw: string | undefined): string[] {
+  const entries = (optional(raw) ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  for (const entry of entries) {
+    const [address = '', prefix, extra] = entry.split('/');
+    const family = net.isIP(address);
+    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+    if (family === 0 || !prefixOk || extra !== undefined) {
+      throw new Error(`MAILER_TRUSTED_PROXIES must list IP addresses or CIDR ranges (10.0.0.7, 172.16.0.0/12, fd00::/8) separated by commas; "${entry}" is neither`);
+    }
+  }
+  return entries;
+}
 
 /** The admin token opens everything: long enough that guessing it is hopeless (the generated one is 47). */
 export const ADMIN_TOKEN_MIN_LENGTH = 32;
@@ -93,9 +117,30 @@ const settings = {
   },
   publicUrl: {
     env: 'MAILER_PUBLIC_URL',
-    description: 'External URL used in tracking links and the console.',
+    description: 'External URL of the console and the API (the OpenAPI document\'s server), and of tracking links unless MAILER_TRACKING_URL is set.',
     default: 'http://HOST:PORT',
-    parse: (raw: string | undefined, env: NodeJS.ProcessEnv) => optional(raw) ?? `http://${str('127.0.0.1')(env.HOST)}:${int('PORT', 8080)(env.PORT)}`,
+    parse: (raw: string | undefined, env: NodeJS.ProcessEnv) => optional(raw) ?? defaultPublicUrl(env),
+  },
+  trackingUrl: {
+    env: 'MAILER_TRACKING_URL',
+    description: 'External URL of what mail links to: the open pixel and tracked links (`/t/`). Give it a host name of its own, apart from MAILER_PUBLIC_URL\'s (the console\'s), so that the redirects any account can have signed by mailing itself never sit on the console\'s origin; the API then serves `/t/` only to requests for this host, and nothing else to them. Unset (or on the same host name), tracking shares the console\'s host, which is warned about at start when NODE_ENV is `production`.',
+    default: 'MAILER_PUBLIC_URL',
+    parse: (raw: string | undefined, env: NodeJS.ProcessEnv) => {
+      const set = optional(raw);
+      return set === undefined ? optional(env.MAILER_PUBLIC_URL) ?? defaultPublicUrl(env) : httpUrl('MAILER_TRACKING_URL', set);
+    },
+  },
+  trustedProxies: {
+    env: 'MAILER_TRUSTED_PROXIES',
+    description: 'Comma-separated addresses or CIDR ranges (`10.0.0.7`, `fd00::/8`) of the reverse proxies in front of the REST port: a request from one of them counts as coming from the client its `X-Forwarded-For` names (for the admin-token throttle and tracking events). Unset, no `X-Forwarded-For` is believed: the client is the TCP peer. REST only: a gRPC client is always its TCP peer (a TCP proxy, as docker-compose.yml\'s, adds no header, so believing one there would let any client name its own address).',
+    default: undefined,
+    parse: parseTrustedProxies,
+  },
+  production: {
+    env: 'NODE_ENV',
+    description: '`production` (the Docker image sets it) marks a production deployment: settings left at a default that only suits development are warned about at start (MAILER_TRACKING_URL).',
+    default: undefined,
+    parse: (raw: string | undefined) => raw === 'production',
   },
   webhookAllowPrivate: {
     env: 'MAILER_WEBHOOK_ALLOW_PRIVATE',

@@ -2,6 +2,7 @@ import { admitAdmin } from '../api/admin-api.js';
 import type { CallContext } from '../api/call-context.js';
 import { consolePlugin } from '../console/console-plugin.js';
 import { buildRestApp } from '../http/rest-app.js';
+import { trackingHostPlugin } from '../http/tracking-host.js';
 import { trackingRoutes } from '../http/tracking-routes.js';
 import { startInboundServer } from '../mail/inbound-server.js';
 import { startSubmissionServer } from '../mail/submission-server.js';
@@ -49,8 +50,9 @@ export async function startApiRole(core: Core, notifyQueued: () => void, stops: 
   // One admin admission (token, throttle by client address) for REST and gRPC.
   const adminCall = async (ctx: CallContext) => admitAdmin(auth, ctx);
   const rest = await buildRestApp({
-    emailApi, adminApi, logger, metrics: core.metrics, publicUrl: config.publicUrl,
-    plugins: [trackingRoutes(createTrackingService({
+    emailApi, adminApi, logger, metrics: core.metrics, publicUrl: config.publicUrl, trustedProxies: config.trustedProxies,
+    // The split by Host first, before the routes it splits.
+    plugins: [trackingHostPlugin({ publicUrl: config.publicUrl, trackingUrl: config.trackingUrl }), trackingRoutes(createTrackingService({
       hits: repos.tracking, tokens: core.linkTracker, now: core.now, windowSeconds: config.trackingEventWindowSeconds,
       onError: (err) => logger.warn({ err }, 'tracking hit not recorded'),
     })), consolePlugin({ publicUrl: config.publicUrl })],

@@ -14,6 +14,7 @@ import { loadEncryptionKey } from '../mail/encryption-key.js';
 import { createKeyBox, type KeyBox } from '../mail/key-box.js';
 import { createReportTokens, type ReportTokens } from '../mail/report-token.js';
 import { createLinkTracker, type LinkTracker } from '../mail/tracking.js';
+import { warnOfSharedTrackingHost } from '../http/tracking-host.js';
 import { createMetrics, type Metrics } from '../metrics.js';
 import { tightenDataDir } from '../private-dir.js';
 import { retryAtStart } from '../retry-at-start.js';
@@ -84,7 +85,9 @@ export async function startCore(config: Config, logger: Logger, env: NodeJS.Proc
   await sealStoredSecrets(repos, keyBox, logger);
   // The worker signs tracking links and the API checks them, maybe in other processes: one key, in the database (sealed).
   const trackingKey = await repos.settings.getOrCreateSecret('tracking_key', () => crypto.randomBytes(32).toString('base64url'));
-  const linkTracker = createLinkTracker({ baseUrl: config.publicUrl, key: trackingKey });
+  // Links in mail point at MAILER_TRACKING_URL, a host apart from the console's (http/tracking-host.ts).
+  const linkTracker = createLinkTracker({ baseUrl: config.trackingUrl, key: trackingKey });
+  warnOfSharedTrackingHost(config, logger);
   // Reports prove they came back for an email with a token signed under a key derived from the same secret.
   const reportTokens = createReportTokens(trackingKey);
 

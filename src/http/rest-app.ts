@@ -29,6 +29,11 @@ export interface RestAppDeps {
   logger: Logger;
   metrics: Metrics;
   publicUrl: string;
+  /**
+   * MAILER_TRUSTED_PROXIES: the reverse proxies whose X-Forwarded-For names the client (`request.ip`); none
+   * when empty or absent, so that no client can name its own address.
+   */
+  trustedProxies?: string[];
   /** Throws a 401 AppError unless the request's bearer credential may read /metrics (MAILER_METRICS_TOKEN). */
   admitMetrics: (credential: string | undefined) => void;
   /** The dependencies that do not answer (`database`, `temporal`); empty when ready. */
@@ -49,6 +54,7 @@ export async function buildRestApp(deps: RestAppDeps): Promise<FastifyInstance> 
     // A URL Fastify cannot decode never reaches a route or the error handler: it is answered here, the same way.
     frameworkErrors: (err, request, reply) => sendError(reply, asAppError(err, request)),
     clientErrorHandler: answerClientError,
+    trustProxy: deps.trustedProxies !== undefined && deps.trustedProxies.length > 0 ? deps.trustedProxies : false,
     ...requestIdOptions,
   });
   app.decorateRequest('callContext', null);

@@ -10,10 +10,12 @@ const PIXEL_GIF = Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAA
  * clients fetch them. Wildcard routes, not `:token`: a click token carries its link and is longer than
  * Fastify's 100-character parameter limit.
  *
- * The client's address is `request.ip`, the peer of the TCP connection. Behind a reverse proxy that is the
- * proxy: recording the recipient's address needs Fastify's `trustProxy` set for that proxy, which this
- * service does not turn on by itself (trusting X-Forwarded-For from anyone would let clients write any
- * address into events).
+ * The client's address is `request.ip`: the peer of the TCP connection, or, when that peer is a proxy listed
+ * in MAILER_TRUSTED_PROXIES, the client its X-Forwarded-For names (trusting the header from anyone would let
+ * clients write any address into events).
+ *
+ * These are served on MAILER_TRACKING_URL's host only when it is not the console's (tracking-host.ts), and
+ * set no cookie: nothing here reads one, and a tracking host must share none with the console.
  *
  * Fastify answers HEAD on these GET routes with the same handlers; a HEAD is answered alike but counted as
  * nothing: no mail client reads an image or follows a link with HEAD, link checkers and scanners do.

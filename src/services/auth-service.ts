@@ -17,7 +17,7 @@ export interface Principal {
 export interface AuthDeps {
   findPrincipal(keyHash: Buffer): Promise<KeyPrincipalRow | undefined>;
   adminToken: string;
-  /** Counts failed admin-token attempts; refuses a client (or everyone) that failed too often. */
+  /** Counts failed admin-token attempts; answers a client's (or everyone's) further failures 429 past the limit. */
   adminThrottle: AuthThrottle;
   /** When set, GET /metrics needs it; unset, /metrics is open. */
   metricsToken?: string | undefined;
@@ -50,17 +50,15 @@ export function createAuthService(deps: AuthDeps) {
     },
 
     /**
-     * `client` is the caller's network address. Only well-formed tokens that are wrong count as failures:
-     * a missing or malformed credential is no guess, and is answered 401 unless the client is already throttled.
+     * `client` is the caller's network address. The token is checked first, in constant time, and the right
+     * one is always accepted: the throttle only answers wrong tokens (429 past the limit, else 401), so
+     * failures from the same address (a reverse proxy every client shares) never lock the operator out.
+     * Only well-formed tokens that are wrong count as failures: a missing or malformed credential is no guess.
      */
     authenticateAdmin(token: string | undefined, client: string): void {
-      deps.adminThrottle.check(client);
       if (token === undefined) throw unauthorized('Invalid or missing admin token');
-      if (!secretsEqual(token, deps.adminToken)) {
-        deps.adminThrottle.failed(client);
-        throw unauthorized('Invalid or missing admin token');
-      }
-      deps.adminThrottle.succeeded(client);
+      if (secretsEqual(token, deps.adminToken)) return;
+      throw deps.adminThrottle.failed(client) ?? unauthorized('Invalid or missing admin token');
     },
 
     authenticateMetrics: metricsGate(deps.metricsToken),

@@ -1,23 +1,27 @@
 import { AppError } from '../errors.js';
 
 /**
- * Failed admin-token attempts, counted per client address and for the whole process. A client that fails
- * too often in a window is refused with 429 until that window ends, whatever it sends (with the right
- * token too, or the answer would tell a guesser when it hit); past the global limit every client is.
- * The global limit is what holds against guessing from many addresses, at the price that such an attack
- * also locks the operator out until it stops. Counts are kept in this process only, like the API rate limit.
+ * Failed admin-token attempts, counted per client address and for the whole process. Only failures are
+ * throttled: a request with the right token is checked and accepted whatever came before it from its
+ * address or from anyone (auth-service.ts checks the token first), so no number of wrong guesses, not even
+ * from the address every client shares behind a reverse proxy, can lock the operator out. A wrong token from
+ * a client past its limit, or from anyone once all clients together are past the global limit, is answered
+ * 429 with the time left in the window instead of 401: clients that honour Retry-After back off, and the
+ * answer tells a guesser nothing a 401 would not. What makes guessing hopeless is the token's length (at
+ * least 32 characters, see ADMIN_TOKEN_MIN_LENGTH), not this throttle. Counts are kept in this process only,
+ * like the API rate limit.
  */
 export interface ThrottleLimits {
-  /** Failures one client may make in a window. */
+  /** Failures one client may make in a window before its further failures are answered 429. */
   perClient: number;
-  /** Failures all clients together may make in a window. */
+  /** Failures all clients together may make in a window before every further failure is answered 429. */
   global: number;
   windowMs: number;
 }
 
 export const ADMIN_AUTH_LIMITS: ThrottleLimits = { perClient: 20, global: 200, windowMs: 60_000 };
 
-/** Expired windows are dropped once this many clients are tracked (the global limit bounds how fast it grows). */
+/** Expired windows are dropped once this many clients are tracked. */
 const PRUNE_ABOVE = 1_000;
 
 interface Window {
@@ -36,30 +40,33 @@ export function createAuthThrottle(limits: ThrottleLimits = ADMIN_AUTH_LIMITS, n
   };
 
   return {
-    /** Throws a 429 saying when to retry when `client`, or everyone, has failed too often in the current window. */
-    check(client: string): void {
+    /**
+     * Counts a wrong token from `client`. Returns the 429 to answer it with when this failure is past the
+     * client's limit or the global one, else undefined (answer 401).
+     */
+    failed(client: string): AppError | undefined {
       const t = now();
-      const mine = current(clients.get(clientKey(client)), t);
-      if (mine && mine.failures >= limits.perClient) throw tooMany(mine, t, 'from this address');
-      const all = current(global, t);
-      if (all && all.failures >= limits.global) throw tooMany(all, t, 'on this server');
-    },
-
-    failed(client: string): void {
-      const t = now();
-      if (clients.size > PRUNE_ABOVE) for (const [k, w] of clients) if (w.endsAt <= t) clients.delete(k);
-      const key = clientKey(client);
-      const mine = current(clients.get(key), t) ?? { failures: 0, endsAt: t + limits.windowMs };
-      mine.failures += 1;
-      clients.set(key, mine);
       global = current(global, t) ?? { failures: 0, endsAt: t + limits.windowMs };
       global.failures += 1;
+      const key = clientKey(client);
+      let mine = current(clients.get(key), t);
+      // Past the global limit every failure is refused anyway: new clients are no longer tracked, so that
+      // guesses from ever new addresses cannot grow the map within a window.
+      if (mine === undefined && global.failures <= limits.global) {
+        if (clients.size > PRUNE_ABOVE) for (const [k, w] of clients) if (w.endsAt <= t) clients.delete(k);
+        mine = { failures: 0, endsAt: t + limits.windowMs };
+        clients.set(key, mine);
+      }
+      if (mine) {
+        mine.failures += 1;
+        if (mine.failures > limits.perClient) return tooMany(mine, t, 'from this address');
+      }
+      if (global.failures > limits.global) return tooMany(global, t, 'on this server');
+      return undefined;
     },
 
-    /** The operator got it right: their earlier typos stop counting against their address. */
-    succeeded(client: string): void {
-      clients.delete(clientKey(client));
-    },
+    /** How many client addresses are being counted (bounded by the global limit per window). */
+    trackedClients: (): number => clients.size,
   };
 }
 export type AuthThrottle = ReturnType<typeof createAuthThrottle>;

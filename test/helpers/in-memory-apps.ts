@@ -4,7 +4,7 @@ import { onTestFinished } from 'vitest';
 import { AppError } from '../../src/errors.js';
 import { AdminService } from '../../src/gen/mail/v1/admin_service_pb.js';
 import { EmailService } from '../../src/gen/mail/v1/email_service_pb.js';
-import { buildRestApp } from '../../src/http/rest-app.js';
+import { buildRestApp, type RestAppDeps } from '../../src/http/rest-app.js';
 import { createLogger } from '../../src/logger.js';
 import { createMetrics } from '../../src/metrics.js';
 import { createErrorInterceptor } from '../../src/rpc/error-interceptor.js';
@@ -20,13 +20,14 @@ const adminApi = Object.fromEntries(AdminService.methods.map((m) => [m.localName
 
 /**
  * The REST app as the service builds it, over the fake email API, answered in memory (`app.inject`);
- * it is closed when the test finishes.
+ * it is closed when the test finishes. `deps` replaces any of the app's dependencies.
  */
-export async function buildTestRestApp(): Promise<{ app: FastifyInstance } & ReturnType<typeof createFakeEmailApi>> {
+export async function buildTestRestApp(deps: Partial<RestAppDeps> = {}): Promise<{ app: FastifyInstance } & ReturnType<typeof createFakeEmailApi>> {
   const fake = createFakeEmailApi();
   const app = await buildRestApp({
     emailApi: fake.emailApi, adminApi, admitApi: fake.guard.admit, admitAdmin: refuseAdmin,
     logger, metrics: createMetrics(), publicUrl: 'http://mailer.test', admitMetrics: () => {}, checkReady: async () => [],
+    ...deps,
   });
   onTestFinished(() => app.close());
   return { app, ...fake };

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { loadCompose, loadYaml, repoRoot, type ComposeService } from '../helpers/compose-check.js';
+import { separateTrackingHost } from '../../src/http/tracking-host.js';
+import { loadCompose, loadYaml, repoRoot, type ComposeProject, type ComposeService } from '../helpers/compose-check.js';
 import { children, only, parseNginxConf, type Directive } from '../helpers/nginx-conf.js';
 
 /**
@@ -17,9 +18,11 @@ const ENV = {
 };
 
 let services: Record<string, ComposeService>;
+let project: ComposeProject & { networks?: unknown };
 beforeAll(() => {
   const loaded = loadCompose(ENV, ['observability']);
   expect(loaded.stderr).toBe('');
+  project = loaded.project;
   services = loaded.project.services;
 }, 300_000);
 
@@ -104,7 +107,52 @@ describe('deploy/nginx/nginx.conf', () => {
   it('is what the proxy health check probes through', () => {
     expect(services.proxy!.healthcheck!.test!.join(' ')).toContain(`http://127.0.0.1:8080/healthz`);
   });
+
+  it('is the one peer whose X-Forwarded-For the API believes: a fixed address on a network it shares with the API replicas alone', () => {
+    // What compose-go normalises: each service's networks, and the networks' address plans.
+    const networksOf = (name: string) => (services[name] as { networks?: Record<string, { ipv4_address?: string } | null> }).networks ?? { default: null };
+    const proxyNetworks = networksOf('proxy');
+    expect(Object.keys(proxyNetworks)).toEqual(['edge']);
+    const address = proxyNetworks.edge!.ipv4_address!;
+    expect(settingsOf('api').trustedProxies).toEqual([address]);
+    // Workers build no REST request: they trust nobody.
+    expect(settingsOf('worker').trustedProxies).toEqual([]);
+    const onEdge = Object.keys(services).filter((name) => 'edge' in networksOf(name)).sort();
+    expect(onEdge).toEqual(['api', 'proxy']);
+    // Inside the subnet, outside the range replicas take their addresses from: no replica can hold it.
+    const [plan] = (project.networks as Record<string, { ipam: { config: { subnet: string; ip_range: string }[] } }>).edge!.ipam.config;
+    expect(inCidr(address, plan!.subnet)).toBe(true);
+    expect(inCidr(address, plan!.ip_range)).toBe(false);
+    expect(inCidr(plan!.ip_range.split('/')[0]!, plan!.subnet)).toBe(true);
+
+    // nginx appends the peer it saw to whatever X-Forwarded-For came in (the API reads the rightmost
+    // untrusted entry, so what a client wrote itself is never taken), and passes the Host the client asked
+    // for (the tracking host is told apart by it).
+    const root = children(only(only(conf, 'http').block, 'server').block, 'location').find((l) => l.args.join(' ') === '/');
+    const headers = new Map(children(root!.block, 'proxy_set_header').map((d) => [d.args[0]!.toLowerCase(), d.args[1]]));
+    expect(headers.get('x-forwarded-for')).toBe('$proxy_add_x_forwarded_for');
+    expect(headers.get('host')).toBe('$host');
+  });
 });
+
+describe('MAILER_TRACKING_URL in docker-compose.yml', () => {
+  it('has mail link to a host name of its own, apart from the console\'s, through the proxy\'s REST port, in both roles', () => {
+    const restPort = (services.proxy!.ports ?? []).find((p) => p.target === 8080)!.published;
+    for (const role of ['api', 'worker']) {
+      const c = settingsOf(role);
+      expect(separateTrackingHost(c.publicUrl, c.trackingUrl), role).toBe('track.localhost');
+      expect(new URL(c.trackingUrl).port).toBe(restPort);
+    }
+  });
+});
+
+/** Whether an IPv4 address is inside an IPv4 CIDR range. */
+function inCidr(address: string, cidr: string): boolean {
+  const toInt = (a: string) => a.split('.').reduce((n, part) => n * 256 + Number(part), 0);
+  const [base, bits] = cidr.split('/');
+  const size = 2 ** (32 - Number(bits));
+  return Math.floor(toInt(address) / size) === Math.floor(toInt(base!) / size);
+}
 
 describe('deploy/prometheus/prometheus.yml', () => {
   interface Job {
