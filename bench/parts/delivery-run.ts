@@ -4,7 +4,7 @@ import type { PartContext } from '../lib/context.js';
 import type { SinkCount } from '../lib/infrastructure.js';
 import { DESTINATIONS, destinationQueries, recipient } from '../lib/mx-zone.js';
 import { EMAIL_REQUEST, SENDER_DOMAIN } from '../lib/payload.js';
-import { prepareAccounts, startService, type ServiceHandle } from '../lib/service.js';
+import { admin, prepareAccounts, startService, type ServiceHandle } from '../lib/service.js';
 import { BATCH_SIZE } from '../lib/settings.js';
 import { call, tag, type Arrivals } from './api-calls.js';
 
@@ -74,6 +74,10 @@ export async function deliveryRun(ctx: PartContext, mode: Mode, { dns, mxPort, s
   ctx.underTest.server = svc;
   try {
     await prepareAccounts(svc, SENDER_DOMAIN, 0);
+    if (mode === 'direct') {
+      const unpublished = await publishSenderDomain(svc, dns, SENDER_DOMAIN).then(() => undefined, (err: unknown) => (err as Error).message);
+      if (unpublished !== undefined) return failed(unpublished);
+    }
     ctx.log(`${mode} service started (pid ${svc.pid}); warm-up: ${BATCH_SIZE} emails to ${DESTINATIONS.length} domains`);
     const warm = await sendBatches(ctx, svc, `[bench ${tag(`${mode[0]}w`)}]`, { emails: BATCH_SIZE });
     const arrived = await ctx.infra.sink.request<Arrivals>('waitFor', { prefix: warm.prefix, count: warm.accepted, timeoutMs: WARMUP_TIMEOUT_MS });
@@ -82,6 +86,25 @@ export async function deliveryRun(ctx: PartContext, mode: Mode, { dns, mxPort, s
   } finally {
     await svc.stop();
     ctx.underTest.server = undefined;
+  }
+}
+
+/**
+ * Direct delivery sends only from a domain whose DKIM record is verified (services/sender-check.ts): the seeded
+ * sender domain's TXT records (ownership, SPF, DKIM, DMARC) are published in the bench's DNS and the domain
+ * verified through it, as its owner would.
+ */
+async function publishSenderDomain(svc: ServiceHandle, dns: DnsServer, name: string): Promise<void> {
+  type Domain = { id: string; name: string; dns_records: { type: string; name: string; value: string; purpose: string; status: string }[] };
+  const { domains } = await admin<{ domains: Domain[] }>(svc, 'GET', `/accounts/${svc.accountId}/domains`);
+  const domain = domains.find((d) => d.name === name);
+  if (!domain) throw new Error(`the service has no domain ${name}`);
+  const txt = new Map<string, string[]>();
+  for (const r of domain.dns_records) if (r.type === 'TXT') txt.set(r.name, [...(txt.get(r.name) ?? []), r.value]);
+  for (const [host, values] of txt) dns.set(host, 'TXT', values);
+  const checked = await admin<Domain>(svc, 'POST', `/domains/${domain.id}/verify`, {});
+  if (!checked.dns_records.some((r) => r.purpose === 'dkim' && r.status === 'verified')) {
+    throw new Error(`the DKIM record of ${name} did not verify through the bench's DNS: ${JSON.stringify(checked.dns_records)}`);
   }
 }
 

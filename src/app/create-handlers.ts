@@ -37,7 +37,7 @@ export function createHandlers(core: Core, deps: { auth: AuthService; usage: Usa
     quota: repos.quota, idempotency: createIdempotency(repos.idempotency), now,
     onUndoFailed: (err, what) => logger.warn({ err, what }, 'a failed send could not be undone: the quota or Idempotency-Key stays taken until the day or the key expires'),
   });
-  const assertMaySendFrom = createSenderCheck(repos.domains);
+  const assertMaySendFrom = createSenderCheck({ domains: repos.domains, dkimKeys: repos.dkimKeys, requireDkimRecord: config.delivery === 'direct' });
   const send = createSendService({
     emails: repos.emails, accept, assertMaySendFrom, usage, notifyQueued: deps.notifyQueued,
   });

@@ -30,6 +30,7 @@ import { createJobStarters, type JobStarters } from '../temporal/job-starters.js
 import { createStartRetrier } from '../temporal/start-retrier.js';
 import { sealedContext } from '../domain/sealed-values.js';
 import { provisionDatabase, provisionTemporal } from './provision-local.js';
+import { warnOfDirectSendersWithoutDkim } from './direct-senders.js';
 import { assertInstallationKey, sealStoredSecrets } from './sealed-at-rest.js';
 import type { StopList } from './stop-list.js';
 
@@ -129,6 +130,7 @@ async function domainAuthentication(config: Config, repos: Repos, keyBox: KeyBox
     dkimKeys: repos.dkimKeys, generate: generateDkimKeyPair, seal: (pem, keyId) => keyBox.seal(pem, sealedContext.dkimPrivateKey(keyId)), now, logger,
   });
   await dkimProvisioning.backfill();
+  await warnOfDirectSendersWithoutDkim(config, repos.dkimKeys, logger);
   const dkim = createDkimKeyring({ lookup: repos.dkimKeys.sealedSigningKey, keyBox });
   const domainChecks = createDomainDnsCheck({ domains: repos.domains, dkimKeys: repos.dkimKeys, resolver: dnsResolver, publish, now, logger });
   return { dkim, dkimProvisioning, dnsResolver, publish, domainChecks };

@@ -48,6 +48,14 @@ const RETURN_PATH_MX_PREFERENCE = 10;
 
 const record = (r: Omit<ExpectedRecord, 'key'>): ExpectedRecord => ({ ...r, key: `${r.purpose}:${r.name}` });
 
+/** The DNS name of a domain's DKIM record for `selector`. */
+export const dkimRecordName = (domainName: string, selector: string) => `${selector}._domainkey.${domainName}`;
+
+/** The last DNS check found the DKIM record of `selector` (the domain's signing key) published as listed. */
+export function dkimRecordVerified(domain: { name: string; dnsStatuses: StoredStatuses }, selector: string): boolean {
+  return domain.dnsStatuses[`dkim:${dkimRecordName(domain.name, selector)}`]?.status === 'verified';
+}
+
 /** Every record to publish for a domain, in the order shown to its owner. */
 export function expectedRecords(
   domain: { name: string; verificationToken: string; keys: PublishedKey[] }, settings: PublishSettings,
@@ -61,7 +69,7 @@ export function expectedRecords(
   const keys = [...domain.keys].sort((a, b) => (a.status === b.status ? a.selector.localeCompare(b.selector) : a.status === 'active' ? -1 : 1));
   for (const key of keys) {
     records.push(record({
-      type: 'TXT', name: `${key.selector}._domainkey.${domain.name}`, value: `v=DKIM1; k=rsa; p=${key.publicKey}`,
+      type: 'TXT', name: dkimRecordName(domain.name, key.selector), value: `v=DKIM1; k=rsa; p=${key.publicKey}`,
       purpose: 'dkim', required: key.status === 'active', dkimKeyId: key.id,
     }));
   }

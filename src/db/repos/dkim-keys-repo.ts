@@ -89,12 +89,32 @@ export function createDkimKeysRepo(sql: Sql) {
       await sql`update dkim_keys set private_key_sealed = ${to} where id = ${id} and private_key_sealed = ${from}`;
     },
 
-    /** Domains with no active key (added before keys existed), oldest first. */
+    /** The selector of the domain's active key (the one that signs), if it has one. */
+    async activeSelector(domainId: string): Promise<string | undefined> {
+      const [row] = await sql<{ selector: string }[]>`select selector from dkim_keys where domain_id = ${domainId} and status = 'active'`;
+      return row?.selector;
+    },
+
     /** The ids of the encryption keys the stored private keys are sealed under (key-box.ts format). */
     async sealingKeyIds(): Promise<string[]> {
       return (await sql<{ id: string }[]>`select distinct split_part(private_key_sealed, '.', 2) as id from dkim_keys`).map((r) => r.id);
     },
 
+    /**
+     * Verified domains whose signing key's DKIM record the last DNS check did not find (never checked, or
+     * verified with `force`, as the seeded default domain is): up to `limit` names, and how many there are.
+     * The status is looked up by the record's key as domain/dns-records.ts names it (`dkim:<record name>`).
+     */
+    async verifiedWithoutDkimRecord(limit: number): Promise<{ names: string[]; count: number }> {
+      const rows = await sql<{ name: string; count: number }[]>`
+        select d.name, count(*) over ()::int as count from domains d join dkim_keys k on k.domain_id = d.id and k.status = 'active'
+        where d.verified_at is not null
+          and coalesce(d.dns_statuses -> ('dkim:' || k.selector || '._domainkey.' || d.name) ->> 'status', 'pending') <> 'verified'
+        order by d.name limit ${limit}`;
+      return { names: rows.map((r) => r.name), count: rows[0]?.count ?? 0 };
+    },
+
+    /** Domains with no active key (added before keys existed), oldest first. */
     async domainsWithoutKey(limit: number): Promise<{ id: string; name: string }[]> {
       return sql<{ id: string; name: string }[]>`
         select d.id, d.name from domains d
