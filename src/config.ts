@@ -284,6 +284,18 @@ const settings = {
     default: '2587',
     parse: int('MAILER_SUBMISSION_PORT', 2587),
   },
+  smtpConnectionsPerAddress: {
+    env: 'MAILER_SMTP_CONNECTIONS_PER_ADDRESS',
+    description: 'Connections one client address (an IPv6 /64) may hold at once on each SMTP listener: on submission those not yet authenticated, on the inbound report listener all of them; one more is answered `421` and closed. Raise it when many clients reach the service from one address (behind NAT, or one host opening many connections at once).',
+    default: '10',
+    parse: int('MAILER_SMTP_CONNECTIONS_PER_ADDRESS', 10, 1, 10_000),
+  },
+  smtpSetupSeconds: {
+    env: 'MAILER_SMTP_SETUP_SECONDS',
+    description: 'Seconds a connection to an SMTP listener has to get going: on submission to finish STARTTLS and AUTH, on the inbound report listener to start DATA (from the greeting, and again after each message). A connection that has not is answered `421` and closed, so strangers cannot hold its slots.',
+    default: '30',
+    parse: int('MAILER_SMTP_SETUP_SECONDS', 30, 1, 600),
+  },
   tlsCert: {
     env: 'MAILER_TLS_CERT',
     description: 'PEM certificate file (with its chain) for STARTTLS on the SMTP submission listener; set together with MAILER_TLS_KEY. Unset, a self-signed certificate for MAILER_HOSTNAME is made once into MAILER_DATA_DIR/tls-cert.pem.',

@@ -34,7 +34,7 @@ export async function startApiRole(core: Core, notifyQueued: () => void, stops: 
   const tls = await loadTlsCertificate({ certFile: config.tlsCert, keyFile: config.tlsKey, dataDir: config.dataDir, hostname: config.hostname });
   if (tls.created) logger.info({ dataDir: config.dataDir }, 'made a self-signed STARTTLS certificate into the data dir (set MAILER_TLS_CERT and MAILER_TLS_KEY for a real one)');
   const inbound = await startInboundServer({
-    host: config.host, port: config.inboundPort, logger, tls,
+    host: config.host, port: config.inboundPort, logger, tls, limits: smtpLimits(config),
     acceptsRecipient: core.inboundFeedback.acceptsRecipient, onMessage: core.inboundFeedback.receive,
   });
   stops.onStop(inbound.close);
@@ -73,7 +73,12 @@ export async function startApiRole(core: Core, notifyQueued: () => void, stops: 
 async function startSubmission(core: Core, handler: SubmissionService, tls: TlsCertificate, stops: StopList): Promise<string | undefined> {
   const { config, logger } = core;
   if (config.submissionPort === 0) return undefined;
-  const server = await startSubmissionServer({ host: config.host, port: config.submissionPort, hostname: config.hostname, tls, logger, handler });
+  const server = await startSubmissionServer({
+    host: config.host, port: config.submissionPort, hostname: config.hostname, tls, logger, handler, limits: smtpLimits(config),
+  });
   stops.onStop(server.close);
   return server.url;
 }
+
+/** Both SMTP listeners' per-address cap and setup deadline. */
+const smtpLimits = (config: Core['config']) => ({ perAddress: config.smtpConnectionsPerAddress, setupMs: config.smtpSetupSeconds * 1000 });

@@ -22,8 +22,9 @@ export class SmtpConversation {
     this.listen();
   }
 
-  static async open(host: string, port: number): Promise<SmtpConversation> {
-    const socket = net.connect({ host, port });
+  /** `localAddress`: the address to connect from (another loopback address, 127.0.0.2, is another client). */
+  static async open(host: string, port: number, localAddress?: string): Promise<SmtpConversation> {
+    const socket = net.connect({ host, port, localAddress });
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', resolve);
       socket.once('error', reject);

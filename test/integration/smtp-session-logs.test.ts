@@ -28,7 +28,7 @@ beforeAll(async () => {
   dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'smtp-session-logs-'));
   const tls = await loadTlsCertificate({ certFile: undefined, keyFile: undefined, dataDir, hostname: 'localhost' });
   server = await startInboundServer({
-    host: '127.0.0.1', port: 0, logger, tls, acceptsRecipient: () => true,
+    host: '127.0.0.1', port: 0, logger, tls, acceptsRecipient: () => true, limits: { perAddress: 10, setupMs: 30_000 },
     async onMessage(raw) {
       // As a service deep inside would, with no logger bound to the connection.
       logger.warn({ subject: /^subject: (.*)$/im.exec(raw.toString())?.[1] }, 'handling a report');

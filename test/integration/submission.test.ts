@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { authenticate } from 'mailauth';
 import nodemailer from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
@@ -141,11 +142,57 @@ describe('SMTP submission with nodemailer as the client', () => {
   });
 });
 
+/** A TCP relay to the submission listener that keeps every byte the client sends. */
+async function recordingRelay(target: URL): Promise<{ port: number; sent: () => string; close: () => Promise<void> }> {
+  const chunks: Buffer[] = [];
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('error', () => s.destroy());
+      s.on('close', () => (s === client ? upstream : client).destroy());
+    }
+    client.on('data', (d: Buffer) => chunks.push(d));
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    sent: () => Buffer.concat(chunks).toString('latin1'),
+    close: () => new Promise((resolve) => {
+      sockets.forEach((s) => s.destroy());
+      server.close(() => resolve());
+    }),
+  };
+}
+
+describe('SMTP submission, no credential in clear', () => {
+  it('a client that does not insist on STARTTLS is offered no AUTH, so it never sends its API key; its message is refused 530', async () => {
+    const relay = await recordingRelay(new URL(stack.mailer.submissionUrl!));
+    try {
+      // nodemailer logs in only where AUTH is offered, as Python's smtplib.login() and swaks do.
+      const inClear = nodemailer.createTransport({ host: '127.0.0.1', port: relay.port, secure: false, ignoreTLS: true, auth: { user: 'any', pass: stack.apiKey } });
+      const r = await refusal(inClear.sendMail({ from: 'a@example.com', to: 'b@example.net', subject: 's', text: 't' }));
+      expect(r.response).toMatch(/^530 5\.7\.0 Must issue a STARTTLS command first/);
+      const sent = relay.sent();
+      expect(sent).toMatch(/^EHLO /m);
+      expect(sent).not.toMatch(/^AUTH/im);
+      expect(sent).not.toContain(plain('any', stack.apiKey));
+      expect(sent).not.toContain(b64(stack.apiKey));
+      expect(sent).not.toContain(stack.apiKey);
+    } finally {
+      await relay.close();
+    }
+  });
+});
+
 const plain = (...parts: string[]) => Buffer.from(`\0${parts.join('\0')}`).toString('base64');
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
 describe('SMTP submission, a raw conversation', () => {
-  it('takes AUTH only after STARTTLS, refuses a bad key, refuses an announced size over the limit, caps recipients at 50 and answers 250 with the email id', async () => {
+  it('offers and takes AUTH only after STARTTLS, refuses a bad key, refuses an announced size over the limit, caps recipients at 50 and answers 250 with the email id', async () => {
     const url = new URL(stack.mailer.submissionUrl!);
     const smtp = await SmtpConversation.open(url.hostname, Number(url.port));
     try {
@@ -153,10 +200,12 @@ describe('SMTP submission, a raw conversation', () => {
       const ehlo = await smtp.command('EHLO client.test');
       expect(ehlo.code).toBe(250);
       expect(ehlo.lines).toContain('STARTTLS');
-      // smtp-server lists AUTH before STARTTLS too, but takes none: an API key never crosses the network in
-      // clear, nor does mail go anywhere unauthenticated.
-      expect((await smtp.command(`AUTH PLAIN ${plain('any', stack.apiKey)}`)).code).toBe(538);
-      expect((await smtp.command('MAIL FROM:<a@example.com>')).code).toBe(530);
+      // No AUTH offered in clear (as Postfix's smtpd_tls_auth_only), so a client that logs in wherever AUTH is
+      // offered never sends its API key here; a client that sends one anyway is refused without it being
+      // looked at, and nothing is taken before STARTTLS and AUTH.
+      expect(ehlo.lines.filter((l) => /^AUTH\b/i.test(l))).toEqual([]);
+      expect((await smtp.command(`AUTH PLAIN ${plain('any', stack.apiKey)}`)).text).toMatch(/^500 /);
+      expect((await smtp.command('MAIL FROM:<a@example.com>')).text).toMatch(/^530 5\.7\.0 Must issue a STARTTLS command first/);
 
       expect((await smtp.command('STARTTLS')).code).toBe(220);
       await smtp.startTls();
