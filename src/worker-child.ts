@@ -1,7 +1,6 @@
 import { loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { startMailer } from './main.js';
-import { PRIVATE_UMASK } from './private-dir.js';
 import type { WorkerReady } from './app/worker-process.js';
 
 /**
@@ -11,8 +10,6 @@ import type { WorkerReady } from './app/worker-process.js';
  * reaches the whole process group: the parent decides, so SIGINT is ignored here.
  */
 async function main(): Promise<void> {
-  // As its parent's (start.ts): what it writes into the data dir is the owner's only.
-  process.umask(PRIVATE_UMASK);
   const config = loadConfig(process.env);
   const logger = createLogger(config.logLevel, 'mailer-worker');
   const mailer = await startMailer(config, { logger, env: process.env });

