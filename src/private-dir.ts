@@ -42,7 +42,14 @@ export async function tightenDataDir(dir: string, mode: number, logger: Logger):
     throw err;
   }
   if ((current & ~mode) === 0) return;
-  await fs.chmod(dir, mode);
+  try {
+    await fs.chmod(dir, mode);
+  } catch (err) {
+    // A mounted volume owned by another user: say so, and run (refusing would stop a deployment that worked).
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') throw err;
+    logger.warn({ dataDir: dir, mode: `0${current.toString(8)}`, err }, `the data dir is open to other users and not this user's to change: make it 0${mode.toString(8)}`);
+    return;
+  }
   logger.warn(
     { dataDir: dir, was: `0${current.toString(8)}`, now: `0${mode.toString(8)}` },
     'the data dir was open to other users: its mode is now owner-only',
