@@ -90,7 +90,7 @@ const settings = {
   smtpUrl: { env: 'SMTP_URL', description: 'Smart host all mail is relayed through in `relay` mode (smtp://user:pass@host:587, smtps://...).', default: undefined, parse: optional },
   dataDir: {
     env: 'MAILER_DATA_DIR',
-    description: 'Where embedded state lives (PostgreSQL and its `postgres-password`, Temporal, caught mail, the admin token).',
+    description: 'Where embedded state lives (PostgreSQL and its `postgres-password`, Temporal, caught mail, the admin token, the encryption key): its owner\'s only (0700; 0711 when run as root with the embedded PostgreSQL, whose own user passes through it), an existing one open to others made so at start.',
     default: './.data',
     parse: (raw: string | undefined) => path.resolve(raw === undefined || raw === '' ? './.data' : raw),
   },
@@ -192,7 +192,7 @@ const settings = {
   },
   delivery: {
     env: 'MAILER_DELIVERY',
-    description: 'How mail leaves: `catcher` (kept locally, shown in the console), `relay` (all mail through SMTP_URL) or `direct` (to each recipient domain\'s MX hosts on port 25). Every mode signs with DKIM and uses the VERP return path.',
+    description: 'How mail leaves: `catcher` (kept locally, shown in the console), `relay` (all mail through SMTP_URL) or `direct` (to each recipient domain\'s MX hosts on port 25). Every mode signs with DKIM and uses the VERP return path; `direct` sends only from domains whose DKIM record is verified (not the seeded default domain until its records are published).',
     default: '`relay` when SMTP_URL is set, else `catcher`',
     parse: (raw: string | undefined, env: NodeJS.ProcessEnv) => {
       const mode = optional(raw) ?? (optional(env.SMTP_URL) ? 'relay' : 'catcher');
@@ -257,7 +257,7 @@ const settings = {
   },
   encryptionKey: {
     env: 'MAILER_ENCRYPTION_KEY',
-    description: 'Key (32 bytes as 64 hex digits or base64) that encrypts DKIM private keys at rest; every process of one installation needs the same. Unset, one is generated into MAILER_DATA_DIR/encryption-key on first start.',
+    description: 'Key (32 bytes as 64 hex digits or base64) that seals the secrets stored in the database (DKIM private keys, webhook secrets, the tracking key); every process of one installation needs the same: the database records its fingerprint, and a process with another key refuses to start. Unset, one is generated into MAILER_DATA_DIR/encryption-key on first start.',
     default: undefined,
     parse: (raw: string | undefined) => {
       const key = optional(raw);
