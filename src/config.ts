@@ -296,6 +296,18 @@ const settings = {
     default: '30',
     parse: int('MAILER_SMTP_SETUP_SECONDS', 30, 1, 600),
   },
+  smtpProxyProtocolFrom: {
+    env: 'MAILER_SMTP_PROXY_PROTOCOL_FROM',
+    description: 'Comma-separated IP addresses of TCP proxies in front of both SMTP listeners that begin each connection with a PROXY protocol header (nginx `proxy_protocol on;`, HAProxy `send-proxy`): a connection from one of them is counted as the client its header names (MAILER_SMTP_CONNECTIONS_PER_ADDRESS), and one without the header is closed. Unset, each client is its TCP peer, so behind a proxy that sends no header all clients share the proxy\'s address and its cap. docker-compose.yml sets it to its nginx\'s address.',
+    default: undefined,
+    parse: (raw: string | undefined) => {
+      const entries = (optional(raw) ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+      // smtp-server compares the peer with each entry as it is: a range would never match, and trust no one.
+      const bad = entries.find((e) => net.isIP(e) === 0);
+      if (bad !== undefined) throw new Error(`MAILER_SMTP_PROXY_PROTOCOL_FROM must list IP addresses (not ranges) separated by commas; "${bad}" is not one`);
+      return entries;
+    },
+  },
   tlsCert: {
     env: 'MAILER_TLS_CERT',
     description: 'PEM certificate file (with its chain) for STARTTLS on the SMTP submission listener; set together with MAILER_TLS_KEY. Unset, a self-signed certificate for MAILER_HOSTNAME is made once into MAILER_DATA_DIR/tls-cert.pem.',

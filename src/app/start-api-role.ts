@@ -34,7 +34,7 @@ export async function startApiRole(core: Core, notifyQueued: () => void, stops: 
   const tls = await loadTlsCertificate({ certFile: config.tlsCert, keyFile: config.tlsKey, dataDir: config.dataDir, hostname: config.hostname });
   if (tls.created) logger.info({ dataDir: config.dataDir }, 'made a self-signed STARTTLS certificate into the data dir (set MAILER_TLS_CERT and MAILER_TLS_KEY for a real one)');
   const inbound = await startInboundServer({
-    host: config.host, port: config.inboundPort, logger, tls, limits: smtpLimits(config),
+    host: config.host, port: config.inboundPort, logger, tls, ...smtpClients(config),
     acceptsRecipient: core.inboundFeedback.acceptsRecipient, onMessage: core.inboundFeedback.receive,
   });
   stops.onStop(inbound.close);
@@ -74,11 +74,14 @@ async function startSubmission(core: Core, handler: SubmissionService, tls: TlsC
   const { config, logger } = core;
   if (config.submissionPort === 0) return undefined;
   const server = await startSubmissionServer({
-    host: config.host, port: config.submissionPort, hostname: config.hostname, tls, logger, handler, limits: smtpLimits(config),
+    host: config.host, port: config.submissionPort, hostname: config.hostname, tls, logger, handler, ...smtpClients(config),
   });
   stops.onStop(server.close);
   return server.url;
 }
 
-/** Both SMTP listeners' per-address cap and setup deadline. */
-const smtpLimits = (config: Core['config']) => ({ perAddress: config.smtpConnectionsPerAddress, setupMs: config.smtpSetupSeconds * 1000 });
+/** Both SMTP listeners' per-address cap and setup deadline, and the proxies that name each client's address. */
+const smtpClients = (config: Core['config']) => ({
+  limits: { perAddress: config.smtpConnectionsPerAddress, setupMs: config.smtpSetupSeconds * 1000 },
+  proxyProtocolFrom: config.smtpProxyProtocolFrom,
+});

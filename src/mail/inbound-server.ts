@@ -58,6 +58,8 @@ export async function startInboundServer(options: {
   tls: { cert: string; key: string };
   /** Connections one address may hold, and how long a connection has to start DATA. */
   limits: { perAddress: number; setupMs: number };
+  /** Peers (TCP proxies) whose connections begin with a PROXY protocol header naming the client's address. */
+  proxyProtocolFrom?: string[];
 }): Promise<InboundServer> {
   const { logger } = options;
   const slots = createSlots(() => server, {
@@ -79,6 +81,8 @@ export async function startInboundServer(options: {
     closeTimeout: 5_000,
     // Nothing reads the client's host name; a DNS query per stranger's connection is work for nothing.
     disableReverseLookup: true,
+    // Behind a proxy, the client's own address is what its cap counts.
+    useProxy: options.proxyProtocolFrom?.length ? options.proxyProtocolFrom : false,
     logger: false,
     onConnect: slots.onConnect,
     onClose: slots.onClose,

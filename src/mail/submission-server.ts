@@ -55,6 +55,8 @@ export async function startSubmissionServer<Credential>(options: {
   handler: SubmissionHandler<Credential>;
   /** Unauthenticated connections one address may hold, and how long one has to do STARTTLS and AUTH. */
   limits: { perAddress: number; setupMs: number };
+  /** Peers (TCP proxies) whose connections begin with a PROXY protocol header naming the client's address. */
+  proxyProtocolFrom?: string[];
 }): Promise<Listening> {
   const { logger, handler } = options;
   const credentialOf = (session: SMTPServerSession) => session.user as Credential;
@@ -79,6 +81,8 @@ export async function startSubmissionServer<Credential>(options: {
     closeTimeout: 5_000,
     // Nothing reads the client's host name; a DNS query per stranger's connection is work for nothing.
     disableReverseLookup: true,
+    // Behind a proxy, the client's own address is what its cap counts.
+    useProxy: options.proxyProtocolFrom?.length ? options.proxyProtocolFrom : false,
     logger: false,
     onConnect(session, callback) {
       // No AUTH on a connection in clear, not even in the EHLO list (smtp-server would list it, then answer

@@ -10,11 +10,15 @@ import { useStack } from '../helpers/use-stack.js';
 /**
  * The SMTP listeners' slots against strangers, over real TCP connections to the running listeners: each
  * loopback address (127.0.0.2, 127.0.1.10 ...) is another client. The setup deadline is short so that the
- * tests can wait it out; the per-address cap is the default.
+ * tests can wait it out; the per-address cap is the default. 127.0.0.9 plays a TCP proxy that names each
+ * client in a PROXY protocol header, as the compose nginx does.
  */
 const SETUP_SECONDS = 5;
 const PER_ADDRESS = 10;
-const stack = useStack(async () => ({ MAILER_SUBMISSION_PORT: String(await freePort()), MAILER_SMTP_SETUP_SECONDS: String(SETUP_SECONDS) }));
+const PROXY = '127.0.0.9';
+const stack = useStack(async () => ({
+  MAILER_SUBMISSION_PORT: String(await freePort()), MAILER_SMTP_SETUP_SECONDS: String(SETUP_SECONDS), MAILER_SMTP_PROXY_PROTOCOL_FROM: PROXY,
+}));
 
 const where = (url: string) => {
   const u = new URL(url);
@@ -239,6 +243,34 @@ describe('inbound report listener slots', () => {
       underway.close();
       closeAll(first);
       closeAll(rest);
+    }
+  });
+});
+
+describe('behind a TCP proxy that sends the PROXY protocol', () => {
+  /** A connection through the proxy for `client`: the header first, then the greeting (or a 421). */
+  async function through(listener: { host: string; port: number }, client: string): Promise<Opened> {
+    const smtp = await SmtpConversation.open(listener.host, listener.port, PROXY);
+    return { smtp, first: await smtp.command(`PROXY TCP4 ${client} ${listener.host} 40000 ${listener.port}`) };
+  }
+
+  it('counts each client as the address its header names, on both listeners; from anyone else a header is an unknown command', async () => {
+    for (const listener of [submission(), inbound()]) {
+      const opened: Opened[] = [];
+      try {
+        for (let i = 0; i < PER_ADDRESS + 1; i++) opened.push(await through(listener, '203.0.113.7'));
+        opened.push(await through(listener, '203.0.113.8'));
+        expect(opened.map((o) => o.first.code)).toEqual([...Array<number>(PER_ADDRESS).fill(220), 421, 220]);
+        expect(refusedPerAddress(opened)).toBe(1);
+
+        // From anyone else, the header is a command the listener does not know.
+        const other = await SmtpConversation.open(listener.host, listener.port, '127.0.0.10');
+        opened.push({ smtp: other, first: await other.read() });
+        expect(opened.at(-1)!.first.code).toBe(220);
+        expect((await other.command(`PROXY TCP4 203.0.113.9 ${listener.host} 40000 ${listener.port}`)).text).toMatch(/^500 /);
+      } finally {
+        closeAll(opened);
+      }
     }
   });
 });

@@ -133,6 +133,18 @@ describe('deploy/nginx/nginx.conf', () => {
     expect(headers.get('x-forwarded-for')).toBe('$proxy_add_x_forwarded_for');
     expect(headers.get('host')).toBe('$host');
   });
+
+  it('names each SMTP client in a PROXY protocol header, which the API believes from the proxy alone', () => {
+    // Else every client of the SMTP listeners would have the proxy's address, and share its per-address cap.
+    const address = (services.proxy as { networks?: Record<string, { ipv4_address?: string }> }).networks!.edge!.ipv4_address!;
+    const smtpPorts = [settingsOf('api').inboundPort, settingsOf('api').submissionPort];
+    for (const server of children(only(conf, 'stream').block, 'server')) {
+      const port = Number(only(server.block, 'listen').args[0]);
+      expect(children(server.block, 'proxy_protocol').map((d) => d.args), `listen ${port}`).toEqual(smtpPorts.includes(port) ? [['on']] : []);
+    }
+    expect(settingsOf('api').smtpProxyProtocolFrom).toEqual([address]);
+    expect(settingsOf('worker').smtpProxyProtocolFrom).toEqual([]);
+  });
 });
 
 describe('MAILER_TRACKING_URL in docker-compose.yml', () => {
