@@ -36,6 +36,8 @@ export function createHandlers(core: Core, deps: { auth: AuthService; usage: Usa
   const accept = createAcceptance({
     quota: repos.quota, idempotency: createIdempotency(repos.idempotency), now,
     onUndoFailed: (err, what) => logger.warn({ err, what }, 'a failed send could not be undone: the quota or Idempotency-Key stays taken until the day or the key expires'),
+    storedCount: repos.commitProbe.storedCount,
+    onCommitUnknown: (e) => logger.warn(e, 'the database went away while a send was being stored: asked again whether it was'),
   });
   const assertMaySendFrom = createSenderCheck({ domains: repos.domains, dkimKeys: repos.dkimKeys, requireDkimRecord: config.delivery === 'direct' });
   const send = createSendService({

@@ -36,3 +36,32 @@ export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
   if (Array.isArray(e.errors) && e.errors.some((x) => isDatabaseUnavailable(x, depth + 1))) return true;
   return isDatabaseUnavailable(e.cause, depth + 1);
 }
+
+/**
+ * Failures to reach the server at all: no statement was sent on a connection that was never made, so
+ * nothing of it can have committed. Every other unavailable failure may have come after the statement
+ * reached the server, even after its commit (the answer lost with the connection): its outcome is unknown.
+ */
+const NEVER_CONNECTED_CODES = new Set([
+  'ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENOTFOUND', 'EAI_AGAIN', 'CONNECT_TIMEOUT',
+  // cannot_connect_now and too_many_connections answer a connection's startup, before any statement.
+  '57P03', '53300', '08001', '08004',
+]);
+
+function neverConnected(err: unknown, depth = 0): boolean {
+  if (typeof err !== 'object' || err === null || depth > MAX_DEPTH) return false;
+  const e = err as { code?: unknown; errors?: unknown; cause?: unknown };
+  if (typeof e.code === 'string' && NEVER_CONNECTED_CODES.has(e.code)) return true;
+  if (Array.isArray(e.errors) && e.errors.length > 0 && e.errors.every((x) => neverConnected(x, depth + 1))) return true;
+  return neverConnected(e.cause, depth + 1);
+}
+
+/**
+ * Whether a write that failed with `err` may nonetheless have committed: the database went away while
+ * the statement was in flight (the connection closed or reset, the server shut down or crashed), so the
+ * commit may have happened and only its answer was lost. False for a statement the server refused, and
+ * for a connection that was never made.
+ */
+export function isCommitOutcomeUnknown(err: unknown): boolean {
+  return isDatabaseUnavailable(err) && !neverConnected(err);
+}

@@ -1,3 +1,4 @@
+import { isCommitOutcomeUnknown } from '../db/db-unavailable.js';
 import type { EmailsRepo, NewEmail } from '../db/repos/emails-repo.js';
 import { groupPerTurn, type Waiting } from '../group-commit.js';
 
@@ -20,6 +21,10 @@ export type AcceptWriter = (email: NewEmail) => Promise<void>;
  * a grouped write fails, each email is written again on its own, so an email the database refuses fails its
  * own request and no other. Requests with an Idempotency-Key are not grouped (their answer is stored in the
  * same statement as their email: emails-repo.ts, idempotencyCte).
+ *
+ * A grouped write that lost its connection is not written again: it may have committed with only its answer
+ * lost, and then each email would be written twice (refused as a duplicate id). Each request gets the
+ * failure, and acceptance.ts finds out, by its id, whether its email is there.
  */
 export function createAcceptWriter(emails: Pick<EmailsRepo, 'accept'>): AcceptWriter {
   const writeOne = (w: Waiting<NewEmail, void>) => emails.accept([w.item], { enqueue: true }).then(w.resolve, w.reject);
@@ -27,7 +32,11 @@ export function createAcceptWriter(emails: Pick<EmailsRepo, 'accept'>): AcceptWr
     if (batch.length === 1) return writeOne(batch[0]!);
     try {
       await emails.accept(batch.map((w) => w.item), { enqueue: true });
-    } catch {
+    } catch (err) {
+      if (isCommitOutcomeUnknown(err)) {
+        for (const w of batch) w.reject(err);
+        return;
+      }
       await Promise.all(batch.map(writeOne));
       return;
     }

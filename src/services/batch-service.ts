@@ -54,6 +54,7 @@ export function createBatchService(deps: BatchDeps) {
         store: (idempotency) => deps.batches.create({
           id: jobId, accountId: principal.accountId, apiKeyId: principal.keyId, emails, ...(idempotency ? { idempotency } : {}),
         }),
+        rows: { table: 'emails', ids: emails.map((e) => e.id) },
       });
       if (result.jobId === jobId) {
         deps.usage.emailsSent(principal.keyId, emails.length);

@@ -47,6 +47,7 @@ export function createScheduleService(deps: ScheduleDeps) {
           id, accountId: principal.accountId, apiKeyId: principal.keyId, draft: valid, scheduledAt,
           ...(idempotency ? { idempotency } : {}),
         }),
+        rows: { table: 'scheduled_emails', ids: [id] },
       });
       if (result.id === id) {
         deps.usage.emailsSent(principal.keyId, 1);

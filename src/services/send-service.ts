@@ -55,6 +55,7 @@ export function createSendService(deps: SendDeps) {
       principal, operation: 'send', idempotencyKey, request: draft, count: 1,
       answer: { id, messageId: '', status: 'pending' },
       store: (idempotency) => (idempotency ? deps.emails.accept([email], { enqueue: true, idempotency }) : write(email)),
+      rows: { table: 'emails', ids: [id] },
     });
     if (result.id === id) {
       deps.usage.emailsSent(principal.keyId, 1);

@@ -4,6 +4,7 @@ import { createAccountsRepo } from './accounts-repo.js';
 import { createApiKeysRepo } from './api-keys-repo.js';
 import { createBatchRepo } from './batch-repo.js';
 import { createCaughtMessagesRepo } from './caught-messages-repo.js';
+import { createCommitProbe } from './commit-probe.js';
 import { createDkimKeysRepo } from './dkim-keys-repo.js';
 import { createEmailDeliveriesRepo } from './email-deliveries-repo.js';
 import { createDomainsRepo } from './domains-repo.js';
@@ -28,6 +29,7 @@ export function createRepos(sql: Sql, box: SecretBox) {
     apiKeys: createApiKeysRepo(sql),
     batches: createBatchRepo(sql),
     caught: createCaughtMessagesRepo(sql),
+    commitProbe: createCommitProbe(sql),
     dkimKeys: createDkimKeysRepo(sql),
     emailDeliveries: createEmailDeliveriesRepo(sql),
     domains: createDomainsRepo(sql),
