@@ -28,7 +28,9 @@ export interface Prepared {
 export function createEmailSender(deps: DeliveryDeps) {
   const { emailDeliveries, transport, logger } = deps;
   // Outcomes of all the activities running in this worker share statements (group commit).
-  const outcomes = createOutcomeWriter(emailDeliveries.recordOutcomes);
+  const outcomes = createOutcomeWriter(emailDeliveries.recordOutcomes, {
+    onRetry: (err, attempt) => logger.warn({ err, attempt }, 'delivery outcome not recorded yet: the database is unreachable; retrying, the lease kept'),
+  });
 
   /** Records an outcome; a counted bounce lets the health policy judge the account. */
   async function finish(token: string, outcome: DeliveryOutcome): Promise<void> {

@@ -65,3 +65,21 @@ describe('outcome writer (group commit of delivery outcomes)', () => {
     expect(await stale).toBeUndefined();
   });
 });
+
+describe('outcome writer while the database is unreachable (issue 22, item 11)', () => {
+  it('keeps a known outcome and writes it again until the database answers, never failing its caller', async () => {
+    const calls: string[][] = [];
+    let downFor = 3;
+    const write = (entries: LeasedOutcome[]) => {
+      calls.push(entries.map((e) => e.outcome.id));
+      if (downFor-- > 0) return Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+      return Promise.resolve(new Map(entries.map((e) => [outcomeKey(e.token, e.outcome.id), `acc_${e.outcome.id}`])));
+    };
+    const retries: number[] = [];
+    const writer = createOutcomeWriter(write, { firstWaitMs: 1, lastWaitMs: 4, onRetry: (_err, attempt) => retries.push(attempt) });
+    const recorded = await Promise.all([writer.record(entry('e1')), writer.record(entry('e2'))]);
+    expect(recorded).toEqual([{ accountId: 'acc_e1' }, { accountId: 'acc_e2' }]);
+    expect(calls).toEqual([['e1', 'e2'], ['e1', 'e2'], ['e1', 'e2'], ['e1', 'e2']]);
+    expect(retries).toEqual([1, 2, 3]);
+  });
+});
