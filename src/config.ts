@@ -225,6 +225,12 @@ const settings = {
     default: 'the system resolver',
     parse: (raw: string | undefined) => (optional(raw) ?? '').split(',').map((s) => s.trim()).filter((s) => s !== ''),
   },
+  fblSources: {
+    env: 'MAILER_FBL_SOURCES',
+    description: 'Comma-separated feedback loops whose complaint reports count against an account\'s health: addresses or networks they connect from (`203.0.113.7`, `2001:db8::/32`) and domains that DKIM-sign their reports (`feedback.example`, subdomains included). A complaint from any other source is recorded as an event of the copy it came back for (and suppresses that recipient) but moves no account to review or paused.',
+    default: 'none: no complaint moves health',
+    parse: (raw: string | undefined) => (optional(raw) ?? '').split(',').map((s) => s.trim()).filter((s) => s !== ''),
+  },
   dnsRecheckMinutes: {
     env: 'MAILER_DNS_RECHECK_MINUTES',
     description: 'A verified domain\'s DNS records are looked up again when their last check is older than this (a Temporal schedule runs the re-check); one whose ownership, SPF or DKIM record stopped checking out is flagged (`dns_failing_since`, a warning in the log) and keeps sending.',

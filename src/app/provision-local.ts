@@ -41,7 +41,7 @@ export async function provisionTemporal(
 /** The configured SMTP relay, or (MAILER_DELIVERY=catcher) the mail catcher, whose simulated reports go where mailed-back ones do. */
 export async function provisionSmtp(
   config: Config,
-  deps: { caught: CaughtMessagesRepo; onSimulatedReport: (report: Buffer) => Promise<unknown>; logger: Logger },
+  deps: { caught: CaughtMessagesRepo; onSimulatedReport: (report: Buffer, rcptTo: string[]) => Promise<unknown>; logger: Logger },
   stops: StopList,
 ): Promise<{ smtpUrl: string; catcher: Catcher | undefined }> {
   if (config.delivery !== 'catcher') return { smtpUrl: config.smtpUrl ?? '', catcher: undefined };

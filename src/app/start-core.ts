@@ -10,6 +10,7 @@ import type { PublishSettings } from '../domain/dns-records.js';
 import { generateDkimKeyPair } from '../mail/dkim-key.js';
 import { createDkimKeyring, type DkimKeyring } from '../mail/dkim-keyring.js';
 import { createDnsResolver, type DnsResolver } from '../mail/dns-resolver.js';
+import { createFeedbackSources } from '../mail/feedback-sources.js';
 import { loadEncryptionKey } from '../mail/encryption-key.js';
 import { createKeyBox, type KeyBox } from '../mail/key-box.js';
 import { createReportTokens, type ReportTokens } from '../mail/report-token.js';
@@ -107,8 +108,9 @@ export async function startCore(config: Config, logger: Logger, env: NodeJS.Proc
   const auth = await domainAuthentication(config, repos, keyBox, logger, now);
   const health = createHealthService({ accounts: repos.accounts, events: repos.events, logger, now });
   // Reports mailed back (API role's listener) and the catcher's simulated ones (worker role) take one path.
+  const sources = createFeedbackSources(config.fblSources, auth.dnsResolver);
   const inboundFeedback = createInboundFeedbackService({
-    emails: repos.emails, feedback: createFeedbackService({ events: repos.events, health, logger, now, metrics }), tokens: reportTokens, logger, metrics,
+    emails: repos.emails, feedback: createFeedbackService({ events: repos.events, health, logger, now, metrics }), tokens: reportTokens, sources, logger, metrics,
   });
   const startRetrier = createStartRetrier({ logger });
   stops.onStop(async () => startRetrier.stop());

@@ -39,7 +39,7 @@ export async function startWorkerRole(
 ): Promise<{ catcher: Catcher | undefined; probeUrl: string | undefined }> {
   const { config, repos, health, logger } = core;
   const { smtpUrl, catcher } = await provisionSmtp(config, {
-    caught: repos.caught, logger, onSimulatedReport: (report) => core.inboundFeedback.receive(report),
+    caught: repos.caught, logger, onSimulatedReport: (report, rcptTo) => core.inboundFeedback.receive(report, { rcptTo, simulated: true }),
   }, stops);
   const transport: MailTransport = createOutboundTransport(config, smtpUrl, core.dnsResolver, logger);
   stops.onStop(async () => transport.close());
@@ -98,6 +98,7 @@ function createWorker(core: Core, transport: MailTransport, notifyQueued: () => 
     emailDeliveries: repos.emailDeliveries, suppressions: repos.suppressions, transport, logger, metrics: core.metrics,
     rewriteForTracking: core.linkTracker.rewrite,
     reportToken: core.reportTokens.sign,
+    recipientToken: core.reportTokens.signRecipient,
     returnPath: (token, senderDomain) => returnPathAddress(token, returnPathDomain(senderDomain, config.returnPathDomain)),
     dkimKey: core.dkim.signingKey,
     prebuilt,

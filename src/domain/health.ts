@@ -12,6 +12,11 @@ export const HEALTH_POLICY = {
   /** Bounces (not `Suppressed`) per email handed to a mail server, at or above which the account is judged. */
   bounceRate: 0.04,
   complaintRate: 0.0008,
+  /**
+   * Complaints alone never pause an account (`review` → `paused`) on fewer distinct complainants than this, however
+   * high the rate: at small volumes one or two people (or one recipient mailing reports) reach 0.08 %.
+   */
+  minComplainantsToPause: 5,
   /** A `review` account returns to `healthy` after this long in review with no bounce or complaint. */
   recoveryHours: 24,
   /** The share of its quota an account keeps while in review. */
@@ -26,6 +31,8 @@ export interface HealthInput {
   sent: number;
   bounced: number;
   complained: number;
+  /** The distinct recipients who complained (counted complaints only). */
+  complainants: number;
   lastIssueAt: Date | null;
   now: Date;
 }
@@ -46,6 +53,12 @@ export function aboveThresholds(c: { sent: number; bounced: number; complained: 
   return r.bounceRate >= HEALTH_POLICY.bounceRate || r.complaintRate >= HEALTH_POLICY.complaintRate;
 }
 
+/** Whether counts above a threshold may pause: the bounce rate alone, or complaints from enough distinct people. */
+function pausable(h: HealthInput): boolean {
+  if (h.sent < HEALTH_POLICY.minVolume) return false;
+  return rates(h).bounceRate >= HEALTH_POLICY.bounceRate || h.complainants >= HEALTH_POLICY.minComplainantsToPause;
+}
+
 /**
  * The status the policy gives: `healthy` → `review` at a threshold, `review` → `paused` if it stays at one,
  * `review` → `healthy` after RECOVERY_HOURS without issues. `paused` and `banned` are left to operators.
@@ -53,7 +66,7 @@ export function aboveThresholds(c: { sent: number; bounced: number; complained: 
 export function judgeHealth(h: HealthInput): AccountStatus {
   if (h.status === 'healthy') return aboveThresholds(h) ? 'review' : 'healthy';
   if (h.status !== 'review') return h.status;
-  if (aboveThresholds(h)) return 'paused';
+  if (aboveThresholds(h) && pausable(h)) return 'paused';
   const recovery = HEALTH_POLICY.recoveryHours * HOUR_MS;
   const quietSince = h.lastIssueAt && h.lastIssueAt > h.statusChangedAt ? h.lastIssueAt : h.statusChangedAt;
   return h.now.getTime() - quietSince.getTime() >= recovery ? 'healthy' : 'review';

@@ -27,7 +27,7 @@ export async function startCatcher(options: {
   repo: CaughtMessagesRepo;
   logger: Logger;
   /** Takes the reports simulator recipients send back; a rejection means "try again later". */
-  onSimulatedReport?: (report: Buffer) => Promise<unknown>;
+  onSimulatedReport?: (report: Buffer, rcptTo: string[]) => Promise<unknown>;
 }): Promise<Catcher> {
   const { repo, logger } = options;
   const reports = options.onSimulatedReport ? createReportFeeder(options.onSimulatedReport, logger) : undefined;
@@ -79,7 +79,8 @@ export async function startCatcher(options: {
     logger.info({ to: row.envelopeTo, subject: row.subject, file }, 'mail caught');
     for (const recipient of row.envelopeTo) {
       const outcome = simulatedOutcome(recipient);
-      if (outcome === 'complaint' || outcome === 'asyncbounce') reports?.feed(simulatedReport(outcome, raw, { mailFrom: row.envelopeFrom, recipient }));
+      // Mailed back to the copy's envelope sender, as servers do: that recipient's return path.
+      if (outcome === 'complaint' || outcome === 'asyncbounce') reports?.feed(simulatedReport(outcome, raw, { mailFrom: row.envelopeFrom, recipient }), [row.envelopeFrom]);
     }
   }
 

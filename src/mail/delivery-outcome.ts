@@ -29,11 +29,16 @@ import type { TransportResult } from './transport.js';
 const EXPIRED_STATUS = '4.4.7';
 const SUPPRESSED_DIAGNOSTIC = 'not sent: the address is on the account\'s suppression list';
 
-/** Every recipient's address key (canonical, lower case: the form suppressions are kept in). */
+/**
+ * Every recipient's address key (canonical, lower case: the form suppressions are kept in), each once, in the
+ * order to, cc, bcc. A recipient's position here is what its copy's report token names (return-path.ts).
+ */
 export function recipientsOf(email: Pick<EmailRow, 'to' | 'cc' | 'bcc'>): string[] {
-  const all = [...email.to, ...email.cc, ...email.bcc].map((m) => addressKey(m.address));
-  return [...new Set(all)];
+  return recipientKeysOf([...email.to, ...email.cc, ...email.bcc].map((m) => m.address));
 }
+
+/** recipientsOf, from the bare addresses of to, cc and bcc in that order (as the emails repo reads them for reports). */
+export const recipientKeysOf = (addresses: string[]): string[] => [...new Set(addresses.map(addressKey))];
 
 /** The recipients an attempt still has to deliver to: those left by an earlier partial attempt, else all. */
 export function pendingRecipientsOf(email: Pick<EmailRow, 'to' | 'cc' | 'bcc' | 'remainingRecipients'>): string[] {

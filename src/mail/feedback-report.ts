@@ -18,6 +18,8 @@ export interface OriginalRef {
   messageId?: string;
   /** The `X-Mail-Report-Token` header every outgoing message carries (report-token.ts), not yet verified. */
   reportToken?: string;
+  /** The `Return-Path` the receiving server wrote on the copy (its envelope sender: that recipient's return path), not yet verified. */
+  returnPath?: string;
 }
 
 export interface ComplaintReport {
@@ -186,7 +188,8 @@ function originalRef(headers: Fields, reportFields: Fields): OriginalRef {
   // carry X-Original-Message-ID).
   const messageId = messageIdOf(first(headers, 'message-id'))
     ?? messageIdOf(first(reportFields, 'original-message-id') ?? first(reportFields, 'x-original-message-id'));
-  return { ...(emailId ? { emailId } : {}), ...(messageId ? { messageId } : {}), ...(reportToken ? { reportToken } : {}) };
+  const returnPath = addressOf(first(headers, 'return-path'));
+  return { ...(emailId ? { emailId } : {}), ...(messageId ? { messageId } : {}), ...(reportToken ? { reportToken } : {}), ...(returnPath ? { returnPath } : {}) };
 }
 
 /**

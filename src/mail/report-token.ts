@@ -6,15 +6,29 @@ import crypto from 'node:crypto';
  * `X-Mail-Report-Token` header (which reports quote) and in its envelope sender (return-path.ts), so a
  * report can name only an email whose message its sender has actually seen.
  *
- * A token is `<email id>-<mac>`: the mac is HMAC-SHA256 of the email id under the report key, truncated to
- * MAC_BYTES and written in lower-case base32. Everything in it is lower case, because a token travels as
+ * A token is `<email id>-<mac>`, or `<email id>.<recipient>-<mac>` for one recipient's copy: the mac is
+ * HMAC-SHA256 of what precedes it under the report key, truncated to MAC_BYTES and written in lower-case
+ * base32. The header token is shared by every recipient of a message, so it proves the email but not who
+ * reports; a recipient's token travels only in the envelope of that recipient's copy. Everything in it is lower case, because a token travels as
  * the local part of an address and some mail servers change the case of those.
  */
 export interface ReportTokens {
-  /** The token of an email. */
+  /** The token of an email: what its message's `X-Mail-Report-Token` header carries (one copy for every recipient). */
   sign(emailId: string): string;
-  /** The email id a token names, or undefined when this service did not sign it (compared in constant time). */
-  verify(token: string): string | undefined;
+  /**
+   * The token of one recipient's copy of an email, the `recipient`th of its recipients (delivery-outcome.ts
+   * `recipientsOf`): what that recipient's envelope sender carries, so a report that comes back to it can speak
+   * for that recipient only.
+   */
+  signRecipient(emailId: string, recipient: number): string;
+  /** What a token proves, or undefined when this service did not sign it (compared in constant time). */
+  verify(token: string): ReportProof | undefined;
+}
+
+/** The email a token names and, for a recipient's token, which recipient's copy carried it. */
+export interface ReportProof {
+  emailId: string;
+  recipient?: number;
 }
 
 /** The header every outgoing message carries its token in. */
@@ -25,8 +39,10 @@ const MAC_BYTES = 15;
 const MAC_CHARS = Math.ceil((MAC_BYTES * 8) / 5);
 /** Email ids are `em_` and a 26-character ULID; anything much longer is no email id of ours. */
 export const MAX_TOKEN_EMAIL_ID_CHARS = 37;
-export const MAX_TOKEN_CHARS = MAX_TOKEN_EMAIL_ID_CHARS + 1 + MAC_CHARS;
+export const MAX_TOKEN_CHARS = MAX_TOKEN_EMAIL_ID_CHARS + 3 + 1 + MAC_CHARS;
 const EMAIL_ID = /^[a-z0-9_]+$/;
+/** At most 50 recipients an email (limits.ts): two digits. */
+const RECIPIENT = /^(0|[1-9][0-9]?)$/;
 const MAC = /^[a-z2-7]+$/;
 /** Domain separation: the report key is derived from the link tracker's key and can sign nothing else. */
 const KEY_PURPOSE = 'mailer report token key v1';
@@ -57,19 +73,34 @@ export function createReportTokens(secret: Buffer | string): ReportTokens {
   const key = crypto.createHmac('sha256', secret).update(KEY_PURPOSE).digest();
   const mac = (emailId: string) => base32(crypto.createHmac('sha256', key).update(emailId).digest().subarray(0, MAC_BYTES));
 
+  const subjectOf = (emailId: string) => {
+    if (emailId.length > MAX_TOKEN_EMAIL_ID_CHARS || !EMAIL_ID.test(emailId)) throw new Error(`not an email id: ${emailId}`);
+    return emailId;
+  };
+
   return {
     sign(emailId) {
-      if (emailId.length > MAX_TOKEN_EMAIL_ID_CHARS || !EMAIL_ID.test(emailId)) throw new Error(`not an email id: ${emailId}`);
-      return `${emailId}-${mac(emailId)}`;
+      const subject = subjectOf(emailId);
+      return `${subject}-${mac(subject)}`;
+    },
+    signRecipient(emailId, recipient) {
+      if (!RECIPIENT.test(String(recipient))) throw new Error(`not a recipient index: ${recipient}`);
+      const subject = `${subjectOf(emailId)}.${recipient}`;
+      return `${subject}-${mac(subject)}`;
     },
     verify(token) {
       if (token.length > MAX_TOKEN_CHARS) return undefined;
       const lower = token.toLowerCase();
       const dash = lower.lastIndexOf('-');
-      const emailId = lower.slice(0, dash);
+      const subject = lower.slice(0, dash);
       const given = lower.slice(dash + 1);
+      const dot = subject.indexOf('.');
+      const emailId = dot < 0 ? subject : subject.slice(0, dot);
+      const recipient = dot < 0 ? undefined : subject.slice(dot + 1);
       if (dash < 1 || given.length !== MAC_CHARS || !EMAIL_ID.test(emailId) || emailId.length > MAX_TOKEN_EMAIL_ID_CHARS || !MAC.test(given)) return undefined;
-      return crypto.timingSafeEqual(Buffer.from(given), Buffer.from(mac(emailId))) ? emailId : undefined;
+      if (recipient !== undefined && !RECIPIENT.test(recipient)) return undefined;
+      if (!crypto.timingSafeEqual(Buffer.from(given), Buffer.from(mac(subject)))) return undefined;
+      return recipient === undefined ? { emailId } : { emailId, recipient: Number(recipient) };
     },
   };
 }

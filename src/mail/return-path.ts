@@ -1,18 +1,19 @@
-import type { ReportTokens } from './report-token.js';
+import type { ReportProof, ReportTokens } from './report-token.js';
 
 /**
- * The VERP return path (CONTRACT.md, "Delivery, authentication and reports"): the envelope sender of an
- * email is `b-<report token>@<return-path domain>`, so a bounce sent back to it names the email by the
- * address it arrives at, even when it quotes nothing of the original. The inbound listener accepts such
+ * The VERP return path (CONTRACT.md, "Delivery, authentication and reports"): the envelope sender of each
+ * recipient's copy of an email is `b-<that recipient's report token>@<return-path domain>`, so a bounce sent
+ * back to it names the email and the recipient by the address it arrives at, even when it quotes nothing of
+ * the original, and a recipient can report on no copy but its own. The inbound listener accepts such
  * an address at RCPT TO only when its token is one the service signed.
  */
 export const RETURN_PATH_PREFIX = 'b-';
 /** RFC 5321's limit on a local part; a token always fits (report-token.ts). */
 const MAX_LOCAL_PART_CHARS = 64;
 
-/** The return-path address of an email at `domain`. */
-export function makeReturnPath(tokens: ReportTokens, emailId: string, domain: string): string {
-  return returnPathAddress(tokens.sign(emailId), domain);
+/** The return-path address of the `recipient`th recipient's copy of an email at `domain`. */
+export function makeReturnPath(tokens: ReportTokens, emailId: string, recipient: number, domain: string): string {
+  return returnPathAddress(tokens.signRecipient(emailId, recipient), domain);
 }
 
 /** The return-path address carrying an email's report token (made once per message: see the send path). */
@@ -30,10 +31,11 @@ export function isReturnPath(address: string): boolean {
 }
 
 /**
- * The email id a return-path address names, at any domain (the token is the proof; each sender domain has
- * its own return-path domain), or undefined when it is no return path or its token is not the service's.
+ * What a return-path address proves (the email, and the recipient whose copy it was), at any domain (the
+ * token is the proof; each sender domain has its own return-path domain), or undefined when it is no return
+ * path or its token is not the service's.
  */
-export function parseReturnPath(tokens: ReportTokens, address: string): string | undefined {
+export function parseReturnPath(tokens: ReportTokens, address: string): ReportProof | undefined {
   if (!isReturnPath(address)) return undefined;
   const local = address.slice(0, address.lastIndexOf('@'));
   if (local.length > MAX_LOCAL_PART_CHARS) return undefined;

@@ -94,22 +94,22 @@ const REPORT_DELAYS_MS = [100, 250, 500, 1000, 2000, 4000, 8000, 15_000];
  * Hands reports over as a mail server would: shortly after the message was accepted, and again later
  * while the receiving side asks to retry (it does while the email's delivery is not yet recorded).
  */
-export function createReportFeeder(deliver: (report: Buffer) => Promise<unknown>, logger: Logger) {
+export function createReportFeeder(deliver: (report: Buffer, rcptTo: string[]) => Promise<unknown>, logger: Logger) {
   const timers = new Set<NodeJS.Timeout>();
   let closed = false;
-  function attempt(report: Buffer, n: number): void {
+  function attempt(report: Buffer, rcptTo: string[], n: number): void {
     if (closed) return;
     const timer = setTimeout(() => {
       timers.delete(timer);
-      deliver(report).catch((err: unknown) => {
-        if (n + 1 < REPORT_DELAYS_MS.length) return attempt(report, n + 1);
+      deliver(report, rcptTo).catch((err: unknown) => {
+        if (n + 1 < REPORT_DELAYS_MS.length) return attempt(report, rcptTo, n + 1);
         logger.warn({ err }, 'simulated report dropped after retries');
       });
     }, REPORT_DELAYS_MS[n]);
     timers.add(timer);
   }
   return {
-    feed: (report: Buffer) => attempt(report, 0),
+    feed: (report: Buffer, rcptTo: string[]) => attempt(report, rcptTo, 0),
     /** Forgets reports not handed over yet (the service is stopping). */
     close(): void {
       closed = true;

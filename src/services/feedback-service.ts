@@ -26,7 +26,11 @@ const FEEDBACK_TYPES = new Set(['abuse', 'fraud', 'virus', 'other', 'not-spam', 
 export function createFeedbackService(deps: FeedbackDeps) {
   return {
     /** Answers false too when the complaint adds nobody to those already recorded for the email (a resent report). */
-    async complaint(input: { emailId: string; recipients: string[]; feedbackType: string; at?: Date }): Promise<boolean> {
+    /**
+     * `countsForHealth` false (a complaint from a source MAILER_FBL_SOURCES does not list) records the event and
+     * suppresses the recipient, but leaves the account's health as it was.
+     */
+    async complaint(input: { emailId: string; recipients: string[]; feedbackType: string; countsForHealth: boolean; at?: Date }): Promise<boolean> {
       const applied = await deps.events.applyComplaint(input.emailId, (prior) => {
         const recipients = newComplainers(prior, input.recipients.map(addressKey));
         if (!recipients) return undefined;
@@ -34,12 +38,12 @@ export function createFeedbackService(deps: FeedbackDeps) {
           complaint_feedback_type: input.feedbackType || 'abuse',
           complained_recipients: recipients,
         });
-        return { ev, suppress: suppressionsOf(recipients, 'complaint') };
+        return { ev, suppress: suppressionsOf(recipients, 'complaint'), countsForHealth: input.countsForHealth };
       });
       if (!applied?.recorded) return false;
       const type = (input.feedbackType || 'abuse').toLowerCase();
       deps.metrics?.complaints.inc({ feedback_type: FEEDBACK_TYPES.has(type) ? type : 'other' });
-      await deps.health.evaluate(applied.accountId);
+      if (input.countsForHealth) if (input.countsForHealth) await deps.health.evaluate(applied.accountId);
       return true;
     },
 

@@ -1,10 +1,10 @@
 import type { EmailsRepo } from '../db/repos/emails-repo.js';
-import { addressKey } from '../domain/address.js';
-import { BOUNCE_TYPES } from '../domain/events.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
-import { parseFeedbackReport, type BounceReport, type ComplaintReport, type FailedRecipient, type FeedbackReport } from '../mail/feedback-report.js';
-import type { ReportTokens } from '../mail/report-token.js';
+import { recipientKeysOf } from '../mail/delivery-outcome.js';
+import { parseFeedbackReport, type BounceReport, type ComplaintReport, type FeedbackReport } from '../mail/feedback-report.js';
+import type { FeedbackSources } from '../mail/feedback-sources.js';
+import type { ReportProof, ReportTokens } from '../mail/report-token.js';
 import { isReturnPath, parseReturnPath } from '../mail/return-path.js';
 import type { FeedbackService } from './feedback-service.js';
 
@@ -12,88 +12,106 @@ export interface InboundFeedbackDeps {
   emails: Pick<EmailsRepo, 'findForFeedback'>;
   feedback: Pick<FeedbackService, 'complaint' | 'bounce'>;
   tokens: ReportTokens;
+  /** Which complaints count against an account's health (MAILER_FBL_SOURCES). */
+  sources: Pick<FeedbackSources, 'trusted'>;
   logger: Logger;
   metrics?: Pick<Metrics, 'inboundReports'>;
 }
 
 type FeedbackEmail = NonNullable<Awaited<ReturnType<EmailsRepo['findForFeedback']>>>;
 
-/** The SMTP envelope a message arrived with: the addresses it was mailed to. */
+/** The SMTP envelope a message arrived with: the addresses it was mailed to, and from where. */
 export interface InboundEnvelope {
   rcptTo: string[];
+  /** The connecting client's address (the report listener's); absent for the catcher's simulated reports. */
+  remoteAddress?: string;
+  /** A report the catcher's simulator made up: the service's own feedback loop, trusted as a configured one. */
+  simulated?: boolean;
 }
 
 /**
  * What became of a message mailed to the service. `refused` (the SMTP listener answers 550 5.7.1): it
  * carries no proof that it came back for an email of ours, or its proof and its contents disagree.
  * The others are accepted (250): `ignored` is mail about one of our emails that is no report (an
- * auto-reply or a delay warning at a return-path address) or names none of its recipients.
+ * auto-reply or a delay warning at a return-path address), names none of its recipients, or cannot tell
+ * whose copy of an email to several recipients it is about.
  */
 export type InboundOutcome = 'recorded' | 'ignored' | 'duplicate' | 'unknown-email' | 'refused';
 
-/** The one address an email went to, or none when it had several (a redacted complaint cannot say which). */
-function soleRecipient(recipients: Set<string>): string[] {
-  return recipients.size === 1 ? [...recipients] : [];
-}
+/** What a report proves: the email, and the recipient whose copy it came back for (when it can tell). */
+type Proven = { emailId: string; recipient?: number };
 
-// Recipients are stored in their canonical form (converted at acceptance); compared by their key.
-const addressesOf = (recipients: string[]) => new Set(recipients.map(addressKey));
-
-/** The email a report may be about, or why it is refused. */
-function provenEmail(tokens: ReportTokens, report: FeedbackReport | undefined, envelope: InboundEnvelope): { emailId: string } | { refused: string } {
-  const claimed = new Set<string>();
+/** The proofs a message carries: the return paths it was mailed to, and the original's quoted token and Return-Path. */
+function proofsOf(tokens: ReportTokens, report: FeedbackReport | undefined, envelope: InboundEnvelope): { proofs: ReportProof[] } | { refused: string } {
+  const proofs: ReportProof[] = [];
   for (const address of envelope.rcptTo) {
-    const id = parseReturnPath(tokens, address);
-    if (id) claimed.add(id);
+    const proof = parseReturnPath(tokens, address);
+    if (proof) proofs.push(proof);
   }
   const headerToken = report?.original.reportToken;
   if (headerToken !== undefined) {
-    const id = tokens.verify(headerToken);
-    if (!id) return { refused: 'the quoted report token is not valid' };
-    claimed.add(id);
+    const proof = tokens.verify(headerToken);
+    if (!proof) return { refused: 'the quoted report token is not valid' };
+    proofs.push(proof);
   }
-  if (claimed.size === 0) return { refused: 'no valid report token' };
-  if (claimed.size > 1) return { refused: 'the report tokens name different emails' };
-  const [emailId] = claimed as unknown as [string];
-  const quotedId = report?.original.emailId;
-  if (quotedId !== undefined && quotedId.toLowerCase() !== emailId) return { refused: 'the report token names another email than the quoted headers' };
-  return { emailId };
+  // The Return-Path the receiving server wrote on the recipient's copy, quoted by a feedback loop: that copy's token.
+  const quotedReturnPath = report?.original.returnPath;
+  if (quotedReturnPath !== undefined && isReturnPath(quotedReturnPath)) {
+    const proof = parseReturnPath(tokens, quotedReturnPath);
+    if (!proof) return { refused: 'the quoted Return-Path carries no valid report token' };
+    proofs.push(proof);
+  }
+  return { proofs };
 }
 
-async function recordComplaint(deps: InboundFeedbackDeps, email: FeedbackEmail, report: ComplaintReport): Promise<InboundOutcome> {
-  const own = addressesOf(email.recipients);
-  // Only the email's own recipients can have complained; a feedback loop that names someone else
-  // (a forward) or nobody is taken as naming the email's one recipient, if it had one.
-  const named = report.recipients.filter((r) => own.has(r));
-  const recipients = named.length > 0 ? named : soleRecipient(own);
-  const recorded = await deps.feedback.complaint({ emailId: email.id, recipients, feedbackType: report.feedbackType });
-  deps.logger.info({ emailId: email.id, feedbackType: report.feedbackType, recipients, reported: report.recipients, originalMailFrom: report.originalMailFrom, arrivalDate: report.arrivalDate },
+/** The email (and recipient) a report may be about, or why it is refused. */
+function provenEmail(tokens: ReportTokens, report: FeedbackReport | undefined, envelope: InboundEnvelope): Proven | { refused: string } {
+  const found = proofsOf(tokens, report, envelope);
+  if ('refused' in found) return found;
+  const emails = new Set(found.proofs.map((p) => p.emailId));
+  if (emails.size === 0) return { refused: 'no valid report token' };
+  if (emails.size > 1) return { refused: 'the report tokens name different emails' };
+  const recipients = new Set(found.proofs.flatMap((p) => (p.recipient === undefined ? [] : [p.recipient])));
+  if (recipients.size > 1) return { refused: 'the report tokens name different recipients\' copies' };
+  const [emailId] = emails as unknown as [string];
+  const quotedId = report?.original.emailId;
+  if (quotedId !== undefined && quotedId.toLowerCase() !== emailId) return { refused: 'the report token names another email than the quoted headers' };
+  const [recipient] = recipients;
+  return recipient === undefined ? { emailId } : { emailId, recipient };
+}
+
+/**
+ * The one recipient a report may speak for: the one whose copy it came back for (a recipient's token), else
+ * the email's only recipient. An email's header token is shared by all of its recipients, so with only that
+ * as proof a report about an email to several could come from any of them, about any of them: it speaks for
+ * nobody.
+ */
+function reportedRecipient(email: FeedbackEmail, proof: Proven): string | undefined {
+  const own = recipientKeysOf(email.recipients);
+  if (proof.recipient !== undefined) return own[proof.recipient];
+  return own.length === 1 ? own[0] : undefined;
+}
+
+async function recordComplaint(deps: InboundFeedbackDeps, email: FeedbackEmail, report: ComplaintReport, recipient: string, countsForHealth: boolean): Promise<InboundOutcome> {
+  // Whoever the report names (a feedback loop may redact the complainer, or name a forward), it is the
+  // complaint of the recipient whose copy it came back for.
+  const recorded = await deps.feedback.complaint({ emailId: email.id, recipients: [recipient], feedbackType: report.feedbackType, countsForHealth });
+  deps.logger.info({ emailId: email.id, feedbackType: report.feedbackType, recipient, countsForHealth, reported: report.recipients, originalMailFrom: report.originalMailFrom, arrivalDate: report.arrivalDate },
     recorded ? 'complaint recorded' : 'complaint already recorded; ignored');
   return recorded ? 'recorded' : 'duplicate';
 }
 
-async function recordBounce(deps: InboundFeedbackDeps, email: FeedbackEmail, report: BounceReport): Promise<InboundOutcome> {
-  const own = addressesOf(email.recipients);
-  // A DSN speaks for the email's own recipients only (by Final-Recipient, else by Original-Recipient
-  // after a forward); others it names are recorded nowhere. One event per bounce type: a report may
-  // give up on one recipient for good and on another for now.
-  const failed: FailedRecipient[] = [];
-  const foreign: string[] = [];
-  for (const r of report.recipients) {
-    const address = [r.email_address, r.originalRecipient].find((a) => a !== undefined && own.has(a));
-    if (address) failed.push({ ...r, email_address: address });
-    else foreign.push(r.email_address);
-  }
-  if (foreign.length > 0) deps.logger.info({ emailId: email.id, foreign }, 'bounce report names addresses the email was not sent to; nothing recorded for them');
-  if (failed.length === 0) return 'ignored';
-  for (const bounceType of BOUNCE_TYPES) {
-    const recipients = failed
-      .filter((r) => r.bounceType === bounceType)
-      .map((r) => ({ email_address: r.email_address, status: r.status, diagnostic_code: r.diagnostic_code }));
-    if (recipients.length === 0) continue;
-    await deps.feedback.bounce({ emailId: email.id, bounceType, recipients });
-    deps.logger.info({ emailId: email.id, bounceType, recipients: recipients.map((r) => `${r.email_address} ${r.status}`) }, 'bounce report recorded');
-  }
+async function recordBounce(deps: InboundFeedbackDeps, email: FeedbackEmail, report: BounceReport, recipient: string): Promise<InboundOutcome> {
+  // A DSN speaks for the recipient whose copy it came back for only, by the entry naming it (by Final-Recipient,
+  // else by Original-Recipient after a forward). Other entries, naming a co-recipient or a stranger, are
+  // recorded nowhere.
+  const named = report.recipients.find((r) => r.email_address === recipient || r.originalRecipient === recipient);
+  const foreign = report.recipients.filter((r) => r !== named).map((r) => r.email_address);
+  if (foreign.length > 0) deps.logger.info({ emailId: email.id, recipient, foreign }, 'bounce report names addresses other than the copy it came back for; nothing recorded for them');
+  if (!named) return 'ignored';
+  const bounced = { email_address: recipient, status: named.status, diagnostic_code: named.diagnostic_code };
+  await deps.feedback.bounce({ emailId: email.id, bounceType: named.bounceType, recipients: [bounced] });
+  deps.logger.info({ emailId: email.id, bounceType: named.bounceType, recipient: `${recipient} ${named.status}` }, 'bounce report recorded');
   return 'recorded';
 }
 
@@ -156,7 +174,14 @@ export function createInboundFeedbackService(deps: InboundFeedbackDeps) {
       // outcome, so the report waits for it.
       if (email.status === 'pending') throw new Error(`email ${email.id} is still being delivered; try again later`);
 
-      return report.kind === 'complaint' ? recordComplaint(deps, email, report) : recordBounce(deps, email, report);
+      const recipient = reportedRecipient(email, proof);
+      if (recipient === undefined) {
+        logger.info({ kind: report.kind, emailId: email.id, recipients: email.recipients.length }, 'report proves the email but not whose copy it came back for; ignored');
+        return 'ignored';
+      }
+      if (report.kind === 'bounce') return recordBounce(deps, email, report, recipient);
+      const countsForHealth = envelope.simulated === true || (await deps.sources.trusted(raw, envelope.remoteAddress));
+      return recordComplaint(deps, email, report, recipient, countsForHealth);
     },
   };
   return {

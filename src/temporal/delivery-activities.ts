@@ -34,7 +34,9 @@ export interface DeliveryDeps {
   rewriteForTracking: (html: string, emailId: string, opts: { open: boolean; click: boolean }) => string;
   /** The signed token (report-token.ts) every message carries, so reports about it can prove they are genuine. */
   reportToken: (emailId: string) => string;
-  /** The VERP envelope sender (return-path.ts) carrying an email's report token, for mail from `senderDomain`. */
+  /** The signed token of one recipient's copy (its index among the email's recipients), carried in that copy's envelope sender. */
+  recipientToken: (emailId: string, recipient: number) => string;
+  /** The VERP envelope sender (return-path.ts) carrying a report token, for mail from `senderDomain`. */
   returnPath: (reportToken: string, senderDomain: string) => string;
   /** The DKIM key that signs mail from a domain of an account; undefined sends unsigned. */
   dkimKey: (accountId: string, domain: string) => Promise<DkimSigningKey | undefined>;

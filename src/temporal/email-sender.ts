@@ -3,6 +3,7 @@ import type { DeliveryOutcome, LoadedEmail } from '../db/repos/email-deliveries-
 import { composeMessage } from '../mail/compose.js';
 import { renderMessage } from '../mail/render-message.js';
 import { attemptOutcome, pendingRecipientsOf, recipientsOf, rejectedOutcome, suppressedOutcome } from '../mail/delivery-outcome.js';
+import { mergedResult, recipientCopies } from '../mail/recipient-copies.js';
 import { smtpSpanAttributes } from '../mail/smtp-span-attributes.js';
 import type { BuildTerms } from '../mail/prebuilt-messages.js';
 import type { BuiltMessage } from '../mail/send-built.js';
@@ -83,14 +84,19 @@ export function createEmailSender(deps: DeliveryDeps) {
 
   async function buildUnder(loaded: LoadedEmail, envelopeTo: string[], terms: BuildTerms): Promise<BuiltMessage> {
     const { email } = loaded;
-    // One token per message: the header and the envelope sender carry the same one.
-    const reportToken = deps.reportToken(email.id);
+    // The header carries the email's token (one for every copy); each copy's envelope, its recipient's (handOver).
     return renderMessage(composeMessage(withTracking(email, terms), loaded.attachments, {
       envelopeTo,
-      reportToken,
-      returnPath: deps.returnPath(reportToken, email.senderDomain),
+      reportToken: deps.reportToken(email.id),
+      returnPath: returnPathOf(email, envelopeTo[0] ?? ''),
       dkim: terms.dkim,
     }));
+  }
+
+  /** The envelope sender of `recipient`'s copy of `email`: its VERP return path, carrying that recipient's token. */
+  function returnPathOf(email: LoadedEmail['email'], recipient: string): string {
+    const index = recipientsOf(email).indexOf(recipient);
+    return deps.returnPath(index < 0 ? deps.reportToken(email.id) : deps.recipientToken(email.id, index), email.senderDomain);
   }
 
   /**
@@ -109,10 +115,11 @@ export function createEmailSender(deps: DeliveryDeps) {
     }));
   }
 
-  /** The SMTP hand-over as a client span: the server, its reply and the recipients' counts. */
-  function handOver(emailId: string, message: BuiltMessage): Promise<TransportResult> {
-    return inSpan('smtp send', { kind: SpanKind.CLIENT, attributes: { 'mailer.email.id': emailId } }, async (span) => {
-      const result = await transport.send(message);
+  /** The SMTP hand-over, a copy per recipient (recipient-copies.ts), as a client span: the server, its reply and the recipients' counts. */
+  function handOver(email: LoadedEmail['email'], message: BuiltMessage, envelopeTo: string[]): Promise<TransportResult> {
+    return inSpan('smtp send', { kind: SpanKind.CLIENT, attributes: { 'mailer.email.id': email.id } }, async (span) => {
+      const copies = recipientCopies(message, envelopeTo, (recipient) => returnPathOf(email, recipient));
+      const result = mergedResult(message.messageId, await Promise.all(copies.map((copy) => transport.send(copy))));
       span?.setAttributes(smtpSpanAttributes(result, transport.host));
       return result;
     });
@@ -135,7 +142,7 @@ export function createEmailSender(deps: DeliveryDeps) {
     }
     const built = await message;
     const handedAt = new Date();
-    const result = await handOver(email.id, built);
+    const result = await handOver(email, built, envelopeTo);
     if (result.accepted.length === 0 && result.refused.length === 0) {
       // Nothing was answered for good: the email stays as it was, free for the next attempt.
       const { failure } = result.deferred[0] ?? { failure: { code: 0, diagnostic: 'no recipient answered' } };

@@ -147,7 +147,7 @@ export function waitForStatus(stack: Stack, id: string, statuses: string[], time
 }
 
 /** The envelope sender of `domain`'s mail: `b-<email id>-<mac>@rp.<domain>` (VERP, return-path.ts). */
-export const verpPattern = (domain: string) => new RegExp(`^b-[a-z0-9_]+-[a-z2-7]+@rp\\.${domain.replace(/\./g, '\\.')}$`);
+export const verpPattern = (domain: string) => new RegExp(`^b-[a-z0-9_]+\\.\\d{1,2}-[a-z2-7]+@rp\\.${domain.replace(/\./g, '\\.')}$`);
 
 /** The verdict of a receiver that got `message` at an MX host: its client address, EHLO name and envelope sender. */
 export function receiverVerdict(world: Pick<MailWorld, 'dns'>, message: MxMessage): Promise<ReceiverVerdict> {

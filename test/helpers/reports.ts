@@ -30,10 +30,11 @@ export function reportFixture(name: string, emails: Record<string, { id: string;
  * Mails a message to the inbound listener over a real SMTP conversation, as a feedback loop or MTA does (null
  * sender); with `starttls`, upgraded first as MTAs do (its certificate is self-signed: not verified, as they do not).
  */
-export async function mailReport(url: string, raw: Buffer, to: string[] = ['fbl@mailer.test'], options: { starttls?: boolean } = {}): Promise<string> {
+export async function mailReport(url: string, raw: Buffer, to: string[] = ['fbl@mailer.test'], options: { starttls?: boolean; localAddress?: string } = {}): Promise<string> {
+  const from = options.localAddress === undefined ? {} : { localAddress: options.localAddress };
   const transport = nodemailer.createTransport(options.starttls
-    ? { url, requireTLS: true, tls: { rejectUnauthorized: false } }
-    : { url, ignoreTLS: true });
+    ? { url, requireTLS: true, tls: { rejectUnauthorized: false }, ...from }
+    : { url, ignoreTLS: true, ...from });
   try {
     const info = await transport.sendMail({ envelope: { from: '', to }, raw });
     return info.response;
@@ -55,7 +56,7 @@ export async function stackTokens(stack: Stack): Promise<ReportTokens> {
   return createReportTokens(await trackingKeyOf(stack.mailer));
 }
 
-/** The VERP return path of an email, signed as the service signs it. */
-export async function returnPathOf(stack: Stack, emailId: string, domain = 'rp.mailer.test'): Promise<string> {
-  return makeReturnPath(await stackTokens(stack), emailId, domain);
+/** The VERP return path of an email's `recipient`th recipient's copy (its only one by default), signed as the service signs it. */
+export async function returnPathOf(stack: Stack, emailId: string, recipient = 0, domain = 'rp.mailer.test'): Promise<string> {
+  return makeReturnPath(await stackTokens(stack), emailId, recipient, domain);
 }

@@ -49,7 +49,7 @@ describe('direct delivery', () => {
     const message = await arrivalFor(world, 'reader@inbox.test');
     expect(message.host).toBe('127.0.0.2');
     expect(message.envelopeFrom).toMatch(verpPattern(SENDER));
-    expect(message.envelopeFrom.startsWith(`b-${id}-`)).toBe(true);
+    expect(message.envelopeFrom.startsWith(`b-${id}.0-`)).toBe(true);
     expect(message.remoteAddress).toBe(MAILER_ADDRESS);
     expect(message.helo).toBe(MAILER_HOSTNAME);
 

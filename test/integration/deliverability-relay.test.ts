@@ -34,7 +34,7 @@ describe('relay mode', () => {
     const id = await sendEmail(world.stack, { from: 'Shop <x@shop-relay.test>', to: ['reader@example.net'], subject: 'Relayed' });
     const message = await relayed(world, 'reader@example.net');
     expect(message.envelopeFrom).toMatch(verpPattern('shop-relay.test'));
-    expect(message.envelopeFrom.startsWith(`b-${id}-`)).toBe(true);
+    expect(message.envelopeFrom.startsWith(`b-${id}.0-`)).toBe(true);
     const verdict = await verdictOf(message);
     expectDkimPass(verdict, 'shop-relay.test');
     expect(verdict.dkim.find((d) => d.domain === 'shop-relay.test')?.selector).toBe(recordOf(shop, 'dkim').name.split('._domainkey.')[0]);

@@ -74,7 +74,7 @@ const stack = useStack();
 describe('reports must prove they came back for the email (inbound listener)', () => {
   it('every message carries a report token that names its email', async () => {
     const { id, token } = await delivered(stack, ['token@example.net']);
-    expect((await stackTokens(stack)).verify(token)).toBe(id);
+    expect((await stackTokens(stack)).verify(token)).toEqual({ emailId: id });
   });
 
   it('a forged complaint and bounce (right email id and Message-ID, no or an invalid token) are refused 550 5.7.1 and change nothing', async () => {
@@ -161,12 +161,17 @@ describe('reports must prove they came back for the email (inbound listener)', (
     expect(after.suppressions.map((s) => s.address)).not.toContain('stranger@example.org');
   });
 
-  it('an ARF quoting the token is recorded once, however often it is resent', async () => {
+  it('an ARF at a recipient\'s return path is that recipient\'s complaint, recorded once however often it is resent', async () => {
     const email = await delivered(stack, ['repeat@example.net', 'other@example.net']);
     const arf = reportFixture('arf-yahoo.eml', { [YAHOO_ID]: email }, { 'Jane.Doe@yahoo.com': 'repeat@example.net' });
-    for (let i = 0; i < 3; i++) expect(await mailReport(stack.mailer.inboundUrl!, arf)).toMatch(/^250 /);
+    // With only the header token, shared by both copies, it cannot tell whose complaint it is: nothing recorded.
+    expect(await mailReport(stack.mailer.inboundUrl!, arf)).toMatch(/^250 /);
+    expect((await stateOf(stack, email.id)).events.filter((e) => e.type === 'complaint')).toEqual([]);
+
+    const first = [await returnPathOf(stack, email.id, 0)];
+    for (let i = 0; i < 3; i++) expect(await mailReport(stack.mailer.inboundUrl!, arf, first)).toMatch(/^250 /);
     // Copies arriving together too.
-    await Promise.all([mailReport(stack.mailer.inboundUrl!, arf), mailReport(stack.mailer.inboundUrl!, arf)]);
+    await Promise.all([mailReport(stack.mailer.inboundUrl!, arf, first), mailReport(stack.mailer.inboundUrl!, arf, first)]);
     const after = await stateOf(stack, email.id);
     expect(after.status).toBe('complained');
     expect(after.events.filter((e) => e.type === 'complaint').map((e) => e.data)).toEqual([
@@ -174,10 +179,11 @@ describe('reports must prove they came back for the email (inbound listener)', (
     ]);
     expect(after.suppressions.filter((s) => s.reason === 'complaint' && s.address.endsWith('@example.net'))).toEqual([{ address: 'repeat@example.net', reason: 'complaint' }]);
 
-    // The other recipient's complaint about the same email is a new one.
-    const second = reportFixture('arf-yahoo.eml', { [YAHOO_ID]: email }, { 'Jane.Doe@yahoo.com': 'other@example.net' });
-    expect(await mailReport(stack.mailer.inboundUrl!, second)).toMatch(/^250 /);
-    expect((await stateOf(stack, email.id)).events.filter((e) => e.type === 'complaint')).toHaveLength(2);
+    // The other recipient's complaint about the same email, at its own return path, is a new one.
+    expect(await mailReport(stack.mailer.inboundUrl!, arf, [await returnPathOf(stack, email.id, 1)])).toMatch(/^250 /);
+    expect((await stateOf(stack, email.id)).events.filter((e) => e.type === 'complaint').map((e) => e.data.complained_recipients)).toEqual([
+      ['repeat@example.net'], ['other@example.net'],
+    ]);
   });
 });
 

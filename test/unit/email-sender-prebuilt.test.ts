@@ -14,6 +14,7 @@ function senderWith(prebuilt = createPrebuiltMessages({ maxBytes: 1 << 20, ttlMs
     transport: {} as DeliveryDeps['transport'],
     rewriteForTracking: (html, emailId) => `${html}<img src="https://t.test/o/${emailId}">`,
     reportToken: (emailId) => `${emailId}-token`,
+    recipientToken: (emailId, recipient) => `${emailId}.${recipient}-token`,
     returnPath: (token, domain) => `b+${token}@bounces.${domain}`,
     dkimKey: async () => undefined,
     prebuilt,
@@ -56,7 +57,8 @@ describe('messages built ahead (scheduled emails)', () => {
     await sender2.buildAhead(loaded);
     const first = sender2.prepare(loadedEmail('em_ahead'), new Set(['acc_1 y@example.net']));
     const message = (await first.message)!;
-    expect(message.envelope).toEqual({ from: 'b+em_ahead-token@bounces.example.com', to: ['x@example.net'] });
+    // The envelope sender of its first recipient's copy (x@, recipient 0); each copy gets its own at hand-over.
+    expect(message.envelope).toEqual({ from: 'b+em_ahead.0-token@bounces.example.com', to: ['x@example.net'] });
     expect(first.skipped).toEqual(['y@example.net']);
     // Taken once: a second attempt (a retry) builds afresh.
     const again = (await sender2.prepare(loadedEmail('em_ahead'), new Set()).message)!;

@@ -51,7 +51,8 @@ describe('delivery status notifications (RFC 3464) become bounces', () => {
         diagnostic_code: '550 5.1.1 <nobody@example.net>: Recipient address rejected: User unknown in virtual mailbox table',
         bounceType: 'Permanent',
       }],
-      original: quoted('em_01jbq7m3k2x9f5v8r4t6w0y2zd', 'mti7yy6d6kio3ql4j4oztyij'),
+      // The quoted original's Return-Path (here no return path of ours: inbound-feedback-service judges it).
+      original: { ...quoted('em_01jbq7m3k2x9f5v8r4t6w0y2zd', 'mti7yy6d6kio3ql4j4oztyij'), returnPath: 'sender@example.com' },
     });
   });
 

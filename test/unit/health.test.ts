@@ -4,7 +4,7 @@ import { aboveThresholds, HEALTH_POLICY, healthWindowStart, judgeHealth } from '
 const HOUR = 3_600_000;
 const now = new Date('2026-11-21T12:00:00Z');
 const ago = (hours: number) => new Date(now.getTime() - hours * HOUR);
-const base = { statusChangedAt: ago(100), sent: 0, bounced: 0, complained: 0, lastIssueAt: null, now };
+const base = { statusChangedAt: ago(100), sent: 0, bounced: 0, complained: 0, complainants: 0, lastIssueAt: null, now };
 
 describe('the account health policy', () => {
   it('judges nothing below the minimum volume, however bad', () => {
@@ -24,6 +24,16 @@ describe('the account health policy', () => {
     expect(judgeHealth({ ...base, status: 'review', statusChangedAt: ago(25), sent: 10, bounced: 0, lastIssueAt: ago(30) })).toBe('healthy');
     expect(judgeHealth({ ...base, status: 'review', statusChangedAt: ago(25), sent: 10, bounced: 1, lastIssueAt: ago(2) })).toBe('review');
     expect(judgeHealth({ ...base, status: 'review', statusChangedAt: ago(23), sent: 0 })).toBe('review');
+  });
+
+  it('complaints alone never pause on fewer distinct complainants than the documented minimum (issue 22, item 2)', () => {
+    const review = { ...base, status: 'review' as const, statusChangedAt: ago(1), sent: 60 };
+    // Two complaints in 60 emails is far above 0.08 %, yet two people cannot pause an account.
+    expect(judgeHealth({ ...review, complained: 2, complainants: 2 })).toBe('review');
+    expect(judgeHealth({ ...review, complained: 4, complainants: HEALTH_POLICY.minComplainantsToPause - 1 })).toBe('review');
+    expect(judgeHealth({ ...review, complained: 5, complainants: HEALTH_POLICY.minComplainantsToPause })).toBe('paused');
+    // Bounces need no such minimum.
+    expect(judgeHealth({ ...review, bounced: 3 })).toBe('paused');
   });
 
   it('leaves paused and banned to operators', () => {

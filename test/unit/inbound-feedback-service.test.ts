@@ -17,7 +17,9 @@ const HEADERS_ONLY_ID = 'em_01jbq7m3k2x9f5v8r4t6w0y2zf';
 
 interface FakeEmail { id: string; status: EmailStatus; recipients: string[]; headerMessageId?: string }
 
+/** `trustedFrom`: the connecting address a trusted feedback loop reports from (MAILER_FBL_SOURCES). */
 function setup(...emails: FakeEmail[]) {
+  const trustedFrom = '192.0.2.7';
   const calls: { kind: string; input: unknown }[] = [];
   const service = createInboundFeedbackService({
     emails: {
@@ -31,30 +33,44 @@ function setup(...emails: FakeEmail[]) {
       bounce: async (input) => (calls.push({ kind: 'bounce', input }), true),
     },
     tokens,
+    sources: { trusted: async (_raw, remoteAddress) => remoteAddress === trustedFrom },
     logger: pino({ level: 'silent' }),
   });
-  return { service, calls };
+  return { service, calls, trustedFrom };
 }
 
 describe('inbound feedback', () => {
-  it('records one bounce per bounce type of a report', async () => {
-    const { service, calls } = setup({ id: MIXED_ID, status: 'delivered', recipients: ['full@outlook.example', 'gone@outlook.example'] });
-    expect(await service.receive(fixture('dsn-mixed.eml'))).toBe('recorded');
+  const RECIPIENTS = ['full@outlook.example', 'gone@outlook.example'];
+
+  it('a DSN mailed to one recipient\'s return path records that recipient\'s bounce only', async () => {
+    const { service, calls } = setup({ id: MIXED_ID, status: 'delivered', recipients: RECIPIENTS });
+    // The report gives up on gone@ for good and on full@ for now; it came back for gone@'s copy (the 2nd recipient).
+    expect(await service.receive(fixture('dsn-mixed.eml'), { rcptTo: [makeReturnPath(tokens, MIXED_ID, 1, 'rp.example.com')] })).toBe('recorded');
     expect(calls).toEqual([
       { kind: 'bounce', input: { emailId: MIXED_ID, bounceType: 'Permanent', recipients: [expect.objectContaining({ email_address: 'gone@outlook.example', status: '5.1.10' })] } },
-      { kind: 'bounce', input: { emailId: MIXED_ID, bounceType: 'Transient', recipients: [expect.objectContaining({ email_address: 'full@outlook.example', status: '4.2.2' })] } },
     ]);
     expect(Object.keys((calls[0]!.input as { recipients: object[] }).recipients[0]!).sort()).toEqual(['diagnostic_code', 'email_address', 'status']);
   });
 
-  it('records nothing for recipients a DSN names that the email was not sent to', async () => {
-    const { service, calls } = setup({ id: MIXED_ID, status: 'delivered', recipients: ['gone@outlook.example'] });
-    expect(await service.receive(fixture('dsn-mixed.eml'))).toBe('recorded');
-    expect(calls).toEqual([{ kind: 'bounce', input: expect.objectContaining({ bounceType: 'Permanent', recipients: [expect.objectContaining({ email_address: 'gone@outlook.example' })] }) }]);
+  it('a report proving only the email (its shared header token) speaks for nobody when the email had several recipients', async () => {
+    const { service, calls } = setup({ id: MIXED_ID, status: 'delivered', recipients: RECIPIENTS });
+    expect(await service.receive(fixture('dsn-mixed.eml'))).toBe('ignored');
+    expect(calls).toEqual([]);
+  });
 
-    const other = setup({ id: MIXED_ID, status: 'delivered', recipients: ['someone@example.net'] });
-    expect(await other.service.receive(fixture('dsn-mixed.eml'))).toBe('ignored');
-    expect(other.calls).toEqual([]);
+  it('a co-recipient cannot bounce or complain in another\'s name (issue 22, item 2)', async () => {
+    // b@ received a copy (the 2nd recipient) and mails a well-formed DSN and an ARF naming a@ to its own return path.
+    const { service, calls } = setup({ id: POSTFIX_ID, status: 'delivered', recipients: ['victim@example.net', 'mallory@example.net'] });
+    const dsn = fixture('dsn-postfix.eml').toString().replace(/nobody@example\.net/g, 'victim@example.net');
+    expect(await service.receive(Buffer.from(dsn), { rcptTo: [makeReturnPath(tokens, POSTFIX_ID, 1, 'rp.example.com')] })).toBe('recorded');
+    expect(calls).toEqual([{ kind: 'bounce', input: expect.objectContaining({ recipients: [expect.objectContaining({ email_address: 'mallory@example.net' })] }) }]);
+    // With only the shared header token (the copy's Return-Path left out), it names nobody.
+    expect(await service.receive(Buffer.from(dsn))).toBe('ignored');
+    // A forged return path of the victim's copy is refused at RCPT TO (mallory never saw it), and proves nothing.
+    const forged = `b-${POSTFIX_ID}.0-${'a'.repeat(24)}@rp.example.com`;
+    expect(service.acceptsRecipient(forged)).toBe(false);
+    expect(await service.receive(Buffer.from(dsn), { rcptTo: [forged] })).toBe('ignored');
+    expect(calls).toHaveLength(1);
   });
 
   it('takes a forwarded recipient by its Original-Recipient', async () => {
@@ -64,18 +80,35 @@ describe('inbound feedback', () => {
     expect(calls).toEqual([{ kind: 'bounce', input: expect.objectContaining({ recipients: [expect.objectContaining({ email_address: 'nobody@example.net' })] }) }]);
   });
 
-  it('a complaint names only the email\'s recipients, else its one recipient, else nobody', async () => {
+  it('a complaint is its copy\'s recipient\'s, and counts for health only from a trusted feedback loop', async () => {
     const one = setup({ id: YAHOO_ID, status: 'delivered', recipients: ['jane.doe@yahoo.com'] });
-    await one.service.receive(fixture('arf-yahoo.eml'));
-    expect(one.calls).toEqual([{ kind: 'complaint', input: { emailId: YAHOO_ID, recipients: ['jane.doe@yahoo.com'], feedbackType: 'abuse' } }]);
+    await one.service.receive(fixture('arf-yahoo.eml'), { rcptTo: [], remoteAddress: one.trustedFrom });
+    await one.service.receive(fixture('arf-yahoo.eml'), { rcptTo: [], remoteAddress: '198.51.100.1' });
+    expect(one.calls).toEqual([
+      { kind: 'complaint', input: { emailId: YAHOO_ID, recipients: ['jane.doe@yahoo.com'], feedbackType: 'abuse', countsForHealth: true } },
+      { kind: 'complaint', input: { emailId: YAHOO_ID, recipients: ['jane.doe@yahoo.com'], feedbackType: 'abuse', countsForHealth: false } },
+    ]);
 
     const forwarded = setup({ id: YAHOO_ID, status: 'delivered', recipients: ['alias@example.org'] });
     await forwarded.service.receive(fixture('arf-yahoo.eml'));
-    expect(forwarded.calls).toEqual([{ kind: 'complaint', input: expect.objectContaining({ recipients: ['alias@example.org'] }) }]);
+    expect(forwarded.calls).toEqual([{ kind: 'complaint', input: expect.objectContaining({ recipients: ['alias@example.org'], countsForHealth: false }) }]);
 
     const several = setup({ id: HEADERS_ONLY_ID, status: 'delivered', recipients: ['a@example.net', 'b@example.net'] });
-    await several.service.receive(fixture('arf-headers-only.eml'), { rcptTo: [makeReturnPath(tokens, HEADERS_ONLY_ID, 'rp.example.com')] });
-    expect(several.calls).toEqual([{ kind: 'complaint', input: { emailId: HEADERS_ONLY_ID, recipients: [], feedbackType: 'fraud' } }]);
+    // It quotes no token at all: no proof.
+    expect(await several.service.receive(fixture('arf-headers-only.eml'))).toBe('refused');
+    await several.service.receive(fixture('arf-headers-only.eml'), { rcptTo: [makeReturnPath(tokens, HEADERS_ONLY_ID, 1, 'rp.example.com')] });
+    expect(several.calls).toEqual([{ kind: 'complaint', input: expect.objectContaining({ emailId: HEADERS_ONLY_ID, recipients: ['b@example.net'], feedbackType: 'fraud' }) }]);
+  });
+
+  it('binds a feedback loop\'s report by the Return-Path it quotes of the copy', async () => {
+    const { service, calls } = setup({ id: HEADERS_ONLY_ID, status: 'delivered', recipients: ['a@example.net', 'b@example.net'] });
+    const raw = fixture('arf-headers-only.eml').toString();
+    const quoted = raw.replace(/^(Subject: Verify your account)$/m, `Return-Path: <${makeReturnPath(tokens, HEADERS_ONLY_ID, 0, 'rp.example.com')}>\n$1`);
+    expect(quoted).not.toBe(raw);
+    expect(await service.receive(Buffer.from(quoted))).toBe('recorded');
+    expect(calls).toEqual([{ kind: 'complaint', input: expect.objectContaining({ recipients: ['a@example.net'] }) }]);
+    // Two proofs naming different copies contradict each other.
+    expect(await service.receive(Buffer.from(quoted), { rcptTo: [makeReturnPath(tokens, HEADERS_ONLY_ID, 1, 'rp.example.com')] })).toBe('refused');
   });
 
   it('asks to retry while the delivery is not recorded, and ignores what it cannot use', async () => {
@@ -83,7 +116,7 @@ describe('inbound feedback', () => {
     const { service, calls } = setup();
     expect(await service.receive(fixture('dsn-postfix.eml'))).toBe('unknown-email');
     // A delay warning is no report: at the return path it is ignored; with only a quoted token, refused.
-    expect(await service.receive(fixture('dsn-delayed.eml'), { rcptTo: [makeReturnPath(tokens, 'em_01jbq7m3k2x9f5v8r4t6w0y2zg', 'rp.example.com')] })).toBe('ignored');
+    expect(await service.receive(fixture('dsn-delayed.eml'), { rcptTo: [makeReturnPath(tokens, 'em_01jbq7m3k2x9f5v8r4t6w0y2zg', 0, 'rp.example.com')] })).toBe('ignored');
     expect(await service.receive(fixture('dsn-delayed.eml'))).toBe('refused');
     expect(calls).toEqual([]);
   });
@@ -101,9 +134,9 @@ describe('inbound feedback', () => {
       ['a token of another key', postfix.replace(token, createReportTokens('someone-elses-secret-key').sign(POSTFIX_ID)), []],
       ['a token of another email', postfix.replace(token, tokens.sign(YAHOO_ID)), []],
       ['a tampered token', postfix.replace(token, `${token.slice(0, -2)}aa`), []],
-      ['a valid token, but a forged quoted one', postfix.replace(token, `${token.slice(0, -2)}aa`), [makeReturnPath(tokens, POSTFIX_ID, 'rp.example.com')]],
-      ['a return path of another email', postfix.replace(/^X-Mail-Report-Token: .*\n/m, ''), [makeReturnPath(tokens, YAHOO_ID, 'rp.example.com')]],
-      ['a return path and a quoted token of different emails', postfix, [makeReturnPath(tokens, YAHOO_ID, 'rp.example.com')]],
+      ['a valid token, but a forged quoted one', postfix.replace(token, `${token.slice(0, -2)}aa`), [makeReturnPath(tokens, POSTFIX_ID, 0, 'rp.example.com')]],
+      ['a return path of another email', postfix.replace(/^X-Mail-Report-Token: .*\n/m, ''), [makeReturnPath(tokens, YAHOO_ID, 0, 'rp.example.com')]],
+      ['a return path and a quoted token of different emails', postfix, [makeReturnPath(tokens, YAHOO_ID, 0, 'rp.example.com')]],
       ['a valid token quoted with another email\'s Message-ID', postfix.replace(`<${POSTFIX_ID}@example.com>`, `<${YAHOO_ID}@example.com>`), []],
       ['mail that is no report', fixture('autoreply.eml').toString(), []],
       ['junk', 'not a message\r\n\r\n\0', []],
@@ -120,13 +153,13 @@ describe('inbound feedback', () => {
     const bare = raw.slice(0, raw.indexOf('Content-Description: Undelivered Message')).replace(/\n--[^\n]*\n$/, '\n--3F1B2C0A1D.1741083611/mx.example.net--\n');
     const { service, calls } = setup({ id: POSTFIX_ID, status: 'delivered', recipients: ['nobody@example.net'] });
     expect(await service.receive(Buffer.from(bare))).toBe('refused');
-    expect(await service.receive(Buffer.from(bare), { rcptTo: [makeReturnPath(tokens, POSTFIX_ID, 'rp.example.com').toUpperCase()] })).toBe('recorded');
+    expect(await service.receive(Buffer.from(bare), { rcptTo: [makeReturnPath(tokens, POSTFIX_ID, 0, 'rp.example.com').toUpperCase()] })).toBe('recorded');
     expect(calls).toHaveLength(1);
   });
 
   it('takes return paths with valid tokens only at RCPT TO, and any other address', () => {
     const { service } = setup();
-    expect(service.acceptsRecipient(makeReturnPath(tokens, POSTFIX_ID, 'rp.example.com'))).toBe(true);
+    expect(service.acceptsRecipient(makeReturnPath(tokens, POSTFIX_ID, 0, 'rp.example.com'))).toBe(true);
     expect(service.acceptsRecipient(`b-${POSTFIX_ID}-aaaaaaaaaaaaaaaaaaaaaaaa@rp.example.com`)).toBe(false);
     expect(service.acceptsRecipient('fbl@example.com')).toBe(true);
   });

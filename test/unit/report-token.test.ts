@@ -9,9 +9,24 @@ describe('report tokens', () => {
   it('name the email they were signed for, in lower case', () => {
     const token = tokens.sign(ID);
     expect(token).toMatch(/^em_01jbq7m3k2x9f5v8r4t6w0y2zc-[a-z2-7]{24}$/);
-    expect(tokens.verify(token)).toBe(ID);
+    expect(tokens.verify(token)).toEqual({ emailId: ID });
     // Some servers change the case of a local part: the token survives it.
-    expect(tokens.verify(token.toUpperCase())).toBe(ID);
+    expect(tokens.verify(token.toUpperCase())).toEqual({ emailId: ID });
+  });
+
+  it('of one recipient\'s copy name the email and that recipient, and no other', () => {
+    const second = tokens.signRecipient(ID, 1);
+    expect(second).toMatch(/^em_01jbq7m3k2x9f5v8r4t6w0y2zc\.1-[a-z2-7]{24}$/);
+    expect(tokens.verify(second)).toEqual({ emailId: ID, recipient: 1 });
+    expect(tokens.verify(tokens.signRecipient(ID, 49))).toEqual({ emailId: ID, recipient: 49 });
+    const mac = second.slice(second.lastIndexOf('-') + 1);
+    // Another recipient's index, or the email's own token, under this copy's mac: forged.
+    expect(tokens.verify(`${ID}.0-${mac}`)).toBeUndefined();
+    expect(tokens.verify(`${ID}-${mac}`)).toBeUndefined();
+    expect(tokens.verify(`${ID}.01-${mac}`)).toBeUndefined();
+    expect(tokens.verify(`${ID}.1.2-${mac}`)).toBeUndefined();
+    expect(() => tokens.signRecipient(ID, 100)).toThrow();
+    expect(() => tokens.signRecipient(ID, -1)).toThrow();
   });
 
   it('verify only what the service signed, under its key', () => {
@@ -37,16 +52,17 @@ describe('report tokens', () => {
 
 describe('the VERP return path b-<token>@<domain>', () => {
   it('is made for an email and read back at any domain', () => {
-    const address = makeReturnPath(tokens, ID, 'rp.example.com');
-    expect(address).toBe(`b-${tokens.sign(ID)}@rp.example.com`);
-    expect(address.split('@')[0]!.length).toBeLessThanOrEqual(64);
-    expect(parseReturnPath(tokens, address)).toBe(ID);
-    expect(parseReturnPath(tokens, address.toUpperCase())).toBe(ID);
-    expect(parseReturnPath(tokens, address.replace('rp.example.com', 'bounces.other.example'))).toBe(ID);
+    const address = makeReturnPath(tokens, ID, 0, 'rp.example.com');
+    expect(address).toBe(`b-${tokens.signRecipient(ID, 0)}@rp.example.com`);
+    // Even for the 50th recipient the local part stays within SMTP's 64 characters.
+    expect(makeReturnPath(tokens, ID, 49, 'rp.example.com').split('@')[0]!.length).toBeLessThanOrEqual(64);
+    expect(parseReturnPath(tokens, address)).toEqual({ emailId: ID, recipient: 0 });
+    expect(parseReturnPath(tokens, address.toUpperCase())).toEqual({ emailId: ID, recipient: 0 });
+    expect(parseReturnPath(tokens, address.replace('rp.example.com', 'bounces.other.example'))).toEqual({ emailId: ID, recipient: 0 });
   });
 
   it('names nothing when its token is forged, or it is no return path', () => {
-    const address = makeReturnPath(tokens, ID, 'rp.example.com');
+    const address = makeReturnPath(tokens, ID, 0, 'rp.example.com');
     expect(parseReturnPath(tokens, address.replace(ID, 'em_01jbq7m3k2x9f5v8r4t6w0y2zd'))).toBeUndefined();
     expect(parseReturnPath(tokens, `b-${ID}@rp.example.com`)).toBeUndefined();
     expect(parseReturnPath(tokens, 'fbl@example.com')).toBeUndefined();
@@ -58,7 +74,7 @@ describe('the VERP return path b-<token>@<domain>', () => {
   });
 
   it('refuses a domain that is none', () => {
-    expect(() => makeReturnPath(tokens, ID, '')).toThrow();
-    expect(() => makeReturnPath(tokens, ID, 'a@b')).toThrow();
+    expect(() => makeReturnPath(tokens, ID, 0, '')).toThrow();
+    expect(() => makeReturnPath(tokens, ID, 0, 'a@b')).toThrow();
   });
 });

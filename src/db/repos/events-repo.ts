@@ -51,7 +51,10 @@ export interface HealthCounts {
   sent: number;
   /** Emails with a bounce that counts (not `Suppressed`). */
   bounced: number;
+  /** Emails with a complaint that counts (from a trusted feedback loop). */
   complained: number;
+  /** The distinct recipients of those complaints. */
+  complainants: number;
   /** The last counted bounce or complaint, if any. */
   lastIssueAt: Date | null;
 }
@@ -59,7 +62,8 @@ export interface HealthCounts {
 type Raw = { id: string; email_id: string; account_id: string; type: EventType; data: Record<string, unknown>; created_at: Date };
 const toEvent = (r: Raw): EventRow => ({ id: r.id, emailId: r.email_id, accountId: r.account_id, type: r.type, data: r.data, createdAt: r.created_at });
 
-type ComplaintChange = { ev: NewEvent; suppress: NewSuppression[] };
+/** A complaint to record; `countsForHealth` false keeps it out of the health policy's counts (an untrusted source). */
+type ComplaintChange = { ev: NewEvent; suppress: NewSuppression[]; countsForHealth: boolean };
 
 async function applyComplaint(
   sql: Sql,
@@ -78,6 +82,7 @@ async function applyComplaint(
       with changed as (update emails set status = 'complained' where id = ${emailId} returning id, account_id),
       ${recordedWithChange(tx as unknown as Sql, [change.ev], change.suppress)}
       select 1`;
+    if (!change.countsForHealth) await tx`update events set counts_for_health = false where id = ${change.ev.id}`;
     return { accountId: email.account_id, recorded: true };
   }) as Promise<{ accountId: string; recorded: boolean } | undefined>;
 }
@@ -146,16 +151,18 @@ export function createEventsRepo(sql: Sql) {
 
     /** What the health policy judges: sends, counted bounces and complaints of the account since `since`. */
     async healthCounts(accountId: string, since: Date): Promise<HealthCounts> {
-      const [row] = await sql<{ sent: number; bounced: number; complained: number; last_issue_at: Date | null }[]>`
+      const [row] = await sql<{ sent: number; bounced: number; complained: number; complainants: number; last_issue_at: Date | null }[]>`
         select
           count(*) filter (where type = 'send')::int as sent,
           count(distinct email_id) filter (where type = 'bounce' and data->>'bounce_subtype' <> 'Suppressed')::int as bounced,
-          count(distinct email_id) filter (where type = 'complaint')::int as complained,
-          max(created_at) filter (where (type = 'bounce' and data->>'bounce_subtype' <> 'Suppressed') or type = 'complaint') as last_issue_at
+          count(distinct email_id) filter (where type = 'complaint' and counts_for_health)::int as complained,
+          coalesce(cardinality(array_agg(distinct c.recipient) filter (where type = 'complaint' and counts_for_health and c.recipient is not null)), 0)::int as complainants,
+          max(created_at) filter (where (type = 'bounce' and data->>'bounce_subtype' <> 'Suppressed') or (type = 'complaint' and counts_for_health)) as last_issue_at
         from events
+        left join lateral jsonb_array_elements_text(case when type = 'complaint' then data->'complained_recipients' end) as c(recipient) on true
         where account_id = ${accountId} and id >= ${idAt('event', since)} and created_at >= ${since}`;
       const r = row!;
-      return { sent: r.sent, bounced: r.bounced, complained: r.complained, lastIssueAt: r.last_issue_at };
+      return { sent: r.sent, bounced: r.bounced, complained: r.complained, complainants: r.complainants, lastIssueAt: r.last_issue_at };
     },
   };
 }
