@@ -109,6 +109,9 @@ export async function startCore(config: Config, logger: Logger, env: NodeJS.Proc
   const health = createHealthService({ accounts: repos.accounts, events: repos.events, logger, now });
   // Reports mailed back (API role's listener) and the catcher's simulated ones (worker role) take one path.
   const sources = createFeedbackSources(config.fblSources, auth.dnsResolver);
+  if (!sources.configured && config.delivery !== 'catcher') {
+    logger.info('MAILER_FBL_SOURCES is unset: complaint reports are recorded and suppress their recipient, but none moves an account\'s health');
+  }
   const inboundFeedback = createInboundFeedbackService({
     emails: repos.emails, feedback: createFeedbackService({ events: repos.events, health, logger, now, metrics }), tokens: reportTokens, sources, logger, metrics,
   });
