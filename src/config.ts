@@ -1,6 +1,7 @@
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { BODY_LIMITS } from './domain/limits.js';
 import { parseEncryptionKey } from './mail/encryption-key.js';
 import { parseResourceAttributes } from './telemetry/resource-attributes.js';
 
@@ -52,6 +53,10 @@ function parseTrustedProxies(raw: string | undefined): string[] {
   }
   return entries;
 }
+
+const MiB = 1024 * 1024;
+/** A key's cap below the largest body (BODY_LIMITS.batch) would refuse a valid batch for ever. */
+const bodyMibPerKey = int('MAILER_BODY_MIB_IN_FLIGHT_PER_KEY', BODY_LIMITS.batch / MiB, BODY_LIMITS.batch / MiB, 1_048_576);
 
 /** The admin token opens everything: long enough that guessing it is hopeless (the generated one is 47). */
 export const ADMIN_TOKEN_MIN_LENGTH = 32;
@@ -171,6 +176,23 @@ const settings = {
     description: 'Requests per second per API key (bursts up to the same number).',
     default: '100',
     parse: int('MAILER_RATE_LIMIT', 100, 1, 1_000_000),
+  },
+  bodyMibInFlight: {
+    env: 'MAILER_BODY_MIB_IN_FLIGHT',
+    description: 'MiB of request bodies an API process holds at once: REST and gRPC bodies and SMTP submission messages, each counted from its first byte until it is answered. A body that does not fit is answered 429 `too many requests` with `Retry-After` (gRPC `RESOURCE_EXHAUSTED`, SMTP 452 4.3.1), before it is uploaded when its declared length does not fit. Parsing takes about three times the bytes counted (docs/operations.md). At least MAILER_BODY_MIB_IN_FLIGHT_PER_KEY.',
+    default: '256',
+    parse: (raw: string | undefined, env: NodeJS.ProcessEnv) => {
+      const mib = int('MAILER_BODY_MIB_IN_FLIGHT', 256, 1, 1_048_576)(raw);
+      const perKey = bodyMibPerKey(env.MAILER_BODY_MIB_IN_FLIGHT_PER_KEY);
+      if (mib < perKey) throw new Error(`MAILER_BODY_MIB_IN_FLIGHT (${mib}) must be at least MAILER_BODY_MIB_IN_FLIGHT_PER_KEY (${perKey})`);
+      return mib;
+    },
+  },
+  bodyMibInFlightPerKey: {
+    env: 'MAILER_BODY_MIB_IN_FLIGHT_PER_KEY',
+    description: `MiB of request bodies one API key may have in flight at once in one process (REST, gRPC and SMTP submission together), within MAILER_BODY_MIB_IN_FLIGHT, a declared length counted whole from the start; beyond it the same 429 (SMTP 452). At least ${BODY_LIMITS.batch / MiB}, the largest body taken (a batch), so that one always fits.`,
+    default: String(BODY_LIMITS.batch / MiB),
+    parse: (raw: string | undefined) => bodyMibPerKey(raw),
   },
   trackingEventWindowSeconds: {
     env: 'MAILER_TRACKING_EVENT_WINDOW_SECONDS',

@@ -1,5 +1,6 @@
 import { admitAdmin } from '../api/admin-api.js';
 import type { CallContext } from '../api/call-context.js';
+import { BytesInFlight } from '../bytes-in-flight.js';
 import { consolePlugin } from '../console/console-plugin.js';
 import { buildRestApp } from '../http/rest-app.js';
 import { trackingHostPlugin } from '../http/tracking-host.js';
@@ -45,12 +46,15 @@ export async function startApiRole(core: Core, notifyQueued: () => void, stops: 
     metricsToken: config.metricsToken,
   });
   const { emailApi, adminApi, guard, submission } = createHandlers(core, { auth, usage, notifyQueued });
-  const submissionUrl = await startSubmission(core, submission, tls, stops);
+  // One count of request bytes held for REST, gRPC and SMTP submission together, per process and per key.
+  const MiB = 1024 * 1024;
+  const bytesInFlight = new BytesInFlight({ process: config.bodyMibInFlight * MiB, perKey: config.bodyMibInFlightPerKey * MiB });
+  const submissionUrl = await startSubmission(core, submission, tls, stops, bytesInFlight);
 
   // One admin admission (token, throttle by client address) for REST and gRPC.
   const adminCall = async (ctx: CallContext) => admitAdmin(auth, ctx);
   const rest = await buildRestApp({
-    emailApi, adminApi, logger, metrics: core.metrics, publicUrl: config.publicUrl, trustedProxies: config.trustedProxies,
+    emailApi, adminApi, logger, metrics: core.metrics, bytesInFlight, publicUrl: config.publicUrl, trustedProxies: config.trustedProxies,
     // The split by Host first, before the routes it splits.
     plugins: [trackingHostPlugin({ publicUrl: config.publicUrl, trackingUrl: config.trackingUrl }), trackingRoutes(createTrackingService({
       hits: repos.tracking, tokens: core.linkTracker, now: core.now, windowSeconds: config.trackingEventWindowSeconds,
@@ -61,7 +65,7 @@ export async function startApiRole(core: Core, notifyQueued: () => void, stops: 
     admitMetrics: (authorization) => auth.authenticateMetrics(authorization),
     checkReady: createReadiness({ database: () => repos.ping(), temporal: () => core.temporal.ping() }, logger).down,
   });
-  const grpc = await buildGrpcApp({ emailApi, adminApi, admitApi: guard.admit, admitAdmin: adminCall, logger, metrics: core.metrics });
+  const grpc = await buildGrpcApp({ emailApi, adminApi, admitApi: guard.admit, admitAdmin: adminCall, logger, metrics: core.metrics, bytesInFlight });
   const restUrl = await listen(rest, config.host, config.port);
   stops.onStop(() => rest.close());
   const grpcUrl = await listen(grpc, config.host, config.grpcPort);
@@ -70,11 +74,11 @@ export async function startApiRole(core: Core, notifyQueued: () => void, stops: 
 }
 
 /** The SMTP submission listener, with the STARTTLS certificate both listeners use (configured, or self-signed once into the data dir). */
-async function startSubmission(core: Core, handler: SubmissionService, tls: TlsCertificate, stops: StopList): Promise<string | undefined> {
+async function startSubmission(core: Core, handler: SubmissionService, tls: TlsCertificate, stops: StopList, bytesInFlight: BytesInFlight): Promise<string | undefined> {
   const { config, logger } = core;
   if (config.submissionPort === 0) return undefined;
   const server = await startSubmissionServer({
-    host: config.host, port: config.submissionPort, hostname: config.hostname, tls, logger, handler, ...smtpClients(config),
+    host: config.host, port: config.submissionPort, hostname: config.hostname, tls, logger, handler, ...smtpClients(config), bytesInFlight,
   });
   stops.onStop(server.close);
   return server.url;

@@ -2,10 +2,12 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { CallContext } from '../api/call-context.js';
+import type { BytesInFlight } from '../bytes-in-flight.js';
 import { BODY_LIMITS } from '../domain/limits.js';
 import { AppError, invalid, unavailable } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
+import { countBodiesInFlight } from './body-bytes.js';
 import { asAppError, createErrorHandler, sendError } from './error-handler.js';
 import { registerGateway } from './gateway.js';
 import { buildOpenApi } from './openapi.js';
@@ -28,6 +30,8 @@ export interface RestAppDeps {
   admitAdmin: (ctx: CallContext) => Promise<unknown>;
   logger: Logger;
   metrics: Metrics;
+  /** Request bodies held at once, per process and per key (shared with gRPC and SMTP submission). */
+  bytesInFlight: BytesInFlight;
   publicUrl: string;
   /**
    * MAILER_TRUSTED_PROXIES: the reverse proxies whose X-Forwarded-For names the client (`request.ip`); none
@@ -66,6 +70,7 @@ export async function buildRestApp(deps: RestAppDeps): Promise<FastifyInstance> 
   const unrouted = (method: string, url: string) => unroutedError(routeMethods, method, url);
   refuseEarly(app, unrouted);
   parseEveryBodyAsJson(app);
+  countBodiesInFlight(app, deps.bytesInFlight);
   app.setErrorHandler(createErrorHandler(deps.logger));
   app.setNotFoundHandler((request, reply) => sendError(reply, unrouted(request.method, request.url)));
 

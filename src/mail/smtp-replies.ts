@@ -1,3 +1,4 @@
+import { BytesInFlightError } from '../bytes-in-flight.js';
 import { toAppError, type ErrorKind } from '../errors.js';
 
 /** An error smtp-server answers with: `responseCode` and a message that starts with the enhanced code. */
@@ -33,7 +34,8 @@ const SMTP_TABLE: Record<ErrorKind, { code: number; enhanced: string }> = {
 /** The SMTP answer to any thrown value (unknown failures are `internal`, whose message leaks nothing). */
 export function smtpReplyFor(err: unknown): SmtpReplyError {
   const app = toAppError(err);
-  const { code, enhanced } = SMTP_TABLE[app.kind];
+  // Not the key's request rate but the bytes the process holds: RFC 5321's 452 for storage, retried later.
+  const { code, enhanced } = app instanceof BytesInFlightError ? { code: 452, enhanced: '4.3.1' } : SMTP_TABLE[app.kind];
   const retry = app.retryAfterSeconds !== undefined && code < 500 ? ` (retry in ${app.retryAfterSeconds} s)` : '';
   return smtpReply(code, `${enhanced} ${app.message}${retry}`);
 }

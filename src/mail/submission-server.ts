@@ -1,9 +1,11 @@
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
+import type { BytesInFlight } from '../bytes-in-flight.js';
 import { readMailbox } from '../domain/address.js';
 import { LIMITS } from '../domain/limits.js';
 import type { Logger } from '../logger.js';
-import { inSession, limitSessions, listenSmtp, readMessage, type Listening } from './smtp-listen.js';
+import { inSession, limitSessions, listenSmtp, type Listening } from './smtp-listen.js';
 import { smtpReply, smtpReplyFor } from './smtp-replies.js';
+import { assertRoomForMessage, readCountedMessage } from './submission-bytes.js';
 import { createSlots, seconds } from './smtp-slots.js';
 
 /**
@@ -32,6 +34,8 @@ export interface SubmissionHandler<Credential> {
   beginMessage(credential: Credential, mailFrom: string): Promise<void>;
   /** The whole message and its envelope; answers the id of the email it became. */
   submit(credential: Credential, raw: Buffer, envelope: { mailFrom: string; rcptTo: string[] }): Promise<string>;
+  /** The API key whose bytes in flight a message counts in (with its REST and gRPC requests). */
+  bytesKey(credential: Credential): string;
 }
 
 /**
@@ -53,6 +57,8 @@ export async function startSubmissionServer<Credential>(options: {
   tls: { cert: string; key: string };
   logger: Logger;
   handler: SubmissionHandler<Credential>;
+  /** Message bytes held at once, per process and per key (shared with REST and gRPC): 452 beyond. */
+  bytesInFlight: BytesInFlight;
   /** Unauthenticated connections one address may hold, and how long one has to do STARTTLS and AUTH. */
   limits: { perAddress: number; setupMs: number };
   /** Peers (TCP proxies) whose connections begin with a PROXY protocol header naming the client's address. */
@@ -109,6 +115,11 @@ export async function startSubmissionServer<Credential>(options: {
       if (address.address !== '' && typeof readMailbox(address.address) === 'string') {
         return callback(smtpReply(553, '5.1.7 the sender address is not a valid email address'));
       }
+      try {
+        assertRoomForMessage(options.bytesInFlight, handler.bytesKey(credentialOf(session)), address.args, SUBMISSION_MAX_BYTES);
+      } catch (err) {
+        return callback(smtpReplyFor(err));
+      }
       inSession(session, () => handler.beginMessage(credentialOf(session), address.address)).then(() => callback(), (err: unknown) => callback(smtpReplyFor(err)));
     },
     onRcptTo(address, session, callback) {
@@ -123,7 +134,8 @@ export async function startSubmissionServer<Credential>(options: {
         mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
         rcptTo: session.envelope.rcptTo.map((r) => r.address),
       };
-      void inSession(session, () => readMessage(stream, SUBMISSION_MAX_BYTES).then(async (raw) => {
+      const meter = options.bytesInFlight.meter(handler.bytesKey(credentialOf(session)));
+      void inSession(session, () => readCountedMessage(stream, SUBMISSION_MAX_BYTES, meter).then(async (raw) => {
         if (!raw) return callback(smtpReply(552, `5.3.4 message exceeds the fixed maximum message size of ${SUBMISSION_MAX_BYTES} bytes`));
         const id = await handler.submit(credentialOf(session), raw, envelope);
         callback(null, `2.0.0 OK: queued as ${id}`);
@@ -131,7 +143,8 @@ export async function startSubmissionServer<Credential>(options: {
         const reply = smtpReplyFor(err);
         if (reply.responseCode === 451) logger.warn({ err }, 'submitted message not accepted; asked the client to retry');
         callback(reply);
-      }));
+        // The message's bytes count until it is answered (parsed, stored or refused), or its connection dropped.
+      }).finally(() => meter.release()));
     },
   });
   limitSessions(server, MAX_SUBMISSION_SESSION_MS);

@@ -1,8 +1,10 @@
+import type { Http2ServerRequest } from 'node:http2';
 import type { DescService } from '@bufbuild/protobuf';
 import { Code, ConnectError, createContextValues, type ConnectRouter, type HandlerContext, type ServiceImpl } from '@connectrpc/connect';
 import { fastifyConnectPlugin } from '@connectrpc/connect-fastify';
 import fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { CLIENT_ADDRESS, type CallContext } from '../api/call-context.js';
+import type { BytesInFlight } from '../bytes-in-flight.js';
 import { BODY_LIMITS } from '../domain/limits.js';
 import { AppError } from '../errors.js';
 import { AdminService } from '../gen/mail/v1/admin_service_pb.js';
@@ -13,6 +15,7 @@ import { REQUEST_ID_HEADER, requestIdFrom } from '../telemetry/request-id.js';
 import { admittedCall, createAdmissionGate, type Admit } from './admission-gate.js';
 import { closeUnreadRequest } from './close-unread-request.js';
 import { createErrorInterceptor } from './error-interceptor.js';
+import { admitCallBody, meterCallBody, withBodyMeter } from './message-bytes.js';
 import { createRequestContextInterceptor, REQUEST_ID } from './request-context.js';
 import { shapeGrpcAnswer } from './grpc-trailers.js';
 import { explainReadLimit, readMaxBytesFor } from './read-limits.js';
@@ -32,6 +35,8 @@ export async function buildGrpcApp(deps: {
   admitAdmin: Admit;
   logger: Logger;
   metrics: Pick<Metrics, 'rpcRequests' | 'rpcDuration'>;
+  /** Request bodies held at once, per process and per key (shared with REST and SMTP submission). */
+  bytesInFlight: BytesInFlight;
 }): Promise<FastifyInstance> {
   const app = fastify({
     http2: true,
@@ -52,6 +57,7 @@ export async function buildGrpcApp(deps: {
   });
   app.addHook('onRequest', async (request, reply) => {
     closeUnreadRequest(request.raw, reply.raw);
+    meterCallBody(deps.bytesInFlight, request.raw, reply.raw, deps.logger);
     reply.raw.setHeader(REQUEST_ID_HEADER, request.id);
     // gRPC only: gRPC-Web carries its trailers in the body, and Connect its errors as JSON.
     if (isGrpc(request.headers['content-type'])) shapeGrpcAnswer(reply.raw);
@@ -60,14 +66,14 @@ export async function buildGrpcApp(deps: {
   app.addHook('onResponse', async (request, reply) => rpcMetrics.answered(request, reply));
   await app.register(fastifyConnectPlugin, {
     routes: (router) => {
-      addService(router, EmailService, deps.emailApi, createAdmissionGate(deps.admitApi, deps.logger), rpcMetrics);
-      addService(router, AdminService, deps.adminApi, createAdmissionGate(deps.admitAdmin, deps.logger), rpcMetrics);
+      addService(router, EmailService, deps.emailApi, createAdmissionGate(deps.admitApi, deps.logger), rpcMetrics, deps.logger);
+      addService(router, AdminService, deps.adminApi, createAdmissionGate(deps.admitAdmin, deps.logger), rpcMetrics, deps.logger);
     },
     // Outermost first: the request context sees errors as the caller gets them, and the metrics' interceptor
     // the code the error interceptor made.
     interceptors: [createRequestContextInterceptor(), rpcMetrics.interceptor, createErrorInterceptor(deps.logger)],
     // The handlers read who is calling (the admin-token throttle counts per address) from the context.
-    contextValues: (request) => rpcMetrics.track(request, createContextValues().set(CLIENT_ADDRESS, request.ip).set(REQUEST_ID, request.id)),
+    contextValues: (request) => rpcMetrics.track(request, withBodyMeter(createContextValues().set(CLIENT_ADDRESS, request.ip).set(REQUEST_ID, request.id), request.raw as unknown as Http2ServerRequest)),
     // Each RPC sets its own (read-limits.ts); this is the bound for anything registered without one.
     readMaxBytes: BODY_LIMITS.other,
     shutdownTimeoutMs: 5000,
@@ -81,7 +87,7 @@ type CallHandler = (req: unknown, ctx: CallContext) => unknown;
  * One route per RPC rather than one per service, as connect-es takes the read limit and the request gate
  * per RPC. An RPC without a handler answers UNIMPLEMENTED, as connect-es's own service routes do.
  */
-function addService(router: ConnectRouter, service: DescService, impl: object, admission: (ctx: HandlerContext) => Promise<void>, metrics: RpcMetrics): void {
+function addService(router: ConnectRouter, service: DescService, impl: object, admission: (ctx: HandlerContext) => Promise<void>, metrics: RpcMetrics, logger: Logger): void {
   const gate = metrics.gate(admission);
   const handlers = impl as Record<string, CallHandler | undefined>;
   for (const method of service.methods) {
@@ -97,6 +103,8 @@ function addService(router: ConnectRouter, service: DescService, impl: object, a
       requestGate: async (ctx) => {
         explainReadLimit(ctx, readMaxBytes);
         await gate(ctx);
+        // Admitted: the key its bytes in flight count for, known before connect-es reads any of them.
+        admitCallBody(ctx, readMaxBytes, logger);
       },
     });
   }

@@ -18,9 +18,11 @@ export interface SubmissionDeps {
   assertMaySendFrom: SenderCheck;
 }
 
-/** What an authenticated SMTP session holds: the API key, read afresh for each message. */
+/** What an authenticated SMTP session holds: the API key, read afresh for each message, and its id. */
 export interface SubmissionCredential {
   apiKey: string;
+  /** Whose bytes in flight the session's messages count in, with the key's REST and gRPC requests. */
+  keyId: string;
 }
 
 /**
@@ -54,9 +56,11 @@ export function createSubmissionService(deps: SubmissionDeps) {
 
   return {
     async login(password: string): Promise<SubmissionCredential> {
-      await deps.auth.authenticate(password);
-      return { apiKey: password };
+      const principal = await deps.auth.authenticate(password);
+      return { apiKey: password, keyId: principal.keyId };
     },
+
+    bytesKey: (credential: SubmissionCredential): string => credential.keyId,
 
     async beginMessage(credential: SubmissionCredential, mailFrom: string): Promise<void> {
       const principal = await admit(credential);

@@ -1,6 +1,7 @@
 import { createRouterTransport, type ConnectRouter } from '@connectrpc/connect';
 import type { FastifyInstance } from 'fastify';
 import { onTestFinished } from 'vitest';
+import { BytesInFlight } from '../../src/bytes-in-flight.js';
 import { AppError } from '../../src/errors.js';
 import { AdminService } from '../../src/gen/mail/v1/admin_service_pb.js';
 import { EmailService } from '../../src/gen/mail/v1/email_service_pb.js';
@@ -27,6 +28,7 @@ export async function buildTestRestApp(deps: Partial<RestAppDeps> = {}): Promise
   const app = await buildRestApp({
     emailApi: fake.emailApi, adminApi, admitApi: fake.guard.admit, admitAdmin: refuseAdmin,
     logger, metrics: createMetrics(), publicUrl: 'http://mailer.test', admitMetrics: () => {}, checkReady: async () => [],
+    bytesInFlight: new BytesInFlight({ process: 256 * 1024 * 1024, perKey: 64 * 1024 * 1024 }),
     ...deps,
   });
   onTestFinished(() => app.close());

@@ -9,6 +9,7 @@ import { requestIdFrom } from '../../src/telemetry/request-id.js';
 import { withLogFields } from '../../src/telemetry/log-context.js';
 import { buildTestRestApp } from '../helpers/in-memory-apps.js';
 import { TEST_KEY } from '../helpers/fake-api-deps.js';
+import { BytesInFlight } from '../../src/bytes-in-flight.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -78,6 +79,7 @@ describe('request ids', () => {
       adminApi: Object.fromEntries(AdminService.methods.map((m) => [m.localName, refuse])),
       admitApi: async () => undefined, admitAdmin: async () => undefined,
       logger, metrics: createMetrics(), publicUrl: 'http://mailer.test', admitMetrics: () => {}, checkReady: async () => [],
+      bytesInFlight: new BytesInFlight({ process: 256 * 1024 * 1024, perKey: 64 * 1024 * 1024 }),
     });
     onTestFinished(() => app.close());
 
