@@ -1,37 +1,17 @@
-import crypto from 'node:crypto';
-import postgres from 'postgres';
-import { afterAll, describe, expect, inject, it } from 'vitest';
-import { MIGRATIONS } from '../../src/db/migrations/index.js';
-import type { Sql } from '../../src/db/sql.js';
+import { describe, expect, it } from 'vitest';
+import { useMigrationDatabase } from '../helpers/migration-database.js';
 
 /**
  * Migration 17 converts addresses stored as written into the one canonical form (local part as written,
  * domain in ASCII): rows accepted before it must then be suppressed, reported and erased as the rows after it.
  */
 
-const name = `t_mig_${crypto.randomBytes(5).toString('hex')}`;
-const adminUrl = inject('pgAdminUrl');
-const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-let sql: postgres.Sql | undefined;
-
-afterAll(async () => {
-  await sql?.end();
-  await admin.unsafe(`drop database if exists ${name}`);
-  await admin.end();
-});
-
+const db = useMigrationDatabase();
 const box = (address: string, boxName = '') => ({ name: boxName, address });
 
 describe('migration 17: canonical addresses', () => {
   it('converts emails, scheduled drafts, events, suppressions and allowed domains; leaves canonical rows alone', async () => {
-    await admin.unsafe(`create database ${name}`);
-    sql = postgres(adminUrl.replace(/\/postgres$/, `/${name}`), { max: 1, onnotice: () => {} });
-    for (const m of MIGRATIONS.filter((x) => x.version < 17)) {
-      await sql.begin(async (tx) => {
-        await tx.unsafe(m.sql);
-        if (m.run) await m.run(tx as unknown as Sql);
-      });
-    }
+    const sql = await db.upTo(17);
 
     await sql`insert into accounts (id, name, daily_quota) values ('acc_1', 'a', 100)`;
     const mailboxes = {
@@ -55,11 +35,7 @@ describe('migration 17: canonical addresses', () => {
     await sql`insert into api_keys (id, account_id, name, key_hash, key_prefix, permission, allowed_domains)
       values ('key_1', 'acc_1', 'k', '\\x00', 'p', 'all', ${['bücher.de', 'example.com']})`;
 
-    const m17 = MIGRATIONS.find((x) => x.version === 17)!;
-    await sql.begin(async (tx) => {
-      await tx.unsafe(m17.sql);
-      await m17.run!(tx as unknown as Sql);
-    });
+    await db.apply(17);
 
     const [email] = await sql`select * from emails where id = 'em_1'`;
     expect(email!.mailboxes).toEqual({

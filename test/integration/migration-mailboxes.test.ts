@@ -1,30 +1,16 @@
-import crypto from 'node:crypto';
-import postgres from 'postgres';
-import { afterAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
-import { MIGRATIONS } from '../../src/db/migrations/index.js';
+import { describe, expect, it } from 'vitest';
+import { useMigrationDatabase } from '../helpers/migration-database.js';
 
 /**
  * Migration 4 turns the address text stored by earlier versions into parsed mailboxes: rows written before
  * it must read back with the same names and addresses, and scheduled drafts still fire from their mailboxes.
  */
 
-const name = `t_mig_${crypto.randomBytes(5).toString('hex')}`;
-const adminUrl = inject('pgAdminUrl');
-const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-let sql: postgres.Sql | undefined;
-
-afterAll(async () => {
-  await sql?.end();
-  await admin.unsafe(`drop database if exists ${name}`);
-  await admin.end();
-});
+const db = useMigrationDatabase();
 
 describe('migration 4: parsed mailboxes', () => {
   it('converts emails and scheduled drafts written as text', async () => {
-    await admin.unsafe(`create database ${name}`);
-    sql = postgres(adminUrl.replace(/\/postgres$/, `/${name}`), { max: 1, onnotice: () => {} });
-    for (const m of MIGRATIONS.filter((x) => x.version < 4)) await sql.unsafe(m.sql);
+    const sql = await db.upTo(4);
 
     await sql`insert into accounts (id, name, daily_quota) values ('acc_1', 'a', 100)`;
     await sql`insert into emails (id, account_id, job_type, from_address, to_addresses, cc_addresses, bcc_addresses, reply_to, subject, size_bytes, header_message_id)
@@ -34,8 +20,7 @@ describe('migration 4: parsed mailboxes', () => {
     await sql`insert into scheduled_emails (id, account_id, draft, from_address, to_addresses, subject, scheduled_at)
       values ('sch_1', 'acc_1', ${sql.json(draft)}, ${draft.from}, ${draft.to}, 's', now() + interval '1 hour')`;
 
-    const m4 = MIGRATIONS.find((x) => x.version === 4)!;
-    await sql.begin((tx) => tx.unsafe(m4.sql));
+    await db.apply(4);
 
     const [email] = await sql`select mailboxes, sender_domain, from_address, to_addresses, cc_addresses, bcc_addresses, reply_to from emails where id = 'em_1'`;
     expect(email!.mailboxes).toEqual({
