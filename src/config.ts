@@ -202,7 +202,7 @@ const settings = {
   },
   smtpRetryAttempts: {
     env: 'MAILER_SMTP_RETRY_ATTEMPTS',
-    description: 'Retries of an email after a temporary SMTP failure (4xx, connection, time-out) before it bounces as Transient.',
+    description: 'Retries of an email after a temporary SMTP failure (4xx, connection, time-out, or a full mailbox even when answered 5xx: docs/delivery.md, Bounce classes) before it bounces as Transient.',
     default: '12',
     parse: int('MAILER_SMTP_RETRY_ATTEMPTS', 12, 0, 100),
   },
