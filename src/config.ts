@@ -179,7 +179,7 @@ const settings = {
   },
   bodyMibInFlight: {
     env: 'MAILER_BODY_MIB_IN_FLIGHT',
-    description: 'MiB of request bodies an API process holds at once: REST and gRPC bodies and SMTP submission messages, each counted from its first byte until it is answered. A body that does not fit is answered 429 `too many requests` with `Retry-After` (gRPC `RESOURCE_EXHAUSTED`, SMTP 452 4.3.1), before it is uploaded when its declared length does not fit. Parsing takes about three times the bytes counted (docs/operations.md). At least MAILER_BODY_MIB_IN_FLIGHT_PER_KEY.',
+    description: 'MiB of request bodies an API process holds at once: REST and gRPC bodies and SMTP submission messages, each counted from its first byte until it is answered. A body that does not fit is answered 429 `too many requests` with `Retry-After` (gRPC `RESOURCE_EXHAUSTED`, SMTP 452 4.3.1), before it is uploaded when its declared length does not fit. Reading and parsing them takes two to four times the bytes counted (docs/operations.md). At least MAILER_BODY_MIB_IN_FLIGHT_PER_KEY.',
     default: '256',
     parse: (raw: string | undefined, env: NodeJS.ProcessEnv) => {
       const mib = int('MAILER_BODY_MIB_IN_FLIGHT', 256, 1, 1_048_576)(raw);

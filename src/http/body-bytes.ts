@@ -20,7 +20,7 @@ export function countBodiesInFlight(app: FastifyInstance, bytes: BytesInFlight):
     // Over the route's own limit Fastify refuses it 413 before reading: a 429 would invite a vain retry.
     if (declared !== undefined && declared > (request.routeOptions.bodyLimit ?? 0)) return payload;
     if (declared !== undefined) meter.declare(declared);
-    return counted(payload, meter);
+    return counted(payload, meter, request.routeOptions.bodyLimit ?? 0);
   });
 }
 
@@ -29,18 +29,48 @@ function declaredLength(header: string | undefined): number | undefined {
   return Number(header);
 }
 
-/** The body as it arrives, each chunk counted before it is passed on; the first chunk that does not fit fails it. */
-function counted(payload: Readable, meter: BodyMeter): Readable {
+/**
+ * The body as it arrives, each chunk counted and kept here until the body has ended, then handed to Fastify.
+ * From the first chunk that does not fit, what was kept is dropped and its bytes given back at once (so a crowd
+ * of refused uploads cannot hold the room the others need), the rest is read and dropped (up to the route's
+ * limit), and the refusal is answered once the body has ended: a client that reads no answer before it has sent
+ * everything (Node's, for one) gets the 429 rather than a connection reset in the middle of its upload. A body
+ * past the route's limit goes on to Fastify as it comes, which answers it 413 as without this.
+ */
+function counted(payload: Readable, meter: BodyMeter, limit: number): Readable {
+  let arrived = 0;
+  let kept: Buffer[] = [];
+  let refusal: Error | undefined;
   const counter = new Transform({
     transform(chunk: Buffer, _encoding, done) {
-      try {
-        meter.take(chunk.length);
-        done(null, chunk);
-      } catch (err) {
-        // Nothing more is wanted: Fastify answers the error (with Connection: close, as the client may still be sending).
-        payload.unpipe(counter);
-        done(err as Error);
+      arrived += chunk.length;
+      if (refusal === undefined) {
+        try {
+          meter.take(chunk.length);
+        } catch (err) {
+          refusal = err as Error;
+          kept = [];
+          meter.release();
+        }
       }
+      if (arrived > limit) {
+        // Over the route's limit: refused now, as Fastify does (it closes the connection).
+        if (refusal !== undefined) {
+          payload.unpipe(counter);
+          return done(refusal);
+        }
+        for (const c of kept) this.push(c);
+        kept = [];
+        return done(null, chunk);
+      }
+      if (refusal === undefined) kept.push(chunk);
+      done();
+    },
+    flush(done) {
+      if (refusal !== undefined) return done(refusal);
+      for (const c of kept) this.push(c);
+      kept = [];
+      done();
     },
   });
   return payload.pipe(counter);
