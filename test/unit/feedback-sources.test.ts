@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { dkimSign } from 'mailauth/lib/dkim/sign';
+import { dkimSign } from 'mailauth';
 import { describe, expect, it } from 'vitest';
 import type { DnsResolver } from '../../src/mail/dns-resolver.js';
 import { createFeedbackSources, parseFeedbackSources } from '../../src/mail/feedback-sources.js';
