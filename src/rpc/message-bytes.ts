@@ -63,6 +63,8 @@ function countAsRead(req: Http2ServerRequest, meter: BodyMeter, logger: Logger):
         try {
           meter.take((chunk as Buffer).length);
         } catch (err) {
+          // What was read of it is dropped with the call: its bytes are free for the others now, not at its close.
+          meter.release();
           throw toConnectError(err, logger, req.url);
         }
         yield chunk as Buffer;
