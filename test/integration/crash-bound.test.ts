@@ -15,7 +15,7 @@ import { kill, spawnService, waitReady, type Child } from '../helpers/service-pr
  */
 
 const KILLS = 3;
-/** Sends a second per API process (some to two recipients), as a steady load. */
+/** Sends a second (a third of them to two recipients), a steady load. */
 const RATE = 100;
 /** The receiving server's own work between the final dot and its 250 (writing, scanning), as real ones do. */
 const SERVER_WORK_MS = 100;
