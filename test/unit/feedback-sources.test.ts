@@ -19,7 +19,9 @@ const dkimRecord = `v=DKIM1; k=rsa; p=${publicKey.export({ type: 'spki', format:
 const report = Buffer.from('From: Feedback <fbl@fbl.provider.test>\r\nTo: fbl@mailer.test\r\nSubject: Abuse report\r\nMessage-ID: <1@fbl.provider.test>\r\n\r\nreport\r\n');
 
 async function signedBy(domain: string): Promise<Buffer> {
-  const signed = await dkimSign(report, { signatureData: [{ signingDomain: domain, selector: 's1', privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string }] });
+  // mailauth's signer reads `signatureData` (its README); its bundled types still describe an older flat shape.
+  const options = { signatureData: [{ signingDomain: domain, selector: 's1', privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string }] };
+  const signed = await dkimSign(report, options as unknown as Parameters<typeof dkimSign>[1]);
   return Buffer.concat([Buffer.from(signed.signatures), report]);
 }
 
