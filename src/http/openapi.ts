@@ -111,12 +111,14 @@ function responses(route: RestRoute, api: 'email' | 'admin', hasBody: boolean): 
   if (api === 'email') {
     out[429] = {
       description: 'Rate limit exceeded (`{error: "too many requests", message}`)'
+        + (hasBody ? ', or request bodies in flight over the key\'s or the server\'s cap (the same, the message naming the cap)' : '')
         + (isSend ? ', or the daily quota (`{error: "daily quota exceeded (<used>/<total>), resets at <time>"}`, no message)' : ''),
       headers: { ...RATE_LIMIT_HEADERS, ...RETRY_AFTER },
       content: { 'application/json': { schema: ERROR_REF } },
     };
   } else {
-    out[429] = errorAnswer('Too many wrong admin tokens from this address, or from all (`{error: "too many requests", message}`)', RETRY_AFTER);
+    out[429] = errorAnswer('Too many wrong admin tokens from this address, or from all (`{error: "too many requests", message}`)'
+      + (hasBody ? ', or request bodies in flight over the server\'s cap' : ''), RETRY_AFTER);
   }
   out[503] = errorAnswer('The service is stopping, or its database or Temporal is unavailable');
   for (const answer of Object.values(out)) answer.headers = { ...REQUEST_ID, ...(answer.headers as Record<string, Schema> | undefined) };
