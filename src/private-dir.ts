@@ -30,8 +30,10 @@ export function dataDirMode(usesEmbeddedPostgres: boolean): number {
 
 /**
  * A data dir that exists and grants others more than `mode` does (an earlier version made it 0755, or an
- * operator did) is made `mode`, with a log line. One that does not exist is left to be made when something is
- * first written: a deployment that uses none of it needs no writable data dir.
+ * operator did) is made `mode`, with a log line; so is one that lacks the pass-through `mode` needs (0700 where
+ * the embedded PostgreSQL's own user must enter: made so by a process that wrote there first without it, the
+ * server would not start). One that does not exist is left to be made when something is first written: a
+ * deployment that uses none of it needs no writable data dir.
  */
 export async function tightenDataDir(dir: string, mode: number, logger: Logger): Promise<void> {
   let current: number;
@@ -41,7 +43,9 @@ export async function tightenDataDir(dir: string, mode: number, logger: Logger):
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw err;
   }
-  if ((current & ~mode) === 0) return;
+  const tooOpen = (current & ~mode) !== 0;
+  const closedToPostgres = (mode & ~current & 0o011) !== 0;
+  if (!tooOpen && !closedToPostgres) return;
   try {
     await fs.chmod(dir, mode);
   } catch (err) {
@@ -52,7 +56,7 @@ export async function tightenDataDir(dir: string, mode: number, logger: Logger):
   }
   logger.warn(
     { dataDir: dir, was: `0${current.toString(8)}`, now: `0${mode.toString(8)}` },
-    'the data dir was open to other users: its mode is now owner-only',
+    tooOpen ? 'the data dir was open to other users: its mode is now owner-only' : 'the data dir did not let the embedded PostgreSQL\'s user pass through: it does now (others still cannot list it)',
   );
 }
 

@@ -50,5 +50,9 @@ describe('the data dir', () => {
     await fs.chmod(dir, 0o755);
     await tightenDataDir(dir, 0o711, capture().logger);
     expect(await modeOf(dir)).toBe(0o711);
+    // Made 0700 by a process that wrote there first (the worker child's catcher, say): PostgreSQL's user could not enter.
+    await fs.chmod(dir, 0o700);
+    await tightenDataDir(dir, 0o711, capture().logger);
+    expect(await modeOf(dir)).toBe(0o711);
   });
 });
