@@ -36,9 +36,11 @@ describe('EmailService over gRPC (grpc-js, proto loaded at run time)', () => {
     expect(res).toEqual({ id: expect.stringMatching(/^em_[0-9a-z]{26}$/), message_id: '', status: 'pending' });
     sentId = res.id as string;
 
-    const [msg] = await stack.sink.waitFor(1);
+    // A copy per recipient, as a REST send makes them.
+    const copies = await stack.sink.waitFor(2);
+    expect(copies.flatMap((m) => m.envelopeTo).sort()).toEqual(['cc@example.net', 'grpc@example.net']);
+    const msg = copies[0];
     expect(msg!.messageId).toBe(`<${sentId}@example.com>`);
-    expect(msg!.envelopeTo.sort()).toEqual(['cc@example.net', 'grpc@example.net']);
     expect(msg!.parsed.subject).toBe('Over gRPC');
     expect(msg!.parsed.text?.trim()).toBe('Hello from grpc-js');
     expect(msg!.parsed.headers.get('x-campaign')).toBe('grpc');

@@ -27,9 +27,14 @@ describe('POST /emails delivers through SMTP', () => {
     expect(res.body).toEqual({ id: expect.stringMatching(/^em_[0-9a-z]{26}$/), message_id: '', status: 'pending' });
     const id = res.body.id as string;
 
-    const [msg] = await stack.sink.waitFor(1);
-    expect(msg!.envelopeFrom).toMatch(returnPathPattern(id, 'example.com'));
-    expect(msg!.envelopeTo.sort()).toEqual(['a@example.net', 'c@example.net', 'hidden@example.net']);
+    // A copy per recipient (to, cc, bcc in that order), each under that recipient's own return path.
+    const copies = await stack.sink.waitFor(3);
+    ['a@example.net', 'c@example.net', 'hidden@example.net'].forEach((recipient, i) => {
+      const copy = copies.find((m) => m.envelopeTo.join() === recipient);
+      expect(copy?.envelopeFrom).toMatch(returnPathPattern(id, 'example.com', i));
+    });
+    expect(copies.flatMap((m) => m.envelopeTo).sort()).toEqual(['a@example.net', 'c@example.net', 'hidden@example.net']);
+    const msg = copies[0];
     const p = msg!.parsed;
     expect(p.subject).toBe('Hello');
     expect(p.text?.trim()).toBe('Hello there');
