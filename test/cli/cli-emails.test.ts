@@ -69,13 +69,15 @@ describe('emails', () => {
     ]);
     expect(sent).toEqual({ id: expect.stringMatching(/^em_/), message_id: '', status: 'pending' });
 
-    const [msg] = (await stack.sink.waitFor(before + 1)).slice(before);
+    // A copy per recipient (three), the same message under envelopes of their own.
+    const copies = (await stack.sink.waitFor(before + 3)).slice(before);
+    const msg = copies[0];
     const parsed = msg!.parsed;
     expect(parsed.subject).toBe('From the CLI');
     expect(parsed.html).toContain('<h1>Hello from the CLI</h1>');
     expect(parsed.text?.trim()).toBe('Hello from the CLI');
     expect(parsed.headers.get('x-campaign')).toBe('cli-test');
-    expect(msg!.envelopeTo.sort()).toEqual(['copy@example.net', 'first@example.net', 'second@example.net']);
+    expect(copies.flatMap((m) => m.envelopeTo).sort()).toEqual(['copy@example.net', 'first@example.net', 'second@example.net']);
     const attachments = parsed.attachments.map((a) => ({ filename: a.filename, type: a.contentType, content: a.content.toString('base64') }));
     expect(attachments).toEqual([
       { filename: 'report.csv', type: 'text/csv', content: Buffer.from('a,b\n1,2\n').toString('base64') },

@@ -82,9 +82,10 @@ describe('batches', () => {
     const before = stack.sink.messages.length;
     const job = await json<Record<string, unknown>>(['batches', 'send', '--file', 'batch.csv']);
     expect(job).toMatchObject({ job_id: expect.stringMatching(/^bat_/), status: 'completed', total_count: 2, sent_count: 2, failed_count: 0 });
-    const got = (await stack.sink.waitFor(before + 2)).slice(before);
+    // A copy per recipient: two of the first email, one of the second.
+    const got = (await stack.sink.waitFor(before + 3)).slice(before);
     const one = got.find((m) => m.parsed.subject === 'CSV batch 1')!;
-    expect(one.envelopeTo.sort()).toEqual(['csv-1@example.net', 'csv-2@example.net']);
+    expect(got.filter((m) => m.parsed.subject === 'CSV batch 1').flatMap((m) => m.envelopeTo).sort()).toEqual(['csv-1@example.net', 'csv-2@example.net']);
     expect(one.parsed.text?.trim()).toBe('Hello, one');
     expect(one.parsed.headers.get('x-batch')).toBe('csv');
     expect(one.parsed.attachments.map((a) => a.content.toString())).toEqual(['attached']);

@@ -87,10 +87,16 @@ describe('what is sent is what was parsed', () => {
     }));
     expect(res.status, res.text).toBe(200);
     const id = res.body.id as string;
-    const m = await arrived(id);
-    // The envelope is set from the parse: the From address, and to + cc + bcc, nothing else.
-    expect(m.envelopeFrom).toMatch(returnPathPattern(id, 'example.com'));
-    expect([...m.envelopeTo].sort()).toEqual(['ann@example.net', 'hidden@example.net', 'jane@example.net', 'john@example.net']);
+    // The envelopes are set from the parse: to + cc + bcc, a copy each under its own return path, nothing else.
+    const copies = await eventually(async () => {
+      const found = stack.sink.messages.filter((x) => x.parsed.headers.get('x-mail-email-id') === id);
+      return found.length >= 4 ? found : undefined;
+    });
+    ['john@example.net', 'jane@example.net', 'ann@example.net', 'hidden@example.net'].forEach((recipient, i) => {
+      expect(copies.find((x) => x.envelopeTo.join() === recipient)?.envelopeFrom).toMatch(returnPathPattern(id, 'example.com', i));
+    });
+    expect(copies.flatMap((x) => x.envelopeTo).sort()).toEqual(['ann@example.net', 'hidden@example.net', 'jane@example.net', 'john@example.net']);
+    const m = copies[0]!;
     // The headers are built from the parsed parts: one mailbox each, names intact, Bcc absent.
     expect(m.parsed.from?.value).toEqual([{ name: 'Support, Example', address: 'sender@example.com' }]);
     const to = Array.isArray(m.parsed.to) ? m.parsed.to : [m.parsed.to!];

@@ -58,7 +58,7 @@ describe('the receiving chain: test DNS, MX sinks, verifier', () => {
     resolver.setServers([dns.servers]);
     const [best] = (await resolver.resolveMx('inbox.test')).sort((a, b) => a.priority - b.priority);
     const [ip] = await resolver.resolve4(best!.exchange);
-    const returnPath = 'b-em_01abc-abcdefghijklmnopqrstuvwx@rp.chain.test';
+    const returnPath = 'b-em_01abc.0-abcdefghijklmnopqrstuvwx@rp.chain.test';
     expect(returnPath).toMatch(verpPattern(DOMAIN));
     const transport = nodemailer.createTransport({
       host: ip, port: mx.port, name: 'mail.mailer.test', tls: { rejectUnauthorized: false },

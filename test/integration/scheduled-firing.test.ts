@@ -56,7 +56,9 @@ describe('firing', () => {
     const emailId = listed.data[0]!.id;
     expect(emailId).toMatch(/^em_/);
     expect(msg.messageId).toBe(`<${emailId}@example.com>`);
-    expect(msg.envelopeTo.sort()).toEqual(['bcc@example.net', 'cc@example.net', 'ontime@example.net']);
+    // A copy per recipient (one Message-ID), fired together.
+    const copies = await eventually(async () => (arrivedWithSubject(subject).length >= 3 ? arrivedWithSubject(subject) : undefined), 10_000, 10);
+    expect(copies.flatMap((m) => m.envelopeTo).sort()).toEqual(['bcc@example.net', 'cc@example.net', 'ontime@example.net']);
     expect(msg.parsed.html).toContain('<b>time</b>');
     expect(msg.parsed.headers.get('x-sched')).toBe('yes');
     expect(msg.parsed.replyTo?.text).toBe('reply@example.com');
@@ -74,9 +76,9 @@ describe('firing', () => {
     const detail = await getScheduled(id);
     expect(detail.body).toMatchObject({ id, status: 'sent', attempts: 1, scheduled_at: at, subject });
     expect(typeof detail.body.attempts).toBe('number');
-    // Exactly once.
+    // Exactly once: one copy for each of its three recipients.
     await sleep(500);
-    expect(stack.sink.counts().get(msg.messageId)).toBe(1);
+    expect(stack.sink.counts().get(msg.messageId)).toBe(3);
   });
 
   it('several sends due at the same moment each fire once, none early', async () => {

@@ -62,15 +62,19 @@ describe('inbound feedback', () => {
     // b@ received a copy (the 2nd recipient) and mails a well-formed DSN and an ARF naming a@ to its own return path.
     const { service, calls } = setup({ id: POSTFIX_ID, status: 'delivered', recipients: ['victim@example.net', 'mallory@example.net'] });
     const dsn = fixture('dsn-postfix.eml').toString().replace(/nobody@example\.net/g, 'victim@example.net');
-    expect(await service.receive(Buffer.from(dsn), { rcptTo: [makeReturnPath(tokens, POSTFIX_ID, 1, 'rp.example.com')] })).toBe('recorded');
-    expect(calls).toEqual([{ kind: 'bounce', input: expect.objectContaining({ recipients: [expect.objectContaining({ email_address: 'mallory@example.net' })] }) }]);
+    // At her own return path the DSN speaks for her copy only, and it names nobody of that copy: nothing.
+    expect(await service.receive(Buffer.from(dsn), { rcptTo: [makeReturnPath(tokens, POSTFIX_ID, 1, 'rp.example.com')] })).toBe('ignored');
+    expect(calls).toEqual([]);
     // With only the shared header token (the copy's Return-Path left out), it names nobody.
     expect(await service.receive(Buffer.from(dsn))).toBe('ignored');
     // A forged return path of the victim's copy is refused at RCPT TO (mallory never saw it), and proves nothing.
     const forged = `b-${POSTFIX_ID}.0-${'a'.repeat(24)}@rp.example.com`;
     expect(service.acceptsRecipient(forged)).toBe(false);
     expect(await service.receive(Buffer.from(dsn), { rcptTo: [forged] })).toBe('ignored');
-    expect(calls).toHaveLength(1);
+    expect(calls).toEqual([]);
+    // The victim's own DSN, at the victim's return path, is the victim's bounce.
+    expect(await service.receive(Buffer.from(dsn), { rcptTo: [makeReturnPath(tokens, POSTFIX_ID, 0, 'rp.example.com')] })).toBe('recorded');
+    expect(calls).toEqual([{ kind: 'bounce', input: expect.objectContaining({ recipients: [expect.objectContaining({ email_address: 'victim@example.net' })] }) }]);
   });
 
   it('takes a forwarded recipient by its Original-Recipient', async () => {
