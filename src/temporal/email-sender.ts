@@ -1,5 +1,7 @@
 import { SpanKind } from '@opentelemetry/api';
-import type { DeliveryOutcome, LoadedEmail } from '../db/repos/email-deliveries-repo.js';
+import type { AnsweredProgress, DeliveryOutcome, LoadedEmail } from '../db/repos/email-deliveries-repo.js';
+import { addressKey } from '../domain/address.js';
+import { groupPerTurn } from '../group-commit.js';
 import { composeMessage } from '../mail/compose.js';
 import { renderMessage } from '../mail/render-message.js';
 import { attemptOutcome, pendingRecipientsOf, recipientsOf, rejectedOutcome, suppressedOutcome } from '../mail/delivery-outcome.js';
@@ -14,6 +16,9 @@ import type { DeliveryDeps } from './delivery-activities.js';
 import { createOutcomeWriter } from './outcome-writer.js';
 
 export type SendOutcome = 'sent' | 'bounced' | 'soft' | 'skipped';
+
+/** Most emails' answered copies kept by one statement. */
+const MAX_ANSWERED_BATCH = 256;
 
 /** An attempt worked out ahead of its turn (prepare): whom to hand the message to, and the message being built (null: nothing to send). */
 export interface Prepared {
@@ -31,6 +36,15 @@ export function createEmailSender(deps: DeliveryDeps) {
   // Outcomes of all the activities running in this worker share statements (group commit).
   const outcomes = createOutcomeWriter(emailDeliveries.recordOutcomes, {
     onRetry: (err, attempt) => logger.warn({ err, attempt }, 'delivery outcome not recorded yet: the database is unreachable; retrying, the lease kept'),
+  });
+  // Copies handed over while their email's other copies are still being sent, kept as they are answered.
+  const answered = groupPerTurn<AnsweredProgress, void>(MAX_ANSWERED_BATCH, async (batch) => {
+    try {
+      await emailDeliveries.recordAnswered(batch.map((w) => w.item));
+      for (const w of batch) w.resolve();
+    } catch (err) {
+      for (const w of batch) w.reject(err);
+    }
   });
 
   /** Records an outcome; a counted bounce lets the health policy judge the account. */
@@ -52,7 +66,9 @@ export function createEmailSender(deps: DeliveryDeps) {
    */
   function prepare(loaded: LoadedEmail, suppressed: Set<string>): Prepared {
     const { email, sender } = loaded;
-    const recipients = pendingRecipientsOf(email);
+    // Copies an attempt that died had handed over are not sent again (its outcome records them).
+    const handedOver = new Set(loaded.answered.map((a) => addressKey(a.address)));
+    const recipients = pendingRecipientsOf(email).filter((r) => !handedOver.has(r));
     const skipped = recipients.filter((r) => suppressed.has(`${email.accountId} ${r}`));
     const envelopeTo = recipients.filter((r) => !skipped.includes(r));
     const sends = email.status === 'pending' && envelopeTo.length > 0 && sender.accountStatus !== 'paused' && sender.accountStatus !== 'banned';
@@ -115,11 +131,22 @@ export function createEmailSender(deps: DeliveryDeps) {
     }));
   }
 
-  /** The SMTP hand-over, a copy per recipient (recipient-copies.ts), as a client span: the server, its reply and the recipients' counts. */
-  function handOver(email: LoadedEmail['email'], message: BuiltMessage, envelopeTo: string[]): Promise<TransportResult> {
+  /**
+   * The SMTP hand-over, a copy per recipient (recipient-copies.ts), as a client span: the server, its reply and
+   * the recipients' counts. An email's outcome is recorded once all its copies are answered; so that a crash
+   * meanwhile does not send its answered copies again, each is kept as soon as it is answered (recordAnswered)
+   * while others are still out. A copy not kept (the database away) is only what it was before: in the window.
+   */
+  function handOver(token: string, email: LoadedEmail['email'], message: BuiltMessage, envelopeTo: string[]): Promise<TransportResult> {
     return inSpan('smtp send', { kind: SpanKind.CLIENT, attributes: { 'mailer.email.id': email.id } }, async (span) => {
       const copies = recipientCopies(message, envelopeTo, (recipient) => returnPathOf(email, recipient));
-      const result = mergedResult(message.messageId, await Promise.all(copies.map((copy) => transport.send(copy))));
+      const keep = async (result: TransportResult) => {
+        if (copies.length === 1 || result.accepted.length === 0) return result;
+        await answered({ token, emailId: email.id, copies: result.accepted })
+          .catch((err: unknown) => logger.warn({ err, emailId: email.id }, 'an answered copy was not kept before its email\'s outcome'));
+        return result;
+      };
+      const result = mergedResult(message.messageId, await Promise.all(copies.map((copy) => transport.send(copy).then(keep))));
       span?.setAttributes(smtpSpanAttributes(result, transport.host));
       return result;
     });
@@ -132,17 +159,22 @@ export function createEmailSender(deps: DeliveryDeps) {
       await finish(token, rejectedOutcome(email, new Date(), `account ${sender.accountStatus}`));
       return 'bounced';
     }
+    const handedBefore = loaded.answered;
     if (envelopeTo.length === 0 || !message) {
-      // Every recipient left is suppressed: nothing to hand over (an earlier attempt may have delivered to others).
-      const outcome = email.remainingRecipients === null
+      // Every recipient left is suppressed, or was handed over by an attempt that died before its outcome:
+      // nothing to hand over (an earlier attempt may have delivered to others).
+      const outcome = email.remainingRecipients === null && handedBefore.length === 0
         ? suppressedOutcome(email, new Date(), skipped)
-        : attemptOutcome(email, { accepted: [], refused: [], deferred: [], handedAt: new Date(), answeredAt: new Date(), messageId: '', suppressed: skipped });
+        : attemptOutcome(email, {
+          accepted: handedBefore, refused: [], deferred: [], handedAt: new Date(), answeredAt: new Date(), messageId: email.headerMessageId, suppressed: skipped,
+        });
       await finish(token, outcome);
       return outcome.status === 'delivered' ? 'sent' : 'bounced';
     }
     const built = await message;
     const handedAt = new Date();
-    const result = await handOver(email, built, envelopeTo);
+    const sent = await handOver(token, email, built, envelopeTo);
+    const result = handedBefore.length === 0 ? sent : { ...sent, accepted: [...handedBefore, ...sent.accepted] };
     if (result.accepted.length === 0 && result.refused.length === 0) {
       // Nothing was answered for good: the email stays as it was, free for the next attempt.
       const { failure } = result.deferred[0] ?? { failure: { code: 0, diagnostic: 'no recipient answered' } };

@@ -36,6 +36,7 @@ function loadedEmail(id: string, tracking = false): LoadedEmail {
     attachments: [],
     sender: { accountStatus: 'healthy', openTracking: tracking, clickTracking: false },
     lastError: '',
+    answered: [],
   };
 }
 

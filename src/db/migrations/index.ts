@@ -17,6 +17,7 @@ import * as countedMovesPerStatement from './0015-counted-moves-per-statement.js
 import * as webhookFanOutPerStatement from './0016-webhook-fan-out-per-statement.js';
 import * as canonicalAddresses from './0017-canonical-addresses.js';
 import * as complaintSources from './0019-complaint-sources.js';
+import * as answeredCopies from './0020-answered-copies.js';
 
 /**
  * Forward-only migrations, applied in order. Never edit one that has shipped: add the next. A migration is
@@ -42,4 +43,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string; 
   { version: 16, name: 'webhook-fan-out-per-statement', sql: webhookFanOutPerStatement.sql },
   { version: 17, name: 'canonical-addresses', sql: canonicalAddresses.sql, run: canonicalAddresses.run },
   { version: 19, name: 'complaint-sources', sql: complaintSources.sql },
+  { version: 20, name: 'answered-copies', sql: answeredCopies.sql },
 ];

@@ -40,7 +40,7 @@ export async function recordOutcomes(sql: Sql, entries: LeasedOutcome[]): Promis
     changed as (
       update emails m set status = o.status, message_id = coalesce(o.message_id, m.message_id),
         smtp_response = coalesce(o.response, m.smtp_response), sent_at = coalesce(o.sent_at, m.sent_at),
-        last_error = o.error, lease_token = null, lease_until = null,
+        last_error = o.error, lease_token = null, lease_until = null, answered_recipients = null,
         remaining_recipients = case when o.set_remaining then o.remaining else m.remaining_recipients end
       from o
       -- By primary key, with a pending test no index can serve: see email-deliveries-repo.ts.

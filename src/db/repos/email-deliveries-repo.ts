@@ -30,11 +30,27 @@ export interface SenderState {
   clickTracking: boolean;
 }
 
+/** A recipient's copy a server took (`250`), with its reply (and, in direct mode, the MX that gave it). */
+export interface AnsweredCopy {
+  address: string;
+  response: string;
+  mx?: string;
+}
+
 export interface LoadedEmail {
   email: EmailRow;
   attachments: StoredAttachment[];
   sender: SenderState;
   lastError: string;
+  /** Copies an earlier attempt handed over but did not live to record (migration 0020): not to be sent again. */
+  answered: AnsweredCopy[];
+}
+
+/** Copies of one email handed over by the attempt holding its lease (`token`), kept until its outcome. */
+export interface AnsweredProgress {
+  token: string;
+  emailId: string;
+  copies: AnsweredCopy[];
 }
 
 /**
@@ -65,7 +81,9 @@ export function createEmailDeliveriesRepo(sql: Sql) {
     /** Several emails with their attachments and senders, in two queries (ids not found are absent). */
     async loadMany(ids: string[]): Promise<Map<string, LoadedEmail>> {
       if (ids.length === 0) return new Map();
-      const rows = await sql<(EmailRaw & { account_status: AccountStatus; open_tracking: boolean | null; click_tracking: boolean | null; last_error: string | null })[]>`
+      const rows = await sql<(EmailRaw & {
+        account_status: AccountStatus; open_tracking: boolean | null; click_tracking: boolean | null; last_error: string | null; answered_recipients: AnsweredCopy[] | null;
+      })[]>`
         select m.*, a.status as account_status, d.open_tracking, d.click_tracking
         from emails m
         join accounts a on a.id = m.account_id
@@ -79,7 +97,7 @@ export function createEmailDeliveriesRepo(sql: Sql) {
       const out = new Map<string, LoadedEmail>();
       for (const r of rows) {
         const sender = { accountStatus: r.account_status, openTracking: r.open_tracking === true, clickTracking: r.click_tracking === true };
-        out.set(r.id, { email: toEmail(r), attachments: [], sender, lastError: r.last_error ?? '' });
+        out.set(r.id, { email: toEmail(r), attachments: [], sender, lastError: r.last_error ?? '', answered: r.answered_recipients ?? [] });
       }
       for (const f of files) out.get(f.owner_id)?.attachments.push(toAttachment(f));
       return out;
@@ -91,6 +109,26 @@ export function createEmailDeliveriesRepo(sql: Sql) {
      * recorded, by outcomeKey(token, email id).
      */
     recordOutcomes: (entries: LeasedOutcome[]) => recordOutcomes(sql, entries),
+
+    /**
+     * Keeps the copies an attempt has handed over while its email's other copies are still being sent, one
+     * statement for many emails, each only by the holder of its lease (a stale attempt changes nothing); the
+     * email's outcome clears them. Duplicates of a crash are then one round trip's copies, not an email's.
+     */
+    async recordAnswered(entries: AnsweredProgress[]): Promise<void> {
+      // One row per email: an UPDATE ... FROM applies one source row to each target row.
+      const byEmail = new Map<string, AnsweredProgress>();
+      for (const e of entries) {
+        const key = `${e.token} ${e.emailId}`;
+        const prior = byEmail.get(key);
+        byEmail.set(key, prior ? { ...prior, copies: [...prior.copies, ...e.copies] } : e);
+      }
+      const rows = [...byEmail.values()].map((e) => ({ id: e.emailId, token: e.token, copies: e.copies }));
+      await sql`
+        update emails m set answered_recipients = coalesce(m.answered_recipients, '[]'::jsonb) || a.copies
+        from jsonb_to_recordset(${sql.json(rows as never)}) as a(id text, token text, copies jsonb)
+        where m.id = any(${rows.map((r) => r.id)}) and m.id = a.id and m.lease_token = a.token and m.status is not distinct from 'pending'`;
+    },
 
   };
 }

@@ -37,6 +37,6 @@ export async function upcomingScheduled(
     const email = toEmail({
       ...row, mailboxes: mailboxesOf(r.draft), headers: r.draft.headers, tags: r.draft.tags, status: 'pending', message_id: '', attempts: 0, created_at: r.scheduled_at, sent_at: null, remaining_recipients: null });
     const sender = { accountStatus: r.account_status, openTracking: r.open_tracking === true, clickTracking: r.click_tracking === true };
-    return { scheduledId: r.id, loaded: { email, attachments: [], sender, lastError: '' } };
+    return { scheduledId: r.id, loaded: { email, attachments: [], sender, lastError: '', answered: [] } };
   });
 }
