@@ -46,6 +46,9 @@ const CONTROL = /[\0-\x1f\x7f]/;
 // Angle brackets left in a name mean the text around the address was malformed (`Name a@x.com>`).
 const ANGLE = /[<>]/;
 
+/** Letters, digits, hyphens and dots only: a name whose ASCII form is its lower case. */
+const ASCII_HOST = /^[A-Za-z0-9.-]+$/;
+
 /** A bare address checked strictly: dot-atom local part, a domain by the one rule (domain-name.ts); its ASCII domain. */
 function checkAddress(address: string): ParsedAddress['domain'] | undefined {
   const at = address.lastIndexOf('@');
@@ -101,6 +104,8 @@ export function canonicalAddress(bare: string): string | undefined {
 export function addressKey(address: string): string {
   const at = address.lastIndexOf('@');
   if (at < 0) return address.toLowerCase();
+  // An ASCII domain's UTS #46 form is its lower case (every stored address is one): no URL parse on the send path.
+  if (ASCII_HOST.test(address.slice(at + 1))) return address.toLowerCase();
   const domain = asciiDomain(address.slice(at + 1));
   return (domain === undefined ? address : `${address.slice(0, at)}@${domain}`).toLowerCase();
 }

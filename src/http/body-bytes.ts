@@ -19,10 +19,19 @@ export function countBodiesInFlight(app: FastifyInstance, bytes: BytesInFlight):
     const declared = declaredLength(request.headers['content-length']);
     // Over the route's own limit Fastify refuses it 413 before reading: a 429 would invite a vain retry.
     if (declared !== undefined && declared > (request.routeOptions.bodyLimit ?? 0)) return payload;
+    // A small declared body (a send) is taken whole at once, for the key and in all: Fastify reads exactly the
+    // declared length or refuses the request, so nothing needs counting as it arrives (no stream per request).
+    if (declared !== undefined && declared <= WHOLE_AT_ONCE_BYTES) {
+      meter.allocate(declared);
+      return payload;
+    }
     if (declared !== undefined) meter.declare(declared);
     return counted(payload, meter, request.routeOptions.bodyLimit ?? 0);
   });
 }
+
+/** Bodies declared up to this size are counted whole on arrival rather than chunk by chunk. */
+const WHOLE_AT_ONCE_BYTES = 256 * 1024;
 
 function declaredLength(header: string | undefined): number | undefined {
   if (header === undefined || !/^\d+$/.test(header)) return undefined;
