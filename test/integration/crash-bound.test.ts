@@ -1,9 +1,9 @@
-import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
 import { RELAY_CONNECTIONS } from '../../src/app/outbound-transport.js';
 import { call, eventually } from '../helpers/http.js';
 import { defaultAccountKey, useCrashDeployments } from '../helpers/crash-deployments.js';
 import { kill, spawnService, waitReady, type Child } from '../helpers/service-process.js';
+import { withDb } from '../helpers/with-db.js';
 
 /**
  * The crash bound, measured under load (issue 22, item 11): sends keep coming while the worker process is
@@ -39,14 +39,6 @@ const BOUND_PER_KILL = 2 * RELAY_CONNECTIONS;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const deployment = useCrashDeployments('crash-bound');
 
-async function withDb<T>(databaseUrl: string, run: (sql: postgres.Sql) => Promise<T>): Promise<T> {
-  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
-  try {
-    return await run(sql);
-  } finally {
-    await sql.end();
-  }
-}
 
 /** Sends at `load.rate` a second until stop(); every send must be accepted (the API is not killed). */
 function steadyLoad(api: string, key: string, { rate: RATE, recipientsOf }: Load) {

@@ -1,10 +1,10 @@
-import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
 import { call, eventually } from '../helpers/http.js';
 import { defaultAccountKey, useCrashDeployments } from '../helpers/crash-deployments.js';
 import { startPgOutageProxy } from '../helpers/pg-outage-proxy.js';
 import { spawnService, waitReady } from '../helpers/service-process.js';
 import type { SinkMessage } from '../helpers/smtp-sink.js';
+import { withDb } from '../helpers/with-db.js';
 
 /**
  * No duplicate from a database restart (issue 22, item 11). The worker process reaches PostgreSQL through a
@@ -32,14 +32,6 @@ const emailIdOf = (m: SinkMessage) => /^x-mail-email-id:\s*(\S+)/im.exec(m.raw.t
 /** One copy: the email (its X-Mail-Email-Id) and the recipient of its envelope. */
 const copyKey = (m: SinkMessage) => `${emailIdOf(m)} ${m.envelopeTo.join(',')}`;
 
-async function withDb<T>(databaseUrl: string, run: (sql: postgres.Sql) => Promise<T>): Promise<T> {
-  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
-  try {
-    return await run(sql);
-  } finally {
-    await sql.end();
-  }
-}
 
 async function queue(api: string, key: string): Promise<void> {
   for (let i = 0; i < EMAILS; i += 50) {
