@@ -1,0 +1,486 @@
+-- The schema after all migrations (src/db/migrations). Generated: do not edit.
+-- UPDATE_SCHEMA=1 npx vitest run test/integration/schema-snapshot.test.ts writes it anew.
+
+CREATE TABLE accounts (
+  id text NOT NULL,
+  name text NOT NULL,
+  status text NOT NULL DEFAULT 'healthy'::text,
+  daily_quota integer NOT NULL DEFAULT 100,
+  status_changed_at timestamp with time zone NOT NULL DEFAULT now(),
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  quota_before_review integer,
+  CONSTRAINT accounts_daily_quota_check CHECK ((daily_quota >= 0)),
+  CONSTRAINT accounts_status_check CHECK ((status = ANY (ARRAY['healthy'::text, 'review'::text, 'paused'::text, 'banned'::text]))),
+  CONSTRAINT accounts_pkey PRIMARY KEY (id)
+);
+
+CREATE TABLE api_keys (
+  id text NOT NULL,
+  account_id text NOT NULL,
+  name text NOT NULL,
+  permission text NOT NULL,
+  allowed_domains text[] NOT NULL DEFAULT '{}'::text[],
+  key_hash bytea NOT NULL,
+  key_prefix text NOT NULL,
+  request_count bigint NOT NULL DEFAULT 0,
+  error_count bigint NOT NULL DEFAULT 0,
+  email_sent_count bigint NOT NULL DEFAULT 0,
+  last_used_at timestamp with time zone,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  deleted_at timestamp with time zone,
+  CONSTRAINT api_keys_permission_check CHECK ((permission = ANY (ARRAY['read_only'::text, 'send_only'::text, 'all'::text]))),
+  CONSTRAINT api_keys_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
+  CONSTRAINT api_keys_pkey PRIMARY KEY (id),
+  CONSTRAINT api_keys_key_hash_key UNIQUE (key_hash)
+);
+
+CREATE TABLE attachments (
+  owner_id text NOT NULL,
+  position smallint NOT NULL,
+  filename text NOT NULL,
+  content_type text NOT NULL,
+  content bytea NOT NULL,
+  content_id text,
+  CONSTRAINT attachments_pkey PRIMARY KEY (owner_id, "position")
+);
+
+CREATE TABLE batch_jobs (
+  id text NOT NULL,
+  account_id text NOT NULL,
+  api_key_id text,
+  status text NOT NULL DEFAULT 'pending'::text,
+  total_count integer NOT NULL,
+  sent_count integer NOT NULL DEFAULT 0,
+  failed_count integer NOT NULL DEFAULT 0,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  started_at timestamp with time zone,
+  completed_at timestamp with time zone,
+  workflow_started boolean NOT NULL DEFAULT false,
+  CONSTRAINT batch_jobs_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'processing'::text, 'completed'::text, 'failed'::text]))),
+  CONSTRAINT batch_jobs_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
+  CONSTRAINT batch_jobs_pkey PRIMARY KEY (id)
+);
+
+CREATE TABLE caught_messages (
+  id text NOT NULL,
+  message_id text NOT NULL DEFAULT ''::text,
+  envelope_from text NOT NULL DEFAULT ''::text,
+  envelope_to text[] NOT NULL DEFAULT '{}'::text[],
+  subject text NOT NULL DEFAULT ''::text,
+  size integer NOT NULL,
+  path text NOT NULL DEFAULT ''::text,
+  raw bytea NOT NULL,
+  received_at timestamp with time zone NOT NULL DEFAULT now(),
+  CONSTRAINT caught_messages_pkey PRIMARY KEY (id)
+);
+
+CREATE TABLE delivery_queue (
+  email_id text NOT NULL,
+  enqueued_at timestamp with time zone NOT NULL DEFAULT now(),
+  group_id text,
+  claimed_at timestamp with time zone,
+  CONSTRAINT delivery_queue_email_id_fkey FOREIGN KEY (email_id) REFERENCES emails(id),
+  CONSTRAINT delivery_queue_pkey PRIMARY KEY (email_id)
+);
+
+CREATE TABLE dkim_keys (
+  id text NOT NULL,
+  domain_id text NOT NULL,
+  selector text NOT NULL,
+  algorithm text NOT NULL DEFAULT 'rsa'::text,
+  public_key text NOT NULL,
+  private_key_sealed text NOT NULL,
+  status text NOT NULL,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  activated_at timestamp with time zone,
+  retired_at timestamp with time zone,
+  CONSTRAINT dkim_keys_algorithm_check CHECK ((algorithm = 'rsa'::text)),
+  CONSTRAINT dkim_keys_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'active'::text, 'retired'::text]))),
+  CONSTRAINT dkim_keys_domain_id_fkey FOREIGN KEY (domain_id) REFERENCES domains(id) ON DELETE CASCADE,
+  CONSTRAINT dkim_keys_pkey PRIMARY KEY (id),
+  CONSTRAINT dkim_keys_domain_id_selector_key UNIQUE (domain_id, selector)
+);
+
+CREATE TABLE domains (
+  id text NOT NULL,
+  account_id text NOT NULL,
+  name text NOT NULL,
+  verification_token text NOT NULL,
+  verified_at timestamp with time zone,
+  open_tracking boolean NOT NULL DEFAULT false,
+  click_tracking boolean NOT NULL DEFAULT false,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  dns_checked_at timestamp with time zone,
+  dns_statuses jsonb NOT NULL DEFAULT '{}'::jsonb,
+  dns_failing_since timestamp with time zone,
+  CONSTRAINT domains_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
+  CONSTRAINT domains_pkey PRIMARY KEY (id),
+  CONSTRAINT domains_account_id_name_key UNIQUE (account_id, name)
+);
+
+CREATE TABLE emails (
+  id text NOT NULL,
+  account_id text NOT NULL,
+  api_key_id text,
+  job_type text NOT NULL,
+  job_id text NOT NULL DEFAULT ''::text,
+  from_address text NOT NULL,
+  to_addresses text[] NOT NULL,
+  cc_addresses text[] NOT NULL DEFAULT '{}'::text[],
+  bcc_addresses text[] NOT NULL DEFAULT '{}'::text[],
+  reply_to text[] NOT NULL DEFAULT '{}'::text[],
+  subject text NOT NULL,
+  html text NOT NULL DEFAULT ''::text,
+  text_body text NOT NULL DEFAULT ''::text,
+  headers jsonb NOT NULL DEFAULT '{}'::jsonb,
+  tags jsonb NOT NULL DEFAULT '{}'::jsonb,
+  attachment_count integer NOT NULL DEFAULT 0,
+  size_bytes integer NOT NULL,
+  status text NOT NULL DEFAULT 'pending'::text,
+  header_message_id text NOT NULL,
+  message_id text NOT NULL DEFAULT ''::text,
+  attempts integer NOT NULL DEFAULT 0,
+  lease_token text,
+  lease_until timestamp with time zone,
+  smtp_response text,
+  last_error text,
+  sent_at timestamp with time zone,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  mailboxes jsonb NOT NULL,
+  sender_domain text NOT NULL,
+  remaining_recipients text[],
+  traceparent text,
+  content_expired_at timestamp with time zone,
+  answered_recipients jsonb,
+  CONSTRAINT emails_job_type_check CHECK ((job_type = ANY (ARRAY['direct'::text, 'scheduled'::text, 'batch'::text]))),
+  CONSTRAINT emails_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'sent'::text, 'delivered'::text, 'bounced'::text, 'complained'::text]))),
+  CONSTRAINT emails_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
+  CONSTRAINT emails_pkey PRIMARY KEY (id)
+);
+
+CREATE TABLE events (
+  id text NOT NULL,
+  email_id text NOT NULL,
+  account_id text NOT NULL,
+  type text NOT NULL,
+  data jsonb NOT NULL DEFAULT '{}'::jsonb,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  tx xid8 NOT NULL DEFAULT pg_current_xact_id(),
+  counts_for_health boolean NOT NULL DEFAULT true,
+  CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['send'::text, 'delivery'::text, 'bounce'::text, 'complaint'::text, 'reject'::text, 'open'::text, 'click'::text]))),
+  CONSTRAINT events_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
+  CONSTRAINT events_email_id_fkey FOREIGN KEY (email_id) REFERENCES emails(id),
+  CONSTRAINT events_pkey PRIMARY KEY (id)
+);
+
+CREATE TABLE idempotency_keys (
+  account_id text NOT NULL,
+  key text NOT NULL,
+  operation text NOT NULL,
+  request_hash bytea NOT NULL,
+  response jsonb,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  CONSTRAINT idempotency_keys_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
+  CONSTRAINT idempotency_keys_pkey PRIMARY KEY (account_id, key)
+);
+
+CREATE TABLE list_counts (
+  account_id text NOT NULL,
+  list text NOT NULL,
+  status text NOT NULL,
+  job_type text NOT NULL DEFAULT ''::text,
+  slot smallint NOT NULL,
+  n bigint NOT NULL,
+  CONSTRAINT list_counts_list_check CHECK ((list = ANY (ARRAY['emails'::text, 'scheduled'::text, 'batch'::text]))),
+  CONSTRAINT list_counts_pkey PRIMARY KEY (account_id, list, status, job_type, slot)
+);
+
+CREATE TABLE quota_usage (
+  account_id text NOT NULL,
+  day date NOT NULL,
+  used integer NOT NULL DEFAULT 0,
+  CONSTRAINT quota_usage_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
+  CONSTRAINT quota_usage_pkey PRIMARY KEY (account_id, day)
+);
+
+CREATE TABLE rate_buckets (
+  key_id text NOT NULL,
+  tokens double precision NOT NULL,
+  refilled_at timestamp with time zone NOT NULL,
+  granted integer NOT NULL,
+  CONSTRAINT rate_buckets_pkey PRIMARY KEY (key_id)
+);
+
+CREATE TABLE scheduled_emails (
+  id text NOT NULL,
+  account_id text NOT NULL,
+  api_key_id text,
+  draft jsonb NOT NULL,
+  from_address text NOT NULL,
+  to_addresses text[] NOT NULL,
+  subject text NOT NULL,
+  scheduled_at timestamp with time zone NOT NULL,
+  status text NOT NULL DEFAULT 'enqueued'::text,
+  attempts integer NOT NULL DEFAULT 0,
+  email_id text,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  sent_at timestamp with time zone,
+  cancelled_at timestamp with time zone,
+  workflow_started boolean NOT NULL DEFAULT false,
+  content_expired_at timestamp with time zone,
+  CONSTRAINT scheduled_emails_status_check CHECK ((status = ANY (ARRAY['enqueued'::text, 'sent'::text, 'cancelled'::text]))),
+  CONSTRAINT scheduled_emails_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
+  CONSTRAINT scheduled_emails_pkey PRIMARY KEY (id)
+);
+
+CREATE TABLE schema_migrations (
+  version integer NOT NULL,
+  name text NOT NULL,
+  applied_at timestamp with time zone NOT NULL DEFAULT now(),
+  CONSTRAINT schema_migrations_pkey PRIMARY KEY (version)
+);
+
+CREATE TABLE settings (
+  name text NOT NULL,
+  value text NOT NULL,
+  CONSTRAINT settings_pkey PRIMARY KEY (name)
+);
+
+CREATE TABLE suppressions (
+  id text NOT NULL,
+  account_id text NOT NULL,
+  address text NOT NULL,
+  reason text NOT NULL,
+  email_id text,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  CONSTRAINT suppressions_reason_check CHECK ((reason = ANY (ARRAY['bounce'::text, 'complaint'::text]))),
+  CONSTRAINT suppressions_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
+  CONSTRAINT suppressions_pkey PRIMARY KEY (id),
+  CONSTRAINT suppressions_account_id_address_key UNIQUE (account_id, address)
+);
+
+CREATE TABLE tracking_counts (
+  email_id text NOT NULL,
+  open_count integer NOT NULL DEFAULT 0,
+  click_count integer NOT NULL DEFAULT 0,
+  event_count integer NOT NULL DEFAULT 0,
+  last_event_id text,
+  CONSTRAINT tracking_counts_email_id_fkey FOREIGN KEY (email_id) REFERENCES emails(id),
+  CONSTRAINT tracking_counts_pkey PRIMARY KEY (email_id)
+);
+
+CREATE TABLE tracking_windows (
+  email_id text NOT NULL,
+  kind text NOT NULL,
+  target bytea NOT NULL,
+  last_event_at timestamp with time zone NOT NULL,
+  CONSTRAINT tracking_windows_kind_check CHECK ((kind = ANY (ARRAY['open'::text, 'click'::text]))),
+  CONSTRAINT tracking_windows_email_id_fkey FOREIGN KEY (email_id) REFERENCES emails(id),
+  CONSTRAINT tracking_windows_pkey PRIMARY KEY (email_id, kind, target)
+);
+
+CREATE TABLE webhook_attempts (
+  delivery_id text NOT NULL,
+  attempt integer NOT NULL,
+  started_at timestamp with time zone NOT NULL,
+  status_code integer NOT NULL,
+  latency_ms integer NOT NULL,
+  response_excerpt text NOT NULL DEFAULT ''::text,
+  error text NOT NULL DEFAULT ''::text,
+  CONSTRAINT webhook_attempts_delivery_id_fkey FOREIGN KEY (delivery_id) REFERENCES webhook_deliveries(id),
+  CONSTRAINT webhook_attempts_pkey PRIMARY KEY (delivery_id, attempt)
+);
+
+CREATE TABLE webhook_deliveries (
+  id text NOT NULL,
+  webhook_id text NOT NULL,
+  event_id text NOT NULL,
+  account_id text NOT NULL,
+  status text NOT NULL DEFAULT 'pending'::text,
+  attempt_count integer NOT NULL DEFAULT 0,
+  group_id text,
+  claimed_at timestamp with time zone,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  completed_at timestamp with time zone,
+  discard_reason text,
+  CONSTRAINT webhook_deliveries_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'succeeded'::text, 'discarded'::text]))),
+  CONSTRAINT webhook_deliveries_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
+  CONSTRAINT webhook_deliveries_event_id_fkey FOREIGN KEY (event_id) REFERENCES events(id),
+  CONSTRAINT webhook_deliveries_webhook_id_fkey FOREIGN KEY (webhook_id) REFERENCES webhooks(id),
+  CONSTRAINT webhook_deliveries_pkey PRIMARY KEY (id)
+);
+
+CREATE TABLE webhooks (
+  id text NOT NULL,
+  account_id text NOT NULL,
+  url text NOT NULL,
+  events text[] NOT NULL,
+  secret text NOT NULL,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  deleted_at timestamp with time zone,
+  previous_secret text,
+  previous_secret_until timestamp with time zone,
+  consecutive_discards integer NOT NULL DEFAULT 0,
+  failing_since timestamp with time zone,
+  disabled_at timestamp with time zone,
+  disabled_reason text,
+  CONSTRAINT webhooks_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
+  CONSTRAINT webhooks_pkey PRIMARY KEY (id)
+);
+
+CREATE INDEX api_keys_account ON public.api_keys USING btree (account_id, id) WHERE (deleted_at IS NULL);
+CREATE INDEX batch_jobs_account ON public.batch_jobs USING btree (account_id, id);
+CREATE INDEX batch_jobs_account_status ON public.batch_jobs USING btree (account_id, status, id);
+CREATE INDEX batch_jobs_unstarted ON public.batch_jobs USING btree (created_at) WHERE (NOT workflow_started);
+CREATE INDEX caught_messages_message_id ON public.caught_messages USING btree (message_id);
+CREATE INDEX delivery_queue_claimed ON public.delivery_queue USING btree (claimed_at) WHERE (group_id IS NOT NULL);
+CREATE INDEX delivery_queue_unclaimed ON public.delivery_queue USING btree (enqueued_at) WHERE (group_id IS NULL);
+CREATE UNIQUE INDEX dkim_keys_one_active ON public.dkim_keys USING btree (domain_id) WHERE (status = 'active'::text);
+CREATE UNIQUE INDEX dkim_keys_one_pending ON public.dkim_keys USING btree (domain_id) WHERE (status = 'pending'::text);
+CREATE INDEX domains_dns_recheck ON public.domains USING btree (dns_checked_at NULLS FIRST) WHERE (verified_at IS NOT NULL);
+CREATE INDEX emails_account ON public.emails USING btree (account_id, id);
+CREATE INDEX emails_account_job_id ON public.emails USING btree (account_id, job_id, id) WHERE (job_id <> ''::text);
+CREATE INDEX emails_account_job_type ON public.emails USING btree (account_id, job_type, id);
+CREATE INDEX emails_account_status ON public.emails USING btree (account_id, status, id);
+CREATE INDEX emails_account_status_job_type ON public.emails USING btree (account_id, status, job_type, id);
+CREATE INDEX emails_content_kept ON public.emails USING btree (id) WHERE (content_expired_at IS NULL);
+CREATE INDEX emails_header_message_id ON public.emails USING btree (header_message_id);
+CREATE INDEX events_account ON public.events USING btree (account_id, id);
+CREATE INDEX events_account_feed ON public.events USING btree (account_id, tx, id);
+CREATE INDEX events_account_type_feed ON public.events USING btree (account_id, type, tx, id);
+CREATE INDEX events_email ON public.events USING btree (email_id, id);
+CREATE INDEX idempotency_keys_created ON public.idempotency_keys USING btree (created_at);
+CREATE INDEX scheduled_emails_account ON public.scheduled_emails USING btree (account_id, id);
+CREATE INDEX scheduled_emails_account_status ON public.scheduled_emails USING btree (account_id, status, id);
+CREATE INDEX scheduled_emails_content_kept ON public.scheduled_emails USING btree (id) WHERE ((content_expired_at IS NULL) AND (status <> 'enqueued'::text));
+CREATE INDEX scheduled_emails_unstarted ON public.scheduled_emails USING btree (created_at) WHERE ((NOT workflow_started) AND (status = 'enqueued'::text));
+CREATE INDEX webhook_deliveries_claimed ON public.webhook_deliveries USING btree (claimed_at) WHERE ((group_id IS NOT NULL) AND (status = 'pending'::text));
+CREATE INDEX webhook_deliveries_discarded ON public.webhook_deliveries USING btree (webhook_id, created_at) WHERE (status = 'discarded'::text);
+CREATE INDEX webhook_deliveries_event ON public.webhook_deliveries USING btree (event_id);
+CREATE INDEX webhook_deliveries_unclaimed ON public.webhook_deliveries USING btree (created_at) WHERE ((group_id IS NULL) AND (status = 'pending'::text));
+CREATE INDEX webhook_deliveries_webhook ON public.webhook_deliveries USING btree (webhook_id, id);
+CREATE INDEX webhooks_account ON public.webhooks USING btree (account_id, id) WHERE (deleted_at IS NULL);
+
+CREATE OR REPLACE FUNCTION public.list_counts_add_emails()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  PERFORM list_counts_bump(account_id, 'emails', status, job_type, count(*)) FROM added GROUP BY account_id, status, job_type;
+  RETURN NULL;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.list_counts_add_owned()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  PERFORM list_counts_bump(account_id, TG_ARGV[0], status, '', count(*)) FROM added GROUP BY account_id, status;
+  RETURN NULL;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.list_counts_bump(a text, l text, s text, j text, d bigint)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  free smallint;
+BEGIN
+  -- Two statements, not UPDATE ... FROM (SELECT ... FOR UPDATE SKIP LOCKED): in that one form a concurrent
+  -- update's recheck can apply the delta twice (measured). Here the row is ours before the UPDATE's
+  -- snapshot is taken, so the UPDATE reads its latest committed count.
+  SELECT slot INTO free FROM list_counts WHERE account_id = a AND list = l AND status = s AND job_type = j LIMIT 1 FOR UPDATE SKIP LOCKED;
+  IF FOUND THEN
+    UPDATE list_counts SET n = n + d WHERE account_id = a AND list = l AND status = s AND job_type = j AND slot = free;
+  ELSE
+    INSERT INTO list_counts AS c (account_id, list, status, job_type, slot, n) VALUES (a, l, s, j, floor(random() * 1024), d)
+    ON CONFLICT (account_id, list, status, job_type, slot) DO UPDATE SET n = c.n + excluded.n;
+  END IF;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.list_counts_move_emails()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  PERFORM list_counts_bump(account_id, 'emails', status, job_type, n)
+  FROM (
+    SELECT account_id, status, job_type, sum(d) AS n
+    FROM (
+      SELECT account_id, status, job_type, 1 AS d FROM moved_to
+      UNION ALL
+      SELECT account_id, status, job_type, -1 AS d FROM moved_from) rows
+    GROUP BY account_id, status, job_type) moves
+  WHERE n <> 0;
+  RETURN NULL;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.list_counts_move_owned()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  PERFORM list_counts_bump(OLD.account_id, TG_ARGV[0], OLD.status, '', -1);
+  PERFORM list_counts_bump(NEW.account_id, TG_ARGV[0], NEW.status, '', 1);
+  RETURN NULL;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.list_counts_remove_emails()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  PERFORM list_counts_bump(account_id, 'emails', status, job_type, -count(*)) FROM removed GROUP BY account_id, status, job_type;
+  RETURN NULL;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.list_counts_remove_owned()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  PERFORM list_counts_bump(account_id, TG_ARGV[0], status, '', -count(*)) FROM removed GROUP BY account_id, status;
+  RETURN NULL;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.list_counts_truncated()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  DELETE FROM list_counts WHERE list = TG_ARGV[0];
+  RETURN NULL;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.queue_events_for_webhooks()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  INSERT INTO webhook_deliveries (id, webhook_id, event_id, account_id, status, completed_at, discard_reason)
+  SELECT 'whd_' || substr(e.id, 5) || substr(w.id, 4), w.id, e.id, e.account_id,
+    CASE WHEN w.disabled_at IS NULL THEN 'pending' ELSE 'discarded' END,
+    CASE WHEN w.disabled_at IS NULL THEN NULL ELSE now() END,
+    CASE WHEN w.disabled_at IS NULL THEN NULL ELSE 'webhook_disabled' END
+  FROM added e
+  JOIN webhooks w ON w.account_id = e.account_id AND w.deleted_at IS NULL AND e.type = ANY (w.events)
+  ON CONFLICT (id) DO NOTHING;
+  IF FOUND THEN
+    PERFORM pg_notify('mailer_webhook_queue', '');
+  END IF;
+  RETURN NULL;
+END $function$;
+
+CREATE TRIGGER batch_counted_in AFTER INSERT ON public.batch_jobs REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION list_counts_add_owned('batch');
+CREATE TRIGGER batch_counted_move AFTER UPDATE OF status, account_id ON public.batch_jobs FOR EACH ROW WHEN (((old.status IS DISTINCT FROM new.status) OR (old.account_id IS DISTINCT FROM new.account_id))) EXECUTE FUNCTION list_counts_move_owned('batch');
+CREATE TRIGGER batch_counted_out AFTER DELETE ON public.batch_jobs REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION list_counts_remove_owned('batch');
+CREATE TRIGGER batch_counted_truncate AFTER TRUNCATE ON public.batch_jobs FOR EACH STATEMENT EXECUTE FUNCTION list_counts_truncated('batch');
+CREATE TRIGGER emails_counted_in AFTER INSERT ON public.emails REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION list_counts_add_emails();
+CREATE TRIGGER emails_counted_move AFTER UPDATE ON public.emails REFERENCING OLD TABLE AS moved_from NEW TABLE AS moved_to FOR EACH STATEMENT EXECUTE FUNCTION list_counts_move_emails();
+CREATE TRIGGER emails_counted_out AFTER DELETE ON public.emails REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION list_counts_remove_emails();
+CREATE TRIGGER emails_counted_truncate AFTER TRUNCATE ON public.emails FOR EACH STATEMENT EXECUTE FUNCTION list_counts_truncated('emails');
+CREATE TRIGGER events_queue_webhooks AFTER INSERT ON public.events REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION queue_events_for_webhooks();
+CREATE TRIGGER scheduled_counted_in AFTER INSERT ON public.scheduled_emails REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION list_counts_add_owned('scheduled');
+CREATE TRIGGER scheduled_counted_move AFTER UPDATE OF status, account_id ON public.scheduled_emails FOR EACH ROW WHEN (((old.status IS DISTINCT FROM new.status) OR (old.account_id IS DISTINCT FROM new.account_id))) EXECUTE FUNCTION list_counts_move_owned('scheduled');
+CREATE TRIGGER scheduled_counted_out AFTER DELETE ON public.scheduled_emails REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION list_counts_remove_owned('scheduled');
+CREATE TRIGGER scheduled_counted_truncate AFTER TRUNCATE ON public.scheduled_emails FOR EACH STATEMENT EXECUTE FUNCTION list_counts_truncated('scheduled');
