@@ -4,7 +4,7 @@ import { addressKey } from '../domain/address.js';
 import { refusalClass } from '../domain/bounce-class.js';
 import { type BounceType, type BouncedRecipient, event, type NewEvent, suppressionsOf } from '../domain/events.js';
 import { newId } from '../ids.js';
-import type { TransportResult } from './transport.js';
+import type { AcceptedRecipient, TransportResult } from './transport.js';
 
 /**
  * The outcome of one delivery attempt as the email's new status, its events and the addresses to suppress.
@@ -104,19 +104,25 @@ export function attemptOutcome(email: EmailRow, a: Attempt): DeliveryOutcome {
 }
 
 /** The retry budget is spent: the last temporary failure becomes a Transient bounce of the recipients still remaining. */
-export function transientBounceOutcome(email: EmailRow, at: Date, lastError: string): DeliveryOutcome {
+export function transientBounceOutcome(email: EmailRow, at: Date, lastError: string, answered: AcceptedRecipient[] = []): DeliveryOutcome {
   // A 5xx retried as temporary (552 5.2.2 mailbox full) keeps its own status.
   const status = /\b([45]\.\d{1,3}\.\d{1,3})\b/.exec(lastError)?.[1] ?? EXPIRED_STATUS;
   const diagnostic = lastError === '' ? 'retry budget exhausted after temporary failures' : lastError;
   // Ids are time-ordered and events list in id order: `send` is made first.
   const send = firstHanding(email) ? [event(newId('event'), 'send', at, {})] : [];
-  const bounce = bounceEvent(at, 'Transient', 'General', pendingRecipientsOf(email).map((a) => ({ email_address: a, status, diagnostic_code: diagnostic })));
+  // Copies the last attempt handed over before it died (email-sender.ts keeps them) were delivered, not bounced.
+  const handed = new Set(answered.map((a) => addressKey(a.address)));
+  const deliveries = deliveryEvents(email, { accepted: answered, refused: [], deferred: [], handedAt: at, answeredAt: at, messageId: email.headerMessageId, suppressed: [] });
+  const left = pendingRecipientsOf(email).filter((a) => !handed.has(a));
+  const bounce = left.length === 0 ? [] : [bounceEvent(at, 'Transient', 'General', left.map((a) => ({ email_address: a, status, diagnostic_code: diagnostic })))];
+  const first = answered[0];
   return {
     id: email.id,
     // Delivered to some recipients by an earlier attempt: it stays delivered, with these ones bounced.
-    status: email.sentAt === null ? 'bounced' : 'delivered',
+    status: email.sentAt === null && first === undefined ? 'bounced' : 'delivered',
+    ...(first ? { messageId: email.headerMessageId, response: first.response, sentAt: email.sentAt ?? at } : {}),
     error: diagnostic,
-    events: [...send, bounce],
+    events: [...send, ...deliveries, ...bounce],
     suppress: [],
   };
 }

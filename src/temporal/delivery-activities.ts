@@ -173,7 +173,7 @@ export function createDeliveryActivities(deps: DeliveryDeps, sender: EmailSender
       const { leased, busyUntil } = await emailDeliveries.lease([emailId], token, LEASE_SECONDS);
       if (leased.length > 0) {
         const loaded = (await emailDeliveries.loadMany(leased)).get(emailId);
-        if (loaded) await sender.finish(token, transientBounceOutcome(loaded.email, new Date(), loaded.lastError));
+        if (loaded) await sender.finish(token, transientBounceOutcome(loaded.email, new Date(), loaded.lastError, loaded.answered));
         return;
       }
       if (busyUntil === null) return;

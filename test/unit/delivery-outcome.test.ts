@@ -47,6 +47,19 @@ describe('delivery outcomes', () => {
     expect(transientBounceOutcome(email, at, '').suppress).toEqual([]);
   });
 
+  it('a spent retry budget after an attempt that died having handed some copies over: those are delivered, the rest bounce', () => {
+    const withId = { ...email, headerMessageId: '<em_1@example.com>' } as EmailRow;
+    const o = transientBounceOutcome(withId, at, '451 4.3.0 try later', [{ address: 'ann@example.net', response: '250 ok ann' }]);
+    expect(o).toMatchObject({ status: 'delivered', messageId: '<em_1@example.com>', response: '250 ok ann', sentAt: at });
+    expect(o.events.map((e) => e.type)).toEqual(['send', 'delivery', 'bounce']);
+    expect(o.events[1]!.data).toMatchObject({ recipients: ['ann@example.net'], smtp_response: '250 ok ann' });
+    expect(o.events[2]!.data).toMatchObject({ bounce_type: 'Transient', bounced_recipients: [expect.objectContaining({ email_address: 'bob@example.net', status: '4.3.0' })] });
+    // Every copy handed over: nothing left to bounce.
+    const all = transientBounceOutcome(withId, at, '', [{ address: 'Ann@example.net', response: '250 a' }, { address: 'bob@example.net', response: '250 b' }]);
+    expect(all.events.map((e) => e.type)).toEqual(['send', 'delivery', 'delivery']);
+    expect(all.status).toBe('delivered');
+  });
+
   it('suppressed and rejected emails never count as handed to a server (no send event)', () => {
     expect(suppressedOutcome(email, at, ['ann@example.net']).events.map((e) => e.type)).toEqual(['bounce']);
     expect(rejectedOutcome(email, at, 'account paused').events).toEqual([expect.objectContaining({ type: 'reject', data: { reason: 'account paused' } })]);
