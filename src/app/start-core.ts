@@ -17,7 +17,7 @@ import { createReportTokens, type ReportTokens } from '../mail/report-token.js';
 import { createLinkTracker, type LinkTracker } from '../mail/tracking.js';
 import { warnOfSharedTrackingHost } from '../http/tracking-host.js';
 import { createMetrics, type Metrics } from '../metrics.js';
-import { dataDirMode, tightenDataDir } from '../private-dir.js';
+import { dataDirMode, holdsEmbeddedPostgres, tightenDataDir } from '../private-dir.js';
 import { retryAtStart } from '../retry-at-start.js';
 import { loadAdminToken, seedIfEmpty, type FirstRun } from '../services/bootstrap-service.js';
 import { createDkimProvisioning, type DkimProvisioning } from '../services/dkim-provisioning.js';
@@ -75,7 +75,7 @@ export async function startCore(config: Config, logger: Logger, env: NodeJS.Proc
   // First started, last stopped: the spans of everything stopping are still sent.
   const tracing = startTracing(config, logger);
   stops.onStop(tracing.stop);
-  await tightenDataDir(config.dataDir, dataDirMode(!config.databaseUrl), logger);
+  await tightenDataDir(config.dataDir, dataDirMode(!config.databaseUrl || (await holdsEmbeddedPostgres(config.dataDir))), logger);
   const { databaseUrl, sql, firstRun } = await openDatabase(config, logger, stops);
   const admin = await loadAdminToken(config.adminToken, config.dataDir);
   const encryption = await loadEncryptionKey(config.encryptionKey, config.dataDir);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import { dataDirMode, makePrivateDir, tightenDataDir } from '../../src/private-dir.js';
+import { dataDirMode, holdsEmbeddedPostgres, makePrivateDir, tightenDataDir } from '../../src/private-dir.js';
 
 const root = await fs.mkdtemp(path.join(os.tmpdir(), 'private-dir-'));
 afterAll(() => fs.rm(root, { recursive: true, force: true }));
@@ -50,6 +50,10 @@ describe('the data dir', () => {
     await fs.chmod(dir, 0o755);
     await tightenDataDir(dir, 0o711, capture().logger);
     expect(await modeOf(dir)).toBe(0o711);
+    // A data dir holding an embedded PostgreSQL's files is one, whichever process asks (npm start's worker child too).
+    expect(await holdsEmbeddedPostgres(dir)).toBe(false);
+    await fs.mkdir(path.join(dir, 'postgres'));
+    expect(await holdsEmbeddedPostgres(dir)).toBe(true);
     // Made 0700 by a process that wrote there first (the worker child's catcher, say): PostgreSQL's user could not enter.
     await fs.chmod(dir, 0o700);
     await tightenDataDir(dir, 0o711, capture().logger);
