@@ -1,6 +1,7 @@
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { parseCidr } from './cidr.js';
 import { BODY_LIMITS } from './domain/limits.js';
 import { parseEncryptionKey } from './mail/encryption-key.js';
 import { parseResourceAttributes } from './telemetry/resource-attributes.js';
@@ -44,10 +45,7 @@ function httpUrl(name: string, value: string): string {
 function parseTrustedProxies(raw: string | undefined): string[] {
   const entries = (optional(raw) ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
   for (const entry of entries) {
-    const [address = '', prefix, extra] = entry.split('/');
-    const family = net.isIP(address);
-    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
-    if (family === 0 || !prefixOk || extra !== undefined) {
+    if (parseCidr(entry) === undefined) {
       throw new Error(`MAILER_TRUSTED_PROXIES must list IP addresses or CIDR ranges (10.0.0.7, 172.16.0.0/12, fd00::/8) separated by commas; "${entry}" is neither`);
     }
   }

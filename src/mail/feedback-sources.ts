@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { dkimVerify } from 'mailauth';
+import { parseCidr } from '../cidr.js';
 import { asciiDomain } from '../domain/domain-name.js';
 import type { DnsResolver } from './dns-resolver.js';
 
@@ -23,19 +24,14 @@ export function parseFeedbackSources(entries: string[]): { addresses: net.BlockL
   const addresses = new net.BlockList();
   const domains: string[] = [];
   for (const entry of entries) {
-    const [host, bits, extra] = entry.split('/');
-    const family = net.isIP(host ?? '');
-    if (family !== 0) {
-      const type = family === 4 ? 'ipv4' : 'ipv6';
-      if (extra !== undefined) return { error: `"${entry}" is not an address, a network or a domain` };
-      if (bits === undefined) addresses.addAddress(host!, type);
-      else {
-        const prefix = Number(bits);
-        if (!/^\d{1,3}$/.test(bits) || prefix > (family === 4 ? 32 : 128)) return { error: `"${entry}": the prefix length must be 0-${family === 4 ? 32 : 128}` };
-        addresses.addSubnet(host!, prefix, type);
-      }
+    const cidr = parseCidr(entry);
+    if (cidr) {
+      addresses.addSubnet(cidr.address, cidr.prefix, cidr.family);
       continue;
     }
+    const [host, bits, extra] = entry.split('/');
+    const family = net.isIP(host ?? '');
+    if (family !== 0 && extra === undefined) return { error: `"${entry}": the prefix length must be 0-${family === 4 ? 32 : 128}` };
     const domain = bits === undefined ? asciiDomain(entry) : undefined;
     if (domain === undefined) return { error: `"${entry}" is not an address, a network or a domain` };
     domains.push(domain);

@@ -109,9 +109,12 @@ export function createEmailSender(deps: DeliveryDeps) {
     }));
   }
 
-  /** The envelope sender of `recipient`'s copy of `email`: its VERP return path, carrying that recipient's token. */
-  function returnPathOf(email: LoadedEmail['email'], recipient: string): string {
-    const index = recipientsOf(email).indexOf(recipient);
+  /**
+   * The envelope sender of `recipient`'s copy of `email`: its VERP return path, carrying that recipient's token
+   * (its place in `order`, the email's recipientsOf: worked out once per hand-over by the caller).
+   */
+  function returnPathOf(email: LoadedEmail['email'], recipient: string, order = recipientsOf(email)): string {
+    const index = order.indexOf(recipient);
     return deps.returnPath(index < 0 ? deps.reportToken(email.id) : deps.recipientToken(email.id, index), email.senderDomain);
   }
 
@@ -139,7 +142,8 @@ export function createEmailSender(deps: DeliveryDeps) {
    */
   function handOver(token: string, email: LoadedEmail['email'], message: BuiltMessage, envelopeTo: string[]): Promise<TransportResult> {
     return inSpan('smtp send', { kind: SpanKind.CLIENT, attributes: { 'mailer.email.id': email.id } }, async (span) => {
-      const copies = recipientCopies(message, envelopeTo, (recipient) => returnPathOf(email, recipient));
+      const order = recipientsOf(email);
+      const copies = recipientCopies(message, envelopeTo, (recipient) => returnPathOf(email, recipient, order));
       const keep = async (result: TransportResult) => {
         if (copies.length === 1 || result.accepted.length === 0) return result;
         await answered({ token, emailId: email.id, copies: result.accepted })
