@@ -80,7 +80,7 @@ export function readMailbox(input: string): ParsedAddress | AddressProblem {
   const domain = checkAddress(raw);
   if (domain === undefined) return 'invalid';
   // The one form from here on: what is stored, counted, suppressed, matched and handed to nodemailer.
-  return { name, address: `${raw.slice(0, raw.lastIndexOf('@'))}@${domain}`, domain };
+  return { name, address: withDomain(raw, domain), domain };
 }
 
 /**
@@ -92,8 +92,11 @@ export function readMailbox(input: string): ParsedAddress | AddressProblem {
  */
 export function canonicalAddress(bare: string): string | undefined {
   const domain = checkAddress(bare);
-  return domain === undefined ? undefined : `${bare.slice(0, bare.lastIndexOf('@'))}@${domain}`;
+  return domain === undefined ? undefined : withDomain(bare, domain);
 }
+
+/** `address` with its domain written as `domain` (the local part as given). */
+const withDomain = (address: string, domain: string) => `${address.slice(0, address.lastIndexOf('@'))}@${domain}`;
 
 /**
  * What addresses are compared on (suppressions, complaints, bounce reports, erasure, envelope against
@@ -107,7 +110,7 @@ export function addressKey(address: string): string {
   // An ASCII domain's UTS #46 form is its lower case (every stored address is one): no URL parse on the send path.
   if (ASCII_HOST.test(address.slice(at + 1))) return address.toLowerCase();
   const domain = asciiDomain(address.slice(at + 1));
-  return (domain === undefined ? address : `${address.slice(0, at)}@${domain}`).toLowerCase();
+  return (domain === undefined ? address : withDomain(address, domain)).toLowerCase();
 }
 
 // RFC 5322 atext plus space: a name made only of these needs no quotes.
