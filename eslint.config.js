@@ -72,7 +72,7 @@ export default tseslint.config(
   {
     // Only config.ts reads the environment; process entry points hand it over.
     files: ['src/**/*.ts'],
-    ignores: ['src/config.ts', 'src/start.ts', 'src/worker-child.ts', 'src/temporal/install-cli.ts'],
+    ignores: ['src/config.ts', 'src/start.ts', 'src/worker-child.ts', 'src/local/install-temporal-cli.ts'],
     rules: {
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Only src/config.ts reads the environment.' }],
     },

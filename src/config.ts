@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseCidr } from './cidr.js';
 import { BODY_LIMITS } from './domain/limits.js';
-import { parseEncryptionKey } from './mail/encryption-key.js';
+import { parseEncryptionKey } from './secrets/encryption-key.js';
 import { parseResourceAttributes } from './telemetry/resource-attributes.js';
 
 /**

@@ -9,7 +9,7 @@ export interface Waiting<T, R> {
  * Group commit: the items added in one turn of the event loop are handed to `writeBatch`, at most `maxBatch`
  * at a time, at the end of that turn; it writes them (one statement) and answers each caller. No item waits
  * for an earlier write to finish, so a lone item is written as soon as it is added. Used for delivery
- * outcomes (temporal/outcome-writer.ts) and accepted emails (services/accept-writer.ts).
+ * outcomes (delivery/outcome/outcome-writer.ts) and accepted emails (services/accept-writer.ts).
  */
 export function groupPerTurn<T, R>(maxBatch: number, writeBatch: (batch: Waiting<T, R>[]) => Promise<void>): (item: T) => Promise<R> {
   let queue: Waiting<T, R>[] = [];

@@ -7,7 +7,7 @@ import { createStopList } from './app/stop-list.js';
 import type { Config } from './config.js';
 import type { Sql } from './db/sql.js';
 import type { Logger } from './logger.js';
-import type { Catcher } from './mail/catcher.js';
+import type { Catcher } from './local/catcher.js';
 import type { FirstRun } from './services/bootstrap-service.js';
 
 /**

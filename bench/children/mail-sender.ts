@@ -8,10 +8,10 @@ import { serve } from './ipc.js';
 
 /**
  * Baseline 3: raw nodemailer, pooled as the service's transport is (pool: true, the same maxConnections
- * and timeouts as src/mail/transport.ts), sending the message the service would compose from the bench
+ * and timeouts as src/delivery/transport/transport.ts), sending the message the service would compose from the bench
  * email to the sink, with `inFlight` sendMail calls outstanding (the pool queues the rest) for a fixed
  * time. No database, no Temporal: the ceiling of SMTP delivery from one Node process. With `dkim`, every
- * message is DKIM-signed as the service signs it (a per-message `dkim` option, src/mail/compose.ts).
+ * message is DKIM-signed as the service signs it (a per-message `dkim` option, src/delivery/message/compose.ts).
  *
  * `signCost` measures what signing alone costs: the same message built N times by a stream transport
  * (no network) with and without DKIM, and the process's CPU time for each.
@@ -25,7 +25,7 @@ interface RunArg {
 }
 
 /**
- * The key as the service signs with it (src/mail/dkim-key-object.ts): parsed once, not PEM text that OpenSSL
+ * The key as the service signs with it (src/delivery/dkim/dkim-key-object.ts): parsed once, not PEM text that OpenSSL
  * would decode on every message.
  */
 const parsedKey = (dkim: DkimKey | undefined): DkimKey | undefined =>

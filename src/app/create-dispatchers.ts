@@ -6,9 +6,9 @@ import type { IdKind } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { TemporalClient } from '../temporal/client.js';
-import { createDispatcher, EMAIL_GROUPS, QUEUE_CHANNEL, type Dispatcher, type DispatcherDeps, type GroupQueue } from '../temporal/dispatcher.js';
-import { createWebhookAttempt } from '../temporal/webhook-attempt.js';
-import { createWebhookDispatcher } from '../temporal/webhook-dispatcher.js';
+import { createDispatcher, EMAIL_GROUPS, QUEUE_CHANNEL, type Dispatcher, type DispatcherDeps, type GroupQueue } from '../delivery/queue/dispatcher.js';
+import { createWebhookAttempt } from '../webhooks/webhook-attempt.js';
+import { createWebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import { postWebhook } from '../webhooks/post.js';
 
 export interface Dispatchers {

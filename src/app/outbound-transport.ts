@@ -1,8 +1,8 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import { createDirectTransport } from '../mail/direct/direct-transport.js';
-import type { DnsResolver } from '../mail/dns-resolver.js';
-import { createMailTransport, type MailTransport } from '../mail/transport.js';
+import { createDirectTransport } from '../delivery/transport/direct/direct-transport.js';
+import type { DnsResolver } from '../net/dns-resolver.js';
+import { createMailTransport, type MailTransport } from '../delivery/transport/transport.js';
 
 /**
  * Connections to the smart host (or the catcher); direct delivery limits connections per MX host instead.

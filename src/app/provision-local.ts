@@ -1,9 +1,9 @@
-import { startEmbeddedPostgres } from '../db/embedded-postgres.js';
+import { startEmbeddedPostgres } from '../local/embedded-postgres.js';
 import type { CaughtMessagesRepo } from '../db/repos/caught-messages-repo.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import { startCatcher, type Catcher } from '../mail/catcher.js';
-import { locateTemporalCli, startDevServer } from '../temporal/dev-server.js';
+import { startCatcher, type Catcher } from '../local/catcher.js';
+import { locateTemporalCli, startDevServer } from '../local/temporal-dev-server.js';
 import type { StopList } from './stop-list.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Sql } from '../db/sql.js';
 import type { Logger } from '../logger.js';
-import { QUEUE_CHANNEL, type Dispatcher } from '../temporal/dispatcher.js';
+import { QUEUE_CHANNEL, type Dispatcher } from '../delivery/queue/dispatcher.js';
 
 /**
  * Tells dispatchers that the queue has new entries: directly when one runs in this process, and by NOTIFY

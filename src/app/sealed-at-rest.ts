@@ -1,6 +1,6 @@
 import type { Repos } from '../db/repos/index.js';
 import { sealedContext } from '../domain/sealed-values.js';
-import type { KeyBox } from '../mail/key-box.js';
+import type { KeyBox } from '../secrets/key-box.js';
 import type { Logger } from '../logger.js';
 
 /** The settings row that records which encryption key the installation's sealed values are under. */

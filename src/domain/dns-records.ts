@@ -1,4 +1,4 @@
-import { returnPathDomain } from '../mail/return-path.js';
+import { returnPathDomain } from '../delivery/message/return-path.js';
 
 /**
  * The DNS records a sender domain's owner publishes (CONTRACT.md, "Delivery, authentication and reports"),

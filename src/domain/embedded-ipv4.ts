@@ -2,7 +2,7 @@
  * The IPv4 addresses an IPv6 address carries in its bits under the IPv6 transition mechanisms. A deny-list
  * that judges an IPv6 address by its prefix alone lets `2002:7f00:1::1` (6to4 of 127.0.0.1) or Teredo and
  * NAT64 forms of private addresses through, though a host with the matching tunnel or translator delivers
- * them to the IPv4 address inside. The SSRF guard (src/private-address.ts) judges every address found here
+ * them to the IPv4 address inside. The SSRF guard (src/net/private-address.ts) judges every address found here
  * as it judges that IPv4 address itself.
  *
  * Pure: it parses the text itself (any textual form of RFC 4291 2.2: zero compression, leading zeros, upper

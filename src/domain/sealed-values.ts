@@ -1,5 +1,5 @@
 /**
- * Secrets kept in the database are sealed (mail/key-box.ts) for one context: which column of which row holds
+ * Secrets kept in the database are sealed (secrets/key-box.ts) for one context: which column of which row holds
  * them. The context is authenticated with the value (AES-GCM additional data) and is not stored in it, so a
  * sealed value copied into another row, another column or another setting fails to open instead of yielding
  * one row's secret as another's. Repositories take a SecretBox and seal what they write, open what they read.

@@ -6,7 +6,7 @@ import type { TrackingClient, TrackingService } from '../services/tracking-servi
 const PIXEL_GIF = Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64');
 
 /**
- * The tracking pixel and tracked links (the paths src/mail/tracking.ts builds), without Authorization: mail
+ * The tracking pixel and tracked links (the paths src/delivery/message/tracking.ts builds), without Authorization: mail
  * clients fetch them. Wildcard routes, not `:token`: a click token carries its link and is longer than
  * Fastify's 100-character parameter limit.
  *

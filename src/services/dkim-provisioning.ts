@@ -2,7 +2,7 @@ import type { DkimKeyRow, DkimKeysRepo } from '../db/repos/dkim-keys-repo.js';
 import { dkimSelector } from '../domain/dns-records.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
-import type { DkimKeyPair } from '../mail/dkim-key.js';
+import type { DkimKeyPair } from '../delivery/dkim/dkim-key.js';
 
 export interface DkimProvisioningDeps {
   dkimKeys: Pick<DkimKeysRepo, 'insert' | 'selectors' | 'domainsWithoutKey'>;

@@ -5,7 +5,7 @@ import {
   expectedRecords, failingRecords, nextStatus, type CheckOutcome, type ExpectedRecord, type PublishSettings, type StoredStatuses,
 } from '../domain/dns-records.js';
 import type { Logger } from '../logger.js';
-import type { DnsResolver } from '../mail/dns-resolver.js';
+import type { DnsResolver } from '../net/dns-resolver.js';
 
 export interface DomainDnsCheckDeps {
   domains: Pick<DomainsRepo, 'recordDnsCheck' | 'dueForRecheck'>;

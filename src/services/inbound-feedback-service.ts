@@ -1,11 +1,11 @@
 import type { EmailsRepo } from '../db/repos/emails-repo.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
-import { recipientKeysOf } from '../mail/delivery-outcome.js';
-import { parseFeedbackReport, type BounceReport, type ComplaintReport, type FeedbackReport } from '../mail/feedback-report.js';
-import type { FeedbackSources } from '../mail/feedback-sources.js';
-import type { ReportProof, ReportTokens } from '../mail/report-token.js';
-import { isReturnPath, parseReturnPath } from '../mail/return-path.js';
+import { recipientKeysOf } from '../delivery/outcome/delivery-outcome.js';
+import { parseFeedbackReport, type BounceReport, type ComplaintReport, type FeedbackReport } from '../inbound/feedback-report.js';
+import type { FeedbackSources } from '../inbound/feedback-sources.js';
+import type { ReportProof, ReportTokens } from '../delivery/message/report-token.js';
+import { isReturnPath, parseReturnPath } from '../delivery/message/return-path.js';
 import type { FeedbackService } from './feedback-service.js';
 
 export interface InboundFeedbackDeps {

@@ -1,7 +1,7 @@
 import type { TrackingHit, TrackingRepo } from '../db/repos/tracking-repo.js';
 import { event } from '../domain/events.js';
 import { newId } from '../ids.js';
-import type { LinkTracker } from '../mail/tracking.js';
+import type { LinkTracker } from '../delivery/message/tracking.js';
 import { createHitBatcher } from './hit-batcher.js';
 
 /** Who fetched a pixel or followed a link, as the HTTP request shows it. */

@@ -4,7 +4,7 @@ import type { ScheduledRepo } from '../db/repos/scheduled-repo.js';
 import type { BatchStatus } from '../domain/catalog.js';
 import { newId } from '../ids.js';
 import type { Metrics } from '../metrics.js';
-import type { ScheduledPreparer } from './scheduled-preparer.js';
+import type { ScheduledPreparer } from '../delivery/message/scheduled-preparer.js';
 
 /**
  * The steps of scheduled emails and batch jobs that touch PostgreSQL; each is safe to run again. They are

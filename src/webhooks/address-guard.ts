@@ -1,6 +1,6 @@
 import dns from 'node:dns/promises';
 import net from 'node:net';
-import { isPrivateAddress } from '../private-address.js';
+import { isPrivateAddress } from '../net/private-address.js';
 
 /**
  * Webhooks may only reach public addresses unless MAILER_WEBHOOK_ALLOW_PRIVATE=1: otherwise any account
@@ -8,7 +8,7 @@ import { isPrivateAddress } from '../private-address.js';
  * the name itself; delivery connects to the address checked here, so a name that re-resolves differently
  * (DNS rebinding) gains nothing.
  */
-export { isPrivateAddress } from '../private-address.js';
+export { isPrivateAddress } from '../net/private-address.js';
 
 export type UrlCheck = { ok: true; addresses: string[] } | { ok: false; reason: string };
 

@@ -1,4 +1,4 @@
-import type { DnsResolver, MxRecord } from '../../src/mail/dns-resolver.js';
+import type { DnsResolver, MxRecord } from '../../src/net/dns-resolver.js';
 
 /** The records a fake resolver answers with; a name listed in `failing` throws as a broken resolver does. */
 export interface FakeZone {

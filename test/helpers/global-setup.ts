@@ -3,11 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { loadConfig } from '../../src/config.js';
-import { startEmbeddedPostgres } from '../../src/db/embedded-postgres.js';
+import { startEmbeddedPostgres } from '../../src/local/embedded-postgres.js';
 import { migrate } from '../../src/db/migrate.js';
 import { createSql } from '../../src/db/sql.js';
 import { createLogger } from '../../src/logger.js';
-import { locateTemporalCli, startDevServer } from '../../src/temporal/dev-server.js';
+import { locateTemporalCli, startDevServer } from '../../src/local/temporal-dev-server.js';
 import { buildWorkflowBundle } from '../../src/temporal/worker.js';
 import { freePort } from './ports.js';
 

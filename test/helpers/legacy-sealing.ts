@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { keyIdOf } from '../../src/mail/key-box.js';
+import { keyIdOf } from '../../src/secrets/key-box.js';
 
 /**
  * A value sealed as the key box sealed DKIM keys before sealed values were bound to their row (format kb1:

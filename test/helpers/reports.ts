@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
-import { createReportTokens, type ReportTokens } from '../../src/mail/report-token.js';
-import { makeReturnPath } from '../../src/mail/return-path.js';
+import { createReportTokens, type ReportTokens } from '../../src/delivery/message/report-token.js';
+import { makeReturnPath } from '../../src/delivery/message/return-path.js';
 import { eventually } from './http.js';
 import type { Stack } from './stack.js';
 import { trackingKeyOf } from './stack-secrets.js';

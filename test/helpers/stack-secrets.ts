@@ -1,6 +1,6 @@
 import { sealedContext } from '../../src/domain/sealed-values.js';
-import { loadEncryptionKey } from '../../src/mail/encryption-key.js';
-import { createKeyBox, type KeyBox } from '../../src/mail/key-box.js';
+import { loadEncryptionKey } from '../../src/secrets/encryption-key.js';
+import { createKeyBox, type KeyBox } from '../../src/secrets/key-box.js';
 import type { Mailer } from '../../src/main.js';
 
 /** The key box of a running mailer: its configured encryption key, or the one in its data dir. */

@@ -1,9 +1,9 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDirectTransport, type DirectTransportOptions } from '../../src/mail/direct/direct-transport.js';
-import { createHostPools } from '../../src/mail/direct/host-pool.js';
-import type { BuiltMessage } from '../../src/mail/send-built.js';
-import type { MailTransport } from '../../src/mail/transport.js';
+import { createDirectTransport, type DirectTransportOptions } from '../../src/delivery/transport/direct/direct-transport.js';
+import { createHostPools } from '../../src/delivery/transport/direct/host-pool.js';
+import type { BuiltMessage } from '../../src/delivery/transport/send-built.js';
+import type { MailTransport } from '../../src/delivery/transport/transport.js';
 import { fakeDnsResolver, type FakeZone } from '../helpers/fake-dns-resolver.js';
 import { MX_TLS, startMxHosts, type MxHostSpec, type MxNetwork } from '../helpers/mx-servers.js';
 

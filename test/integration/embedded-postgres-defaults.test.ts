@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../src/db/embedded-postgres.js';
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../src/local/embedded-postgres.js';
 import { createLogger } from '../../src/logger.js';
 import { freePort } from '../helpers/ports.js';
 

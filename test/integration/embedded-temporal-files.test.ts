@@ -3,7 +3,7 @@ import path from 'node:path';
 import { expect, inject, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
-import { locateTemporalCli, startDevServer } from '../../src/temporal/dev-server.js';
+import { locateTemporalCli, startDevServer } from '../../src/local/temporal-dev-server.js';
 import { freePort } from '../helpers/ports.js';
 
 /**

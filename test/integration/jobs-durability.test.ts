@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import { startDevServer, type DevServer } from '../../src/temporal/dev-server.js';
+import { startDevServer, type DevServer } from '../../src/local/temporal-dev-server.js';
 import { call, eventually } from '../helpers/http.js';
 import { freePort } from '../helpers/ports.js';
 import { defaultAccountKey, useCrashDeployments } from '../helpers/crash-deployments.js';

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { call, eventually, validEmail } from '../helpers/http.js';
 import { mailReport, reportFixture, returnPathOf, stackTokens, tokenOf } from '../helpers/reports.js';
 import { ADMIN_TOKEN, type Stack } from '../helpers/stack.js';
-import { createReportTokens } from '../../src/mail/report-token.js';
-import { MAX_INBOUND_BYTES, MAX_INBOUND_RECIPIENTS } from '../../src/mail/inbound-server.js';
+import { createReportTokens } from '../../src/delivery/message/report-token.js';
+import { MAX_INBOUND_BYTES, MAX_INBOUND_RECIPIENTS } from '../../src/inbound/report-listener.js';
 import { useStack } from '../helpers/use-stack.js';
 
 const YAHOO_ID = 'em_01jbq7m3k2x9f5v8r4t6w0y2zc';

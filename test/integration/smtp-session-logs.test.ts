@@ -5,8 +5,8 @@ import { Writable } from 'node:stream';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import { startInboundServer, type InboundServer } from '../../src/mail/inbound-server.js';
-import { loadTlsCertificate } from '../../src/mail/tls-certificate.js';
+import { startInboundServer, type InboundServer } from '../../src/inbound/report-listener.js';
+import { loadTlsCertificate } from '../../src/inbound/tls-certificate.js';
 
 /**
  * What an SMTP connection's work logs names the connection (`smtpSession`), as a request's lines name the

@@ -1,8 +1,8 @@
 import nodemailer from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
 import { describe, expect, it } from 'vitest';
-import { MAX_INBOUND_SETTING_UP } from '../../src/mail/inbound-server.js';
-import { MAX_UNAUTHENTICATED_SUBMISSIONS } from '../../src/mail/submission-server.js';
+import { MAX_INBOUND_SETTING_UP } from '../../src/inbound/report-listener.js';
+import { MAX_UNAUTHENTICATED_SUBMISSIONS } from '../../src/inbound/submission-server.js';
 import { freePort } from '../helpers/ports.js';
 import { SmtpConversation, type SmtpAnswer } from '../helpers/smtp-conversation.js';
 import { useStack } from '../helpers/use-stack.js';

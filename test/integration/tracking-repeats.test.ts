@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTrackingRepo } from '../../src/db/repos/tracking-repo.js';
 import { event } from '../../src/domain/events.js';
 import { newId } from '../../src/ids.js';
-import { createLinkTracker, type LinkTracker } from '../../src/mail/tracking.js';
+import { createLinkTracker, type LinkTracker } from '../../src/delivery/message/tracking.js';
 import { MAX_TRACKING_EVENTS_PER_EMAIL } from '../../src/services/tracking-service.js';
 import { admin } from '../helpers/admin-fixtures.js';
 import { bearer, loadClients, ok, rpc } from '../helpers/grpc-client.js';

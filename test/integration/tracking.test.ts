@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createLinkTracker, type LinkTracker } from '../../src/mail/tracking.js';
+import { createLinkTracker, type LinkTracker } from '../../src/delivery/message/tracking.js';
 import { admin } from '../helpers/admin-fixtures.js';
 import { call, eventually, validEmail } from '../helpers/http.js';
 import { freePort } from '../helpers/ports.js';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { EmailRow } from '../../src/db/repos/emails-repo.js';
 import { bounceTypeOf, refusalClass, type RefusalClass } from '../../src/domain/bounce-class.js';
-import { attemptOutcome, transientBounceOutcome, type Attempt } from '../../src/mail/delivery-outcome.js';
-import { parseFeedbackReport } from '../../src/mail/feedback-report.js';
-import { classifySmtpError } from '../../src/mail/smtp-outcome.js';
+import { attemptOutcome, transientBounceOutcome, type Attempt } from '../../src/delivery/outcome/delivery-outcome.js';
+import { parseFeedbackReport } from '../../src/inbound/feedback-report.js';
+import { classifySmtpError } from '../../src/delivery/transport/smtp-outcome.js';
 import { buildDsn } from '../helpers/report-builders.js';
 
 const email = {

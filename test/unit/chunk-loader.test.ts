@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createChunkLoader } from '../../src/temporal/chunk-loader.js';
+import { createChunkLoader } from '../../src/delivery/queue/chunk-loader.js';
 
 describe('chunk loader (delivery content, one chunk ahead)', () => {
   it('loads each chunk once, the next one ahead of its first use, and only what is asked for', async () => {

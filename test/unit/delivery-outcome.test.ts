@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EmailRow } from '../../src/db/repos/emails-repo.js';
-import { attemptOutcome, pendingRecipientsOf, recipientsOf, rejectedOutcome, suppressedOutcome, transientBounceOutcome, type Attempt } from '../../src/mail/delivery-outcome.js';
-import { classifySmtpError } from '../../src/mail/smtp-outcome.js';
+import { attemptOutcome, pendingRecipientsOf, recipientsOf, rejectedOutcome, suppressedOutcome, transientBounceOutcome, type Attempt } from '../../src/delivery/outcome/delivery-outcome.js';
+import { classifySmtpError } from '../../src/delivery/transport/smtp-outcome.js';
 
 const email = {
   id: 'em_1', accountId: 'acc_1', to: [{ name: 'Ann', address: 'Ann@example.net' }], cc: [{ name: '', address: 'bob@example.net' }],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_TARGETS, orderMx, resolveMxRoute } from '../../src/mail/direct/mx-route.js';
+import { MAX_TARGETS, orderMx, resolveMxRoute } from '../../src/delivery/transport/direct/mx-route.js';
 import { fakeDnsResolver } from '../helpers/fake-dns-resolver.js';
 
 const PUBLIC = { a: ['198.51.99.1'], b: ['198.51.99.2'], c: ['198.51.99.3'] };

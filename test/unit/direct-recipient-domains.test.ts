@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chunk, domainOf, groupByDomain } from '../../src/mail/direct/recipient-domains.js';
+import { chunk, domainOf, groupByDomain } from '../../src/delivery/transport/direct/recipient-domains.js';
 
 describe('grouping envelope recipients by domain', () => {
   it('groups case-insensitively by domain, keeping each address as written and in first-seen order', () => {

@@ -1,8 +1,8 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDirectTransport } from '../../src/mail/direct/direct-transport.js';
-import { isTlsFailure, judgeFailure } from '../../src/mail/direct/target-attempt.js';
-import type { MailTransport } from '../../src/mail/transport.js';
+import { createDirectTransport } from '../../src/delivery/transport/direct/direct-transport.js';
+import { isTlsFailure, judgeFailure } from '../../src/delivery/transport/direct/target-attempt.js';
+import type { MailTransport } from '../../src/delivery/transport/transport.js';
 import { fakeDnsResolver, type FakeZone } from '../helpers/fake-dns-resolver.js';
 
 // Every case here is settled by DNS alone: no SMTP connection is ever made (the targets are refused or absent).

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { createDispatcher, type GroupQueue } from '../../src/temporal/dispatcher.js';
+import { createDispatcher, type GroupQueue } from '../../src/delivery/queue/dispatcher.js';
 import type { Logger } from '../../src/logger.js';
 
 const silent = { warn() {}, info() {}, debug() {}, error() {} } as unknown as Logger;

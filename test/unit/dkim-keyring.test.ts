@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { createDkimKeyring } from '../../src/mail/dkim-keyring.js';
+import { createDkimKeyring } from '../../src/delivery/dkim/dkim-keyring.js';
 import { sealedContext } from '../../src/domain/sealed-values.js';
-import { createKeyBox } from '../../src/mail/key-box.js';
+import { createKeyBox } from '../../src/secrets/key-box.js';
 import { sealUnbound } from '../helpers/legacy-sealing.js';
 
 const KEY = crypto.randomBytes(32);

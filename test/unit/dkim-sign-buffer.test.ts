@@ -3,9 +3,9 @@ import { authenticate } from 'mailauth';
 import DKIM from 'nodemailer/lib/dkim';
 import RelaxedBody from 'nodemailer/lib/dkim/relaxed-body';
 import { describe, expect, it } from 'vitest';
-import { composeMessage } from '../../src/mail/compose.js';
-import { dkimSignBuffer, relaxedBody } from '../../src/mail/dkim-sign-buffer.js';
-import { renderMessage } from '../../src/mail/render-message.js';
+import { composeMessage } from '../../src/delivery/message/compose.js';
+import { dkimSignBuffer, relaxedBody } from '../../src/delivery/dkim/dkim-sign-buffer.js';
+import { renderMessage } from '../../src/delivery/message/render-message.js';
 import type { EmailRow } from '../../src/db/repos/emails-repo.js';
 
 /** nodemailer's streaming body hash, the reference the one-pass canonicalization must match. */

@@ -3,10 +3,10 @@ import type { AnsweredProgress, LoadedEmail } from '../../src/db/repos/email-del
 import type { LeasedOutcome } from '../../src/db/repos/delivery-outcomes.js';
 import { createLogger } from '../../src/logger.js';
 import { createMetrics } from '../../src/metrics.js';
-import type { BuiltMessage } from '../../src/mail/send-built.js';
-import type { TransportResult } from '../../src/mail/transport.js';
-import type { DeliveryDeps } from '../../src/temporal/delivery-activities.js';
-import { createEmailSender } from '../../src/temporal/email-sender.js';
+import type { BuiltMessage } from '../../src/delivery/transport/send-built.js';
+import type { TransportResult } from '../../src/delivery/transport/transport.js';
+import type { DeliveryDeps } from '../../src/delivery/delivery-activities.js';
+import { createEmailSender } from '../../src/delivery/email-sender.js';
 
 /**
  * An email to several recipients is sent as a copy per recipient and recorded once all are answered; each

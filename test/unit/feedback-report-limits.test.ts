@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MAX_FIELD_CHARS, MAX_RECIPIENTS, parseFeedbackReport } from '../../src/mail/feedback-report.js';
+import { MAX_FIELD_CHARS, MAX_RECIPIENTS, parseFeedbackReport } from '../../src/inbound/feedback-report.js';
 
 const fixture = (name: string) => fs.readFileSync(path.join(import.meta.dirname, '../fixtures/feedback', name), 'utf8');
 const FIELD_BYTES = 64 * 1024;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseFeedbackReport } from '../../src/mail/feedback-report.js';
+import { parseFeedbackReport } from '../../src/inbound/feedback-report.js';
 
 const fixture = (name: string) => fs.readFileSync(path.join(import.meta.dirname, '../fixtures/feedback', name));
 /** The fixtures are kept with LF line ends; over SMTP every line ends in CRLF. */

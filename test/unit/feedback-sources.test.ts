@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import { dkimSign } from 'mailauth';
 import { describe, expect, it } from 'vitest';
-import type { DnsResolver } from '../../src/mail/dns-resolver.js';
-import { createFeedbackSources, parseFeedbackSources } from '../../src/mail/feedback-sources.js';
+import type { DnsResolver } from '../../src/net/dns-resolver.js';
+import { createFeedbackSources, parseFeedbackSources } from '../../src/inbound/feedback-sources.js';
 
 /** A resolver that knows one TXT record: the DKIM key of `fbl.provider.test` (a fake at the lookup seam). */
 function resolverWith(records: Record<string, string>): DnsResolver {

@@ -3,8 +3,8 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { EmailStatus } from '../../src/domain/catalog.js';
-import { createReportTokens } from '../../src/mail/report-token.js';
-import { makeReturnPath } from '../../src/mail/return-path.js';
+import { createReportTokens } from '../../src/delivery/message/report-token.js';
+import { makeReturnPath } from '../../src/delivery/message/return-path.js';
 import { createInboundFeedbackService } from '../../src/services/inbound-feedback-service.js';
 
 const fixture = (name: string) => fs.readFileSync(path.join(import.meta.dirname, '../fixtures/feedback', name));

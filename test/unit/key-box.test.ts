@@ -4,9 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { loadEncryptionKey, parseEncryptionKey } from '../../src/mail/encryption-key.js';
+import { loadEncryptionKey, parseEncryptionKey } from '../../src/secrets/encryption-key.js';
 import { sealedContext } from '../../src/domain/sealed-values.js';
-import { createKeyBox } from '../../src/mail/key-box.js';
+import { createKeyBox } from '../../src/secrets/key-box.js';
 import { sealUnbound } from '../helpers/legacy-sealing.js';
 
 const KEY = crypto.randomBytes(32);

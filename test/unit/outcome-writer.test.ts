@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { outcomeKey, type LeasedOutcome } from '../../src/db/repos/delivery-outcomes.js';
-import { createOutcomeWriter } from '../../src/temporal/outcome-writer.js';
+import { createOutcomeWriter } from '../../src/delivery/outcome/outcome-writer.js';
 
 const entry = (id: string, token = 'tok'): LeasedOutcome => ({ token, outcome: { id, status: 'delivered', events: [], suppress: [] } });
 const turn = () => new Promise((r) => setImmediate(r));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pool } from '../../src/temporal/pool.js';
+import { pool } from '../../src/delivery/queue/pool.js';
 
 describe('pool (the delivery lanes)', () => {
   it('after a failure starts nothing new, and answers only once the calls in flight have ended', async () => {

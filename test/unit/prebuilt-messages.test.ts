@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createPrebuiltMessages, type BuildTerms } from '../../src/mail/prebuilt-messages.js';
-import type { BuiltMessage } from '../../src/mail/send-built.js';
+import { createPrebuiltMessages, type BuildTerms } from '../../src/delivery/message/prebuilt-messages.js';
+import type { BuiltMessage } from '../../src/delivery/transport/send-built.js';
 
 const message = (bytes: number, id = 'm'): BuiltMessage => ({ envelope: { from: 'b@r.test', to: ['a@x.test'] }, messageId: `<${id}>`, raw: Buffer.alloc(bytes, 'x') });
 const key = { domainName: 'example.com', keySelector: 's1', privateKey: 'PEM' };

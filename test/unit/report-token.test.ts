@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createReportTokens, MAX_TOKEN_CHARS } from '../../src/mail/report-token.js';
-import { isReturnPath, makeReturnPath, parseReturnPath } from '../../src/mail/return-path.js';
+import { createReportTokens, MAX_TOKEN_CHARS } from '../../src/delivery/message/report-token.js';
+import { isReturnPath, makeReturnPath, parseReturnPath } from '../../src/delivery/message/return-path.js';
 
 const ID = 'em_01jbq7m3k2x9f5v8r4t6w0y2zc';
 const tokens = createReportTokens('report-token-unit-test-secret');

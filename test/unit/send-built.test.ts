@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import nodemailer from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendBuilt } from '../../src/mail/send-built.js';
+import { sendBuilt } from '../../src/delivery/transport/send-built.js';
 
 /** What a real SMTP server received: each transaction's envelope and bytes. */
 const received: { from: string; to: string[]; raw: Buffer }[] = [];

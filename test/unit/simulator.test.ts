@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseFeedbackReport } from '../../src/mail/feedback-report.js';
-import { simulatedOutcome, simulatedRefusal, simulatedReport } from '../../src/mail/simulator.js';
+import { parseFeedbackReport } from '../../src/inbound/feedback-report.js';
+import { simulatedOutcome, simulatedRefusal, simulatedReport } from '../../src/local/simulator.js';
 
 const original = Buffer.from([
   'From: Sender <sender@example.com>',

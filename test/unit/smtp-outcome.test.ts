@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifySmtpError, rejectedRecipients } from '../../src/mail/smtp-outcome.js';
+import { classifySmtpError, rejectedRecipients } from '../../src/delivery/transport/smtp-outcome.js';
 
 /** Errors shaped as nodemailer reports them. */
 const smtpError = (responseCode: number, response: string, code = 'EENVELOPE') => Object.assign(new Error(`Can't send mail - ${response}`), { responseCode, response, code });

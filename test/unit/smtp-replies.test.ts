@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { quotaExceeded } from '../../src/domain/quota.js';
 import { AppError, ERROR_TABLE, type ErrorKind } from '../../src/errors.js';
-import { smtpReplyFor } from '../../src/mail/smtp-replies.js';
+import { smtpReplyFor } from '../../src/inbound/smtp-replies.js';
 
 describe('SMTP submission answers AppErrors from one table', () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { smtpSpanAttributes } from '../../src/mail/smtp-span-attributes.js';
+import { smtpSpanAttributes } from '../../src/delivery/transport/smtp-span-attributes.js';
 
 describe('the attributes of an SMTP hand-over span', () => {
   it('names the relay, the accepting reply and the counts', () => {

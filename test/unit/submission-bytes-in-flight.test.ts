@@ -5,7 +5,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { BytesInFlight } from '../../src/bytes-in-flight.js';
 import { AppError } from '../../src/errors.js';
 import { createLogger } from '../../src/logger.js';
-import { startSubmissionServer } from '../../src/mail/submission-server.js';
+import { startSubmissionServer } from '../../src/inbound/submission-server.js';
 import { eventually } from '../helpers/http.js';
 import { SmtpConversation } from '../helpers/smtp-conversation.js';
 

@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadTlsCertificate, TLS_CERT_FILE, TLS_KEY_FILE } from '../../src/mail/tls-certificate.js';
+import { loadTlsCertificate, TLS_CERT_FILE, TLS_KEY_FILE } from '../../src/inbound/tls-certificate.js';
 
 let dir: string;
 beforeAll(async () => {

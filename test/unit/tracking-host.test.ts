@@ -6,7 +6,7 @@ import { consolePlugin } from '../../src/console/console-plugin.js';
 import { separateTrackingHost, trackingHostPlugin, warnOfSharedTrackingHost } from '../../src/http/tracking-host.js';
 import { trackingRoutes } from '../../src/http/tracking-routes.js';
 import { createLogger } from '../../src/logger.js';
-import { createLinkTracker } from '../../src/mail/tracking.js';
+import { createLinkTracker } from '../../src/delivery/message/tracking.js';
 import { createTrackingService } from '../../src/services/tracking-service.js';
 import { buildTestRestApp } from '../helpers/in-memory-apps.js';
 

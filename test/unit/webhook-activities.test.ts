@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { WebhookDeliveriesRepo } from '../../src/db/repos/webhook-deliveries-repo.js';
 import type { Logger } from '../../src/logger.js';
-import { createWebhookActivities } from '../../src/temporal/webhook-activities.js';
-import { WEBHOOK_LAST_ATTEMPT } from '../../src/temporal/webhook-attempt.js';
+import { createWebhookActivities } from '../../src/webhooks/webhook-activities.js';
+import { WEBHOOK_LAST_ATTEMPT } from '../../src/webhooks/webhook-attempt.js';
 import fs from 'node:fs';
 import path from 'node:path';
 

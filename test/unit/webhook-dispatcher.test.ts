@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DeliveryToSend } from '../../src/db/repos/webhook-deliveries-repo.js';
 import type { Logger } from '../../src/logger.js';
-import type { AttemptOutcome, WebhookAttempt } from '../../src/temporal/webhook-attempt.js';
-import { createWebhookDispatcher, type WebhookDispatcherDeps } from '../../src/temporal/webhook-dispatcher.js';
+import type { AttemptOutcome, WebhookAttempt } from '../../src/webhooks/webhook-attempt.js';
+import { createWebhookDispatcher, type WebhookDispatcherDeps } from '../../src/webhooks/webhook-dispatcher.js';
 
 /**
  * The dispatcher's own decisions (what it attempts at once, what it hands to workflows, what the sweep

@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import type { DeliverEmailsResult } from '../../src/temporal/delivery-activities.js';
-import type { SendOutcome } from '../../src/temporal/email-sender.js';
+import type { DeliverEmailsResult } from '../../src/delivery/delivery-activities.js';
+import type { SendOutcome } from '../../src/delivery/email-sender.js';
 import type { deliverEmailsWorkflow } from '../../workflows/deliver-emails.js';
 import { withStubWorker } from '../helpers/stub-worker.js';
 

@@ -89,7 +89,7 @@ CREATE TABLE attachments (
   PRIMARY KEY (owner_id, position)
 );
 
--- The outbox of accepted emails not yet handed to a delivery workflow (temporal/dispatcher).
+-- The outbox of accepted emails not yet handed to a delivery workflow (delivery/queue/dispatcher).
 CREATE TABLE delivery_queue (
   email_id text PRIMARY KEY REFERENCES emails (id),
   enqueued_at timestamptz NOT NULL DEFAULT now(),
