@@ -1,5 +1,5 @@
 import { proxyActivities, sleep } from '@temporalio/workflow';
-import type { DeliveryActivities } from '../src/temporal/delivery-activities.js';
+import type { DeliveryActivities } from '../src/delivery/delivery-activities.js';
 
 /**
  * Delivering accepted emails, for every kind of send. The content never travels through Temporal, only ids.

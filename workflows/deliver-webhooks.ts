@@ -1,5 +1,5 @@
 import { proxyLocalActivities } from '@temporalio/workflow';
-import type { WebhookActivities } from '../src/temporal/webhook-activities.js';
+import type { WebhookActivities } from '../src/webhooks/webhook-activities.js';
 
 /**
  * Webhook delivery is a retry policy, not a loop (spec: Delivery rules): the first attempt, then retries

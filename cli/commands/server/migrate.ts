@@ -23,7 +23,7 @@ export default class ServerMigrate extends MailerCommand {
       import('../../../src/db/migrate.js'),
       import('../../../src/db/migrations/index.js'),
       import('../../../src/db/sql.js'),
-      import('../../../src/db/embedded-postgres.js'),
+      import('../../../src/local/embedded-postgres.js'),
       import('pino'),
     ]);
     const config = loadConfig(process.env);
