@@ -1,11 +1,11 @@
 import type { JsonObject, MessageInitShape } from '@bufbuild/protobuf';
-import type { AccountRow } from '../db/repos/accounts-repo.js';
-import type { ApiKeyRow } from '../db/repos/api-keys-repo.js';
-import type { CaughtMessageRow } from '../db/repos/caught-messages-repo.js';
-import type { DayCounts, EventRow } from '../db/repos/events-repo.js';
-import type { SuppressionRow } from '../db/repos/suppressions-repo.js';
-import type { WebhookDeliveryRow } from '../db/repos/webhook-deliveries-repo.js';
-import type { WebhookRow } from '../db/repos/webhooks-repo.js';
+import type { AccountRow } from '../domain/entities/accounts.js';
+import type { ApiKeyRow } from '../domain/entities/api-keys.js';
+import type { CaughtMessageRow } from '../domain/entities/caught-messages.js';
+import type { DayCounts, EventRow } from '../domain/entities/events.js';
+import type { SuppressionRow } from '../domain/entities/suppressions.js';
+import type { WebhookDeliveryRow } from '../domain/entities/webhooks.js';
+import type { WebhookRow } from '../domain/entities/webhooks.js';
 import type {
   AccountSchema, ApiKeySchema, CaughtMessageSchema, DailyStatsSchema, DomainSchema, EmailEventSchema, SuppressionSchema,
   WebhookDeliverySchema, WebhookSchema,

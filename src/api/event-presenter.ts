@@ -1,5 +1,5 @@
 import type { JsonObject, MessageInitShape } from '@bufbuild/protobuf';
-import type { FeedEvent } from '../db/repos/event-feed-repo.js';
+import type { FeedEvent } from '../domain/entities/events.js';
 import { webhookEnvelope } from '../domain/events.js';
 import type { MailEventSchema } from '../gen/mail/v1/email_service_pb.js';
 

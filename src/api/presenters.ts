@@ -1,7 +1,7 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import type { BatchRow } from '../db/repos/batch-repo.js';
-import type { EmailRow, EmailSummaryRow, StoredAttachment } from '../db/repos/emails-repo.js';
-import type { ScheduledRow } from '../db/repos/scheduled-repo.js';
+import type { BatchRow } from '../domain/entities/batches.js';
+import type { EmailRow, EmailSummaryRow, StoredAttachment } from '../domain/entities/emails.js';
+import type { ScheduledRow } from '../domain/entities/scheduled.js';
 import { formatMailbox, type Mailbox } from '../domain/address.js';
 import type { BatchJobSchema, EmailSchema, EmailSummarySchema, ScheduledEmailSchema } from '../gen/mail/v1/types_pb.js';
 

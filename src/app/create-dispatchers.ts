@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
-import type { Repos } from '../db/repos/index.js';
-import { WEBHOOK_QUEUE_CHANNEL } from '../db/repos/webhook-deliveries-repo.js';
+import type { Repos } from '../db/index.js';
+import { WEBHOOK_QUEUE_CHANNEL } from '../db/index.js';
 import type { Sql } from '../db/sql.js';
 import type { IdKind } from '../ids.js';
 import type { Logger } from '../logger.js';

@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import type { DkimKeysRepo } from '../db/repos/dkim-keys-repo.js';
+import type { DkimKeysRepo } from '../db/index.js';
 import type { Logger } from '../logger.js';
 
 const NAMED = 10;

@@ -1,5 +1,5 @@
 import { startEmbeddedPostgres } from '../local/embedded-postgres.js';
-import type { CaughtMessagesRepo } from '../db/repos/caught-messages-repo.js';
+import type { CaughtMessagesRepo } from '../db/index.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { startCatcher, type Catcher } from '../local/catcher.js';

@@ -1,4 +1,4 @@
-import type { Repos } from '../db/repos/index.js';
+import type { Repos } from '../db/index.js';
 import { sealedContext } from '../domain/sealed-values.js';
 import type { KeyBox } from '../secrets/key-box.js';
 import type { Logger } from '../logger.js';

@@ -14,7 +14,7 @@ import { createJobActivities } from '../temporal/job-activities.js';
 import { createJobSweeper } from '../temporal/job-sweeper.js';
 import { createPeriodicSweep } from '../temporal/periodic-sweep.js';
 import { createRetentionActivities } from '../temporal/retention-activities.js';
-import { createRetentionRepo } from '../db/repos/retention-repo.js';
+import { createRetentionRepo } from '../db/index.js';
 import { createRetentionService } from '../services/retention-service.js';
 import { isTemporalUnavailable } from '../temporal/temporal-unavailable.js';
 import { createWebhookActivities } from '../webhooks/webhook-activities.js';

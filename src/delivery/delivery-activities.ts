@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { EmailDeliveriesRepo } from '../db/repos/email-deliveries-repo.js';
-import type { SuppressionsRepo } from '../db/repos/suppressions-repo.js';
+import type { EmailDeliveriesRepo } from '../db/index.js';
+import type { SuppressionsRepo } from '../db/index.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { transientBounceOutcome } from './outcome/delivery-outcome.js';

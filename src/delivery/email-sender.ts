@@ -1,5 +1,5 @@
 import { SpanKind } from '@opentelemetry/api';
-import type { AnsweredProgress, DeliveryOutcome, LoadedEmail } from '../db/repos/email-deliveries-repo.js';
+import type { AnsweredProgress, DeliveryOutcome, LoadedEmail } from '../domain/entities/delivery.js';
 import { addressKey } from '../domain/address.js';
 import { groupPerTurn } from '../group-commit.js';
 import { composeMessage } from './message/compose.js';

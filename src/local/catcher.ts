@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
-import type { CaughtMessagesRepo } from '../db/repos/caught-messages-repo.js';
+import type { CaughtMessagesRepo } from '../db/index.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import { makePrivateDir, PRIVATE_FILE_MODE } from './private-dir.js';

@@ -1,5 +1,6 @@
 import { isCommitOutcomeUnknown } from '../db/db-unavailable.js';
-import type { EmailsRepo, NewEmail } from '../db/repos/emails-repo.js';
+import type { EmailsRepo } from '../db/index.js';
+import type { NewEmail } from '../domain/entities/emails.js';
 import { groupPerTurn, type Waiting } from '../group-commit.js';
 
 /** Most emails in one statement (its parameters stay small; a draft may be 10 MB with its attachments). */

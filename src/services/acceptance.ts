@@ -1,7 +1,7 @@
 import { isCommitOutcomeUnknown } from '../db/db-unavailable.js';
-import type { AcceptedTable } from '../db/repos/commit-probe.js';
-import type { IdempotencyCompletion } from '../db/repos/emails-repo.js';
-import type { QuotaRepo } from '../db/repos/quota-repo.js';
+import type { AcceptedTable } from '../db/index.js';
+import type { IdempotencyCompletion } from '../domain/entities/emails.js';
+import type { QuotaRepo } from '../db/index.js';
 import { unavailable } from '../errors.js';
 import { quotaExceeded, utcDay } from '../domain/quota.js';
 import type { Principal } from './auth-service.js';

@@ -1,4 +1,5 @@
-import type { AccountRow, AccountsRepo } from '../db/repos/accounts-repo.js';
+import type { AccountRow } from '../domain/entities/accounts.js';
+import type { AccountsRepo } from '../db/index.js';
 import { ACCOUNT_STATUSES, isOneOf } from '../domain/catalog.js';
 import { DAILY_QUOTA } from '../domain/limits.js';
 import { utcDay } from '../domain/quota.js';

@@ -1,5 +1,6 @@
-import type { AccountsRepo } from '../db/repos/accounts-repo.js';
-import type { ApiKeyRow, ApiKeysRepo } from '../db/repos/api-keys-repo.js';
+import type { AccountsRepo } from '../db/index.js';
+import type { ApiKeyRow } from '../domain/entities/api-keys.js';
+import type { ApiKeysRepo } from '../db/index.js';
 import { isOneOf, PERMISSIONS } from '../domain/catalog.js';
 import { asciiDomain } from '../domain/domain-name.js';
 import { invalid, notFound } from '../errors.js';

@@ -1,4 +1,4 @@
-import type { KeyPrincipalRow } from '../db/repos/api-keys-repo.js';
+import type { KeyPrincipalRow } from '../domain/entities/api-keys.js';
 import type { AccountStatus, Permission } from '../domain/catalog.js';
 import { AppError } from '../errors.js';
 import type { AuthThrottle } from './auth-throttle.js';

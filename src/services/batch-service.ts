@@ -1,5 +1,5 @@
-import type { BatchRepo } from '../db/repos/batch-repo.js';
-import type { NewEmail } from '../db/repos/emails-repo.js';
+import type { BatchRepo } from '../db/index.js';
+import type { NewEmail } from '../domain/entities/emails.js';
 import { BATCH_STATUSES } from '../domain/catalog.js';
 import type { EmailDraft, ValidDraft } from '../domain/email-draft.js';
 import { validateDraft } from '../domain/email-draft.js';

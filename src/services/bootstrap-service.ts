@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ADMIN_TOKEN_MIN_LENGTH } from '../config.js';
-import type { createSeedRepo } from '../db/repos/seed-repo.js';
+import type { createSeedRepo } from '../db/index.js';
 import { DAILY_QUOTA } from '../domain/limits.js';
 import { newId } from '../ids.js';
 import { makePrivateDir } from '../local/private-dir.js';

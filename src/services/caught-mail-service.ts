@@ -1,5 +1,6 @@
 import { simpleParser } from 'mailparser';
-import type { CaughtMessageRow, CaughtMessagesRepo } from '../db/repos/caught-messages-repo.js';
+import type { CaughtMessageRow } from '../domain/entities/caught-messages.js';
+import type { CaughtMessagesRepo } from '../db/index.js';
 import { invalid, notFound } from '../errors.js';
 
 export const LIST_MAX = 500;

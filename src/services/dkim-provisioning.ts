@@ -1,4 +1,5 @@
-import type { DkimKeyRow, DkimKeysRepo } from '../db/repos/dkim-keys-repo.js';
+import type { DkimKeyRow } from '../domain/entities/dkim-keys.js';
+import type { DkimKeysRepo } from '../db/index.js';
 import { dkimSelector } from '../domain/dns-records.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';

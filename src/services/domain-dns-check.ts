@@ -1,5 +1,6 @@
-import type { DkimKeysRepo } from '../db/repos/dkim-keys-repo.js';
-import type { DomainRow, DomainsRepo } from '../db/repos/domains-repo.js';
+import type { DkimKeysRepo } from '../db/index.js';
+import type { DomainRow } from '../domain/entities/domains.js';
+import type { DomainsRepo } from '../db/index.js';
 import { matchRecord, type Answer } from '../domain/dns-match.js';
 import {
   expectedRecords, failingRecords, nextStatus, type CheckOutcome, type ExpectedRecord, type PublishSettings, type StoredStatuses,

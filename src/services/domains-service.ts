@@ -1,6 +1,7 @@
-import type { AccountsRepo } from '../db/repos/accounts-repo.js';
-import type { DkimKeysRepo } from '../db/repos/dkim-keys-repo.js';
-import type { DomainRow, DomainsRepo } from '../db/repos/domains-repo.js';
+import type { AccountsRepo } from '../db/index.js';
+import type { DkimKeysRepo } from '../db/index.js';
+import type { DomainRow } from '../domain/entities/domains.js';
+import type { DomainsRepo } from '../db/index.js';
 import { checksOut, expectedRecords, statusOf, type ExpectedRecord, type PublishSettings, type RecordPurpose, type RecordStatus } from '../domain/dns-records.js';
 import { DAILY_QUOTA } from '../domain/limits.js';
 import { asciiDomain } from '../domain/domain-name.js';

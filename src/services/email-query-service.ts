@@ -1,4 +1,5 @@
-import type { EmailFilter, EmailRow, EmailsRepo, EmailSummaryRow, StoredAttachment } from '../db/repos/emails-repo.js';
+import type { EmailFilter, EmailRow, EmailSummaryRow, StoredAttachment } from '../domain/entities/emails.js';
+import type { EmailsRepo } from '../db/index.js';
 import { EMAIL_STATUSES, isOneOf, JOB_TYPES } from '../domain/catalog.js';
 import { toPage } from '../domain/pagination.js';
 import { assertAllowed } from '../domain/permissions.js';

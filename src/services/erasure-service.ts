@@ -1,9 +1,10 @@
 import crypto from 'node:crypto';
-import type { AccountsRepo } from '../db/repos/accounts-repo.js';
-import { ADDRESS_DIGEST_SALT } from '../db/repos/address-digest.js';
-import { noErasure, type ErasureCounts, type ErasureRepo } from '../db/repos/erasure-repo.js';
-import type { ErasureTracesRepo } from '../db/repos/erasure-traces-repo.js';
-import type { SettingsRepo } from '../db/repos/settings-repo.js';
+import type { AccountsRepo } from '../db/index.js';
+import { ADDRESS_DIGEST_SALT } from '../db/index.js';
+import { noErasure, type ErasureRepo } from '../db/index.js';
+import type { ErasureCounts } from '../domain/entities/erasure.js';
+import type { ErasureTracesRepo } from '../db/index.js';
+import type { SettingsRepo } from '../db/index.js';
 import { describeAddressProblem, readMailbox } from '../domain/address.js';
 import { erasureKey } from '../domain/erasure.js';
 import { AppError, invalid, notFound } from '../errors.js';

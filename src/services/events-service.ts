@@ -1,4 +1,5 @@
-import type { EventFeedRepo, FeedEvent } from '../db/repos/event-feed-repo.js';
+import type { EventFeedRepo } from '../db/index.js';
+import type { FeedEvent } from '../domain/entities/events.js';
 import { EVENT_TYPES, filterOf } from '../domain/catalog.js';
 import { decodeCursor, encodeCursor } from '../domain/event-cursor.js';
 import { assertAllowed } from '../domain/permissions.js';

@@ -1,4 +1,4 @@
-import type { EventsRepo } from '../db/repos/events-repo.js';
+import type { EventsRepo } from '../db/index.js';
 import { addressKey } from '../domain/address.js';
 import { newComplainers } from '../domain/complaints.js';
 import { type BounceType, type BouncedRecipient, event, suppressionsOf } from '../domain/events.js';

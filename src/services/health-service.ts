@@ -1,5 +1,5 @@
-import type { AccountsRepo } from '../db/repos/accounts-repo.js';
-import type { EventsRepo } from '../db/repos/events-repo.js';
+import type { AccountsRepo } from '../db/index.js';
+import type { EventsRepo } from '../db/index.js';
 import type { AccountStatus } from '../domain/catalog.js';
 import { HEALTH_POLICY, healthWindowStart, judgeHealth, rates } from '../domain/health.js';
 import type { Logger } from '../logger.js';

@@ -1,4 +1,4 @@
-import type { IdempotencyRepo } from '../db/repos/idempotency-repo.js';
+import type { IdempotencyRepo } from '../db/index.js';
 import { IDEMPOTENCY_TTL_HOURS } from '../domain/limits.js';
 import { AppError, invalid } from '../errors.js';
 import { sha256 } from './secrets.js';

@@ -1,4 +1,4 @@
-import type { EmailsRepo } from '../db/repos/emails-repo.js';
+import type { EmailsRepo } from '../db/index.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { recipientKeysOf } from '../delivery/outcome/delivery-outcome.js';

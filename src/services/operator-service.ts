@@ -1,9 +1,12 @@
-import type { AccountsRepo } from '../db/repos/accounts-repo.js';
-import type { EmailRow, StoredAttachment } from '../db/repos/emails-repo.js';
-import type { DayCounts, EventRow, EventsRepo } from '../db/repos/events-repo.js';
-import type { OwnersRepo } from '../db/repos/owners-repo.js';
-import type { SuppressionRow, SuppressionsRepo } from '../db/repos/suppressions-repo.js';
-import type { TrackingCounts, TrackingRepo } from '../db/repos/tracking-repo.js';
+import type { AccountsRepo } from '../db/index.js';
+import type { EmailRow, StoredAttachment } from '../domain/entities/emails.js';
+import type { DayCounts, EventRow } from '../domain/entities/events.js';
+import type { EventsRepo } from '../db/index.js';
+import type { OwnersRepo } from '../db/index.js';
+import type { SuppressionRow } from '../domain/entities/suppressions.js';
+import type { SuppressionsRepo } from '../db/index.js';
+import type { TrackingCounts } from '../domain/entities/tracking.js';
+import type { TrackingRepo } from '../db/index.js';
 import { invalid, notFound } from '../errors.js';
 import type { Principal } from './auth-service.js';
 import type { BatchService } from './batch-service.js';

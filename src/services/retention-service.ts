@@ -1,4 +1,4 @@
-import type { RetentionRepo } from '../db/repos/retention-repo.js';
+import type { RetentionRepo } from '../db/index.js';
 import { idAt, type IdKind } from '../ids.js';
 import type { Logger } from '../logger.js';
 

@@ -1,4 +1,4 @@
-import type { ScheduledRepo } from '../db/repos/scheduled-repo.js';
+import type { ScheduledRepo } from '../db/index.js';
 import { SCHEDULED_FILTERS } from '../domain/catalog.js';
 import type { EmailDraft } from '../domain/email-draft.js';
 import { validateDraft } from '../domain/email-draft.js';

@@ -1,4 +1,5 @@
-import type { EmailsRepo, NewEmail } from '../db/repos/emails-repo.js';
+import type { EmailsRepo } from '../db/index.js';
+import type { NewEmail } from '../domain/entities/emails.js';
 import type { EmailDraft } from '../domain/email-draft.js';
 import { validateDraft } from '../domain/email-draft.js';
 import { assertAllowed } from '../domain/permissions.js';

@@ -1,5 +1,5 @@
-import type { DkimKeysRepo } from '../db/repos/dkim-keys-repo.js';
-import type { DomainsRepo } from '../db/repos/domains-repo.js';
+import type { DkimKeysRepo } from '../db/index.js';
+import type { DomainsRepo } from '../db/index.js';
 import { dkimRecordName, dkimRecordVerified } from '../domain/dns-records.js';
 import { assertSenderDomainAllowed } from '../domain/permissions.js';
 import { AppError } from '../errors.js';

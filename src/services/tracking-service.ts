@@ -1,4 +1,5 @@
-import type { TrackingHit, TrackingRepo } from '../db/repos/tracking-repo.js';
+import type { TrackingHit } from '../domain/entities/tracking.js';
+import type { TrackingRepo } from '../db/index.js';
 import { event } from '../domain/events.js';
 import { newId } from '../ids.js';
 import type { LinkTracker } from '../delivery/message/tracking.js';

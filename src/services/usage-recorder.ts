@@ -1,4 +1,4 @@
-import type { UsageDelta } from '../db/repos/api-keys-repo.js';
+import type { UsageDelta } from '../domain/entities/api-keys.js';
 
 /**
  * Per-key usage statistics (requests, errors, emails sent), counted in memory and added to the database

@@ -1,6 +1,8 @@
-import type { AccountsRepo } from '../db/repos/accounts-repo.js';
-import type { DiscardReason, WebhookDeliveriesRepo, WebhookDeliveryRow, WebhookDeliveryStatus } from '../db/repos/webhook-deliveries-repo.js';
-import type { WebhookRow, WebhooksRepo } from '../db/repos/webhooks-repo.js';
+import type { AccountsRepo } from '../db/index.js';
+import type { DiscardReason, WebhookDeliveryRow, WebhookDeliveryStatus } from '../domain/entities/webhooks.js';
+import type { WebhookDeliveriesRepo } from '../db/index.js';
+import type { WebhookRow } from '../domain/entities/webhooks.js';
+import type { WebhooksRepo } from '../db/index.js';
 import { EVENT_TYPES, isOneOf } from '../domain/catalog.js';
 import { parseZonedTime } from '../domain/schedule.js';
 import { invalid, notFound } from '../errors.js';

@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
-import type { BatchRepo } from '../db/repos/batch-repo.js';
-import type { ScheduledRepo } from '../db/repos/scheduled-repo.js';
+import type { BatchRepo } from '../db/index.js';
+import type { ScheduledRepo } from '../db/index.js';
 import type { BatchStatus } from '../domain/catalog.js';
 import { newId } from '../ids.js';
 import type { Metrics } from '../metrics.js';

@@ -1,5 +1,5 @@
-import type { BatchRepo } from '../db/repos/batch-repo.js';
-import type { ScheduledRepo } from '../db/repos/scheduled-repo.js';
+import type { BatchRepo } from '../db/index.js';
+import type { ScheduledRepo } from '../db/index.js';
 import type { Logger } from '../logger.js';
 import type { TemporalClient } from './client.js';
 import type { StartRetrier } from './start-retrier.js';

@@ -1,5 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { DisableThreshold, WebhookDeliveriesRepo } from '../db/repos/webhook-deliveries-repo.js';
+import type { DisableThreshold } from '../domain/entities/webhooks.js';
+import type { WebhookDeliveriesRepo } from '../db/index.js';
 import type { Logger } from '../logger.js';
 import type { PostResult } from './post.js';
 import { createWebhookAttempt, type WebhookAttemptDeps } from './webhook-attempt.js';

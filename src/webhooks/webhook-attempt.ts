@@ -1,4 +1,5 @@
-import type { DeliveryToSend, WebhookDeliveriesRepo } from '../db/repos/webhook-deliveries-repo.js';
+import type { DeliveryToSend } from '../domain/entities/webhooks.js';
+import type { WebhookDeliveriesRepo } from '../db/index.js';
 import { webhookEnvelope } from '../domain/events.js';
 import type { Metrics } from '../metrics.js';
 import { statusClass } from '../metrics/delivery-metrics.js';

@@ -1,4 +1,5 @@
-import type { DeliveryToSend, WebhookDeliveriesRepo } from '../db/repos/webhook-deliveries-repo.js';
+import type { DeliveryToSend } from '../domain/entities/webhooks.js';
+import type { WebhookDeliveriesRepo } from '../db/index.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { WebhookAttempt } from './webhook-attempt.js';

@@ -1,6 +1,6 @@
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_SERVER_ADDRESS } from '@opentelemetry/semantic-conventions';
-import type { DeliveryToSend } from '../db/repos/webhook-deliveries-repo.js';
+import type { DeliveryToSend } from '../domain/entities/webhooks.js';
 import { inSpan, spanLinkTo } from '../telemetry/spans.js';
 import type { PostResult } from './post.js';
 

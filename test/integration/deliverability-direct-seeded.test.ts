@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { warnOfDirectSendersWithoutDkim } from '../../src/app/direct-senders.js';
-import { createDkimKeysRepo } from '../../src/db/repos/dkim-keys-repo.js';
+import { createDkimKeysRepo } from '../../src/db/index.js';
 import { createLogger } from '../../src/logger.js';
 import { admin } from '../helpers/admin-fixtures.js';
 import {

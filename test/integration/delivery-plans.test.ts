@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { recordOutcomes } from '../../src/db/repos/delivery-outcomes.js';
-import { createEmailDeliveriesRepo } from '../../src/db/repos/email-deliveries-repo.js';
+import { recordOutcomes } from '../../src/db/index.js';
+import { createEmailDeliveriesRepo } from '../../src/db/index.js';
 import { createSql, type Sql } from '../../src/db/sql.js';
 import { call, validEmail } from '../helpers/http.js';
 import { useStack } from '../helpers/use-stack.js';

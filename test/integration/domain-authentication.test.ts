@@ -1,7 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import postgres from 'postgres';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { createDkimKeysRepo } from '../../src/db/repos/dkim-keys-repo.js';
+import { createDkimKeysRepo } from '../../src/db/index.js';
 import { createDkimKeyring } from '../../src/delivery/dkim/dkim-keyring.js';
 import { loadEncryptionKey } from '../../src/secrets/encryption-key.js';
 import { createKeyBox } from '../../src/secrets/key-box.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createEmailDeliveriesRepo } from '../../src/db/repos/email-deliveries-repo.js';
+import { createEmailDeliveriesRepo } from '../../src/db/index.js';
 import { createSql } from '../../src/db/sql.js';
 import { call, validEmail } from '../helpers/http.js';
 import { useStack } from '../helpers/use-stack.js';

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { createIdempotencyRepo } from '../../src/db/repos/idempotency-repo.js';
+import { createIdempotencyRepo } from '../../src/db/index.js';
 import { createSql } from '../../src/db/sql.js';
 import { createTestDatabase } from '../helpers/stack.js';
 

@@ -3,9 +3,10 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { MIGRATIONS } from '../../src/db/migrations/index.js';
-import { createEmailsRepo, type EmailFilter } from '../../src/db/repos/emails-repo.js';
-import { createBatchRepo } from '../../src/db/repos/batch-repo.js';
-import { createScheduledRepo } from '../../src/db/repos/scheduled-repo.js';
+import { createEmailsRepo } from '../../src/db/index.js';
+import type { EmailFilter } from '../../src/domain/entities/emails.js';
+import { createBatchRepo } from '../../src/db/index.js';
+import { createScheduledRepo } from '../../src/db/index.js';
 import type { Sql } from '../../src/db/sql.js';
 import { createTestDatabase } from '../helpers/stack.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccountsRepo } from '../../src/db/repos/accounts-repo.js';
-import { createApiKeysRepo } from '../../src/db/repos/api-keys-repo.js';
-import { createRateBucketsRepo } from '../../src/db/repos/rate-buckets-repo.js';
+import { createAccountsRepo } from '../../src/db/index.js';
+import { createApiKeysRepo } from '../../src/db/index.js';
+import { createRateBucketsRepo } from '../../src/db/index.js';
 import { createSql, type Sql } from '../../src/db/sql.js';
 import type { BucketStore } from '../../src/domain/token-bucket.js';
 import { createMemoryBuckets } from '../../src/services/memory-buckets.js';

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRetentionRepo } from '../../src/db/repos/retention-repo.js';
+import { createRetentionRepo } from '../../src/db/index.js';
 import { createSql, type Sql } from '../../src/db/sql.js';
 import { createLogger } from '../../src/logger.js';
 import { createRetentionService } from '../../src/services/retention-service.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEmailsRepo } from '../../src/db/repos/emails-repo.js';
-import { createScheduledRepo } from '../../src/db/repos/scheduled-repo.js';
+import { createEmailsRepo } from '../../src/db/index.js';
+import { createScheduledRepo } from '../../src/db/index.js';
 import { createSql, type Sql } from '../../src/db/sql.js';
 import { validateDraft } from '../../src/domain/email-draft.js';
 import { createTestDatabase } from '../helpers/stack.js';

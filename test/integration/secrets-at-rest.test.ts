@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { createWebhooksRepo } from '../../src/db/repos/webhooks-repo.js';
+import { createWebhooksRepo } from '../../src/db/index.js';
 import { sealedContext } from '../../src/domain/sealed-values.js';
 import { createLogger } from '../../src/logger.js';
 import { startMailer, type Mailer } from '../../src/main.js';

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COUNTED_LISTS } from '../../src/db/repos/list-counts.js';
+import { COUNTED_LISTS } from '../../src/db/index.js';
 import { createSql, type Sql } from '../../src/db/sql.js';
 import {
   ACCOUNT_STATUSES, BATCH_STATUSES, DKIM_KEY_STATUSES, EMAIL_STATUSES, EVENT_TYPES, JOB_TYPES, PERMISSIONS, SCHEDULED_FILTERS,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTrackingRepo } from '../../src/db/repos/tracking-repo.js';
+import { createTrackingRepo } from '../../src/db/index.js';
 import { event } from '../../src/domain/events.js';
 import { newId } from '../../src/ids.js';
 import { createLinkTracker, type LinkTracker } from '../../src/delivery/message/tracking.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { NewEmail } from '../../src/db/repos/emails-repo.js';
+import type { NewEmail } from '../../src/domain/entities/emails.js';
 import { createAcceptWriter } from '../../src/services/accept-writer.js';
 
 const turn = () => new Promise((r) => setImmediate(r));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EmailRow } from '../../src/db/repos/emails-repo.js';
+import type { EmailRow } from '../../src/domain/entities/emails.js';
 import { bounceTypeOf, refusalClass, type RefusalClass } from '../../src/domain/bounce-class.js';
 import { attemptOutcome, transientBounceOutcome, type Attempt } from '../../src/delivery/outcome/delivery-outcome.js';
 import { parseFeedbackReport } from '../../src/inbound/feedback-report.js';

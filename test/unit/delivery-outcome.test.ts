@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EmailRow } from '../../src/db/repos/emails-repo.js';
+import type { EmailRow } from '../../src/domain/entities/emails.js';
 import { attemptOutcome, pendingRecipientsOf, recipientsOf, rejectedOutcome, suppressedOutcome, transientBounceOutcome, type Attempt } from '../../src/delivery/outcome/delivery-outcome.js';
 import { classifySmtpError } from '../../src/delivery/transport/smtp-outcome.js';
 

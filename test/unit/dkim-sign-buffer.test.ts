@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { composeMessage } from '../../src/delivery/message/compose.js';
 import { dkimSignBuffer, relaxedBody } from '../../src/delivery/dkim/dkim-sign-buffer.js';
 import { renderMessage } from '../../src/delivery/message/render-message.js';
-import type { EmailRow } from '../../src/db/repos/emails-repo.js';
+import type { EmailRow } from '../../src/domain/entities/emails.js';
 
 /** nodemailer's streaming body hash, the reference the one-pass canonicalization must match. */
 function streamedHash(body: Buffer): Promise<string> {

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { DkimKeyRow } from '../../src/db/repos/dkim-keys-repo.js';
-import type { DnsCheckState, DomainRow } from '../../src/db/repos/domains-repo.js';
+import type { DkimKeyRow } from '../../src/domain/entities/dkim-keys.js';
+import type { DnsCheckState, DomainRow } from '../../src/domain/entities/domains.js';
 import type { DnsResolver } from '../../src/net/dns-resolver.js';
 import { createDomainDnsCheck } from '../../src/services/domain-dns-check.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { AnsweredProgress, LoadedEmail } from '../../src/db/repos/email-deliveries-repo.js';
-import type { LeasedOutcome } from '../../src/db/repos/delivery-outcomes.js';
+import type { AnsweredProgress, LoadedEmail } from '../../src/domain/entities/delivery.js';
+import type { LeasedOutcome } from '../../src/domain/entities/delivery.js';
 import { createLogger } from '../../src/logger.js';
 import { createMetrics } from '../../src/metrics.js';
 import type { BuiltMessage } from '../../src/delivery/transport/send-built.js';

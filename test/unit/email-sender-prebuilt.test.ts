@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LoadedEmail } from '../../src/db/repos/email-deliveries-repo.js';
+import type { LoadedEmail } from '../../src/domain/entities/delivery.js';
 import { createLogger } from '../../src/logger.js';
 import { createMetrics } from '../../src/metrics.js';
 import { createPrebuiltMessages } from '../../src/delivery/message/prebuilt-messages.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { outcomeKey, type LeasedOutcome } from '../../src/db/repos/delivery-outcomes.js';
+import { outcomeKey } from '../../src/db/index.js';
+import type { LeasedOutcome } from '../../src/domain/entities/delivery.js';
 import { createOutcomeWriter } from '../../src/delivery/outcome/outcome-writer.js';
 
 const entry = (id: string, token = 'tok'): LeasedOutcome => ({ token, outcome: { id, status: 'delivered', events: [], suppress: [] } });

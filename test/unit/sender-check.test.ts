@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DomainRow } from '../../src/db/repos/domains-repo.js';
+import type { DomainRow } from '../../src/domain/entities/domains.js';
 import type { StoredStatuses } from '../../src/domain/dns-records.js';
 import { AppError } from '../../src/errors.js';
 import type { Principal } from '../../src/services/auth-service.js';

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
-import type { HitOutcome, TrackingHit, TrackingRules } from '../../src/db/repos/tracking-repo.js';
+import type { HitOutcome, TrackingHit, TrackingRules } from '../../src/domain/entities/tracking.js';
 import { createLinkTracker, decodeAttribute, MAX_LINK_BYTES, MAX_TRACKED_LINKS } from '../../src/delivery/message/tracking.js';
 import { createTrackingService, MAX_TRACKING_EVENTS_PER_EMAIL } from '../../src/services/tracking-service.js';
 

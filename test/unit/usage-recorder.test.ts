@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { UsageDelta } from '../../src/db/repos/api-keys-repo.js';
+import type { UsageDelta } from '../../src/domain/entities/api-keys.js';
 import { createUsageRecorder, type UsageRecorder } from '../../src/services/usage-recorder.js';
 
 let recorder: UsageRecorder | undefined;

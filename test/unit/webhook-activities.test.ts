@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { WebhookDeliveriesRepo } from '../../src/db/repos/webhook-deliveries-repo.js';
+import type { WebhookDeliveriesRepo } from '../../src/db/index.js';
 import type { Logger } from '../../src/logger.js';
 import { createWebhookActivities } from '../../src/webhooks/webhook-activities.js';
 import { WEBHOOK_LAST_ATTEMPT } from '../../src/webhooks/webhook-attempt.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DeliveryToSend } from '../../src/db/repos/webhook-deliveries-repo.js';
+import type { DeliveryToSend } from '../../src/domain/entities/webhooks.js';
 import type { Logger } from '../../src/logger.js';
 import type { AttemptOutcome, WebhookAttempt } from '../../src/webhooks/webhook-attempt.js';
 import { createWebhookDispatcher, type WebhookDispatcherDeps } from '../../src/webhooks/webhook-dispatcher.js';

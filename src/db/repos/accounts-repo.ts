@@ -1,15 +1,7 @@
 import type { AccountStatus } from '../../domain/catalog.js';
 import { idAt } from '../../ids.js';
 import type { Sql } from '../sql.js';
-
-export interface AccountRow {
-  id: string;
-  name: string;
-  status: AccountStatus;
-  dailyQuota: number;
-  statusChangedAt: Date;
-  createdAt: Date;
-}
+import type { AccountRow } from '../../domain/entities/accounts.js';
 
 type Raw = { id: string; name: string; status: AccountStatus; daily_quota: number; status_changed_at: Date; created_at: Date };
 const toAccount = (r: Raw): AccountRow => ({

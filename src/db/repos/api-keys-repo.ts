@@ -1,27 +1,6 @@
 import type { AccountStatus, Permission } from '../../domain/catalog.js';
 import type { Sql } from '../sql.js';
-
-export interface ApiKeyRow {
-  id: string;
-  accountId: string;
-  name: string;
-  permission: Permission;
-  allowedDomains: string[];
-  keyPrefix: string;
-  createdAt: Date;
-  usage: { requestCount: number; errorCount: number; emailSentCount: number };
-}
-
-/** What a request authenticated with a key may do, read fresh on every request (no cache to invalidate). */
-export interface KeyPrincipalRow {
-  keyId: string;
-  keyHash: Buffer;
-  accountId: string;
-  permission: Permission;
-  allowedDomains: string[];
-  accountStatus: AccountStatus;
-  dailyQuota: number;
-}
+import type { ApiKeyRow, KeyPrincipalRow, UsageDelta } from '../../domain/entities/api-keys.js';
 
 type Raw = {
   id: string; account_id: string; name: string; permission: Permission; allowed_domains: string[]; key_prefix: string;
@@ -32,13 +11,6 @@ const toKey = (r: Raw): ApiKeyRow => ({
   keyPrefix: r.key_prefix, createdAt: r.created_at,
   usage: { requestCount: Number(r.request_count), errorCount: Number(r.error_count), emailSentCount: Number(r.email_sent_count) },
 });
-
-export interface UsageDelta {
-  keyId: string;
-  requests: number;
-  errors: number;
-  emailsSent: number;
-}
 
 export function createApiKeysRepo(sql: Sql) {
   return {

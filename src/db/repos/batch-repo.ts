@@ -1,18 +1,9 @@
 import type { BatchStatus } from '../../domain/catalog.js';
 import type { Sql } from '../sql.js';
 import { ownedRows } from './owned-rows.js';
-import { attachmentRows, emailRows, idempotencyCte, type IdempotencyCompletion, type NewEmail } from './emails-repo.js';
-
-export interface BatchRow {
-  id: string;
-  accountId: string;
-  status: BatchStatus;
-  totalCount: number;
-  sentCount: number;
-  failedCount: number;
-  createdAt: Date;
-  completedAt: Date | null;
-}
+import { attachmentRows, emailRows, idempotencyCte } from './emails-repo.js';
+import type { IdempotencyCompletion, NewEmail } from '../../domain/entities/emails.js';
+import type { BatchRow } from '../../domain/entities/batches.js';
 
 type Raw = {
   id: string; account_id: string; status: BatchStatus; total_count: number; sent_count: number; failed_count: number;

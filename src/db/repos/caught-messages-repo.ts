@@ -1,15 +1,5 @@
 import type { Sql } from '../sql.js';
-
-export interface CaughtMessageRow {
-  id: string;
-  messageId: string;
-  envelopeFrom: string;
-  envelopeTo: string[];
-  subject: string;
-  size: number;
-  path: string;
-  receivedAt: Date;
-}
+import type { CaughtMessageRow } from '../../domain/entities/caught-messages.js';
 
 type Raw = { id: string; message_id: string; envelope_from: string; envelope_to: string[]; subject: string; size: number; path: string; received_at: Date };
 const toRow = (r: Raw): CaughtMessageRow => ({

@@ -1,12 +1,6 @@
 import type postgres from 'postgres';
 import type { Sql } from '../sql.js';
-import type { DeliveryOutcome } from './email-deliveries-repo.js';
-
-/** An attempt's outcome for one email, recorded only while `token` still holds the email's lease. */
-export interface LeasedOutcome {
-  token: string;
-  outcome: DeliveryOutcome;
-}
+import type { LeasedOutcome } from '../../domain/entities/delivery.js';
 
 /** How recordOutcomes names an outcome in its answer: an attempt's token and the email. */
 export const outcomeKey = (token: string, emailId: string) => `${token} ${emailId}`;

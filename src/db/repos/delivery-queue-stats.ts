@@ -1,11 +1,5 @@
 import type { Sql } from '../sql.js';
-
-/** The delivery queue's size: entries waiting for a workflow, entries claimed by one, the oldest's age (0 when empty). */
-export interface QueueStats {
-  waiting: number;
-  claimed: number;
-  oldestAgeSeconds: number;
-}
+import type { QueueStats } from '../../domain/entities/delivery.js';
 
 /**
  * The delivery queue at a glance, for /metrics: entries waiting for a workflow, entries claimed by one

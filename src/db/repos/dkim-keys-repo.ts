@@ -1,19 +1,8 @@
 import type { DkimKeyStatus } from '../../domain/catalog.js';
 import type { Sql } from '../sql.js';
+import type { DkimKeyRow } from '../../domain/entities/dkim-keys.js';
 
 export type { DkimKeyStatus };
-
-/** A key as published: never the private key (see sealedSigningKey for the one reader of it). */
-export interface DkimKeyRow {
-  id: string;
-  domainId: string;
-  selector: string;
-  algorithm: 'rsa';
-  publicKey: string;
-  status: DkimKeyStatus;
-  createdAt: Date;
-  activatedAt: Date | null;
-}
 
 type Raw = {
   id: string; domain_id: string; selector: string; algorithm: 'rsa'; public_key: string; status: DkimKeyStatus;

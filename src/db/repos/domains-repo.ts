@@ -1,28 +1,6 @@
 import type { StoredStatuses } from '../../domain/dns-records.js';
 import type { Sql } from '../sql.js';
-
-export interface DomainRow {
-  id: string;
-  accountId: string;
-  name: string;
-  verificationToken: string;
-  verifiedAt: Date | null;
-  openTracking: boolean;
-  clickTracking: boolean;
-  createdAt: Date;
-  /** The last DNS check of its records (null: never checked), and each record's status then. */
-  dnsCheckedAt: Date | null;
-  dnsStatuses: StoredStatuses;
-  /** Since when a verified domain's required records have been failing; null while they are fine. */
-  dnsFailingSince: Date | null;
-}
-
-/** The outcome of a DNS check, as stored. */
-export interface DnsCheckState {
-  checkedAt: Date;
-  statuses: StoredStatuses;
-  failingSince: Date | null;
-}
+import type { DomainRow, DnsCheckState } from '../../domain/entities/domains.js';
 
 type Raw = {
   id: string; account_id: string; name: string; verification_token: string; verified_at: Date | null;

@@ -1,57 +1,13 @@
 import type { Sql } from '../sql.js';
 import type { AccountStatus } from '../../domain/catalog.js';
-import type { NewEvent, NewSuppression } from '../../domain/events.js';
-import { type AttachmentRaw, type EmailRaw, type EmailRow, type StoredAttachment, toAttachment, toEmail } from './emails-repo.js';
-import { recordOutcomes, type LeasedOutcome } from './delivery-outcomes.js';
+import type { AttachmentRaw, EmailRaw } from '../../domain/entities/emails.js';
+import { toAttachment, toEmail } from './emails-repo.js';
+import { recordOutcomes } from './delivery-outcomes.js';
+import type { LeasedOutcome } from '../../domain/entities/delivery.js';
 import { deliveryQueueStats } from './delivery-queue-stats.js';
 import { createEmailLeases } from './email-leases.js';
 import { createGroupQueue } from './group-queue.js';
-
-/**
- * What an attempt made of an email: `delivered` (a server accepted it), `bounced` (refused, rejected or
- * suppressed), or still `pending` for the `remaining` recipients some server asked to try again later.
- */
-export interface DeliveryOutcome {
-  id: string;
-  status: 'delivered' | 'bounced' | 'pending';
-  remaining?: string[];
-  messageId?: string;
-  response?: string;
-  sentAt?: Date;
-  error?: string;
-  events: NewEvent[];
-  suppress: NewSuppression[];
-}
-
-/** Who sends an email, as delivery needs to know it: may the account still send, and does its domain track. */
-export interface SenderState {
-  accountStatus: AccountStatus;
-  openTracking: boolean;
-  clickTracking: boolean;
-}
-
-/** A recipient's copy a server took (`250`), with its reply (and, in direct mode, the MX that gave it). */
-export interface AnsweredCopy {
-  address: string;
-  response: string;
-  mx?: string;
-}
-
-export interface LoadedEmail {
-  email: EmailRow;
-  attachments: StoredAttachment[];
-  sender: SenderState;
-  lastError: string;
-  /** Copies an earlier attempt handed over but did not live to record (migration 0020): not to be sent again. */
-  answered: AnsweredCopy[];
-}
-
-/** Copies of one email handed over by the attempt holding its lease (`token`), kept until its outcome. */
-export interface AnsweredProgress {
-  token: string;
-  emailId: string;
-  copies: AnsweredCopy[];
-}
+import type { AnsweredCopy, LoadedEmail, AnsweredProgress } from '../../domain/entities/delivery.js';
 
 /**
  * The delivery side of emails: the outbox the dispatcher drains into workflows, the leases by which one

@@ -1,101 +1,15 @@
-import type { EmailStatus, JobType } from '../../domain/catalog.js';
+import type { EmailStatus } from '../../domain/catalog.js';
 import type { Mailbox } from '../../domain/address.js';
 import type { Mailboxes, ValidDraft } from '../../domain/email-draft.js';
 import { messageIdFor } from '../../domain/message-id.js';
 import { activeTraceparent } from '../../telemetry/spans.js';
 import type { Sql } from '../sql.js';
 import { countedTotal } from './list-counts.js';
-
-interface EmailIdentity {
-  id: string;
-  accountId: string;
-  apiKeyId: string | null;
-  jobType: JobType;
-  jobId: string;
-}
-
-/** An email accepted from a request, its attachments in hand. */
-export interface NewEmail extends EmailIdentity {
-  draft: ValidDraft;
-}
-
-/** A validated draft without its attachments, as a scheduled email keeps it (the attachments are rows of their own). */
-export type StoredDraft = Omit<ValidDraft, 'attachments'>;
-
-/** What an email row is built from: an accepted draft, or a scheduled one whose attachments are stored apart. */
-export interface EmailSource extends EmailIdentity {
-  draft: StoredDraft;
-  attachmentCount: number;
-}
-
-export interface StoredAttachment {
-  filename: string;
-  contentType: string;
-  content: Buffer;
-  /** Empty: an ordinary attachment; else the inline part's Content-ID, without angle brackets. */
-  contentId: string;
-}
-
-/** An attachments row as the queries select it (content_id is NULL for an ordinary attachment). */
-export interface AttachmentRaw {
-  filename: string;
-  content_type: string;
-  content: Buffer;
-  content_id: string | null;
-}
+import type { NewEmail, EmailSource, StoredAttachment, AttachmentRaw, EmailRow, EmailSummaryRow, EmailFilter, EmailRaw, IdempotencyCompletion } from '../../domain/entities/emails.js';
 
 export const toAttachment = (r: AttachmentRaw): StoredAttachment => ({
   filename: r.filename, contentType: r.content_type, content: r.content, contentId: r.content_id ?? '',
 });
-
-export interface EmailRow extends Mailboxes {
-  id: string;
-  accountId: string;
-  jobType: JobType;
-  jobId: string;
-  /** The From address's domain, in lower case. */
-  senderDomain: string;
-  subject: string;
-  html: string;
-  text: string;
-  headers: Record<string, string>;
-  tags: Record<string, string>;
-  status: EmailStatus;
-  messageId: string;
-  headerMessageId: string;
-  attachmentCount: number;
-  attempts: number;
-  createdAt: Date;
-  sentAt: Date | null;
-  /** Recipients still to deliver to after an attempt some server deferred (null: all of them). */
-  remainingRecipients: string[] | null;
-  /** The trace context it was accepted under (migration 0012); null when that was not traced. */
-  traceparent?: string | null;
-}
-
-export interface EmailSummaryRow {
-  id: string;
-  from: Mailbox;
-  to: Mailbox[];
-  subject: string;
-  status: EmailStatus;
-  createdAt: Date;
-}
-
-export interface EmailFilter {
-  status?: EmailStatus;
-  jobType?: JobType;
-  jobId?: string;
-}
-
-export type EmailRaw = {
-  id: string; account_id: string; job_type: JobType; job_id: string; mailboxes: Mailboxes; sender_domain: string;
-  subject: string; html: string; text_body: string;
-  headers: Record<string, string>; tags: Record<string, string>; status: EmailStatus; message_id: string;
-  header_message_id: string; attachment_count: number; attempts: number; created_at: Date; sent_at: Date | null;
-  remaining_recipients?: string[] | null;
-  traceparent?: string | null;
-};
 
 export const toEmail = (r: EmailRaw): EmailRow => ({
   id: r.id, accountId: r.account_id, jobType: r.job_type, jobId: r.job_id, ...r.mailboxes, senderDomain: r.sender_domain,
@@ -105,15 +19,6 @@ export const toEmail = (r: EmailRaw): EmailRow => ({
   remainingRecipients: r.remaining_recipients ?? null,
   traceparent: r.traceparent ?? null,
 });
-
-/** The idempotency record written in the same transaction as the emails it answered for. */
-export interface IdempotencyCompletion {
-  accountId: string;
-  key: string;
-  operation: string;
-  requestHash: Buffer;
-  response: unknown;
-}
 
 /*
  * A note on postgres.js helpers (`${sql(rows)}`): the library picks insert, update or select form by the

@@ -2,21 +2,7 @@ import type postgres from 'postgres';
 import type { Mailboxes } from '../../domain/email-draft.js';
 import { mentionsAddress, redactAddresses, redactJson, redactMailboxes, redactText } from '../../domain/erasure.js';
 import type { Sql } from '../sql.js';
-
-/** What an erasure removed or rewrote, by kind (the management API answers it). */
-export interface ErasureCounts {
-  emails: number;
-  scheduledEmails: number;
-  attachments: number;
-  events: number;
-  webhookAttempts: number;
-  trackingWindows: number;
-  caughtMessages: number;
-  suppressions: number;
-  idempotencyKeys: number;
-  /** Emails still being delivered, and scheduled emails still enqueued, left as they are (erase again once they are done). */
-  skippedPending: number;
-}
+import type { ErasureCounts, ScannedChunk } from '../../domain/entities/erasure.js';
 
 export const noErasure = (): ErasureCounts => ({
   emails: 0, scheduledEmails: 0, attachments: 0, events: 0, webhookAttempts: 0, trackingWindows: 0, caughtMessages: 0, suppressions: 0,
@@ -25,12 +11,6 @@ export const noErasure = (): ErasureCounts => ({
 
 /** Rows as one JSON parameter, expanded in SQL by `jsonb_to_recordset`. */
 const asJson = (rows: object[]) => rows as unknown as postgres.JSONValue;
-
-/** A chunk of a table read in id order: where the next starts, and the ids of the rows that matched. */
-export interface ScannedChunk {
-  last: string | undefined;
-  hits: string[];
-}
 
 type EmailAddressRow = {
   id: string; status: string; header_message_id: string; mailboxes: Mailboxes; from_address: string; to_addresses: string[];

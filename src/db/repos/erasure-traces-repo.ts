@@ -2,7 +2,7 @@ import type postgres from 'postgres';
 import { redactAddresses, redactJson } from '../../domain/erasure.js';
 import type { Sql } from '../sql.js';
 import { addressDigest } from './address-digest.js';
-import type { ScannedChunk } from './erasure-repo.js';
+import type { ScannedChunk } from '../../domain/entities/erasure.js';
 
 const asJson = (rows: object[]) => rows as unknown as postgres.JSONValue;
 const ofAccount = (sql: Sql, accountId: string | undefined) => (accountId === undefined ? sql`` : sql`and account_id = ${accountId}`);

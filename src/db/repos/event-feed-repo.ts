@@ -1,18 +1,8 @@
 import type { EventType } from '../../domain/catalog.js';
 import type { Mailboxes } from '../../domain/email-draft.js';
 import type { FeedPosition } from '../../domain/event-cursor.js';
-import type { EnvelopeEmail } from '../../domain/events.js';
 import type { Sql } from '../sql.js';
-
-/** One event of the feed with what its webhook body shows of the email, and its feed position. */
-export interface FeedEvent {
-  id: string;
-  type: EventType;
-  at: Date;
-  data: Record<string, unknown>;
-  email: EnvelopeEmail;
-  position: FeedPosition;
-}
+import type { FeedEvent } from '../../domain/entities/events.js';
 
 type Raw = {
   id: string; type: EventType; created_at: Date; data: Record<string, unknown>; tx: string;

@@ -4,15 +4,7 @@ import type { PriorComplaints } from '../../domain/complaints.js';
 import type { NewEvent, NewSuppression } from '../../domain/events.js';
 import { idAt } from '../../ids.js';
 import type { Sql } from '../sql.js';
-
-export interface EventRow {
-  id: string;
-  emailId: string;
-  accountId: string;
-  type: EventType;
-  data: Record<string, unknown>;
-  createdAt: Date;
-}
+import type { EventRow, DayCounts, HealthCounts } from '../../domain/entities/events.js';
 
 /** Rows as one JSON parameter, expanded in SQL by `jsonb_to_recordset` (one statement for any number). */
 const asJsonRows = (rows: object[]) => rows as unknown as postgres.JSONValue;
@@ -38,25 +30,6 @@ export function recordedWithChange(sql: Sql, events: NewEvent[], suppress: NewSu
       from changed, jsonb_to_recordset(${sql.json(asJsonRows(suppress))}) as s(id text, address text, reason text)
       on conflict (account_id, address) do nothing
       returning 1)`;
-}
-
-/** A counter of one UTC day: emails accepted (the quota used), then events of each type (send, delivery, ...). */
-export type DayCounter = 'accepted' | 'sent' | 'delivered' | 'bounced' | 'complained' | 'opened' | 'clicked';
-
-/** One UTC day (YYYY-MM-DD) of an account's mail, as perDay reads it. */
-export type DayCounts = { day: string } & Record<DayCounter, number>;
-
-export interface HealthCounts {
-  /** Emails handed to a mail server (a `send` event). */
-  sent: number;
-  /** Emails with a bounce that counts (not `Suppressed`). */
-  bounced: number;
-  /** Emails with a complaint that counts (from a trusted feedback loop). */
-  complained: number;
-  /** The distinct recipients of those complaints. */
-  complainants: number;
-  /** The last counted bounce or complaint, if any. */
-  lastIssueAt: Date | null;
 }
 
 type Raw = { id: string; email_id: string; account_id: string; type: EventType; data: Record<string, unknown>; created_at: Date };

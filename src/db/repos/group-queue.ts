@@ -1,11 +1,6 @@
 import type postgres from 'postgres';
 import type { Sql } from '../sql.js';
-
-/** A group of queue entries claimed together, for one workflow. */
-export interface ClaimedGroup {
-  groupId: string;
-  ids: string[];
-}
+import type { ClaimedGroup } from '../../domain/entities/delivery.js';
 
 /**
  * The claim side of an outbox table (`group_id`, `claimed_at`) that a dispatcher drains into workflows, a

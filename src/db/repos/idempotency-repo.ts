@@ -1,9 +1,5 @@
 import type { Sql } from '../sql.js';
-
-export type Reservation =
-  | { state: 'reserved' }
-  | { state: 'replay'; operation: string; requestHash: Buffer; response: unknown }
-  | { state: 'in_progress'; operation: string; requestHash: Buffer };
+import type { Reservation } from '../../domain/entities/idempotency.js';
 
 /**
  * Idempotency-Key records. A key is reserved before the work and completed in the same transaction as the

@@ -5,20 +5,9 @@ import type { Sql } from '../sql.js';
 import { ownedRows } from './owned-rows.js';
 import { upcomingScheduled } from './scheduled-upcoming.js';
 import { waitingScheduled } from './scheduled-window.js';
-import { attachmentRows, emailRow, idempotencyCte, type IdempotencyCompletion, type StoredDraft } from './emails-repo.js';
-
-export interface ScheduledRow {
-  id: string;
-  accountId: string;
-  from: Mailbox;
-  to: Mailbox[];
-  subject: string;
-  scheduledAt: Date;
-  status: ScheduledStatus;
-  attempts: number;
-  emailId: string | null;
-  createdAt: Date;
-}
+import { attachmentRows, emailRow, idempotencyCte } from './emails-repo.js';
+import type { IdempotencyCompletion, StoredDraft } from '../../domain/entities/emails.js';
+import type { ScheduledRow, CancelOutcome } from '../../domain/entities/scheduled.js';
 
 type Raw = {
   id: string; account_id: string; from: Mailbox; to: Mailbox[]; subject: string; scheduled_at: Date;
@@ -35,8 +24,6 @@ const toScheduled = (r: Raw): ScheduledRow => ({
  * process to be made into email rows and go back in the firing statement, and one may be 10 MB.
  */
 const FIRE_BYTES = 64 * 1024 * 1024;
-
-export type CancelOutcome = 'cancelled' | 'already_cancelled' | 'already_sent' | 'not_found';
 
 type DueRaw = { id: string; account_id: string; api_key_id: string | null; draft: StoredDraft; attachment_count: number };
 

@@ -1,14 +1,9 @@
 import type { AccountStatus } from '../../domain/catalog.js';
 import type { Sql } from '../sql.js';
-import type { LoadedEmail } from './email-deliveries-repo.js';
-import { emailRow, mailboxesOf, toEmail, type StoredDraft } from './emails-repo.js';
+import { emailRow, mailboxesOf, toEmail } from './emails-repo.js';
+import type { StoredDraft } from '../../domain/entities/emails.js';
 import { waitingScheduled } from './scheduled-window.js';
-
-export interface UpcomingEmail {
-  scheduledId: string;
-  /** The email firing will create, as delivery loads it (with the id it is to have). */
-  loaded: LoadedEmail;
-}
+import type { UpcomingEmail } from '../../domain/entities/scheduled.js';
 
 type Raw = {
   id: string; account_id: string; api_key_id: string | null; draft: StoredDraft; scheduled_at: Date;

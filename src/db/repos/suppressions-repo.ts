@@ -1,14 +1,6 @@
 import type { Sql } from '../sql.js';
 import { addressDigest } from './address-digest.js';
-
-export interface SuppressionRow {
-  id: string;
-  accountId: string;
-  address: string;
-  reason: 'bounce' | 'complaint';
-  emailId: string;
-  createdAt: Date;
-}
+import type { SuppressionRow } from '../../domain/entities/suppressions.js';
 
 type Raw = { id: string; account_id: string; address: string; reason: 'bounce' | 'complaint'; email_id: string | null; created_at: Date };
 const toSuppression = (r: Raw): SuppressionRow => ({

@@ -2,52 +2,10 @@ import type postgres from 'postgres';
 import type { EventType } from '../../domain/catalog.js';
 import { sealedContext, type SecretBox } from '../../domain/sealed-values.js';
 import type { Sql } from '../sql.js';
-import { type EmailRaw, type EmailRow, toEmail } from './emails-repo.js';
+import type { EmailRaw } from '../../domain/entities/emails.js';
+import { toEmail } from './emails-repo.js';
 import { createGroupQueue } from './group-queue.js';
-
-export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'discarded';
-/** Why a delivery was discarded: every attempt failed, the webhook was disabled, or it was deleted. */
-export type DiscardReason = 'retries_exhausted' | 'webhook_disabled' | 'webhook_deleted';
-
-/** When a webhook is disabled: this many deliveries discarded in a row, the first at least `hours` ago. */
-export interface DisableThreshold {
-  discards: number;
-  hours: number;
-}
-
-export interface WebhookAttemptRow {
-  attempt: number;
-  startedAt: Date;
-  statusCode: number;
-  latencyMs: number;
-  responseExcerpt: string;
-  error: string;
-}
-
-export interface WebhookDeliveryRow {
-  id: string;
-  webhookId: string;
-  eventId: string;
-  eventType: EventType;
-  emailId: string;
-  status: WebhookDeliveryStatus;
-  createdAt: Date;
-  completedAt: Date | null;
-  discardReason: DiscardReason | null;
-  attempts: WebhookAttemptRow[];
-}
-
-/** Everything one attempt needs: where, with which secret, and the event with its email. */
-export interface DeliveryToSend {
-  id: string;
-  status: WebhookDeliveryStatus;
-  /** Attempts counted so far (claimForSending has counted the one it hands out). */
-  attempt: number;
-  /** Undefined once the webhook was deleted. `secrets`: the current one, then the previous during an overlap. */
-  webhook: { id: string; url: string; secrets: string[]; disabled: boolean } | undefined;
-  event: { id: string; type: EventType; at: Date; data: Record<string, unknown> };
-  email: EmailRow;
-}
+import type { WebhookDeliveryStatus, DiscardReason, DisableThreshold, WebhookAttemptRow, WebhookDeliveryRow, DeliveryToSend } from '../../domain/entities/webhooks.js';
 
 export const WEBHOOK_QUEUE_CHANNEL = 'mailer_webhook_queue';
 

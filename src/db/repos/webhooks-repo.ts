@@ -1,20 +1,6 @@
 import { sealedContext, type SecretBox } from '../../domain/sealed-values.js';
 import type { Sql } from '../sql.js';
-
-export interface WebhookRow {
-  id: string;
-  accountId: string;
-  url: string;
-  events: string[];
-  secret: string;
-  /** The secret before the last rotation, and until when it still signs (the overlap). */
-  previousSecret: string | null;
-  previousSecretUntil: Date | null;
-  /** Set when deliveries kept failing past the threshold (or null): nothing is attempted until enabled. */
-  disabledAt: Date | null;
-  disabledReason: string | null;
-  createdAt: Date;
-}
+import type { WebhookRow } from '../../domain/entities/webhooks.js';
 
 type Raw = {
   id: string; account_id: string; url: string; events: string[]; secret: string; previous_secret: string | null;

@@ -1,6 +1,6 @@
 import type { SendMailOptions } from 'nodemailer/lib/mailer';
 import type { Mailbox } from '../../domain/address.js';
-import type { EmailRow, StoredAttachment } from '../../db/repos/emails-repo.js';
+import type { EmailRow, StoredAttachment } from '../../domain/entities/emails.js';
 import type { DkimSigningKey } from '../dkim/dkim-keyring.js';
 import { parsedPrivateKey } from '../dkim/dkim-key-object.js';
 import { REPORT_TOKEN_HEADER } from './report-token.js';

@@ -1,5 +1,5 @@
-import type { ScheduledRepo } from '../../db/repos/scheduled-repo.js';
-import type { LoadedEmail } from '../../db/repos/email-deliveries-repo.js';
+import type { ScheduledRepo } from '../../db/index.js';
+import type { LoadedEmail } from '../../domain/entities/delivery.js';
 import { newId } from '../../ids.js';
 import type { Logger } from '../../logger.js';
 import type { PrebuiltMessages } from './prebuilt-messages.js';

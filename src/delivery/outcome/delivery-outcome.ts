@@ -1,5 +1,5 @@
-import type { DeliveryOutcome } from '../../db/repos/email-deliveries-repo.js';
-import type { EmailRow } from '../../db/repos/emails-repo.js';
+import type { DeliveryOutcome } from '../../domain/entities/delivery.js';
+import type { EmailRow } from '../../domain/entities/emails.js';
 import { addressKey } from '../../domain/address.js';
 import { refusalClass } from '../../domain/bounce-class.js';
 import { type BounceType, type BouncedRecipient, event, type NewEvent, suppressionsOf } from '../../domain/events.js';

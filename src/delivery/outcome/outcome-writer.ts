@@ -1,5 +1,6 @@
 import { isDatabaseUnavailable } from '../../db/db-unavailable.js';
-import { outcomeKey, type LeasedOutcome } from '../../db/repos/delivery-outcomes.js';
+import { outcomeKey } from '../../db/index.js';
+import type { LeasedOutcome } from '../../domain/entities/delivery.js';
 import { groupPerTurn } from '../../group-commit.js';
 
 /** Most outcomes in one statement (its JSON parameters stay small). */

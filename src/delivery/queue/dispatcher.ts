@@ -1,4 +1,4 @@
-import type { ClaimedGroup } from '../../db/repos/group-queue.js';
+import type { ClaimedGroup } from '../../domain/entities/delivery.js';
 import { type IdKind, newId } from '../../ids.js';
 import type { Logger } from '../../logger.js';
 import { createOutboxLoop } from './outbox-loop.js';

@@ -1,0 +1,8 @@
+export interface SuppressionRow {
+  id: string;
+  accountId: string;
+  address: string;
+  reason: 'bounce' | 'complaint';
+  emailId: string;
+  createdAt: Date;
+}
