@@ -1,5 +1,5 @@
 import { Registry, collectDefaultMetrics } from 'prom-client';
-import type { QueueStats } from './db/repos/delivery-queue-stats.js';
+import type { QueueStats } from './domain/entities/delivery.js';
 import { deliveryMetrics, webhookMetrics } from './metrics/delivery-metrics.js';
 import { queueMetrics } from './metrics/queue-metrics.js';
 import { requestMetrics } from './metrics/request-metrics.js';

@@ -1,5 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { QueueStats } from '../db/repos/delivery-queue-stats.js';
+import type { QueueStats } from '../domain/entities/delivery.js';
 
 /** How long a scrape waits for the queue's statistics before leaving them out. */
 export const QUEUE_STATS_TIMEOUT_MS = 1000;
