@@ -3,8 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseCidr } from './cidr.js';
 import { BODY_LIMITS } from './domain/limits.js';
-import { parseEncryptionKey } from './secrets/encryption-key.js';
-import { parseResourceAttributes } from './telemetry/resource-attributes.js';
+import { parseEncryptionKey } from './domain/encryption-key-text.js';
 
 /**
  * The only reader of the environment. Every setting is declared once with its variable, a description
@@ -430,4 +429,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
 /** Every setting with its variable, default and meaning, for docs and `--help`. */
 export function describeConfig(): { env: string; default: string | undefined; description: string }[] {
   return Object.values(settings).map(({ env, default: d, description }) => ({ env, default: d, description }));
+}
+
+/**
+ * OTEL_RESOURCE_ATTRIBUTES as the OpenTelemetry specification writes it: `key=value` pairs separated by
+ * commas, values percent-encoded. A malformed pair refuses the start rather than lose attributes silently.
+ */
+export function parseResourceAttributes(raw: string): Record<string, string> {
+  const attributes: Record<string, string> = {};
+  for (const pair of raw.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+    const at = pair.indexOf('=');
+    const key = pair.slice(0, at).trim();
+    if (at <= 0 || key === '') throw new Error(`OTEL_RESOURCE_ATTRIBUTES must be key=value pairs separated by commas, got "${pair}"`);
+    try {
+      attributes[key] = decodeURIComponent(pair.slice(at + 1).trim());
+    } catch {
+      throw new Error(`OTEL_RESOURCE_ATTRIBUTES: the value of ${key} is not valid percent-encoding`);
+    }
+  }
+  return attributes;
 }

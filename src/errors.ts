@@ -1,6 +1,4 @@
-import { isDatabaseUnavailable } from './db/db-unavailable.js';
 import type { RateDecision } from './domain/rate-decision.js';
-import { isTemporalUnavailable } from './temporal/temporal-unavailable.js';
 
 /**
  * One error type for the whole service, and the one table that says how each kind of failure is
@@ -133,9 +131,23 @@ export const unavailable = (message: string, cause?: unknown) =>
 export const notFound = (what: string, id: string) => new AppError('not_found', `${what} ${id} not found`);
 export const invalid = (message: string) => new AppError('validation', message);
 
-/** The message of a dependency that cannot be reached, naming the component only (no address, no error text). */
+/**
+ * A dependency's own test for "cannot be reached right now", and the message that names it (the component
+ * only: no address, no error text). The kernel knows no driver: each adapter registers its classifier when
+ * its module loads (db/db-unavailable.ts, temporal/temporal-unavailable.ts), so whatever process can meet a
+ * driver's error has its classifier.
+ */
+export interface UnavailableClassifier {
+  matches(err: unknown): boolean;
+  message: string;
+}
+
+const classifiers: UnavailableClassifier[] = [];
+
+export function registerUnavailable(classifier: UnavailableClassifier): void {
+  if (!classifiers.includes(classifier)) classifiers.push(classifier);
+}
+
 function unavailableDependency(err: unknown): string | undefined {
-  if (isDatabaseUnavailable(err)) return 'The database is unavailable; retry shortly';
-  if (isTemporalUnavailable(err)) return 'The workflow engine (Temporal) is unavailable; retry shortly';
-  return undefined;
+  return classifiers.find((c) => c.matches(err))?.message;
 }

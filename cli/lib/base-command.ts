@@ -1,6 +1,6 @@
 import type { Message } from '@bufbuild/protobuf';
 import { Command, Errors, Flags, type Interfaces } from '@oclif/core';
-import type { CommandContext } from './define-command.js';
+import type { CommandContext } from './command-context.js';
 import type { AdminClient, Closer, EmailClient } from './rpc.js';
 
 /** The Connect base URL of a local `npm start` (GRPC_PORT). */

@@ -2,16 +2,7 @@ import type { Message } from '@bufbuild/protobuf';
 import { Args, type Interfaces } from '@oclif/core';
 import { AdminCommand, EmailCommand } from './base-command.js';
 import type { AdminClient, EmailClient } from './rpc.js';
-
-/** What a command's `call` and `show` get: its parsed input, and stdout (`log`) and stderr (`note`). */
-export interface CommandContext<F, A> {
-  flags: F;
-  args: A;
-  /** The CLI's name (`mailer`), for hints that name another command. */
-  bin: string;
-  log(line: string): void;
-  note(line: string): void;
-}
+import type { CommandContext } from './command-context.js';
 
 /**
  * A command that makes one request (or a few) and prints its result: the message with --json, else what

@@ -17,7 +17,8 @@ import { createReportTokens, type ReportTokens } from '../delivery/message/repor
 import { createLinkTracker, type LinkTracker } from '../delivery/message/tracking.js';
 import { warnOfSharedTrackingHost } from '../http/tracking-host.js';
 import { createMetrics, type Metrics } from '../metrics.js';
-import { dataDirMode, holdsEmbeddedPostgres, tightenDataDir } from '../local/private-dir.js';
+import { tightenDataDir } from '../private-dir.js';
+import { dataDirMode, holdsEmbeddedPostgres } from '../local/data-dir.js';
 import { retryAtStart } from '../retry-at-start.js';
 import { loadAdminToken, seedIfEmpty, type FirstRun } from '../services/bootstrap-service.js';
 import { createDkimProvisioning, type DkimProvisioning } from '../services/dkim-provisioning.js';

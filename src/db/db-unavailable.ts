@@ -1,3 +1,5 @@
+import { registerUnavailable } from '../errors.js';
+
 /**
  * Whether an error means PostgreSQL cannot be reached right now (down, restarting, refusing connections),
  * as opposed to a fault of the statement or of the data. Such a failure says nothing about the request, so
@@ -65,3 +67,5 @@ function neverConnected(err: unknown, depth = 0): boolean {
 export function isCommitOutcomeUnknown(err: unknown): boolean {
   return isDatabaseUnavailable(err) && !neverConnected(err);
 }
+
+registerUnavailable({ matches: (err) => isDatabaseUnavailable(err), message: 'The database is unavailable; retry shortly' });

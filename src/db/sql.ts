@@ -1,4 +1,6 @@
 import postgres from 'postgres';
+// The driver's unreachable-server errors answer 503 wherever this client is used (errors.ts).
+import './db-unavailable.js';
 
 /** The one connection pool of a process. Repositories take it as a dependency; nothing builds its own. */
 export type Sql = postgres.Sql<Record<string, never>>;

@@ -12,7 +12,7 @@ import type { BuiltMessage } from './transport/send-built.js';
 import type { TransportResult } from './transport/transport.js';
 import { withLogFields } from '../telemetry/log-context.js';
 import { continuing, inSpan } from '../telemetry/spans.js';
-import type { DeliveryDeps } from './delivery-activities.js';
+import type { DeliveryDeps } from './delivery-deps.js';
 import { createOutcomeWriter } from './outcome/outcome-writer.js';
 
 export type SendOutcome = 'sent' | 'bounced' | 'soft' | 'skipped';

@@ -1,4 +1,4 @@
-import { returnPathDomain } from '../delivery/message/return-path.js';
+import { returnPathDomain } from './return-path-domain.js';
 
 /**
  * The DNS records a sender domain's owner publishes (CONTRACT.md, "Delivery, authentication and reports"),

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import selfsigned from 'selfsigned';
-import { makePrivateDir } from '../local/private-dir.js';
+import { makePrivateDir } from '../private-dir.js';
 
 export const TLS_CERT_FILE = 'tls-cert.pem';
 export const TLS_KEY_FILE = 'tls-key.pem';

@@ -5,7 +5,7 @@ import { SMTPServer } from 'smtp-server';
 import type { CaughtMessagesRepo } from '../db/index.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
-import { makePrivateDir, PRIVATE_FILE_MODE } from './private-dir.js';
+import { makePrivateDir, PRIVATE_FILE_MODE } from '../private-dir.js';
 import { listenSmtp, type Listening } from '../inbound/smtp-listen.js';
 import { createReportFeeder, simulatedOutcome, simulatedRefusal, simulatedReport } from './simulator.js';
 

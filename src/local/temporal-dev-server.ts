@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import type { Logger } from '../logger.js';
-import { makePrivateDir, withPrivateUmask } from './private-dir.js';
+import { makePrivateDir, withPrivateUmask } from '../private-dir.js';
 
 /**
  * The Temporal dev server for `npm start` and the tests when TEMPORAL_ADDRESS is unset, found in the order

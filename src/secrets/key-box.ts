@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { SecretBox } from '../domain/sealed-values.js';
+import { ENCRYPTION_KEY_BYTES } from '../domain/encryption-key-text.js';
 
 /**
  * Sealing of secrets kept in the database (DKIM private keys, webhook secrets, the tracking key) under the
@@ -26,7 +27,6 @@ const BOUND = 'kb2';
 const UNBOUND = 'kb1';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
-export const ENCRYPTION_KEY_BYTES = 32;
 
 export function keyIdOf(key: Buffer): string {
   return crypto.createHash('sha256').update('mailer key-box id').update(key).digest('base64url').slice(0, 8);

@@ -4,7 +4,7 @@ import { ADMIN_TOKEN_MIN_LENGTH } from '../config.js';
 import type { createSeedRepo } from '../db/index.js';
 import { DAILY_QUOTA } from '../domain/limits.js';
 import { newId } from '../ids.js';
-import { makePrivateDir } from '../local/private-dir.js';
+import { makePrivateDir } from '../private-dir.js';
 import { generateApiKey, generateToken } from './secrets.js';
 
 export interface FirstRun {

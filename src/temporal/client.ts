@@ -7,6 +7,8 @@ import type { Tracing } from '../telemetry/tracing.js';
 import { ensureDnsRecheckSchedule } from './dns-recheck-schedule.js';
 import { ensureRetentionSchedule } from './retention-schedule.js';
 import { clientTracing } from './temporal-tracing.js';
+// The SDK's unreachable-server errors answer 503 wherever a client is used (errors.ts).
+import './temporal-unavailable.js';
 
 /**
  * Starting the service's workflows. Workflow ids are business ids (delivery group, scheduled email, batch

@@ -1,3 +1,5 @@
+import { registerUnavailable } from '../errors.js';
+
 /**
  * Whether an error means the Temporal frontend cannot be reached right now: a gRPC UNAVAILABLE, or a
  * DEADLINE_EXCEEDED of the bounded calls the request path makes (workflow starts, the readiness probe).
@@ -16,3 +18,8 @@ export function isTemporalUnavailable(err: unknown, depth = 0): boolean {
   if (e.name === 'TransportError') return true;
   return isTemporalUnavailable(e.cause, depth + 1);
 }
+
+registerUnavailable({
+  matches: (err) => isTemporalUnavailable(err),
+  message: 'The workflow engine (Temporal) is unavailable; retry shortly',
+});

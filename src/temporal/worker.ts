@@ -5,6 +5,8 @@ import type { Tracing } from '../telemetry/tracing.js';
 import { appErrorInterceptor } from './app-error-interceptor.js';
 import { installTemporalRuntime } from './sdk-runtime.js';
 import { tracingActivityInterceptor, workflowSpanSinks, workflowTracingModule } from './temporal-tracing.js';
+// The SDK's unreachable-server errors are classified in the worker's process too (errors.ts).
+import './temporal-unavailable.js';
 
 const require = createRequire(import.meta.url);
 

@@ -5,7 +5,7 @@ import { createLogger } from '../../src/logger.js';
 import { createMetrics } from '../../src/metrics.js';
 import type { BuiltMessage } from '../../src/delivery/transport/send-built.js';
 import type { TransportResult } from '../../src/delivery/transport/transport.js';
-import type { DeliveryDeps } from '../../src/delivery/delivery-activities.js';
+import type { DeliveryDeps } from '../../src/delivery/delivery-deps.js';
 import { createEmailSender } from '../../src/delivery/email-sender.js';
 
 /**

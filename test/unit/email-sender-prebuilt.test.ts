@@ -3,7 +3,7 @@ import type { LoadedEmail } from '../../src/domain/entities/delivery.js';
 import { createLogger } from '../../src/logger.js';
 import { createMetrics } from '../../src/metrics.js';
 import { createPrebuiltMessages } from '../../src/delivery/message/prebuilt-messages.js';
-import type { DeliveryDeps } from '../../src/delivery/delivery-activities.js';
+import type { DeliveryDeps } from '../../src/delivery/delivery-deps.js';
 import { createEmailSender } from '../../src/delivery/email-sender.js';
 
 /** The sender's builder with fakes at its seams: no database, no SMTP (nothing here sends). */

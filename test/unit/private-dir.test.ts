@@ -4,7 +4,8 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import { dataDirMode, holdsEmbeddedPostgres, makePrivateDir, tightenDataDir } from '../../src/local/private-dir.js';
+import { dataDirMode, holdsEmbeddedPostgres } from '../../src/local/data-dir.js';
+import { makePrivateDir, tightenDataDir } from '../../src/private-dir.js';
 
 const root = await fs.mkdtemp(path.join(os.tmpdir(), 'private-dir-'));
 afterAll(() => fs.rm(root, { recursive: true, force: true }));

@@ -1,7 +1,5 @@
 import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import type { Logger } from '../logger.js';
+import type { Logger } from './logger.js';
 
 /**
  * The data dir holds secrets (the encryption key, the admin token, the embedded PostgreSQL's password) and
@@ -16,26 +14,9 @@ import type { Logger } from '../logger.js';
 export const PRIVATE_UMASK = 0o077;
 export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
-/** Owner only, and others may pass through (not list): for a data dir the embedded PostgreSQL's own user must enter. */
-export const PASSABLE_DIR_MODE = 0o711;
-
 /** `mkdir -p` with every directory it makes `mode` (0700 by default). An existing directory is left as it is. */
 export async function makePrivateDir(dir: string, mode = PRIVATE_DIR_MODE): Promise<void> {
   await fs.mkdir(dir, { recursive: true, mode });
-}
-
-/** The data dir's mode: 0700, or 0711 when the embedded PostgreSQL runs as the `postgres` user (the service runs as root). */
-export function dataDirMode(usesEmbeddedPostgres: boolean): number {
-  return usesEmbeddedPostgres && os.userInfo().uid === 0 ? PASSABLE_DIR_MODE : PRIVATE_DIR_MODE;
-}
-
-/**
- * Whether the data dir holds an embedded PostgreSQL's files (its `postgres` directory, local/embedded-postgres.ts):
- * then its server's user must pass through, whichever process looks. The worker child of `npm start` is handed
- * the embedded server's DATABASE_URL and would otherwise take the data dir for one without it (and close it).
- */
-export async function holdsEmbeddedPostgres(dataDir: string): Promise<boolean> {
-  return fs.stat(path.join(dataDir, 'postgres')).then((s) => s.isDirectory(), () => false);
 }
 
 /**
