@@ -6,9 +6,11 @@ import type { Sql } from './sql.js';
 const MIGRATION_LOCK = 0x6d61696c; // "mail"
 
 /**
- * Applies the migrations not yet applied, each in its own transaction, holding a session advisory lock so
- * that processes starting at once wait for each other instead of racing. `afterMigrate` runs under the
- * same lock (first-run seeding uses it to run exactly once).
+ * Applies the migrations not yet applied, and then `afterMigrate`, all in ONE transaction that first takes a
+ * transaction-scoped advisory lock. A process starting beside another waits on that lock until the first
+ * commits, then finds every migration recorded and applies none; a failure anywhere rolls back the whole run,
+ * so the database is left at the version it had. `afterMigrate` runs in every process, but under the lock and
+ * after the others' commits, so first-run seeding (which checks for an empty database) happens exactly once.
  */
 export async function migrate(sql: Sql, logger: Logger, afterMigrate?: (sql: Sql) => Promise<void>): Promise<number[]> {
   const applied: number[] = [];

@@ -22,7 +22,7 @@ import * as answeredCopies from './0020-answered-copies.js';
 /**
  * Forward-only migrations, applied in order. Never edit one that has shipped: add the next. A migration is
  * SQL, and where SQL cannot do the work (UTS #46, say) also a step in TypeScript run after it in the same
- * transaction.
+ * transaction: db/migrate.ts applies every pending migration in one transaction, under an advisory lock.
  */
 export const MIGRATIONS: readonly { version: number; name: string; sql: string; run?: (tx: Sql) => Promise<void> }[] = [
   { version: 1, name: 'initial-schema', sql: initialSchema.sql },
