@@ -9,11 +9,37 @@ const nodeBuiltins = [
 ];
 const builtinPatterns = [...nodeBuiltins, ...nodeBuiltins.map((m) => `node:${m}`)];
 
-/** A no-restricted-imports rule from a list of {group, message}. */
+/** A no-restricted-imports rule from a list of {group, message} or {regex, message}. */
 const restrict = (...patterns) => ['error', { patterns }];
 
-/** The config block that keeps `files` from importing `group`. */
-const layer = (files, group, message) => ({ files, rules: { 'no-restricted-imports': restrict({ group, message }) } });
+/**
+ * The layers of .dependency-cruiser.cjs (which checks the whole graph) as import specifiers: a module's folder
+ * or root file reached by any number of `../`. `above(layer)` bans every module of a higher layer.
+ */
+const LAYERS = [
+  ['kernel', ['domain', 'errors', 'config', 'ids', 'cidr']],
+  ['support', ['telemetry', 'metrics', 'net', 'secrets', 'logger', 'group-commit', 'bytes-in-flight', 'retry-at-start', 'private-dir']],
+  ['db', ['db']],
+  ['io', ['delivery', 'inbound', 'webhooks']],
+  ['local', ['local']],
+  ['services', ['services']],
+  ['runners', ['temporal', 'api']],
+  ['adapters', ['http', 'rpc', 'console']],
+  ['app', ['app', 'main', 'start', 'worker-child']],
+];
+/** `../` (any depth) to a module; from a file at src/'s root, `./` too. */
+const moduleRegex = (names, fromRoot = false) => `^(${fromRoot ? '\\./|' : ''}(\\.\\./)+)(${names.join('|')})(/|\\.js$)`;
+const above = (layer, message, fromRoot = false) => {
+  const i = LAYERS.findIndex(([name]) => name === layer);
+  return { regex: moduleRegex(LAYERS.slice(i + 1).flatMap(([, names]) => names), fromRoot), message };
+};
+/** For the adapters: the layers below services that they must reach only through services/ and api/. */
+const below = (_adapter, message) => ({ regex: moduleRegex(['db', 'delivery', 'inbound', 'webhooks', 'local', 'temporal']), message });
+
+/** The config block that keeps `files` from importing the packages `group` and whatever `patterns` name. */
+const restrictLayer = (files, group, ...patterns) => ({
+  files, rules: { 'no-restricted-imports': restrict({ group, message: 'not in this layer (see .dependency-cruiser.cjs).' }, ...patterns) },
+});
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'src/gen/**', '.data/**', 'test-artifacts/**', 'bench/results/**'] },
@@ -25,6 +51,11 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
     },
+  },
+  {
+    // The dependency-cruiser config is CommonJS, as depcruise loads it.
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
   },
   {
     // The console's browser modules, served as they are (no build step).
@@ -53,22 +84,47 @@ export default tseslint.config(
     rules: { 'no-control-regex': 'off' },
   },
   {
-    // Pure rules: nothing with I/O.
+    // The kernel (domain/, errors.ts, config.ts): pure rules and types, importing nothing with I/O or above it.
+    files: ['src/errors.ts', 'src/config.ts', 'src/ids.ts', 'src/cidr.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        { group: ['postgres', 'fastify', '@fastify/*', '@connectrpc/*', '@temporalio/*', 'smtp-server', 'mailparser', 'mailauth', 'undici', 'nodemailer'], message: 'the kernel imports nothing with I/O.' },
+        above('kernel', 'the kernel imports nothing above it: adapters register with it (errors.ts registerUnavailable).', true),
+      ),
+    },
+  },
+  {
+    // domain/ goes further: no Node I/O module either (crypto's hashes and HMACs are pure).
     files: ['src/domain/**/*.ts'],
     rules: {
       'no-restricted-imports': restrict(
         { group: builtinPatterns.filter((m) => !m.endsWith('crypto')), message: 'domain/ is pure.' },
-        { group: ['postgres', 'fastify', '@connectrpc/*', '@temporalio/*', '../db/*', '../services/*', '../http/*', '../rpc/*', '../api/*', '../gen/*'], message: 'domain/ imports nothing with I/O.' },
-        // nodemailer's addressparser is a pure function: the domain reads addresses exactly as nodemailer does.
+        { group: ['postgres', 'fastify', '@fastify/*', '@connectrpc/*', '@temporalio/*', 'smtp-server', 'mailparser', 'mailauth', 'undici'], message: 'domain/ imports nothing with I/O.' },
         { regex: '^nodemailer(?!/lib/addressparser$)', message: 'domain/ imports nothing with I/O.' },
+        above('kernel', 'domain/ imports nothing above the kernel.'),
       ),
     },
   },
-  // Use cases know nothing of HTTP, gRPC or the generated schema.
-  layer(['src/services/**/*.ts'], ['fastify', '@fastify/*', '@connectrpc/*', '../gen/*', '../http/*', '../rpc/*', '../api/*'], 'services/ never import transports or the generated schema.'),
+  // Cross-cutting helpers: over the kernel only.
+  restrictLayer(['src/telemetry/**/*.ts', 'src/metrics/**/*.ts', 'src/net/**/*.ts', 'src/secrets/**/*.ts'],
+    ['fastify', '@fastify/*', '@connectrpc/*'], above('support', 'support modules import only the kernel and each other.')),
+  restrictLayer(['src/logger.ts', 'src/metrics.ts', 'src/group-commit.ts', 'src/bytes-in-flight.ts', 'src/retry-at-start.ts', 'src/private-dir.ts'],
+    ['fastify', '@fastify/*', '@connectrpc/*'], above('support', 'support modules import only the kernel and each other.', true)),
+  // Repositories: SQL only, over domain types; nothing above them.
+  restrictLayer(['src/db/**/*.ts'], ['fastify', '@fastify/*', '@connectrpc/*', 'nodemailer', '@temporalio/*'],
+    above('db', 'db/ holds SQL only: services call it, it calls nothing above it.')),
+  // What leaves and what arrives: called by services and activities, never by or through the adapters.
+  restrictLayer(['src/delivery/**/*.ts', 'src/inbound/**/*.ts', 'src/webhooks/**/*.ts'], ['fastify', '@fastify/*', '@connectrpc/*'],
+    above('io', 'delivery/, inbound/ and webhooks/ do their I/O for services and activities, and know nothing of them.')),
+  restrictLayer(['src/local/**/*.ts'], ['fastify', '@fastify/*', '@connectrpc/*'], above('local', 'local/ stands in for servers in development; it knows nothing of the service above it.')),
+  // Use cases know nothing of HTTP, gRPC, Temporal or the generated schema.
+  restrictLayer(['src/services/**/*.ts'], ['fastify', '@fastify/*', '@connectrpc/*', '@temporalio/*'],
+    above('services', 'services/ never import transports, Temporal wiring or the generated schema.'), { regex: '^(\\.\\./)+gen/', message: 'services/ never import the generated schema.' }),
+  // Temporal wiring and activities: services, repos and I/O; never the transports.
+  restrictLayer(['src/temporal/**/*.ts'], ['fastify', '@fastify/*', '@connectrpc/*'], above('runners', 'temporal/ never imports the API adapters or the app.'), { regex: '^(\\.\\./)+api/', message: 'temporal/ and api/ know nothing of each other.' }),
   // The two adapters stay thin: no SQL, no SMTP, and they never import each other.
-  layer(['src/http/**/*.ts'], ['postgres', 'nodemailer', '../db/*', '../mail/*', '../rpc/*'], 'http/ is an adapter over api/ and services/.'),
-  layer(['src/rpc/**/*.ts'], ['postgres', 'nodemailer', '../db/*', '../mail/*', '../http/*'], 'rpc/ is an adapter over api/ and services/.'),
+  restrictLayer(['src/http/**/*.ts'], ['postgres', 'nodemailer'], above('adapters', 'http/ is an adapter over api/ and services/.'), below('http', 'http/ is an adapter over api/ and services/: no SQL, no SMTP, no workflows.'), { regex: '^(\\.\\./)+rpc/', message: 'http/ and rpc/ never import each other.' }),
+  restrictLayer(['src/rpc/**/*.ts'], ['postgres', 'nodemailer'], above('adapters', 'rpc/ is an adapter over api/ and services/.'), below('rpc', 'rpc/ is an adapter over api/ and services/: no SQL, no SMTP, no workflows.'), { regex: '^(\\.\\./)+http/', message: 'http/ and rpc/ never import each other.' }),
   {
     // Only config.ts reads the environment; process entry points hand it over.
     files: ['src/**/*.ts'],
@@ -82,20 +138,16 @@ export default tseslint.config(
     files: ['src/api/**/*.ts'],
     rules: {
       'no-restricted-imports': restrict(
-        { group: ['postgres', 'nodemailer', 'fastify', '../mail/*', '../http/*', '../rpc/*', '../temporal/*'], message: 'api/ is the handler set over services/; adapters call it.' },
+        { group: ['postgres', 'nodemailer', 'fastify', '@temporalio/*'], message: 'api/ is the handler set over services/; adapters call it.' },
+        above('runners', 'api/ is the handler set over services/; adapters call it.'),
+        { regex: '^(\\.\\./)+(temporal|delivery|inbound|webhooks|local)/', message: 'api/ reaches delivery, Temporal and I/O through services/ only.' },
       ),
       // Presenters read the rows services return: their types, never the repositories themselves.
       '@typescript-eslint/no-restricted-imports': ['error', {
-        patterns: [{ group: ['../db/*', '../db/**'], allowTypeImports: true, message: 'api/ reaches the database through services/ only.' }],
+        patterns: [{ regex: '^(\\.\\./)+db/', allowTypeImports: true, message: 'api/ reaches the database through services/ only.' }],
       }],
     },
   },
-  // Repositories: SQL only, over domain types; nothing above them.
-  layer(['src/db/**/*.ts'], ['fastify', '@connectrpc/*', 'nodemailer', '@temporalio/*', '../services/*', '../api/*', '../http/*', '../rpc/*', '../mail/*', '../temporal/*', '../../services/*', '../../api/*', '../../http/*', '../../rpc/*', '../../mail/*', '../../temporal/*'], 'db/ holds SQL only: services call it, it calls nothing above it.'),
-  // Mail and webhook I/O: called by activities and services, never by or through the adapters.
-  layer(['src/mail/**/*.ts', 'src/webhooks/**/*.ts'], ['fastify', '@connectrpc/*', '../http/*', '../rpc/*', '../api/*', '../services/*', '../temporal/*'], 'mail/ and webhooks/ do their I/O for services and activities, and know nothing of them.'),
-  // Temporal wiring and activities: services, repos and mail; never the transports.
-  layer(['src/temporal/**/*.ts'], ['fastify', '@connectrpc/*', '../http/*', '../rpc/*', '../api/*'], 'temporal/ never imports the API adapters.'),
   {
     // The CLI is a client of the Connect API like any other: the generated schema, never the server's code.
     files: ['cli/**/*.ts'],
