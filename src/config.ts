@@ -12,6 +12,8 @@ import { parseEncryptionKey } from './domain/encryption-key-text.js';
 
 export type Role = 'all' | 'api' | 'worker';
 export type DeliveryMode = 'catcher' | 'relay' | 'direct';
+export type LogFormat = 'json' | 'pretty';
+export type LogFormatSetting = LogFormat | 'auto';
 
 interface Setting<T> {
   env: string;
@@ -412,6 +414,16 @@ const settings = {
     parse: int('OTEL_BSP_SCHEDULE_DELAY', 5000, 1, 600_000),
   },
   logLevel: { env: 'LOG_LEVEL', description: 'fatal, error, warn, info, debug or trace.', default: 'info', parse: str('info') },
+  logFormat: {
+    env: 'MAILER_LOG_FORMAT',
+    description: 'How log lines are written on stdout: `json` (one JSON object a line, to parse and ship), `pretty` (human-readable, coloured in a terminal) or `auto`: pretty when stdout is a terminal, else JSON (CI, docker, systemd, a pipe). The worker child process (MAILER_WORKER_PROCESS) writes as its parent decided.',
+    default: 'auto',
+    parse: (raw: string | undefined) => {
+      const format = raw === undefined || raw === '' ? 'auto' : raw;
+      if (format !== 'auto' && format !== 'json' && format !== 'pretty') throw new Error(`MAILER_LOG_FORMAT must be auto, json or pretty, got "${format}"`);
+      return format as LogFormatSetting;
+    },
+  } satisfies Setting<LogFormatSetting>,
 } as const;
 
 type Settings = typeof settings;
