@@ -11,10 +11,10 @@ export async function schemaSnapshot(sql: Sql): Promise<string> {
   const parts: string[] = ['-- The schema after all migrations (src/db/migrations). Generated: do not edit.',
     '-- UPDATE_SCHEMA=1 npx vitest run test/integration/schema-snapshot.test.ts writes it anew.', ''];
 
-  const tables = await sql<{ name: string }[]>`
-    select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+  const tables = await sql<{ name: string; comment: string | null }[]>`
+    select c.relname as name, obj_description(c.oid, 'pg_class') as comment from pg_class c join pg_namespace n on n.oid = c.relnamespace
     where n.nspname = 'public' and c.relkind in ('r', 'p') order by c.relname`;
-  for (const { name } of tables) {
+  for (const { name, comment } of tables) {
     const columns = await sql<{ name: string; type: string; not_null: boolean; def: string | null }[]>`
       select a.attname as name, format_type(a.atttypid, a.atttypmod) as type, a.attnotnull as not_null,
         pg_get_expr(d.adbin, d.adrelid) as def
@@ -28,7 +28,7 @@ export async function schemaSnapshot(sql: Sql): Promise<string> {
       ...columns.map((c) => `  ${c.name} ${c.type}${c.not_null ? ' NOT NULL' : ''}${c.def === null ? '' : ` DEFAULT ${c.def}`}`),
       ...constraints.map((c) => `  CONSTRAINT ${c.name} ${c.def}`),
     ];
-    parts.push(`CREATE TABLE ${name} (\n${lines.join(',\n')}\n);`, '');
+    parts.push(...commentLines(comment), `CREATE TABLE ${name} (\n${lines.join(',\n')}\n);`, '');
   }
 
   const indexes = await sql<{ def: string }[]>`
@@ -38,10 +38,10 @@ export async function schemaSnapshot(sql: Sql): Promise<string> {
     order by t.relname, x.relname`;
   parts.push(...indexes.map((i) => `${i.def};`), '');
 
-  const functions = await sql<{ def: string }[]>`
-    select pg_get_functiondef(p.oid) as def from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+  const functions = await sql<{ def: string; comment: string | null }[]>`
+    select pg_get_functiondef(p.oid) as def, obj_description(p.oid, 'pg_proc') as comment from pg_proc p join pg_namespace n on n.oid = p.pronamespace
     where n.nspname = 'public' order by p.proname, pg_get_function_identity_arguments(p.oid)`;
-  parts.push(...functions.map((f) => `${f.def.trimEnd()};\n`));
+  parts.push(...functions.flatMap((f) => [...commentLines(f.comment), `${f.def.trimEnd()};\n`]));
 
   const triggers = await sql<{ def: string }[]>`
     select pg_get_triggerdef(t.oid) as def from pg_trigger t
@@ -49,4 +49,19 @@ export async function schemaSnapshot(sql: Sql): Promise<string> {
     where n.nspname = 'public' and not t.tgisinternal order by c.relname, t.tgname`;
   parts.push(...triggers.map((t) => `${t.def};`), '');
   return `${parts.join('\n').trimEnd()}\n`;
+}
+
+/** An object's COMMENT (the why of it, set by a migration) as `--` lines wrapped at 110 columns. */
+function commentLines(comment: string | null): string[] {
+  if (!comment) return [];
+  const lines: string[] = [];
+  let line = '--';
+  for (const word of comment.split(/\s+/)) {
+    if (line.length + word.length + 1 > 110 && line !== '--') {
+      lines.push(line);
+      line = '--';
+    }
+    line += ` ${word}`;
+  }
+  return [...lines, line];
 }

@@ -184,6 +184,10 @@ CREATE TABLE idempotency_keys (
   CONSTRAINT idempotency_keys_pkey PRIMARY KEY (account_id, key)
 );
 
+-- Exact totals of each account's lists (emails, scheduled, batch) per status and job type, for GET /emails
+-- and the others to answer total without counting rows. Kept by the *_counted_* triggers inside the writing
+-- transaction, spread over up to 1024 slots per key so that concurrent writers rarely wait on one row; a
+-- total is the sum of its slots (db/repos/list-counts.ts).
 CREATE TABLE list_counts (
   account_id text NOT NULL,
   list text NOT NULL,
@@ -291,6 +295,9 @@ CREATE TABLE webhook_attempts (
   CONSTRAINT webhook_attempts_pkey PRIMARY KEY (delivery_id, attempt)
 );
 
+-- One row per (event, webhook) to deliver: written by the events_queue_webhooks trigger in the transaction
+-- that records the event, so an event and its deliveries commit together; the worker's webhook dispatcher
+-- (webhooks/webhook-dispatcher.ts) claims pending rows, woken by NOTIFY mailer_webhook_queue.
 CREATE TABLE webhook_deliveries (
   id text NOT NULL,
   webhook_id text NOT NULL,
@@ -361,6 +368,8 @@ CREATE INDEX webhook_deliveries_unclaimed ON public.webhook_deliveries USING btr
 CREATE INDEX webhook_deliveries_webhook ON public.webhook_deliveries USING btree (webhook_id, id);
 CREATE INDEX webhooks_account ON public.webhooks USING btree (account_id, id) WHERE (deleted_at IS NULL);
 
+-- emails_counted_in: inserted emails, counted per statement (one bump per account, status and job type, not
+-- per row).
 CREATE OR REPLACE FUNCTION public.list_counts_add_emails()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -370,6 +379,7 @@ BEGIN
   RETURN NULL;
 END $function$;
 
+-- The *_counted_in triggers of scheduled_emails and batch_jobs (TG_ARGV[0] names the list).
 CREATE OR REPLACE FUNCTION public.list_counts_add_owned()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -379,6 +389,9 @@ BEGIN
   RETURN NULL;
 END $function$;
 
+-- Adds d to one slot of a list_counts key: a free slot taken with SKIP LOCKED, else a new random one. The
+-- two-statement form is deliberate: UPDATE ... FROM (SELECT ... FOR UPDATE SKIP LOCKED) can apply a delta
+-- twice when a concurrent update forces a recheck.
 CREATE OR REPLACE FUNCTION public.list_counts_bump(a text, l text, s text, j text, d bigint)
  RETURNS void
  LANGUAGE plpgsql
@@ -398,6 +411,8 @@ BEGIN
   END IF;
 END $function$;
 
+-- emails_counted_move: an UPDATE statement's net change of emails per account, status and job type (new rows
+-- counted in, old rows out).
 CREATE OR REPLACE FUNCTION public.list_counts_move_emails()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -415,6 +430,8 @@ BEGIN
   RETURN NULL;
 END $function$;
 
+-- The *_counted_move triggers of scheduled_emails and batch_jobs: a row whose status or account changed moves
+-- between counts.
 CREATE OR REPLACE FUNCTION public.list_counts_move_owned()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -425,6 +442,7 @@ BEGIN
   RETURN NULL;
 END $function$;
 
+-- emails_counted_out: deleted emails (retention, erasure, tests) leave the counts per statement.
 CREATE OR REPLACE FUNCTION public.list_counts_remove_emails()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -434,6 +452,7 @@ BEGIN
   RETURN NULL;
 END $function$;
 
+-- The *_counted_out triggers of scheduled_emails and batch_jobs.
 CREATE OR REPLACE FUNCTION public.list_counts_remove_owned()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -443,6 +462,7 @@ BEGIN
   RETURN NULL;
 END $function$;
 
+-- A TRUNCATE of a counted table empties its list's counts (tests truncate; the service never does).
 CREATE OR REPLACE FUNCTION public.list_counts_truncated()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -452,6 +472,10 @@ BEGIN
   RETURN NULL;
 END $function$;
 
+-- Webhook fan-out (events_queue_webhooks): each inserted event gets a delivery per live webhook of its
+-- account subscribed to its type, pending, or discarded at once when the webhook is disabled; ids derive from
+-- event and webhook, so a replayed insert adds nothing. NOTIFY wakes the dispatcher only when rows were
+-- added.
 CREATE OR REPLACE FUNCTION public.queue_events_for_webhooks()
  RETURNS trigger
  LANGUAGE plpgsql

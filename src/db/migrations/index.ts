@@ -1,4 +1,4 @@
-import type { Sql } from '../sql.js';
+import type { Tx } from '../sql.js';
 import * as initialSchema from './0001-initial-schema.js';
 import * as jobWorkflows from './0002-job-workflows.js';
 import * as eventsWebhooksHealth from './0003-events-webhooks-health.js';
@@ -18,13 +18,14 @@ import * as webhookFanOutPerStatement from './0016-webhook-fan-out-per-statement
 import * as canonicalAddresses from './0017-canonical-addresses.js';
 import * as complaintSources from './0019-complaint-sources.js';
 import * as answeredCopies from './0020-answered-copies.js';
+import * as schemaComments from './0021-schema-comments.js';
 
 /**
  * Forward-only migrations, applied in order. Never edit one that has shipped: add the next. A migration is
  * SQL, and where SQL cannot do the work (UTS #46, say) also a step in TypeScript run after it in the same
  * transaction: db/migrate.ts applies every pending migration in one transaction, under an advisory lock.
  */
-export const MIGRATIONS: readonly { version: number; name: string; sql: string; run?: (tx: Sql) => Promise<void> }[] = [
+export const MIGRATIONS: readonly { version: number; name: string; sql: string; run?: (tx: Tx) => Promise<void> }[] = [
   { version: 1, name: 'initial-schema', sql: initialSchema.sql },
   { version: 2, name: 'job-workflows', sql: jobWorkflows.sql },
   { version: 3, name: 'events-webhooks-health', sql: eventsWebhooksHealth.sql },
@@ -44,4 +45,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string; 
   { version: 17, name: 'canonical-addresses', sql: canonicalAddresses.sql, run: canonicalAddresses.run },
   { version: 19, name: 'complaint-sources', sql: complaintSources.sql },
   { version: 20, name: 'answered-copies', sql: answeredCopies.sql },
+  { version: 21, name: 'schema-comments', sql: schemaComments.sql },
 ];

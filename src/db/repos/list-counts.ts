@@ -1,12 +1,12 @@
 import type { Sql } from '../sql.js';
 
-/** The lists whose totals migration 0014's triggers keep in list_counts (its `list` column's CHECK). */
+/** The lists whose totals the *_counted_* triggers keep in list_counts (src/db/schema.sql has them, with their why). */
 export const COUNTED_LISTS = ['emails', 'scheduled', 'batch'] as const;
 export type CountedList = (typeof COUNTED_LISTS)[number];
 
 /**
  * How many rows of an account's list match a status and (emails only) a job type, exactly, from the
- * counters the triggers of migration 0014 keep in the writing transactions: a sum over at most a few
+ * counters the triggers keep in the writing transactions (src/db/schema.sql, list_counts_*): a sum over at most a few
  * hundred rows, whatever the list's length. float8 holds any count exactly up to 2^53.
  */
 export async function countedTotal(sql: Sql, accountId: string, list: CountedList, filter: { status?: string; jobType?: string }): Promise<number> {
