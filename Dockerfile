@@ -5,7 +5,7 @@
 # Three stages: `deps` installs the production dependencies only, `build` compiles TypeScript (with the dev
 # dependencies) and prebuilds the workflow bundle, and the runtime stage takes the compiled JavaScript laid
 # out as the repository is (src/, workflows/, cli/, bin/), so that package.json, bin/run.js and every
-# relative path in the code work unchanged. test/unit/dockerfile.test.ts checks this file against the
+# relative path in the code work unchanged. test/packaging/dockerfile.test.ts checks this file against the
 # repository, and test/packaging/image-layout.test.ts runs its build steps outside Docker.
 ARG NODE_IMAGE=node:20.20.2-bookworm-slim
 

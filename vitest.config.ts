@@ -12,7 +12,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     teardownTimeout: 30_000,
     projects: [
-      { extends: true, test: { name: 'unit', include: UNIT } },
+      { extends: true, test: { name: 'unit', include: UNIT, setupFiles: ['test/helpers/unit-no-io.ts'] } },
       {
         extends: true,
         test: {

@@ -1,7 +1,7 @@
 import { context, diag, DiagLogLevel, propagation, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { Resource } from '@opentelemetry/resources';
-import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BatchSpanProcessor, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import type { Logger } from '../logger.js';
 import { setTracingEnabled } from './spans.js';
@@ -41,14 +41,17 @@ export function tracesUrl(settings: Pick<TracingSettings, 'otlpEndpoint' | 'otlp
  */
 let shared: { url: string; provider: NodeTracerProvider; processor: SpanProcessor; resource: Resource; users: number } | undefined;
 
-export function startTracing(settings: TracingSettings, logger: Logger): Tracing {
+/** Spans go over OTLP/protobuf; unit tests pass an in-memory exporter (they open no socket). */
+const otlpExporter = (url: string): SpanExporter => new OTLPTraceExporter({ url });
+
+export function startTracing(settings: TracingSettings, logger: Logger, exporterFor = otlpExporter): Tracing {
   const url = tracesUrl(settings);
   if (url === undefined) return OFF;
   if (shared) {
     if (shared.url !== url) logger.warn({ url: shared.url, ignored: url }, 'tracing is already set up in this process; spans go to its endpoint');
     shared.users += 1;
   } else {
-    shared = createProvider(url, settings);
+    shared = createProvider(url, settings, exporterFor(url));
     // The SDK's own complaints (an export the collector refused or never answered) go to our log.
     diag.setLogger({
       error: (message, ...args) => logger.warn({ args }, `tracing: ${message}`),
@@ -80,11 +83,11 @@ export function startTracing(settings: TracingSettings, logger: Logger): Tracing
   };
 }
 
-function createProvider(url: string, settings: TracingSettings) {
+function createProvider(url: string, settings: TracingSettings, exporter: SpanExporter) {
   // OTEL_SERVICE_NAME wins over a service.name among OTEL_RESOURCE_ATTRIBUTES, as the specification says.
   const attributes = settings.otelResourceAttributes;
   const resource = new Resource({ ...attributes, 'service.name': settings.otelServiceName ?? attributes['service.name'] ?? 'mailer' });
-  const processor = new BatchSpanProcessor(new OTLPTraceExporter({ url }), { scheduledDelayMillis: settings.otelExportDelayMs });
+  const processor = new BatchSpanProcessor(exporter, { scheduledDelayMillis: settings.otelExportDelayMs });
   const provider = new NodeTracerProvider({ resource, spanProcessors: [processor] });
   // The W3C trace-context propagator and the AsyncLocalStorage context manager, process-wide.
   provider.register();

@@ -1,4 +1,5 @@
 import { trace } from '@opentelemetry/api';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
@@ -32,8 +33,10 @@ describe('tracing settings', () => {
 
   it('shares one process-wide provider between mailers, and the last stop lets a later start register again', async () => {
     const on = settings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' });
-    const first = startTracing(on, logger);
-    const second = startTracing(on, logger);
+    // Spans stay in memory: the export over OTLP is test/integration/tracing.test.ts's.
+    const inMemory = () => new InMemorySpanExporter();
+    const first = startTracing(on, logger, inMemory);
+    const second = startTracing(on, logger, inMemory);
     expect(tracingEnabled()).toBe(true);
     const provider = trace.getTracerProvider();
     await first.stop();
@@ -44,7 +47,7 @@ describe('tracing settings', () => {
     await second.stop();
     expect(tracingEnabled()).toBe(false);
 
-    const third = startTracing(on, logger);
+    const third = startTracing(on, logger, inMemory);
     expect(tracingEnabled()).toBe(true);
     expect(trace.getTracerProvider()).not.toBe(provider);
     expect(await inSpan('again', {}, async (span) => span?.spanContext().traceId)).toMatch(/^[0-9a-f]{32}$/);

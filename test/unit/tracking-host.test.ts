@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
@@ -16,6 +17,8 @@ import { buildTestRestApp } from '../helpers/in-memory-apps.js';
  */
 
 const PUBLIC_URL = 'https://console.example.com';
+/** Two files standing in for the console's (unit tests read no repository file but their fixtures). */
+const CONSOLE_FIXTURE = fileURLToPath(new URL('../fixtures/console-static/', import.meta.url));
 const TRACKING_URL = 'https://track.example.net';
 const ID = 'em_01jtestemail0000000000000a';
 const tracker = createLinkTracker({ baseUrl: TRACKING_URL, key: crypto.randomBytes(32) });
@@ -26,7 +29,7 @@ async function appWith(publicUrl: string, trackingUrl: string) {
   });
   const { app } = await buildTestRestApp({
     publicUrl,
-    plugins: [trackingHostPlugin({ publicUrl, trackingUrl }), trackingRoutes(tracking), consolePlugin({ publicUrl })],
+    plugins: [trackingHostPlugin({ publicUrl, trackingUrl }), trackingRoutes(tracking), consolePlugin({ publicUrl, staticDir: CONSOLE_FIXTURE })],
   });
   return (host: string, url: string) => app.inject({ method: 'GET', url, headers: { host } });
 }

@@ -5,18 +5,18 @@ import { createClient } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcTransport } from '@connectrpc/connect-node';
 import type { FastifyInstance } from 'fastify';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { callCredential, type CallContext } from '../../../src/api/call-context.js';
-import { BytesInFlight, type BytesInFlightLimits } from '../../../src/bytes-in-flight.js';
-import { AppError } from '../../../src/errors.js';
-import { AdminService } from '../../../src/gen/mail/v1/admin_service_pb.js';
-import { EmailService } from '../../../src/gen/mail/v1/email_service_pb.js';
-import { createLogger } from '../../../src/logger.js';
-import { createMetrics } from '../../../src/metrics.js';
-import { buildGrpcApp } from '../../../src/rpc/grpc-app.js';
-import type { Principal } from '../../../src/services/auth-service.js';
-import { createFakeEmailApi, SENT_ID } from '../../helpers/fake-api-deps.js';
-import { envelope, grpcStatus, pushBody, type H2Answer } from '../../helpers/h2-push.js';
-import { eventually } from '../../helpers/http.js';
+import { callCredential, type CallContext } from '../../src/api/call-context.js';
+import { BytesInFlight, type BytesInFlightLimits } from '../../src/bytes-in-flight.js';
+import { AppError } from '../../src/errors.js';
+import { AdminService } from '../../src/gen/mail/v1/admin_service_pb.js';
+import { EmailService } from '../../src/gen/mail/v1/email_service_pb.js';
+import { createLogger } from '../../src/logger.js';
+import { createMetrics } from '../../src/metrics.js';
+import { buildGrpcApp } from '../../src/rpc/grpc-app.js';
+import type { Principal } from '../../src/services/auth-service.js';
+import { createFakeEmailApi, SENT_ID } from '../helpers/fake-api-deps.js';
+import { envelope, grpcStatus, pushBody, type H2Answer } from '../helpers/h2-push.js';
+import { eventually } from '../helpers/http.js';
 
 /**
  * The gRPC listener counts each call's message in the process's bytes in flight as connect-es reads it (a

@@ -1,12 +1,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { callCredential, type CallContext } from '../../../src/api/call-context.js';
-import { BytesInFlight, type BytesInFlightLimits } from '../../../src/bytes-in-flight.js';
-import { AppError } from '../../../src/errors.js';
-import type { Principal } from '../../../src/services/auth-service.js';
-import { eventually } from '../../helpers/http.js';
-import { buildTestRestApp } from '../../helpers/in-memory-apps.js';
+import { callCredential, type CallContext } from '../../src/api/call-context.js';
+import { BytesInFlight, type BytesInFlightLimits } from '../../src/bytes-in-flight.js';
+import { AppError } from '../../src/errors.js';
+import type { Principal } from '../../src/services/auth-service.js';
+import { eventually } from '../helpers/http.js';
+import { buildTestRestApp } from '../helpers/in-memory-apps.js';
 
 /**
  * The REST gateway counts request bodies in flight per process and per key (bytes-in-flight.ts), over real
