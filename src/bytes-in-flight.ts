@@ -2,9 +2,9 @@ import { AppError } from './errors.js';
 
 /**
  * Request bytes this process holds at once (REST and gRPC bodies, SMTP submission messages), counted in
- * total and per API key, each under its cap. Without this, one key could send dozens of 64 MiB batches at once:
- * four concurrent ones took the API from 233 to 830 MB, a few dozen would end the process. The process holds a
- * small multiple of the bytes counted while it parses them (docs/operations.md, "Request bytes in flight").
+ * total and per API key, each under its cap. Without this, one key could send dozens of 64 MiB batches at once,
+ * and a few dozen would end the process. The process holds a small multiple of the bytes counted while it
+ * parses them (docs/operations.md, "Request bytes in flight", has the figures).
  *
  * The two caps count differently, each what it protects against:
  * - The process counts what is in memory: bytes as they arrive (or a length the reader allocates whole), so a

@@ -6,12 +6,12 @@ import type { WebhookActivities } from '../src/webhooks/webhook-activities.js';
  * after 1 s, 2 s and 4 s; each attempt may take the receiver's 10 s plus a margin. Then the event is discarded.
  *
  * Attempts are local activities: they run in the worker that runs the workflow, with the retry timers kept
- * there, so a webhook costs the Temporal server no activity task of its own (measured under send load:
- * regular activities queued behind email deliveries for their slots and doubled Temporal's CPU per email).
+ * there, so a webhook costs the Temporal server no activity task of its own (regular activities queued behind
+ * email deliveries for their slots: docs/benchmark.md, "Figures behind the code's choices").
  * A worker that dies mid-attempt loses its workflow task; the next worker replays it and tries again,
  * which the spec allows (an event may arrive more than once). The waits between attempts are kept in the
- * worker too (under a minute: the SDK's local retry threshold): measured under send load, server timers
- * made the 1 s wait 1.3-1.8 s, local ones 1.1-1.3 s. The price is a workflow task held open while a receiver
+ * worker too (under a minute: the SDK's local retry threshold), where they are kept closer to their interval
+ * under send load than server timers (same table). The price is a workflow task held open while a receiver
  * keeps failing, which the SDK logs as a workflow task over 5 s.
  */
 export const WEBHOOK_RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '4 seconds', maximumAttempts: 4 } as const;

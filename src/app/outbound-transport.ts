@@ -7,12 +7,11 @@ import { createMailTransport, type MailTransport } from '../delivery/transport/t
 /**
  * Connections to the smart host (or the catcher); direct delivery limits connections per MX host instead.
  * Each SMTP transaction is four round trips, so a connection spends most of its time waiting for the server
- * and for its turn on a busy machine: 8 connections left a quarter of two cores idle while the queue drained
- * (bench: 16 connections, the drain 930-1,030 -> 1,020-1,120 emails/s, delivered end to end 0.48-0.56 ->
- * 0.51-0.58 of the signed baseline, and the 30 s run at half that baseline held, where 8 let the backlog grow
- * by 30-40 emails/s). It is also the bound on the duplicates a crashed worker can cause (docs/delivery.md,
- * the duplicate window): 32 sends in flight per activity instead of 16 gained nothing more and let a crash
- * duplicate more than one message per connection (outcomes waiting for their commit).
+ * and for its turn on a busy machine: 8 connections left the cores partly idle while the queue drained
+ * (docs/benchmark.md, "Figures behind the code's choices"). It is also the bound on the duplicates a crashed
+ * worker can cause (docs/delivery.md, the duplicate window): 32 sends in flight per activity instead of 16
+ * gained nothing more and let a crash duplicate more than one message per connection (outcomes waiting for
+ * their commit; docs/benchmark.md, "Tried in session 7 and not kept").
  */
 export const RELAY_CONNECTIONS = 16;
 

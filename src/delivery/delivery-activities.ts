@@ -70,8 +70,8 @@ async function deliver(deps: DeliveryDeps, sender: EmailSender, ids: string[]): 
 /**
  * One pass over `ids`. Each chunk is leased, then loaded, just before its sends (one chunk ahead of them), so
  * an email is leased only while its turn is near: leasing a whole group up front had every waiting email's
- * lease renewed every few seconds, a rewrite of its row each time (bench: more renewed rows than emails,
- * a third of the delivery's WAL). Answers what it leased, and until when another attempt holds the rest.
+ * lease renewed every few seconds, a rewrite of its row each time (docs/benchmark.md, "Figures behind the
+ * code's choices"). Answers what it leased, and until when another attempt holds the rest.
  */
 async function deliverPass(
   deps: DeliveryDeps, sender: EmailSender, { token, ids, result }: { token: string; ids: string[]; result: DeliverEmailsResult },

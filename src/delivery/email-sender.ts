@@ -60,9 +60,9 @@ export function createEmailSender(deps: DeliveryDeps) {
   /**
    * What an attempt of `loaded` will hand over, worked out before its turn: the recipients not suppressed,
    * and the message built and DKIM-signed, started now. Building is mostly waiting (nodemailer's MIME tree
-   * streams itself in about ten event-loop turns; the signature is made in the thread pool): measured under
-   * a burst, 27 ms of a send's 56 ms in its lane. Started when the email's chunk is loaded, it overlaps the
-   * sends ahead of it, so the SMTP lanes (the duplicate window) spend their time sending.
+   * streams itself in about ten event-loop turns; the signature is made in the thread pool), about half of a
+   * send's time in its lane under a burst (docs/benchmark.md, "Session 8's change"). Started when the email's
+   * chunk is loaded, it overlaps the sends ahead of it, so the SMTP lanes (the duplicate window) spend their time sending.
    */
   function prepare(loaded: LoadedEmail, suppressed: Set<string>): Prepared {
     const { email, sender } = loaded;

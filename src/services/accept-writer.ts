@@ -12,9 +12,9 @@ export type AcceptWriter = (email: NewEmail) => Promise<void>;
 /**
  * Group commit (group-commit.ts) for accepted emails (POST /emails, SMTP submission), as outcome-writer.ts
  * does for delivery outcomes: the emails of the requests that reach their store in one turn of the event
- * loop are written by one statement at the end of that turn. Under load most of an accept's database time was the statement
- * around the row (its parse, the list counters' statement trigger, the commit), paid per email (bench,
- * pg_stat_statements: 0.37 ms of PostgreSQL a send); one statement for many pays it once. Nobody waits for
+ * loop are written by one statement at the end of that turn. Under load most of an accept's database time is the statement
+ * around the row (its parse, the list counters' statement trigger, the commit), paid per statement
+ * (docs/benchmark.md, "Where PostgreSQL's time goes"); one statement for many pays it once. Nobody waits for
  * a turn: a lone request is written as soon as it gets there. Every request is answered only after its own
  * email committed.
  *

@@ -32,8 +32,8 @@ export interface TemporalClient {
 /**
  * How long before its second a scheduled second's workflow starts, to build and sign the second's messages
  * while nothing is due yet (workflows/scheduled-email.ts, job-activities.ts prepareScheduled): at the second
- * itself only firing, the SMTP hand-over and the bookkeeping are left. Nothing an API caller sees changes:
- * the emails are fired, and may be cancelled until then, exactly as before.
+ * itself only firing, the SMTP hand-over and the bookkeeping are left. An API caller sees none of it: an
+ * email is created only when it fires, and a scheduled email may be cancelled until then.
  */
 const PREPARE_LEAD_MS = 5000;
 

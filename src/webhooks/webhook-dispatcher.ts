@@ -10,8 +10,8 @@ import { createOutboxLoop } from '../delivery/queue/outbox-loop.js';
  * NOTIFY of the fan-out trigger, it claims the queued deliveries, counts their attempt and loads them in one
  * statement, and POSTs them concurrently (kept-alive connections, at most `concurrency` at a time). Only the
  * deliveries whose first attempt failed become a workflow (deliver-webhooks.ts), which runs their retries
- * 1 s, 2 s and 4 s later. A workflow per group of events was the latency: measured at 100 events/s on two
- * busy cores, claim -> first attempt p50 254 ms, p99 1.3 s (workflow start, workflow task, local activity).
+ * 1 s, 2 s and 4 s later. A workflow per group of events would be most of the latency (workflow start,
+ * workflow task, local activity: docs/benchmark.md, "Figures behind the code's choices").
  *
  * Durability: a claimed delivery stays `pending` until its outcome is recorded. A process that dies between
  * claim and record (or between a failure and its workflow's start) leaves it claimed; the sweep finds the
@@ -19,7 +19,7 @@ import { createOutboxLoop } from '../delivery/queue/outbox-loop.js';
  * may then get the event again, which the spec allows (`X-Mail-Delivery-Id` is the same).
  *
  * When every slot is taken (receivers slow to answer) for OVERFLOW_MS, queued deliveries go to workflows
- * with the whole schedule, as before this dispatcher, so a slow receiver delays the others by that at most.
+ * with the whole schedule (as the sweep starts them), so a slow receiver delays the others by that at most.
  */
 export const WEBHOOK_QUEUE_POLL_MS = 1000;
 /** Rounds at least this far apart under load: a round costs one statement whatever it claims. */
@@ -82,7 +82,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps) {
     }
   }
 
-  /** Every slot busy: one group to a workflow with the whole schedule, the old way. */
+  /** Every slot busy: one group to a workflow with the whole schedule, first attempt included. */
   async function overflow(): Promise<boolean> {
     const groupId = newId('webhookGroup');
     const ids = await queue.claimGroup(groupId, OVERFLOW_GROUP_SIZE);

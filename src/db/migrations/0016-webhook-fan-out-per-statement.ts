@@ -3,8 +3,8 @@
  * and an INSERT ... SELECT for every event: a delivery outcome records two (send, delivery), so a group of
  * outcomes paid two function calls and two statements an email, most of them inserting nothing (an account
  * without webhooks). A statement-level trigger joins all the statement's new events to the webhooks at once.
- * Measured on the outcome statement: 10 to 20 % less database CPU per email (bench harness, 3 and 16
- * outcomes a statement). What it queues is unchanged: the same rows with the same deterministic ids, in
+ * It costs the outcome statement less database CPU per email (docs/benchmark.md, "Figures behind the code's
+ * choices"). What it queues is unchanged: the same rows with the same deterministic ids, in
  * the same transaction, and the disabled webhook's events discarded at once.
  */
 export const sql = /* sql */ `

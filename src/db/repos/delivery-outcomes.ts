@@ -15,7 +15,7 @@ const json = (rows: object[]) => rows as unknown as postgres.JSONValue;
  * their webhook deliveries in the same transaction. Answers the account of each email recorded, by email id.
  *
  * One statement for a whole group of emails, where one per email cost a round trip, a parse and a commit
- * each (bench: the delivery worker's per-email PostgreSQL time).
+ * each (docs/benchmark.md, "Where PostgreSQL's time goes").
  */
 export async function recordOutcomes(sql: Sql, entries: LeasedOutcome[]): Promise<Map<string, string>> {
   if (entries.length === 0) return new Map();

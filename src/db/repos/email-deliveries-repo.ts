@@ -19,7 +19,7 @@ import type { AnsweredCopy, LoadedEmail, AnsweredProgress } from '../../domain/e
  * index can serve that test. Statistics taken while few emails were pending, or while the table was young,
  * made the planner scan every pending email through the status index (PostgreSQL 18 skips its leading
  * account_id), or the whole table, rather than look up a few ids: under a backlog each outcome statement
- * read thousands of rows (bench: 8,700 to 14,000 buffers for 4 or 5 emails, 35 to 50 ms).
+ * read thousands of rows (docs/benchmark.md, "Figures behind the code's choices").
  */
 export function createEmailDeliveriesRepo(sql: Sql) {
   return {

@@ -32,7 +32,7 @@ export function createEmailLeases(sql: Sql) {
      * left: a lease taken moments ago is not rewritten (each renewal is a new row version and an entry in
      * every index). By id, through the primary key: `lease_token` has no index (one would cost every lease
      * and outcome a write), so renewing by token alone scanned the whole table every few seconds per attempt
-     * (measured under load: 106 ms a renewal, a tenth of the database's time).
+     * (docs/benchmark.md, "Figures behind the code's choices").
      */
     async renewLeases(ids: string[], token: string, { seconds, belowSeconds }: { seconds: number; belowSeconds: number }): Promise<void> {
       await sql`

@@ -105,8 +105,8 @@ export function createEmailsRepo(sql: Sql) {
       const rows = emailRows(sql, emails);
       const attachments = attachmentRows(emails);
       // One statement whose data-modifying CTEs commit together or not at all: one round trip, where
-      // BEGIN, the inserts and COMMIT took three (measured: twice the accepts per second, half the CPU
-      // here). The queue's foreign key is checked at the end of the statement, when the emails are there.
+      // BEGIN, the inserts and COMMIT took three (docs/benchmark.md, "Figures behind the code's choices").
+      // The queue's foreign key is checked at the end of the statement, when the emails are there.
       await sql`
         with inserted as (insert into emails ${sql(rows as never)} returning id)
         ${attachments.length > 0 ? sql`, attachments_inserted as (insert into attachments ${sql(attachments as never)})` : sql``}

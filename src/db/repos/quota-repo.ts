@@ -11,7 +11,7 @@ export function createQuotaRepo(sql: Sql) {
     async reserve(accountId: string, day: string, n: number, limit: number): Promise<number | undefined> {
       // One autocommitted statement, not BEGIN / SET LOCAL / upsert / COMMIT: the row lock then ends with
       // the statement inside PostgreSQL instead of waiting a round trip through this process for COMMIT
-      // (measured: 20 of 32 concurrent sends of one account queued on that lock). set_config(..., true)
+      // (docs/benchmark.md, "Figures behind the code's choices"). set_config(..., true)
       // makes this statement's own transaction commit asynchronously, as SET LOCAL did.
       const [row] = await sql<{ used: number }[]>`
         with async_commit as (select set_config('synchronous_commit', 'off', true))

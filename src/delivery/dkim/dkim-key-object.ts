@@ -3,8 +3,8 @@ import type { DkimSigningKey } from './dkim-keyring.js';
 
 /**
  * The signing key parsed once. Signing with a PEM string makes OpenSSL decode the key on every message,
- * which costs 3x the RSA signature itself (measured on Node 20: 0.90 ms a signature from PEM, 0.25 ms from a
- * KeyObject). The keyring hands out one DkimSigningKey object per domain for its TTL, so a WeakMap on it parses
+ * which costs more than the RSA signature itself (docs/benchmark.md, "Figures behind the code's choices").
+ * The keyring hands out one DkimSigningKey object per domain for its TTL, so a WeakMap on it parses
  * each key once per TTL and forgets it with the keyring's entry.
  */
 const parsed = new WeakMap<DkimSigningKey, KeyObject | string>();

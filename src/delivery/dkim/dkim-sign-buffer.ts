@@ -64,9 +64,10 @@ function dkimField(options: DKIMSignOptions, fieldNames: string, bodyHash: strin
 /**
  * The message with a DKIM-Signature header (relaxed/relaxed, rsa-sha256) put in front: what nodemailer's DKIM
  * stream writes, byte for byte, computed on the built buffer in one pass. The header canonicalization is
- * nodemailer's own; the RSA signature, a third of the delivery worker's event loop when it ran there (bench
- * profile: 0.42 ms a message), is made in libuv's thread pool, so the loop goes on with other sends and a
- * second core can sign. As in nodemailer, a key the signer cannot use leaves the message unsigned.
+ * nodemailer's own; the RSA signature, a large share of the delivery worker's event loop when it ran there
+ * (docs/benchmark.md, "Figures behind the code's choices"), is made in libuv's thread pool, so the loop goes
+ * on with other sends and a second core can sign. As in nodemailer, a key the signer cannot use leaves the
+ * message unsigned.
  */
 export async function dkimSignBuffer(message: Buffer, options: DKIMSignOptions): Promise<Buffer> {
   const split = headerEnd(message);

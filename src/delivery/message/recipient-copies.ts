@@ -6,7 +6,7 @@ import type { TransportResult } from '../transport/transport.js';
  * (return-path.ts), the bytes built and signed once and shared. A bounce or a report can then only come back
  * for the copy whose envelope it was sent to: a recipient who forges a DSN or an ARF can speak for nobody but
  * itself (one recipient among the cc cannot suppress another, nor complain in its name). An email to one
- * recipient is one transaction, as before; one to n recipients is n transactions, sent at once over the
+ * recipient is one transaction; one to n recipients is n transactions, sent at once over the
  * transport's connections.
  */
 export function recipientCopies(message: BuiltMessage, envelopeTo: string[], returnPathOf: (recipient: string) => string): BuiltMessage[] {

@@ -9,8 +9,8 @@ import type { BuiltMessage } from '../transport/send-built.js';
 /**
  * The message of `message` built and DKIM-signed once, exactly as sendMail would put it on the wire, as a raw
  * message with its envelope. Sent this way, a message is one buffer for the SMTP connection to write where
- * the signer's stream wrote each MIME part and header line to the socket on its own (measured: a socket
- * write per piece was 10 % of the delivery worker's CPU); direct delivery also signs once for all of a
+ * the signer's stream wrote each MIME part and header line to the socket on its own, a write per piece
+ * (docs/benchmark.md, "Figures behind the code's choices"); direct delivery also signs once for all of a
  * message's recipient domains rather than once per domain.
  *
  * Transports send it with sendBuilt (send-built.ts), which hands the SMTP pool the buffer without compiling
@@ -18,7 +18,7 @@ import type { BuiltMessage } from '../transport/send-built.js';
  *
  * The message is built with nodemailer's MailComposer, as its transports do, and signed on the built buffer
  * (dkim-sign-buffer.ts) rather than through nodemailer's DKIM stream pipeline (a parser and a hashing
- * Transform, a PassThrough and their timers a message): measured 0.11 ms (16 %) less CPU per message.
+ * Transform, a PassThrough and their timers a message), which costs more CPU per message (docs/benchmark.md, same table).
  * It covers the fields composeMessage sets; sendMail's extras (xMailer, priority, list headers, data-URL
  * images, a `keys` list of DKIM keys) are not used here.
  */

@@ -22,7 +22,7 @@ export interface OutcomeWriter {
  * A write that could not reach the database (down, restarting, the connection lost) is tried again, with
  * backoff, until it answers, however long that takes: an outcome is known only here (the receiving server
  * has the message), and letting it go would leave the email pending, its lease would lapse and the next
- * attempt would send it again (issue 22, item 11: 16 duplicates around one PostgreSQL restart). Meanwhile
+ * attempt would send it again (test/integration/database-restart.test.ts counts the copies). Meanwhile
  * the delivery activity stays alive and keeps heartbeating (pool.ts waits for its lanes), so no other attempt
  * starts, and its renewal extends the lease as soon as the database answers. A write whose answer was lost
  * after it committed is harmless to repeat: the lease it matched on is cleared, so it matches nothing.

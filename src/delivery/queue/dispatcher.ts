@@ -17,19 +17,15 @@ const GROUP_SIZE = 200;
 const POLL_MS = 1000;
 /**
  * Under load, drains are at least this far apart, so that entries gather into groups instead of costing a
- * workflow start each (emails, measured: 21 → 68 per workflow, half the Temporal CPU, 30 % more accepted
- * per second; webhook events at 50/s: 1 → 6 per workflow with the same latency, which is queueing for the
- * CPU, not this gap). After a quiet spell the first entry goes at once.
+ * workflow start each (docs/benchmark.md, "Figures behind the code's choices"). After a quiet spell the first
+ * entry goes at once.
  */
 const MIN_GAP_MS = 100;
 /**
- * Emails' groups: a workflow costs the same whatever its size (measured on the dev server: ~30 ms of
- * Temporal CPU and ~10 ms of the worker's per workflow), so under load the email dispatcher waits longer and
- * takes more at once. A 100 ms gap made groups of 15 at 150 emails a second (2.2 ms of Temporal CPU per
- * email); 250 ms and groups of 500 still left 0.28-0.37 ms of Temporal CPU per email at a steady 500/s.
- * Once a round takes 100 emails or more (400/s and up) the next waits 500 ms, for groups of up to 1,000
- * (bench: max-rate delivery 489 → 553/s, the sustained run's backlog growth 150-210 → 35 emails/s); below
- * that, 250 ms, so light traffic is not held longer. After a quiet spell the first email still goes at once.
+ * Emails' groups: a workflow costs the same whatever its size, so under load the email dispatcher waits longer
+ * and takes more at once. Once a round takes 100 emails or more the next waits 500 ms, for groups of up to
+ * 1,000; below that, 250 ms, so light traffic is not held longer (docs/benchmark.md, "Figures behind the
+ * code's choices"). After a quiet spell the first email still goes at once.
  */
 export const EMAIL_GROUPS: Groups = { size: 1000, minGapMs: 250, busy: { claimed: 100, gapMs: 500 } };
 const SWEEP_MS = 15_000;

@@ -23,9 +23,8 @@ interface InnerTransport {
  * compiling: the parts of a compiled message the SMTP transports read (smtp-pool/pool-resource.js,
  * smtp-transport: the envelope, the Message-ID, a read stream, `data` for per-message options such as DSN,
  * none of which is used here). sendMail given `raw` still wraps it in a MailMessage and a MimeNode whose read
- * stream is a pipeline with an AbortController (and its DOMException when it ends) per message: measured
- * 0.22 ms of CPU a message through sendMail, 0.13 ms this way (an 8-connection pool to a local server,
- * the server's CPU included).
+ * stream is a pipeline with an AbortController (and its DOMException when it ends) per message, which costs
+ * CPU on every send (docs/benchmark.md, "Figures behind the code's choices").
  *
  * The stream is a plain Readable of the buffer, so the pool can still tell a message not a byte of which
  * was written (`readableDidRead`) and requeue it when a reused connection turns out dropped; a requeue
