@@ -1,34 +1,45 @@
 import { fileURLToPath } from 'node:url';
 import { startWorkerProcess, type WorkerProcess } from './app/worker-process.js';
-import { loadConfig, type Config } from './config.js';
-import { createLogger, type Logger } from './logger.js';
+import { loadConfig, type Config, type LogFormat } from './config.js';
+import { createLogger, resolveLogFormat, type Logger } from './logger.js';
 import { startMailer, type Mailer } from './main.js';
+import { forgetFirstRun, pendingFirstRun } from './services/bootstrap-service.js';
 
 /** What the banner shows: the process's own mailer, or (split) the API's with the worker child's parts. */
-type Shown = Omit<Mailer, 'catcher'> & { catcher: { url: string } | undefined; workerPid?: number };
+type Shown = Omit<Mailer, 'catcher'> & { catcher: { url: string } | undefined; workerPid?: number; firstRunEarlier?: boolean };
 
 /**
  * `npm start`: the whole service (or the role MAILER_ROLE names), until Ctrl-C, which stops everything it
  * started. With role all and MAILER_WORKER_PROCESS (the default) the worker role runs in a supervised child
  * process (app/worker-process.ts) and this one serves the API. The first run prints the API key and the
- * admin token, once.
+ * admin token, once; a key whose first run stopped before printing it is printed by the next start.
  */
 export async function runServer(overrides: Partial<Config> = {}): Promise<void> {
   const config = loadConfig(process.env, overrides);
-  const logger = createLogger(config.logLevel);
+  // Decided here, where stdout is the terminal's or not, and handed to the worker child (its stdout may be a pipe).
+  const logFormat = resolveLogFormat(config.logFormat, process.stdout.isTTY);
+  const logger = createLogger(config.logLevel, 'mailer', undefined, logFormat);
   const split = config.role === 'all' && config.workerProcess;
   const mailer = await startMailer(split ? { ...config, role: 'api' } : config, { logger, env: process.env });
+  // This run's first key, else one kept by a first run that stopped before its banner (bootstrap-service.ts).
+  const earlier = mailer.firstRun ? undefined : await pendingFirstRun(config.dataDir, logger);
   let worker: WorkerProcess | undefined;
   if (split) {
-    worker = await startWorker(mailer, logger).catch(async (err: unknown) => {
+    worker = await startWorker(mailer, logger, logFormat).catch(async (err: unknown) => {
       await mailer.stop();
       throw err;
     });
   }
-  const shown: Shown = worker
-    ? { ...mailer, config, catcher: worker.ready.catcherUrl ? { url: worker.ready.catcherUrl } : undefined, workerProbeUrl: worker.ready.probeUrl, workerPid: worker.pid() }
-    : mailer;
-  process.stdout.write(banner(shown));
+  const shown: Shown = {
+    ...(worker
+      ? { ...mailer, config, catcher: worker.ready.catcherUrl ? { url: worker.ready.catcherUrl } : undefined, workerProbeUrl: worker.ready.probeUrl, workerPid: worker.pid() }
+      : mailer),
+    ...(earlier ? { firstRun: earlier, firstRunEarlier: true } : {}),
+  };
+  process.stdout.write(banner(shown), (err) => {
+    // Shown: the key is no longer kept in clear in the data dir. Not written (stdout gone): kept for the next start.
+    if (!err && shown.firstRun) forgetFirstRun(config.dataDir).catch((e: unknown) => logger.warn({ err: e }, 'could not delete the kept first API key from the data dir'));
+  });
 
   let stopping = false;
   const shutdown = (signal: string) => {
@@ -48,7 +59,7 @@ export async function runServer(overrides: Partial<Config> = {}): Promise<void> 
  * The worker child on this process's database and Temporal (embedded ones included) and data dir; its
  * probes on MAILER_WORKER_PORT when set, else on a free port (two services on one machine must not clash).
  */
-function startWorker(mailer: Mailer, logger: Logger): Promise<WorkerProcess> {
+function startWorker(mailer: Mailer, logger: Logger, logFormat: LogFormat): Promise<WorkerProcess> {
   const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
   return startWorkerProcess({
     entry: fileURLToPath(new URL(`./worker-child.${ext}`, import.meta.url)),
@@ -59,6 +70,7 @@ function startWorker(mailer: Mailer, logger: Logger): Promise<WorkerProcess> {
       TEMPORAL_ADDRESS: mailer.temporalAddress,
       MAILER_DATA_DIR: mailer.config.dataDir,
       MAILER_WORKER_PORT: process.env.MAILER_WORKER_PORT || '0',
+      MAILER_LOG_FORMAT: logFormat,
     },
     logger,
   });
@@ -81,7 +93,8 @@ function banner(m: Shown): string {
     if (m.restUrl) lines.push(`                and shown in the console; simulator: bounce@, complaint@, asyncbounce@simulator.mailer.test`);
   }
   lines.push(`  Data          ${m.config.dataDir}`);
-  if (m.firstRun || m.adminTokenCreated) lines.push('', 'First run. These secrets are shown once; keep them:');
+  if (m.firstRunEarlier) lines.push('', 'The first run stopped before showing its API key. It is shown once, now; keep it:');
+  else if (m.firstRun || m.adminTokenCreated) lines.push('', 'First run. These secrets are shown once; keep them:');
   if (m.firstRun) {
     lines.push(`  Account       ${m.firstRun.accountId} (sender domain ${m.firstRun.domain}, verified)`);
     lines.push(`  API key       ${m.firstRun.apiKey}   (permission: all)`);

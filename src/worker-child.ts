@@ -1,5 +1,5 @@
 import { loadConfig } from './config.js';
-import { createLogger } from './logger.js';
+import { createLogger, resolveLogFormat } from './logger.js';
 import { startMailer } from './main.js';
 import type { WorkerReady } from './app/worker-process.js';
 
@@ -11,7 +11,8 @@ import type { WorkerReady } from './app/worker-process.js';
  */
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
-  const logger = createLogger(config.logLevel, 'mailer-worker');
+  // As the parent decided (it sets MAILER_LOG_FORMAT): this process's stdout may be a pipe to it.
+  const logger = createLogger(config.logLevel, 'mailer-worker', undefined, resolveLogFormat(config.logFormat, process.stdout.isTTY));
   const mailer = await startMailer(config, { logger, env: process.env });
   let stopping = false;
   const stop = (why: string) => {

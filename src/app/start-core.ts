@@ -20,7 +20,7 @@ import { createMetrics, type Metrics } from '../metrics.js';
 import { tightenDataDir } from '../private-dir.js';
 import { dataDirMode, holdsEmbeddedPostgres } from '../local/data-dir.js';
 import { retryAtStart } from '../retry-at-start.js';
-import { loadAdminToken, seedIfEmpty, type FirstRun } from '../services/bootstrap-service.js';
+import { keepFirstRun, loadAdminToken, seedIfEmpty, type FirstRun } from '../services/bootstrap-service.js';
 import { createDkimProvisioning, type DkimProvisioning } from '../services/dkim-provisioning.js';
 import { createDomainDnsCheck, type DomainDnsCheck } from '../services/domain-dns-check.js';
 import { createFeedbackService } from '../services/feedback-service.js';
@@ -150,11 +150,19 @@ async function openDatabase(
   const sql = createSql(databaseUrl, { max: 40 });
   stops.onStop(() => sql.end({ timeout: 5 }));
   let firstRun: FirstRun | undefined;
+  let keptIn: string | undefined;
   await retryAtStart({
     what: 'database', isTransient: isDatabaseUnavailable, logger,
     attempt: () => migrate(sql, logger, async (tx) => {
       firstRun = await seedIfEmpty(createSeedRepo(tx), config.defaultDomain);
+      // Before the key commits: so that it outlives a process stopped before its banner.
+      keptIn = firstRun ? await keepFirstRun(config.dataDir, firstRun, logger) : undefined;
     }),
   });
+  if (firstRun) {
+    // Where the key is, never the key: log lines are shipped and kept where secrets should not be.
+    logger.info({ accountId: firstRun.accountId, domain: firstRun.domain, keptIn },
+      'first run: created the default account and its API key, which the banner shows (kept in the data dir until then)');
+  }
   return { databaseUrl, sql, firstRun };
 }

@@ -4,7 +4,8 @@ import { ADMIN_TOKEN_MIN_LENGTH } from '../config.js';
 import type { createSeedRepo } from '../db/index.js';
 import { DAILY_QUOTA } from '../domain/limits.js';
 import { newId } from '../ids.js';
-import { makePrivateDir } from '../private-dir.js';
+import type { Logger } from '../logger.js';
+import { makePrivateDir, PRIVATE_FILE_MODE } from '../private-dir.js';
 import { generateApiKey, generateToken } from './secrets.js';
 
 export interface FirstRun {
@@ -27,6 +28,57 @@ export async function seedIfEmpty(repo: ReturnType<typeof createSeedRepo>, domai
     key: { id: newId('apiKey'), name: 'default', keyHash: hash, keyPrefix: prefix },
   });
   return { accountId, domain, apiKey: key };
+}
+
+/** The data dir's file that holds the first run's account and API key until a banner has shown them. */
+export const FIRST_RUN_FILE = 'first-run.json';
+
+/**
+ * Keeps the first run's key (owner-only) in the data dir. Called in the transaction that creates the key,
+ * before it commits: a key that exists is never only in the memory of a process that may stop before its
+ * banner shows it (the next start shows it: pendingFirstRun). Answers the file. A data dir it cannot write costs only that
+ * safety net, not the start. The key goes to no log line: logs are shipped and kept where secrets should not be.
+ */
+export async function keepFirstRun(dataDir: string, firstRun: FirstRun, logger: Logger): Promise<string | undefined> {
+  const file = path.join(dataDir, FIRST_RUN_FILE);
+  const temporary = `${file}.${process.pid}.tmp`;
+  try {
+    await makePrivateDir(dataDir);
+    // Whole or not at all, over one left by a first run whose transaction did not commit.
+    await fs.writeFile(temporary, `${JSON.stringify(firstRun)}\n`, { mode: PRIVATE_FILE_MODE });
+    await fs.rename(temporary, file);
+    return file;
+  } catch (err) {
+    await fs.rm(temporary, { force: true }).catch(() => {});
+    logger.warn({ err, dataDir }, 'could not keep the first API key in the data dir: only the banner will show it');
+    return undefined;
+  }
+}
+
+/**
+ * The first run's key that a process stopped before showing, if one did (kept by keepFirstRun). A file not
+ * as written is left for its owner to read, with a warning, rather than stop the start.
+ */
+export async function pendingFirstRun(dataDir: string, logger: Logger): Promise<FirstRun | undefined> {
+  const file = path.join(dataDir, FIRST_RUN_FILE);
+  let kept: unknown;
+  try {
+    kept = JSON.parse(await fs.readFile(file, 'utf8'));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    kept = undefined;
+  }
+  if (
+    typeof kept === 'object' && kept !== null && 'accountId' in kept && 'domain' in kept && 'apiKey' in kept &&
+    typeof kept.accountId === 'string' && typeof kept.domain === 'string' && typeof kept.apiKey === 'string'
+  ) return { accountId: kept.accountId, domain: kept.domain, apiKey: kept.apiKey };
+  logger.warn({ file }, 'the kept first API key is not as the first start wrote it: read the file, then delete it');
+  return undefined;
+}
+
+/** Once a banner has shown the first run's key: it is no longer kept in clear anywhere. */
+export async function forgetFirstRun(dataDir: string): Promise<void> {
+  await fs.rm(path.join(dataDir, FIRST_RUN_FILE), { force: true });
 }
 
 /**
