@@ -64,7 +64,7 @@ export async function startCatcher(options: {
     const parsed = await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true });
     const id = newId('caught');
     const file = path.join(mailDir, `${id}.eml`);
-    // Mail is personal data: the owner's only (local/private-dir.ts).
+    // Mail is personal data: the owner's only (private-dir.ts).
     await fs.writeFile(file, raw, { mode: PRIVATE_FILE_MODE });
     const row = {
       id,

@@ -2,7 +2,7 @@ import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 import { locateTemporalCli } from './temporal-dev-server.js';
 
-/** `npx tsx src/local/install-temporal-cli.ts`: finds or builds the Temporal CLI (see dev-server.ts), prints where. */
+/** `npx tsx src/local/install-temporal-cli.ts`: finds or builds the Temporal CLI (see temporal-dev-server.ts), prints where. */
 const config = loadConfig(process.env);
 const logger = createLogger('info', 'temporal-cli');
 const cli = await locateTemporalCli({ cliPath: config.temporalCliPath, cacheDir: config.cacheDir, env: process.env, logger });

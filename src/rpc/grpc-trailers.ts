@@ -4,8 +4,9 @@ import type { Http2ServerResponse, OutgoingHttpHeaders } from 'node:http2';
  * How gRPC answers go on the wire, where connect-es's Node adapter leaves it to us:
  *
  * - An answer without a message (every error of a unary call) is sent Trailers-Only: one HEADERS frame
- *   with the status and END_STREAM (PROTOCOL-HTTP2.md), rather than headers and then trailers. The
- *   adapter writes the head first, so it is held back until a message or the end shows which it is.
+ *   with the status and END_STREAM (https://github.com/grpc/grpc/blob/master/doc/PROTOCOL-HTTP2.md), rather
+ *   than headers and then trailers. The adapter writes the head first, so it is held back until a message or
+ *   the end shows which it is.
  * - `grpc-message` is re-encoded: connect-es writes it with encodeURIComponent, while @grpc/grpc-js reads
  *   it with decodeURI, which leaves `%3A`, `%2F`, `%2C` ... undecoded (a grpc-js caller would see
  *   `subject%3A length 999 ...`). The gRPC spec percent-encodes only bytes outside 0x20-0x7E and `%`;
