@@ -7,8 +7,8 @@ import { EMAIL_REQUEST } from '../lib/payload.js';
 import { serve } from './ipc.js';
 
 /**
- * Baseline 3: raw nodemailer, pooled as the service's transport is (pool: true, the same maxConnections
- * and timeouts as src/delivery/transport/transport.ts), sending the message the service would compose from the bench
+ * Baseline 3: raw nodemailer, pooled as the service's transport is (pool: true, the timeouts of
+ * src/delivery/transport/transport.ts; 8 connections, where the service's relay has 16), sending the message the service would compose from the bench
  * email to the sink, with `inFlight` sendMail calls outstanding (the pool queues the rest) for a fixed
  * time. No database, no Temporal: the ceiling of SMTP delivery from one Node process. With `dkim`, every
  * message is DKIM-signed as the service signs it (a per-message `dkim` option, src/delivery/message/compose.ts).

@@ -10,8 +10,8 @@ export const WARMUP_S = 2;
 // that latency at the maximum rate is not mostly queueing in front of the server. The figures hardly
 // move between 16 and 64 (bench/README.md).
 export const CONNECTIONS = 32;
-// The service's transport: 8 pooled SMTP connections (src/app/start-worker-role.ts). Its activities keep up to
-// 32 x 16 sends queued on them; 64 queued sendMail calls keep the pool full all the time.
+// Baseline 3's pool: 8 pooled SMTP connections (the service's relay transport has 16: RELAY_CONNECTIONS in
+// src/app/outbound-transport.ts). The service's activities keep up to 32 x 16 sends queued on theirs; 64 queued sendMail calls keep the pool full all the time.
 export const SMTP_MAX_CONNECTIONS = 8;
 export const SMTP_IN_FLIGHT = 64;
 export const TEMPORAL_CONCURRENCY = 16;
