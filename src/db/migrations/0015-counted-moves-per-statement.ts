@@ -2,10 +2,10 @@
  * The email list's counters (0014) follow status changes per statement instead of per row. The row trigger
  * called list_counts_bump twice for every email whose delivery outcome was recorded, each call two
  * statements (a slot picked FOR UPDATE SKIP LOCKED, then updated): six statements an email, a large share of
- * the database's time under load (docs/benchmark.md, "Figures behind the code's choices"). A statement-level trigger sees all the rows of an
- * UPDATE at once and moves each key's count by the difference (new rows with the key less old rows with
- * it; an UPDATE never changes how many rows there are), so the outcomes of a whole group cost one bump per
- * status they reach.
+ * the database's time under load (docs/benchmark.md, "Figures behind the code's choices"). A statement-level
+ * trigger sees all the rows of an UPDATE at once and moves each key's count by the difference (new rows with
+ * the key less old rows with it; an UPDATE never changes how many rows there are), so the outcomes of a whole
+ * group cost one bump per status they reach.
  *
  * PostgreSQL refuses transition tables on a trigger with a column list, so this one fires for every UPDATE
  * of emails (leases, renewals, content removal): those move no count, and cost two aggregates over their

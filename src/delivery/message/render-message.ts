@@ -18,7 +18,8 @@ import type { BuiltMessage } from '../transport/send-built.js';
  *
  * The message is built with nodemailer's MailComposer, as its transports do, and signed on the built buffer
  * (dkim-sign-buffer.ts) rather than through nodemailer's DKIM stream pipeline (a parser and a hashing
- * Transform, a PassThrough and their timers a message), which costs more CPU per message (docs/benchmark.md, same table).
+ * Transform, a PassThrough and their timers a message), which costs more CPU per message (docs/benchmark.md,
+ * same table).
  * It covers the fields composeMessage sets; sendMail's extras (xMailer, priority, list headers, data-URL
  * images, a `keys` list of DKIM keys) are not used here.
  */
