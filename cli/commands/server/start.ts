@@ -8,8 +8,8 @@ export default class ServerStart extends BaseCommand {
     '',
     'Everything else is configured by the environment, as for `npm start`: DATABASE_URL, TEMPORAL_ADDRESS, SMTP_URL, ' +
       'PORT, GRPC_PORT, MAILER_ADMIN_TOKEN, ... (see the README). Whatever is not configured is started embedded ' +
-      '(PostgreSQL, a Temporal dev server, a mail catcher). The first start prints an API key and the admin token, once. ' +
-      'Logs are JSON lines on stdout.',
+      '(PostgreSQL, a Temporal dev server, a mail catcher). The first start prints an API key and the admin token, once ' +
+      '(should it stop before, the next start prints the key). Logs are JSON lines on stdout, human-readable in a terminal (MAILER_LOG_FORMAT).',
   ].join('\n');
 
   static override examples = [
