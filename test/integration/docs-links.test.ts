@@ -8,7 +8,9 @@ import { describe, expect, it } from 'vitest';
  * names a file since moved, is a dead end. External links (`https:`, `mailto:`) are not followed.
  */
 const root = path.resolve(import.meta.dirname, '../..');
-const docs = ['README.md', 'bench/README.md', ...fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+/** The README and every markdown file under docs/, src/ (a module's README) and bench/. */
+const docs = ['README.md', ...['docs', 'src', 'bench'].flatMap((dir) =>
+  fs.readdirSync(path.join(root, dir), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.md')).map((f) => `${dir}/${f}`))].sort();
 
 /** `[text](target)` outside code spans and fenced blocks; the target without an optional title. */
 function linksOf(markdown: string): string[] {
@@ -53,8 +55,8 @@ function danglingLinks(file: string, markdown = fs.readFileSync(path.join(root, 
 }
 
 describe('markdown links', () => {
-  it('reads the README and every page under docs/', () => {
-    expect(docs).toEqual(expect.arrayContaining(['README.md', 'bench/README.md', 'docs/api.md', 'docs/benchmark.md']));
+  it('reads the README and the markdown of docs/, src/ and bench/', () => {
+    expect(docs).toEqual(expect.arrayContaining(['README.md', 'bench/README.md', 'docs/api.md', 'docs/benchmark.md', 'src/delivery/README.md']));
   });
 
   it.each(docs)('%s: every relative link resolves inside the repository', (file) => {
