@@ -1,4 +1,4 @@
-// Lint rules that keep the layering of DESIGN.md true: who may import whom.
+// Lint rules that keep the layering true (docs/architecture.md, .dependency-cruiser.cjs): who may import whom.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
