@@ -1,6 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
-// Unit tests touch no I/O, so their project skips the global setup: `vitest run --project unit` takes seconds.
+// Unit tests do no I/O (no process, socket, DNS query or file write; no repository file read but test/fixtures/),
+// which test/helpers/unit-no-io.ts enforces. So: no global setup, and files share a worker's modules
+// (isolate: false), as importing the app per file was most of the project's time. Why and how: docs/testing.md.
 const UNIT = ['test/unit/**/*.test.ts'];
 
 export default defineConfig({
@@ -12,7 +14,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     teardownTimeout: 30_000,
     projects: [
-      { extends: true, test: { name: 'unit', include: UNIT, setupFiles: ['test/helpers/unit-no-io.ts'] } },
+      { extends: true, test: { name: 'unit', include: UNIT, setupFiles: ['test/helpers/unit-no-io.ts'], isolate: false } },
       {
         extends: true,
         test: {
