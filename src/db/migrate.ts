@@ -1,6 +1,6 @@
 import type { Logger } from '../logger.js';
 import { MIGRATIONS } from './migrations/index.js';
-import type { Sql } from './sql.js';
+import type { Sql, Tx } from './sql.js';
 
 /** Any constant shared by every process of the service; only one of them migrates at a time. */
 const MIGRATION_LOCK = 0x6d61696c; // "mail"
@@ -12,7 +12,7 @@ const MIGRATION_LOCK = 0x6d61696c; // "mail"
  * so the database is left at the version it had. `afterMigrate` runs in every process, but under the lock and
  * after the others' commits, so first-run seeding (which checks for an empty database) happens exactly once.
  */
-export async function migrate(sql: Sql, logger: Logger, afterMigrate?: (sql: Sql) => Promise<void>): Promise<number[]> {
+export async function migrate(sql: Sql, logger: Logger, afterMigrate?: (tx: Tx) => Promise<void>): Promise<number[]> {
   const applied: number[] = [];
   await sql.begin(async (tx) => {
     // Transaction-scoped lock: released by commit or by the connection dying, never left behind.
@@ -23,12 +23,12 @@ export async function migrate(sql: Sql, logger: Logger, afterMigrate?: (sql: Sql
     for (const m of MIGRATIONS) {
       if (done.has(m.version)) continue;
       if (m.sql !== '') await tx.unsafe(m.sql);
-      if (m.run) await m.run(tx as unknown as Sql);
+      if (m.run) await m.run(tx);
       await tx`insert into schema_migrations (version, name) values (${m.version}, ${m.name})`;
       applied.push(m.version);
       logger.info({ version: m.version, name: m.name }, 'migration applied');
     }
-    if (afterMigrate) await afterMigrate(tx as unknown as Sql);
+    if (afterMigrate) await afterMigrate(tx);
   });
   return applied;
 }

@@ -1,9 +1,29 @@
 import postgres from 'postgres';
+import type { JsonValue } from '../domain/json.js';
 // The driver's unreachable-server errors answer 503 wherever this client is used (errors.ts).
 import './db-unavailable.js';
 
 /** The one connection pool of a process. Repositories take it as a dependency; nothing builds its own. */
 export type Sql = postgres.Sql<Record<string, never>>;
+
+/** The handle inside `sql.begin(...)`: statements, but no `begin` or `end` of its own. The one spelling of a transaction. */
+export type Tx = postgres.TransactionSql<Record<string, never>>;
+
+/**
+ * Data that JSON.stringify writes as it is, checked field by field. The driver's own `JSONValue` asks every
+ * object for an index signature, which an interface (BouncedRecipient, Mailboxes, ...) never has.
+ */
+export type Json<T> = T extends JsonValue | undefined | Date ? T
+  : T extends bigint | symbol | ((...args: never[]) => unknown) ? never
+  : { [K in keyof T]: Json<T[K]> };
+
+const JSONB_OID = 3802;
+
+/**
+ * A value as one jsonb parameter (rows for `jsonb_to_recordset`, say): the same parameter the driver's `json()`
+ * builds (postgres/src/index.js), with the value checked by `Json` instead of the driver's `JSONValue`.
+ */
+export const jsonb = <T>(sql: Sql | Tx, value: T & Json<T>): postgres.Parameter<T> => sql.typed(value, JSONB_OID);
 
 export interface PoolOptions {
   max?: number;
@@ -29,5 +49,5 @@ export function createSql(url: string, options: PoolOptions = {}): Sql {
     transform: { undefined: null },
     onnotice: options.onnotice ?? (() => {}),
     connection: { application_name: 'mailer' },
-  }) as unknown as Sql;
+  });
 }

@@ -1,5 +1,6 @@
 import { addressKey, type Mailbox } from './address.js';
 import type { Mailboxes } from './email-draft.js';
+import type { JsonObject, JsonValue } from './json.js';
 
 /**
  * What erasing an address (GDPR) leaves in its place. Stored rows keep their shape (an email still has a
@@ -39,7 +40,9 @@ const isMailbox = (v: object): v is Mailbox =>
  * Any JSON value (an event's data, a scheduled draft) with every mention of the address replaced: a mailbox
  * `{name, address}` of it loses its name too; any other string has the address's occurrences replaced.
  */
-export function redactJson(value: unknown, address: string): unknown {
+export function redactJson(value: JsonObject, address: string): JsonObject;
+export function redactJson(value: JsonValue, address: string): JsonValue;
+export function redactJson(value: JsonValue, address: string): JsonValue {
   if (typeof value === 'string') return redactText(value, address);
   if (Array.isArray(value)) return value.map((v) => redactJson(v, address));
   if (value !== null && typeof value === 'object') {

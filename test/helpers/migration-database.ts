@@ -2,7 +2,6 @@ import crypto from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, inject } from 'vitest';
 import { MIGRATIONS } from '../../src/db/migrations/index.js';
-import type { Sql } from '../../src/db/sql.js';
 
 /**
  * A database of its own for a migration's test, dropped after the file's tests: `upTo(v)` creates it with
@@ -24,7 +23,7 @@ export function useMigrationDatabase() {
   const applyOne = (db: postgres.Sql, m: (typeof MIGRATIONS)[number]) =>
     db.begin(async (tx) => {
       await tx.unsafe(m.sql);
-      if (m.run) await m.run(tx as unknown as Sql);
+      if (m.run) await m.run(tx);
     });
 
   return {

@@ -1,6 +1,6 @@
 import { addressKey, canonicalAddress } from '../../domain/address.js';
 import { asciiDomain } from '../../domain/domain-name.js';
-import type { Sql } from '../sql.js';
+import type { Tx } from '../sql.js';
 
 /**
  * Every address in its one canonical form (domain/address.ts): rows accepted before it kept the address as
@@ -53,7 +53,7 @@ async function eachBatch<R extends { id: string }>(select: (after: string) => Pr
   }
 }
 
-export async function run(tx: Sql): Promise<void> {
+export async function run(tx: Tx): Promise<void> {
   type EmailRaw = {
     id: string; mailboxes: Mailboxes; from_address: string; to_addresses: string[]; cc_addresses: string[]; bcc_addresses: string[];
     reply_to: string[]; remaining_recipients: string[] | null;

@@ -1,12 +1,8 @@
-import type postgres from 'postgres';
-import type { Sql } from '../sql.js';
+import { jsonb, type Sql } from '../sql.js';
 import type { LeasedOutcome } from '../../domain/entities/delivery.js';
 
 /** How recordOutcomes names an outcome in its answer: an attempt's token and the email. */
 export const outcomeKey = (token: string, emailId: string) => `${token} ${emailId}`;
-
-/** Rows as one JSON parameter, expanded in SQL by `jsonb_to_recordset` (one statement for any number). */
-const json = (rows: object[]) => rows as unknown as postgres.JSONValue;
 
 /**
  * Records many attempts' outcomes with their events and suppressions in one statement, each only by the
@@ -29,7 +25,7 @@ export async function recordOutcomes(sql: Sql, entries: LeasedOutcome[]): Promis
   const suppress = entries.flatMap(({ outcome: o }) => o.suppress.map((s) => ({ email_id: o.id, id: s.id, address: s.address, reason: s.reason })));
   const rows = await sql<{ id: string; account_id: string; token: string }[]>`
     with o as (
-      select * from jsonb_to_recordset(${sql.json(json(outcomes))}) as o(
+      select * from jsonb_to_recordset(${jsonb(sql, outcomes)}) as o(
         id text, token text, status text, message_id text, response text, sent_at timestamptz, error text, set_remaining boolean, remaining text[])),
     changed as (
       update emails m set status = o.status, message_id = coalesce(o.message_id, m.message_id),
@@ -50,13 +46,13 @@ export async function recordOutcomes(sql: Sql, entries: LeasedOutcome[]): Promis
     recorded as (
       insert into events (id, email_id, account_id, type, data, created_at)
       select e.id, changed.id, changed.account_id, e.type, e.data, e.at
-      from changed join jsonb_to_recordset(${sql.json(json(events))}) as e(email_id text, id text, type text, data jsonb, at timestamptz)
+      from changed join jsonb_to_recordset(${jsonb(sql, events)}) as e(email_id text, id text, type text, data jsonb, at timestamptz)
         on e.email_id = changed.id
       returning 1),
     suppressed as (
       insert into suppressions (id, account_id, address, reason, email_id)
       select s.id, changed.account_id, s.address, s.reason, changed.id
-      from changed join jsonb_to_recordset(${sql.json(json(suppress))}) as s(email_id text, id text, address text, reason text)
+      from changed join jsonb_to_recordset(${jsonb(sql, suppress)}) as s(email_id text, id text, address text, reason text)
         on s.email_id = changed.id
       on conflict (account_id, address) do nothing
       returning 1)

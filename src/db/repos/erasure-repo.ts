@@ -1,16 +1,13 @@
-import type postgres from 'postgres';
 import type { Mailboxes } from '../../domain/email-draft.js';
+import type { JsonValue } from '../../domain/json.js';
 import { mentionsAddress, redactAddresses, redactJson, redactMailboxes, redactText } from '../../domain/erasure.js';
-import type { Sql } from '../sql.js';
+import { jsonb, type Sql, type Tx } from '../sql.js';
 import type { ErasureCounts, ScannedChunk } from '../../domain/entities/erasure.js';
 
 export const noErasure = (): ErasureCounts => ({
   emails: 0, scheduledEmails: 0, attachments: 0, events: 0, webhookAttempts: 0, trackingWindows: 0, caughtMessages: 0, suppressions: 0,
   idempotencyKeys: 0, skippedPending: 0,
 });
-
-/** Rows as one JSON parameter, expanded in SQL by `jsonb_to_recordset`. */
-const asJson = (rows: object[]) => rows as unknown as postgres.JSONValue;
 
 type EmailAddressRow = {
   id: string; status: string; header_message_id: string; mailboxes: Mailboxes; from_address: string; to_addresses: string[];
@@ -86,7 +83,7 @@ export function createErasureRepo(sql: Sql) {
             cc_addresses = r.cc_addresses, bcc_addresses = r.bcc_addresses, reply_to = r.reply_to, remaining_recipients = r.remaining_recipients,
             smtp_response = r.smtp_response, last_error = r.last_error,
             subject = '', html = '', text_body = '', headers = '{}', tags = '{}', content_expired_at = now()
-          from jsonb_to_recordset(${tx.json(asJson(done.map((r) => redactedEmail(r, address))))}) as r(
+          from jsonb_to_recordset(${jsonb(tx, done.map((r) => redactedEmail(r, address)))}) as r(
             id text, mailboxes jsonb, from_address text, to_addresses text[], cc_addresses text[], bcc_addresses text[], reply_to text[],
             remaining_recipients text[], smtp_response text, last_error text)
           where e.id = r.id`;
@@ -98,8 +95,8 @@ export function createErasureRepo(sql: Sql) {
         counts.attachments = gone!.attachments;
         counts.trackingWindows = gone!.windows;
         counts.caughtMessages = gone!.paths.length;
-        counts.events = await redactEvents(tx as unknown as Sql, doneIds, address);
-        counts.webhookAttempts = await redactAttempts(tx as unknown as Sql, doneIds, address);
+        counts.events = await redactEvents(tx, doneIds, address);
+        counts.webhookAttempts = await redactAttempts(tx, doneIds, address);
         return { counts, paths: gone!.paths.filter((p) => p !== '') };
       }) as Promise<{ counts: ErasureCounts; paths: string[] }>;
     },
@@ -124,18 +121,18 @@ function redactedEmail(r: EmailAddressRow, address: string) {
 }
 
 /** The events of the emails whose data mentions the address, rewritten without it; answers how many. */
-async function redactEvents(tx: Sql, emailIds: string[], address: string): Promise<number> {
-  const events = await tx<{ id: string; data: unknown }[]>`
+async function redactEvents(tx: Tx, emailIds: string[], address: string): Promise<number> {
+  const events = await tx<{ id: string; data: JsonValue }[]>`
     select id, data from events where email_id = any(${emailIds}) and strpos(lower(data::text), ${address.toLowerCase()}) > 0 for update`;
   const changed = events.filter((e) => mentionsAddress(e.data, address)).map((e) => ({ id: e.id, data: redactJson(e.data, address) }));
   if (changed.length === 0) return 0;
   await tx`
-    update events e set data = r.data from jsonb_to_recordset(${tx.json(asJson(changed))}) as r(id text, data jsonb) where e.id = r.id`;
+    update events e set data = r.data from jsonb_to_recordset(${jsonb(tx, changed)}) as r(id text, data jsonb) where e.id = r.id`;
   return changed.length;
 }
 
 /** The webhook attempts (response excerpts, errors) of the emails' events that mention the address, rewritten without it. */
-async function redactAttempts(tx: Sql, emailIds: string[], address: string): Promise<number> {
+async function redactAttempts(tx: Tx, emailIds: string[], address: string): Promise<number> {
   const key = address.toLowerCase();
   const attempts = await tx<{ delivery_id: string; attempt: number; response_excerpt: string; error: string }[]>`
     select a.delivery_id, a.attempt, a.response_excerpt, a.error
@@ -146,7 +143,7 @@ async function redactAttempts(tx: Sql, emailIds: string[], address: string): Pro
   const rows = attempts.map((a) => ({ ...a, response_excerpt: redactText(a.response_excerpt, address), error: redactText(a.error, address) }));
   await tx`
     update webhook_attempts w set response_excerpt = r.response_excerpt, error = r.error
-    from jsonb_to_recordset(${tx.json(asJson(rows))}) as r(delivery_id text, attempt int, response_excerpt text, error text)
+    from jsonb_to_recordset(${jsonb(tx, rows)}) as r(delivery_id text, attempt int, response_excerpt text, error text)
     where w.delivery_id = r.delivery_id and w.attempt = r.attempt`;
   return attempts.length;
 }

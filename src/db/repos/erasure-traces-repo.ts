@@ -1,10 +1,9 @@
-import type postgres from 'postgres';
 import { redactAddresses, redactJson } from '../../domain/erasure.js';
-import type { Sql } from '../sql.js';
+import { jsonb, type Sql } from '../sql.js';
+import type { JsonObject } from '../../domain/json.js';
 import { addressDigest } from './address-digest.js';
 import type { ScannedChunk } from '../../domain/entities/erasure.js';
 
-const asJson = (rows: object[]) => rows as unknown as postgres.JSONValue;
 const ofAccount = (sql: Sql, accountId: string | undefined) => (accountId === undefined ? sql`` : sql`and account_id = ${accountId}`);
 
 /**
@@ -30,20 +29,20 @@ export function createErasureTracesRepo(sql: Sql) {
     /** Rewrites those scheduled emails without the address and without their content; enqueued ones are left (and counted). */
     async redactScheduled(ids: string[], address: string): Promise<{ scheduledEmails: number; attachments: number; skippedPending: number }> {
       return sql.begin(async (tx) => {
-        const rows = await tx<{ id: string; status: string; draft: object; from_address: string; to_addresses: string[] }[]>`
+        const rows = await tx<{ id: string; status: string; draft: JsonObject; from_address: string; to_addresses: string[] }[]>`
           select id, status, draft, from_address, to_addresses from scheduled_emails where id = any(${ids}) order by id for update`;
         const done = rows.filter((r) => r.status !== 'enqueued');
         if (done.length > 0) {
           const redacted = done.map((r) => ({
             id: r.id,
-            draft: { ...(redactJson(r.draft, address) as object), subject: '', html: '', text: '', headers: {}, tags: {} },
+            draft: { ...redactJson(r.draft, address), subject: '', html: '', text: '', headers: {}, tags: {} },
             from_address: redactAddresses([r.from_address], address)[0],
             to_addresses: redactAddresses(r.to_addresses, address),
           }));
           await tx`
             update scheduled_emails s set draft = r.draft, from_address = r.from_address, to_addresses = r.to_addresses, subject = '',
               content_expired_at = now()
-            from jsonb_to_recordset(${tx.json(asJson(redacted))}) as r(id text, draft jsonb, from_address text, to_addresses text[])
+            from jsonb_to_recordset(${jsonb(tx, redacted)}) as r(id text, draft jsonb, from_address text, to_addresses text[])
             where s.id = r.id`;
         }
         const dropped = done.length === 0 ? [] : await tx`delete from attachments where owner_id = any(${done.map((r) => r.id)}) returning 1`;

@@ -1,33 +1,30 @@
-import type postgres from 'postgres';
 import type { EmailStatus, EventType } from '../../domain/catalog.js';
 import type { PriorComplaints } from '../../domain/complaints.js';
 import type { NewEvent, NewSuppression } from '../../domain/events.js';
 import { idAt } from '../../ids.js';
-import type { Sql } from '../sql.js';
+import { jsonb, type Sql, type Tx } from '../sql.js';
 import type { EventRow, DayCounts, HealthCounts } from '../../domain/entities/events.js';
 
 /** Rows as one JSON parameter, expanded in SQL by `jsonb_to_recordset` (one statement for any number). */
-const asJsonRows = (rows: object[]) => rows as unknown as postgres.JSONValue;
-
-const eventsJson = (events: NewEvent[]) =>
-  asJsonRows(events.map((e) => ({ id: e.id, type: e.type, data: e.data, at: e.at.toISOString() })));
+const eventsJson = (sql: Sql | Tx, events: NewEvent[]) =>
+  jsonb(sql, events.map((e) => ({ id: e.id, type: e.type, data: e.data, at: e.at.toISOString() })));
 
 /**
  * The parts of a statement that change an email (a CTE `changed` returning its id and account_id) and record,
  * with the change, the email's events and the addresses it suppresses: the change, the events, the
  * suppressions and (by the trigger) the webhook deliveries commit together or not at all.
  */
-export function recordedWithChange(sql: Sql, events: NewEvent[], suppress: NewSuppression[]) {
+export function recordedWithChange(sql: Sql | Tx, events: NewEvent[], suppress: NewSuppression[]) {
   return sql`
     recorded as (
       insert into events (id, email_id, account_id, type, data, created_at)
       select e.id, changed.id, changed.account_id, e.type, e.data, e.at
-      from changed, jsonb_to_recordset(${sql.json(eventsJson(events))}) as e(id text, type text, data jsonb, at timestamptz)
+      from changed, jsonb_to_recordset(${eventsJson(sql, events)}) as e(id text, type text, data jsonb, at timestamptz)
       returning 1),
     suppressed as (
       insert into suppressions (id, account_id, address, reason, email_id)
       select s.id, changed.account_id, s.address, s.reason, changed.id
-      from changed, jsonb_to_recordset(${sql.json(asJsonRows(suppress))}) as s(id text, address text, reason text)
+      from changed, jsonb_to_recordset(${jsonb(sql, suppress)}) as s(id text, address text, reason text)
       on conflict (account_id, address) do nothing
       returning 1)`;
 }
@@ -53,7 +50,7 @@ async function applyComplaint(
     if (!change) return { accountId: email.account_id, recorded: false };
     await tx`
       with changed as (update emails set status = 'complained' where id = ${emailId} returning id, account_id),
-      ${recordedWithChange(tx as unknown as Sql, [change.ev], change.suppress)}
+      ${recordedWithChange(tx, [change.ev], change.suppress)}
       select 1`;
     if (!change.countsForHealth) await tx`update events set counts_for_health = false where id = ${change.ev.id}`;
     return { accountId: email.account_id, recorded: true };

@@ -1,7 +1,7 @@
-import type { Sql } from '../sql.js';
+import type { Tx } from '../sql.js';
 
 /** First-run seeding, inside the migration transaction (so exactly one starting process does it). */
-export function createSeedRepo(sql: Sql) {
+export function createSeedRepo(sql: Tx) {
   return {
     async isEmpty(): Promise<boolean> {
       const [row] = await sql`select 1 from accounts limit 1`;
