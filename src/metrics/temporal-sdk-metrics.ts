@@ -1,4 +1,3 @@
-import { Registry, type Metric } from 'prom-client';
 import type { BufferedMetricUpdate } from '@temporalio/worker';
 
 /**
@@ -29,7 +28,6 @@ const SECONDS_BOUNDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
 const OTHER_BOUNDS = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000];
 
 const families = new Map<string, Family>();
-const registry = new Registry();
 let source: (() => Iterable<BufferedMetricUpdate>) | undefined;
 
 /** Where updates come from: the runtime's buffer, once the runtime is installed. */
@@ -46,7 +44,7 @@ export function drainTemporalMetrics(): void {
 /** The store in Prometheus text, after draining (empty before the process has started a worker). */
 export async function temporalMetricsText(): Promise<string> {
   drainTemporalMetrics();
-  return families.size === 0 ? '' : registry.metrics();
+  return families.size === 0 ? '' : `${[...families.values()].map(render).join('\n\n')}\n`;
 }
 
 const sanitize = (name: string) => name.replace(/[^a-zA-Z0-9_]/g, '_').replace(/^(?=\d)/, '_');
@@ -60,7 +58,6 @@ function familyOf(update: BufferedMetricUpdate): Family {
   if (!family) {
     family = { name, help: metric.description || metric.name, type, bounds: seconds ? SECONDS_BOUNDS : OTHER_BOUNDS, series: new Map() };
     families.set(name, family);
-    registry.registerMetric(renderer(family));
   }
   return family;
 }
@@ -88,10 +85,23 @@ function observe(family: Family, series: Series, value: number): void {
   if (at >= 0) series.counts![at]! += 1;
 }
 
-/** A prom-client metric whose values are read from the store when the registry renders. */
-function renderer(family: Family): Metric {
-  const get = async () => ({ name: family.name, help: family.help, type: family.type, aggregator: 'sum' as const, values: valuesOf(family) });
-  return { name: family.name, help: family.help, type: family.type, aggregator: 'sum', get } as unknown as Metric;
+/*
+ * One family in the text format, written as prom-client's Registry writes a metric (lib/registry.js): the
+ * store is its own exposition, since prom-client types a registered metric as one of its own classes, none
+ * of which takes pre-aggregated histogram buckets.
+ */
+const escapeText = (s: string) => s.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+const labelValue = (v: string | number) => (typeof v === 'string' ? escapeText(v).replace(/"/g, '\\"') : v);
+const sampleValue = (v: number) => (Number.isNaN(v) ? 'Nan' : !Number.isFinite(v) ? (v < 0 ? '-Inf' : '+Inf') : `${v}`);
+
+function render(family: Family): string {
+  const name = escapeText(family.name);
+  const lines = [`# HELP ${name} ${escapeText(family.help)}`, `# TYPE ${name} ${family.type}`];
+  for (const { metricName = name, labels, value } of valuesOf(family)) {
+    const pairs = Object.entries(labels).map(([k, v]) => `${k}="${labelValue(v)}"`);
+    lines.push(`${metricName}${pairs.length > 0 ? `{${pairs.join(',')}}` : ''} ${sampleValue(value)}`);
+  }
+  return lines.join('\n');
 }
 
 function valuesOf(family: Family) {

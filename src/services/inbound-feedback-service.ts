@@ -68,12 +68,11 @@ function proofsOf(tokens: ReportTokens, report: FeedbackReport | undefined, enve
 function provenEmail(tokens: ReportTokens, report: FeedbackReport | undefined, envelope: InboundEnvelope): Proven | { refused: string } {
   const found = proofsOf(tokens, report, envelope);
   if ('refused' in found) return found;
-  const emails = new Set(found.proofs.map((p) => p.emailId));
-  if (emails.size === 0) return { refused: 'no valid report token' };
-  if (emails.size > 1) return { refused: 'the report tokens name different emails' };
+  const [emailId, another] = new Set(found.proofs.map((p) => p.emailId));
+  if (emailId === undefined) return { refused: 'no valid report token' };
+  if (another !== undefined) return { refused: 'the report tokens name different emails' };
   const recipients = new Set(found.proofs.flatMap((p) => (p.recipient === undefined ? [] : [p.recipient])));
   if (recipients.size > 1) return { refused: 'the report tokens name different recipients\' copies' };
-  const [emailId] = emails as unknown as [string];
   const quotedId = report?.original.emailId;
   if (quotedId !== undefined && quotedId.toLowerCase() !== emailId) return { refused: 'the report token names another email than the quoted headers' };
   const [recipient] = recipients;

@@ -5,6 +5,9 @@ import type SMTPPool from 'nodemailer/lib/smtp-pool';
 
 type SentMessageInfo = SMTPPool.SentMessageInfo;
 
+/** A nodemailer transporter over an SMTP pool (what `createTransport({pool: true, ...})` makes). */
+export type SmtpTransporter = Transporter<SentMessageInfo>;
+
 /** A message built and DKIM-signed once (render-message.ts): its bytes, the envelope and the Message-ID it carries. */
 export interface BuiltMessage {
   envelope: { from: string; to: string[] };
@@ -13,9 +16,15 @@ export interface BuiltMessage {
   raw: Buffer;
 }
 
+/** The parts of a compiled MailMessage that nodemailer's SMTP transports read: a MailMessage has them all. */
+interface CompiledMail {
+  data: object;
+  message: Pick<MimeNode, 'getEnvelope' | 'messageId' | 'getHeader' | 'createReadStream'>;
+}
+
 /** The transport object inside a nodemailer transporter (the SMTP pool), as its own sendMail calls it. */
 interface InnerTransport {
-  send(mail: unknown, callback: (err: Error | null, info: SentMessageInfo) => void): void;
+  send(mail: CompiledMail, callback: (err: Error | null, info?: SentMessageInfo) => void): void;
 }
 
 /**
@@ -30,8 +39,8 @@ interface InnerTransport {
  * was written (`readableDidRead`) and requeue it when a reused connection turns out dropped; a requeue
  * asks for a new stream. Errors and the answer are the transport's own, as sendMail passes them on.
  */
-export function sendBuilt(transporter: Transporter, message: BuiltMessage): Promise<SentMessageInfo> {
-  const inner = transporter.transporter as unknown as InnerTransport;
+export function sendBuilt(transporter: SmtpTransporter, message: BuiltMessage): Promise<SentMessageInfo> {
+  const inner: InnerTransport = transporter.transporter;
   // The envelope as sendMail's compiled message gives it: addresses parsed, IDN domains in punycode, each once.
   const wire = new MimeNode().setEnvelope(message.envelope).getEnvelope();
   const compiled = {
@@ -46,6 +55,11 @@ export function sendBuilt(transporter: Transporter, message: BuiltMessage): Prom
     },
   };
   return new Promise((resolve, reject) => {
-    inner.send({ data: {}, message: compiled }, (err, info) => (err ? reject(err) : resolve(info)));
+    inner.send({ data: {}, message: compiled }, (err, info) => {
+      if (err) reject(err);
+      // The pool answers every success with its info; the type leaves it optional for other transports.
+      else if (info === undefined) reject(new Error('the SMTP transport answered neither an error nor a result'));
+      else resolve(info);
+    });
   });
 }

@@ -1,7 +1,7 @@
 import nodemailer from 'nodemailer';
-import type { SentMessageInfo, Transporter } from 'nodemailer';
+import type { SentMessageInfo } from 'nodemailer';
 import type { Logger } from '../../../logger.js';
-import { sendBuilt, type BuiltMessage } from '../send-built.js';
+import { sendBuilt, type BuiltMessage, type SmtpTransporter } from '../send-built.js';
 import { SMTP_TIMEOUTS } from '../transport.js';
 import type { MxTarget } from './mx-route.js';
 
@@ -33,7 +33,7 @@ export interface HostPools {
 }
 
 interface Pool {
-  transporter: Transporter;
+  transporter: SmtpTransporter;
   plaintext: boolean;
   inFlight: number;
   lastUsed: number;
