@@ -1,6 +1,5 @@
 import type { AddressInfo, Socket } from 'node:net';
-import type { Readable } from 'node:stream';
-import type { SMTPServer, SMTPServerSession } from 'smtp-server';
+import type { SMTPServer, SMTPServerDataStream, SMTPServerSession } from 'smtp-server';
 import { withLogFields } from '../telemetry/log-context.js';
 
 /** A listening SMTP server: its port (the one picked when asked for 0), its URL, and how to stop it. */
@@ -37,7 +36,7 @@ export async function listenSmtp(server: SMTPServer, host: string, port: number,
  * A message's bytes from smtp-server's DATA stream, or undefined when it is larger than `maxBytes` (nothing
  * past the limit is kept: the stream is read to its end so the session can answer 552 and go on).
  */
-export function readMessage(stream: Readable, maxBytes: number): Promise<Buffer | undefined> {
+export function readMessage(stream: SMTPServerDataStream, maxBytes: number): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -47,7 +46,7 @@ export function readMessage(stream: Readable, maxBytes: number): Promise<Buffer 
     });
     stream.on('error', reject);
     stream.on('end', () => {
-      const exceeded = (stream as unknown as { sizeExceeded?: boolean }).sizeExceeded === true || size > maxBytes;
+      const exceeded = stream.sizeExceeded === true || size > maxBytes;
       resolve(exceeded ? undefined : Buffer.concat(chunks));
     });
   });

@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import type { SMTPServerDataStream } from 'smtp-server';
 import type { BodyMeter, BytesInFlight } from '../bytes-in-flight.js';
 
 /**
@@ -24,7 +24,7 @@ export function assertRoomForMessage(bytes: BytesInFlight, key: string, args: ob
  * the rest is read and thrown away (the reply to DATA comes after the message), and the refusal is thrown. The
  * caller releases the meter once the message is answered.
  */
-export function readCountedMessage(stream: Readable, maxBytes: number, meter: BodyMeter): Promise<Buffer | undefined> {
+export function readCountedMessage(stream: SMTPServerDataStream, maxBytes: number, meter: BodyMeter): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     let chunks: Buffer[] = [];
     let size = 0;
@@ -50,7 +50,7 @@ export function readCountedMessage(stream: Readable, maxBytes: number, meter: Bo
     stream.on('error', reject);
     stream.on('end', () => {
       if (refusal !== undefined) return reject(refusal);
-      const exceeded = (stream as unknown as { sizeExceeded?: boolean }).sizeExceeded === true || size > maxBytes;
+      const exceeded = stream.sizeExceeded === true || size > maxBytes;
       resolve(exceeded ? undefined : Buffer.concat(chunks));
       chunks = [];
     });

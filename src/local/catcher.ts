@@ -48,7 +48,7 @@ export async function startCatcher(options: {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
-        if ((stream as unknown as { sizeExceeded?: boolean }).sizeExceeded) {
+        if (stream.sizeExceeded) {
           return callback(Object.assign(new Error('552 message exceeds the fixed maximum message size'), { responseCode: 552 }));
         }
         const raw = Buffer.concat(chunks);

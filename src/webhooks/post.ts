@@ -26,13 +26,13 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
   return (hostname, options, callback) => {
     dns.lookup(hostname, { ...options, all: true, verbatim: true }, (err, addresses) => {
       if (err) return callback(err, '', 0);
-      const list = addresses as dns.LookupAddress[];
-      const usable = allowPrivate ? list : list.filter((a) => !isPrivateAddress(a.address));
+      const usable = allowPrivate ? addresses : addresses.filter((a) => !isPrivateAddress(a.address));
       if (usable.length === 0) {
         const refused = Object.assign(new Error(`${hostname} resolves only to private or loopback addresses`), { code: 'EPRIVATE' });
         return callback(refused, '', 0);
       }
-      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, usable);
+      // The caller asked for every address (Node's happy-eyeballs connect does): all the usable ones.
+      if (options.all) return callback(null, usable);
       callback(null, usable[0]!.address, usable[0]!.family);
     });
   };
