@@ -36,7 +36,7 @@ export function createAdmissionGate(admit: Admit, logger: Logger): (ctx: Handler
  * The handler's call context with the principal the gate admitted, so that the handler's own guard does
  * not authenticate again nor take a second request from the rate limit.
  */
-export function admittedCall(ctx: HandlerContext): CallContext {
+export function admittedCall(ctx: HandlerContext): HandlerContext & CallContext {
   const principal = ctx.values.get(ADMITTED);
-  return principal ? { requestHeader: ctx.requestHeader, values: ctx.values, principal } : ctx;
+  return principal ? { ...ctx, principal } : ctx;
 }

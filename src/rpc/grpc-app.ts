@@ -1,9 +1,9 @@
-import type { Http2ServerRequest } from 'node:http2';
+import type { Http2Server } from 'node:http2';
 import type { DescService } from '@bufbuild/protobuf';
-import { Code, ConnectError, createContextValues, type ConnectRouter, type HandlerContext, type ServiceImpl } from '@connectrpc/connect';
+import { createContextValues, createServiceImplSpec, type ConnectRouter, type HandlerContext, type ServiceImpl } from '@connectrpc/connect';
 import { fastifyConnectPlugin } from '@connectrpc/connect-fastify';
 import fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { CLIENT_ADDRESS, type CallContext } from '../api/call-context.js';
+import { CLIENT_ADDRESS } from '../api/call-context.js';
 import type { BytesInFlight } from '../bytes-in-flight.js';
 import { BODY_LIMITS } from '../domain/limits.js';
 import { AppError } from '../errors.js';
@@ -37,7 +37,7 @@ export async function buildGrpcApp(deps: {
   metrics: Pick<Metrics, 'rpcRequests' | 'rpcDuration'>;
   /** Request bodies held at once, per process and per key (shared with REST and SMTP submission). */
   bytesInFlight: BytesInFlight;
-}): Promise<FastifyInstance> {
+}): Promise<FastifyInstance<Http2Server>> {
   const app = fastify({
     http2: true,
     loggerInstance: deps.logger as FastifyBaseLogger,
@@ -73,40 +73,41 @@ export async function buildGrpcApp(deps: {
     // the code the error interceptor made.
     interceptors: [createRequestContextInterceptor(), rpcMetrics.interceptor, createErrorInterceptor(deps.logger)],
     // The handlers read who is calling (the admin-token throttle counts per address) from the context.
-    contextValues: (request) => rpcMetrics.track(request, withBodyMeter(createContextValues().set(CLIENT_ADDRESS, request.ip).set(REQUEST_ID, request.id), request.raw as unknown as Http2ServerRequest)),
+    contextValues: (request) => rpcMetrics.track(request, withBodyMeter(createContextValues().set(CLIENT_ADDRESS, request.ip).set(REQUEST_ID, request.id), request.raw)),
     // Each RPC sets its own (read-limits.ts); this is the bound for anything registered without one.
     readMaxBytes: BODY_LIMITS.other,
     shutdownTimeoutMs: 5000,
   });
-  return app as unknown as FastifyInstance;
+  return app;
 }
-
-type CallHandler = (req: unknown, ctx: CallContext) => unknown;
 
 /**
  * One route per RPC rather than one per service, as connect-es takes the read limit and the request gate
- * per RPC. An RPC without a handler answers UNIMPLEMENTED, as connect-es's own service routes do.
+ * per RPC. connect-es's own spec of the service pairs each RPC with its handler (bound to `impl`), or with
+ * one that answers UNIMPLEMENTED, as its service routes do; the handler gets the call as the gate admitted it.
  */
-function addService(router: ConnectRouter, service: DescService, impl: object, admission: (ctx: HandlerContext) => Promise<void>, metrics: RpcMetrics, logger: Logger): void {
+function addService<S extends DescService>(
+  router: ConnectRouter, service: S, impl: Partial<ServiceImpl<S>>, admission: (ctx: HandlerContext) => Promise<void>, metrics: RpcMetrics, logger: Logger,
+): void {
   const gate = metrics.gate(admission);
-  const handlers = impl as Record<string, CallHandler | undefined>;
-  for (const method of service.methods) {
-    const handler = handlers[method.localName];
-    const readMaxBytes = readMaxBytesFor(method);
-    const run = handler
-      ? (req: unknown, ctx: HandlerContext) => handler.call(impl, req, admittedCall(ctx))
-      : () => {
-          throw new ConnectError(`${service.typeName}.${method.name} is not implemented`, Code.Unimplemented);
-        };
-    router.rpc(method, run as never, {
+  for (const spec of Object.values(createServiceImplSpec(service, impl).methods)) {
+    const readMaxBytes = readMaxBytesFor(spec.method);
+    const options = {
       readMaxBytes,
-      requestGate: async (ctx) => {
+      requestGate: async (ctx: HandlerContext) => {
         explainReadLimit(ctx, readMaxBytes);
         await gate(ctx);
         // Admitted: the key its bytes in flight count for, known before connect-es reads any of them.
         admitCallBody(ctx, readMaxBytes, logger);
       },
-    });
+    };
+    // One branch per kind, so that each RPC's handler keeps its kind's signature.
+    switch (spec.kind) {
+      case 'unary': router.rpc(spec.method, (req, ctx) => spec.impl(req, admittedCall(ctx)), options); break;
+      case 'server_streaming': router.rpc(spec.method, (req, ctx) => spec.impl(req, admittedCall(ctx)), options); break;
+      case 'client_streaming': router.rpc(spec.method, (reqs, ctx) => spec.impl(reqs, admittedCall(ctx)), options); break;
+      case 'bidi_streaming': router.rpc(spec.method, (reqs, ctx) => spec.impl(reqs, admittedCall(ctx)), options); break;
+    }
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import type { Readable } from 'node:stream';
 import { createContextKey, type ContextValues, type HandlerContext } from '@connectrpc/connect';
 import type { BodyMeter, BytesInFlight } from '../bytes-in-flight.js';
 import type { Logger } from '../logger.js';
@@ -18,7 +19,8 @@ import { toConnectError } from './error-interceptor.js';
  */
 
 const BODY_METER = createContextKey<BodyMeter | undefined>(undefined, { description: 'the call body\'s bytes in flight' });
-const meters = new WeakMap<Http2ServerRequest, BodyMeter>();
+/** By the call's raw request: an Http2ServerRequest, which connect-fastify's types name by HTTP/1's IncomingMessage. */
+const meters = new WeakMap<Readable, BodyMeter>();
 
 /** On arrival (onRequest): the call's meter, and its body counted as it is read. */
 export function meterCallBody(bytes: BytesInFlight, req: Http2ServerRequest, res: Http2ServerResponse, logger: Logger): void {
@@ -29,7 +31,7 @@ export function meterCallBody(bytes: BytesInFlight, req: Http2ServerRequest, res
 }
 
 /** The call's meter, for its context values (connect-es hands the gate those, not the request). */
-export function withBodyMeter(values: ContextValues, req: Http2ServerRequest): ContextValues {
+export function withBodyMeter(values: ContextValues, req: Readable): ContextValues {
   return values.set(BODY_METER, meters.get(req));
 }
 

@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import { createClient } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcTransport } from '@connectrpc/connect-node';
-import type { FastifyInstance } from 'fastify';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { callCredential, type CallContext } from '../../src/api/call-context.js';
 import { BytesInFlight, type BytesInFlightLimits } from '../../src/bytes-in-flight.js';
@@ -42,7 +41,7 @@ const refuseAdmin = async (): Promise<never> => {
 async function startGrpc(limits: BytesInFlightLimits): Promise<{ address: string; bytes: BytesInFlight }> {
   const bytes = new BytesInFlight(limits);
   const fake = createFakeEmailApi();
-  const app: FastifyInstance = await buildGrpcApp({
+  const app = await buildGrpcApp({
     emailApi: fake.emailApi as never, adminApi: Object.fromEntries(AdminService.methods.map((m) => [m.localName, refuseAdmin])),
     admitApi: admitAnyKey, admitAdmin: refuseAdmin, logger, metrics: createMetrics(), bytesInFlight: bytes,
   });
