@@ -1,4 +1,4 @@
-import { createPrivateKey } from 'node:crypto';
+import { createPrivateKey, type KeyObject } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import type { SendMailOptions } from 'nodemailer/lib/mailer';
 import { parseConnectionUrl } from 'nodemailer/lib/shared';
@@ -28,11 +28,11 @@ interface RunArg {
  * The key as the service signs with it (src/delivery/dkim/dkim-key-object.ts): parsed once, not PEM text that OpenSSL
  * would decode on every message.
  */
-const parsedKey = (dkim: DkimKey | undefined): DkimKey | undefined =>
-  dkim && { ...dkim, privateKey: createPrivateKey(dkim.privateKey) as unknown as string };
+type SigningKey = Omit<DkimKey, 'privateKey'> & { privateKey: KeyObject };
+const parsedKey = (dkim: DkimKey | undefined): SigningKey | undefined => dkim && { ...dkim, privateKey: createPrivateKey(dkim.privateKey) };
 
 let seq = 0;
-function message(dkim?: DkimKey): SendMailOptions {
+function message(dkim?: SigningKey): SendMailOptions {
   seq += 1;
   const id = `bench${process.pid}x${seq}`;
   return {
@@ -85,7 +85,7 @@ async function run(arg: RunArg): Promise<{ sent: number; failed: number; elapsed
 }
 
 /** CPU ms (user + system, all threads of this process) and wall ms to build `n` messages, one at a time. */
-async function build(n: number, dkim?: DkimKey): Promise<{ cpuMs: number; wallMs: number; bytes: number }> {
+async function build(n: number, dkim?: SigningKey): Promise<{ cpuMs: number; wallMs: number; bytes: number }> {
   const transporter = nodemailer.createTransport({ streamTransport: true, buffer: true });
   let bytes = 0;
   const wall = performance.now();

@@ -62,6 +62,6 @@ export function composeMessage(email: EmailRow, attachments: StoredAttachment[],
     disableFileAccess: true,
     disableUrlAccess: true,
     // nodemailer hands privateKey to crypto's sign(), which takes a KeyObject as well as PEM text.
-    ...(send.dkim ? { dkim: { ...send.dkim, privateKey: parsedPrivateKey(send.dkim) as string, headerFieldNames: SIGNED_HEADERS } } : {}),
+    ...(send.dkim ? { dkim: { ...send.dkim, privateKey: parsedPrivateKey(send.dkim), headerFieldNames: SIGNED_HEADERS } } : {}),
   };
 }
