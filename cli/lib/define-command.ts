@@ -1,6 +1,6 @@
 import type { Message } from '@bufbuild/protobuf';
 import { Args, type Interfaces } from '@oclif/core';
-import { AdminCommand, EmailCommand } from './base-command.js';
+import { AdminCommand, EmailCommand, type MailerCommand } from './base-command.js';
 import type { AdminClient, EmailClient } from './rpc.js';
 import type { CommandContext } from './command-context.js';
 
@@ -29,23 +29,29 @@ type AdminBase = typeof AdminCommand.baseFlags;
 export function emailCommand<F extends Interfaces.FlagInput = Record<string, never>, A extends Interfaces.ArgInput = Record<string, never>, R extends Message = Message>(
   spec: CommandSpec<EmailClient, F, A, R, EmailBase>,
 ) {
-  return defineCommand(EmailCommand, (cmd, flags: { url: string; 'api-key'?: string }) => cmd.emailClient(flags), spec);
+  return defineCommand(EmailCommand, (cmd, flags: { url: string; 'api-key'?: string }) => asInstanceOf(EmailCommand, cmd).emailClient(flags), spec);
 }
 
 /** A command of the management API, authenticated with the admin token. */
 export function adminCommand<F extends Interfaces.FlagInput = Record<string, never>, A extends Interfaces.ArgInput = Record<string, never>, R extends Message = Message>(
   spec: CommandSpec<AdminClient, F, A, R, AdminBase>,
 ) {
-  return defineCommand(AdminCommand, (cmd, flags: { url: string; 'admin-token'?: string }) => cmd.adminClient(flags), spec);
+  return defineCommand(AdminCommand, (cmd, flags: { url: string; 'admin-token'?: string }) => asInstanceOf(AdminCommand, cmd).adminClient(flags), spec);
 }
 
-function defineCommand<Cmd extends EmailCommand | AdminCommand, Api, F extends Interfaces.FlagInput, A extends Interfaces.ArgInput, R extends Message, Base>(
-  Parent: abstract new (...params: ConstructorParameters<typeof EmailCommand>) => Cmd,
-  connect: (cmd: Cmd, flags: Interfaces.InferredFlags<F & Base>) => Promise<Api>,
+/** The command as its base class's instance: defineCommand made it from that class, so this never throws; it tells the compiler so. */
+function asInstanceOf<C extends MailerCommand>(Base: abstract new (...params: ConstructorParameters<typeof MailerCommand>) => C, cmd: MailerCommand): C {
+  if (cmd instanceof Base) return cmd;
+  throw new Error(`${cmd.id ?? 'the command'} is not a ${Base.name}`);
+}
+
+function defineCommand<Api, F extends Interfaces.FlagInput, A extends Interfaces.ArgInput, R extends Message, Base>(
+  Parent: typeof MailerCommand,
+  connect: (cmd: MailerCommand, flags: Interfaces.InferredFlags<F & Base>) => Promise<Api>,
   spec: CommandSpec<Api, F, A, R, Base>,
 ) {
   // Parent is EmailCommand or AdminCommand: oclif finds their --json, --url and credential flags on it.
-  const Defined = class extends (Parent as unknown as typeof EmailCommand) {
+  const Defined = class extends Parent {
     static override summary = spec.summary;
     static override description = spec.description;
     static override examples = commandExamples(spec.examples);
@@ -54,7 +60,7 @@ function defineCommand<Cmd extends EmailCommand | AdminCommand, Api, F extends I
 
     async run(): Promise<void> {
       const ctx = this.context<Interfaces.InferredFlags<F & Base>, Interfaces.InferredArgs<A>>(await this.parse());
-      const result = await spec.call(await connect(this as unknown as Cmd, ctx.flags), ctx);
+      const result = await spec.call(await connect(this, ctx.flags), ctx);
       await this.print(ctx.flags.json === true, result, () => logShown(ctx, spec.show(result, ctx)));
       const code = spec.exitCode?.(result) ?? 0;
       if (code !== 0) this.exit(code);
