@@ -1,9 +1,9 @@
 import { proxyLocalActivities } from '@temporalio/workflow';
-import type { JobActivities } from '../src/temporal/job-activities.js';
+import type { Activities } from '../src/temporal/activities.js';
 import { deliverAll, type SmtpRetry } from './deliver-emails.js';
 
 // Short database statements: local activities, inside the workflow task.
-const { beginBatch, finishBatch } = proxyLocalActivities<JobActivities>({
+const { beginBatch, finishBatch } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 });

@@ -1,5 +1,5 @@
 import { proxyActivities, sleep } from '@temporalio/workflow';
-import type { DeliveryActivities } from '../src/delivery/delivery-activities.js';
+import type { Activities } from '../src/temporal/activities.js';
 
 /**
  * Delivering accepted emails, for every kind of send. The content never travels through Temporal, only ids.
@@ -9,7 +9,7 @@ import type { DeliveryActivities } from '../src/delivery/delivery-activities.js'
  * (Transient). Operators set the number and the first wait (MAILER_SMTP_RETRY_*); whoever starts a
  * delivery workflow passes them in, so a running workflow keeps the budget it started with.
  */
-const { deliverEmails } = proxyActivities<DeliveryActivities>({
+const { deliverEmails } = proxyActivities<Activities>({
   startToCloseTimeout: '30 minutes',
   heartbeatTimeout: '15 seconds',
   // Failures here are the service's own (database down, worker killed): retry them without limit.
@@ -25,7 +25,7 @@ export interface SmtpRetry {
 export const DEFAULT_SMTP_RETRY: SmtpRetry = { retries: 12, firstDelaySeconds: 10 };
 
 function retryActivities(budget: SmtpRetry) {
-  return proxyActivities<DeliveryActivities>({
+  return proxyActivities<Activities>({
     startToCloseTimeout: '5 minutes',
     heartbeatTimeout: '15 seconds',
     retry: {
@@ -47,7 +47,7 @@ export interface DeliveryTally {
  * Recording a give-up is bookkeeping, not a send: it is retried (Temporal's default policy) until it lands,
  * whatever the SMTP budget, which may be 0 retries (and Temporal refuses a maximumAttempts of 0).
  */
-const { giveUpEmail } = proxyActivities<DeliveryActivities>({ startToCloseTimeout: '5 minutes', heartbeatTimeout: '15 seconds' });
+const { giveUpEmail } = proxyActivities<Activities>({ startToCloseTimeout: '5 minutes', heartbeatTimeout: '15 seconds' });
 
 /** Sends every email once, then retries the temporary failures each on its own schedule until final. */
 export async function deliverAll(emailIds: string[], budget: SmtpRetry = DEFAULT_SMTP_RETRY): Promise<DeliveryTally> {

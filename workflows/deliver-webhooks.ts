@@ -1,5 +1,5 @@
 import { proxyLocalActivities } from '@temporalio/workflow';
-import type { WebhookActivities } from '../src/webhooks/webhook-activities.js';
+import type { Activities } from '../src/temporal/activities.js';
 
 /**
  * Webhook delivery is a retry policy, not a loop (spec: Delivery rules): the first attempt, then retries
@@ -16,7 +16,7 @@ import type { WebhookActivities } from '../src/webhooks/webhook-activities.js';
  */
 export const WEBHOOK_RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '4 seconds', maximumAttempts: 4 } as const;
 
-const { sendWebhook } = proxyLocalActivities<WebhookActivities>({
+const { sendWebhook } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '15 seconds',
   retry: WEBHOOK_RETRY,
 });
@@ -27,14 +27,14 @@ const { sendWebhook } = proxyLocalActivities<WebhookActivities>({
  */
 export const WEBHOOK_RETRY_AFTER_FIRST = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '4 seconds', maximumAttempts: 3 } as const;
 
-const { sendWebhook: retryWebhook } = proxyLocalActivities<WebhookActivities>({
+const { sendWebhook: retryWebhook } = proxyLocalActivities<Activities>({
   // The wait for notBefore (1 s at most) is part of the first execution.
   startToCloseTimeout: '16 seconds',
   retry: WEBHOOK_RETRY_AFTER_FIRST,
 });
 
 // Recording the discard is the service's own write: retried until it lands.
-const { discardWebhook } = proxyLocalActivities<WebhookActivities>({
+const { discardWebhook } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 });

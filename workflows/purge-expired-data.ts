@@ -1,9 +1,9 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { RetentionActivities } from '../src/temporal/retention-activities.js';
+import type { Activities } from '../src/temporal/activities.js';
 import type { RetentionRun } from '../src/services/retention-service.js';
 
 // The activity stops itself on its time budget (5 minutes, retention-service.ts); the timeout is a backstop.
-const { purgeExpiredData } = proxyActivities<RetentionActivities>({
+const { purgeExpiredData } = proxyActivities<Activities>({
   startToCloseTimeout: '15 minutes',
   retry: { initialInterval: '30 seconds', backoffCoefficient: 2, maximumAttempts: 3 },
 });

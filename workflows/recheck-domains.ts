@@ -1,8 +1,8 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { DomainActivities } from '../src/temporal/domain-activities.js';
+import type { Activities } from '../src/temporal/activities.js';
 
 // DNS lookups of many domains: a regular activity (its own timeout, on any worker), retried a little.
-const { recheckDomains } = proxyActivities<DomainActivities>({
+const { recheckDomains } = proxyActivities<Activities>({
   startToCloseTimeout: '15 minutes',
   retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumAttempts: 3 },
 });

@@ -1,7 +1,7 @@
 import { proxyLocalActivities, sleep } from '@temporalio/workflow';
-import type { JobActivities } from '../src/temporal/job-activities.js';
+import type { Activities } from '../src/temporal/activities.js';
 
-const { fireDueScheduled, prepareScheduled } = proxyLocalActivities<JobActivities>({
+const { fireDueScheduled, prepareScheduled } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 });

@@ -153,4 +153,3 @@ export function createDeliveryActivities(deps: DeliveryDeps, sender: EmailSender
     }
   }
 }
-export type DeliveryActivities = ReturnType<typeof createDeliveryActivities>;

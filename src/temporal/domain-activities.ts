@@ -6,4 +6,3 @@ export function createDomainActivities(deps: { checks: Pick<DomainDnsCheck, 'rec
     recheckDomains: (): Promise<number> => deps.checks.recheckDue(deps.recheckMinutes),
   };
 }
-export type DomainActivities = ReturnType<typeof createDomainActivities>;

@@ -68,4 +68,3 @@ export function createJobActivities(deps: {
     finishBatch: (input: { jobId: string }): Promise<BatchStatus | undefined> => deps.batches.finish(input.jobId),
   };
 }
-export type JobActivities = ReturnType<typeof createJobActivities>;

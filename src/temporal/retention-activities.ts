@@ -6,4 +6,3 @@ export function createRetentionActivities(deps: { retention: Pick<RetentionServi
     purgeExpiredData: (): Promise<RetentionRun> => deps.retention.run(deps.policy),
   };
 }
-export type RetentionActivities = ReturnType<typeof createRetentionActivities>;

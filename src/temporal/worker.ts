@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worker';
+import type { Activities } from './activities.js';
 import type { Logger } from '../logger.js';
 import type { Tracing } from '../telemetry/tracing.js';
 import { appErrorInterceptor } from './app-error-interceptor.js';
@@ -38,8 +39,8 @@ export async function createTemporalWorker(options: {
   address: string;
   namespace: string;
   taskQueue: string;
-  /** Every activity function by name (deliveries, jobs). */
-  activities: object;
+  /** Every activity function by name (deliveries, webhooks, jobs, domains, retention). */
+  activities: Activities;
   bundle: WorkflowBundleOption | undefined;
   logger: Logger;
   tracing: Pick<Tracing, 'enabled' | 'spanProcessor' | 'resource'>;

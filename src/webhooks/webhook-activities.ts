@@ -53,4 +53,3 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     },
   };
 }
-export type WebhookActivities = ReturnType<typeof createWebhookActivities>;
