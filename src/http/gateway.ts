@@ -14,8 +14,8 @@ declare module 'fastify' {
   }
 }
 
-/** Any handler set: one function per RPC, named as the schema names them (sendEmail, getEmail, ...). */
-type Handlers = Record<string, (req: never, ctx: CallContext) => Promise<unknown>>;
+/** Any service's handlers (api/call-context.ts Handlers<S>): one function per RPC, named as the schema names them (sendEmail, getEmail, ...). */
+type AnyHandlers = Record<string, ((req: never, ctx: CallContext) => unknown) | undefined>;
 
 function requestHeaders(request: FastifyRequest): Headers {
   const h = new Headers();
@@ -59,7 +59,7 @@ export function registerGateway(
   app: FastifyInstance,
   base: string,
   routes: RestRoute[],
-  handlers: Handlers,
+  handlers: AnyHandlers,
   admit: (ctx: CallContext) => Promise<unknown>,
 ): void {
   for (const route of routes) {

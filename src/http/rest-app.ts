@@ -1,10 +1,12 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { CallContext } from '../api/call-context.js';
+import type { CallContext, Handlers } from '../api/call-context.js';
 import type { BytesInFlight } from '../bytes-in-flight.js';
 import { BODY_LIMITS } from '../domain/limits.js';
 import { AppError, invalid, unavailable } from '../errors.js';
+import type { AdminService } from '../gen/mail/v1/admin_service_pb.js';
+import type { EmailService } from '../gen/mail/v1/email_service_pb.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { countBodiesInFlight } from './body-bytes.js';
@@ -19,11 +21,10 @@ import { createRouteMethods } from './route-methods.js';
 /** The longest request target taken (path and query); longer is 414. Node refuses header blocks over 16 KiB itself. */
 export const MAX_URL_CHARS = 8192;
 
-type Handlers = Parameters<typeof registerGateway>[3];
-
 export interface RestAppDeps {
-  emailApi: object;
-  adminApi: object;
+  /** The handlers the routes of EMAIL_ROUTES and ADMIN_ROUTES call (registerGateway refuses to start without one). */
+  emailApi: Partial<Handlers<typeof EmailService>>;
+  adminApi: Partial<Handlers<typeof AdminService>>;
   /** Admits a call to the email API (key, rate limit) before its body is read. */
   admitApi: (ctx: CallContext) => Promise<unknown>;
   /** Admits a call to the management API (admin token) before its body is read. */
@@ -80,8 +81,8 @@ export async function buildRestApp(deps: RestAppDeps): Promise<FastifyInstance> 
     deps.metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
   });
 
-  registerGateway(app, API_BASE, EMAIL_ROUTES, deps.emailApi as Handlers, deps.admitApi);
-  registerGateway(app, ADMIN_BASE, ADMIN_ROUTES, deps.adminApi as Handlers, deps.admitAdmin);
+  registerGateway(app, API_BASE, EMAIL_ROUTES, deps.emailApi, deps.admitApi);
+  registerGateway(app, ADMIN_BASE, ADMIN_ROUTES, deps.adminApi, deps.admitAdmin);
 
   registerServiceRoutes(app, deps);
 
