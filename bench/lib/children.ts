@@ -11,6 +11,9 @@ export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url
 const STOP_GRACE_MS = 5_000;
 const READY_TIMEOUT_MS = 60_000;
 
+/** The ready message of a child that tells nothing but that it is ready (serve(handlers, {})). */
+export type ReadyOnly = Record<string, never>;
+
 export interface BenchChild<Ready> {
   name: string;
   pid: number;

@@ -3,7 +3,7 @@ import { Client, Connection } from '@temporalio/client';
 import { migrate } from '../../src/db/migrate.js';
 import { createSql } from '../../src/db/sql.js';
 import type { Logger } from '../../src/logger.js';
-import { startChild, type BenchChild } from '../lib/children.js';
+import { startChild, type BenchChild, type ReadyOnly } from '../lib/children.js';
 import { benchDkimKey, type DkimKey } from '../lib/dkim-key.js';
 import { SENDER_DOMAIN } from '../lib/payload.js';
 import { measuring, partContext, type BenchContext, type PartContext, type PartResult } from '../lib/context.js';
@@ -59,7 +59,7 @@ async function routeWithInsert(ctx: PartContext, logger: Logger): Promise<number
  * time budget (the deliverability part measures it too, beside the DKIM cost).
  */
 async function rawNodemailer(ctx: PartContext): Promise<{ nodemailerRate: number; signedNodemailerRate: number }> {
-  const child = await startChild<object>('nodemailer sender', 'mail-sender.ts');
+  const child = await startChild<ReadyOnly>('nodemailer sender', 'mail-sender.ts');
   return measuring(ctx, child, async () => ({
     nodemailerRate: await nodemailerSends(ctx, child, { key: 'nodemailer', what: 'baseline: raw nodemailer pooled sends' }),
     signedNodemailerRate: await nodemailerSends(ctx, child, {
@@ -74,7 +74,7 @@ async function rawNodemailer(ctx: PartContext): Promise<{ nodemailerRate: number
  * to the sink (each DKIM-signed with `dkim`); the row, and the rate.
  */
 export async function nodemailerSends(
-  ctx: PartContext, child: BenchChild<object>, { key, what, dkim, runS = RUN_S, warmupS = WARMUP_S }: { key: string; what: string; dkim?: DkimKey; runS?: number; warmupS?: number },
+  ctx: PartContext, child: BenchChild<ReadyOnly>, { key, what, dkim, runS = RUN_S, warmupS = WARMUP_S }: { key: string; what: string; dkim?: DkimKey; runS?: number; warmupS?: number },
 ): Promise<number> {
   const arg = { smtpUrl: ctx.infra.sink.ready.url, maxConnections: SMTP_MAX_CONNECTIONS, inFlight: SMTP_IN_FLIGHT, ...(dkim ? { dkim } : {}) };
   await child.request('run', { ...arg, durationMs: warmupS * 1000 });
@@ -96,7 +96,7 @@ export async function nodemailerSends(
 async function temporalStarts(ctx: PartContext): Promise<number> {
   const { temporal, bundles } = ctx.infra;
   const taskQueue = 'bench-noop';
-  const child = await startChild<object>('Temporal worker', 'temporal-worker.ts', {
+  const child = await startChild<ReadyOnly>('Temporal worker', 'temporal-worker.ts', {
     ...process.env, BENCH_TEMPORAL_ADDRESS: temporal.address, BENCH_TASK_QUEUE: taskQueue, BENCH_WORKFLOW_BUNDLE: bundles.noop,
   });
   return measuring(ctx, child, async () => {

@@ -1,4 +1,4 @@
-import { startChild, type BenchChild } from '../lib/children.js';
+import { startChild, type BenchChild, type ReadyOnly } from '../lib/children.js';
 import { measuring, partContext, type BenchContext, type PartContext, type PartResult } from '../lib/context.js';
 import { benchDkimKey, type DkimKey, type SignCost } from '../lib/dkim-key.js';
 import { DESTINATIONS, startMxZone } from '../lib/mx-zone.js';
@@ -33,7 +33,7 @@ const HALF_OVERHEAD_MS = 10_000;
 export async function deliverability(bench: BenchContext): Promise<PartResult<DeliverabilityFigures>> {
   const ctx = partContext(bench);
   const key = benchDkimKey(SENDER_DOMAIN);
-  const child = await startChild<object>('nodemailer sender (DKIM)', 'mail-sender.ts');
+  const child = await startChild<ReadyOnly>('nodemailer sender (DKIM)', 'mail-sender.ts');
   const { dkim, signedNodemailerRate } = await measuring(ctx, child, async () => ({
     dkim: await dkimCost(ctx, child, key),
     signedNodemailerRate: await nodemailerSends(ctx, child, {
@@ -66,7 +66,7 @@ function sendSeconds(ctx: PartContext): number {
 }
 
 /** CPU per message of building the bench email with and without an RSA-2048 DKIM signature. */
-async function dkimCost(ctx: PartContext, child: BenchChild<object>, key: DkimKey): Promise<SignCost> {
+async function dkimCost(ctx: PartContext, child: BenchChild<ReadyOnly>, key: DkimKey): Promise<SignCost> {
   const c = await child.request<SignCost>('signCost', { n: SIGN_MESSAGES, rounds: SIGN_ROUNDS, dkim: key });
   ctx.addRow({
     key: 'dkim-cost', what: 'DKIM: RSA-2048 signing, CPU per message (nodemailer)', value: c.signCpuMs, unit: 'CPU ms/mail',
