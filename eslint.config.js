@@ -41,6 +41,8 @@ const restrictLayer = (files, group, ...patterns) => ({
   files, rules: { 'no-restricted-imports': restrict({ group, message: 'not in this layer (see .dependency-cruiser.cjs).' }, ...patterns) },
 });
 
+const NO_UNKNOWN_CAST = 'No `as unknown as` outside tests and src/gen: type the seam (a declared type, a type guard, a narrow wrapper, `satisfies`, a generic) instead of casting through unknown.';
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'src/gen/**', '.data/**', 'test-artifacts/**', 'bench/results/**'] },
   js.configs.recommended,
@@ -155,6 +157,18 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': ['error', {
         patterns: [{ regex: '^(\\.\\./)+src/(?!gen/)', allowTypeImports: true, message: 'cli/ reaches the service through its API; only src/gen (and types) may be imported.' }],
       }],
+    },
+  },
+  {
+    // Types at every seam: a cast through `unknown` hides a seam whose types disagree. Tests may still build
+    // partial fakes so; generated code is not ours.
+    files: ['src/**/*.ts', 'cli/**/*.ts', 'workflows/**/*.ts', 'bench/**/*.ts'],
+    ignores: ['src/gen/**'],
+    rules: {
+      'no-restricted-syntax': ['error',
+        { selector: "TSAsExpression > TSAsExpression.expression[typeAnnotation.type='TSUnknownKeyword']", message: NO_UNKNOWN_CAST },
+        { selector: "TSTypeAssertion > TSTypeAssertion.expression[typeAnnotation.type='TSUnknownKeyword']", message: NO_UNKNOWN_CAST },
+      ],
     },
   },
   {

@@ -45,6 +45,17 @@ describe('ESLint layer rules', () => {
   });
 });
 
+describe('ESLint type rules', () => {
+  const eslint = new ESLint({ cwd: root });
+  it('refuses a cast through unknown outside tests, and allows it in a test', async () => {
+    const code = "export const n = ('1' as unknown as number) + 1;\n";
+    const [inSrc] = await eslint.lintText(code, { filePath: path.join(root, 'src/domain/address.ts') });
+    expect(inSrc!.messages.map((m) => m.ruleId)).toContain('no-restricted-syntax');
+    const [inTest] = await eslint.lintText(code, { filePath: path.join(root, 'test/unit/address.test.ts') });
+    expect(inTest!.messages.filter((m) => m.fatal || m.ruleId === 'no-restricted-syntax')).toEqual([]);
+  });
+});
+
 describe('dependency-cruiser graph rules', () => {
   const scratch: string[] = [];
   afterAll(() => Promise.all(scratch.map((d) => fs.rm(d, { recursive: true, force: true }))));
