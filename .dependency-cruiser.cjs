@@ -17,7 +17,10 @@
  */
 const layers = [
   ['kernel', '^src/(errors|config|ids|cidr)\\.ts$|^src/domain/'],
-  ['support', '^src/(logger|metrics|group-commit|bytes-in-flight|retry-at-start|private-dir)\\.ts$|^src/(telemetry|metrics|net|secrets)/'],
+  [
+    'support',
+    '^src/(logger|metrics|group-commit|bytes-in-flight|retry-at-start|private-dir)\\.ts$|^src/(telemetry|metrics|net|secrets)/',
+  ],
   ['db', '^src/db/'],
   ['io', '^src/(delivery|inbound|webhooks)/'],
   ['local', '^src/local/'],
@@ -32,23 +35,75 @@ const upward = layers.slice(0, -1).map(([name, from], i) => ({
   severity: 'error',
   comment: `${name} may import only itself and the layers below it (see the top of .dependency-cruiser.cjs)`,
   from: { path: from },
-  to: { path: layers.slice(i + 1).map(([, p]) => `(${p})`).join('|') },
+  to: {
+    path: layers
+      .slice(i + 1)
+      .map(([, p]) => `(${p})`)
+      .join('|'),
+  },
 }));
 
 /** Modules of one layer that stay apart from each other. */
-const apart = (name, from, to, comment) => ({ name, severity: 'error', comment, from: { path: from }, to: { path: to } });
+const apart = (name, from, to, comment) => ({
+  name,
+  severity: 'error',
+  comment,
+  from: { path: from },
+  to: { path: to },
+});
 
 module.exports = {
   forbidden: [
-    { name: 'no-circular', severity: 'error', comment: 'files import each other only one way', from: {}, to: { circular: true } },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'files import each other only one way',
+      from: {},
+      to: { circular: true },
+    },
     ...upward,
-    apart('runners-apart', '^src/temporal/', '^src/api/', 'Temporal wiring and the API handlers know nothing of each other'),
-    apart('runners-apart-2', '^src/api/', '^src/temporal/', 'Temporal wiring and the API handlers know nothing of each other'),
-    apart('adapters-apart', '^src/http/', '^src/rpc/', 'REST and gRPC are thin adapters over api/ and never import each other'),
-    apart('adapters-apart-2', '^src/rpc/', '^src/http/', 'REST and gRPC are thin adapters over api/ and never import each other'),
-    apart('delivery-stands-alone', '^src/delivery/', '^src/(inbound|webhooks)/', 'outbound delivery needs nothing of what arrives or of webhooks'),
-    apart('inbound-stands-alone', '^src/inbound/', '^src/(delivery|webhooks)/', 'receiving needs nothing of delivery or webhooks'),
-    apart('webhooks-use-only-the-outbox', '^src/webhooks/', '^src/(inbound/|delivery/(?!queue/outbox-loop\\.ts$))', 'webhook delivery shares only the outbox loop with email delivery'),
+    apart(
+      'runners-apart',
+      '^src/temporal/',
+      '^src/api/',
+      'Temporal wiring and the API handlers know nothing of each other',
+    ),
+    apart(
+      'runners-apart-2',
+      '^src/api/',
+      '^src/temporal/',
+      'Temporal wiring and the API handlers know nothing of each other',
+    ),
+    apart(
+      'adapters-apart',
+      '^src/http/',
+      '^src/rpc/',
+      'REST and gRPC are thin adapters over api/ and never import each other',
+    ),
+    apart(
+      'adapters-apart-2',
+      '^src/rpc/',
+      '^src/http/',
+      'REST and gRPC are thin adapters over api/ and never import each other',
+    ),
+    apart(
+      'delivery-stands-alone',
+      '^src/delivery/',
+      '^src/(inbound|webhooks)/',
+      'outbound delivery needs nothing of what arrives or of webhooks',
+    ),
+    apart(
+      'inbound-stands-alone',
+      '^src/inbound/',
+      '^src/(delivery|webhooks)/',
+      'receiving needs nothing of delivery or webhooks',
+    ),
+    apart(
+      'webhooks-use-only-the-outbox',
+      '^src/webhooks/',
+      '^src/(inbound/|delivery/(?!queue/outbox-loop\\.ts$))',
+      'webhook delivery shares only the outbox loop with email delivery',
+    ),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

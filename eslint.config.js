@@ -3,9 +3,30 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const nodeBuiltins = [
-  'assert', 'buffer', 'child_process', 'cluster', 'crypto', 'dgram', 'dns', 'events', 'fs', 'fs/promises',
-  'http', 'http2', 'https', 'net', 'os', 'path', 'process', 'stream', 'timers', 'tls', 'url', 'util',
-  'worker_threads', 'zlib',
+  'assert',
+  'buffer',
+  'child_process',
+  'cluster',
+  'crypto',
+  'dgram',
+  'dns',
+  'events',
+  'fs',
+  'fs/promises',
+  'http',
+  'http2',
+  'https',
+  'net',
+  'os',
+  'path',
+  'process',
+  'stream',
+  'timers',
+  'tls',
+  'url',
+  'util',
+  'worker_threads',
+  'zlib',
 ];
 const builtinPatterns = [...nodeBuiltins, ...nodeBuiltins.map((m) => `node:${m}`)];
 
@@ -18,7 +39,20 @@ const restrict = (...patterns) => ['error', { patterns }];
  */
 const LAYERS = [
   ['kernel', ['domain', 'errors', 'config', 'ids', 'cidr']],
-  ['support', ['telemetry', 'metrics', 'net', 'secrets', 'logger', 'group-commit', 'bytes-in-flight', 'retry-at-start', 'private-dir']],
+  [
+    'support',
+    [
+      'telemetry',
+      'metrics',
+      'net',
+      'secrets',
+      'logger',
+      'group-commit',
+      'bytes-in-flight',
+      'retry-at-start',
+      'private-dir',
+    ],
+  ],
   ['db', ['db']],
   ['io', ['delivery', 'inbound', 'webhooks']],
   ['local', ['local']],
@@ -28,27 +62,55 @@ const LAYERS = [
   ['app', ['app', 'main', 'start', 'worker-child']],
 ];
 /** `../` (any depth) to a module; from a file at src/'s root, `./` too. */
-const moduleRegex = (names, fromRoot = false) => `^(${fromRoot ? '\\./|' : ''}(\\.\\./)+)(${names.join('|')})(/|\\.js$)`;
+const moduleRegex = (names, fromRoot = false) =>
+  `^(${fromRoot ? '\\./|' : ''}(\\.\\./)+)(${names.join('|')})(/|\\.js$)`;
 const above = (layer, message, fromRoot = false) => {
   const i = LAYERS.findIndex(([name]) => name === layer);
-  return { regex: moduleRegex(LAYERS.slice(i + 1).flatMap(([, names]) => names), fromRoot), message };
+  return {
+    regex: moduleRegex(
+      LAYERS.slice(i + 1).flatMap(([, names]) => names),
+      fromRoot,
+    ),
+    message,
+  };
 };
 /** For the adapters: the layers below services that they must reach only through services/ and api/. */
-const below = (_adapter, message) => ({ regex: moduleRegex(['db', 'delivery', 'inbound', 'webhooks', 'local', 'temporal']), message });
+const below = (_adapter, message) => ({
+  regex: moduleRegex(['db', 'delivery', 'inbound', 'webhooks', 'local', 'temporal']),
+  message,
+});
 
 /** The config block that keeps `files` from importing the packages `group` and whatever `patterns` name. */
 const restrictLayer = (files, group, ...patterns) => ({
-  files, rules: { 'no-restricted-imports': restrict({ group, message: 'not in this layer (see .dependency-cruiser.cjs).' }, ...patterns) },
+  files,
+  rules: {
+    'no-restricted-imports': restrict(
+      { group, message: 'not in this layer (see .dependency-cruiser.cjs).' },
+      ...patterns,
+    ),
+  },
 });
 
-const NO_UNKNOWN_CAST = 'No `as unknown as` outside tests and src/gen: type the seam (a declared type, a type guard, a narrow wrapper, `satisfies`, a generic) instead of casting through unknown.';
+const NO_UNKNOWN_CAST =
+  'No `as unknown as` outside tests and src/gen: type the seam (a declared type, a type guard, a narrow wrapper, `satisfies`, a generic) instead of casting through unknown.';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'src/gen/**', '.data/**', 'test-artifacts/**', 'bench/results/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+      },
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
@@ -64,7 +126,16 @@ export default tseslint.config(
     files: ['src/console/static/**/*.js'],
     languageOptions: {
       sourceType: 'module',
-      globals: { window: 'readonly', document: 'readonly', navigator: 'readonly', location: 'readonly', sessionStorage: 'readonly', fetch: 'readonly', URLSearchParams: 'readonly', Node: 'readonly' },
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        navigator: 'readonly',
+        location: 'readonly',
+        sessionStorage: 'readonly',
+        fetch: 'readonly',
+        URLSearchParams: 'readonly',
+        Node: 'readonly',
+      },
     },
   },
   {
@@ -73,11 +144,26 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': restrict(
         { group: builtinPatterns, message: 'Workflow code runs in a sandbox without Node builtins.' },
-        { group: ['@temporalio/client', '@temporalio/worker', '@temporalio/activity', 'postgres', 'nodemailer', 'fastify'], message: 'Workflows do no I/O.' },
+        {
+          group: [
+            '@temporalio/client',
+            '@temporalio/worker',
+            '@temporalio/activity',
+            'postgres',
+            'nodemailer',
+            'fastify',
+          ],
+          message: 'Workflows do no I/O.',
+        },
       ),
-      '@typescript-eslint/no-restricted-imports': ['error', {
-        patterns: [{ group: ['../src/**'], allowTypeImports: true, message: 'Import only types from src/ into workflows.' }],
-      }],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['../src/**'], allowTypeImports: true, message: 'Import only types from src/ into workflows.' },
+          ],
+        },
+      ],
     },
   },
   {
@@ -90,8 +176,26 @@ export default tseslint.config(
     files: ['src/errors.ts', 'src/config.ts', 'src/ids.ts', 'src/cidr.ts'],
     rules: {
       'no-restricted-imports': restrict(
-        { group: ['postgres', 'fastify', '@fastify/*', '@connectrpc/*', '@temporalio/*', 'smtp-server', 'mailparser', 'mailauth', 'undici', 'nodemailer'], message: 'the kernel imports nothing with I/O.' },
-        above('kernel', 'the kernel imports nothing above it: adapters register with it (errors.ts registerUnavailable).', true),
+        {
+          group: [
+            'postgres',
+            'fastify',
+            '@fastify/*',
+            '@connectrpc/*',
+            '@temporalio/*',
+            'smtp-server',
+            'mailparser',
+            'mailauth',
+            'undici',
+            'nodemailer',
+          ],
+          message: 'the kernel imports nothing with I/O.',
+        },
+        above(
+          'kernel',
+          'the kernel imports nothing above it: adapters register with it (errors.ts registerUnavailable).',
+          true,
+        ),
       ),
     },
   },
@@ -101,38 +205,101 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': restrict(
         { group: builtinPatterns.filter((m) => !m.endsWith('crypto')), message: 'domain/ is pure.' },
-        { group: ['postgres', 'fastify', '@fastify/*', '@connectrpc/*', '@temporalio/*', 'smtp-server', 'mailparser', 'mailauth', 'undici'], message: 'domain/ imports nothing with I/O.' },
+        {
+          group: [
+            'postgres',
+            'fastify',
+            '@fastify/*',
+            '@connectrpc/*',
+            '@temporalio/*',
+            'smtp-server',
+            'mailparser',
+            'mailauth',
+            'undici',
+          ],
+          message: 'domain/ imports nothing with I/O.',
+        },
         { regex: '^nodemailer(?!/lib/addressparser$)', message: 'domain/ imports nothing with I/O.' },
         above('kernel', 'domain/ imports nothing above the kernel.'),
       ),
     },
   },
   // Cross-cutting helpers: over the kernel only.
-  restrictLayer(['src/telemetry/**/*.ts', 'src/metrics/**/*.ts', 'src/net/**/*.ts', 'src/secrets/**/*.ts'],
-    ['fastify', '@fastify/*', '@connectrpc/*'], above('support', 'support modules import only the kernel and each other.')),
-  restrictLayer(['src/logger.ts', 'src/metrics.ts', 'src/group-commit.ts', 'src/bytes-in-flight.ts', 'src/retry-at-start.ts', 'src/private-dir.ts'],
-    ['fastify', '@fastify/*', '@connectrpc/*'], above('support', 'support modules import only the kernel and each other.', true)),
+  restrictLayer(
+    ['src/telemetry/**/*.ts', 'src/metrics/**/*.ts', 'src/net/**/*.ts', 'src/secrets/**/*.ts'],
+    ['fastify', '@fastify/*', '@connectrpc/*'],
+    above('support', 'support modules import only the kernel and each other.'),
+  ),
+  restrictLayer(
+    [
+      'src/logger.ts',
+      'src/metrics.ts',
+      'src/group-commit.ts',
+      'src/bytes-in-flight.ts',
+      'src/retry-at-start.ts',
+      'src/private-dir.ts',
+    ],
+    ['fastify', '@fastify/*', '@connectrpc/*'],
+    above('support', 'support modules import only the kernel and each other.', true),
+  ),
   // Repositories: SQL only, over domain types; nothing above them.
-  restrictLayer(['src/db/**/*.ts'], ['fastify', '@fastify/*', '@connectrpc/*', 'nodemailer', '@temporalio/*'],
-    above('db', 'db/ holds SQL only: services call it, it calls nothing above it.')),
+  restrictLayer(
+    ['src/db/**/*.ts'],
+    ['fastify', '@fastify/*', '@connectrpc/*', 'nodemailer', '@temporalio/*'],
+    above('db', 'db/ holds SQL only: services call it, it calls nothing above it.'),
+  ),
   // What leaves and what arrives: called by services and activities, never by or through the adapters.
-  restrictLayer(['src/delivery/**/*.ts', 'src/inbound/**/*.ts', 'src/webhooks/**/*.ts'], ['fastify', '@fastify/*', '@connectrpc/*'],
-    above('io', 'delivery/, inbound/ and webhooks/ do their I/O for services and activities, and know nothing of them.')),
-  restrictLayer(['src/local/**/*.ts'], ['fastify', '@fastify/*', '@connectrpc/*'], above('local', 'local/ stands in for servers in development; it knows nothing of the service above it.')),
+  restrictLayer(
+    ['src/delivery/**/*.ts', 'src/inbound/**/*.ts', 'src/webhooks/**/*.ts'],
+    ['fastify', '@fastify/*', '@connectrpc/*'],
+    above(
+      'io',
+      'delivery/, inbound/ and webhooks/ do their I/O for services and activities, and know nothing of them.',
+    ),
+  ),
+  restrictLayer(
+    ['src/local/**/*.ts'],
+    ['fastify', '@fastify/*', '@connectrpc/*'],
+    above('local', 'local/ stands in for servers in development; it knows nothing of the service above it.'),
+  ),
   // Use cases know nothing of HTTP, gRPC, Temporal or the generated schema.
-  restrictLayer(['src/services/**/*.ts'], ['fastify', '@fastify/*', '@connectrpc/*', '@temporalio/*'],
-    above('services', 'services/ never import transports, Temporal wiring or the generated schema.'), { regex: '^(\\.\\./)+gen/', message: 'services/ never import the generated schema.' }),
+  restrictLayer(
+    ['src/services/**/*.ts'],
+    ['fastify', '@fastify/*', '@connectrpc/*', '@temporalio/*'],
+    above('services', 'services/ never import transports, Temporal wiring or the generated schema.'),
+    { regex: '^(\\.\\./)+gen/', message: 'services/ never import the generated schema.' },
+  ),
   // Temporal wiring and activities: services, repos and I/O; never the transports.
-  restrictLayer(['src/temporal/**/*.ts'], ['fastify', '@fastify/*', '@connectrpc/*'], above('runners', 'temporal/ never imports the API adapters or the app.'), { regex: '^(\\.\\./)+api/', message: 'temporal/ and api/ know nothing of each other.' }),
+  restrictLayer(
+    ['src/temporal/**/*.ts'],
+    ['fastify', '@fastify/*', '@connectrpc/*'],
+    above('runners', 'temporal/ never imports the API adapters or the app.'),
+    { regex: '^(\\.\\./)+api/', message: 'temporal/ and api/ know nothing of each other.' },
+  ),
   // The two adapters stay thin: no SQL, no SMTP, and they never import each other.
-  restrictLayer(['src/http/**/*.ts'], ['postgres', 'nodemailer'], above('adapters', 'http/ is an adapter over api/ and services/.'), below('http', 'http/ is an adapter over api/ and services/: no SQL, no SMTP, no workflows.'), { regex: '^(\\.\\./)+rpc/', message: 'http/ and rpc/ never import each other.' }),
-  restrictLayer(['src/rpc/**/*.ts'], ['postgres', 'nodemailer'], above('adapters', 'rpc/ is an adapter over api/ and services/.'), below('rpc', 'rpc/ is an adapter over api/ and services/: no SQL, no SMTP, no workflows.'), { regex: '^(\\.\\./)+http/', message: 'http/ and rpc/ never import each other.' }),
+  restrictLayer(
+    ['src/http/**/*.ts'],
+    ['postgres', 'nodemailer'],
+    above('adapters', 'http/ is an adapter over api/ and services/.'),
+    below('http', 'http/ is an adapter over api/ and services/: no SQL, no SMTP, no workflows.'),
+    { regex: '^(\\.\\./)+rpc/', message: 'http/ and rpc/ never import each other.' },
+  ),
+  restrictLayer(
+    ['src/rpc/**/*.ts'],
+    ['postgres', 'nodemailer'],
+    above('adapters', 'rpc/ is an adapter over api/ and services/.'),
+    below('rpc', 'rpc/ is an adapter over api/ and services/: no SQL, no SMTP, no workflows.'),
+    { regex: '^(\\.\\./)+http/', message: 'http/ and rpc/ never import each other.' },
+  ),
   {
     // Only config.ts reads the environment; process entry points hand it over.
     files: ['src/**/*.ts'],
     ignores: ['src/config.ts', 'src/start.ts', 'src/worker-child.ts', 'src/local/install-temporal-cli.ts'],
     rules: {
-      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Only src/config.ts reads the environment.' }],
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Only src/config.ts reads the environment.' },
+      ],
     },
   },
   {
@@ -140,23 +307,47 @@ export default tseslint.config(
     files: ['src/api/**/*.ts'],
     rules: {
       'no-restricted-imports': restrict(
-        { group: ['postgres', 'nodemailer', 'fastify', '@temporalio/*'], message: 'api/ is the handler set over services/; adapters call it.' },
+        {
+          group: ['postgres', 'nodemailer', 'fastify', '@temporalio/*'],
+          message: 'api/ is the handler set over services/; adapters call it.',
+        },
         above('runners', 'api/ is the handler set over services/; adapters call it.'),
-        { regex: '^(\\.\\./)+(temporal|delivery|inbound|webhooks|local)/', message: 'api/ reaches delivery, Temporal and I/O through services/ only.' },
+        {
+          regex: '^(\\.\\./)+(temporal|delivery|inbound|webhooks|local)/',
+          message: 'api/ reaches delivery, Temporal and I/O through services/ only.',
+        },
       ),
       // Presenters read the rows services return: their types, never the repositories themselves.
-      '@typescript-eslint/no-restricted-imports': ['error', {
-        patterns: [{ regex: '^(\\.\\./)+db/', allowTypeImports: true, message: 'api/ reaches the database through services/ only.' }],
-      }],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+db/',
+              allowTypeImports: true,
+              message: 'api/ reaches the database through services/ only.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
     // The CLI is a client of the Connect API like any other: the generated schema, never the server's code.
     files: ['cli/**/*.ts'],
     rules: {
-      '@typescript-eslint/no-restricted-imports': ['error', {
-        patterns: [{ regex: '^(\\.\\./)+src/(?!gen/)', allowTypeImports: true, message: 'cli/ reaches the service through its API; only src/gen (and types) may be imported.' }],
-      }],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+src/(?!gen/)',
+              allowTypeImports: true,
+              message: 'cli/ reaches the service through its API; only src/gen (and types) may be imported.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -165,9 +356,16 @@ export default tseslint.config(
     files: ['src/**/*.ts', 'cli/**/*.ts', 'workflows/**/*.ts', 'bench/**/*.ts'],
     ignores: ['src/gen/**'],
     rules: {
-      'no-restricted-syntax': ['error',
-        { selector: "TSAsExpression > TSAsExpression.expression[typeAnnotation.type='TSUnknownKeyword']", message: NO_UNKNOWN_CAST },
-        { selector: "TSTypeAssertion > TSTypeAssertion.expression[typeAnnotation.type='TSUnknownKeyword']", message: NO_UNKNOWN_CAST },
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "TSAsExpression > TSAsExpression.expression[typeAnnotation.type='TSUnknownKeyword']",
+          message: NO_UNKNOWN_CAST,
+        },
+        {
+          selector: "TSTypeAssertion > TSTypeAssertion.expression[typeAnnotation.type='TSUnknownKeyword']",
+          message: NO_UNKNOWN_CAST,
+        },
       ],
     },
   },
@@ -178,7 +376,10 @@ export default tseslint.config(
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
-      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false, attributes: false } }],
+      '@typescript-eslint/no-misused-promises': [
+        'error',
+        { checksVoidReturn: { arguments: false, attributes: false } },
+      ],
     },
   },
 );

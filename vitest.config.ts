@@ -14,7 +14,10 @@ export default defineConfig({
     hookTimeout: 120_000,
     teardownTimeout: 30_000,
     projects: [
-      { extends: true, test: { name: 'unit', include: UNIT, setupFiles: ['test/helpers/unit-no-io.ts'], isolate: false } },
+      {
+        extends: true,
+        test: { name: 'unit', include: UNIT, setupFiles: ['test/helpers/unit-no-io.ts'], isolate: false },
+      },
       {
         extends: true,
         test: {

@@ -37,11 +37,17 @@ declare module 'autocannon' {
     }
     interface Instance extends EventEmitter {
       stop(): void;
-      on(event: 'response', listener: (client: Client, statusCode: number, resBytes: number, responseTime: number) => void): this;
+      on(
+        event: 'response',
+        listener: (client: Client, statusCode: number, resBytes: number, responseTime: number) => void,
+      ): this;
       on(event: string, listener: (...args: unknown[]) => void): this;
     }
   }
 
-  function autocannon(options: autocannon.Options, callback: (err: Error | null, result: autocannon.Result) => void): autocannon.Instance;
+  function autocannon(
+    options: autocannon.Options,
+    callback: (err: Error | null, result: autocannon.Result) => void,
+  ): autocannon.Instance;
   export = autocannon;
 }

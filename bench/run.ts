@@ -52,11 +52,15 @@ async function main(): Promise<void> {
   const sourceAtStart = sourceFingerprint();
   const logger = createLogger('warn', 'bench');
   const cores = os.cpus().length;
-  log(`mailer bench on ${cores} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}; parts: ${[...parts].join(', ') || 'none'}`);
+  log(
+    `mailer bench on ${cores} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}; parts: ${[...parts].join(', ') || 'none'}`,
+  );
   await reportMachineLoad(cores);
 
   const infra = await startInfrastructure(loadConfig(process.env), logger);
-  log(`PostgreSQL, Temporal dev server (${infra.temporal.address}), SMTP sink (${infra.sink.ready.url}) and workflow bundles ready`);
+  log(
+    `PostgreSQL, Temporal dev server (${infra.temporal.address}), SMTP sink (${infra.sink.ready.url}) and workflow bundles ready`,
+  );
   const ctx = createContext({ parts, sizes, infra, log, elapsed, remaining });
 
   const rows: Row[] = [];
@@ -67,13 +71,16 @@ async function main(): Promise<void> {
   };
   const figures: Figures = {};
   if (parts.has('baselines')) figures.baselines = await figuresOf(baselines(ctx, logger));
-  if (parts.has('throughput') || parts.has('batch') || parts.has('scheduled') || parts.has('webhooks')) figures.service = await figuresOf(allInOneService(ctx, figures.baselines));
+  if (parts.has('throughput') || parts.has('batch') || parts.has('scheduled') || parts.has('webhooks'))
+    figures.service = await figuresOf(allInOneService(ctx, figures.baselines));
   if (parts.has('deliverability')) {
-    if (remaining() < MIN_MS.deliverability!) log(`skipping the deliverability figures: ${(remaining() / 1000).toFixed(0)} s left in the budget`);
+    if (remaining() < MIN_MS.deliverability!)
+      log(`skipping the deliverability figures: ${(remaining() / 1000).toFixed(0)} s left in the budget`);
     else figures.deliverability = await figuresOf(deliverability(ctx));
   }
   if (parts.has('memory')) {
-    if (remaining() < MIN_MS.memory!) log(`skipping the worker memory figure: ${(remaining() / 1000).toFixed(0)} s left in the budget`);
+    if (remaining() < MIN_MS.memory!)
+      log(`skipping the worker memory figure: ${(remaining() / 1000).toFixed(0)} s left in the budget`);
     else figures.memory = await figuresOf(splitServiceMemory(ctx));
   }
   if (parts.has('lists')) figures.lists = await figuresOf(lists(ctx));
@@ -85,7 +92,9 @@ async function reportMachineLoad(cores: number): Promise<void> {
   const idle = cpuWindow([]);
   await new Promise((r) => setTimeout(r, 1000));
   const before = idle.stop().machineBusy;
-  log(`machine busy before start: ${before}% of ${cores * 100}%${before >= NOISY_OTHER ? ' (NOT QUIET: other workloads will lower the figures)' : ''}`);
+  log(
+    `machine busy before start: ${before}% of ${cores * 100}%${before >= NOISY_OTHER ? ' (NOT QUIET: other workloads will lower the figures)' : ''}`,
+  );
 }
 
 let failed = false;
@@ -94,7 +103,7 @@ try {
 } catch (err) {
   failed = true;
   if (interrupted) process.stderr.write(`bench interrupted (${interrupted})\n`);
-  else process.stderr.write(`bench failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  else process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
 } finally {
   log('cleaning up');
   await cleanupAll();

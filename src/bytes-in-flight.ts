@@ -85,7 +85,10 @@ export class BodyMeter {
   #arrived = 0;
   #released = false;
 
-  constructor(private readonly budget: BytesInFlight, key?: string) {
+  constructor(
+    private readonly budget: BytesInFlight,
+    key?: string,
+  ) {
     this.#key = key;
   }
 
@@ -147,10 +150,16 @@ export class BodyMeter {
  * class so that SMTP submission answers it 452 4.3.1 (insufficient system storage) rather than as a rate limit.
  */
 export class BytesInFlightError extends AppError {
-  constructor(readonly cap: 'process' | 'key', limits: BytesInFlightLimits) {
-    super('rate_limited', cap === 'key'
-      ? `This API key already has ${mib(limits.perKey)} of request bodies in flight (the most it may); retry once earlier requests are answered`
-      : `The server already holds ${mib(limits.process)} of request bodies in flight (the most it takes); retry shortly`,
-    { retryAfterSeconds: BYTES_IN_FLIGHT_RETRY_AFTER_SECONDS });
+  constructor(
+    readonly cap: 'process' | 'key',
+    limits: BytesInFlightLimits,
+  ) {
+    super(
+      'rate_limited',
+      cap === 'key'
+        ? `This API key already has ${mib(limits.perKey)} of request bodies in flight (the most it may); retry once earlier requests are answered`
+        : `The server already holds ${mib(limits.process)} of request bodies in flight (the most it takes); retry shortly`,
+      { retryAfterSeconds: BYTES_IN_FLIGHT_RETRY_AFTER_SECONDS },
+    );
   }
 }

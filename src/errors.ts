@@ -56,8 +56,18 @@ export const ERROR_TABLE: Record<ErrorKind, KindSpec> = {
   conflict: { http: 409, grpc: GrpcCode.ALREADY_EXISTS, error: 'conflict', retryable: true },
   payload_too_large: { http: 413, grpc: GrpcCode.RESOURCE_EXHAUSTED, error: 'payload too large', retryable: false },
   uri_too_long: { http: 414, grpc: GrpcCode.INVALID_ARGUMENT, error: 'uri too long', retryable: false },
-  unsupported_media_type: { http: 415, grpc: GrpcCode.INVALID_ARGUMENT, error: 'unsupported media type', retryable: false },
-  headers_too_large: { http: 431, grpc: GrpcCode.INVALID_ARGUMENT, error: 'request header fields too large', retryable: false },
+  unsupported_media_type: {
+    http: 415,
+    grpc: GrpcCode.INVALID_ARGUMENT,
+    error: 'unsupported media type',
+    retryable: false,
+  },
+  headers_too_large: {
+    http: 431,
+    grpc: GrpcCode.INVALID_ARGUMENT,
+    error: 'request header fields too large',
+    retryable: false,
+  },
   rate_limited: { http: 429, grpc: GrpcCode.RESOURCE_EXHAUSTED, error: 'too many requests', retryable: true },
   quota_exceeded: { http: 429, grpc: GrpcCode.RESOURCE_EXHAUSTED, error: 'daily quota exceeded', retryable: true },
   unavailable: { http: 503, grpc: GrpcCode.UNAVAILABLE, error: 'service unavailable', retryable: true },
@@ -90,7 +100,11 @@ export class AppError extends Error {
   readonly rate: RateDecision | undefined;
   readonly allowedMethods: readonly string[] | undefined;
 
-  constructor(readonly kind: ErrorKind, message: string, options: AppErrorOptions = {}) {
+  constructor(
+    readonly kind: ErrorKind,
+    message: string,
+    options: AppErrorOptions = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.errorText = options.errorText;
     this.retryAfterSeconds = options.retryAfterSeconds;

@@ -11,7 +11,10 @@ export interface Waiting<T, R> {
  * for an earlier write to finish, so a lone item is written as soon as it is added. Used for delivery
  * outcomes (delivery/outcome/outcome-writer.ts) and accepted emails (services/accept-writer.ts).
  */
-export function groupPerTurn<T, R>(maxBatch: number, writeBatch: (batch: Waiting<T, R>[]) => Promise<void>): (item: T) => Promise<R> {
+export function groupPerTurn<T, R>(
+  maxBatch: number,
+  writeBatch: (batch: Waiting<T, R>[]) => Promise<void>,
+): (item: T) => Promise<R> {
   let queue: Waiting<T, R>[] = [];
   let scheduled = false;
 

@@ -35,13 +35,29 @@ export function resolveLogFormat(setting: LogFormatSetting, stdoutIsTty: boolean
  * formats them for reading in a terminal (pino-pretty, in this thread and synchronously, as pino's own stdout
  * is, so that the lines before a process.exit are not lost).
  */
-export function createLogger(level: string, name = 'mailer', destination?: pino.DestinationStream, format: LogFormat = 'json'): Logger {
+export function createLogger(
+  level: string,
+  name = 'mailer',
+  destination?: pino.DestinationStream,
+  format: LogFormat = 'json',
+): Logger {
   // Colours on stdout as pino-pretty decides (a terminal, NO_COLOR, FORCE_COLOR); never into a given stream.
-  const output = format === 'pretty'
-    ? PinoPretty({ translateTime: 'SYS:HH:MM:ss.l', sync: true, ...(destination ? { destination, colorize: false } : { destination: 1 }) })
-    : destination;
-  return pino({
-    name, level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime,
-    mixin: (_obj, _level, logger) => contextFields(logger),
-  }, output);
+  const output =
+    format === 'pretty'
+      ? PinoPretty({
+          translateTime: 'SYS:HH:MM:ss.l',
+          sync: true,
+          ...(destination ? { destination, colorize: false } : { destination: 1 }),
+        })
+      : destination;
+  return pino(
+    {
+      name,
+      level,
+      base: undefined,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      mixin: (_obj, _level, logger) => contextFields(logger),
+    },
+    output,
+  );
 }

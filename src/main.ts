@@ -54,9 +54,21 @@ export async function startMailer(config: Config, { logger, env }: StartOptions)
     const worker = dispatchers ? await startWorkerRole(core, { dispatchers, notifyQueued }, stops) : undefined;
     const api: Partial<ApiRole> = config.role !== 'worker' ? await startApiRole(core, notifyQueued, stops) : {};
     return {
-      config, restUrl: api.restUrl, grpcAddress: api.grpcAddress, inboundUrl: api.inboundUrl, submissionUrl: api.submissionUrl, catcher: worker?.catcher, workerProbeUrl: worker?.probeUrl,
-      temporalAddress: core.temporalAddress, temporalUiUrl: core.temporalUiUrl, databaseUrl: core.databaseUrl,
-      adminToken: core.admin.token, adminTokenCreated: core.admin.created, firstRun: core.firstRun, sql: core.sql, stop: stops.stop,
+      config,
+      restUrl: api.restUrl,
+      grpcAddress: api.grpcAddress,
+      inboundUrl: api.inboundUrl,
+      submissionUrl: api.submissionUrl,
+      catcher: worker?.catcher,
+      workerProbeUrl: worker?.probeUrl,
+      temporalAddress: core.temporalAddress,
+      temporalUiUrl: core.temporalUiUrl,
+      databaseUrl: core.databaseUrl,
+      adminToken: core.admin.token,
+      adminTokenCreated: core.admin.created,
+      firstRun: core.firstRun,
+      sql: core.sql,
+      stop: stops.stop,
     };
   } catch (err) {
     await stops.stop();

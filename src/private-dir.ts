@@ -42,12 +42,17 @@ export async function tightenDataDir(dir: string, mode: number, logger: Logger):
   } catch (err) {
     // A mounted volume owned by another user: say so, and run (refusing would stop a deployment that worked).
     if ((err as NodeJS.ErrnoException).code !== 'EPERM') throw err;
-    logger.warn({ dataDir: dir, mode: `0${current.toString(8)}`, err }, `the data dir is open to other users and not this user's to change: make it 0${mode.toString(8)}`);
+    logger.warn(
+      { dataDir: dir, mode: `0${current.toString(8)}`, err },
+      `the data dir is open to other users and not this user's to change: make it 0${mode.toString(8)}`,
+    );
     return;
   }
   logger.warn(
     { dataDir: dir, was: `0${current.toString(8)}`, now: `0${mode.toString(8)}` },
-    tooOpen ? 'the data dir was open to other users: its mode is now owner-only' : 'the data dir did not let the embedded PostgreSQL\'s user pass through: it does now (others still cannot list it)',
+    tooOpen
+      ? 'the data dir was open to other users: its mode is now owner-only'
+      : "the data dir did not let the embedded PostgreSQL's user pass through: it does now (others still cannot list it)",
   );
 }
 

@@ -6,7 +6,11 @@ import { startMailer, type Mailer } from './main.js';
 import { forgetFirstRun, pendingFirstRun } from './services/bootstrap-service.js';
 
 /** What the banner shows: the process's own mailer, or (split) the API's with the worker child's parts. */
-type Shown = Omit<Mailer, 'catcher'> & { catcher: { url: string } | undefined; workerPid?: number; firstRunEarlier?: boolean };
+type Shown = Omit<Mailer, 'catcher'> & {
+  catcher: { url: string } | undefined;
+  workerPid?: number;
+  firstRunEarlier?: boolean;
+};
 
 /**
  * `npm start`: the whole service (or the role MAILER_ROLE names), until Ctrl-C, which stops everything it
@@ -32,13 +36,22 @@ export async function runServer(overrides: Partial<Config> = {}): Promise<void> 
   }
   const shown: Shown = {
     ...(worker
-      ? { ...mailer, config, catcher: worker.ready.catcherUrl ? { url: worker.ready.catcherUrl } : undefined, workerProbeUrl: worker.ready.probeUrl, workerPid: worker.pid() }
+      ? {
+          ...mailer,
+          config,
+          catcher: worker.ready.catcherUrl ? { url: worker.ready.catcherUrl } : undefined,
+          workerProbeUrl: worker.ready.probeUrl,
+          workerPid: worker.pid(),
+        }
       : mailer),
     ...(earlier ? { firstRun: earlier, firstRunEarlier: true } : {}),
   };
   process.stdout.write(banner(shown), (err) => {
     // Shown: the key is no longer kept in clear in the data dir. Not written (stdout gone): kept for the next start.
-    if (!err && shown.firstRun) forgetFirstRun(config.dataDir).catch((e: unknown) => logger.warn({ err: e }, 'could not delete the kept first API key from the data dir'));
+    if (!err && shown.firstRun)
+      forgetFirstRun(config.dataDir).catch((e: unknown) =>
+        logger.warn({ err: e }, 'could not delete the kept first API key from the data dir'),
+      );
   });
 
   let stopping = false;
@@ -49,7 +62,12 @@ export async function runServer(overrides: Partial<Config> = {}): Promise<void> 
     stopping = true;
     logger.info({ signal }, 'stopping');
     // The worker first: it needs the database and Temporal this process may have started.
-    (worker?.stop() ?? Promise.resolve()).then(() => mailer.stop()).then(() => process.exit(0), () => process.exit(1));
+    (worker?.stop() ?? Promise.resolve())
+      .then(() => mailer.stop())
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
@@ -77,7 +95,10 @@ function startWorker(mailer: Mailer, logger: Logger, logFormat: LogFormat): Prom
 }
 
 function banner(m: Shown): string {
-  const lines = ['', `mailer is running (role: ${m.config.role}${m.workerPid ? `, the worker in process ${m.workerPid}` : ''})`];
+  const lines = [
+    '',
+    `mailer is running (role: ${m.config.role}${m.workerPid ? `, the worker in process ${m.workerPid}` : ''})`,
+  ];
   if (m.restUrl) {
     lines.push(`  REST API      ${m.restUrl}/v1/mail   (OpenAPI: ${m.restUrl}/v1/mail/openapi.json)`);
     lines.push(`  gRPC          ${m.grpcAddress}   (gRPC, gRPC-Web and Connect)`);
@@ -90,10 +111,14 @@ function banner(m: Shown): string {
   if (m.config.role !== 'api') lines.push(`  Delivery      ${deliveryLine(m.config)}`);
   if (m.catcher) {
     lines.push(`  Mail catcher  ${m.catcher.url}: mail is kept in ${m.config.dataDir}/mail/*.eml`);
-    if (m.restUrl) lines.push(`                and shown in the console; simulator: bounce@, complaint@, asyncbounce@simulator.mailer.test`);
+    if (m.restUrl)
+      lines.push(
+        `                and shown in the console; simulator: bounce@, complaint@, asyncbounce@simulator.mailer.test`,
+      );
   }
   lines.push(`  Data          ${m.config.dataDir}`);
-  if (m.firstRunEarlier) lines.push('', 'The first run stopped before showing its API key. It is shown once, now; keep it:');
+  if (m.firstRunEarlier)
+    lines.push('', 'The first run stopped before showing its API key. It is shown once, now; keep it:');
   else if (m.firstRun || m.adminTokenCreated) lines.push('', 'First run. These secrets are shown once; keep them:');
   if (m.firstRun) {
     lines.push(`  Account       ${m.firstRun.accountId} (sender domain ${m.firstRun.domain}, verified)`);
@@ -101,9 +126,13 @@ function banner(m: Shown): string {
   }
   if (m.adminTokenCreated) lines.push(`  Admin token   ${m.adminToken}   (also in ${m.config.dataDir}/admin-token)`);
   if (m.firstRun && m.restUrl) {
-    lines.push('', 'Send your first email:', `  curl -s ${m.restUrl}/v1/mail/emails \\`,
+    lines.push(
+      '',
+      'Send your first email:',
+      `  curl -s ${m.restUrl}/v1/mail/emails \\`,
       `    -H "Authorization: Bearer ${m.firstRun.apiKey}" -H "Content-Type: application/json" \\`,
-      `    -d '{"from":"hello@${m.firstRun.domain}","to":["you@example.net"],"subject":"Hello","text":"It works."}'`);
+      `    -d '{"from":"hello@${m.firstRun.domain}","to":["you@example.net"],"subject":"Hello","text":"It works."}'`,
+    );
   }
   lines.push('', 'Ctrl-C stops everything.', '');
   return lines.join('\n');
@@ -111,7 +140,8 @@ function banner(m: Shown): string {
 
 /** How mail leaves, as the banner says it (never the relay's credentials). */
 function deliveryLine(config: Config): string {
-  if (config.delivery === 'direct') return `direct to each recipient domain's MX hosts (port ${config.mxPort}), as ${config.hostname}; DKIM-signed`;
+  if (config.delivery === 'direct')
+    return `direct to each recipient domain's MX hosts (port ${config.mxPort}), as ${config.hostname}; DKIM-signed`;
   if (config.delivery === 'relay') {
     const relay = new URL(config.smtpUrl ?? '');
     return `relay through ${relay.protocol}//${relay.host} as ${config.hostname}; DKIM-signed`;

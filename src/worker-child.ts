@@ -12,7 +12,12 @@ import type { WorkerReady } from './app/worker-process.js';
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   // As the parent decided (it sets MAILER_LOG_FORMAT): this process's stdout may be a pipe to it.
-  const logger = createLogger(config.logLevel, 'mailer-worker', undefined, resolveLogFormat(config.logFormat, process.stdout.isTTY));
+  const logger = createLogger(
+    config.logLevel,
+    'mailer-worker',
+    undefined,
+    resolveLogFormat(config.logFormat, process.stdout.isTTY),
+  );
   const mailer = await startMailer(config, { logger, env: process.env });
   let stopping = false;
   const stop = (why: string) => {
@@ -21,7 +26,10 @@ async function main(): Promise<void> {
     logger.info({ why }, 'worker process stopping');
     // Past this, whatever is still running is as if killed: leases and Temporal retries take it over.
     setTimeout(() => process.exit(1), 30_000).unref();
-    mailer.stop().then(() => process.exit(0), () => process.exit(1));
+    mailer.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => {});

@@ -47,7 +47,10 @@ export interface DeliveryTally {
  * Recording a give-up is bookkeeping, not a send: it is retried (Temporal's default policy) until it lands,
  * whatever the SMTP budget, which may be 0 retries (and Temporal refuses a maximumAttempts of 0).
  */
-const { giveUpEmail } = proxyActivities<Activities>({ startToCloseTimeout: '5 minutes', heartbeatTimeout: '15 seconds' });
+const { giveUpEmail } = proxyActivities<Activities>({
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '15 seconds',
+});
 
 /** Sends every email once, then retries the temporary failures each on its own schedule until final. */
 export async function deliverAll(emailIds: string[], budget: SmtpRetry = DEFAULT_SMTP_RETRY): Promise<DeliveryTally> {

@@ -14,7 +14,12 @@ import type { Activities } from '../src/temporal/activities.js';
  * under send load than server timers (same table). The price is a workflow task held open while a receiver
  * keeps failing, which the SDK logs as a workflow task over 5 s.
  */
-export const WEBHOOK_RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '4 seconds', maximumAttempts: 4 } as const;
+export const WEBHOOK_RETRY = {
+  initialInterval: '1 second',
+  backoffCoefficient: 2,
+  maximumInterval: '4 seconds',
+  maximumAttempts: 4,
+} as const;
 
 const { sendWebhook } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '15 seconds',
@@ -25,7 +30,12 @@ const { sendWebhook } = proxyLocalActivities<Activities>({
  * The same schedule once the dispatcher made the first attempt (webhook-dispatcher.ts): 3 attempts left,
  * the first 1 s after that failure (the activity waits for `notBefore`), then 2 s, then 4 s.
  */
-export const WEBHOOK_RETRY_AFTER_FIRST = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '4 seconds', maximumAttempts: 3 } as const;
+export const WEBHOOK_RETRY_AFTER_FIRST = {
+  initialInterval: '2 seconds',
+  backoffCoefficient: 2,
+  maximumInterval: '4 seconds',
+  maximumAttempts: 3,
+} as const;
 
 const { sendWebhook: retryWebhook } = proxyLocalActivities<Activities>({
   // The wait for notBefore (1 s at most) is part of the first execution.
@@ -49,7 +59,9 @@ export interface DeliverWebhooksInput {
 }
 
 /** A group of webhook deliveries drained from their queue: each on its own retry schedule, all at once. */
-export async function deliverWebhooksWorkflow(input: DeliverWebhooksInput): Promise<{ succeeded: number; discarded: number }> {
+export async function deliverWebhooksWorkflow(
+  input: DeliverWebhooksInput,
+): Promise<{ succeeded: number; discarded: number }> {
   const attempt = (deliveryId: string) => {
     const notBefore = input.retryAt?.[deliveryId];
     return notBefore === undefined ? sendWebhook({ deliveryId }) : retryWebhook({ deliveryId, notBefore });
@@ -65,5 +77,8 @@ export async function deliverWebhooksWorkflow(input: DeliverWebhooksInput): Prom
       ),
     ),
   );
-  return { succeeded: outcomes.filter((o) => o === 'succeeded').length, discarded: outcomes.filter((o) => o === 'discarded').length };
+  return {
+    succeeded: outcomes.filter((o) => o === 'succeeded').length,
+    discarded: outcomes.filter((o) => o === 'discarded').length,
+  };
 }

@@ -1,6 +1,8 @@
 // Workflow interceptors of OpenTelemetry tracing, bundled with every workflow (src/temporal/worker.ts).
 import {
-  OpenTelemetryInboundInterceptor, OpenTelemetryInternalsInterceptor, OpenTelemetryOutboundInterceptor,
+  OpenTelemetryInboundInterceptor,
+  OpenTelemetryInternalsInterceptor,
+  OpenTelemetryOutboundInterceptor,
 } from '@temporalio/interceptors-opentelemetry/lib/workflow/index.js';
 import type { WorkflowInterceptors, WorkflowInterceptorsFactory } from '@temporalio/workflow';
 
@@ -17,26 +19,37 @@ const TRACE_HEADER = '_tracer-data';
 export const interceptors: WorkflowInterceptorsFactory = (): WorkflowInterceptors => {
   let traced: { outbound: OpenTelemetryOutboundInterceptor; internals: OpenTelemetryInternalsInterceptor } | undefined;
   return {
-    inbound: [{
-      execute(input, next) {
-        if (input.headers[TRACE_HEADER] === undefined) return next(input);
-        traced = { outbound: new OpenTelemetryOutboundInterceptor(), internals: new OpenTelemetryInternalsInterceptor() };
-        return new OpenTelemetryInboundInterceptor().execute(input, next);
+    inbound: [
+      {
+        execute(input, next) {
+          if (input.headers[TRACE_HEADER] === undefined) return next(input);
+          traced = {
+            outbound: new OpenTelemetryOutboundInterceptor(),
+            internals: new OpenTelemetryInternalsInterceptor(),
+          };
+          return new OpenTelemetryInboundInterceptor().execute(input, next);
+        },
       },
-    }],
-    outbound: [{
-      scheduleActivity: (input, next) => (traced ? traced.outbound.scheduleActivity(input, next) : next(input)),
-      scheduleLocalActivity: (input, next) => (traced ? traced.outbound.scheduleLocalActivity(input, next) : next(input)),
-      startChildWorkflowExecution: (input, next) => (traced ? traced.outbound.startChildWorkflowExecution(input, next) : next(input)),
-      continueAsNew: (input, next) => (traced ? traced.outbound.continueAsNew(input, next) : next(input)),
-      getLogAttributes: (input, next) => (traced ? traced.outbound.getLogAttributes(input, next) : next(input)),
-    }],
-    internals: [{
-      dispose(input, next) {
-        // Theirs is async (it disables its context manager, then calls next at once).
-        if (traced) void traced.internals.dispose(input, next);
-        else next(input);
+    ],
+    outbound: [
+      {
+        scheduleActivity: (input, next) => (traced ? traced.outbound.scheduleActivity(input, next) : next(input)),
+        scheduleLocalActivity: (input, next) =>
+          traced ? traced.outbound.scheduleLocalActivity(input, next) : next(input),
+        startChildWorkflowExecution: (input, next) =>
+          traced ? traced.outbound.startChildWorkflowExecution(input, next) : next(input),
+        continueAsNew: (input, next) => (traced ? traced.outbound.continueAsNew(input, next) : next(input)),
+        getLogAttributes: (input, next) => (traced ? traced.outbound.getLogAttributes(input, next) : next(input)),
       },
-    }],
+    ],
+    internals: [
+      {
+        dispose(input, next) {
+          // Theirs is async (it disables its context manager, then calls next at once).
+          if (traced) void traced.internals.dispose(input, next);
+          else next(input);
+        },
+      },
+    ],
   };
 };

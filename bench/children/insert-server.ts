@@ -16,8 +16,16 @@ if (!url || !accountId) throw new Error('BENCH_DATABASE_URL and BENCH_ACCOUNT_ID
 const sql = postgres(url, { max: 40, idle_timeout: 60, transform: { undefined: null }, onnotice: () => {} });
 
 interface Body {
-  from: string; to: string[]; cc?: string[]; bcc?: string[]; reply_to?: string[]; subject: string; html?: string; text?: string;
-  headers?: Record<string, string>; tags?: Record<string, string>;
+  from: string;
+  to: string[];
+  cc?: string[];
+  bcc?: string[];
+  reply_to?: string[];
+  subject: string;
+  html?: string;
+  text?: string;
+  headers?: Record<string, string>;
+  tags?: Record<string, string>;
 }
 
 /** `Name <address>` or `address` as the service stores a parsed mailbox (migration 4); the bench sends only these forms. */
@@ -45,7 +53,11 @@ app.post('/v1/mail/emails', async (request) => {
     bcc_addresses: bare(b.bcc),
     reply_to: bare(b.reply_to),
     mailboxes: sql.json({
-      from, to: (b.to ?? []).map(mailbox), cc: (b.cc ?? []).map(mailbox), bcc: (b.bcc ?? []).map(mailbox), replyTo: (b.reply_to ?? []).map(mailbox),
+      from,
+      to: (b.to ?? []).map(mailbox),
+      cc: (b.cc ?? []).map(mailbox),
+      bcc: (b.bcc ?? []).map(mailbox),
+      replyTo: (b.reply_to ?? []).map(mailbox),
     }),
     sender_domain: domain,
     subject: b.subject,

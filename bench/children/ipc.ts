@@ -13,10 +13,13 @@ export function serve(handlers: Handlers, ready: unknown, onStop: () => Promise<
     const timer = setTimeout(() => process.exit(1), 4_000);
     timer.unref();
     // The process exits either way; a failed stop is said, then the exit code tells.
-    onStop().then(() => process.exit(0), (err: unknown) => {
-      console.error('bench child stop failed', err);
-      process.exit(1);
-    });
+    onStop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        console.error('bench child stop failed', err);
+        process.exit(1);
+      },
+    );
   };
   process.on('disconnect', stop);
   process.on('SIGTERM', stop);
@@ -31,7 +34,8 @@ export function serve(handlers: Handlers, ready: unknown, onStop: () => Promise<
       })
       .then(
         (result) => process.send?.({ id: msg.id, result }),
-        (err: unknown) => process.send?.({ id: msg.id, error: err instanceof Error ? err.stack ?? err.message : String(err) }),
+        (err: unknown) =>
+          process.send?.({ id: msg.id, error: err instanceof Error ? (err.stack ?? err.message) : String(err) }),
       );
   });
   process.send({ type: 'ready', ready });

@@ -29,7 +29,8 @@ interface RunArg {
  * would decode on every message.
  */
 type SigningKey = Omit<DkimKey, 'privateKey'> & { privateKey: KeyObject };
-const parsedKey = (dkim: DkimKey | undefined): SigningKey | undefined => dkim && { ...dkim, privateKey: createPrivateKey(dkim.privateKey) };
+const parsedKey = (dkim: DkimKey | undefined): SigningKey | undefined =>
+  dkim && { ...dkim, privateKey: createPrivateKey(dkim.privateKey) };
 
 let seq = 0;
 function message(dkim?: SigningKey): SendMailOptions {
@@ -108,7 +109,10 @@ async function signCost({ n, rounds, dkim: given }: { n: number; rounds: number;
   await build(100, dkim);
   const sum = { u: { cpuMs: 0, wallMs: 0, bytes: 0 }, s: { cpuMs: 0, wallMs: 0, bytes: 0 } };
   for (let r = 0; r < rounds; r += 1) {
-    for (const [side, key] of [['u', undefined], ['s', dkim]] as const) {
+    for (const [side, key] of [
+      ['u', undefined],
+      ['s', dkim],
+    ] as const) {
       const b = await build(n, key);
       sum[side].cpuMs += b.cpuMs;
       sum[side].wallMs += b.wallMs;
@@ -119,10 +123,17 @@ async function signCost({ n, rounds, dkim: given }: { n: number; rounds: number;
   const per = (x: number) => Math.round((x / messages) * 1000) / 1000;
   return {
     messages,
-    unsignedCpuMs: per(sum.u.cpuMs), signedCpuMs: per(sum.s.cpuMs), signCpuMs: per(sum.s.cpuMs - sum.u.cpuMs),
-    unsignedWallMs: per(sum.u.wallMs), signedWallMs: per(sum.s.wallMs),
-    unsignedBytes: Math.round(sum.u.bytes), signedBytes: Math.round(sum.s.bytes),
+    unsignedCpuMs: per(sum.u.cpuMs),
+    signedCpuMs: per(sum.s.cpuMs),
+    signCpuMs: per(sum.s.cpuMs - sum.u.cpuMs),
+    unsignedWallMs: per(sum.u.wallMs),
+    signedWallMs: per(sum.s.wallMs),
+    unsignedBytes: Math.round(sum.u.bytes),
+    signedBytes: Math.round(sum.s.bytes),
   };
 }
 
-serve({ run: (arg: RunArg) => run(arg), signCost: (arg: { n: number; rounds: number; dkim: DkimKey }) => signCost(arg) }, {});
+serve(
+  { run: (arg: RunArg) => run(arg), signCost: (arg: { n: number; rounds: number; dkim: DkimKey }) => signCost(arg) },
+  {},
+);

@@ -97,7 +97,11 @@ function createServer(listener: string): SMTPServer {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
-        received(Buffer.concat(chunks), listener, session.envelope.rcptTo.map((r) => r.address));
+        received(
+          Buffer.concat(chunks),
+          listener,
+          session.envelope.rcptTo.map((r) => r.address),
+        );
         callback();
       });
     },

@@ -9,12 +9,18 @@ import { serve } from './ipc.js';
 const address = process.env.BENCH_TEMPORAL_ADDRESS;
 const taskQueue = process.env.BENCH_TASK_QUEUE;
 const bundle = process.env.BENCH_WORKFLOW_BUNDLE;
-if (!address || !taskQueue || !bundle) throw new Error('BENCH_TEMPORAL_ADDRESS, BENCH_TASK_QUEUE and BENCH_WORKFLOW_BUNDLE are required');
+if (!address || !taskQueue || !bundle)
+  throw new Error('BENCH_TEMPORAL_ADDRESS, BENCH_TASK_QUEUE and BENCH_WORKFLOW_BUNDLE are required');
 
 // ERROR: the worker warns that it polls no activity task queue, which is the point here.
 Runtime.install({ logger: new DefaultLogger('ERROR') });
 const connection = await NativeConnection.connect({ address });
-const worker = await Worker.create({ connection, namespace: 'default', taskQueue, workflowBundle: { codePath: bundle } });
+const worker = await Worker.create({
+  connection,
+  namespace: 'default',
+  taskQueue,
+  workflowBundle: { codePath: bundle },
+});
 const running = worker.run();
 serve({}, {}, async () => {
   worker.shutdown();

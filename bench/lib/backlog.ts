@@ -12,9 +12,17 @@ export interface BacklogSample {
  * Samples accepted and delivered once a second from now until `run` settles. `accepted` is read after the
  * sink answers, so that both counts are "up to now" (the backlog is not overstated by the round trip).
  */
-export async function sampleBacklog(ctx: BenchContext, sinkBefore: number, accepted: () => number, run: Promise<unknown>): Promise<BacklogSample[]> {
+export async function sampleBacklog(
+  ctx: BenchContext,
+  sinkBefore: number,
+  accepted: () => number,
+  run: Promise<unknown>,
+): Promise<BacklogSample[]> {
   const start = performance.now();
-  const finished = run.then(() => 'done' as const, () => 'done' as const);
+  const finished = run.then(
+    () => 'done' as const,
+    () => 'done' as const,
+  );
   const samples: BacklogSample[] = [];
   for (let k = 1; ; k++) {
     const tick = sleep(Math.max(0, start + k * 1000 - performance.now())).then(() => 'tick' as const);

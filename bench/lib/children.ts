@@ -23,7 +23,11 @@ export interface BenchChild<Ready> {
 }
 
 /** Signals a process and waits for it to exit; SIGKILL after the grace time. */
-export function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM', graceMs = STOP_GRACE_MS): Promise<void> {
+export function stopProcess(
+  child: ChildProcess,
+  signal: NodeJS.Signals = 'SIGTERM',
+  graceMs = STOP_GRACE_MS,
+): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise<void>((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
@@ -35,7 +39,11 @@ export function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTE
   });
 }
 
-export async function startChild<Ready>(name: string, file: string, env: NodeJS.ProcessEnv = process.env): Promise<BenchChild<Ready>> {
+export async function startChild<Ready>(
+  name: string,
+  file: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<BenchChild<Ready>> {
   const child = fork(path.join(REPO_ROOT, 'bench/children', file), [], {
     cwd: REPO_ROOT,
     env,
@@ -69,7 +77,8 @@ export async function startChild<Ready>(name: string, file: string, env: NodeJS.
       for (const w of waiting.values()) w.reject(err);
       waiting.clear();
       resolve(err);
-    }));
+    }),
+  );
   // A rejection made for each wait that races it, so that none is left without a handler when the child ends.
   const exited = () => exit.then((err) => Promise.reject(err));
 

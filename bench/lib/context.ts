@@ -66,7 +66,8 @@ export function createContext(
     { name: 'bench', pids: () => [process.pid] },
   ];
   return {
-    ...base, underTest,
+    ...base,
+    underTest,
     nodeThreads: ['srv-js', 'wrk-js', 'sink', 'bench'],
     cpuColumns: groups.map((g) => g.name),
     window: () => cpuWindow(groups),
@@ -78,18 +79,32 @@ export function partContext(ctx: BenchContext): PartContext {
   const addRow = (row: Row) => {
     if (row.cpu && !row.limit) row.limit = limitFromCpu(row.cpu, ctx.nodeThreads);
     if (row.cpu) {
-      row.notes = [...(row.notes ?? []), row.cpuUnits ? cpuPerCount(row.cpu, row.cpuUnits) : cpuPerUnit(row.cpu, row.value)].filter((n) => n !== '');
-      if (row.cpu.other >= NOISY_OTHER) row.notes.push(`NOISY: other processes used ${row.cpu.other}% of a core during this figure; it understates this machine`);
+      row.notes = [
+        ...(row.notes ?? []),
+        row.cpuUnits ? cpuPerCount(row.cpu, row.cpuUnits) : cpuPerUnit(row.cpu, row.value),
+      ].filter((n) => n !== '');
+      if (row.cpu.other >= NOISY_OTHER)
+        row.notes.push(
+          `NOISY: other processes used ${row.cpu.other}% of a core during this figure; it understates this machine`,
+        );
     }
     rows.push(row);
-    ctx.log(`${row.what}: ${row.value} ${row.unit}${row.p99 !== undefined && !Number.isNaN(row.p99) ? ` (p50 ${row.p50} ms, p99 ${row.p99} ms)` : ''}`);
+    ctx.log(
+      `${row.what}: ${row.value} ${row.unit}${row.p99 !== undefined && !Number.isNaN(row.p99) ? ` (p50 ${row.p50} ms, p99 ${row.p99} ms)` : ''}`,
+    );
   };
   return {
-    ...ctx, rows, addRow,
+    ...ctx,
+    rows,
+    addRow,
     addServiceRow: (row) => {
       const { server, worker } = ctx.underTest;
       const problems = [server, worker].map((p) => p?.problems?.()).filter((p) => p && p.count > 0);
-      if (problems.length > 0) row.notes = [...(row.notes ?? []), `service logged ${problems.reduce((n, p) => n + p!.count, 0)} warnings/errors so far; last: ${problems.at(-1)!.last.at(-1)}`];
+      if (problems.length > 0)
+        row.notes = [
+          ...(row.notes ?? []),
+          `service logged ${problems.reduce((n, p) => n + p!.count, 0)} warnings/errors so far; last: ${problems.at(-1)!.last.at(-1)}`,
+        ];
       addRow(row);
     },
   };
@@ -99,7 +114,11 @@ export function partContext(ctx: BenchContext): PartContext {
  * Runs `fn` with `server` as the server under test, then stops it. A service that runs its worker in a
  * child process of its own (`npm start`'s shape) has that child measured as the worker.
  */
-export async function measuring<S extends Measured & { stop(): Promise<void>; workerPid?: number }, T>(ctx: BenchContext, server: S, fn: (server: S) => Promise<T>): Promise<T> {
+export async function measuring<S extends Measured & { stop(): Promise<void>; workerPid?: number }, T>(
+  ctx: BenchContext,
+  server: S,
+  fn: (server: S) => Promise<T>,
+): Promise<T> {
   ctx.underTest.server = server;
   if (server.workerPid !== undefined) ctx.underTest.worker = { pid: server.workerPid };
   try {
@@ -128,5 +147,12 @@ export interface JobsContext {
 
 /** What the job and webhook figures need of the context; their rows note the service's warnings. */
 export function jobsContext(ctx: PartContext, firedAt?: JobsContext['firedAt']): JobsContext {
-  return { sink: ctx.infra.sink, log: ctx.log, window: ctx.window, remaining: ctx.remaining, addRow: ctx.addServiceRow, ...(firedAt ? { firedAt } : {}) };
+  return {
+    sink: ctx.infra.sink,
+    log: ctx.log,
+    window: ctx.window,
+    remaining: ctx.remaining,
+    addRow: ctx.addServiceRow,
+    ...(firedAt ? { firedAt } : {}),
+  };
 }

@@ -143,7 +143,11 @@ export function cpuWindow(groups: CpuGroup[]): { stop(): CpuUsage } {
       // /proc/stat counts all cores: its busy share is of the whole machine; scale to "% of one core".
       const machineBusy = Math.round(((m1.busy - m0.busy) / Math.max(1, m1.total - m0.total)) * cores * 100);
       return {
-        groups: out, machineBusy, other: Math.max(0, machineBusy - pct(sum)), cores, seconds: Math.round(seconds * 100) / 100,
+        groups: out,
+        machineBusy,
+        other: Math.max(0, machineBusy - pct(sum)),
+        cores,
+        seconds: Math.round(seconds * 100) / 100,
         ...(absent.length > 0 ? { absent } : {}),
       };
     },

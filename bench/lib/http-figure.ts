@@ -17,17 +17,32 @@ export function httpTarget(port: number, headers: Record<string, string> = {}): 
 }
 
 export function httpRow(key: string, what: string, run: HttpRun, cpu: CpuUsage, notes: string[] = []): Row {
-  const refused = Object.entries(run.statuses).filter(([s]) => s !== '200').map(([s, n]) => `${n} x ${s}`);
+  const refused = Object.entries(run.statuses)
+    .filter(([s]) => s !== '200')
+    .map(([s, n]) => `${n} x ${s}`);
   if (refused.length > 0) notes.push(`non-200 answers: ${refused.join(', ')}`);
   if (run.errors > 0) notes.push(`${run.errors} connection errors (${run.timeouts} timeouts)`);
   return {
-    key, what, value: run.okPerSec, unit: '200/s', p50: run.latencyMs.p50, p99: run.latencyMs.p99, cpu, notes,
+    key,
+    what,
+    value: run.okPerSec,
+    unit: '200/s',
+    p50: run.latencyMs.p50,
+    p99: run.latencyMs.p99,
+    cpu,
+    notes,
     detail: { ...run, startedAt: undefined, endedAt: undefined },
   };
 }
 
 /** Warm-up, then the measured closed-loop run with its CPU window. */
-export async function measureMax(ctx: PartContext, key: string, what: string, target: HttpTarget, connections = CONNECTIONS): Promise<{ run: HttpRun; cpu: CpuUsage }> {
+export async function measureMax(
+  ctx: PartContext,
+  key: string,
+  what: string,
+  target: HttpTarget,
+  connections = CONNECTIONS,
+): Promise<{ run: HttpRun; cpu: CpuUsage }> {
   await maxRate(`${key} warm-up`, target, connections, WARMUP_S);
   const w = ctx.window();
   const run = await maxRate(key, target, connections, RUN_S);
@@ -59,7 +74,14 @@ export async function drain(ctx: BenchContext, before: number, expected: number,
     now = await ctx.infra.sinkCount();
   }
   const cpu = w.stop();
-  return { atStart, delivered: now.total - before, drainS: (performance.now() - start) / 1000, complete: now.total - before >= expected, cpu, duplicates: now.duplicates };
+  return {
+    atStart,
+    delivered: now.total - before,
+    drainS: (performance.now() - start) / 1000,
+    complete: now.total - before >= expected,
+    cpu,
+    duplicates: now.duplicates,
+  };
 }
 
 /** Until the sink has received nothing for 1 s (at most `capMs`). */

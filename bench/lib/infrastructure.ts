@@ -71,7 +71,13 @@ export async function startInfrastructure(config: Config, logger: Logger): Promi
     MAILER_SUBMISSION_PORT: '0',
   });
   return {
-    tmp, pg, pgPid: await postmasterPid(tmp), temporal, bundles, sink, serviceEnv,
+    tmp,
+    pg,
+    pgPid: await postmasterPid(tmp),
+    temporal,
+    bundles,
+    sink,
+    serviceEnv,
     sinkCount: () => sink.request<SinkCount>('count'),
     createDatabase: async (name) => {
       const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
@@ -81,7 +87,8 @@ export async function startInfrastructure(config: Config, logger: Logger): Promi
   };
 }
 
-const postmasterPid = async (tmp: string) => Number((await fs.readFile(path.join(tmp, 'postgres', 'postmaster.pid'), 'latin1')).split('\n')[0]);
+const postmasterPid = async (tmp: string) =>
+  Number((await fs.readFile(path.join(tmp, 'postgres', 'postmaster.pid'), 'latin1')).split('\n')[0]);
 
 async function startPostgres(tmp: string, logger: Logger): Promise<EmbeddedPostgresHandle> {
   const h = await startEmbeddedPostgres({ dataDir: tmp, port: await freePort(), database: 'bench_baseline', logger });
@@ -95,9 +102,21 @@ async function startPostgres(tmp: string, logger: Logger): Promise<EmbeddedPostg
 }
 
 async function startTemporal(tmp: string, config: Config, logger: Logger): Promise<DevServer> {
-  const cli = await locateTemporalCli({ cliPath: config.temporalCliPath, cacheDir: config.cacheDir, env: process.env, logger });
+  const cli = await locateTemporalCli({
+    cliPath: config.temporalCliPath,
+    cacheDir: config.cacheDir,
+    env: process.env,
+    logger,
+  });
   if (!cli) throw new Error('no Temporal CLI: install Go (it is built once) or set TEMPORAL_CLI_PATH');
-  const dev = await startDevServer({ cli, dataDir: tmp, port: await freePort(), namespace: 'default', ui: false, logger });
+  const dev = await startDevServer({
+    cli,
+    dataDir: tmp,
+    port: await freePort(),
+    namespace: 'default',
+    ui: false,
+    logger,
+  });
   onCleanup('stop the Temporal dev server', dev.stop);
   return dev;
 }

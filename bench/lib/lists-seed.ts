@@ -39,15 +39,22 @@ const CHUNK = 500_000;
 /** Two connections insert at once: one backend per core. */
 const WRITERS = 2;
 const MAILBOXES = JSON.stringify({
-  from: { name: 'Shop', address: 'no-reply@example.com' }, to: [{ name: '', address: 'user1234@example.net' }], cc: [], bcc: [], replyTo: [],
+  from: { name: 'Shop', address: 'no-reply@example.com' },
+  to: [{ name: '', address: 'user1234@example.net' }],
+  cc: [],
+  bcc: [],
+  replyTo: [],
 });
 const FILLER_ACCOUNTS = 997;
 const pad = (expr: string, width: number) => `lpad((${expr})::text, ${width}, '0')`;
 
 // hashint8: PostgreSQL's own integer hash, uniform and independent of the job type's k % 20.
-const STATUS = (i: string) => `(case when abs(hashint8(${i}) % 100) < 88 then 'delivered' when abs(hashint8(${i}) % 100) < 92 then 'sent'
+const STATUS = (
+  i: string,
+) => `(case when abs(hashint8(${i}) % 100) < 88 then 'delivered' when abs(hashint8(${i}) % 100) < 92 then 'sent'
   when abs(hashint8(${i}) % 100) < 98 then 'bounced' when abs(hashint8(${i}) % 100) < 99 then 'complained' else 'pending' end)`;
-const JOB_TYPE = (k: string) => `(case when ${k} % 20 = 0 then 'scheduled' when ${k} % 20 <= 5 then 'batch' else 'direct' end)`;
+const JOB_TYPE = (k: string) =>
+  `(case when ${k} % 20 = 0 then 'scheduled' when ${k} % 20 <= 5 then 'batch' else 'direct' end)`;
 
 /** Filler accounts: inserted once, ids that sort before any real account's. */
 async function seedAccounts(sql: postgres.Sql): Promise<void> {
@@ -106,7 +113,9 @@ const seconds = (t: number) => Math.round((performance.now() - t) / 100) / 10;
 /** Each seeding session: no wait for WAL flushes, and no triggers (foreign keys, counters) row by row. */
 async function writer(sql: postgres.Sql): Promise<postgres.ReservedSql> {
   const w = await sql.reserve();
-  await w.unsafe(`set synchronous_commit = off; set session_replication_role = replica; set maintenance_work_mem = '512MB'; set max_parallel_maintenance_workers = 2`);
+  await w.unsafe(
+    `set synchronous_commit = off; set session_replication_role = replica; set maintenance_work_mem = '512MB'; set max_parallel_maintenance_workers = 2`,
+  );
   return w;
 }
 
@@ -125,15 +134,17 @@ async function insertEmails(sql: postgres.Sql, shape: SeedShape, log: (msg: stri
   const chunks: [number, number][] = [];
   for (let from = 1; from <= shape.emails; from += CHUNK) chunks.push([from, Math.min(shape.emails, from + CHUNK - 1)]);
   let done = 0;
-  await Promise.all(Array.from({ length: WRITERS }, async () => {
-    const w = await writer(sql);
-    for (let c = chunks.shift(); c; c = chunks.shift()) {
-      await w.unsafe(emailsChunk(c[0], c[1], shape.bigAccount, shape.emails));
-      done += c[1] - c[0] + 1;
-      log(`lists: ${done.toLocaleString('en')} of ${shape.emails.toLocaleString('en')} emails in (${seconds(t)} s)`);
-    }
-    w.release();
-  }));
+  await Promise.all(
+    Array.from({ length: WRITERS }, async () => {
+      const w = await writer(sql);
+      for (let c = chunks.shift(); c; c = chunks.shift()) {
+        await w.unsafe(emailsChunk(c[0], c[1], shape.bigAccount, shape.emails));
+        done += c[1] - c[0] + 1;
+        log(`lists: ${done.toLocaleString('en')} of ${shape.emails.toLocaleString('en')} emails in (${seconds(t)} s)`);
+      }
+      w.release();
+    }),
+  );
 }
 
 export async function seedLists(sql: postgres.Sql, shape: SeedShape, log: (msg: string) => void): Promise<SeedResult> {
@@ -156,9 +167,11 @@ export async function seedLists(sql: postgres.Sql, shape: SeedShape, log: (msg: 
   // Two at a time, one per core (a build is one process unless PostgreSQL grants it parallel workers).
   const defs = indexes.map((ix) => ix.def);
   const w2 = await writer(sql);
-  await Promise.all([w, w2].map(async (c) => {
-    for (let def = defs.shift(); def; def = defs.shift()) await c.unsafe(def);
-  }));
+  await Promise.all(
+    [w, w2].map(async (c) => {
+      for (let def = defs.shift(); def; def = defs.shift()) await c.unsafe(def);
+    }),
+  );
   w2.release();
   const indexS = seconds(t);
   t = performance.now();

@@ -58,7 +58,14 @@ export function percentiles(values: number[]): Percentiles {
   let sum = 0;
   for (const v of sorted) sum += v;
   const r = (v: number) => Math.round(v * 100) / 100;
-  return { p50: r(at(0.5)), p90: r(at(0.9)), p99: r(at(0.99)), p999: r(at(0.999)), max: r(sorted[sorted.length - 1]!), mean: r(sum / sorted.length) };
+  return {
+    p50: r(at(0.5)),
+    p90: r(at(0.9)),
+    p99: r(at(0.99)),
+    p999: r(at(0.999)),
+    max: r(sorted[sorted.length - 1]!),
+    mean: r(sum / sorted.length),
+  };
 }
 
 interface Collector {
@@ -68,7 +75,12 @@ interface Collector {
   onOk?: () => void;
 }
 
-function runOne(options: autocannon.Options, collector: Collector, connectionIndex: () => number, target: HttpTarget): Promise<autocannon.Result> {
+function runOne(
+  options: autocannon.Options,
+  collector: Collector,
+  connectionIndex: () => number,
+  target: HttpTarget,
+): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
     const instance = autocannon(
       {
@@ -92,7 +104,12 @@ function runOne(options: autocannon.Options, collector: Collector, connectionInd
   });
 }
 
-export async function maxRate(label: string, target: HttpTarget, connections: number, durationS: number): Promise<HttpRun> {
+export async function maxRate(
+  label: string,
+  target: HttpTarget,
+  connections: number,
+  durationS: number,
+): Promise<HttpRun> {
   const collector: Collector = { latencies: [], statuses: {} };
   let next = 0;
   const startedAt = performance.now();
@@ -100,9 +117,18 @@ export async function maxRate(label: string, target: HttpTarget, connections: nu
   const endedAt = performance.now();
   const ok = result.statusCodeStats['200']?.count ?? 0;
   return {
-    label, mode: 'max', connections, durationS: result.duration, ok, okPerSec: Math.round(ok / result.duration),
-    statuses: collector.statuses, errors: result.errors, timeouts: result.timeouts,
-    latencyMs: percentiles(collector.latencies), startedAt, endedAt,
+    label,
+    mode: 'max',
+    connections,
+    durationS: result.duration,
+    ok,
+    okPerSec: Math.round(ok / result.duration),
+    statuses: collector.statuses,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    latencyMs: percentiles(collector.latencies),
+    startedAt,
+    endedAt,
   };
 }
 
@@ -111,7 +137,13 @@ const PER_LANE = 4;
 const MAX_LANES = 250;
 
 /** `onOk` is called on each 200 as it arrives. */
-export async function fixedRate(label: string, target: HttpTarget, rate: number, durationS: number, onOk?: () => void): Promise<HttpRun> {
+export async function fixedRate(
+  label: string,
+  target: HttpTarget,
+  rate: number,
+  durationS: number,
+  onOk?: () => void,
+): Promise<HttpRun> {
   const total = Math.max(1, Math.round(rate));
   const lanes = Math.min(MAX_LANES, Math.max(1, Math.ceil(total / PER_LANE)));
   const collector: Collector = { latencies: [], statuses: {}, ...(onOk ? { onOk } : {}) };
@@ -121,10 +153,17 @@ export async function fixedRate(label: string, target: HttpTarget, rate: number,
     Array.from({ length: lanes }, (_, i) => {
       const laneRate = Math.floor(total / lanes) + (i < total % lanes ? 1 : 0);
       return new Promise<autocannon.Result>((resolve, reject) => {
-        setTimeout(() => {
-          runOne({ url: target.url, connections: 1, connectionRate: laneRate, duration: durationS }, collector, () => next++, target)
-            .then(resolve, reject);
-        }, Math.floor((i * 1000) / lanes));
+        setTimeout(
+          () => {
+            runOne(
+              { url: target.url, connections: 1, connectionRate: laneRate, duration: durationS },
+              collector,
+              () => next++,
+              target,
+            ).then(resolve, reject);
+          },
+          Math.floor((i * 1000) / lanes),
+        );
       });
     }),
   );
@@ -132,9 +171,18 @@ export async function fixedRate(label: string, target: HttpTarget, rate: number,
   const ok = results.reduce((n, r) => n + (r.statusCodeStats['200']?.count ?? 0), 0);
   const meanDuration = results.reduce((s, r) => s + r.duration, 0) / results.length;
   return {
-    label, mode: 'fixed', connections: lanes, targetRate: total, durationS: Math.round(meanDuration * 100) / 100, ok,
-    okPerSec: Math.round(ok / meanDuration), statuses: collector.statuses,
-    errors: results.reduce((n, r) => n + r.errors, 0), timeouts: results.reduce((n, r) => n + r.timeouts, 0),
-    latencyMs: percentiles(collector.latencies), startedAt, endedAt,
+    label,
+    mode: 'fixed',
+    connections: lanes,
+    targetRate: total,
+    durationS: Math.round(meanDuration * 100) / 100,
+    ok,
+    okPerSec: Math.round(ok / meanDuration),
+    statuses: collector.statuses,
+    errors: results.reduce((n, r) => n + r.errors, 0),
+    timeouts: results.reduce((n, r) => n + r.timeouts, 0),
+    latencyMs: percentiles(collector.latencies),
+    startedAt,
+    endedAt,
   };
 }

@@ -3,7 +3,16 @@
  * leaves those out (both take part names or the group names below). `lists` seeds 10,000,000 emails
  * (minutes): it runs only when BENCH_ONLY names it.
  */
-export const PARTS = ['baselines', 'throughput', 'batch', 'scheduled', 'webhooks', 'deliverability', 'memory', 'lists'] as const;
+export const PARTS = [
+  'baselines',
+  'throughput',
+  'batch',
+  'scheduled',
+  'webhooks',
+  'deliverability',
+  'memory',
+  'lists',
+] as const;
 export type Part = (typeof PARTS)[number];
 const DEFAULT_PARTS: Part[] = PARTS.filter((p) => p !== 'lists');
 
@@ -14,11 +23,19 @@ const GROUPS: Record<string, Part[]> = {
 
 function parse(variable: string, raw: string | undefined): Part[] | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
-  return raw.split(',').map((s) => s.trim()).filter(Boolean).flatMap((name) => {
-    if (GROUPS[name]) return GROUPS[name];
-    if ((PARTS as readonly string[]).includes(name)) return [name as Part];
-    throw new Error(`${variable}: unknown part "${name}"; parts: ${PARTS.join(', ')}; groups: ${Object.entries(GROUPS).map(([g, p]) => `${g} (${p.join(', ')})`).join(', ')}`);
-  });
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .flatMap((name) => {
+      if (GROUPS[name]) return GROUPS[name];
+      if ((PARTS as readonly string[]).includes(name)) return [name as Part];
+      throw new Error(
+        `${variable}: unknown part "${name}"; parts: ${PARTS.join(', ')}; groups: ${Object.entries(GROUPS)
+          .map(([g, p]) => `${g} (${p.join(', ')})`)
+          .join(', ')}`,
+      );
+    });
 }
 
 export function selectedParts(env: NodeJS.ProcessEnv = process.env): Set<Part> {

@@ -27,27 +27,39 @@ export interface Target {
   shown?: string;
 }
 
-const THREAD_NAMES: Record<string, string> = { 'srv-js': 'the server\'s JavaScript thread', 'wrk-js': 'the worker\'s JavaScript thread' };
+const THREAD_NAMES: Record<string, string> = {
+  'srv-js': "the server's JavaScript thread",
+  'wrk-js': "the worker's JavaScript thread",
+};
 
 /** Node processes run JavaScript on one thread: near 100% of a core, that thread is the bottleneck. */
 const SATURATED_THREAD = 90;
 
 export function limitFromCpu(cpu: CpuUsage, singleThreaded: string[]): string {
-  const top = Object.entries(cpu.groups).sort((a, b) => b[1] - a[1]).filter(([, v]) => v >= 5);
+  const top = Object.entries(cpu.groups)
+    .sort((a, b) => b[1] - a[1])
+    .filter(([, v]) => v >= 5);
   const hotThreads = singleThreaded.filter((k) => (cpu.groups[k] ?? 0) >= SATURATED_THREAD);
   const list = top.map(([k, v]) => `${k} ${v}%`).join(', ');
   const capacity = cpu.cores * 100;
   const hot = hotThreads.map((k) => THREAD_NAMES[k] ?? `${k}'s JavaScript thread`);
   if (cpu.machineBusy >= capacity * 0.85) {
-    return `CPU: the ${cpu.cores} cores are busy (${cpu.machineBusy}% of ${capacity}%: ${list}, other ${cpu.other}%)` +
-      (hot.length > 0 ? `; ${hot.join(', ')} at a full core` : '');
+    return (
+      `CPU: the ${cpu.cores} cores are busy (${cpu.machineBusy}% of ${capacity}%: ${list}, other ${cpu.other}%)` +
+      (hot.length > 0 ? `; ${hot.join(', ')} at a full core` : '')
+    );
   }
-  if (hot.length > 0) return `one thread: ${hot.join(', ')} at a full core (${list}; machine ${cpu.machineBusy}% of ${capacity}%)`;
+  if (hot.length > 0)
+    return `one thread: ${hot.join(', ')} at a full core (${list}; machine ${cpu.machineBusy}% of ${capacity}%)`;
   return `not CPU (machine ${cpu.machineBusy}% of ${capacity}%: ${list}): waiting on I/O, commits, locks or round trips`;
 }
 
 const fmt = (n: number | undefined, digits = 1) =>
-  n === undefined || Number.isNaN(n) ? '' : Number.isInteger(n) || Math.abs(n) >= 100 ? String(Math.round(n)) : n.toFixed(digits);
+  n === undefined || Number.isNaN(n)
+    ? ''
+    : Number.isInteger(n) || Math.abs(n) >= 100
+      ? String(Math.round(n))
+      : n.toFixed(digits);
 
 function pad(s: string, n: number, right = false): string {
   return right ? s.padStart(n) : s.padEnd(n);
@@ -56,7 +68,9 @@ function pad(s: string, n: number, right = false): string {
 /** CPU milliseconds each group spent per unit of the figure (per request, per mail, per start). */
 export function cpuPerUnit(cpu: CpuUsage, rate: number): string {
   if (!(rate > 0)) return '';
-  const parts = Object.entries(cpu.groups).filter(([k, v]) => v > 0 && !k.endsWith('-js')).map(([k, v]) => `${k} ${((v * 10) / rate).toFixed(2)}`);
+  const parts = Object.entries(cpu.groups)
+    .filter(([k, v]) => v > 0 && !k.endsWith('-js'))
+    .map(([k, v]) => `${k} ${((v * 10) / rate).toFixed(2)}`);
   return `CPU ms per unit: ${parts.join(', ')}; other ${((cpu.other * 10) / rate).toFixed(2)}`;
 }
 
@@ -74,7 +88,16 @@ export function cpuPerCount(cpu: CpuUsage, units: { count: number; per: string }
 export const NOISY_OTHER = 25;
 
 export function renderTable(rows: Row[], cpuColumns: string[]): string {
-  const head = ['measurement', 'value', 'unit', 'p50 ms', 'p99 ms', ...cpuColumns.map((c) => `${c}%`), 'other%', 'busy%'];
+  const head = [
+    'measurement',
+    'value',
+    'unit',
+    'p50 ms',
+    'p99 ms',
+    ...cpuColumns.map((c) => `${c}%`),
+    'other%',
+    'busy%',
+  ];
   const body = rows.map((r) => [
     r.what,
     fmt(r.value, 1),
@@ -92,6 +115,9 @@ export function renderTable(rows: Row[], cpuColumns: string[]): string {
 
 export function renderTargets(targets: Target[]): string {
   return targets
-    .map((t) => `  ${t.met ? 'MET    ' : 'NOT MET'}  ${t.name}: ${t.shown ?? fmt(t.value, 2)} (target ${t.target})  = ${t.formula}`)
+    .map(
+      (t) =>
+        `  ${t.met ? 'MET    ' : 'NOT MET'}  ${t.name}: ${t.shown ?? fmt(t.value, 2)} (target ${t.target})  = ${t.formula}`,
+    )
     .join('\n');
 }

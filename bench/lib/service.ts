@@ -40,15 +40,26 @@ export const SERVICE_ROOT = process.env.BENCH_SERVICE_ROOT ? path.resolve(proces
  * Runs `src/start.ts` and waits for its banner. `preload` files are imported (after tsx) before the
  * service, `nodeArgs` go first (BENCH_SERVICE_NODE_ARGS is added to them).
  */
-async function spawnService(name: string, env: Record<string, string>, extra: { nodeArgs?: string[]; preload?: string[] } = {}): Promise<ServiceProcess & { banner: string }> {
+async function spawnService(
+  name: string,
+  env: Record<string, string>,
+  extra: { nodeArgs?: string[]; preload?: string[] } = {},
+): Promise<ServiceProcess & { banner: string }> {
   // BENCH_SERVICE_NODE_ARGS: extra Node flags for the service only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
-  const nodeArgs = [...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean), ...(extra.nodeArgs ?? [])];
+  const nodeArgs = [
+    ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
+    ...(extra.nodeArgs ?? []),
+  ];
   const preload = (extra.preload ?? []).flatMap((file) => ['--import', file]);
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...preload, path.join(SERVICE_ROOT, 'src/start.ts')], {
-    cwd: SERVICE_ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...nodeArgs, '--import', 'tsx', ...preload, path.join(SERVICE_ROOT, 'src/start.ts')],
+    {
+      cwd: SERVICE_ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const forget = killOnExit(() => child.kill('SIGKILL'));
   const stop = onCleanup(`stop the ${name}`, async () => {
     await stopProcess(child, 'SIGTERM', 10_000);
@@ -81,7 +92,10 @@ async function spawnService(name: string, env: Record<string, string>, extra: { 
   child.stderr!.on('data', onData);
 
   const started = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the ${name} did not start in ${START_TIMEOUT_MS} ms:\n${out}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`the ${name} did not start in ${START_TIMEOUT_MS} ms:\n${out}`)),
+      START_TIMEOUT_MS,
+    );
     const check = setInterval(() => {
       if (out.includes('Ctrl-C stops everything.')) {
         clearTimeout(timer);
@@ -110,19 +124,37 @@ async function spawnService(name: string, env: Record<string, string>, extra: { 
  * The service with its REST API (MAILER_ROLE all, the default, or api), on a database it is the first
  * to use: its banner shows the seeded account and API key.
  */
-export async function startService(env: Record<string, string>, extra: { name?: string; nodeArgs?: string[]; preload?: string[] } = {}): Promise<ServiceHandle> {
+export async function startService(
+  env: Record<string, string>,
+  extra: { name?: string; nodeArgs?: string[]; preload?: string[] } = {},
+): Promise<ServiceHandle> {
   const { banner, ...proc } = await spawnService(extra.name ?? 'service', env, extra);
   const rest = /REST API\s+(http:\/\/\S+)\/v1\/mail/.exec(banner)?.[1];
   const apiKey = /API key\s+(\S+)/.exec(banner)?.[1];
   const accountId = /Account\s+(\S+)/.exec(banner)?.[1];
-  if (!rest || !apiKey || !accountId) throw new Error(`could not read the REST URL, account and API key from the ${proc.name}'s banner:\n${banner}`);
+  if (!rest || !apiKey || !accountId)
+    throw new Error(`could not read the REST URL, account and API key from the ${proc.name}'s banner:\n${banner}`);
   const workerPid = Number(/the worker in process (\d+)/.exec(banner)?.[1] ?? NaN);
-  return { ...proc, baseUrl: rest, apiKey, accountId, adminToken: env.MAILER_ADMIN_TOKEN!, ...(workerPid > 0 ? { workerPid } : {}) };
+  return {
+    ...proc,
+    baseUrl: rest,
+    apiKey,
+    accountId,
+    adminToken: env.MAILER_ADMIN_TOKEN!,
+    ...(workerPid > 0 ? { workerPid } : {}),
+  };
 }
 
 /** The service with MAILER_ROLE=worker: the Temporal worker and the dispatcher, no API. */
-export async function startWorker(env: Record<string, string>, extra: { name?: string; nodeArgs?: string[]; preload?: string[] } = {}): Promise<ServiceProcess> {
-  const { banner: _banner, ...proc } = await spawnService(extra.name ?? 'service worker', { ...env, MAILER_ROLE: 'worker' }, extra);
+export async function startWorker(
+  env: Record<string, string>,
+  extra: { name?: string; nodeArgs?: string[]; preload?: string[] } = {},
+): Promise<ServiceProcess> {
+  const { banner: _banner, ...proc } = await spawnService(
+    extra.name ?? 'service worker',
+    { ...env, MAILER_ROLE: 'worker' },
+    extra,
+  );
   return proc;
 }
 
@@ -139,7 +171,11 @@ export async function admin<T>(service: ServiceHandle, method: string, pathname:
 }
 
 /** Accounts that may send without limit: the seeded one plus `extra` more, each with a verified domain and a key. */
-export async function prepareAccounts(service: ServiceHandle, domain: string, extra: number): Promise<{ accountId: string; apiKey: string }[]> {
+export async function prepareAccounts(
+  service: ServiceHandle,
+  domain: string,
+  extra: number,
+): Promise<{ accountId: string; apiKey: string }[]> {
   const QUOTA = 100_000_000;
   await admin(service, 'PATCH', `/accounts/${service.accountId}`, { daily_quota: QUOTA });
   const accounts = [{ accountId: service.accountId, apiKey: service.apiKey }];
@@ -148,7 +184,10 @@ export async function prepareAccounts(service: ServiceHandle, domain: string, ex
     await admin(service, 'PATCH', `/accounts/${account.id}`, { daily_quota: QUOTA });
     const d = await admin<{ id: string }>(service, 'POST', `/accounts/${account.id}/domains`, { name: domain });
     await admin(service, 'POST', `/domains/${d.id}/verify`, { force: true });
-    const key = await admin<{ key: string }>(service, 'POST', `/accounts/${account.id}/api-keys`, { name: 'bench', permission: 'all' });
+    const key = await admin<{ key: string }>(service, 'POST', `/accounts/${account.id}/api-keys`, {
+      name: 'bench',
+      permission: 'all',
+    });
     accounts.push({ accountId: account.id, apiKey: key.key });
   }
   return accounts;

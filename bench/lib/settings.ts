@@ -26,7 +26,13 @@ export const HARD_LIMIT_MS = 410_000;
 // minutes on 2 cores. Its time is its own, added to the budget and the hard limit.
 export const LISTS_MS = 40 * 60_000;
 // What the parts after the service's throughput runs need at least; the throughput drains leave it to them.
-export const MIN_MS: Partial<Record<Part, number>> = { batch: 30_000, scheduled: 40_000, webhooks: 25_000, deliverability: 40_000, memory: 50_000 };
+export const MIN_MS: Partial<Record<Part, number>> = {
+  batch: 30_000,
+  scheduled: 40_000,
+  webhooks: 25_000,
+  deliverability: 40_000,
+  memory: 50_000,
+};
 // The sustained run (bench/lib/sustained.ts): 30 s at a fixed rate, the issue's "accepted = delivered
 // for 30 s"; its time is kept from the throughput part's half and many-accounts runs: up to 5 s for the
 // sink to go quiet, 30 s of load and the lanes' 1 s stagger, a drain of up to SUSTAINED_DRAIN_MS, the settle.

@@ -13,7 +13,8 @@ import { slowest } from './slowest-baseline.js';
 export const SLOPE_WINDOW_S = 20;
 
 /** Where the fixed rate came from: half the slowest baseline of the run, or (no baselines) the max run's delivered rate. */
-export type SustainedBasis = { from: 'baselines'; name: string; baselineRate: number } | { from: 'max-delivered'; maxDelivered: number };
+export type SustainedBasis =
+  { from: 'baselines'; name: string; baselineRate: number } | { from: 'max-delivered'; maxDelivered: number };
 
 /** The issue's throughput target measured as stated: a fixed rate for 30 s, accepted against delivered each second. */
 export interface SustainedFigures {
@@ -35,18 +36,31 @@ export interface SustainedFigures {
   samples: BacklogSample[];
 }
 
-export function sustainedRate(baselines: BaselineFigures | undefined, maxDelivered: number): { rate: number; basis: SustainedBasis } {
+export function sustainedRate(
+  baselines: BaselineFigures | undefined,
+  maxDelivered: number,
+): { rate: number; basis: SustainedBasis } {
   if (!baselines) return { rate: Math.max(1, maxDelivered), basis: { from: 'max-delivered', maxDelivered } };
   const s = slowest(baselines);
-  return { rate: Math.max(1, Math.ceil(0.5 * s.rate)), basis: { from: 'baselines', name: s.name, baselineRate: s.rate } };
+  return {
+    rate: Math.max(1, Math.ceil(0.5 * s.rate)),
+    basis: { from: 'baselines', name: s.name, baselineRate: s.rate },
+  };
 }
 
 export function basisText(b: SustainedBasis): string {
-  return b.from === 'baselines' ? `0.5 x ${b.name} ${b.baselineRate}/s` : `the max run's delivered rate ${b.maxDelivered}/s: the baselines did not run`;
+  return b.from === 'baselines'
+    ? `0.5 x ${b.name} ${b.baselineRate}/s`
+    : `the max run's delivered rate ${b.maxDelivered}/s: the baselines did not run`;
 }
 
 /** The sustained run on one account: the load, a sample a second, then the drain; two rows. */
-export async function sustainedRun(ctx: PartContext, target: HttpTarget, { rate, basis }: ReturnType<typeof sustainedRate>, drainCapMs: number): Promise<SustainedFigures> {
+export async function sustainedRun(
+  ctx: PartContext,
+  target: HttpTarget,
+  { rate, basis }: ReturnType<typeof sustainedRate>,
+  drainCapMs: number,
+): Promise<SustainedFigures> {
   // A closed-loop run ends with requests in flight that it does not count but the service accepted: their
   // mail must be in before the count starts, or it passes for this run's and hides a backlog.
   await untilSinkQuiet(ctx, 5_000);
@@ -68,9 +82,18 @@ export async function sustainedRun(ctx: PartContext, target: HttpTarget, { rate,
   // Backlog and delivered as the load stopped: the last sample with every lane sending.
   const end = fullRate(samples).at(-1) ?? { t: run.durationS, accepted: run.ok, delivered: d.atStart };
   const figures: SustainedFigures = {
-    rate, basis, runS: run.durationS, accepted: run.ok, acceptedPerSec: run.okPerSec, deliveredDuringRun: end.delivered, endS: round1(end.t),
-    backlogEnd: end.accepted - end.delivered, slopePerSec: round1(backlogSlope(fullRate(samples), SLOPE_WINDOW_S)),
-    drainS: round1(d.drainS + (drainStart - loadEnd) / 1000), drainComplete: d.complete, samples,
+    rate,
+    basis,
+    runS: run.durationS,
+    accepted: run.ok,
+    acceptedPerSec: run.okPerSec,
+    deliveredDuringRun: end.delivered,
+    endS: round1(end.t),
+    backlogEnd: end.accepted - end.delivered,
+    slopePerSec: round1(backlogSlope(fullRate(samples), SLOPE_WINDOW_S)),
+    drainS: round1(d.drainS + (drainStart - loadEnd) / 1000),
+    drainComplete: d.complete,
+    samples,
   };
   const what = `service: 1 account, fixed ${rate}/s for ${SUSTAINED_S} s (${basisText(basis)})`;
   ctx.addRow(httpRow('service-sustained', what, run, cpu, [`asked ${rate}/s, accepted ${run.ok} = ${run.okPerSec}/s`]));
@@ -80,9 +103,15 @@ export async function sustainedRun(ctx: PartContext, target: HttpTarget, { rate,
 
 function deliveredRow(what: string, f: SustainedFigures, cpu: CpuUsage, duplicates: number): Row {
   const perSec = Math.round(f.deliveredDuringRun / f.endS);
-  const trace = f.samples.filter((s, i) => i % 5 === 4 || i === f.samples.length - 1).map((s) => `${Math.round(s.t)} s: ${s.accepted - s.delivered}`);
+  const trace = f.samples
+    .filter((s, i) => i % 5 === 4 || i === f.samples.length - 1)
+    .map((s) => `${Math.round(s.t)} s: ${s.accepted - s.delivered}`);
   return {
-    key: 'service-sustained-delivered', what: `${what}: delivered during the run`, value: perSec, unit: 'mails/s', cpu,
+    key: 'service-sustained-delivered',
+    what: `${what}: delivered during the run`,
+    value: perSec,
+    unit: 'mails/s',
+    cpu,
     notes: [
       `${f.deliveredDuringRun} delivered in the first ${f.endS} s (${f.accepted} accepted in all); backlog then ${f.backlogEnd}, ` +
         `slope over the last ${SLOPE_WINDOW_S} s ${f.slopePerSec} emails/s; drain from the end of the load ${f.drainS.toFixed(1)} s${f.drainComplete ? '' : ' (cut short: not all delivered)'}`,

@@ -57,13 +57,18 @@ function rule<F>(spec: TargetSpec<F>): Rule {
   };
 }
 
-const withBaselines = (f: Figures) => (f.baselines && f.service?.throughput ? { ...f.baselines, ...f.service.throughput } : undefined);
+const withBaselines = (f: Figures) =>
+  f.baselines && f.service?.throughput ? { ...f.baselines, ...f.service.throughput } : undefined;
 const throughput = (f: Figures): (ThroughputFigures & { baselines: boolean }) | undefined =>
   f.service?.throughput && { ...f.service.throughput, baselines: f.baselines !== undefined };
 const batch = (f: Figures): (BatchLatencyResult & { incomplete: string }) | undefined => {
   const b = f.service?.batch;
   if (!b) return undefined;
-  return { ...b, incomplete: b.complete === b.runs ? '' : `; ${b.runs - b.complete} runs incomplete: NOT MET whatever the percentile` };
+  return {
+    ...b,
+    incomplete:
+      b.complete === b.runs ? '' : `; ${b.runs - b.complete} runs incomplete: NOT MET whatever the percentile`,
+  };
 };
 const scheduled = (f: Figures): LatenessResult | undefined => f.service?.scheduled;
 const webhooks = (f: Figures): WebhooksResult | undefined => f.service?.webhooks;
@@ -72,14 +77,17 @@ function unfit(r: DeliveryRun): string | undefined {
   if (r.failure) return `${r.mode} FAILED (its row says why): ${r.failure.split('; ')[0]}`;
   if (r.delivered === 0) return `${r.mode}: nothing delivered`;
   if (!r.complete) return `${r.mode}: only ${r.delivered} of ${r.accepted} delivered within the wait`;
-  if (r.mode === 'direct' && r.hosts < DESTINATIONS.length) return `direct: only ${r.hosts} of the ${DESTINATIONS.length} MX hosts received mail`;
+  if (r.mode === 'direct' && r.hosts < DESTINATIONS.length)
+    return `direct: only ${r.hosts} of the ${DESTINATIONS.length} MX hosts received mail`;
   if (r.signed < r.delivered) return `${r.mode}: only ${r.signed} of ${r.delivered} DKIM-signed`;
   if (r.misrouted > 0) return `${r.mode}: ${r.misrouted} delivered to the wrong host`;
   return undefined;
 }
-const directOverRelay = (d: DeliverabilityFigures) => (d.relay.deliveredPerSec > 0 ? d.direct.deliveredPerSec / d.relay.deliveredPerSec : 0);
+const directOverRelay = (d: DeliverabilityFigures) =>
+  d.relay.deliveredPerSec > 0 ? d.direct.deliveredPerSec / d.relay.deliveredPerSec : 0;
 
-const deliveredRatio = (x: BaselineFigures & ThroughputFigures) => (slowest(x).rate > 0 ? x.max.deliveredPerSec / slowest(x).rate : 0);
+const deliveredRatio = (x: BaselineFigures & ThroughputFigures) =>
+  slowest(x).rate > 0 ? x.max.deliveredPerSec / slowest(x).rate : 0;
 
 /** The sustained run's three conditions (bench/README.md): accepts keep the rate, the backlog does not grow, the drain is short. */
 const SUSTAINED_DRAIN_S = 2;
@@ -90,21 +98,22 @@ const mark = (ok: boolean) => (ok ? 'ok' : 'NO');
 
 const mbOf = (kib: number) => ((kib * 1024) / 1e6).toFixed(1);
 
-const retryGap = (k: number) => rule({
-  figure: webhooks,
-  name: `webhooks: retry gap ${k + 1} at the receiver, max (ms)`,
-  value: (h) => h.retry.gaps[k]!.max,
-  shown: (h) => (h.retry.gaps[k]!.count > 0 ? undefined : 'none'),
-  target: `${RETRY_GAPS_MS[k]}..${RETRY_GAPS_MS[k]! + RETRY_TOLERANCE_MS} ms`,
-  met: (h) => {
-    const g = h.retry.gaps[k]!;
-    return g.count > 0 && g.count === h.retry.deliveries && g.within === g.count;
-  },
-  formula: (h) => {
-    const g = h.retry.gaps[k]!;
-    return `min ${g.min}, p50 ${g.p50}, max ${g.max} ms over ${g.count} of ${h.retry.deliveries} deliveries; ${g.within} within`;
-  },
-});
+const retryGap = (k: number) =>
+  rule({
+    figure: webhooks,
+    name: `webhooks: retry gap ${k + 1} at the receiver, max (ms)`,
+    value: (h) => h.retry.gaps[k]!.max,
+    shown: (h) => (h.retry.gaps[k]!.count > 0 ? undefined : 'none'),
+    target: `${RETRY_GAPS_MS[k]}..${RETRY_GAPS_MS[k]! + RETRY_TOLERANCE_MS} ms`,
+    met: (h) => {
+      const g = h.retry.gaps[k]!;
+      return g.count > 0 && g.count === h.retry.deliveries && g.within === g.count;
+    },
+    formula: (h) => {
+      const g = h.retry.gaps[k]!;
+      return `min ${g.min}, p50 ${g.p50}, max ${g.max} ms over ${g.count} of ${h.retry.deliveries} deliveries; ${g.within} within`;
+    },
+  });
 
 /** The slowest p99 of the lists figures of one page (1 or 1,000); a failed request makes it NaN (not met). */
 const worstList = (page: number) => (f: Figures) => {
@@ -113,118 +122,194 @@ const worstList = (page: number) => (f: Figures) => {
   const worst = of.reduce<ListFigure | undefined>((w, x) => (!w || x.p99 > w.p99 ? x : w), undefined);
   return { of, worst, failed: of.filter((x) => x.failures > 0 || Number.isNaN(x.p99)).length, emails: f.lists.emails };
 };
-const listTarget = (page: number, ms: number) => rule({
-  figure: worstList(page), name: `lists: page ${page.toLocaleString('en')} p99, slowest of the lists and filters (ms)`, target: `<= ${ms} ms`,
-  value: (x) => x.worst?.p99 ?? NaN, met: (x) => x.of.length > 0 && x.failed === 0 && (x.worst?.p99 ?? Infinity) <= ms,
-  formula: (x) => `${x.worst?.name ?? 'none'} (p50 ${x.worst?.p50} ms), of ${x.of.length} figures with ${x.emails.toLocaleString('en')} emails in the database` +
-    (x.failed > 0 ? `; ${x.failed} with failed requests: NOT MET` : ''),
-});
+const listTarget = (page: number, ms: number) =>
+  rule({
+    figure: worstList(page),
+    name: `lists: page ${page.toLocaleString('en')} p99, slowest of the lists and filters (ms)`,
+    target: `<= ${ms} ms`,
+    value: (x) => x.worst?.p99 ?? NaN,
+    met: (x) => x.of.length > 0 && x.failed === 0 && (x.worst?.p99 ?? Infinity) <= ms,
+    formula: (x) =>
+      `${x.worst?.name ?? 'none'} (p50 ${x.worst?.p50} ms), of ${x.of.length} figures with ${x.emails.toLocaleString('en')} emails in the database` +
+      (x.failed > 0 ? `; ${x.failed} with failed requests: NOT MET` : ''),
+  });
 
 /** The targets of bench/README.md, in the order the report lists them. */
 const TARGETS: Rule[] = [
   rule({
-    figure: withBaselines, name: 'accepted / (route + INSERT)', target: '>= 0.70',
-    value: (x) => x.max.run.okPerSec / x.insertRate, met: (x) => x.insertRate > 0 && x.max.run.okPerSec / x.insertRate >= 0.7,
+    figure: withBaselines,
+    name: 'accepted / (route + INSERT)',
+    target: '>= 0.70',
+    value: (x) => x.max.run.okPerSec / x.insertRate,
+    met: (x) => x.insertRate > 0 && x.max.run.okPerSec / x.insertRate >= 0.7,
     formula: (x) => `${x.max.run.okPerSec} / ${x.insertRate}`,
   }),
   rule({
-    figure: throughput, name: 'p99 accept latency at half the sustained rate (ms)', target: '<= 25 ms',
-    value: (x) => x.half.run.latencyMs.p99, met: (x) => x.half.run.latencyMs.p99 <= 25,
-    formula: (x) => `p99 of ${x.half.run.ok} sends at ${x.halfRate}/s = half of min(max accepted ${x.max.run.okPerSec}/s, delivered ${x.max.deliveredPerSec}/s) (achieved ${x.half.run.okPerSec}/s)` +
+    figure: throughput,
+    name: 'p99 accept latency at half the sustained rate (ms)',
+    target: '<= 25 ms',
+    value: (x) => x.half.run.latencyMs.p99,
+    met: (x) => x.half.run.latencyMs.p99 <= 25,
+    formula: (x) =>
+      `p99 of ${x.half.run.ok} sends at ${x.halfRate}/s = half of min(max accepted ${x.max.run.okPerSec}/s, delivered ${x.max.deliveredPerSec}/s) (achieved ${x.half.run.okPerSec}/s)` +
       (x.baselines ? '' : '; the ratio targets need the baselines'),
   }),
   rule({
-    figure: withBaselines, name: (x) => `delivered / slower of (route + INSERT, raw nodemailer, signed nodemailer): ${slowest(x).name}`,
+    figure: withBaselines,
+    name: (x) => `delivered / slower of (route + INSERT, raw nodemailer, signed nodemailer): ${slowest(x).name}`,
     target: '>= 0.5',
-    value: (x) => deliveredRatio(x), met: (x) => slowest(x).rate > 0 && deliveredRatio(x) >= 0.5,
-    formula: (x) => `${x.max.deliveredPerSec} / ${slowest(x).rate} (${slowest(x).name}; route + INSERT ${x.insertRate}, raw nodemailer ${x.nodemailerRate}, ` +
+    value: (x) => deliveredRatio(x),
+    met: (x) => slowest(x).rate > 0 && deliveredRatio(x) >= 0.5,
+    formula: (x) =>
+      `${x.max.deliveredPerSec} / ${slowest(x).rate} (${slowest(x).name}; route + INSERT ${x.insertRate}, raw nodemailer ${x.nodemailerRate}, ` +
       `DKIM-signed ${x.signedNodemailerRate ?? 'not measured'})`,
   }),
   rule({
     figure: (f) => f.service?.throughput?.sustained,
-    name: (x) => (x.basis.from === 'baselines' ? `sustained at 0.5 x slowest baseline (${x.basis.name}) for ${SUSTAINED_S} s` :
-      `sustained at the max run's delivered rate for ${SUSTAINED_S} s (no baselines: not the issue's rate)`),
-    target: (x) => `accepted >= ${Math.ceil(0.98 * x.rate)}/s, backlog slope <= ${(0.02 * x.rate).toFixed(1)}/s, drain <= ${SUSTAINED_DRAIN_S} s`,
-    value: (x) => x.acceptedPerSec, shown: (x) => `${x.acceptedPerSec}/s, slope ${x.slopePerSec}/s, drain ${x.drainS} s`,
+    name: (x) =>
+      x.basis.from === 'baselines'
+        ? `sustained at 0.5 x slowest baseline (${x.basis.name}) for ${SUSTAINED_S} s`
+        : `sustained at the max run's delivered rate for ${SUSTAINED_S} s (no baselines: not the issue's rate)`,
+    target: (x) =>
+      `accepted >= ${Math.ceil(0.98 * x.rate)}/s, backlog slope <= ${(0.02 * x.rate).toFixed(1)}/s, drain <= ${SUSTAINED_DRAIN_S} s`,
+    value: (x) => x.acceptedPerSec,
+    shown: (x) => `${x.acceptedPerSec}/s, slope ${x.slopePerSec}/s, drain ${x.drainS} s`,
     met: (x) => keptRate(x) && notGrowing(x) && shortDrain(x),
-    formula: (x) => `R = ${x.rate}/s (${basisText(x.basis)}); accepted ${x.acceptedPerSec}/s >= 0.98 x ${x.rate} = ${(0.98 * x.rate).toFixed(1)}: ${mark(keptRate(x))}; ` +
+    formula: (x) =>
+      `R = ${x.rate}/s (${basisText(x.basis)}); accepted ${x.acceptedPerSec}/s >= 0.98 x ${x.rate} = ${(0.98 * x.rate).toFixed(1)}: ${mark(keptRate(x))}; ` +
       `backlog slope over the last ${SLOPE_WINDOW_S} s ${x.slopePerSec}/s <= 0.02 x ${x.rate} = ${(0.02 * x.rate).toFixed(1)}: ${mark(notGrowing(x))} ` +
       `(backlog ${x.backlogEnd} at ${x.endS} s, when the load stopped); ` +
       `drain ${x.drainS} s <= ${SUSTAINED_DRAIN_S} s: ${mark(shortDrain(x))}${x.drainComplete ? '' : ' (cut short: not all delivered)'}`,
   }),
   rule({
-    figure: batch, name: `batch of ${BATCH_SIZE}: p50 POST -> last message at sink (ms)`, target: '<= 1000 ms',
-    value: (b) => b.lastMs.p50, met: (b) => b.incomplete === '' && b.lastMs.p50 <= 1000,
+    figure: batch,
+    name: `batch of ${BATCH_SIZE}: p50 POST -> last message at sink (ms)`,
+    target: '<= 1000 ms',
+    value: (b) => b.lastMs.p50,
+    met: (b) => b.incomplete === '' && b.lastMs.p50 <= 1000,
     formula: (b) => `p50 of ${b.runs} sequential runs${b.incomplete}`,
   }),
   rule({
-    figure: batch, name: `batch of ${BATCH_SIZE}: p99 POST -> last message at sink (ms)`, target: '<= 2000 ms',
-    value: (b) => b.lastMs.p99, met: (b) => b.incomplete === '' && b.lastMs.p99 <= 2000,
+    figure: batch,
+    name: `batch of ${BATCH_SIZE}: p99 POST -> last message at sink (ms)`,
+    target: '<= 2000 ms',
+    value: (b) => b.lastMs.p99,
+    met: (b) => b.incomplete === '' && b.lastMs.p99 <= 2000,
     formula: (b) => `p99 of ${b.runs} runs (= the slowest; max ${b.lastMs.max} ms)${b.incomplete}`,
   }),
   rule({
-    figure: scheduled, name: 'scheduled: arrived before scheduled_at', target: '0',
-    value: (l) => l.early, shown: (l) => String(l.early), met: (l) => l.arrived > 0 && l.early === 0,
-    formula: (l) => `of ${l.arrived} arrived (${l.created} scheduled for the same second)${l.arrived === 0 ? ': nothing arrived, nothing to judge' : ''}`,
+    figure: scheduled,
+    name: 'scheduled: arrived before scheduled_at',
+    target: '0',
+    value: (l) => l.early,
+    shown: (l) => String(l.early),
+    met: (l) => l.arrived > 0 && l.early === 0,
+    formula: (l) =>
+      `of ${l.arrived} arrived (${l.created} scheduled for the same second)${l.arrived === 0 ? ': nothing arrived, nothing to judge' : ''}`,
   }),
   rule({
-    figure: scheduled, name: 'scheduled: p99 lateness at sink (ms)', target: '<= 1000 ms',
-    value: (l) => l.lateMs.p99, shown: (l) => (l.arrived > 0 ? undefined : 'none arrived'),
+    figure: scheduled,
+    name: 'scheduled: p99 lateness at sink (ms)',
+    target: '<= 1000 ms',
+    value: (l) => l.lateMs.p99,
+    shown: (l) => (l.arrived > 0 ? undefined : 'none arrived'),
     met: (l) => l.arrived > 0 && l.arrived === l.created && l.lateMs.p99 <= 1000,
-    formula: (l) => `p50 ${l.lateMs.p50} ms, p99 ${l.lateMs.p99} ms, max ${l.lateMs.max} ms over ${l.arrived} of ${l.created}` +
+    formula: (l) =>
+      `p50 ${l.lateMs.p50} ms, p99 ${l.lateMs.p99} ms, max ${l.lateMs.max} ms over ${l.arrived} of ${l.created}` +
       (l.arrived < l.created ? ' (some never arrived: NOT MET)' : ''),
   }),
   rule({
-    figure: scheduled, name: 'scheduled: arrived exactly once', target: (l) => `all ${l.asked}`,
-    value: (l) => l.exactlyOnce, shown: (l) => `${l.exactlyOnce} of ${l.asked}`, met: (l) => l.created === l.asked && l.exactlyOnce === l.asked,
-    formula: (l) => `${l.created} created, ${l.arrived} arrived, ${l.duplicates} more than once, ${l.asked - l.created} not created`,
+    figure: scheduled,
+    name: 'scheduled: arrived exactly once',
+    target: (l) => `all ${l.asked}`,
+    value: (l) => l.exactlyOnce,
+    shown: (l) => `${l.exactlyOnce} of ${l.asked}`,
+    met: (l) => l.created === l.asked && l.exactlyOnce === l.asked,
+    formula: (l) =>
+      `${l.created} created, ${l.arrived} arrived, ${l.duplicates} more than once, ${l.asked - l.created} not created`,
   }),
   rule({
-    figure: webhooks, name: 'webhooks: p50 event -> receiver (ms)', target: '<= 150 ms',
-    value: (h) => h.latencyMs.p50, shown: (h) => (h.requests === 0 ? 'none arrived' : undefined), met: (h) => h.requests > 0 && h.latencyMs.p50 <= 150,
+    figure: webhooks,
+    name: 'webhooks: p50 event -> receiver (ms)',
+    target: '<= 150 ms',
+    value: (h) => h.latencyMs.p50,
+    shown: (h) => (h.requests === 0 ? 'none arrived' : undefined),
+    met: (h) => h.requests > 0 && h.latencyMs.p50 <= 150,
     formula: (h) => `over ${h.requests} delivery webhooks while sending ${h.rate}/s for ${h.durationS} s`,
   }),
   rule({
-    figure: webhooks, name: 'webhooks: p99 event -> receiver (ms)', target: '<= 750 ms',
-    value: (h) => h.latencyMs.p99, shown: (h) => (h.requests === 0 ? 'none arrived' : undefined), met: (h) => h.requests > 0 && h.latencyMs.p99 <= 750,
-    formula: (h) => `p50 ${h.latencyMs.p50} ms, p99 ${h.latencyMs.p99} ms, max ${h.latencyMs.max} ms over ${h.requests}`,
+    figure: webhooks,
+    name: 'webhooks: p99 event -> receiver (ms)',
+    target: '<= 750 ms',
+    value: (h) => h.latencyMs.p99,
+    shown: (h) => (h.requests === 0 ? 'none arrived' : undefined),
+    met: (h) => h.requests > 0 && h.latencyMs.p99 <= 750,
+    formula: (h) =>
+      `p50 ${h.latencyMs.p50} ms, p99 ${h.latencyMs.p99} ms, max ${h.latencyMs.max} ms over ${h.requests}`,
   }),
   rule({
-    figure: webhooks, name: 'webhooks: delivered emails with an acknowledged delivery webhook',
+    figure: webhooks,
+    name: 'webhooks: delivered emails with an acknowledged delivery webhook',
     target: (h) => `all ${h.accepted} accepted (duplicates allowed, counted)`,
-    value: (h) => h.exactlyOnce + h.duplicates, shown: (h) => `${h.exactlyOnce + h.duplicates} of ${h.delivered}`,
+    value: (h) => h.exactlyOnce + h.duplicates,
+    shown: (h) => `${h.exactlyOnce + h.duplicates} of ${h.delivered}`,
     met: (h) => h.delivered > 0 && h.delivered === h.accepted && h.missing === 0,
-    formula: (h) => `${h.exactlyOnce} exactly once, ${h.duplicates} more than once, ${h.missing} none; ${h.delivered} of ${h.accepted} accepted at the sink` +
+    formula: (h) =>
+      `${h.exactlyOnce} exactly once, ${h.duplicates} more than once, ${h.missing} none; ${h.delivered} of ${h.accepted} accepted at the sink` +
       (h.badSignatures > 0 ? `; ${h.badSignatures} bad signatures` : ''),
   }),
   ...RETRY_GAPS_MS.map((_, k) => retryGap(k)),
   rule({
-    figure: webhooks, name: 'webhooks: always-500 deliveries with exactly 4 attempts, then discarded', target: (h) => `all ${h.retry.emails}`,
-    value: (h) => h.retry.fourThenDiscarded, shown: (h) => `${h.retry.fourThenDiscarded} of ${h.retry.emails}`,
-    met: (h) => h.retry.emails > 0 && h.retry.deliveries === h.retry.emails && h.retry.fourThenDiscarded === h.retry.emails,
-    formula: (h) => `attempts at the receiver per delivery: ${h.retry.detail.map((d) => d.arrivals.length).join(', ') || 'none'}; ` +
+    figure: webhooks,
+    name: 'webhooks: always-500 deliveries with exactly 4 attempts, then discarded',
+    target: (h) => `all ${h.retry.emails}`,
+    value: (h) => h.retry.fourThenDiscarded,
+    shown: (h) => `${h.retry.fourThenDiscarded} of ${h.retry.emails}`,
+    met: (h) =>
+      h.retry.emails > 0 && h.retry.deliveries === h.retry.emails && h.retry.fourThenDiscarded === h.retry.emails,
+    formula: (h) =>
+      `attempts at the receiver per delivery: ${h.retry.detail.map((d) => d.arrivals.length).join(', ') || 'none'}; ` +
       `management API: ${h.retry.detail.map((d) => `${d.apiStatus ?? '?'} after ${d.apiAttempts.length}`).join(', ') || 'nothing'}`,
   }),
   rule({
-    figure: (f) => f.deliverability, name: 'direct / relay delivered (10 destination domains, DKIM-signed)', target: '>= 0.8',
-    value: directOverRelay, met: (d) => !unfit(d.relay) && !unfit(d.direct) && directOverRelay(d) >= 0.8,
-    formula: (d) => `${d.direct.deliveredPerSec} / ${d.relay.deliveredPerSec} mails/s (${d.direct.delivered} and ${d.relay.delivered} emails)` +
-      [unfit(d.relay), unfit(d.direct)].filter(Boolean).map((why) => `; ${why}`).join(''),
+    figure: (f) => f.deliverability,
+    name: 'direct / relay delivered (10 destination domains, DKIM-signed)',
+    target: '>= 0.8',
+    value: directOverRelay,
+    met: (d) => !unfit(d.relay) && !unfit(d.direct) && directOverRelay(d) >= 0.8,
+    formula: (d) =>
+      `${d.direct.deliveredPerSec} / ${d.relay.deliveredPerSec} mails/s (${d.direct.delivered} and ${d.relay.delivered} emails)` +
+      [unfit(d.relay), unfit(d.direct)]
+        .filter(Boolean)
+        .map((why) => `; ${why}`)
+        .join(''),
   }),
   rule({
-    figure: (f) => f.memory, name: (m) => `worker RSS above idle with ${m.pending} scheduled pending (MB)`, target: '<= 30 MB',
-    value: (m) => m.deltaMB, met: (m) => m.deltaMB <= 30,
-    formula: (m) => `${mbOf(m.loadedRssKiB)} - ${mbOf(m.idleRssKiB)} MB VmRSS` +
-      (m.pending < m.asked ? `; ONLY ${m.pending} of the ${m.asked} asked for (created at ${m.creationPerSec}/s in ${m.creationS} s, the time budget): not extrapolated` : ''),
+    figure: (f) => f.memory,
+    name: (m) => `worker RSS above idle with ${m.pending} scheduled pending (MB)`,
+    target: '<= 30 MB',
+    value: (m) => m.deltaMB,
+    met: (m) => m.deltaMB <= 30,
+    formula: (m) =>
+      `${mbOf(m.loadedRssKiB)} - ${mbOf(m.idleRssKiB)} MB VmRSS` +
+      (m.pending < m.asked
+        ? `; ONLY ${m.pending} of the ${m.asked} asked for (created at ${m.creationPerSec}/s in ${m.creationS} s, the time budget): not extrapolated`
+        : ''),
   }),
   listTarget(1, 50),
   listTarget(1000, 100),
   rule({
-    figure: (f) => f.lists, name: 'lists: totals equal to count(*)', target: (l) => `all ${l.figures.length}`,
+    figure: (f) => f.lists,
+    name: 'lists: totals equal to count(*)',
+    target: (l) => `all ${l.figures.length}`,
     value: (l) => l.figures.filter((x) => x.total === x.counted).length,
     shown: (l) => `${l.figures.filter((x) => x.total === x.counted).length} of ${l.figures.length}`,
     met: (l) => l.figures.length > 0 && l.figures.every((x) => x.total === x.counted),
-    formula: (l) => l.figures.filter((x) => x.total !== x.counted).map((x) => `${x.name}: ${x.total} vs ${x.counted}`).join('; ') || 'every total checked once',
+    formula: (l) =>
+      l.figures
+        .filter((x) => x.total !== x.counted)
+        .map((x) => `${x.name}: ${x.total} vs ${x.counted}`)
+        .join('; ') || 'every total checked once',
   }),
 ];
 

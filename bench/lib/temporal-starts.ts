@@ -21,7 +21,13 @@ export interface StartsRun {
 
 let runSeq = 0;
 
-export async function measureStarts(client: Client, taskQueue: string, concurrency: number, durationMs: number, completionWaitMs: number): Promise<StartsRun> {
+export async function measureStarts(
+  client: Client,
+  taskQueue: string,
+  concurrency: number,
+  durationMs: number,
+  completionWaitMs: number,
+): Promise<StartsRun> {
   const run = `r${++runSeq}-${Date.now().toString(36)}`;
   let started = 0;
   let failed = 0;
@@ -47,15 +53,22 @@ export async function measureStarts(client: Client, taskQueue: string, concurren
   );
   const elapsedS = (performance.now() - t0) / 1000;
   const result: StartsRun = {
-    concurrency, started, failed, ...(firstError ? { firstError } : {}), elapsedS: Math.round(elapsedS * 100) / 100,
-    startsPerSec: Math.round(started / elapsedS), startLatencyMs: percentiles(latencies),
+    concurrency,
+    started,
+    failed,
+    ...(firstError ? { firstError } : {}),
+    elapsedS: Math.round(elapsedS * 100) / 100,
+    startsPerSec: Math.round(started / elapsedS),
+    startLatencyMs: percentiles(latencies),
   };
 
   // Completions, from the dev server's visibility store (eventually consistent: poll until all are in).
   const w0 = performance.now();
   try {
     for (;;) {
-      const { count } = await client.workflow.count(`WorkflowId STARTS_WITH "bench-${run}-" AND ExecutionStatus = "Completed"`);
+      const { count } = await client.workflow.count(
+        `WorkflowId STARTS_WITH "bench-${run}-" AND ExecutionStatus = "Completed"`,
+      );
       result.completed = count;
       if (count >= started || performance.now() - w0 > completionWaitMs) break;
       await new Promise((r) => setTimeout(r, 250));

@@ -34,11 +34,20 @@ export async function startWebhookRecorder(secrets: Map<string, string>) {
       const status = path === '/fail' ? 500 : 200;
       const rawBody = Buffer.concat(chunks);
       try {
-        const body = JSON.parse(rawBody.toString('utf8')) as { event: string; timestamp: string; email?: { subject?: string } };
+        const body = JSON.parse(rawBody.toString('utf8')) as {
+          event: string;
+          timestamp: string;
+          email?: { subject?: string };
+        };
         const secret = secrets.get(path);
         hooks.push({
-          path, deliveryId: String(req.headers['x-mail-delivery-id'] ?? ''), event: body.event, subject: body.email?.subject ?? '',
-          eventAt: Date.parse(body.timestamp), arrivedAt, status,
+          path,
+          deliveryId: String(req.headers['x-mail-delivery-id'] ?? ''),
+          event: body.event,
+          subject: body.email?.subject ?? '',
+          eventAt: Date.parse(body.timestamp),
+          arrivedAt,
+          status,
           signatureOk: secret !== undefined && verifyWebhookSignature({ secret, headers: req.headers, rawBody }).ok,
         });
       } catch {
@@ -52,7 +61,12 @@ export async function startWebhookRecorder(secrets: Map<string, string>) {
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
   });
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hooks, unreadable: () => unreadable, close };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    hooks,
+    unreadable: () => unreadable,
+    close,
+  };
 }
 
 /** The recorder and what it has received so far. */

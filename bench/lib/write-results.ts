@@ -7,20 +7,40 @@ import { REPO_ROOT } from './children.js';
 import type { BenchContext } from './context.js';
 import { renderTable, renderTargets, type Row } from './report.js';
 import { SERVICE_ROOT } from './service.js';
-import { CONNECTIONS, RUN_S, SMTP_IN_FLIGHT, SMTP_MAX_CONNECTIONS, TEMPORAL_CONCURRENCY, WARMUP_S, BATCH_SIZE } from './settings.js';
+import {
+  CONNECTIONS,
+  RUN_S,
+  SMTP_IN_FLIGHT,
+  SMTP_MAX_CONNECTIONS,
+  TEMPORAL_CONCURRENCY,
+  WARMUP_S,
+  BATCH_SIZE,
+} from './settings.js';
 import { judge, type Figures } from './targets.js';
 
 /** Prints the table, what bounds each figure and the targets, and writes it all to bench/results/<timestamp>.json. */
-export async function writeResults(ctx: BenchContext, rows: Row[], figures: Figures, sourceAtStart: string | undefined): Promise<void> {
+export async function writeResults(
+  ctx: BenchContext,
+  rows: Row[],
+  figures: Figures,
+  sourceAtStart: string | undefined,
+): Promise<void> {
   const cores = os.cpus().length;
   const targets = judge(figures);
   const out: string[] = [];
   const sourceChanged = sourceAtStart !== sourceFingerprint();
   if (sourceChanged) {
-    out.push('', `WARNING: the service's code (src/, workflows/ of ${SERVICE_ROOT}) changed during this run: the figures may mix two versions ` +
-      '(the workflow bundle is built at the start, the service loaded later). Measure a fixed copy with BENCH_SERVICE_ROOT (see bench/README.md).');
+    out.push(
+      '',
+      `WARNING: the service's code (src/, workflows/ of ${SERVICE_ROOT}) changed during this run: the figures may mix two versions ` +
+        '(the workflow bundle is built at the start, the service loaded later). Measure a fixed copy with BENCH_SERVICE_ROOT (see bench/README.md).',
+    );
   }
-  out.push('', `Results (${RUN_S} s per HTTP figure after a ${WARMUP_S} s warm-up; HTTP: autocannon, ${CONNECTIONS} connections; CPU in % of one core, ${cores * 100}% = all cores)`, '');
+  out.push(
+    '',
+    `Results (${RUN_S} s per HTTP figure after a ${WARMUP_S} s warm-up; HTTP: autocannon, ${CONNECTIONS} connections; CPU in % of one core, ${cores * 100}% = all cores)`,
+    '',
+  );
   out.push(renderTable(rows, ctx.cpuColumns), '');
   out.push('What bounds each figure:');
   for (const r of rows) {
@@ -28,31 +48,58 @@ export async function writeResults(ctx: BenchContext, rows: Row[], figures: Figu
     if (r.limit) out.push(`      limit: ${r.limit}`);
     for (const n of r.notes ?? []) out.push(`      ${n}`);
   }
-  out.push('', 'Targets:', targets.length > 0 ? renderTargets(targets) : '  (none: the parts they need did not run)', ...infoLines(figures));
+  out.push(
+    '',
+    'Targets:',
+    targets.length > 0 ? renderTargets(targets) : '  (none: the parts they need did not run)',
+    ...infoLines(figures),
+  );
 
   const resultsDir = path.join(REPO_ROOT, 'bench/results');
   await fs.mkdir(resultsDir, { recursive: true });
   const file = path.join(resultsDir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   const { service, memory } = figures;
-  await fs.writeFile(file, `${JSON.stringify({
-    at: new Date().toISOString(),
-    machine: { cores, cpu: os.cpus()[0]?.model, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, loadAverageAtEnd: os.loadavg() },
-    commit: gitDescribe(),
-    sourceChangedDuringRun: sourceChanged,
-    serviceRoot: SERVICE_ROOT,
-    parts: [...ctx.parts],
-    settings: {
-      runS: RUN_S, warmupS: WARMUP_S, connections: CONNECTIONS, smtpMaxConnections: SMTP_MAX_CONNECTIONS, smtpInFlight: SMTP_IN_FLIGHT,
-      temporalConcurrency: TEMPORAL_CONCURRENCY, accounts: service?.accountCount ?? 1, batchRuns: ctx.sizes.batchRuns, batchSize: BATCH_SIZE,
-      scheduledCount: ctx.sizes.scheduledCount, memoryPending: ctx.sizes.memoryPending, webhookRate: ctx.sizes.webhookRate,
-      deliverabilitySeconds: ctx.sizes.deliverabilitySeconds,
-    },
-    rows,
-    targets,
-    jobs: { batch: service?.batch, scheduled: service?.scheduled, webhooks: service?.webhooks, memory },
-    deliverability: figures.deliverability,
-    wallSeconds: Math.round(ctx.elapsed() / 1000),
-  }, null, 2)}\n`);
+  await fs.writeFile(
+    file,
+    `${JSON.stringify(
+      {
+        at: new Date().toISOString(),
+        machine: {
+          cores,
+          cpu: os.cpus()[0]?.model,
+          memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+          node: process.version,
+          loadAverageAtEnd: os.loadavg(),
+        },
+        commit: gitDescribe(),
+        sourceChangedDuringRun: sourceChanged,
+        serviceRoot: SERVICE_ROOT,
+        parts: [...ctx.parts],
+        settings: {
+          runS: RUN_S,
+          warmupS: WARMUP_S,
+          connections: CONNECTIONS,
+          smtpMaxConnections: SMTP_MAX_CONNECTIONS,
+          smtpInFlight: SMTP_IN_FLIGHT,
+          temporalConcurrency: TEMPORAL_CONCURRENCY,
+          accounts: service?.accountCount ?? 1,
+          batchRuns: ctx.sizes.batchRuns,
+          batchSize: BATCH_SIZE,
+          scheduledCount: ctx.sizes.scheduledCount,
+          memoryPending: ctx.sizes.memoryPending,
+          webhookRate: ctx.sizes.webhookRate,
+          deliverabilitySeconds: ctx.sizes.deliverabilitySeconds,
+        },
+        rows,
+        targets,
+        jobs: { batch: service?.batch, scheduled: service?.scheduled, webhooks: service?.webhooks, memory },
+        deliverability: figures.deliverability,
+        wallSeconds: Math.round(ctx.elapsed() / 1000),
+      },
+      null,
+      2,
+    )}\n`,
+  );
   out.push('', `JSON: ${path.relative(REPO_ROOT, file)}`);
   process.stdout.write(`${out.join('\n')}\n`);
 }
@@ -62,15 +109,26 @@ function infoLines({ baselines, service, memory, deliverability }: Figures): str
   const lines: string[] = [];
   const startRate = baselines?.temporalStartRate;
   const { max, many } = service?.throughput ?? {};
-  if (many && max) lines.push(`  (info) ${service!.accountCount} accounts vs 1: ${many.run.okPerSec} vs ${max.run.okPerSec} accepted/s; Temporal starts/s: ${startRate ?? 'not measured'}`);
+  if (many && max)
+    lines.push(
+      `  (info) ${service!.accountCount} accounts vs 1: ${many.run.okPerSec} vs ${max.run.okPerSec} accepted/s; Temporal starts/s: ${startRate ?? 'not measured'}`,
+    );
   const lateness = service?.scheduled;
-  const creation = [lateness && `${lateness.creationPerSec}/s (all-in-one service)`, memory && `${memory.creationPerSec}/s (API and worker apart)`].filter(Boolean);
+  const creation = [
+    lateness && `${lateness.creationPerSec}/s (all-in-one service)`,
+    memory && `${memory.creationPerSec}/s (API and worker apart)`,
+  ].filter(Boolean);
   if (deliverability) {
     const { dkim, signedNodemailerRate } = deliverability;
-    lines.push(`  (info) DKIM (RSA-2048): ${dkim.signCpuMs} CPU ms per message signed; raw nodemailer ${signedNodemailerRate}/s signed` +
-      (baselines ? ` vs ${baselines.nodemailerRate}/s unsigned` : ''));
+    lines.push(
+      `  (info) DKIM (RSA-2048): ${dkim.signCpuMs} CPU ms per message signed; raw nodemailer ${signedNodemailerRate}/s signed` +
+        (baselines ? ` vs ${baselines.nodemailerRate}/s unsigned` : ''),
+    );
   }
-  if (creation.length > 0) lines.push(`  (info) scheduled emails created: ${creation.join(', ')}; Temporal starts alone: ${startRate !== undefined ? `${startRate}/s at ${TEMPORAL_CONCURRENCY} in flight` : 'not measured'}`);
+  if (creation.length > 0)
+    lines.push(
+      `  (info) scheduled emails created: ${creation.join(', ')}; Temporal starts alone: ${startRate !== undefined ? `${startRate}/s at ${TEMPORAL_CONCURRENCY} in flight` : 'not measured'}`,
+    );
   return lines;
 }
 
@@ -81,8 +139,11 @@ function infoLines({ baselines, service, memory, deliverability }: Figures): str
  */
 export function sourceFingerprint(): string | undefined {
   try {
-    const git = (...args: string[]) => execFileSync('git', args, { cwd: SERVICE_ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString();
-    const changed = git('ls-files', '-m', '-o', '--exclude-standard', '--', 'src', 'workflows').split('\n').filter(Boolean);
+    const git = (...args: string[]) =>
+      execFileSync('git', args, { cwd: SERVICE_ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString();
+    const changed = git('ls-files', '-m', '-o', '--exclude-standard', '--', 'src', 'workflows')
+      .split('\n')
+      .filter(Boolean);
     const mtimes = changed.map((f) => {
       try {
         return `${f}@${statSync(path.join(SERVICE_ROOT, f)).mtimeMs}`;
@@ -99,7 +160,10 @@ export function sourceFingerprint(): string | undefined {
 function gitDescribe(): { head: string; dirty: string[] } | undefined {
   try {
     const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT }).toString().trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'workflows'], { cwd: REPO_ROOT }).toString().split('\n').filter(Boolean);
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'workflows'], { cwd: REPO_ROOT })
+      .toString()
+      .split('\n')
+      .filter(Boolean);
     return { head, dirty };
   } catch {
     return undefined;

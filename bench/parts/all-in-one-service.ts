@@ -22,7 +22,10 @@ export interface ServiceFigures {
 
 /** Throughput, then batch latency, scheduled lateness and webhooks on the same service process. */
 /** `baselines`: the run's baseline figures when they ran (the sustained run's rate is half the slowest). */
-export async function allInOneService(bench: BenchContext, baselines?: BaselineFigures): Promise<PartResult<ServiceFigures>> {
+export async function allInOneService(
+  bench: BenchContext,
+  baselines?: BaselineFigures,
+): Promise<PartResult<ServiceFigures>> {
   const ctx = partContext(bench);
   const { parts, infra } = ctx;
   await infra.createDatabase('bench_service');
@@ -30,7 +33,9 @@ export async function allInOneService(bench: BenchContext, baselines?: BaselineF
   const svc = await startService(env);
   const measured = await measuring(ctx, svc, async () => {
     const accounts = await prepareAccounts(svc, SENDER_DOMAIN, parts.has('throughput') ? MANY_ACCOUNTS - 1 : 0);
-    ctx.log(`service started (pid ${svc.pid}, ${svc.baseUrl}${SERVICE_ROOT !== REPO_ROOT ? `, from ${SERVICE_ROOT}` : ''}); ${accounts.length} accounts with unlimited quota`);
+    ctx.log(
+      `service started (pid ${svc.pid}, ${svc.baseUrl}${SERVICE_ROOT !== REPO_ROOT ? `, from ${SERVICE_ROOT}` : ''}); ${accounts.length} accounts with unlimited quota`,
+    );
     const figures: ServiceFigures = { accountCount: accounts.length };
     if (parts.has('throughput')) figures.throughput = await throughput(ctx, svc, accounts, baselines);
     // Batch latency, scheduled lateness and webhooks once the throughput runs' mail is out.
@@ -52,7 +57,13 @@ export async function allInOneService(bench: BenchContext, baselines?: BaselineF
     // The wait for the last webhooks and discards: up to 30 s, but not into what the later parts need.
     const later = (['deliverability', 'memory'] as const).reduce((n, p) => n + (parts.has(p) ? MIN_MS[p]! : 0), 0);
     const waitCapMs = Math.min(30_000, ctx.remaining() - 20_000 - later);
-    figures.webhooks = await webhookFigures({ ...jobs, databaseUrl: env.DATABASE_URL! }, svc, ctx.sizes.webhookRate, RUN_S, waitCapMs);
+    figures.webhooks = await webhookFigures(
+      { ...jobs, databaseUrl: env.DATABASE_URL! },
+      svc,
+      ctx.sizes.webhookRate,
+      RUN_S,
+      waitCapMs,
+    );
     return figures;
   });
   return { rows: ctx.rows, figures: measured };
@@ -62,7 +73,9 @@ export async function allInOneService(bench: BenchContext, baselines?: BaselineF
 async function firedAt(databaseUrl: string, prefix: string): Promise<Map<string, number>> {
   const db = postgres(databaseUrl, { max: 1, onnotice: () => {} });
   try {
-    const rows = await db<{ subject: string; sent_at: Date | null }[]>`select subject, sent_at from scheduled_emails where subject like ${`${prefix}%`}`;
+    const rows = await db<
+      { subject: string; sent_at: Date | null }[]
+    >`select subject, sent_at from scheduled_emails where subject like ${`${prefix}%`}`;
     return new Map(rows.filter((r) => r.sent_at).map((r) => [r.subject, r.sent_at!.getTime()]));
   } finally {
     await db.end();

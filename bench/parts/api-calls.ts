@@ -19,7 +19,12 @@ export interface Arrivals {
 export const ceilSecond = (ms: number) => Math.ceil(ms / 1000) * 1000;
 
 /** One API call with the account's key; answers the status, the parsed body and how long it took. */
-export async function call<T>(service: ServiceHandle, method: string, pathname: string, body?: unknown): Promise<{ status: number; body: T | undefined; ms: number; error?: string }> {
+export async function call<T>(
+  service: ServiceHandle,
+  method: string,
+  pathname: string,
+  body?: unknown,
+): Promise<{ status: number; body: T | undefined; ms: number; error?: string }> {
   const t0 = performance.now();
   try {
     const res = await fetch(`${service.baseUrl}/v1/mail${pathname}`, {
@@ -34,7 +39,12 @@ export async function call<T>(service: ServiceHandle, method: string, pathname: 
     } catch {
       parsed = undefined;
     }
-    return { status: res.status, body: parsed, ms: performance.now() - t0, ...(res.ok ? {} : { error: text.slice(0, 300) }) };
+    return {
+      status: res.status,
+      body: parsed,
+      ms: performance.now() - t0,
+      ...(res.ok ? {} : { error: text.slice(0, 300) }),
+    };
   } catch (err) {
     return { status: 0, body: undefined, ms: performance.now() - t0, error: (err as Error).message };
   }
@@ -43,7 +53,12 @@ export async function call<T>(service: ServiceHandle, method: string, pathname: 
 export const email = (subject: string) => ({ ...EMAIL_REQUEST, subject });
 
 /** Runs fn(0..n-1) with `concurrency` calls in flight; stops starting new ones at `deadline` (performance.now()). */
-export async function inFlight(n: number, concurrency: number, fn: (i: number) => Promise<void>, deadline = Infinity): Promise<number> {
+export async function inFlight(
+  n: number,
+  concurrency: number,
+  fn: (i: number) => Promise<void>,
+  deadline = Infinity,
+): Promise<number> {
   let next = 0;
   await Promise.all(
     Array.from({ length: Math.min(concurrency, n) }, async () => {
@@ -70,7 +85,12 @@ export interface Creation {
  * `concurrency` requests in flight.
  */
 export async function scheduleMany(
-  service: ServiceHandle, prefix: string, n: number, dueAt: number | ((i: number) => number), concurrency: number, deadline = Infinity,
+  service: ServiceHandle,
+  prefix: string,
+  n: number,
+  dueAt: number | ((i: number) => number),
+  concurrency: number,
+  deadline = Infinity,
 ): Promise<Creation> {
   const due = typeof dueAt === 'number' ? () => dueAt : dueAt;
   const created: string[] = [];
@@ -79,26 +99,41 @@ export async function scheduleMany(
   let firstError: string | undefined;
   let createdAfterDue = 0;
   const t0 = performance.now();
-  await inFlight(n, concurrency, async (i) => {
-    const subject = `${prefix} ${i}`;
-    const at = due(i);
-    const r = await call<{ id: string }>(service, 'POST', '/emails/schedule', { ...email(subject), scheduled_at: new Date(at).toISOString() });
-    statuses[r.status] = (statuses[r.status] ?? 0) + 1;
-    if (r.status === 200) {
-      created.push(subject);
-      latencies.push(r.ms);
-      if (Date.now() >= at) createdAfterDue += 1;
-    } else firstError ??= `${r.status} ${r.error ?? ''}`;
-  }, deadline);
+  await inFlight(
+    n,
+    concurrency,
+    async (i) => {
+      const subject = `${prefix} ${i}`;
+      const at = due(i);
+      const r = await call<{ id: string }>(service, 'POST', '/emails/schedule', {
+        ...email(subject),
+        scheduled_at: new Date(at).toISOString(),
+      });
+      statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+      if (r.status === 200) {
+        created.push(subject);
+        latencies.push(r.ms);
+        if (Date.now() >= at) createdAfterDue += 1;
+      } else firstError ??= `${r.status} ${r.error ?? ''}`;
+    },
+    deadline,
+  );
   const elapsedS = (performance.now() - t0) / 1000;
   return {
-    created, statuses, ...(firstError ? { firstError } : {}), elapsedS: Math.round(elapsedS * 100) / 100,
-    perSec: Math.round(created.length / elapsedS), latencyMs: percentiles(latencies), createdAfterDue,
+    created,
+    statuses,
+    ...(firstError ? { firstError } : {}),
+    elapsedS: Math.round(elapsedS * 100) / 100,
+    perSec: Math.round(created.length / elapsedS),
+    latencyMs: percentiles(latencies),
+    createdAfterDue,
   };
 }
 
 export const refusedNote = (statuses: Record<string, number>, firstError?: string): string[] => {
-  const refused = Object.entries(statuses).filter(([s]) => s !== '200').map(([s, n]) => `${n} x ${s === '0' ? 'connection error' : s}`);
+  const refused = Object.entries(statuses)
+    .filter(([s]) => s !== '200')
+    .map(([s, n]) => `${n} x ${s === '0' ? 'connection error' : s}`);
   return refused.length > 0 ? [`non-200 answers: ${refused.join(', ')}; first: ${firstError}`] : [];
 };
 

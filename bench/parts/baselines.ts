@@ -36,7 +36,9 @@ export async function baselines(bench: BenchContext, logger: Logger): Promise<Pa
 /** Baseline 1: a no-op Fastify route. */
 async function noopRoute(ctx: PartContext): Promise<void> {
   const child = await startChild<{ port: number }>('no-op server', 'noop-server.ts');
-  await measuring(ctx, child, (c) => measureMax(ctx, 'noop', 'baseline: Fastify no-op route', httpTarget(c.ready.port)));
+  await measuring(ctx, child, (c) =>
+    measureMax(ctx, 'noop', 'baseline: Fastify no-op route', httpTarget(c.ready.port)),
+  );
 }
 
 /** Baseline 2: a Fastify route doing one INSERT of the same row into the service's emails table. */
@@ -47,9 +49,13 @@ async function routeWithInsert(ctx: PartContext, logger: Logger): Promise<number
   await sql`insert into accounts (id, name, daily_quota) values ('acc_bench', 'bench', 0)`;
   await sql.end();
   const child = await startChild<{ port: number }>('INSERT server', 'insert-server.ts', {
-    ...process.env, BENCH_DATABASE_URL: pg.url, BENCH_ACCOUNT_ID: 'acc_bench',
+    ...process.env,
+    BENCH_DATABASE_URL: pg.url,
+    BENCH_ACCOUNT_ID: 'acc_bench',
   });
-  const { run } = await measuring(ctx, child, (c) => measureMax(ctx, 'insert', 'baseline: Fastify route + one INSERT', httpTarget(c.ready.port)));
+  const { run } = await measuring(ctx, child, (c) =>
+    measureMax(ctx, 'insert', 'baseline: Fastify route + one INSERT', httpTarget(c.ready.port)),
+  );
   return run.okPerSec;
 }
 
@@ -61,10 +67,16 @@ async function routeWithInsert(ctx: PartContext, logger: Logger): Promise<number
 async function rawNodemailer(ctx: PartContext): Promise<{ nodemailerRate: number; signedNodemailerRate: number }> {
   const child = await startChild<ReadyOnly>('nodemailer sender', 'mail-sender.ts');
   return measuring(ctx, child, async () => ({
-    nodemailerRate: await nodemailerSends(ctx, child, { key: 'nodemailer', what: 'baseline: raw nodemailer pooled sends' }),
+    nodemailerRate: await nodemailerSends(ctx, child, {
+      key: 'nodemailer',
+      what: 'baseline: raw nodemailer pooled sends',
+    }),
     signedNodemailerRate: await nodemailerSends(ctx, child, {
-      key: 'nodemailer-dkim-base', what: 'baseline: raw nodemailer pooled sends, DKIM-signed', dkim: benchDkimKey(SENDER_DOMAIN),
-      runS: SIGNED_BASELINE_S, warmupS: 1,
+      key: 'nodemailer-dkim-base',
+      what: 'baseline: raw nodemailer pooled sends, DKIM-signed',
+      dkim: benchDkimKey(SENDER_DOMAIN),
+      runS: SIGNED_BASELINE_S,
+      warmupS: 1,
     }),
   }));
 }
@@ -74,19 +86,37 @@ async function rawNodemailer(ctx: PartContext): Promise<{ nodemailerRate: number
  * to the sink (each DKIM-signed with `dkim`); the row, and the rate.
  */
 export async function nodemailerSends(
-  ctx: PartContext, child: BenchChild<ReadyOnly>, { key, what, dkim, runS = RUN_S, warmupS = WARMUP_S }: { key: string; what: string; dkim?: DkimKey; runS?: number; warmupS?: number },
+  ctx: PartContext,
+  child: BenchChild<ReadyOnly>,
+  {
+    key,
+    what,
+    dkim,
+    runS = RUN_S,
+    warmupS = WARMUP_S,
+  }: { key: string; what: string; dkim?: DkimKey; runS?: number; warmupS?: number },
 ): Promise<number> {
-  const arg = { smtpUrl: ctx.infra.sink.ready.url, maxConnections: SMTP_MAX_CONNECTIONS, inFlight: SMTP_IN_FLIGHT, ...(dkim ? { dkim } : {}) };
+  const arg = {
+    smtpUrl: ctx.infra.sink.ready.url,
+    maxConnections: SMTP_MAX_CONNECTIONS,
+    inFlight: SMTP_IN_FLIGHT,
+    ...(dkim ? { dkim } : {}),
+  };
   await child.request('run', { ...arg, durationMs: warmupS * 1000 });
   const before = await ctx.infra.sinkCount();
   const w = ctx.window();
-  const r = await child.request<{ sent: number; failed: number; elapsedMs: number; firstError?: string }>('run', { ...arg, durationMs: runS * 1000 });
+  const r = await child.request<{ sent: number; failed: number; elapsedMs: number; firstError?: string }>('run', {
+    ...arg,
+    durationMs: runS * 1000,
+  });
   const cpu = w.stop();
   await sleep(300);
   const after = await ctx.infra.sinkCount();
   const rate = Math.round(r.sent / (r.elapsedMs / 1000));
-  const notes = [`${SMTP_MAX_CONNECTIONS} pooled connections, ${SMTP_IN_FLIGHT} sendMail calls outstanding, ${runS} s; sink received ${after.total - before.total} of ${r.sent} sent` +
-    (dkim ? `, ${after.signed - before.signed} DKIM-signed (RSA-2048, d=${dkim.domainName})` : '')];
+  const notes = [
+    `${SMTP_MAX_CONNECTIONS} pooled connections, ${SMTP_IN_FLIGHT} sendMail calls outstanding, ${runS} s; sink received ${after.total - before.total} of ${r.sent} sent` +
+      (dkim ? `, ${after.signed - before.signed} DKIM-signed (RSA-2048, d=${dkim.domainName})` : ''),
+  ];
   if (r.failed > 0) notes.push(`${r.failed} failed: ${r.firstError}`);
   ctx.addRow({ key, what, value: rate, unit: 'mails/s', cpu, notes, detail: r });
   return rate;
@@ -97,7 +127,10 @@ async function temporalStarts(ctx: PartContext): Promise<number> {
   const { temporal, bundles } = ctx.infra;
   const taskQueue = 'bench-noop';
   const child = await startChild<ReadyOnly>('Temporal worker', 'temporal-worker.ts', {
-    ...process.env, BENCH_TEMPORAL_ADDRESS: temporal.address, BENCH_TASK_QUEUE: taskQueue, BENCH_WORKFLOW_BUNDLE: bundles.noop,
+    ...process.env,
+    BENCH_TEMPORAL_ADDRESS: temporal.address,
+    BENCH_TASK_QUEUE: taskQueue,
+    BENCH_WORKFLOW_BUNDLE: bundles.noop,
   });
   return measuring(ctx, child, async () => {
     const connection = await Connection.connect({ address: temporal.address });
@@ -107,14 +140,35 @@ async function temporalStarts(ctx: PartContext): Promise<number> {
     let w = ctx.window();
     const r = await measureStarts(client, taskQueue, TEMPORAL_CONCURRENCY, RUN_S * 1000, 15_000);
     let cpu = w.stop();
-    const notes = [`${TEMPORAL_CONCURRENCY} starts in flight; ${r.completed ?? '?'} of ${r.started} completed ${r.completionWaitS ?? '?'} s after the last start`];
+    const notes = [
+      `${TEMPORAL_CONCURRENCY} starts in flight; ${r.completed ?? '?'} of ${r.started} completed ${r.completionWaitS ?? '?'} s after the last start`,
+    ];
     if (r.failed > 0) notes.push(`${r.failed} failed: ${r.firstError}`);
-    ctx.addRow({ key: 'temporal', what: `baseline: Temporal workflow starts (${TEMPORAL_CONCURRENCY} at once)`, value: r.startsPerSec, unit: 'starts/s', p50: r.startLatencyMs.p50, p99: r.startLatencyMs.p99, cpu, notes, detail: { ...r } });
+    ctx.addRow({
+      key: 'temporal',
+      what: `baseline: Temporal workflow starts (${TEMPORAL_CONCURRENCY} at once)`,
+      value: r.startsPerSec,
+      unit: 'starts/s',
+      p50: r.startLatencyMs.p50,
+      p99: r.startLatencyMs.p99,
+      cpu,
+      notes,
+      detail: { ...r },
+    });
     // One start at a time, as the service's dispatcher does: the latency of a start bounds how often it can start a group.
     w = ctx.window();
     const seq = await measureStarts(client, taskQueue, 1, 5_000, 5_000);
     cpu = w.stop();
-    ctx.addRow({ key: 'temporal-seq', what: 'baseline: Temporal workflow starts (1 at a time)', value: seq.startsPerSec, unit: 'starts/s', p50: seq.startLatencyMs.p50, p99: seq.startLatencyMs.p99, cpu, detail: { ...seq } });
+    ctx.addRow({
+      key: 'temporal-seq',
+      what: 'baseline: Temporal workflow starts (1 at a time)',
+      value: seq.startsPerSec,
+      unit: 'starts/s',
+      p50: seq.startLatencyMs.p50,
+      p99: seq.startLatencyMs.p99,
+      cpu,
+      detail: { ...seq },
+    });
     return r.startsPerSec;
   });
 }

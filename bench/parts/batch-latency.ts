@@ -29,13 +29,22 @@ export async function oneBatch(ctx: JobsContext, service: ServiceHandle, size: n
     await sleep(50);
   }
   return {
-    jobId: r.body.job_id, acceptMs, arrived: a.distinct, duplicates: a.total - a.distinct, jobStatus: status,
+    jobId: r.body.job_id,
+    acceptMs,
+    arrived: a.distinct,
+    duplicates: a.total - a.distinct,
+    jobStatus: status,
     firstMs: a.firstAt !== null ? a.firstAt - sentAt : NaN,
     lastMs: a.distinct >= size && a.lastAt !== null ? a.lastAt - sentAt : NaN,
   };
 }
 
-export async function batchLatency(ctx: JobsContext, service: ServiceHandle, runs: number, size = 100): Promise<BatchLatencyResult> {
+export async function batchLatency(
+  ctx: JobsContext,
+  service: ServiceHandle,
+  runs: number,
+  size = 100,
+): Promise<BatchLatencyResult> {
   for (let i = 0; i < 2; i += 1) await oneBatch(ctx, service, size, 15_000);
   const results: Awaited<ReturnType<typeof oneBatch>>[] = [];
   const w = ctx.window();
@@ -52,14 +61,27 @@ export async function batchLatency(ctx: JobsContext, service: ServiceHandle, run
     `POST answered: p50 ${percentiles(results.map((r) => r.acceptMs)).p50} ms; first message at sink: p50 ${percentiles(results.map((r) => r.firstMs)).p50} ms; ` +
       `last: max ${lastMs.max} ms, runs in ms: ${results.map((r) => (Number.isNaN(r.lastMs) ? 'incomplete' : Math.round(r.lastMs))).join(' ')}`,
   ];
-  if (complete.length < results.length) notes.push(`${results.length - complete.length} runs did not deliver all ${size} within 10 s (left out of p50/p99)`);
+  if (complete.length < results.length)
+    notes.push(
+      `${results.length - complete.length} runs did not deliver all ${size} within 10 s (left out of p50/p99)`,
+    );
   const dups = results.reduce((n, r) => n + r.duplicates, 0);
   if (dups > 0) notes.push(`${dups} messages arrived more than once`);
   const notCompleted = results.filter((r) => r.jobStatus !== 'completed');
-  if (notCompleted.length > 0) notes.push(`${notCompleted.length} jobs not 'completed' 5 s after their last message (${notCompleted.map((r) => r.jobStatus || '?').join(', ')})`);
+  if (notCompleted.length > 0)
+    notes.push(
+      `${notCompleted.length} jobs not 'completed' 5 s after their last message (${notCompleted.map((r) => r.jobStatus || '?').join(', ')})`,
+    );
   ctx.addRow({
-    key: 'batch-latency', what: `service: batch of ${size}, POST -> last message at sink`, value: results.length, unit: 'batches',
-    p50: lastMs.p50, p99: lastMs.p99, cpu, notes, cpuUnits: { count: results.length, per: `batch of ${size} (whole runs, idle gaps included)` },
+    key: 'batch-latency',
+    what: `service: batch of ${size}, POST -> last message at sink`,
+    value: results.length,
+    unit: 'batches',
+    p50: lastMs.p50,
+    p99: lastMs.p99,
+    cpu,
+    notes,
+    cpuUnits: { count: results.length, per: `batch of ${size} (whole runs, idle gaps included)` },
     detail: { size, runs: results },
   });
   return { runs: results.length, complete: complete.length, lastMs };

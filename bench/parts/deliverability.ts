@@ -37,16 +37,27 @@ export async function deliverability(bench: BenchContext): Promise<PartResult<De
   const { dkim, signedNodemailerRate } = await measuring(ctx, child, async () => ({
     dkim: await dkimCost(ctx, child, key),
     signedNodemailerRate: await nodemailerSends(ctx, child, {
-      key: 'nodemailer-dkim', what: 'baseline: raw nodemailer pooled sends, DKIM-signed', dkim: key, runS: SIGNED_BASELINE_S, warmupS: SIGNED_WARMUP_S,
+      key: 'nodemailer-dkim',
+      what: 'baseline: raw nodemailer pooled sends, DKIM-signed',
+      dkim: key,
+      runS: SIGNED_BASELINE_S,
+      warmupS: SIGNED_WARMUP_S,
     }),
   }));
 
-  const mx = await ctx.infra.sink.request<{ port: number }>('listenMx', { addresses: DESTINATIONS.map((d) => d.address) });
+  const mx = await ctx.infra.sink.request<{ port: number }>('listenMx', {
+    addresses: DESTINATIONS.map((d) => d.address),
+  });
   const dns = await startMxZone();
-  ctx.log(`deliverability: sink also on ${DESTINATIONS[0]!.address}..${DESTINATIONS.at(-1)!.address}:${mx.port}, DNS for ${DESTINATIONS.length} domains at ${dns.servers}`);
+  ctx.log(
+    `deliverability: sink also on ${DESTINATIONS[0]!.address}..${DESTINATIONS.at(-1)!.address}:${mx.port}, DNS for ${DESTINATIONS.length} domains at ${dns.servers}`,
+  );
   // The same send time for both halves, so that the two figures are taken alike.
   const sendS = sendSeconds(ctx);
-  if (sendS < ctx.sizes.deliverabilitySeconds) ctx.log(`deliverability: ${sendS} s of sending per mode, not ${ctx.sizes.deliverabilitySeconds}: the memory figure's time`);
+  if (sendS < ctx.sizes.deliverabilitySeconds)
+    ctx.log(
+      `deliverability: ${sendS} s of sending per mode, not ${ctx.sizes.deliverabilitySeconds}: the memory figure's time`,
+    );
   const relay = await deliveryRun(ctx, 'relay', { dns, mxPort: mx.port, sendS });
   const direct = await deliveryRun(ctx, 'direct', { dns, mxPort: mx.port, sendS });
   await dns.stop();
@@ -61,7 +72,9 @@ export async function deliverability(bench: BenchContext): Promise<PartResult<De
 function sendSeconds(ctx: PartContext): number {
   const later = ctx.parts.has('memory') ? MIN_MS.memory! : 0;
   const share = Math.floor(((ctx.remaining() - later) / 2 - HALF_OVERHEAD_MS) / 1000);
-  const asked = ctx.parts.has('memory') ? Math.min(WHOLE_BENCH_SEND_S, ctx.sizes.deliverabilitySeconds) : ctx.sizes.deliverabilitySeconds;
+  const asked = ctx.parts.has('memory')
+    ? Math.min(WHOLE_BENCH_SEND_S, ctx.sizes.deliverabilitySeconds)
+    : ctx.sizes.deliverabilitySeconds;
   return Math.max(Math.min(3, asked), Math.min(asked, share));
 }
 
@@ -69,7 +82,10 @@ function sendSeconds(ctx: PartContext): number {
 async function dkimCost(ctx: PartContext, child: BenchChild<ReadyOnly>, key: DkimKey): Promise<SignCost> {
   const c = await child.request<SignCost>('signCost', { n: SIGN_MESSAGES, rounds: SIGN_ROUNDS, dkim: key });
   ctx.addRow({
-    key: 'dkim-cost', what: 'DKIM: RSA-2048 signing, CPU per message (nodemailer)', value: c.signCpuMs, unit: 'CPU ms/mail',
+    key: 'dkim-cost',
+    what: 'DKIM: RSA-2048 signing, CPU per message (nodemailer)',
+    value: c.signCpuMs,
+    unit: 'CPU ms/mail',
     notes: [
       `the composed bench email built by a stream transport ${c.messages} times unsigned and ${c.messages} times signed, alternating blocks of ${SIGN_MESSAGES}: ` +
         `${c.unsignedCpuMs} and ${c.signedCpuMs} CPU ms per message (wall ${c.unsignedWallMs} and ${c.signedWallMs} ms); ${c.unsignedBytes} and ${c.signedBytes} bytes`,

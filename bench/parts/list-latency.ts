@@ -42,11 +42,20 @@ export function listQueries(account: string, sample: { batchJob: string; schedul
   const q: ListQuery[] = [];
   const emails = (filter: Record<string, string>, page: 1 | 1000, admin = false) => {
     const params = new URLSearchParams({ ...filter, ...(page > 1 ? { page: String(page) } : {}) });
-    const where = Object.entries(filter).map(([k, v]) => `and ${k} = '${v}'`).join(' ');
+    const where = Object.entries(filter)
+      .map(([k, v]) => `and ${k} = '${v}'`)
+      .join(' ');
     q.push({
-      name: `${admin ? 'admin ' : ''}emails ${Object.entries(filter).map(([k, v]) => `${k}=${v}`).join('&') || '(no filter)'} page ${page}`,
+      name: `${admin ? 'admin ' : ''}emails ${
+        Object.entries(filter)
+          .map(([k, v]) => `${k}=${v}`)
+          .join('&') || '(no filter)'
+      } page ${page}`,
       path: `${admin ? `/admin/accounts/${account}/emails` : '/emails'}?${params}`,
-      admin, page, countSql: `select count(*)::int as n from emails where account_id = '${account}' ${where}`, totalField: 'total',
+      admin,
+      page,
+      countSql: `select count(*)::int as n from emails where account_id = '${account}' ${where}`,
+      totalField: 'total',
     });
   };
   emails({}, 1);
@@ -68,14 +77,25 @@ export function listQueries(account: string, sample: { batchJob: string; schedul
   const owned = (list: 'scheduled' | 'batch', status: string, dbStatus: string, page: 1 | 1000, admin = false) => {
     const table = list === 'scheduled' ? 'scheduled_emails' : 'batch_jobs';
     const params = new URLSearchParams({ ...(status ? { status } : {}), ...(page > 1 ? { page: String(page) } : {}) });
-    const base = admin ? `/admin/accounts/${account}/${list === 'scheduled' ? 'scheduled' : 'batches'}` : `/emails/${list}`;
+    const base = admin
+      ? `/admin/accounts/${account}/${list === 'scheduled' ? 'scheduled' : 'batches'}`
+      : `/emails/${list}`;
     q.push({
       name: `${admin ? 'admin ' : ''}${list} ${status ? `status=${status}` : '(no filter)'} page ${page}`,
-      path: `${base}?${params}`, admin, page, totalField: 'total_count',
+      path: `${base}?${params}`,
+      admin,
+      page,
+      totalField: 'total_count',
       countSql: `select count(*)::int as n from ${table} where account_id = '${account}' ${dbStatus ? `and status = '${dbStatus}'` : ''}`,
     });
   };
-  for (const [s, db] of [['', ''], ['scheduled', 'enqueued'], ['sent', 'sent'], ['cancelled', 'cancelled']]) owned('scheduled', s!, db!, 1);
+  for (const [s, db] of [
+    ['', ''],
+    ['scheduled', 'enqueued'],
+    ['sent', 'sent'],
+    ['cancelled', 'cancelled'],
+  ])
+    owned('scheduled', s!, db!, 1);
   owned('scheduled', '', '', 1000);
   owned('scheduled', 'sent', 'sent', 1000);
   for (const s of ['', 'completed', 'failed', 'processing']) owned('batch', s, s, 1);
@@ -86,7 +106,10 @@ export function listQueries(account: string, sample: { batchJob: string; schedul
   return q;
 }
 
-async function get(service: ServiceHandle, query: ListQuery): Promise<{ ms: number; status: number; total?: number; error?: string }> {
+async function get(
+  service: ServiceHandle,
+  query: ListQuery,
+): Promise<{ ms: number; status: number; total?: number; error?: string }> {
   const token = query.admin ? service.adminToken : service.apiKey;
   const t0 = performance.now();
   const res = await fetch(`${service.baseUrl}/v1/mail${query.path}`, { headers: { authorization: `Bearer ${token}` } });
@@ -96,7 +119,12 @@ async function get(service: ServiceHandle, query: ListQuery): Promise<{ ms: numb
   return { ms, status: res.status, total: (JSON.parse(text) as Record<string, number>)[query.totalField] };
 }
 
-export async function measureList(service: ServiceHandle, sql: postgres.Sql, query: ListQuery, requests: number): Promise<ListFigure> {
+export async function measureList(
+  service: ServiceHandle,
+  sql: postgres.Sql,
+  query: ListQuery,
+  requests: number,
+): Promise<ListFigure> {
   for (let i = 0; i < 3; i += 1) await get(service, query);
   const times: number[] = [];
   let failures = 0;
@@ -115,7 +143,14 @@ export async function measureList(service: ServiceHandle, sql: postgres.Sql, que
   const [count] = await sql.unsafe<{ n: number }[]>(query.countSql);
   const p = percentiles(times);
   return {
-    name: query.name, page: query.page, p50: p.p50, p99: p.p99, max: p.max, total, counted: count!.n, failures,
+    name: query.name,
+    page: query.page,
+    p50: p.p50,
+    p99: p.p99,
+    max: p.max,
+    total,
+    counted: count!.n,
+    failures,
     ...(lastError ? { lastError } : {}),
   };
 }

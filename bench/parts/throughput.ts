@@ -28,7 +28,12 @@ export interface ThroughputFigures {
   sustained?: SustainedFigures;
 }
 
-export async function throughput(ctx: PartContext, svc: ServiceHandle, accounts: { apiKey: string }[], baselines?: BaselineFigures): Promise<ThroughputFigures> {
+export async function throughput(
+  ctx: PartContext,
+  svc: ServiceHandle,
+  accounts: { apiKey: string }[],
+  baselines?: BaselineFigures,
+): Promise<ThroughputFigures> {
   const connection = await Connection.connect({ address: ctx.infra.temporal.address });
   onCleanup('close the Temporal client', () => connection.close());
   const temporalClient = new Client({ connection, namespace: 'default' });
@@ -45,29 +50,57 @@ export async function throughput(ctx: PartContext, svc: ServiceHandle, accounts:
   const d = await drain(ctx, before, warm.ok, Math.min(45_000, left() - 100_000));
   ctx.log(`service warm-up: ${warm.ok} accepted, ${d.delivered} delivered in ${d.drainS.toFixed(1)} s`);
 
-  const max = await measure('service', 'service: POST /v1/mail/emails, 1 account, max rate', () => maxRate('service', oneAccount, CONNECTIONS, RUN_S), Math.min(90_000, left() - 70_000));
+  const max = await measure(
+    'service',
+    'service: POST /v1/mail/emails, 1 account, max rate',
+    () => maxRate('service', oneAccount, CONNECTIONS, RUN_S),
+    Math.min(90_000, left() - 70_000),
+  );
   // Half the sustained rate: what the service both accepts and delivers (the lower of its max accepted and
   // delivered rates), so that delivery keeps up during the run and the latency is that of a service in
   // steady state, not of one filling a backlog it cannot drain.
   const halfRate = Math.max(1, Math.round(Math.min(max.run.okPerSec, max.deliveredPerSec) / 2));
   // The sustained run comes last but is a target: its time is kept from the half and many-accounts runs.
-  const half = await measure('service-half', `service: 1 account, fixed ${halfRate}/s (half the sustained rate)`, () => fixedRate('service-half', oneAccount, halfRate, RUN_S), Math.min(45_000, left() - SUSTAINED_MS));
+  const half = await measure(
+    'service-half',
+    `service: 1 account, fixed ${halfRate}/s (half the sustained rate)`,
+    () => fixedRate('service-half', oneAccount, halfRate, RUN_S),
+    Math.min(45_000, left() - SUSTAINED_MS),
+  );
   let many: ServiceRun | undefined;
   // The many-accounts run takes its 10 s and a drain of 5 to 10 s; the later parts' reservations (MIN_MS) have
   // room to spare in a whole bench (which, without this run, ends well inside its 395 s).
-  if (left() - SUSTAINED_MS <= 22_000) ctx.log(`skipping the many-accounts run: not enough time left in the budget (${SUSTAINED_MS / 1000} s kept for the sustained run)`);
+  if (left() - SUSTAINED_MS <= 22_000)
+    ctx.log(
+      `skipping the many-accounts run: not enough time left in the budget (${SUSTAINED_MS / 1000} s kept for the sustained run)`,
+    );
   else {
-    const target: HttpTarget = { ...oneAccount, headersPerConnection: accounts.map((a) => ({ authorization: `Bearer ${a.apiKey}` })) };
-    many = await measure('service-10acc', `service: ${accounts.length} accounts, max rate`, () => maxRate('service-10acc', target, CONNECTIONS, RUN_S), Math.min(60_000, left() - SUSTAINED_MS - 10_000));
+    const target: HttpTarget = {
+      ...oneAccount,
+      headersPerConnection: accounts.map((a) => ({ authorization: `Bearer ${a.apiKey}` })),
+    };
+    many = await measure(
+      'service-10acc',
+      `service: ${accounts.length} accounts, max rate`,
+      () => maxRate('service-10acc', target, CONNECTIONS, RUN_S),
+      Math.min(60_000, left() - SUSTAINED_MS - 10_000),
+    );
   }
   const sustained = await sustainedFigure(ctx, oneAccount, sustainedRate(baselines, max.deliveredPerSec), left());
   return { max, half, halfRate, ...(many ? { many } : {}), ...(sustained ? { sustained } : {}) };
 }
 
 /** The sustained run when its reservation is left, else a logged skip. */
-async function sustainedFigure(ctx: PartContext, target: HttpTarget, r: ReturnType<typeof sustainedRate>, leftMs: number): Promise<SustainedFigures | undefined> {
+async function sustainedFigure(
+  ctx: PartContext,
+  target: HttpTarget,
+  r: ReturnType<typeof sustainedRate>,
+  leftMs: number,
+): Promise<SustainedFigures | undefined> {
   if (leftMs < SUSTAINED_MS) {
-    ctx.log(`skipping the sustained run: ${(leftMs / 1000).toFixed(0)} s left for it in the budget, it needs ${SUSTAINED_MS / 1000} s`);
+    ctx.log(
+      `skipping the sustained run: ${(leftMs / 1000).toFixed(0)} s left for it in the budget, it needs ${SUSTAINED_MS / 1000} s`,
+    );
     return undefined;
   }
   ctx.log(`sustained run: ${r.rate}/s for ${SUSTAINED_S} s (${basisText(r.basis)})`);
@@ -76,7 +109,9 @@ async function sustainedFigure(ctx: PartContext, target: HttpTarget, r: ReturnTy
 
 /** A measured service run and the delivery of what it accepted: a row for each. */
 async function serviceRun(
-  ctx: PartContext, svc: ServiceHandle, temporal: Client,
+  ctx: PartContext,
+  svc: ServiceHandle,
+  temporal: Client,
   { key, what, load, drainCapMs }: { key: string; what: string; load: () => Promise<HttpRun>; drainCapMs: number },
 ): Promise<ServiceRun> {
   const deliveryWorkflows = () => countDeliveryWorkflows(temporal);
@@ -99,9 +134,13 @@ async function serviceRun(
       (d.complete ? '' : ' (drain cut short by the time budget)'),
   );
   if (d.duplicates > 0) row.notes!.push(`${d.duplicates} duplicate Message-IDs at the sink`);
-  if (workflows > 0) row.notes!.push(`${workflows} delivery workflows for ${sent} emails (${(sent / workflows).toFixed(1)} emails per workflow)`);
+  if (workflows > 0)
+    row.notes!.push(
+      `${workflows} delivery workflows for ${sent} emails (${(sent / workflows).toFixed(1)} emails per workflow)`,
+    );
   const problems = svc.problems();
-  if (problems.count > 0) row.notes!.push(`service logged ${problems.count} warnings/errors so far; last: ${problems.last.at(-1)}`);
+  if (problems.count > 0)
+    row.notes!.push(`service logged ${problems.count} warnings/errors so far; last: ${problems.last.at(-1)}`);
   ctx.addRow(row);
   ctx.addRow({
     key: `${key}-delivered`,
@@ -115,7 +154,16 @@ async function serviceRun(
         (d.drainS > 1 ? ` (${Math.round((d.delivered - d.atStart) / d.drainS)}/s with no accepts)` : ''),
       ...(d.drainS > 1 ? [`drain alone: ${limitFromCpu(d.cpu, ctx.nodeThreads)}`] : []),
     ],
-    detail: { delivered: d.delivered, deliveredDuringRun: d.atStart, accepted: sent, runS: run.durationS, drainS: d.drainS, complete: d.complete, workflows, drainCpu: d.cpu },
+    detail: {
+      delivered: d.delivered,
+      deliveredDuringRun: d.atStart,
+      accepted: sent,
+      runS: run.durationS,
+      drainS: d.drainS,
+      complete: d.complete,
+      workflows,
+      drainCpu: d.cpu,
+    },
   });
   return { run, deliveredPerSec };
 }

@@ -19,15 +19,25 @@ export interface WebhooksContext extends JobsContext {
   databaseUrl: string;
 }
 
-export type WebhooksResult = { rate: number; durationS: number; accepted: number } & LatencyFigures & { retry: RetryFigures };
+export type WebhooksResult = { rate: number; durationS: number; accepted: number } & LatencyFigures & {
+    retry: RetryFigures;
+  };
 
 /**
  * `rate` sends a second for `durationS` on the latency account, then waits at most `waitCapMs` for the
  * last webhooks and for the failing deliveries to be discarded.
  */
-export async function webhookFigures(ctx: WebhooksContext, service: ServiceHandle, rate: number, durationS: number, waitCapMs: number): Promise<WebhooksResult> {
+export async function webhookFigures(
+  ctx: WebhooksContext,
+  service: ServiceHandle,
+  rate: number,
+  durationS: number,
+  waitCapMs: number,
+): Promise<WebhooksResult> {
   const setup = await setUpWebhooks(service);
-  ctx.log(`webhooks: ${rate}/s sends for ${durationS} s on an account with a delivery webhook; ${RETRY_EMAILS} emails to an always-500 webhook`);
+  ctx.log(
+    `webhooks: ${rate}/s sends for ${durationS} s on an account with a delivery webhook; ${RETRY_EMAILS} emails to an always-500 webhook`,
+  );
   const w = ctx.window();
   const load = await sendWebhookLoad(service, setup, rate, durationS);
   const wait = await waitForWebhooks(service, setup, load, waitCapMs);
@@ -39,7 +49,16 @@ export async function webhookFigures(ctx: WebhooksContext, service: ServiceHandl
   const retry = await webhookRetries(ctx, service, setup, load.failAccepted);
   await setup.recorder.close();
   return {
-    rate, durationS, accepted: load.accepted.length, delivered: latency.delivered, requests: latency.requests, latencyMs: latency.latencyMs,
-    exactlyOnce: latency.exactlyOnce, duplicates: latency.duplicates, missing: latency.missing, badSignatures: latency.badSignatures, retry,
+    rate,
+    durationS,
+    accepted: load.accepted.length,
+    delivered: latency.delivered,
+    requests: latency.requests,
+    latencyMs: latency.latencyMs,
+    exactlyOnce: latency.exactlyOnce,
+    duplicates: latency.duplicates,
+    missing: latency.missing,
+    badSignatures: latency.badSignatures,
+    retry,
   };
 }

@@ -31,7 +31,9 @@ const pctLine = (values: number[]) => {
 };
 
 export async function webhookLatency(
-  ctx: JobsContext & { databaseUrl: string }, setup: WebhookSetup, load: WebhookLoad,
+  ctx: JobsContext & { databaseUrl: string },
+  setup: WebhookSetup,
+  load: WebhookLoad,
   run: { rate: number; durationS: number; cpu: CpuUsage; waitedS: number; complete: boolean; waitCap: number },
 ): Promise<LatencyFigures> {
   const { rate, durationS, cpu } = run;
@@ -47,18 +49,25 @@ export async function webhookLatency(
   const badSignatures = setup.recorder.hooks.slice(setup.counted).filter((h) => !h.signatureOk).length;
   // By the second of the load its event fell in: a latency that grows second after second is a queue.
   const perSecond: number[][] = [];
-  for (const h of hooks) (perSecond[Math.max(0, Math.floor((h.eventAt - load.startedAt) / 1000))] ??= []).push(h.arrivedAt - h.eventAt);
+  for (const h of hooks)
+    (perSecond[Math.max(0, Math.floor((h.eventAt - load.startedAt) / 1000))] ??= []).push(h.arrivedAt - h.eventAt);
   const toSink = accepted.filter((s) => atSink.has(s.subject)).map((s) => atSink.get(s.subject)![0]! - s.sentAt);
-  const sinkToReceiver = hooks.filter((h) => atSink.has(h.subject)).map((h) => h.arrivedAt - atSink.get(h.subject)![0]!);
+  const sinkToReceiver = hooks
+    .filter((h) => atSink.has(h.subject))
+    .map((h) => h.arrivedAt - atSink.get(h.subject)![0]!);
   const split = await latencySplit(ctx.databaseUrl, setup.ok.webhookId, hooks);
 
   const statuses = new Map<number, number>();
   for (const s of sent) statuses.set(s.status, (statuses.get(s.status) ?? 0) + 1);
-  const refused = [...statuses].filter(([s]) => s !== 200).map(([s, n]) => `${n} x ${s === 0 ? 'connection error' : s}`);
+  const refused = [...statuses]
+    .filter(([s]) => s !== 200)
+    .map(([s, n]) => `${n} x ${s === 0 ? 'connection error' : s}`);
   const sendLatency = percentiles(accepted.map((s) => s.ms));
   const notes = [
     `load: ${accepted.length} of ${sent.length} sends accepted at ${rate}/s for ${durationS} s (accept p50 ${sendLatency.p50.toFixed(1)} ms, p99 ${sendLatency.p99.toFixed(1)} ms)` +
-      (refused.length > 0 ? `; non-200: ${refused.join(', ')}; first: ${sent.find((s) => s.status !== 200)?.error}` : ''),
+      (refused.length > 0
+        ? `; non-200: ${refused.join(', ')}; first: ${sent.find((s) => s.status !== 200)?.error}`
+        : ''),
     `event -> receiver (arrival Date.now() - body timestamp) over ${latencies.length} delivery webhooks: ${pctLine(latencies)}`,
     `p50 by second of the event (s 1, 2, ...): ${Array.from(perSecond, (v) => (v ? ms(percentiles(v).p50) : '-')).join(' ')} ms`,
     `the emails themselves, POST -> at the SMTP sink: ${pctLine(toSink)}`,
@@ -66,16 +75,40 @@ export async function webhookLatency(
     ...split,
     `${atSink.size} of ${accepted.length} accepted delivered to the sink; of those ${exactlyOnce} with exactly one acknowledged delivery webhook, ` +
       `${duplicates} with more than one (${sameDeliveryAgain} of them the same delivery id again), ${missing} with none` +
-      (notDelivered > 0 ? `; ${notDelivered} accepted but not at the sink` : '') + (hookedNotAtSink > 0 ? `; ${hookedNotAtSink} webhooks for emails not at the sink` : ''),
+      (notDelivered > 0 ? `; ${notDelivered} accepted but not at the sink` : '') +
+      (hookedNotAtSink > 0 ? `; ${hookedNotAtSink} webhooks for emails not at the sink` : ''),
     `CPU columns: from the first send to the last webhook (${load.seconds.toFixed(1)} s of sends + ${run.waitedS.toFixed(1)} s)`,
-    `waited ${run.waitedS.toFixed(1)} s after the load for the last webhooks and discards` + (run.complete ? '' : ` (cut short by the ${(run.waitCap / 1000).toFixed(0)} s cap)`),
+    `waited ${run.waitedS.toFixed(1)} s after the load for the last webhooks and discards` +
+      (run.complete ? '' : ` (cut short by the ${(run.waitCap / 1000).toFixed(0)} s cap)`),
   ];
   if (badSignatures > 0) notes.push(`${badSignatures} webhook requests with a signature that does not verify`);
-  if (setup.recorder.unreadable() > 0) notes.push(`${setup.recorder.unreadable()} webhook requests whose body was not JSON`);
+  if (setup.recorder.unreadable() > 0)
+    notes.push(`${setup.recorder.unreadable()} webhook requests whose body was not JSON`);
   ctx.addRow({
-    key: 'webhook-latency', what: `webhooks: event -> receiver, sends at ${rate}/s`, value: latencies.length, unit: 'webhooks',
-    p50: latencyMs.p50, p99: latencyMs.p99, cpu, notes, cpuUnits: { count: accepted.length, per: 'email sent, delivered and webhooked (from the first send to the last webhook)' },
-    detail: { rate, durationS, accepted: accepted.length, delivered: atSink.size, latencyMs, exactlyOnce, duplicates, missing, sameDeliveryAgain, badSignatures },
+    key: 'webhook-latency',
+    what: `webhooks: event -> receiver, sends at ${rate}/s`,
+    value: latencies.length,
+    unit: 'webhooks',
+    p50: latencyMs.p50,
+    p99: latencyMs.p99,
+    cpu,
+    notes,
+    cpuUnits: {
+      count: accepted.length,
+      per: 'email sent, delivered and webhooked (from the first send to the last webhook)',
+    },
+    detail: {
+      rate,
+      durationS,
+      accepted: accepted.length,
+      delivered: atSink.size,
+      latencyMs,
+      exactlyOnce,
+      duplicates,
+      missing,
+      sameDeliveryAgain,
+      badSignatures,
+    },
   });
   return { delivered: atSink.size, requests: hooks.length, latencyMs, exactlyOnce, duplicates, missing, badSignatures };
 }
@@ -83,7 +116,8 @@ export async function webhookLatency(
 /** Per email at the sink: how many acknowledged (2xx) delivery webhooks it had. */
 function countAcknowledged(hooks: Hook[], atSink: Map<string, number[]>) {
   const acked = new Map<string, Hook[]>();
-  for (const h of hooks) if (h.status >= 200 && h.status < 300) acked.set(h.subject, [...(acked.get(h.subject) ?? []), h]);
+  for (const h of hooks)
+    if (h.status >= 200 && h.status < 300) acked.set(h.subject, [...(acked.get(h.subject) ?? []), h]);
   let exactlyOnce = 0;
   let duplicates = 0;
   let missing = 0;
@@ -106,7 +140,9 @@ function countAcknowledged(hooks: Hook[], atSink: Map<string, number[]>) {
 async function latencySplit(databaseUrl: string, webhookId: string, hooks: Hook[]): Promise<string[]> {
   const db = postgres(databaseUrl, { max: 1, onnotice: () => {} });
   try {
-    const rows = await db<{ id: string; event_at: Date; claimed_at: Date | null; group_id: string | null; started_at: Date | null }[]>`
+    const rows = await db<
+      { id: string; event_at: Date; claimed_at: Date | null; group_id: string | null; started_at: Date | null }[]
+    >`
       select d.id, e.created_at as event_at, d.claimed_at, d.group_id, a.started_at
       from webhook_deliveries d join events e on e.id = d.event_id
       left join webhook_attempts a on a.delivery_id = d.id and a.attempt = 1

@@ -47,29 +47,57 @@ export async function setUpWebhooks(service: ServiceHandle): Promise<WebhookSetu
   secrets.set('/fail', fail.secret);
   await Promise.all(Array.from({ length: 10 }, (_, i) => sendOne(service, ok.apiKey, `[bench whw${run}] ${i}`)));
   const warmDeadline = performance.now() + 10_000;
-  while (recorder.hooks.filter((h) => h.subject.startsWith(`[bench whw${run}]`)).length < 10 && performance.now() < warmDeadline) await sleep(50);
+  while (
+    recorder.hooks.filter((h) => h.subject.startsWith(`[bench whw${run}]`)).length < 10 &&
+    performance.now() < warmDeadline
+  )
+    await sleep(50);
   await sleep(300);
-  return { recorder, ok, fail, prefix: `[bench wh${run}]`, failPrefix: `[bench whf${run}]`, counted: recorder.hooks.length };
+  return {
+    recorder,
+    ok,
+    fail,
+    prefix: `[bench wh${run}]`,
+    failPrefix: `[bench whf${run}]`,
+    counted: recorder.hooks.length,
+  };
 }
 
 /** The load, and the always-failing account's few emails early in it (all 4 attempts, 7 s, fall inside it). */
-export async function sendWebhookLoad(service: ServiceHandle, setup: WebhookSetup, rate: number, durationS: number): Promise<WebhookLoad> {
+export async function sendWebhookLoad(
+  service: ServiceHandle,
+  setup: WebhookSetup,
+  rate: number,
+  durationS: number,
+): Promise<WebhookLoad> {
   const startedAt = Date.now();
   const failSends = Promise.all(
-    Array.from({ length: RETRY_EMAILS }, (_, i) => sleep(500 + i * 300).then(() => sendOne(service, setup.fail.apiKey, `${setup.failPrefix} ${i}`))),
+    Array.from({ length: RETRY_EMAILS }, (_, i) =>
+      sleep(500 + i * 300).then(() => sendOne(service, setup.fail.apiKey, `${setup.failPrefix} ${i}`)),
+    ),
   );
   const sent = await paced(rate, durationS * 1000, (i) => sendOne(service, setup.ok.apiKey, `${setup.prefix} ${i}`));
   const failSent = await failSends;
   return {
-    sent, accepted: sent.filter((s) => s.status === 200), failAccepted: failSent.filter((s) => s.status === 200).length,
-    startedAt, seconds: (Date.now() - startedAt) / 1000,
+    sent,
+    accepted: sent.filter((s) => s.status === 200),
+    failAccepted: failSent.filter((s) => s.status === 200).length,
+    startedAt,
+    seconds: (Date.now() - startedAt) / 1000,
   };
 }
 
-export type Deliveries = { deliveries: { id: string; status: string; attempts: { attempt: number; status_code: number }[] }[] };
+export type Deliveries = {
+  deliveries: { id: string; status: string; attempts: { attempt: number; status_code: number }[] }[];
+};
 
 /** Until every accepted email has its webhook and every failing delivery is discarded (or the cap). */
-export async function waitForWebhooks(service: ServiceHandle, setup: WebhookSetup, load: WebhookLoad, waitCapMs: number) {
+export async function waitForWebhooks(
+  service: ServiceHandle,
+  setup: WebhookSetup,
+  load: WebhookLoad,
+  waitCapMs: number,
+) {
   const acceptedSubjects = new Set(load.accepted.map((s) => s.subject));
   const waitCap = Math.max(3_000, waitCapMs);
   const waitStart = performance.now();
@@ -77,7 +105,9 @@ export async function waitForWebhooks(service: ServiceHandle, setup: WebhookSetu
   for (;;) {
     const got = new Set(okHooks(setup).map((h) => h.subject));
     const allHooked = [...acceptedSubjects].every((s) => got.has(s));
-    const discarded = (await admin<Deliveries>(service, 'GET', `/webhooks/${setup.fail.webhookId}/deliveries?status=discarded&limit=100`)).deliveries;
+    const discarded = (
+      await admin<Deliveries>(service, 'GET', `/webhooks/${setup.fail.webhookId}/deliveries?status=discarded&limit=100`)
+    ).deliveries;
     complete = allHooked && discarded.length >= load.failAccepted;
     if (complete || performance.now() - waitStart > waitCap) break;
     await sleep(250);
@@ -86,7 +116,8 @@ export async function waitForWebhooks(service: ServiceHandle, setup: WebhookSetu
 }
 
 /** The counted requests to the `/ok` webhook. */
-export const okHooks = (setup: WebhookSetup) => setup.recorder.hooks.slice(setup.counted).filter((h) => h.path === '/ok');
+export const okHooks = (setup: WebhookSetup) =>
+  setup.recorder.hooks.slice(setup.counted).filter((h) => h.path === '/ok');
 
 /** An account of its own (unlimited quota, the bench's verified sender domain, a key) with a webhook. */
 async function accountWithWebhook(service: ServiceHandle, name: string, url: string, events: string[]) {
@@ -94,8 +125,14 @@ async function accountWithWebhook(service: ServiceHandle, name: string, url: str
   await admin(service, 'PATCH', `/accounts/${account.id}`, { daily_quota: 100_000_000 });
   const d = await admin<{ id: string }>(service, 'POST', `/accounts/${account.id}/domains`, { name: SENDER_DOMAIN });
   await admin(service, 'POST', `/domains/${d.id}/verify`, { force: true });
-  const key = await admin<{ key: string }>(service, 'POST', `/accounts/${account.id}/api-keys`, { name: 'bench', permission: 'all' });
-  const hook = await admin<{ id: string; secret: string }>(service, 'POST', `/accounts/${account.id}/webhooks`, { url, events });
+  const key = await admin<{ key: string }>(service, 'POST', `/accounts/${account.id}/api-keys`, {
+    name: 'bench',
+    permission: 'all',
+  });
+  const hook = await admin<{ id: string; secret: string }>(service, 'POST', `/accounts/${account.id}/webhooks`, {
+    url,
+    events,
+  });
   return { accountId: account.id, apiKey: key.key, webhookId: hook.id, secret: hook.secret };
 }
 
@@ -118,7 +155,13 @@ async function sendOne(service: ServiceHandle, apiKey: string, subject: string):
       body: JSON.stringify({ ...EMAIL_REQUEST, subject }),
     });
     const text = await res.text();
-    return { subject, sentAt, status: res.status, ms: performance.now() - t0, ...(res.ok ? {} : { error: text.slice(0, 300) }) };
+    return {
+      subject,
+      sentAt,
+      status: res.status,
+      ms: performance.now() - t0,
+      ...(res.ok ? {} : { error: text.slice(0, 300) }),
+    };
   } catch (err) {
     return { subject, sentAt, status: 0, ms: performance.now() - t0, error: (err as Error).message };
   }

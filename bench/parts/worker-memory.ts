@@ -2,7 +2,18 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { JobsContext } from '../lib/context.js';
 import { heapAfterGc, vmRssKiB, type HeapSample } from '../lib/memory.js';
 import type { ServiceHandle, ServiceProcess } from '../lib/service.js';
-import { call, ceilSecond, CONCURRENCY, email, inFlight, refusedNote, scheduleMany, tag, type Arrivals, type Creation } from './api-calls.js';
+import {
+  call,
+  ceilSecond,
+  CONCURRENCY,
+  email,
+  inFlight,
+  refusedNote,
+  scheduleMany,
+  tag,
+  type Arrivals,
+  type Creation,
+} from './api-calls.js';
 import { oneBatch } from './batch-latency.js';
 
 /** Worker memory: the worker process's RSS idle, then with N scheduled emails pending far in the future. */
@@ -44,7 +55,14 @@ async function settledMemory(pid: number, memoryFile: string, quietMs: number, m
     await sleep(2_000);
     samples.push(await vmRssKiB(pid));
   }
-  return { rssKiB: median(samples.slice(-4)), before, samples, heap, settled: stable(), waitedS: Math.round((performance.now() - t0) / 1000) };
+  return {
+    rssKiB: median(samples.slice(-4)),
+    before,
+    samples,
+    heap,
+    settled: stable(),
+    waitedS: Math.round((performance.now() - t0) / 1000),
+  };
 }
 const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
 
@@ -59,11 +77,19 @@ type During = { atS: number; rssKiB: number }[];
  * for the ones that are not due yet. Both have bench/children/memory-probe.mjs preloaded (`memoryFiles`).
  */
 export async function workerMemory(
-  ctx: JobsContext, api: ServiceHandle, worker: ServiceProcess, n: number, memoryFiles: { api: string; worker: string }, creationDeadline: () => number,
+  ctx: JobsContext,
+  api: ServiceHandle,
+  worker: ServiceProcess,
+  n: number,
+  memoryFiles: { api: string; worker: string },
+  creationDeadline: () => number,
 ): Promise<MemoryResult> {
   await warmUp(ctx, api);
   const sample = async (label: string, minMs: number, maxMs: number): Promise<Sample> => {
-    const [w, a] = await Promise.all([settledMemory(worker.pid, memoryFiles.worker, minMs, maxMs), settledMemory(api.pid, memoryFiles.api, minMs, maxMs)]);
+    const [w, a] = await Promise.all([
+      settledMemory(worker.pid, memoryFiles.worker, minMs, maxMs),
+      settledMemory(api.pid, memoryFiles.api, minMs, maxMs),
+    ]);
     ctx.log(
       `worker memory ${label}: VmRSS ${w.before.length > 0 ? `every 2 s ${w.before.map(mb).join(', ')} MB, ` : ''}after a full GC ${w.samples.map(mb).join(', ')} MB${w.settled ? '' : ' (not settled)'}, ` +
         `main-thread JS heap used ${w.heap ? mb(w.heap.heapUsed / 1024) : '?'} MB; API process ${mb(a.rssKiB)} MB, heap ${a.heap ? mb(a.heap.heapUsed / 1024) : '?'} MB`,
@@ -78,11 +104,20 @@ export async function workerMemory(
   const pending = pendingAnswer.body?.total_count ?? created.created.length;
   const loaded = await sample(`with ${pending} pending`, 0, 16_000);
   const result: MemoryResult = {
-    asked: n, pending, idleRssKiB: idle.worker.rssKiB, loadedRssKiB: loaded.worker.rssKiB, deltaMB: mb(loaded.worker.rssKiB - idle.worker.rssKiB),
-    creationPerSec: created.perSec, creationS: created.elapsedS, cutShort: created.created.length < n,
+    asked: n,
+    pending,
+    idleRssKiB: idle.worker.rssKiB,
+    loadedRssKiB: loaded.worker.rssKiB,
+    deltaMB: mb(loaded.worker.rssKiB - idle.worker.rssKiB),
+    creationPerSec: created.perSec,
+    creationS: created.elapsedS,
+    cutShort: created.created.length < n,
   };
   ctx.addRow({
-    key: 'worker-memory', what: `service worker: VmRSS above idle with ${pending} scheduled pending`, value: result.deltaMB, unit: 'MB',
+    key: 'worker-memory',
+    what: `service worker: VmRSS above idle with ${pending} scheduled pending`,
+    value: result.deltaMB,
+    unit: 'MB',
     notes: memoryNotes(idle, loaded, during, pending, created.created.length, n),
     detail: { ...result, idle, loaded, during },
   });
@@ -101,7 +136,11 @@ async function warmUp(ctx: JobsContext, api: ServiceHandle): Promise<void> {
     scheduleMany(api, `${warm}s`, 20, warmDue, 8),
   ]);
   await ctx.sink.request<Arrivals>('waitFor', { prefix: `${warm}d`, count: direct, timeoutMs: 15_000 });
-  await ctx.sink.request<Arrivals>('waitFor', { prefix: `${warm}s`, count: scheduled.created.length, timeoutMs: 15_000 });
+  await ctx.sink.request<Arrivals>('waitFor', {
+    prefix: `${warm}s`,
+    count: scheduled.created.length,
+    timeoutMs: 15_000,
+  });
 }
 
 /**
@@ -109,7 +148,13 @@ async function warmUp(ctx: JobsContext, api: ServiceHandle): Promise<void> {
  * few emails each), created as fast as the API takes them until `deadline`; the worker's VmRSS sampled
  * every 2 s meanwhile.
  */
-async function createPending(ctx: JobsContext, api: ServiceHandle, worker: ServiceProcess, n: number, deadline: number): Promise<{ created: Creation; during: During }> {
+async function createPending(
+  ctx: JobsContext,
+  api: ServiceHandle,
+  worker: ServiceProcess,
+  n: number,
+  deadline: number,
+): Promise<{ created: Creation; during: During }> {
   const from = ceilSecond(Date.now() + 3_600_000);
   const dueAt = (i: number) => from + Math.floor((i * 3_600) / n) * 1000;
   const prefix = `[bench ${tag('m')}]`;
@@ -120,7 +165,10 @@ async function createPending(ctx: JobsContext, api: ServiceHandle, worker: Servi
     while (creating) {
       await sleep(2_000);
       // A process that cannot be read at one moment is a gap in the series (NaN, left out of the peak), not the end of the figure.
-      during.push({ atS: Math.round((performance.now() - t0) / 100) / 10, rssKiB: await vmRssKiB(worker.pid).catch(() => NaN) });
+      during.push({
+        atS: Math.round((performance.now() - t0) / 100) / 10,
+        rssKiB: await vmRssKiB(worker.pid).catch(() => NaN),
+      });
     }
   })();
   const w = ctx.window();
@@ -129,8 +177,13 @@ async function createPending(ctx: JobsContext, api: ServiceHandle, worker: Servi
   creating = false;
   await sampler;
   ctx.addRow({
-    key: 'memory-create', what: `service (split): POST /emails/schedule, ${CONCURRENCY} in flight`, value: c.perSec, unit: 'created/s',
-    p50: c.latencyMs.p50, p99: c.latencyMs.p99, cpu,
+    key: 'memory-create',
+    what: `service (split): POST /emails/schedule, ${CONCURRENCY} in flight`,
+    value: c.perSec,
+    unit: 'created/s',
+    p50: c.latencyMs.p50,
+    p99: c.latencyMs.p99,
+    cpu,
     notes: [
       `${c.created.length} of ${n} created in ${c.elapsedS} s${c.created.length < n ? ' (stopped by the time budget)' : ''}, due one after the other over ` +
         `${Math.min(c.created.length, Math.ceil((c.created.length * 3_600) / n))} distinct seconds from ${new Date(from).toISOString()}`,
@@ -141,18 +194,30 @@ async function createPending(ctx: JobsContext, api: ServiceHandle, worker: Servi
   return { created: c, during };
 }
 
-function memoryNotes(idle: Sample, loaded: Sample, during: During, pending: number, created: number, asked: number): string[] {
+function memoryNotes(
+  idle: Sample,
+  loaded: Sample,
+  during: During,
+  pending: number,
+  created: number,
+  asked: number,
+): string[] {
   const heapMb = (h: HeapSample | undefined) => (h ? `${mb(h.heapUsed / 1024)}` : '?');
-  const heapDelta = (h: HeapSample | undefined, g: HeapSample | undefined) => (h && g ? `${mb((g.heapUsed - h.heapUsed) / 1024)} MB` : 'unknown');
+  const heapDelta = (h: HeapSample | undefined, g: HeapSample | undefined) =>
+    h && g ? `${mb((g.heapUsed - h.heapUsed) / 1024)} MB` : 'unknown';
   const peak = Math.max(...during.map((d) => d.rssKiB).filter((v) => !Number.isNaN(v)), loaded.worker.rssKiB);
   return [
     `worker VmRSS, settled after a full GC (median of the last 4 of samples 2 s apart; idle: GC after 20 s of quiet): ` +
       `idle ${mb(idle.worker.rssKiB)} MB -> ${mb(loaded.worker.rssKiB)} MB with ${pending} pending` +
       `${idle.worker.settled && loaded.worker.settled ? '' : ' (NOT SETTLED: RSS still moving by more than 1 MiB)'}; highest while creating (no forced GC) ${mb(peak)} MB`,
     `worker main-thread JS heap used after GC ${heapMb(idle.worker.heap)} -> ${heapMb(loaded.worker.heap)} MB (${heapDelta(idle.worker.heap, loaded.worker.heap)}); ` +
-      'workflow code runs in the SDK\'s own thread, in VmRSS but not in this heap',
+      "workflow code runs in the SDK's own thread, in VmRSS but not in this heap",
     `API process (it took the ${created} requests and started their workflows): VmRSS ${mb(idle.api.rssKiB)} -> ${mb(loaded.api.rssKiB)} MB, ` +
       `JS heap used ${heapMb(idle.api.heap)} -> ${heapMb(loaded.api.heap)} MB (${heapDelta(idle.api.heap, loaded.api.heap)})`,
-    ...(created < asked ? [`ONLY ${created} of the ${asked} asked for fit in the time budget: this is the figure for ${created}, not extrapolated`] : []),
+    ...(created < asked
+      ? [
+          `ONLY ${created} of the ${asked} asked for fit in the time budget: this is the figure for ${created}, not extrapolated`,
+        ]
+      : []),
   ];
 }

@@ -38,7 +38,12 @@ export abstract class BaseCommand extends Command {
   }
 
   /** A client of the service at `url` with `secret` (its API key or admin token), closed when the command ends. */
-  protected async clientFor<C>(url: string, secret: string | undefined, credential: { missing: string }, open: (rpc: Rpc, base: string, secret: string) => { client: C; close: Closer }): Promise<C> {
+  protected async clientFor<C>(
+    url: string,
+    secret: string | undefined,
+    credential: { missing: string },
+    open: (rpc: Rpc, base: string, secret: string) => { client: C; close: Closer },
+  ): Promise<C> {
     const base = checkUrl(url);
     if (!secret) throw usageError(credential.missing);
     const { client, close } = open(await loadRpc(), base, secret);
@@ -66,11 +71,17 @@ function checkUrl(url: string): string {
   } catch {
     throw usageError(`--url (MAILER_URL) is not a URL: "${url}"`);
   }
-  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw usageError(`--url (MAILER_URL) must be http:// or https://, got "${url}"`);
+  if (base.protocol !== 'http:' && base.protocol !== 'https:')
+    throw usageError(`--url (MAILER_URL) must be http:// or https://, got "${url}"`);
   return base.toString();
 }
 
-const urlFlag = Flags.string({ description: 'Connect (gRPC) base URL of the service.', env: 'MAILER_URL', default: DEFAULT_URL, helpGroup: 'GLOBAL' });
+const urlFlag = Flags.string({
+  description: 'Connect (gRPC) base URL of the service.',
+  env: 'MAILER_URL',
+  default: DEFAULT_URL,
+  helpGroup: 'GLOBAL',
+});
 
 /**
  * A command with a result: `--json` prints it as the API message (the spec's field names, defaults
@@ -78,7 +89,10 @@ const urlFlag = Flags.string({ description: 'Connect (gRPC) base URL of the serv
  */
 export abstract class MailerCommand extends BaseCommand {
   static override baseFlags = {
-    json: Flags.boolean({ description: 'Print the result as JSON (the API message, field names as in the spec).', helpGroup: 'GLOBAL' }),
+    json: Flags.boolean({
+      description: 'Print the result as JSON (the API message, field names as in the spec).',
+      helpGroup: 'GLOBAL',
+    }),
   };
 
   /** The parsed input, typed as the command's static args and flags declare, with its output lines. */
@@ -101,11 +115,19 @@ export abstract class MailerCommand extends BaseCommand {
 
 /** The credential of one of the two APIs: its global flag, and the usage error when neither it nor its variable is set. */
 function credential(what: string, flag: string, env: string, description: string) {
-  return { flag: Flags.string({ description, env, helpGroup: 'GLOBAL' }), missing: `no ${what}: pass --${flag} or set ${env}` };
+  return {
+    flag: Flags.string({ description, env, helpGroup: 'GLOBAL' }),
+    missing: `no ${what}: pass --${flag} or set ${env}`,
+  };
 }
 
 const API_KEY = credential('API key', 'api-key', 'MAILER_API_KEY', 'API key (mk_...).');
-const ADMIN_TOKEN = credential('admin token', 'admin-token', 'MAILER_ADMIN_TOKEN', 'Admin token of the management API.');
+const ADMIN_TOKEN = credential(
+  'admin token',
+  'admin-token',
+  'MAILER_ADMIN_TOKEN',
+  'Admin token of the management API.',
+);
 
 /** Commands of the public API (`mail.v1.EmailService`), authenticated with an API key. */
 export abstract class EmailCommand extends MailerCommand {
@@ -121,7 +143,9 @@ export abstract class AdminCommand extends MailerCommand {
   static override baseFlags = { ...MailerCommand.baseFlags, url: urlFlag, 'admin-token': ADMIN_TOKEN.flag };
 
   adminClient(flags: { url: string; 'admin-token'?: string | undefined }): Promise<AdminClient> {
-    return this.clientFor(flags.url, flags['admin-token'], ADMIN_TOKEN, (rpc, base, token) => rpc.adminClient(base, token));
+    return this.clientFor(flags.url, flags['admin-token'], ADMIN_TOKEN, (rpc, base, token) =>
+      rpc.adminClient(base, token),
+    );
   }
 }
 

@@ -27,8 +27,12 @@ export async function readBatchFile(file: string): Promise<BatchItem[]> {
     throw usageError(`--file: cannot read ${file}: ${(err as Error).message}`);
   }
   const trimmed = content.replace(/^\uFEFF/, '').trimStart();
-  const isJson = path.extname(file).toLowerCase() === '.json' || (path.extname(file).toLowerCase() !== '.csv' && /^[[{]/.test(trimmed));
-  const emails = isJson ? await parseJsonBatch(trimmed, file) : await parseCsvBatch(trimmed, path.dirname(path.resolve(file)), file);
+  const isJson =
+    path.extname(file).toLowerCase() === '.json' ||
+    (path.extname(file).toLowerCase() !== '.csv' && /^[[{]/.test(trimmed));
+  const emails = isJson
+    ? await parseJsonBatch(trimmed, file)
+    : await parseCsvBatch(trimmed, path.dirname(path.resolve(file)), file);
   if (emails.length === 0) throw usageError(`--file: ${file} holds no emails`);
   return emails;
 }
@@ -47,7 +51,9 @@ async function parseJsonBatch(content: string, file: string): Promise<BatchItem[
     try {
       return sendEmailRequestFromJson(item as JsonValue);
     } catch (err) {
-      throw usageError(`--file: emails[${i}]: ${(err as Error).message.replace(/^cannot decode message mail\.v1\.SendEmailRequest from JSON: /, '')}`);
+      throw usageError(
+        `--file: emails[${i}]: ${(err as Error).message.replace(/^cannot decode message mail\.v1\.SendEmailRequest from JSON: /, '')}`,
+      );
     }
   });
 }
@@ -70,13 +76,16 @@ async function parseCsvBatch(content: string, dir: string, file: string): Promis
   for (const c of columns) {
     const known = (LIST_COLUMNS as readonly string[]).includes(c) || (TEXT_COLUMNS as readonly string[]).includes(c);
     if (!known && !/^(header|tag):.+/.test(c)) {
-      throw usageError(`--file: ${file}: unknown column "${c}" (columns: ${[...TEXT_COLUMNS, ...LIST_COLUMNS].join(', ')}, header:<Name>, tag:<name>)`);
+      throw usageError(
+        `--file: ${file}: unknown column "${c}" (columns: ${[...TEXT_COLUMNS, ...LIST_COLUMNS].join(', ')}, header:<Name>, tag:<name>)`,
+      );
     }
   }
   return Promise.all(
     body.map(async (row, i) => {
       const where = `${file} line ${i + 2}`;
-      if (row.length > columns.length) throw usageError(`--file: ${where} has ${row.length} cells for ${columns.length} columns`);
+      if (row.length > columns.length)
+        throw usageError(`--file: ${where} has ${row.length} cells for ${columns.length} columns`);
       const cell = (name: string) => {
         const at = columns.indexOf(name);
         return at < 0 ? '' : (row[at] ?? '').trim();
@@ -151,7 +160,8 @@ export function parseCsv(text: string): string[][] {
   try {
     return parse(text, { relax_column_count: true, relax_quotes: true, record_delimiter: ['\r\n', '\n', '\r'] });
   } catch (err) {
-    if (err instanceof CsvError && err.code === 'CSV_QUOTE_NOT_CLOSED') throw new Error('a quoted cell is not closed', { cause: err });
+    if (err instanceof CsvError && err.code === 'CSV_QUOTE_NOT_CLOSED')
+      throw new Error('a quoted cell is not closed', { cause: err });
     throw err;
   }
 }

@@ -22,19 +22,35 @@ export function idOf(what: string, prefix: string, ...after: string[]) {
 }
 
 /** idOf's argument and examples, and a `call` that sends `{ id }` (annotate `api` with the client's type). */
-export function byId<Api, R extends Message>(what: string, prefix: string, call: (api: Api, req: { id: string }) => Promise<R>, ...after: string[]) {
-  return { ...idOf(what, prefix, ...after), call: (api: Api, { args }: { args: { id: string } }) => call(api, { id: args.id }) };
+export function byId<Api, R extends Message>(
+  what: string,
+  prefix: string,
+  call: (api: Api, req: { id: string }) => Promise<R>,
+  ...after: string[]
+) {
+  return {
+    ...idOf(what, prefix, ...after),
+    call: (api: Api, { args }: { args: { id: string } }) => call(api, { id: args.id }),
+  };
 }
 
 /** `show` of a command that deletes or cancels one thing: the server's message, else `<done> <id>`. */
 export function confirmed(done: string) {
   // Generic, so that the command's result type comes from its `call` alone.
-  return <R extends { message: string }>(res: R, { args }: { args: { id: string } }): string => res.message || `${done} ${args.id}`;
+  return <R extends { message: string }>(res: R, { args }: { args: { id: string } }): string =>
+    res.message || `${done} ${args.id}`;
 }
 
 const ACCOUNT_EXAMPLES = [`--account ${sampleId('acc')}`, `-a ${sampleId('acc')} --json`];
 
 /** The --account flag, examples and a `call` that sends `{ accountId }`, of a command about one account's things. */
-export function ofAccount<Api, R extends Message>(call: (api: Api, req: { accountId: string }) => Promise<R>, examples = ACCOUNT_EXAMPLES) {
-  return { flags: { account: accountFlag }, examples, call: (api: Api, { flags }: { flags: { account: string } }) => call(api, { accountId: flags.account }) };
+export function ofAccount<Api, R extends Message>(
+  call: (api: Api, req: { accountId: string }) => Promise<R>,
+  examples = ACCOUNT_EXAMPLES,
+) {
+  return {
+    flags: { account: accountFlag },
+    examples,
+    call: (api: Api, { flags }: { flags: { account: string } }) => call(api, { accountId: flags.account }),
+  };
 }

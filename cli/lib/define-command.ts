@@ -8,7 +8,13 @@ import type { CommandContext } from './command-context.js';
  * A command that makes one request (or a few) and prints its result: the message with --json, else what
  * `show` makes of it. Everything else (the client, its flags, the error policy) comes from the base class.
  */
-export interface CommandSpec<Api, F extends Interfaces.FlagInput, A extends Interfaces.ArgInput, R extends Message, Base> {
+export interface CommandSpec<
+  Api,
+  F extends Interfaces.FlagInput,
+  A extends Interfaces.ArgInput,
+  R extends Message,
+  Base,
+> {
   summary: string;
   description?: string;
   /** What follows `mailer <topic> <verb>` in each example shown by --help. */
@@ -26,21 +32,36 @@ type EmailBase = typeof EmailCommand.baseFlags;
 type AdminBase = typeof AdminCommand.baseFlags;
 
 /** A command of the public API, authenticated with an API key. */
-export function emailCommand<F extends Interfaces.FlagInput = Record<string, never>, A extends Interfaces.ArgInput = Record<string, never>, R extends Message = Message>(
-  spec: CommandSpec<EmailClient, F, A, R, EmailBase>,
-) {
-  return defineCommand(EmailCommand, (cmd, flags: { url: string; 'api-key'?: string }) => asInstanceOf(EmailCommand, cmd).emailClient(flags), spec);
+export function emailCommand<
+  F extends Interfaces.FlagInput = Record<string, never>,
+  A extends Interfaces.ArgInput = Record<string, never>,
+  R extends Message = Message,
+>(spec: CommandSpec<EmailClient, F, A, R, EmailBase>) {
+  return defineCommand(
+    EmailCommand,
+    (cmd, flags: { url: string; 'api-key'?: string }) => asInstanceOf(EmailCommand, cmd).emailClient(flags),
+    spec,
+  );
 }
 
 /** A command of the management API, authenticated with the admin token. */
-export function adminCommand<F extends Interfaces.FlagInput = Record<string, never>, A extends Interfaces.ArgInput = Record<string, never>, R extends Message = Message>(
-  spec: CommandSpec<AdminClient, F, A, R, AdminBase>,
-) {
-  return defineCommand(AdminCommand, (cmd, flags: { url: string; 'admin-token'?: string }) => asInstanceOf(AdminCommand, cmd).adminClient(flags), spec);
+export function adminCommand<
+  F extends Interfaces.FlagInput = Record<string, never>,
+  A extends Interfaces.ArgInput = Record<string, never>,
+  R extends Message = Message,
+>(spec: CommandSpec<AdminClient, F, A, R, AdminBase>) {
+  return defineCommand(
+    AdminCommand,
+    (cmd, flags: { url: string; 'admin-token'?: string }) => asInstanceOf(AdminCommand, cmd).adminClient(flags),
+    spec,
+  );
 }
 
 /** The command as its base class's instance: defineCommand made it from that class, so this never throws; it tells the compiler so. */
-function asInstanceOf<C extends MailerCommand>(Base: abstract new (...params: ConstructorParameters<typeof MailerCommand>) => C, cmd: MailerCommand): C {
+function asInstanceOf<C extends MailerCommand>(
+  Base: abstract new (...params: ConstructorParameters<typeof MailerCommand>) => C,
+  cmd: MailerCommand,
+): C {
   if (cmd instanceof Base) return cmd;
   throw new Error(`${cmd.id ?? 'the command'} is not a ${Base.name}`);
 }

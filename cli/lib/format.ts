@@ -4,7 +4,10 @@
 export function table(headers: string[], rows: string[][]): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) =>
-    cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
   return [line(headers), ...rows.map(line), ...(rows.length === 0 ? ['(none)'] : [])].join('\n');
 }
 
@@ -22,7 +25,11 @@ type Shown = string | number | boolean | undefined;
  * `[label, value]` pair shows as given, in the order listed.
  */
 export function fieldsOf<T extends object>(record: T, spec: ((keyof T & string) | [string, Shown])[]): string {
-  return fields(spec.map((s) => (typeof s === 'string' ? [s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), record[s] as Shown] : s)));
+  return fields(
+    spec.map((s) =>
+      typeof s === 'string' ? [s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), record[s] as Shown] : s,
+    ),
+  );
 }
 
 export const list = (values: readonly string[]): string => values.join(', ');

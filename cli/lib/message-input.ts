@@ -6,16 +6,40 @@ import type { AttachmentInput, EmailDraft } from '../../src/domain/email-draft.j
 
 /** The fields of an email, as flags: shared by `emails send` and `scheduled create`. */
 export const messageFlags = {
-  from: Flags.string({ char: 'f', summary: 'Sender address, `name@domain` or `Name <name@domain>`; its domain must be verified.', required: true, helpGroup: 'MESSAGE' }),
-  to: Flags.string({ char: 't', summary: 'Recipient (repeatable).', multiple: true, required: true, helpGroup: 'MESSAGE' }),
+  from: Flags.string({
+    char: 'f',
+    summary: 'Sender address, `name@domain` or `Name <name@domain>`; its domain must be verified.',
+    required: true,
+    helpGroup: 'MESSAGE',
+  }),
+  to: Flags.string({
+    char: 't',
+    summary: 'Recipient (repeatable).',
+    multiple: true,
+    required: true,
+    helpGroup: 'MESSAGE',
+  }),
   cc: Flags.string({ summary: 'CC recipient (repeatable).', multiple: true, helpGroup: 'MESSAGE' }),
   bcc: Flags.string({ summary: 'BCC recipient (repeatable).', multiple: true, helpGroup: 'MESSAGE' }),
   'reply-to': Flags.string({ summary: 'Reply-To address (repeatable).', multiple: true, helpGroup: 'MESSAGE' }),
-  subject: Flags.string({ char: 's', summary: 'Subject (up to 998 characters).', required: true, helpGroup: 'MESSAGE' }),
+  subject: Flags.string({
+    char: 's',
+    summary: 'Subject (up to 998 characters).',
+    required: true,
+    helpGroup: 'MESSAGE',
+  }),
   html: Flags.string({ summary: 'HTML body.', exclusive: ['html-file'], helpGroup: 'MESSAGE' }),
-  'html-file': Flags.string({ summary: 'Read the HTML body from this file.', exclusive: ['html'], helpGroup: 'MESSAGE' }),
+  'html-file': Flags.string({
+    summary: 'Read the HTML body from this file.',
+    exclusive: ['html'],
+    helpGroup: 'MESSAGE',
+  }),
   text: Flags.string({ summary: 'Plain-text body.', exclusive: ['text-file'], helpGroup: 'MESSAGE' }),
-  'text-file': Flags.string({ summary: 'Read the plain-text body from this file.', exclusive: ['text'], helpGroup: 'MESSAGE' }),
+  'text-file': Flags.string({
+    summary: 'Read the plain-text body from this file.',
+    exclusive: ['text'],
+    helpGroup: 'MESSAGE',
+  }),
   attach: Flags.string({
     summary: 'Attach a file (repeatable). Its media type is guessed from the extension; `FILE;type=TYPE` sets it.',
     multiple: true,
@@ -23,11 +47,15 @@ export const messageFlags = {
   }),
   header: Flags.string({ summary: 'Custom header `Name: value` (repeatable).', multiple: true, helpGroup: 'MESSAGE' }),
   tag: Flags.string({ summary: 'Tag `name=value` (repeatable).', multiple: true, helpGroup: 'MESSAGE' }),
-  'idempotency-key': Flags.string({ summary: 'Idempotency-Key: the same key and body within 24 hours sends only once.' }),
+  'idempotency-key': Flags.string({
+    summary: 'Idempotency-Key: the same key and body within 24 hours sends only once.',
+  }),
 };
 
 /** The Idempotency-Key header of a send, when --idempotency-key is given. */
-export function idempotencyHeaders(flags: { 'idempotency-key'?: string | undefined }): Record<string, string> | undefined {
+export function idempotencyHeaders(flags: {
+  'idempotency-key'?: string | undefined;
+}): Record<string, string> | undefined {
   return flags['idempotency-key'] ? { 'idempotency-key': flags['idempotency-key'] } : undefined;
 }
 
@@ -91,20 +119,39 @@ export async function attachmentFromFile(spec: string, relativeTo = '.'): Promis
   } catch (err) {
     throw usageError(`--attach: cannot read ${file}: ${(err as Error).message}`);
   }
-  return { filename: path.basename(file), content: content.toString('base64'), contentType: m ? m[2]! : guessType(file) };
+  return {
+    filename: path.basename(file),
+    content: content.toString('base64'),
+    contentType: m ? m[2]! : guessType(file),
+  };
 }
 
 const TYPES: Record<string, string> = {
-  '.txt': 'text/plain', '.md': 'text/markdown', '.csv': 'text/csv', '.html': 'text/html', '.htm': 'text/html',
-  '.ics': 'text/calendar', '.xml': 'application/xml', '.json': 'application/json', '.pdf': 'application/pdf',
-  '.zip': 'application/zip', '.gz': 'application/gzip', '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg',
-  '.gif': 'image/gif', '.webp': 'image/webp', '.svg': 'image/svg+xml', '.doc': 'application/msword',
+  '.txt': 'text/plain',
+  '.md': 'text/markdown',
+  '.csv': 'text/csv',
+  '.html': 'text/html',
+  '.htm': 'text/html',
+  '.ics': 'text/calendar',
+  '.xml': 'application/xml',
+  '.json': 'application/json',
+  '.pdf': 'application/pdf',
+  '.zip': 'application/zip',
+  '.gz': 'application/gzip',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.svg': 'image/svg+xml',
+  '.doc': 'application/msword',
   '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
   '.xlsx': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
 };
 
 /** The media type of a file by its extension; `application/octet-stream` when unknown. */
-export const guessType = (file: string): string => TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
+export const guessType = (file: string): string =>
+  TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
 
 /** `Name: value` pairs (the value may itself hold colons). */
 export function parseHeaders(specs: string[], flag = '--header'): Record<string, string> {

@@ -3,7 +3,12 @@ import { Code, ConnectError, createClient, type Client, type Interceptor } from 
 import { createConnectTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import { AdminService, file_mail_v1_admin_service } from '../../src/gen/mail/v1/admin_service_pb.js';
 import { file_mail_v1_types } from '../../src/gen/mail/v1/types_pb.js';
-import { EmailService, file_mail_v1_email_service, SendEmailRequestSchema, type SendEmailRequest } from '../../src/gen/mail/v1/email_service_pb.js';
+import {
+  EmailService,
+  file_mail_v1_email_service,
+  SendEmailRequestSchema,
+  type SendEmailRequest,
+} from '../../src/gen/mail/v1/email_service_pb.js';
 
 // Everything of the CLI that talks to the service, loaded only when a command runs (never for --help),
 // so that the CLI starts fast: the Connect clients of the generated services, and the JSON of their
@@ -16,14 +21,23 @@ export type AdminClient = Client<typeof AdminService>;
 export type Closer = () => void;
 
 /** A Connect client over HTTP/2 (h2c for http://) that sends `authorization: Bearer <token>`. */
-function transport(baseUrl: string, token: string): { transport: ReturnType<typeof createConnectTransport>; close: Closer } {
+function transport(
+  baseUrl: string,
+  token: string,
+): { transport: ReturnType<typeof createConnectTransport>; close: Closer } {
   const auth: Interceptor = (next) => (req) => {
     req.header.set('authorization', `Bearer ${token}`);
     return next(req);
   };
   const sessionManager = new Http2SessionManager(baseUrl);
   return {
-    transport: createConnectTransport({ baseUrl, httpVersion: '2', sessionManager, interceptors: [auth], defaultTimeoutMs: 60_000 }),
+    transport: createConnectTransport({
+      baseUrl,
+      httpVersion: '2',
+      sessionManager,
+      interceptors: [auth],
+      defaultTimeoutMs: 60_000,
+    }),
     close: () => sessionManager.abort(),
   };
 }
@@ -65,5 +79,7 @@ export function describeFailure(err: unknown): string {
 
 /** Code.DeadlineExceeded → "deadline exceeded". */
 function codeName(code: Code): string {
-  return (Code[code] ?? 'Unknown').replace(/[A-Z]/g, (c, i: number) => (i === 0 ? c.toLowerCase() : ` ${c.toLowerCase()}`));
+  return (Code[code] ?? 'Unknown').replace(/[A-Z]/g, (c, i: number) =>
+    i === 0 ? c.toLowerCase() : ` ${c.toLowerCase()}`,
+  );
 }

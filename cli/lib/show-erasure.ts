@@ -4,13 +4,27 @@ import { table } from './format.js';
 /** What an erasure rewrote or deleted, one line per kind, and a hint when pending mail was left. */
 export function showErasure(r: ErasureResult, what: string): string {
   const rows: [string, number][] = [
-    ['emails', r.emails], ['scheduled_emails', r.scheduledEmails], ['attachments', r.attachments], ['events', r.events],
-    ['webhook_attempts', r.webhookAttempts], ['tracking_windows', r.trackingWindows], ['caught_messages', r.caughtMessages],
-    ['suppressions (kept as a digest)', r.suppressions], ['idempotency_keys', r.idempotencyKeys],
+    ['emails', r.emails],
+    ['scheduled_emails', r.scheduledEmails],
+    ['attachments', r.attachments],
+    ['events', r.events],
+    ['webhook_attempts', r.webhookAttempts],
+    ['tracking_windows', r.trackingWindows],
+    ['caught_messages', r.caughtMessages],
+    ['suppressions (kept as a digest)', r.suppressions],
+    ['idempotency_keys', r.idempotencyKeys],
   ];
-  const lines = [`Erased ${what}`, table(['WHAT', 'COUNT'], rows.map(([k, n]) => [k, String(n)]))];
+  const lines = [
+    `Erased ${what}`,
+    table(
+      ['WHAT', 'COUNT'],
+      rows.map(([k, n]) => [k, String(n)]),
+    ),
+  ];
   if (r.skippedPending > 0) {
-    lines.push(`${r.skippedPending} emails still being delivered or scheduled were left as they are: run this again once they are done (or cancel the scheduled ones)`);
+    lines.push(
+      `${r.skippedPending} emails still being delivered or scheduled were left as they are: run this again once they are done (or cancel the scheduled ones)`,
+    );
   }
   return lines.join('\n');
 }

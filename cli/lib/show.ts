@@ -46,40 +46,81 @@ export function showBatchJob(j: BatchJob): string {
 }
 
 export const batchJobRows = (jobs: BatchJob[]): string[][] =>
-  jobs.map((j) => [j.jobId, j.status, String(j.totalCount), String(j.sentCount), String(j.failedCount), j.createdAt, j.completedAt ?? '']);
+  jobs.map((j) => [
+    j.jobId,
+    j.status,
+    String(j.totalCount),
+    String(j.sentCount),
+    String(j.failedCount),
+    j.createdAt,
+    j.completedAt ?? '',
+  ]);
 
 export const BATCH_JOB_HEADERS = ['JOB ID', 'STATUS', 'TOTAL', 'SENT', 'FAILED', 'CREATED', 'COMPLETED'];
 
 export function showAccount(a: Account): string {
   const rate = (r: number | undefined) => (r === undefined ? undefined : percent(r));
   return fieldsOf(a, [
-    'id', 'name', 'status', 'dailyQuota', 'sentToday', ['bounce_rate', rate(a.bounceRate)], ['complaint_rate', rate(a.complaintRate)], 'createdAt',
+    'id',
+    'name',
+    'status',
+    'dailyQuota',
+    'sentToday',
+    ['bounce_rate', rate(a.bounceRate)],
+    ['complaint_rate', rate(a.complaintRate)],
+    'createdAt',
   ]);
 }
 
 export function showDomain(d: Domain): string {
   const parts = [
     fieldsOf(d, [
-      'id', 'name', ['verified', yesNo(d.verified)], ['open_tracking', yesNo(d.openTracking)], ['click_tracking', yesNo(d.clickTracking)],
-      'createdAt', ['dns_checked_at', d.dnsCheckedAt || '(never)'],
+      'id',
+      'name',
+      ['verified', yesNo(d.verified)],
+      ['open_tracking', yesNo(d.openTracking)],
+      ['click_tracking', yesNo(d.clickTracking)],
+      'createdAt',
+      ['dns_checked_at', d.dnsCheckedAt || '(never)'],
       ['dns_failing_since', d.dnsFailingSince ? `${d.dnsFailingSince} (records below are failing)` : undefined],
     ]),
   ];
   if (d.dnsRecords.length) {
-    parts.push('', table(['PURPOSE', 'STATUS', 'TYPE', 'NAME', 'VALUE'], d.dnsRecords.map((r) => [r.purpose, r.status, r.type, r.name, r.value])));
+    parts.push(
+      '',
+      table(
+        ['PURPOSE', 'STATUS', 'TYPE', 'NAME', 'VALUE'],
+        d.dnsRecords.map((r) => [r.purpose, r.status, r.type, r.name, r.value]),
+      ),
+    );
   }
   return parts.join('\n');
 }
 
 export function showApiKey(k: ApiKey): string {
-  return fieldsOf(k, ['id', 'name', 'permission', ['allowed_domains', k.allowedDomains.length ? list(k.allowedDomains) : '(any verified domain)'], 'createdAt']);
+  return fieldsOf(k, [
+    'id',
+    'name',
+    'permission',
+    ['allowed_domains', k.allowedDomains.length ? list(k.allowedDomains) : '(any verified domain)'],
+    'createdAt',
+  ]);
 }
 
 export function showWebhook(w: Webhook): string {
   return fieldsOf(w, [
-    'id', 'url', ['events', list(w.events)], 'createdAt',
-    ['previous_secret_until', w.previousSecretUntil ? `${w.previousSecretUntil} (the previous secret signs too until then)` : undefined],
-    ['disabled', w.disabledAt ? `since ${w.disabledAt}: ${w.disabledReason ?? ''} (mailer webhooks enable ${w.id})` : undefined],
+    'id',
+    'url',
+    ['events', list(w.events)],
+    'createdAt',
+    [
+      'previous_secret_until',
+      w.previousSecretUntil ? `${w.previousSecretUntil} (the previous secret signs too until then)` : undefined,
+    ],
+    [
+      'disabled',
+      w.disabledAt ? `since ${w.disabledAt}: ${w.disabledReason ?? ''} (mailer webhooks enable ${w.id})` : undefined,
+    ],
   ]);
 }
 

@@ -12,7 +12,8 @@ export function parseDuration(input: string, flag = '--in'): number {
     total += Number(m[1]) * UNIT_MS[m[2]!]!;
     end = part.lastIndex;
   }
-  if (text === '' || end !== text.length) throw usageError(`${flag} must be a duration like 30s, 10m, 1h30m or 2d, got "${input}"`);
+  if (text === '' || end !== text.length)
+    throw usageError(`${flag} must be a duration like 30s, 10m, 1h30m or 2d, got "${input}"`);
   if (total <= 0) throw usageError(`${flag} must be more than zero, got "${input}"`);
   return total;
 }
@@ -24,6 +25,7 @@ export function parseDuration(input: string, flag = '--in'): number {
 export function scheduledAt(at: string | undefined, inDuration: string | undefined, now = Date.now()): string {
   if (inDuration !== undefined) return new Date(now + parseDuration(inDuration)).toISOString();
   if (at === undefined) throw usageError('give the send time with --at <ISO 8601 time> or --in <duration>');
-  if (Number.isNaN(Date.parse(at))) throw usageError(`--at must be an ISO 8601 time like 2026-01-01T09:00:00Z, got "${at}"`);
+  if (Number.isNaN(Date.parse(at)))
+    throw usageError(`--at must be an ISO 8601 time like 2026-01-01T09:00:00Z, got "${at}"`);
   return at;
 }

@@ -8,7 +8,14 @@ import type { ErasureService } from '../services/erasure-service.js';
 import type { OperatorService } from '../services/operator-service.js';
 import type { WebhooksService } from '../services/webhooks-service.js';
 import {
-  presentAccount, presentApiKey, presentCaught, presentDay, presentDomain, presentEvent, presentSuppression, presentWebhook,
+  presentAccount,
+  presentApiKey,
+  presentCaught,
+  presentDay,
+  presentDomain,
+  presentEvent,
+  presentSuppression,
+  presentWebhook,
   presentWebhookDelivery,
 } from './admin-presenters.js';
 import { callCredential, clientAddress, type CallContext, type Handlers } from './call-context.js';
@@ -42,7 +49,11 @@ export function createAdminApi(deps: AdminApiDeps): AdminApi {
     admitAdmin(deps.auth, ctx);
     return run();
   };
-  return withStorableStrings(AdminService, { ...setupCalls(deps, admin), ...webhookCalls(deps, admin), ...operatorCalls(deps, admin) });
+  return withStorableStrings(AdminService, {
+    ...setupCalls(deps, admin),
+    ...webhookCalls(deps, admin),
+    ...operatorCalls(deps, admin),
+  });
 }
 
 /** Runs a call once the admin token is admitted. */
@@ -51,31 +62,51 @@ type Admit = <T>(ctx: CallContext, run: () => Promise<T>) => Promise<T>;
 // Each group is checked against the service's own signatures; createAdminApi's return type checks that together they are all of it.
 /** The fields of a PATCH that were given (proto3 optional: absent is undefined), without the others. */
 function given<T extends Record<string, unknown>>(patch: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
+  return Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
+  };
 }
 
 function setupCalls(deps: AdminApiDeps, admin: Admit) {
   return {
-    listAccounts: (_req, ctx) => admin(ctx, async () => ({ accounts: (await deps.accounts.list()).map((a) => presentAccount(a)) })),
+    listAccounts: (_req, ctx) =>
+      admin(ctx, async () => ({ accounts: (await deps.accounts.list()).map((a) => presentAccount(a)) })),
     createAccount: (req, ctx) => admin(ctx, async () => presentAccount(await deps.accounts.create(req.name))),
     getAccount: (req, ctx) => admin(ctx, async () => presentAccount(await deps.accounts.get(req.id))),
     updateAccount: (req, ctx) =>
-      admin(ctx, async () => presentAccount(await deps.accounts.update(req.id, given({ status: req.status, dailyQuota: req.dailyQuota })))),
+      admin(ctx, async () =>
+        presentAccount(await deps.accounts.update(req.id, given({ status: req.status, dailyQuota: req.dailyQuota }))),
+      ),
 
-    createDomain: (req, ctx) => admin(ctx, async () => presentDomain(await deps.domains.create(req.accountId, req.name))),
-    listDomains: (req, ctx) => admin(ctx, async () => ({ domains: (await deps.domains.list(req.accountId)).map(presentDomain) })),
+    createDomain: (req, ctx) =>
+      admin(ctx, async () => presentDomain(await deps.domains.create(req.accountId, req.name))),
+    listDomains: (req, ctx) =>
+      admin(ctx, async () => ({ domains: (await deps.domains.list(req.accountId)).map(presentDomain) })),
     verifyDomain: (req, ctx) => admin(ctx, async () => presentDomain(await deps.domains.verify(req.id, req.force))),
     rotateDomainDkim: (req, ctx) => admin(ctx, async () => presentDomain(await deps.domains.rotateDkim(req.id))),
     updateDomain: (req, ctx) =>
-      admin(ctx, async () => presentDomain(await deps.domains.updateTracking(req.id, given({ openTracking: req.openTracking, clickTracking: req.clickTracking })))),
+      admin(ctx, async () =>
+        presentDomain(
+          await deps.domains.updateTracking(
+            req.id,
+            given({ openTracking: req.openTracking, clickTracking: req.clickTracking }),
+          ),
+        ),
+      ),
 
     createApiKey: (req, ctx) =>
       admin(ctx, async () => {
-        const k = await deps.apiKeys.create(req.accountId, { name: req.name, permission: req.permission, allowedDomains: req.allowedDomains });
+        const k = await deps.apiKeys.create(req.accountId, {
+          name: req.name,
+          permission: req.permission,
+          allowedDomains: req.allowedDomains,
+        });
         return presentApiKey(k, { key: k.key });
       }),
     listApiKeys: (req, ctx) =>
-      admin(ctx, async () => ({ apiKeys: (await deps.apiKeys.list(req.accountId)).map((k) => presentApiKey(k, { withUsage: true })) })),
+      admin(ctx, async () => ({
+        apiKeys: (await deps.apiKeys.list(req.accountId)).map((k) => presentApiKey(k, { withUsage: true })),
+      })),
     deleteApiKey: (req, ctx) =>
       admin(ctx, async () => {
         await deps.apiKeys.delete(req.id);
@@ -91,7 +122,8 @@ function webhookCalls(deps: AdminApiDeps, admin: Admit) {
         const w = await deps.webhooks.create(req.accountId, { url: req.url, events: req.events });
         return presentWebhook(w, w.secret);
       }),
-    listWebhooks: (req, ctx) => admin(ctx, async () => ({ webhooks: (await deps.webhooks.list(req.accountId)).map((w) => presentWebhook(w)) })),
+    listWebhooks: (req, ctx) =>
+      admin(ctx, async () => ({ webhooks: (await deps.webhooks.list(req.accountId)).map((w) => presentWebhook(w)) })),
     deleteWebhook: (req, ctx) =>
       admin(ctx, async () => {
         await deps.webhooks.delete(req.id);
@@ -107,8 +139,11 @@ function webhookCalls(deps: AdminApiDeps, admin: Admit) {
     resendWebhookDeliveries: (req, ctx) => admin(ctx, () => deps.webhooks.resendRange(req.id, req)),
 
     listWebhookDeliveries: (req, ctx) =>
-      admin(ctx, async () => ({ deliveries: (await deps.webhooks.deliveries(req.id, req)).map(presentWebhookDelivery) })),
-    resendWebhookDelivery: (req, ctx) => admin(ctx, async () => presentWebhookDelivery(await deps.webhooks.resend(req.id))),
+      admin(ctx, async () => ({
+        deliveries: (await deps.webhooks.deliveries(req.id, req)).map(presentWebhookDelivery),
+      })),
+    resendWebhookDelivery: (req, ctx) =>
+      admin(ctx, async () => presentWebhookDelivery(await deps.webhooks.resend(req.id))),
   } satisfies Partial<AdminApi>;
 }
 
@@ -123,8 +158,11 @@ function operatorCalls(deps: AdminApiDeps, admin: Admit) {
       admin(ctx, async () => {
         const d = await deps.operator.emailDetail(req.id);
         return {
-          email: presentEmail(d.email, d.attachments), accountId: d.accountId, events: d.events.map(presentEvent),
-          openCount: d.tracking.openCount, clickCount: d.tracking.clickCount,
+          email: presentEmail(d.email, d.attachments),
+          accountId: d.accountId,
+          events: d.events.map(presentEvent),
+          openCount: d.tracking.openCount,
+          clickCount: d.tracking.clickCount,
         };
       }),
     listAccountBatchJobs: (req, ctx) =>
@@ -139,10 +177,15 @@ function operatorCalls(deps: AdminApiDeps, admin: Admit) {
       }),
     cancelScheduledEmail: (req, ctx) => admin(ctx, () => deps.operator.cancelScheduled(req.id)),
     getAccountStats: (req, ctx) =>
-      admin(ctx, async () => ({ accountId: req.accountId, days: (await deps.operator.stats(req.accountId, req.days)).map(presentDay) })),
+      admin(ctx, async () => ({
+        accountId: req.accountId,
+        days: (await deps.operator.stats(req.accountId, req.days)).map(presentDay),
+      })),
 
     listSuppressions: (req, ctx) =>
-      admin(ctx, async () => ({ suppressions: (await deps.operator.suppressions(req.accountId)).map(presentSuppression) })),
+      admin(ctx, async () => ({
+        suppressions: (await deps.operator.suppressions(req.accountId)).map(presentSuppression),
+      })),
     deleteSuppression: (req, ctx) =>
       admin(ctx, async () => {
         await deps.operator.deleteSuppression(req.id);
@@ -150,9 +193,11 @@ function operatorCalls(deps: AdminApiDeps, admin: Admit) {
       }),
 
     eraseEmail: (req, ctx) => admin(ctx, () => deps.erasure.eraseEmail(req.id)),
-    eraseRecipient: (req, ctx) => admin(ctx, () => deps.erasure.eraseRecipient({ address: req.address, accountId: req.accountId })),
+    eraseRecipient: (req, ctx) =>
+      admin(ctx, () => deps.erasure.eraseRecipient({ address: req.address, accountId: req.accountId })),
 
-    listCaughtMessages: (req, ctx) => admin(ctx, async () => ({ messages: (await deps.caught.list(req.limit)).map(presentCaught) })),
+    listCaughtMessages: (req, ctx) =>
+      admin(ctx, async () => ({ messages: (await deps.caught.list(req.limit)).map(presentCaught) })),
     getCaughtMessage: (req, ctx) =>
       admin(ctx, async () => {
         const m = await deps.caught.get(req.id);

@@ -7,8 +7,15 @@ import type { SuppressionRow } from '../domain/entities/suppressions.js';
 import type { WebhookDeliveryRow } from '../domain/entities/webhooks.js';
 import type { WebhookRow } from '../domain/entities/webhooks.js';
 import type {
-  AccountSchema, ApiKeySchema, CaughtMessageSchema, DailyStatsSchema, DomainSchema, EmailEventSchema, SuppressionSchema,
-  WebhookDeliverySchema, WebhookSchema,
+  AccountSchema,
+  ApiKeySchema,
+  CaughtMessageSchema,
+  DailyStatsSchema,
+  DomainSchema,
+  EmailEventSchema,
+  SuppressionSchema,
+  WebhookDeliverySchema,
+  WebhookSchema,
 } from '../gen/mail/v1/admin_service_pb.js';
 import type { AccountWithStats } from '../services/accounts-service.js';
 import type { DomainView } from '../services/domains-service.js';
@@ -18,25 +25,47 @@ import { iso } from './presenters.js';
 
 export function presentAccount(a: AccountRow | AccountWithStats): MessageInitShape<typeof AccountSchema> {
   return {
-    id: a.id, name: a.name, status: a.status, dailyQuota: a.dailyQuota, createdAt: iso(a.createdAt),
+    id: a.id,
+    name: a.name,
+    status: a.status,
+    dailyQuota: a.dailyQuota,
+    createdAt: iso(a.createdAt),
     ...('sentToday' in a ? { sentToday: a.sentToday, bounceRate: a.bounceRate, complaintRate: a.complaintRate } : {}),
   };
 }
 
 export function presentDomain(d: DomainView): MessageInitShape<typeof DomainSchema> {
   return {
-    id: d.id, name: d.name, verified: d.verifiedAt !== null,
+    id: d.id,
+    name: d.name,
+    verified: d.verifiedAt !== null,
     // Field by field: what is published, never more of the key than its public half.
-    dnsRecords: d.dnsRecords.map((r) => ({ type: r.type, name: r.name, value: r.value, purpose: r.purpose, status: r.status })),
-    openTracking: d.openTracking, clickTracking: d.clickTracking, createdAt: iso(d.createdAt),
-    dnsCheckedAt: d.dnsCheckedAt ? iso(d.dnsCheckedAt) : '', dnsFailingSince: d.dnsFailingSince ? iso(d.dnsFailingSince) : '',
+    dnsRecords: d.dnsRecords.map((r) => ({
+      type: r.type,
+      name: r.name,
+      value: r.value,
+      purpose: r.purpose,
+      status: r.status,
+    })),
+    openTracking: d.openTracking,
+    clickTracking: d.clickTracking,
+    createdAt: iso(d.createdAt),
+    dnsCheckedAt: d.dnsCheckedAt ? iso(d.dnsCheckedAt) : '',
+    dnsFailingSince: d.dnsFailingSince ? iso(d.dnsFailingSince) : '',
   };
 }
 
-export function presentApiKey(k: ApiKeyRow, extra: { key?: string; withUsage?: boolean } = {}): MessageInitShape<typeof ApiKeySchema> {
+export function presentApiKey(
+  k: ApiKeyRow,
+  extra: { key?: string; withUsage?: boolean } = {},
+): MessageInitShape<typeof ApiKeySchema> {
   const { requestCount, errorCount, emailSentCount } = k.usage;
   return {
-    id: k.id, name: k.name, permission: k.permission, allowedDomains: k.allowedDomains, createdAt: iso(k.createdAt),
+    id: k.id,
+    name: k.name,
+    permission: k.permission,
+    allowedDomains: k.allowedDomains,
+    createdAt: iso(k.createdAt),
     ...(extra.key !== undefined ? { key: extra.key } : {}),
     ...(extra.withUsage
       ? { usage: { requestCount, emailSentCount, errorRate: requestCount === 0 ? 0 : errorCount / requestCount } }
@@ -47,7 +76,11 @@ export function presentApiKey(k: ApiKeyRow, extra: { key?: string; withUsage?: b
 export function presentWebhook(w: WebhookRow, secret?: string): MessageInitShape<typeof WebhookSchema> {
   const overlapping = w.previousSecretUntil !== null && w.previousSecretUntil > new Date();
   return {
-    id: w.id, url: w.url, events: w.events, createdAt: iso(w.createdAt), ...(secret !== undefined ? { secret } : {}),
+    id: w.id,
+    url: w.url,
+    events: w.events,
+    createdAt: iso(w.createdAt),
+    ...(secret !== undefined ? { secret } : {}),
     ...(overlapping ? { previousSecretUntil: iso(w.previousSecretUntil!) } : {}),
     ...(w.disabledAt ? { disabledAt: iso(w.disabledAt), disabledReason: w.disabledReason ?? '' } : {}),
   };
@@ -55,8 +88,14 @@ export function presentWebhook(w: WebhookRow, secret?: string): MessageInitShape
 
 export function presentCaught(m: CaughtMessageRow): MessageInitShape<typeof CaughtMessageSchema> {
   return {
-    id: m.id, messageId: m.messageId, from: m.envelopeFrom, to: m.envelopeTo, subject: m.subject,
-    receivedAt: iso(m.receivedAt), size: m.size, path: m.path,
+    id: m.id,
+    messageId: m.messageId,
+    from: m.envelopeFrom,
+    to: m.envelopeTo,
+    subject: m.subject,
+    receivedAt: iso(m.receivedAt),
+    size: m.size,
+    path: m.path,
   };
 }
 
@@ -66,12 +105,22 @@ export function presentEvent(e: EventRow): MessageInitShape<typeof EmailEventSch
 
 export function presentWebhookDelivery(d: WebhookDeliveryRow): MessageInitShape<typeof WebhookDeliverySchema> {
   return {
-    id: d.id, webhookId: d.webhookId, eventId: d.eventId, eventType: d.eventType, emailId: d.emailId, status: d.status,
-    createdAt: iso(d.createdAt), ...(d.completedAt ? { completedAt: iso(d.completedAt) } : {}),
+    id: d.id,
+    webhookId: d.webhookId,
+    eventId: d.eventId,
+    eventType: d.eventType,
+    emailId: d.emailId,
+    status: d.status,
+    createdAt: iso(d.createdAt),
+    ...(d.completedAt ? { completedAt: iso(d.completedAt) } : {}),
     ...(d.discardReason ? { discardReason: d.discardReason } : {}),
     attempts: d.attempts.map((a) => ({
-      attempt: a.attempt, startedAt: iso(a.startedAt), statusCode: a.statusCode, latencyMs: a.latencyMs,
-      responseExcerpt: a.responseExcerpt, error: a.error,
+      attempt: a.attempt,
+      startedAt: iso(a.startedAt),
+      statusCode: a.statusCode,
+      latencyMs: a.latencyMs,
+      responseExcerpt: a.responseExcerpt,
+      error: a.error,
     })),
   };
 }

@@ -23,7 +23,10 @@ export interface CallContext {
 
 /** A service's handlers as api/ writes them: each RPC takes its request and the CallContext of either adapter. */
 export type Handlers<S extends DescService> = {
-  [K in keyof ServiceImpl<S>]: (req: Parameters<ServiceImpl<S>[K]>[0], ctx: CallContext) => ReturnType<ServiceImpl<S>[K]>;
+  [K in keyof ServiceImpl<S>]: (
+    req: Parameters<ServiceImpl<S>[K]>[0],
+    ctx: CallContext,
+  ) => ReturnType<ServiceImpl<S>[K]>;
 };
 
 export const clientAddress = (ctx: CallContext): string => ctx.values.get(CLIENT_ADDRESS);
@@ -38,4 +41,5 @@ export function bearerCredential(authorization: string | null | undefined): stri
 }
 
 /** The call's bearer credential (API key or admin token), as both adapters carry it. */
-export const callCredential = (ctx: CallContext): string | undefined => bearerCredential(ctx.requestHeader.get('authorization'));
+export const callCredential = (ctx: CallContext): string | undefined =>
+  bearerCredential(ctx.requestHeader.get('authorization'));

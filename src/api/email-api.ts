@@ -65,4 +65,3 @@ export function createEmailApi(deps: EmailApiDeps): EmailApi {
       }),
   });
 }
-

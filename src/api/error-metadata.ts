@@ -6,7 +6,11 @@ import type { AppError } from '../errors.js';
  * gRPC as metadata under the same lowercase names, so that a caller of either reads the same thing.
  */
 export function rateMetadata(rate: RateDecision): Record<string, string> {
-  return { 'ratelimit-limit': String(rate.limit), 'ratelimit-remaining': String(rate.remaining), 'ratelimit-reset': String(rate.reset) };
+  return {
+    'ratelimit-limit': String(rate.limit),
+    'ratelimit-remaining': String(rate.remaining),
+    'ratelimit-reset': String(rate.reset),
+  };
 }
 
 /** What an error says besides its status and body: the caller's rate on a refusal by it, and when to retry. */

@@ -29,26 +29,49 @@ export function presentEmail(email: EmailRow, attachments: StoredAttachment[]): 
     createdAt: iso(email.createdAt),
     headers: email.headers,
     tags: email.tags,
-    attachments: attachments.map((a) => ({ filename: a.filename, content: a.content.toString('base64'), contentType: a.contentType, contentId: a.contentId })),
+    attachments: attachments.map((a) => ({
+      filename: a.filename,
+      content: a.content.toString('base64'),
+      contentType: a.contentType,
+      contentId: a.contentId,
+    })),
     jobType: email.jobType,
     jobId: email.jobId,
   };
 }
 
 export function presentEmailSummary(e: EmailSummaryRow): MessageInitShape<typeof EmailSummarySchema> {
-  return { id: e.id, from: formatMailbox(e.from), to: shown(e.to), subject: e.subject, status: e.status, createdAt: iso(e.createdAt) };
+  return {
+    id: e.id,
+    from: formatMailbox(e.from),
+    to: shown(e.to),
+    subject: e.subject,
+    status: e.status,
+    createdAt: iso(e.createdAt),
+  };
 }
 
 export function presentScheduled(s: ScheduledRow): MessageInitShape<typeof ScheduledEmailSchema> {
   return {
-    id: s.id, from: formatMailbox(s.from), to: shown(s.to), subject: s.subject, scheduledAt: iso(s.scheduledAt), status: s.status,
-    createdAt: iso(s.createdAt), attempts: s.attempts,
+    id: s.id,
+    from: formatMailbox(s.from),
+    to: shown(s.to),
+    subject: s.subject,
+    scheduledAt: iso(s.scheduledAt),
+    status: s.status,
+    createdAt: iso(s.createdAt),
+    attempts: s.attempts,
   };
 }
 
 export function presentBatch(b: BatchRow): MessageInitShape<typeof BatchJobSchema> {
   return {
-    jobId: b.id, totalCount: b.totalCount, sentCount: b.sentCount, failedCount: b.failedCount, status: b.status,
-    createdAt: iso(b.createdAt), ...(b.completedAt ? { completedAt: iso(b.completedAt) } : {}),
+    jobId: b.id,
+    totalCount: b.totalCount,
+    sentCount: b.sentCount,
+    failedCount: b.failedCount,
+    status: b.status,
+    createdAt: iso(b.createdAt),
+    ...(b.completedAt ? { completedAt: iso(b.completedAt) } : {}),
   };
 }

@@ -19,7 +19,8 @@ function checkString(path: string, value: string): void {
 }
 
 /** A map key as it appears in a field path: plain when it is a simple name, JSON-quoted otherwise. */
-const keyPath = (path: string, key: string) => (/^[\w.-]+$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`);
+const keyPath = (path: string, key: string) =>
+  /^[\w.-]+$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
 
 /** google.protobuf.Struct and Value arrive as plain JSON values. */
 function checkJson(path: string, value: unknown): void {

@@ -6,7 +6,14 @@ import type { IdKind } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { TemporalClient } from '../temporal/client.js';
-import { createDispatcher, EMAIL_GROUPS, QUEUE_CHANNEL, type Dispatcher, type DispatcherDeps, type GroupQueue } from '../delivery/queue/dispatcher.js';
+import {
+  createDispatcher,
+  EMAIL_GROUPS,
+  QUEUE_CHANNEL,
+  type Dispatcher,
+  type DispatcherDeps,
+  type GroupQueue,
+} from '../delivery/queue/dispatcher.js';
 import { createWebhookAttempt } from '../webhooks/webhook-attempt.js';
 import { createWebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import { postWebhook } from '../webhooks/post.js';
@@ -20,14 +27,42 @@ export interface Dispatchers {
  * The worker's two outbox dispatchers (emails, webhook deliveries), built but not started: the email one
  * exists before anything can queue an email, so whatever queues one can poke it directly.
  */
-export function createDispatchers(deps: { config: Config; repos: Repos; temporal: TemporalClient; sql: Sql; logger: Logger; metrics: Metrics }): Dispatchers {
+export function createDispatchers(deps: {
+  config: Config;
+  repos: Repos;
+  temporal: TemporalClient;
+  sql: Sql;
+  logger: Logger;
+  metrics: Metrics;
+}): Dispatchers {
   const { config, repos, temporal, sql, logger, metrics } = deps;
   const outbox = (
-    name: string, queue: GroupQueue, channel: string, groupKind: IdKind, startGroup: (groupId: string, ids: string[]) => Promise<boolean>,
+    name: string,
+    queue: GroupQueue,
+    channel: string,
+    groupKind: IdKind,
+    startGroup: (groupId: string, ids: string[]) => Promise<boolean>,
     groups?: DispatcherDeps['groups'],
-  ) => createDispatcher({ name, queue, channel, groupKind, startGroup, listen: (c, fn) => sql.listen(c, fn), logger, ...(groups ? { groups } : {}) });
+  ) =>
+    createDispatcher({
+      name,
+      queue,
+      channel,
+      groupKind,
+      startGroup,
+      listen: (c, fn) => sql.listen(c, fn),
+      logger,
+      ...(groups ? { groups } : {}),
+    });
   return {
-    emails: outbox('emails', repos.emailDeliveries, QUEUE_CHANNEL, 'deliveryGroup', (groupId, ids) => temporal.startDeliveryGroup(groupId, ids), EMAIL_GROUPS),
+    emails: outbox(
+      'emails',
+      repos.emailDeliveries,
+      QUEUE_CHANNEL,
+      'deliveryGroup',
+      (groupId, ids) => temporal.startDeliveryGroup(groupId, ids),
+      EMAIL_GROUPS,
+    ),
     // Makes each delivery's first attempt itself; workflows run the retries (webhook-dispatcher.ts).
     webhooks: createWebhookDispatcher({
       queue: repos.webhookDeliveries,

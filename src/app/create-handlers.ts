@@ -30,23 +30,47 @@ import { sendTestRequest } from '../webhooks/test-request.js';
 import type { Core } from './start-core.js';
 
 /** The API role's services under the shared handler set that both adapters (REST, gRPC) serve, and SMTP submission's. */
-export function createHandlers(core: Core, deps: { auth: AuthService; usage: UsageRecorder; notifyQueued: () => void }) {
+export function createHandlers(
+  core: Core,
+  deps: { auth: AuthService; usage: UsageRecorder; notifyQueued: () => void },
+) {
   const { config, repos, now, logger } = core;
   const { auth, usage } = deps;
   const accept = createAcceptance({
-    quota: repos.quota, idempotency: createIdempotency(repos.idempotency), now,
-    onUndoFailed: (err, what) => logger.warn({ err, what }, 'a failed send could not be undone: the quota or Idempotency-Key stays taken until the day or the key expires'),
+    quota: repos.quota,
+    idempotency: createIdempotency(repos.idempotency),
+    now,
+    onUndoFailed: (err, what) =>
+      logger.warn(
+        { err, what },
+        'a failed send could not be undone: the quota or Idempotency-Key stays taken until the day or the key expires',
+      ),
     storedCount: repos.commitProbe.storedCount,
-    onCommitUnknown: (e) => logger.warn(e, 'the database went away while a send was being stored: asked again whether it was'),
+    onCommitUnknown: (e) =>
+      logger.warn(e, 'the database went away while a send was being stored: asked again whether it was'),
   });
-  const assertMaySendFrom = createSenderCheck({ domains: repos.domains, dkimKeys: repos.dkimKeys, requireDkimRecord: config.delivery === 'direct' });
+  const assertMaySendFrom = createSenderCheck({
+    domains: repos.domains,
+    dkimKeys: repos.dkimKeys,
+    requireDkimRecord: config.delivery === 'direct',
+  });
   const send = createSendService({
-    emails: repos.emails, accept, assertMaySendFrom, usage, notifyQueued: deps.notifyQueued,
+    emails: repos.emails,
+    accept,
+    assertMaySendFrom,
+    usage,
+    notifyQueued: deps.notifyQueued,
   });
   // One bucket per key for all API processes (in PostgreSQL); each process's own while PostgreSQL is unreachable.
   const rateLimiter = createRateLimiter({
-    rate: config.rateLimit, store: repos.rateBuckets, fallback: createMemoryBuckets(),
-    onStoreDown: (err) => logger.warn({ err }, 'rate limit: PostgreSQL unreachable, each API process limits on its own until it answers again'),
+    rate: config.rateLimit,
+    store: repos.rateBuckets,
+    fallback: createMemoryBuckets(),
+    onStoreDown: (err) =>
+      logger.warn(
+        { err },
+        'rate limit: PostgreSQL unreachable, each API process limits on its own until it answers again',
+      ),
     onStoreBack: () => logger.info('rate limit: shared buckets in PostgreSQL again'),
   });
   const guard = createGuard({ auth, rateLimiter, usage });
@@ -54,33 +78,60 @@ export function createHandlers(core: Core, deps: { auth: AuthService; usage: Usa
   const submission = createSubmissionService({ auth, rateLimiter, usage, send, assertMaySendFrom });
   const query = createEmailQueryService({ emails: repos.emails });
   const schedule = createScheduleService({
-    scheduled: repos.scheduled, accept, assertMaySendFrom, usage, now,
+    scheduled: repos.scheduled,
+    accept,
+    assertMaySendFrom,
+    usage,
+    now,
     startWorkflow: core.starters.startScheduled,
   });
-  const batch = createBatchService({ batches: repos.batches, accept, assertMaySendFrom, usage, startWorkflow: core.starters.startBatch });
+  const batch = createBatchService({
+    batches: repos.batches,
+    accept,
+    assertMaySendFrom,
+    usage,
+    startWorkflow: core.starters.startBatch,
+  });
   const events = createEventsService({ feed: repos.eventFeed });
   const emailApi = createEmailApi({ guard, send, query, schedule, batch, events });
   const adminApi = createAdminApi({
     auth,
     accounts: createAccountsService({ accounts: repos.accounts, health: core.health, now }),
     domains: createDomainsService({
-      domains: repos.domains, dkimKeys: repos.dkimKeys, accounts: repos.accounts, dkim: core.dkimProvisioning, checks: core.domainChecks,
+      domains: repos.domains,
+      dkimKeys: repos.dkimKeys,
+      accounts: repos.accounts,
+      dkim: core.dkimProvisioning,
+      checks: core.domainChecks,
       publish: core.publish,
     }),
     apiKeys: createApiKeysService({ apiKeys: repos.apiKeys, accounts: repos.accounts, usage }),
     webhooks: createWebhooksService({
-      webhooks: repos.webhooks, webhookDeliveries: repos.webhookDeliveries, accounts: repos.accounts,
+      webhooks: repos.webhooks,
+      webhookDeliveries: repos.webhookDeliveries,
+      accounts: repos.accounts,
       checkUrl: (u) => checkWebhookUrl(u, config.webhookAllowPrivate),
-      sendTest: (webhook) => sendTestRequest({ ...webhook, secrets: signingSecrets(webhook) }, { allowPrivate: config.webhookAllowPrivate }),
+      sendTest: (webhook) =>
+        sendTestRequest({ ...webhook, secrets: signingSecrets(webhook) }, { allowPrivate: config.webhookAllowPrivate }),
     }),
     operator: createOperatorService({
-      accounts: repos.accounts, owners: repos.owners, events: repos.events, suppressions: repos.suppressions, tracking: repos.tracking,
-      query, schedule, batch,
+      accounts: repos.accounts,
+      owners: repos.owners,
+      events: repos.events,
+      suppressions: repos.suppressions,
+      tracking: repos.tracking,
+      query,
+      schedule,
+      batch,
     }),
     caught: createCaughtMailService({ caught: repos.caught }),
     erasure: createErasureService({
-      erasure: createErasureRepo(core.sql), traces: createErasureTracesRepo(core.sql), accounts: repos.accounts, settings: repos.settings,
-      removeFile: (file) => fs.rm(file, { force: true }), logger,
+      erasure: createErasureRepo(core.sql),
+      traces: createErasureTracesRepo(core.sql),
+      accounts: repos.accounts,
+      settings: repos.settings,
+      removeFile: (file) => fs.rm(file, { force: true }),
+      logger,
     }),
   });
   return { emailApi, adminApi, guard, submission };

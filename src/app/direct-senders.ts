@@ -10,7 +10,11 @@ const NAMED = 10;
  * learns before the first refused send that the seeded default domain (verified by fiat, its record published
  * by nobody) or a domain verified with `force` cannot send.
  */
-export async function warnOfDirectSendersWithoutDkim(config: Pick<Config, 'delivery'>, dkimKeys: Pick<DkimKeysRepo, 'verifiedWithoutDkimRecord'>, logger: Logger): Promise<void> {
+export async function warnOfDirectSendersWithoutDkim(
+  config: Pick<Config, 'delivery'>,
+  dkimKeys: Pick<DkimKeysRepo, 'verifiedWithoutDkimRecord'>,
+  logger: Logger,
+): Promise<void> {
   if (config.delivery !== 'direct') return;
   const { names, count } = await dkimKeys.verifiedWithoutDkimRecord(NAMED);
   if (count === 0) return;

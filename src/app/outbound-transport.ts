@@ -21,8 +21,14 @@ export const RELAY_CONNECTIONS = 16;
  * domain verification uses). Either way EHLO
  * says MAILER_HOSTNAME, and the caller signs and addresses the message the same.
  */
-export function createOutboundTransport(config: Config, smtpUrl: string, resolver: DnsResolver, logger: Logger): MailTransport {
-  if (config.delivery !== 'direct') return createMailTransport(smtpUrl, { maxConnections: RELAY_CONNECTIONS, name: config.hostname });
+export function createOutboundTransport(
+  config: Config,
+  smtpUrl: string,
+  resolver: DnsResolver,
+  logger: Logger,
+): MailTransport {
+  if (config.delivery !== 'direct')
+    return createMailTransport(smtpUrl, { maxConnections: RELAY_CONNECTIONS, name: config.hostname });
   return createDirectTransport({
     resolver,
     port: config.mxPort,

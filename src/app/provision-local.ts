@@ -21,7 +21,10 @@ export async function provisionDatabase(config: Config, logger: Logger, stops: S
 
 /** The configured Temporal cluster, else the dev server (with its UI). */
 export async function provisionTemporal(
-  config: Config, env: NodeJS.ProcessEnv, logger: Logger, stops: StopList,
+  config: Config,
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+  stops: StopList,
 ): Promise<{ address: string; uiUrl: string | undefined }> {
   if (config.temporalAddress) return { address: config.temporalAddress, uiUrl: undefined };
   const cli = await locateTemporalCli({ cliPath: config.temporalCliPath, cacheDir: config.cacheDir, env, logger });
@@ -32,7 +35,12 @@ export async function provisionTemporal(
     );
   }
   const dev = await startDevServer({
-    cli, dataDir: config.dataDir, port: config.embeddedTemporalPort, namespace: config.temporalNamespace, ui: true, logger,
+    cli,
+    dataDir: config.dataDir,
+    port: config.embeddedTemporalPort,
+    namespace: config.temporalNamespace,
+    ui: true,
+    logger,
   });
   stops.onStop(dev.stop);
   return { address: dev.address, uiUrl: dev.uiUrl };
@@ -41,12 +49,20 @@ export async function provisionTemporal(
 /** The configured SMTP relay, or (MAILER_DELIVERY=catcher) the mail catcher, whose simulated reports go where mailed-back ones do. */
 export async function provisionSmtp(
   config: Config,
-  deps: { caught: CaughtMessagesRepo; onSimulatedReport: (report: Buffer, rcptTo: string[]) => Promise<unknown>; logger: Logger },
+  deps: {
+    caught: CaughtMessagesRepo;
+    onSimulatedReport: (report: Buffer, rcptTo: string[]) => Promise<unknown>;
+    logger: Logger;
+  },
   stops: StopList,
 ): Promise<{ smtpUrl: string; catcher: Catcher | undefined }> {
   if (config.delivery !== 'catcher') return { smtpUrl: config.smtpUrl ?? '', catcher: undefined };
   const catcher = await startCatcher({
-    host: '127.0.0.1', port: config.catcherPort, dataDir: config.dataDir, repo: deps.caught, logger: deps.logger,
+    host: '127.0.0.1',
+    port: config.catcherPort,
+    dataDir: config.dataDir,
+    repo: deps.caught,
+    logger: deps.logger,
     onSimulatedReport: deps.onSimulatedReport,
   });
   stops.onStop(catcher.close);

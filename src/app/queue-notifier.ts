@@ -17,7 +17,9 @@ export function createQueueNotifier(sql: Sql, local: Dispatcher | undefined, log
     setTimeout(() => {
       scheduled = false;
       // A lost NOTIFY costs latency only: every dispatcher also polls the queue each second.
-      sql.notify(QUEUE_CHANNEL, '').catch((err: unknown) => logger.warn({ err }, 'queue NOTIFY failed; dispatchers will poll'));
+      sql
+        .notify(QUEUE_CHANNEL, '')
+        .catch((err: unknown) => logger.warn({ err }, 'queue NOTIFY failed; dispatchers will poll'));
     }, WINDOW_MS).unref();
   };
 }

@@ -13,12 +13,15 @@ export const ENCRYPTION_KEY_FINGERPRINT = 'encryption_key_fingerprint';
  * every later one must match it. A database from before the fingerprint has none: its DKIM keys say which key
  * sealed them, so that is checked first, and a process with another key never records its own.
  */
-export async function assertInstallationKey(repos: Pick<Repos, 'dkimKeys' | 'settings'>, keyBox: Pick<KeyBox, 'keyId'>): Promise<void> {
+export async function assertInstallationKey(
+  repos: Pick<Repos, 'dkimKeys' | 'settings'>,
+  keyBox: Pick<KeyBox, 'keyId'>,
+): Promise<void> {
   const foreign = (await repos.dkimKeys.sealingKeyIds()).filter((id) => id !== keyBox.keyId);
   if (foreign.length > 0) {
     throw new Error(
       `the DKIM keys in the database are sealed under another encryption key (id ${foreign.join(', ')}; this process has ${keyBox.keyId}): ` +
-        'give every process the same MAILER_ENCRYPTION_KEY (or the data dir\'s encryption-key file that sealed them)',
+        "give every process the same MAILER_ENCRYPTION_KEY (or the data dir's encryption-key file that sealed them)",
     );
   }
   const recorded = await repos.settings.getOrCreate(ENCRYPTION_KEY_FINGERPRINT, keyBox.keyId);
@@ -26,7 +29,7 @@ export async function assertInstallationKey(repos: Pick<Repos, 'dkimKeys' | 'set
     throw new Error(
       `this process's encryption key (id ${keyBox.keyId}) is not the one this installation's database records (id ${recorded}): ` +
         'every process of an installation must use the same key; set the same MAILER_ENCRYPTION_KEY for each ' +
-        '(or give each the data dir\'s encryption-key file of the first process) and start it again',
+        "(or give each the data dir's encryption-key file of the first process) and start it again",
     );
   }
 }
@@ -37,7 +40,11 @@ export async function assertInstallationKey(repos: Pick<Repos, 'dkimKeys' | 'set
  * it finds nothing to do once every row is sealed. Every process of an installation must run this version:
  * an older one would read the sealed values as if they were clear.
  */
-export async function sealStoredSecrets(repos: Pick<Repos, 'dkimKeys' | 'webhooks'>, keyBox: KeyBox, logger: Logger): Promise<void> {
+export async function sealStoredSecrets(
+  repos: Pick<Repos, 'dkimKeys' | 'webhooks'>,
+  keyBox: KeyBox,
+  logger: Logger,
+): Promise<void> {
   const webhooks = await repos.webhooks.sealClearSecrets();
   let dkimKeys = 0;
   for (const { id, sealed } of await repos.dkimKeys.unboundPrivateKeys()) {
@@ -45,5 +52,9 @@ export async function sealStoredSecrets(repos: Pick<Repos, 'dkimKeys' | 'webhook
     await repos.dkimKeys.replaceSealed(id, sealed, keyBox.seal(keyBox.openAllowingUnbound(sealed, context), context));
     dkimKeys += 1;
   }
-  if (webhooks + dkimKeys > 0) logger.info({ webhooks, dkimKeys }, 'sealed the secrets an earlier version stored in clear or unbound to their row');
+  if (webhooks + dkimKeys > 0)
+    logger.info(
+      { webhooks, dkimKeys },
+      'sealed the secrets an earlier version stored in clear or unbound to their row',
+    );
 }

@@ -32,40 +32,85 @@ export interface ApiRole {
 /** The API role: the REST gateway (with the console and tracking links), the gRPC server, and the report listener. */
 export async function startApiRole(core: Core, notifyQueued: () => void, stops: StopList): Promise<ApiRole> {
   const { config, repos, logger } = core;
-  const tls = await loadTlsCertificate({ certFile: config.tlsCert, keyFile: config.tlsKey, dataDir: config.dataDir, hostname: config.hostname });
-  if (tls.created) logger.info({ dataDir: config.dataDir }, 'made a self-signed STARTTLS certificate into the data dir (set MAILER_TLS_CERT and MAILER_TLS_KEY for a real one)');
+  const tls = await loadTlsCertificate({
+    certFile: config.tlsCert,
+    keyFile: config.tlsKey,
+    dataDir: config.dataDir,
+    hostname: config.hostname,
+  });
+  if (tls.created)
+    logger.info(
+      { dataDir: config.dataDir },
+      'made a self-signed STARTTLS certificate into the data dir (set MAILER_TLS_CERT and MAILER_TLS_KEY for a real one)',
+    );
   const inbound = await startInboundServer({
-    host: config.host, port: config.inboundPort, logger, tls, ...smtpClients(config),
-    acceptsRecipient: core.inboundFeedback.acceptsRecipient, onMessage: core.inboundFeedback.receive,
+    host: config.host,
+    port: config.inboundPort,
+    logger,
+    tls,
+    ...smtpClients(config),
+    acceptsRecipient: core.inboundFeedback.acceptsRecipient,
+    onMessage: core.inboundFeedback.receive,
   });
   stops.onStop(inbound.close);
-  const usage = createUsageRecorder((d) => repos.apiKeys.addUsage(d), (err) => logger.warn({ err }, 'usage statistics not saved'));
+  const usage = createUsageRecorder(
+    (d) => repos.apiKeys.addUsage(d),
+    (err) => logger.warn({ err }, 'usage statistics not saved'),
+  );
   stops.onStop(usage.close);
   const auth = createAuthService({
-    findPrincipal: (h) => repos.apiKeys.findPrincipal(h), adminToken: core.admin.token, adminThrottle: createAuthThrottle(),
+    findPrincipal: (h) => repos.apiKeys.findPrincipal(h),
+    adminToken: core.admin.token,
+    adminThrottle: createAuthThrottle(),
     metricsToken: config.metricsToken,
   });
   const { emailApi, adminApi, guard, submission } = createHandlers(core, { auth, usage, notifyQueued });
   // One count of request bytes held for REST, gRPC and SMTP submission together, per process and per key.
   const MiB = 1024 * 1024;
-  const bytesInFlight = new BytesInFlight({ process: config.bodyMibInFlight * MiB, perKey: config.bodyMibInFlightPerKey * MiB });
+  const bytesInFlight = new BytesInFlight({
+    process: config.bodyMibInFlight * MiB,
+    perKey: config.bodyMibInFlightPerKey * MiB,
+  });
   const submissionUrl = await startSubmission(core, submission, tls, stops, bytesInFlight);
 
   // One admin admission (token, throttle by client address) for REST and gRPC.
   const adminCall = async (ctx: CallContext) => admitAdmin(auth, ctx);
   const rest = await buildRestApp({
-    emailApi, adminApi, logger, metrics: core.metrics, bytesInFlight, publicUrl: config.publicUrl, trustedProxies: config.trustedProxies,
+    emailApi,
+    adminApi,
+    logger,
+    metrics: core.metrics,
+    bytesInFlight,
+    publicUrl: config.publicUrl,
+    trustedProxies: config.trustedProxies,
     // The split by Host first, before the routes it splits.
-    plugins: [trackingHostPlugin({ publicUrl: config.publicUrl, trackingUrl: config.trackingUrl }), trackingRoutes(createTrackingService({
-      hits: repos.tracking, tokens: core.linkTracker, now: core.now, windowSeconds: config.trackingEventWindowSeconds,
-      onError: (err) => logger.warn({ err }, 'tracking hit not recorded'),
-    })), consolePlugin({ publicUrl: config.publicUrl })],
+    plugins: [
+      trackingHostPlugin({ publicUrl: config.publicUrl, trackingUrl: config.trackingUrl }),
+      trackingRoutes(
+        createTrackingService({
+          hits: repos.tracking,
+          tokens: core.linkTracker,
+          now: core.now,
+          windowSeconds: config.trackingEventWindowSeconds,
+          onError: (err) => logger.warn({ err }, 'tracking hit not recorded'),
+        }),
+      ),
+      consolePlugin({ publicUrl: config.publicUrl }),
+    ],
     admitApi: guard.admit,
     admitAdmin: adminCall,
     admitMetrics: (authorization) => auth.authenticateMetrics(authorization),
     checkReady: createReadiness({ database: () => repos.ping(), temporal: () => core.temporal.ping() }, logger).down,
   });
-  const grpc = await buildGrpcApp({ emailApi, adminApi, admitApi: guard.admit, admitAdmin: adminCall, logger, metrics: core.metrics, bytesInFlight });
+  const grpc = await buildGrpcApp({
+    emailApi,
+    adminApi,
+    admitApi: guard.admit,
+    admitAdmin: adminCall,
+    logger,
+    metrics: core.metrics,
+    bytesInFlight,
+  });
   const restUrl = await listen(rest, config.host, config.port);
   stops.onStop(() => rest.close());
   const grpcUrl = await listen(grpc, config.host, config.grpcPort);
@@ -74,11 +119,24 @@ export async function startApiRole(core: Core, notifyQueued: () => void, stops: 
 }
 
 /** The SMTP submission listener, with the STARTTLS certificate both listeners use (configured, or self-signed once into the data dir). */
-async function startSubmission(core: Core, handler: SubmissionService, tls: TlsCertificate, stops: StopList, bytesInFlight: BytesInFlight): Promise<string | undefined> {
+async function startSubmission(
+  core: Core,
+  handler: SubmissionService,
+  tls: TlsCertificate,
+  stops: StopList,
+  bytesInFlight: BytesInFlight,
+): Promise<string | undefined> {
   const { config, logger } = core;
   if (config.submissionPort === 0) return undefined;
   const server = await startSubmissionServer({
-    host: config.host, port: config.submissionPort, hostname: config.hostname, tls, logger, handler, ...smtpClients(config), bytesInFlight,
+    host: config.host,
+    port: config.submissionPort,
+    hostname: config.hostname,
+    tls,
+    logger,
+    handler,
+    ...smtpClients(config),
+    bytesInFlight,
   });
   stops.onStop(server.close);
   return server.url;

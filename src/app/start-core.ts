@@ -72,22 +72,37 @@ export interface Core {
   tracing: Tracing;
 }
 
-export async function startCore(config: Config, logger: Logger, env: NodeJS.ProcessEnv, stops: StopList): Promise<Core> {
+export async function startCore(
+  config: Config,
+  logger: Logger,
+  env: NodeJS.ProcessEnv,
+  stops: StopList,
+): Promise<Core> {
   // First started, last stopped: the spans of everything stopping are still sent.
   const tracing = startTracing(config, logger);
   stops.onStop(tracing.stop);
-  await tightenDataDir(config.dataDir, dataDirMode(!config.databaseUrl || (await holdsEmbeddedPostgres(config.dataDir))), logger);
+  await tightenDataDir(
+    config.dataDir,
+    dataDirMode(!config.databaseUrl || (await holdsEmbeddedPostgres(config.dataDir))),
+    logger,
+  );
   const { databaseUrl, sql, firstRun } = await openDatabase(config, logger, stops);
   const admin = await loadAdminToken(config.adminToken, config.dataDir);
   const encryption = await loadEncryptionKey(config.encryptionKey, config.dataDir);
-  if (encryption.created) logger.info({ dataDir: config.dataDir }, 'generated the encryption key of the secrets stored in the database into the data dir (back it up with the database)');
+  if (encryption.created)
+    logger.info(
+      { dataDir: config.dataDir },
+      'generated the encryption key of the secrets stored in the database into the data dir (back it up with the database)',
+    );
   const keyBox = createKeyBox(encryption.key);
   const repos = createRepos(sql, keyBox);
   // Before anything is sealed or opened: a process with another key than the installation's stops here.
   await assertInstallationKey(repos, keyBox);
   await sealStoredSecrets(repos, keyBox, logger);
   // The worker signs tracking links and the API checks them, maybe in other processes: one key, in the database (sealed).
-  const trackingKey = await repos.settings.getOrCreateSecret('tracking_key', () => crypto.randomBytes(32).toString('base64url'));
+  const trackingKey = await repos.settings.getOrCreateSecret('tracking_key', () =>
+    crypto.randomBytes(32).toString('base64url'),
+  );
   // Links in mail point at MAILER_TRACKING_URL, a host apart from the console's (http/tracking-host.ts).
   const linkTracker = createLinkTracker({ baseUrl: config.trackingUrl, key: trackingKey });
   warnOfSharedTrackingHost(config, logger);
@@ -96,8 +111,11 @@ export async function startCore(config: Config, logger: Logger, env: NodeJS.Proc
 
   const { address: temporalAddress, uiUrl: temporalUiUrl } = await provisionTemporal(config, env, logger, stops);
   const temporal = await connectTemporal({
-    address: temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue,
-    smtpRetry: { retries: config.smtpRetryAttempts, firstDelaySeconds: config.smtpRetryFirstSeconds }, tracing,
+    address: temporalAddress,
+    namespace: config.temporalNamespace,
+    taskQueue: config.taskQueue,
+    smtpRetry: { retries: config.smtpRetryAttempts, firstDelaySeconds: config.smtpRetryFirstSeconds },
+    tracing,
   });
   stops.onStop(temporal.close);
 
@@ -111,17 +129,48 @@ export async function startCore(config: Config, logger: Logger, env: NodeJS.Proc
   // Reports mailed back (API role's listener) and the catcher's simulated ones (worker role) take one path.
   const sources = createFeedbackSources(config.fblSources, auth.dnsResolver);
   if (!sources.configured && config.delivery !== 'catcher') {
-    logger.info('MAILER_FBL_SOURCES is unset: complaint reports are recorded and suppress their recipient, but none moves an account\'s health');
+    logger.info(
+      "MAILER_FBL_SOURCES is unset: complaint reports are recorded and suppress their recipient, but none moves an account's health",
+    );
   }
   const inboundFeedback = createInboundFeedbackService({
-    emails: repos.emails, feedback: createFeedbackService({ events: repos.events, health, logger, now, metrics }), tokens: reportTokens, sources, logger, metrics,
+    emails: repos.emails,
+    feedback: createFeedbackService({ events: repos.events, health, logger, now, metrics }),
+    tokens: reportTokens,
+    sources,
+    logger,
+    metrics,
   });
   const startRetrier = createStartRetrier({ logger });
   stops.onStop(async () => startRetrier.stop());
-  const starters = createJobStarters({ temporal, scheduled: repos.scheduled, batches: repos.batches, retrier: startRetrier, logger });
+  const starters = createJobStarters({
+    temporal,
+    scheduled: repos.scheduled,
+    batches: repos.batches,
+    retrier: startRetrier,
+    logger,
+  });
   return {
-    config, logger, databaseUrl, sql, repos, firstRun, admin, linkTracker, reportTokens, keyBox, temporalAddress, temporalUiUrl, temporal,
-    metrics, now, health, inboundFeedback, starters, tracing, ...auth,
+    config,
+    logger,
+    databaseUrl,
+    sql,
+    repos,
+    firstRun,
+    admin,
+    linkTracker,
+    reportTokens,
+    keyBox,
+    temporalAddress,
+    temporalUiUrl,
+    temporal,
+    metrics,
+    now,
+    health,
+    inboundFeedback,
+    starters,
+    tracing,
+    ...auth,
   };
 }
 
@@ -130,21 +179,38 @@ export async function startCore(config: Config, logger: Logger, env: NodeJS.Proc
  * seeded default domain) get one here, before the service answers: their records then list it.
  */
 async function domainAuthentication(config: Config, repos: Repos, keyBox: KeyBox, logger: Logger, now: () => Date) {
-  const publish: PublishSettings = { hostname: config.hostname, spfInclude: config.spfInclude, returnPathDomain: config.returnPathDomain };
+  const publish: PublishSettings = {
+    hostname: config.hostname,
+    spfInclude: config.spfInclude,
+    returnPathDomain: config.returnPathDomain,
+  };
   const dnsResolver = createDnsResolver(config.dnsServers);
   const dkimProvisioning = createDkimProvisioning({
-    dkimKeys: repos.dkimKeys, generate: generateDkimKeyPair, seal: (pem, keyId) => keyBox.seal(pem, sealedContext.dkimPrivateKey(keyId)), now, logger,
+    dkimKeys: repos.dkimKeys,
+    generate: generateDkimKeyPair,
+    seal: (pem, keyId) => keyBox.seal(pem, sealedContext.dkimPrivateKey(keyId)),
+    now,
+    logger,
   });
   await dkimProvisioning.backfill();
   await warnOfDirectSendersWithoutDkim(config, repos.dkimKeys, logger);
   const dkim = createDkimKeyring({ lookup: repos.dkimKeys.sealedSigningKey, keyBox });
-  const domainChecks = createDomainDnsCheck({ domains: repos.domains, dkimKeys: repos.dkimKeys, resolver: dnsResolver, publish, now, logger });
+  const domainChecks = createDomainDnsCheck({
+    domains: repos.domains,
+    dkimKeys: repos.dkimKeys,
+    resolver: dnsResolver,
+    publish,
+    now,
+    logger,
+  });
   return { dkim, dkimProvisioning, dnsResolver, publish, domainChecks };
 }
 
 /** Connects, and migrates (seeding an empty database), waiting for a database still down or restarting. */
 async function openDatabase(
-  config: Config, logger: Logger, stops: StopList,
+  config: Config,
+  logger: Logger,
+  stops: StopList,
 ): Promise<{ databaseUrl: string; sql: Sql; firstRun: FirstRun | undefined }> {
   const databaseUrl = await provisionDatabase(config, logger, stops);
   const sql = createSql(databaseUrl, { max: 40 });
@@ -152,17 +218,22 @@ async function openDatabase(
   let firstRun: FirstRun | undefined;
   let keptIn: string | undefined;
   await retryAtStart({
-    what: 'database', isTransient: isDatabaseUnavailable, logger,
-    attempt: () => migrate(sql, logger, async (tx) => {
-      firstRun = await seedIfEmpty(createSeedRepo(tx), config.defaultDomain);
-      // Before the key commits: so that it outlives a process stopped before its banner.
-      keptIn = firstRun ? await keepFirstRun(config.dataDir, firstRun, logger) : undefined;
-    }),
+    what: 'database',
+    isTransient: isDatabaseUnavailable,
+    logger,
+    attempt: () =>
+      migrate(sql, logger, async (tx) => {
+        firstRun = await seedIfEmpty(createSeedRepo(tx), config.defaultDomain);
+        // Before the key commits: so that it outlives a process stopped before its banner.
+        keptIn = firstRun ? await keepFirstRun(config.dataDir, firstRun, logger) : undefined;
+      }),
   });
   if (firstRun) {
     // Where the key is, never the key: log lines are shipped and kept where secrets should not be.
-    logger.info({ accountId: firstRun.accountId, domain: firstRun.domain, keptIn },
-      'first run: created the default account and its API key, which the banner shows (kept in the data dir until then)');
+    logger.info(
+      { accountId: firstRun.accountId, domain: firstRun.domain, keptIn },
+      'first run: created the default account and its API key, which the banner shows (kept in the data dir until then)',
+    );
   }
   return { databaseUrl, sql, firstRun };
 }

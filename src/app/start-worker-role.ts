@@ -37,31 +37,55 @@ import type { StopList } from './stop-list.js';
  * webhook deliveries to workflows, and the sweeper of scheduled jobs and expired keys.
  */
 export async function startWorkerRole(
-  core: Core, { dispatchers, notifyQueued }: { dispatchers: Dispatchers; notifyQueued: () => void }, stops: StopList,
+  core: Core,
+  { dispatchers, notifyQueued }: { dispatchers: Dispatchers; notifyQueued: () => void },
+  stops: StopList,
 ): Promise<{ catcher: Catcher | undefined; probeUrl: string | undefined }> {
   const { config, repos, health, logger } = core;
-  const { smtpUrl, catcher } = await provisionSmtp(config, {
-    caught: repos.caught, logger, onSimulatedReport: (report, rcptTo) => core.inboundFeedback.receive(report, { rcptTo, simulated: true }),
-  }, stops);
+  const { smtpUrl, catcher } = await provisionSmtp(
+    config,
+    {
+      caught: repos.caught,
+      logger,
+      onSimulatedReport: (report, rcptTo) => core.inboundFeedback.receive(report, { rcptTo, simulated: true }),
+    },
+    stops,
+  );
   const transport: MailTransport = createOutboundTransport(config, smtpUrl, core.dnsResolver, logger);
   stops.onStop(async () => transport.close());
   // The worker waits for a Temporal that is not up yet (the API role needs none to start: see client.ts).
   const worker: TemporalWorker = await retryAtStart({
-    what: 'Temporal', isTransient: isTemporalUnavailable, logger, attempt: () => createWorker(core, transport, notifyQueued),
+    what: 'Temporal',
+    isTransient: isTemporalUnavailable,
+    logger,
+    attempt: () => createWorker(core, transport, notifyQueued),
   });
   const running = worker.run();
   running.catch((err: unknown) => logger.fatal({ err }, 'Temporal worker stopped'));
   stops.onStop(worker.shutdown);
   // Not fatal: the service works without the re-check, and the next start (of any worker) tries again.
-  await core.temporal.ensureDnsRecheckSchedule(config.dnsRecheckMinutes).catch((err: unknown) =>
-    logger.warn({ err }, 'could not create the schedule of the periodic DNS re-check of domains'));
-  await core.temporal.ensureRetentionSchedule().catch((err: unknown) =>
-    logger.warn({ err }, 'could not create the schedule of retention (the removal of expired content and history)'));
+  await core.temporal
+    .ensureDnsRecheckSchedule(config.dnsRecheckMinutes)
+    .catch((err: unknown) =>
+      logger.warn({ err }, 'could not create the schedule of the periodic DNS re-check of domains'),
+    );
+  await core.temporal
+    .ensureRetentionSchedule()
+    .catch((err: unknown) =>
+      logger.warn({ err }, 'could not create the schedule of retention (the removal of expired content and history)'),
+    );
   for (const dispatcher of [dispatchers.emails, dispatchers.webhooks]) {
     await dispatcher.start();
     stops.onStop(dispatcher.stop);
   }
-  const jobSweeper = createJobSweeper({ starters: core.starters, scheduled: repos.scheduled, batches: repos.batches, notifyQueued, logger, metrics: core.metrics });
+  const jobSweeper = createJobSweeper({
+    starters: core.starters,
+    scheduled: repos.scheduled,
+    batches: repos.batches,
+    notifyQueued,
+    logger,
+    metrics: core.metrics,
+  });
   const periodicSweep = createPeriodicSweep({
     steps: [
       jobSweeper.sweep,
@@ -81,7 +105,9 @@ export async function startWorkerRole(
 async function startProbes(core: Core, stops: StopList): Promise<string> {
   const { config, repos, logger } = core;
   const app = await buildProbeApp({
-    metrics: core.metrics, logger, admitMetrics: metricsGate(config.metricsToken),
+    metrics: core.metrics,
+    logger,
+    admitMetrics: metricsGate(config.metricsToken),
     checkReady: createReadiness({ database: () => repos.ping(), temporal: () => core.temporal.ping() }, logger).down,
   });
   const url = await listen(app, config.host, config.workerPort);
@@ -97,18 +123,28 @@ function createWorker(core: Core, transport: MailTransport, notifyQueued: () => 
   const { config, repos, logger } = core;
   const prebuilt = createPrebuiltMessages({ maxBytes: PREBUILT_BYTES, ttlMs: PREBUILT_TTL_MS });
   const deliveryDeps: DeliveryDeps = {
-    emailDeliveries: repos.emailDeliveries, suppressions: repos.suppressions, transport, logger, metrics: core.metrics,
+    emailDeliveries: repos.emailDeliveries,
+    suppressions: repos.suppressions,
+    transport,
+    logger,
+    metrics: core.metrics,
     rewriteForTracking: core.linkTracker.rewrite,
     reportToken: core.reportTokens.sign,
     recipientToken: core.reportTokens.signRecipient,
-    returnPath: (token, senderDomain) => returnPathAddress(token, returnPathDomain(senderDomain, config.returnPathDomain)),
+    returnPath: (token, senderDomain) =>
+      returnPathAddress(token, returnPathDomain(senderDomain, config.returnPathDomain)),
     dkimKey: core.dkim.signingKey,
     prebuilt,
     judgeAccount: (accountId) => core.health.evaluate(accountId),
   };
   // One sender for delivery and for building scheduled emails ahead: the messages are built the same way.
   const sender = createEmailSender(deliveryDeps);
-  const preparer = createScheduledPreparer({ scheduled: repos.scheduled, buildAhead: sender.buildAhead, prebuilt, logger });
+  const preparer = createScheduledPreparer({
+    scheduled: repos.scheduled,
+    buildAhead: sender.buildAhead,
+    prebuilt,
+    logger,
+  });
   return createTemporalWorker({
     address: core.temporalAddress,
     namespace: config.temporalNamespace,
@@ -122,10 +158,20 @@ function createWorker(core: Core, transport: MailTransport, notifyQueued: () => 
         disableThreshold: { discards: config.webhookDisableAfterDiscards, hours: config.webhookDisableAfterHours },
         metrics: core.metrics,
       }),
-      ...createJobActivities({ scheduled: repos.scheduled, batches: repos.batches, notifyQueued: () => notifyQueued(), metrics: core.metrics, preparer }),
+      ...createJobActivities({
+        scheduled: repos.scheduled,
+        batches: repos.batches,
+        notifyQueued: () => notifyQueued(),
+        metrics: core.metrics,
+        preparer,
+      }),
       ...createDomainActivities({ checks: core.domainChecks, recheckMinutes: config.dnsRecheckMinutes }),
       ...createRetentionActivities({
-        retention: createRetentionService({ repo: createRetentionRepo(core.sql), removeFile: (file) => fs.rm(file, { force: true }), logger }),
+        retention: createRetentionService({
+          repo: createRetentionRepo(core.sql),
+          removeFile: (file) => fs.rm(file, { force: true }),
+          logger,
+        }),
         policy: { contentDays: config.retentionContentDays, eventsDays: config.retentionEventsDays },
       }),
     },

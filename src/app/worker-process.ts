@@ -41,7 +41,8 @@ function lowerPriority(child: ChildProcess, logger: Logger): void {
       os.setPriority(id, nice);
     } catch (err) {
       // A thread may have ended since it was listed.
-      if ((err as NodeJS.ErrnoException).code !== 'ESRCH') logger.warn({ err }, 'could not lower the worker process\'s priority');
+      if ((err as NodeJS.ErrnoException).code !== 'ESRCH')
+        logger.warn({ err }, "could not lower the worker process's priority");
     }
   }
 }
@@ -73,7 +74,11 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   let restartTimer: NodeJS.Timeout | undefined;
 
   const spawnChild = () => {
-    const c = fork(options.entry, [], { env: options.env, execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const c = fork(options.entry, [], {
+      env: options.env,
+      execArgv: process.execArgv,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     lowerPriority(c, logger);
     // Threads the child starts later inherit the main thread's priority; those it started already get it here.
     c.on('message', (m: WorkerReady) => {
@@ -105,7 +110,9 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
     first.on('message', (m: WorkerReady) => {
       if (m?.type === 'ready') resolve(m);
     });
-    first.once('exit', (code, signal) => reject(new Error(`the worker process exited while starting (code ${code}, signal ${signal})`)));
+    first.once('exit', (code, signal) =>
+      reject(new Error(`the worker process exited while starting (code ${code}, signal ${signal})`)),
+    );
   });
   supervise(first);
 

@@ -103,7 +103,8 @@ function loadStaticFiles(dir: string, publicUrl: string): Map<string, StaticFile
     const full = path.join(entry.parentPath, entry.name);
     const name = path.relative(dir, full).split(path.sep).join('/');
     let body = fs.readFileSync(full);
-    if (name === 'index.html') body = Buffer.from(body.toString('utf8').replace('{{PUBLIC_URL}}', escapeAttribute(publicUrl)));
+    if (name === 'index.html')
+      body = Buffer.from(body.toString('utf8').replace('{{PUBLIC_URL}}', escapeAttribute(publicUrl)));
     const etag = `"${crypto.createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
     files.set(name, { body, contentType, etag });
   }

@@ -13,8 +13,16 @@ const CLIENT_CODES = new Set(['CONNECTION_CLOSED', 'CONNECTION_DESTROYED', 'CONN
 
 /** Socket-level failures to reach the server (DNS included: a database host not resolvable yet at start). */
 const SOCKET_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN',
-  'ENOTFOUND', 'EAI_AGAIN',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'ENOTFOUND',
+  'EAI_AGAIN',
 ]);
 
 /**
@@ -45,16 +53,26 @@ export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
  * reached the server, even after its commit (the answer lost with the connection): its outcome is unknown.
  */
 const NEVER_CONNECTED_CODES = new Set([
-  'ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENOTFOUND', 'EAI_AGAIN', 'CONNECT_TIMEOUT',
+  'ECONNREFUSED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'CONNECT_TIMEOUT',
   // cannot_connect_now and too_many_connections answer a connection's startup, before any statement.
-  '57P03', '53300', '08001', '08004',
+  '57P03',
+  '53300',
+  '08001',
+  '08004',
 ]);
 
 function neverConnected(err: unknown, depth = 0): boolean {
   if (typeof err !== 'object' || err === null || depth > MAX_DEPTH) return false;
   const e = err as { code?: unknown; errors?: unknown; cause?: unknown };
   if (typeof e.code === 'string' && NEVER_CONNECTED_CODES.has(e.code)) return true;
-  if (Array.isArray(e.errors) && e.errors.length > 0 && e.errors.every((x) => neverConnected(x, depth + 1))) return true;
+  if (Array.isArray(e.errors) && e.errors.length > 0 && e.errors.every((x) => neverConnected(x, depth + 1)))
+    return true;
   return neverConnected(e.cause, depth + 1);
 }
 
@@ -68,4 +86,7 @@ export function isCommitOutcomeUnknown(err: unknown): boolean {
   return isDatabaseUnavailable(err) && !neverConnected(err);
 }
 
-registerUnavailable({ matches: (err) => isDatabaseUnavailable(err), message: 'The database is unavailable; retry shortly' });
+registerUnavailable({
+  matches: (err) => isDatabaseUnavailable(err),
+  message: 'The database is unavailable; retry shortly',
+});

@@ -19,7 +19,9 @@ export async function migrate(sql: Sql, logger: Logger, afterMigrate?: (tx: Tx) 
     await tx`select pg_advisory_xact_lock(${MIGRATION_LOCK})`;
     await tx`create table if not exists schema_migrations (
       version integer primary key, name text not null, applied_at timestamptz not null default now())`;
-    const done = new Set((await tx<{ version: number }[]>`select version from schema_migrations`).map((r) => r.version));
+    const done = new Set(
+      (await tx<{ version: number }[]>`select version from schema_migrations`).map((r) => r.version),
+    );
     for (const m of MIGRATIONS) {
       if (done.has(m.version)) continue;
       if (m.sql !== '') await tx.unsafe(m.sql);

@@ -8,8 +8,11 @@ import type { Sql } from './sql.js';
  * `test/integration/schema-snapshot.test.ts`, which fails when the file is stale.
  */
 export async function schemaSnapshot(sql: Sql): Promise<string> {
-  const parts: string[] = ['-- The schema after all migrations (src/db/migrations). Generated: do not edit.',
-    '-- UPDATE_SCHEMA=1 npx vitest run test/integration/schema-snapshot.test.ts writes it anew.', ''];
+  const parts: string[] = [
+    '-- The schema after all migrations (src/db/migrations). Generated: do not edit.',
+    '-- UPDATE_SCHEMA=1 npx vitest run test/integration/schema-snapshot.test.ts writes it anew.',
+    '',
+  ];
 
   const tables = await sql<{ name: string; comment: string | null }[]>`
     select c.relname as name, obj_description(c.oid, 'pg_class') as comment from pg_class c join pg_namespace n on n.oid = c.relnamespace
@@ -25,7 +28,9 @@ export async function schemaSnapshot(sql: Sql): Promise<string> {
       select conname as name, pg_get_constraintdef(oid) as def from pg_constraint
       where conrelid = ${`public.${name}`}::regclass and contype <> 'n' order by contype, conname`;
     const lines = [
-      ...columns.map((c) => `  ${c.name} ${c.type}${c.not_null ? ' NOT NULL' : ''}${c.def === null ? '' : ` DEFAULT ${c.def}`}`),
+      ...columns.map(
+        (c) => `  ${c.name} ${c.type}${c.not_null ? ' NOT NULL' : ''}${c.def === null ? '' : ` DEFAULT ${c.def}`}`,
+      ),
       ...constraints.map((c) => `  CONSTRAINT ${c.name} ${c.def}`),
     ];
     parts.push(...commentLines(comment), `CREATE TABLE ${name} (\n${lines.join(',\n')}\n);`, '');

@@ -13,9 +13,11 @@ export type Tx = postgres.TransactionSql<Record<string, never>>;
  * Data that JSON.stringify writes as it is, checked field by field. The driver's own `JSONValue` asks every
  * object for an index signature, which an interface (BouncedRecipient, Mailboxes, ...) never has.
  */
-export type Json<T> = T extends JsonValue | undefined | Date ? T
-  : T extends bigint | symbol | ((...args: never[]) => unknown) ? never
-  : { [K in keyof T]: Json<T[K]> };
+export type Json<T> = T extends JsonValue | undefined | Date
+  ? T
+  : T extends bigint | symbol | ((...args: never[]) => unknown)
+    ? never
+    : { [K in keyof T]: Json<T[K]> };
 
 const JSONB_OID = 3802;
 
@@ -44,7 +46,8 @@ export function createSql(url: string, options: PoolOptions = {}): Sql {
     max: options.max ?? 20,
     idle_timeout: 60,
     connect_timeout: 10,
-    backoff: (retries: number) => Math.min(RECONNECT_BACKOFF_FIRST_SECONDS * 2 ** retries, RECONNECT_BACKOFF_MAX_SECONDS),
+    backoff: (retries: number) =>
+      Math.min(RECONNECT_BACKOFF_FIRST_SECONDS * 2 ** retries, RECONNECT_BACKOFF_MAX_SECONDS),
     // Column names stay snake_case; repositories map rows to domain objects explicitly.
     transform: { undefined: null },
     onnotice: options.onnotice ?? (() => {}),

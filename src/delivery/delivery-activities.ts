@@ -29,7 +29,7 @@ export interface DeliverEmailsResult {
 
 function leaseToken(): string {
   const info = Context.current().info;
-  return `${info.workflowExecution?.workflowId ?? "standalone"}:${info.activityId}:${info.attempt}:${crypto.randomBytes(4).toString('hex')}`;
+  return `${info.workflowExecution?.workflowId ?? 'standalone'}:${info.activityId}:${info.attempt}:${crypto.randomBytes(4).toString('hex')}`;
 }
 
 /** Sleeps, heartbeating, until another attempt's lease on some of our emails has run out. */
@@ -50,7 +50,9 @@ async function deliver(deps: DeliveryDeps, sender: EmailSender, ids: string[]): 
   const result: DeliverEmailsResult = { sent: 0, bounced: 0, retry: [] };
   const renew = setInterval(() => {
     ctx.heartbeat();
-    emailDeliveries.renewLeases(ids, token, { seconds: LEASE_SECONDS, belowSeconds: RENEW_BELOW_SECONDS }).catch((err: unknown) => logger.warn({ err }, 'lease renewal failed'));
+    emailDeliveries
+      .renewLeases(ids, token, { seconds: LEASE_SECONDS, belowSeconds: RENEW_BELOW_SECONDS })
+      .catch((err: unknown) => logger.warn({ err }, 'lease renewal failed'));
   }, RENEW_EVERY_MS);
   try {
     let remaining = ids;
@@ -74,7 +76,9 @@ async function deliver(deps: DeliveryDeps, sender: EmailSender, ids: string[]): 
  * code's choices"). Answers what it leased, and until when another attempt holds the rest.
  */
 async function deliverPass(
-  deps: DeliveryDeps, sender: EmailSender, { token, ids, result }: { token: string; ids: string[]; result: DeliverEmailsResult },
+  deps: DeliveryDeps,
+  sender: EmailSender,
+  { token, ids, result }: { token: string; ids: string[]; result: DeliverEmailsResult },
 ): Promise<{ leased: Set<string>; busyUntil: Date | null }> {
   const { emailDeliveries } = deps;
   const ctx = Context.current();
@@ -126,7 +130,8 @@ export function createDeliveryActivities(deps: DeliveryDeps, sender: EmailSender
     /** One email that failed temporarily; throws (and is retried by Temporal) while it keeps failing. */
     async retryEmail(input: { emailId: string }): Promise<SendOutcome> {
       const result = await deliver(deps, sender, [input.emailId]);
-      if (result.retry.length > 0) throw ApplicationFailure.retryable(`email ${input.emailId} failed temporarily`, 'SoftBounce');
+      if (result.retry.length > 0)
+        throw ApplicationFailure.retryable(`email ${input.emailId} failed temporarily`, 'SoftBounce');
       return result.sent > 0 ? 'sent' : result.bounced > 0 ? 'bounced' : 'skipped';
     },
 
@@ -145,7 +150,11 @@ export function createDeliveryActivities(deps: DeliveryDeps, sender: EmailSender
       const { leased, busyUntil } = await emailDeliveries.lease([emailId], token, LEASE_SECONDS);
       if (leased.length > 0) {
         const loaded = (await emailDeliveries.loadMany(leased)).get(emailId);
-        if (loaded) await sender.finish(token, transientBounceOutcome(loaded.email, new Date(), loaded.lastError, loaded.answered));
+        if (loaded)
+          await sender.finish(
+            token,
+            transientBounceOutcome(loaded.email, new Date(), loaded.lastError, loaded.answered),
+          );
         return;
       }
       if (busyUntil === null) return;

@@ -4,7 +4,13 @@ import { addressKey } from '../domain/address.js';
 import { groupPerTurn } from '../group-commit.js';
 import { composeMessage } from './message/compose.js';
 import { renderMessage } from './message/render-message.js';
-import { attemptOutcome, pendingRecipientsOf, recipientsOf, rejectedOutcome, suppressedOutcome } from './outcome/delivery-outcome.js';
+import {
+  attemptOutcome,
+  pendingRecipientsOf,
+  recipientsOf,
+  rejectedOutcome,
+  suppressedOutcome,
+} from './outcome/delivery-outcome.js';
 import { mergedResult, recipientCopies } from './message/recipient-copies.js';
 import { smtpSpanAttributes } from './transport/smtp-span-attributes.js';
 import type { BuildTerms } from './message/prebuilt-messages.js';
@@ -35,7 +41,11 @@ export function createEmailSender(deps: DeliveryDeps) {
   const { emailDeliveries, transport, logger } = deps;
   // Outcomes of all the activities running in this worker share statements (group commit).
   const outcomes = createOutcomeWriter(emailDeliveries.recordOutcomes, {
-    onRetry: (err, attempt) => logger.warn({ err, attempt }, 'delivery outcome not recorded yet: the database is unreachable; retrying, the lease kept'),
+    onRetry: (err, attempt) =>
+      logger.warn(
+        { err, attempt },
+        'delivery outcome not recorded yet: the database is unreachable; retrying, the lease kept',
+      ),
   });
   // Copies handed over while their email's other copies are still being sent, kept as they are answered.
   const answered = groupPerTurn<AnsweredProgress, void>(MAX_ANSWERED_BATCH, async (batch) => {
@@ -51,9 +61,13 @@ export function createEmailSender(deps: DeliveryDeps) {
   async function finish(token: string, outcome: DeliveryOutcome): Promise<void> {
     const recorded = await outcomes.record({ token, outcome });
     if (recorded) countOutcome(deps.metrics, outcome);
-    const counted = outcome.events.some((e) => e.type === 'bounce' && (e.data as { bounce_subtype?: string }).bounce_subtype !== 'Suppressed');
+    const counted = outcome.events.some(
+      (e) => e.type === 'bounce' && (e.data as { bounce_subtype?: string }).bounce_subtype !== 'Suppressed',
+    );
     if (recorded && counted) {
-      await deps.judgeAccount(recorded.accountId).catch((err: unknown) => logger.warn({ err, accountId: recorded.accountId }, 'health evaluation failed'));
+      await deps
+        .judgeAccount(recorded.accountId)
+        .catch((err: unknown) => logger.warn({ err, accountId: recorded.accountId }, 'health evaluation failed'));
     }
   }
 
@@ -71,7 +85,11 @@ export function createEmailSender(deps: DeliveryDeps) {
     const recipients = pendingRecipientsOf(email).filter((r) => !handedOver.has(r));
     const skipped = recipients.filter((r) => suppressed.has(`${email.accountId} ${r}`));
     const envelopeTo = recipients.filter((r) => !skipped.includes(r));
-    const sends = email.status === 'pending' && envelopeTo.length > 0 && sender.accountStatus !== 'paused' && sender.accountStatus !== 'banned';
+    const sends =
+      email.status === 'pending' &&
+      envelopeTo.length > 0 &&
+      sender.accountStatus !== 'paused' &&
+      sender.accountStatus !== 'banned';
     const message = sends ? build(loaded, envelopeTo) : null;
     // Awaited in the email's turn, which reports a failure; until then a rejection is not unhandled.
     message?.catch(() => {});
@@ -91,22 +109,32 @@ export function createEmailSender(deps: DeliveryDeps) {
   async function buildAhead(loaded: LoadedEmail): Promise<boolean> {
     if (!deps.prebuilt) return false;
     const terms = await termsOf(loaded);
-    return deps.prebuilt.put(loaded.email.id, await buildUnder(loaded, pendingRecipientsOf(loaded.email), terms), terms);
+    return deps.prebuilt.put(
+      loaded.email.id,
+      await buildUnder(loaded, pendingRecipientsOf(loaded.email), terms),
+      terms,
+    );
   }
 
   async function termsOf({ email, sender }: LoadedEmail): Promise<BuildTerms> {
-    return { openTracking: sender.openTracking, clickTracking: sender.clickTracking, dkim: await deps.dkimKey(email.accountId, email.senderDomain) };
+    return {
+      openTracking: sender.openTracking,
+      clickTracking: sender.clickTracking,
+      dkim: await deps.dkimKey(email.accountId, email.senderDomain),
+    };
   }
 
   async function buildUnder(loaded: LoadedEmail, envelopeTo: string[], terms: BuildTerms): Promise<BuiltMessage> {
     const { email } = loaded;
     // The header carries the email's token (one for every copy); each copy's envelope, its recipient's (handOver).
-    return renderMessage(composeMessage(withTracking(email, terms), loaded.attachments, {
-      envelopeTo,
-      reportToken: deps.reportToken(email.id),
-      returnPath: returnPathOf(email, envelopeTo[0] ?? ''),
-      dkim: terms.dkim,
-    }));
+    return renderMessage(
+      composeMessage(withTracking(email, terms), loaded.attachments, {
+        envelopeTo,
+        reportToken: deps.reportToken(email.id),
+        returnPath: returnPathOf(email, envelopeTo[0] ?? ''),
+        dkim: terms.dkim,
+      }),
+    );
   }
 
   /**
@@ -115,23 +143,38 @@ export function createEmailSender(deps: DeliveryDeps) {
    */
   function returnPathOf(email: LoadedEmail['email'], recipient: string, order = recipientsOf(email)): string {
     const index = order.indexOf(recipient);
-    return deps.returnPath(index < 0 ? deps.reportToken(email.id) : deps.recipientToken(email.id, index), email.senderDomain);
+    return deps.returnPath(
+      index < 0 ? deps.reportToken(email.id) : deps.recipientToken(email.id, index),
+      email.senderDomain,
+    );
   }
 
   /**
    * Every log line of an email's attempt names it; with tracing on, the attempt is a span in the trace the
    * email was accepted in (its stored traceparent), linked to the delivery activity's span.
    */
-  async function sendOne(token: string, loaded: LoadedEmail | undefined, prepared: Prepared | undefined): Promise<SendOutcome> {
+  async function sendOne(
+    token: string,
+    loaded: LoadedEmail | undefined,
+    prepared: Prepared | undefined,
+  ): Promise<SendOutcome> {
     if (!loaded || !prepared || loaded.email.status !== 'pending') return 'skipped';
     const { email } = loaded;
-    return withLogFields({ emailId: email.id }, () => inSpan('deliver email', {
-      kind: SpanKind.CONSUMER, ...continuing(email.traceparent), attributes: { 'mailer.email.id': email.id, 'mailer.delivery.attempt': email.attempts },
-    }, async (span) => {
-      const outcome = await attempt(token, loaded, prepared);
-      span?.setAttribute('mailer.delivery.outcome', outcome);
-      return outcome;
-    }));
+    return withLogFields({ emailId: email.id }, () =>
+      inSpan(
+        'deliver email',
+        {
+          kind: SpanKind.CONSUMER,
+          ...continuing(email.traceparent),
+          attributes: { 'mailer.email.id': email.id, 'mailer.delivery.attempt': email.attempts },
+        },
+        async (span) => {
+          const outcome = await attempt(token, loaded, prepared);
+          span?.setAttribute('mailer.delivery.outcome', outcome);
+          return outcome;
+        },
+      ),
+    );
   }
 
   /**
@@ -140,23 +183,36 @@ export function createEmailSender(deps: DeliveryDeps) {
    * meanwhile does not send its answered copies again, each is kept as soon as it is answered (recordAnswered)
    * while others are still out. A copy not kept (the database away) is only what it was before: in the window.
    */
-  function handOver(token: string, email: LoadedEmail['email'], message: BuiltMessage, envelopeTo: string[]): Promise<TransportResult> {
+  function handOver(
+    token: string,
+    email: LoadedEmail['email'],
+    message: BuiltMessage,
+    envelopeTo: string[],
+  ): Promise<TransportResult> {
     return inSpan('smtp send', { kind: SpanKind.CLIENT, attributes: { 'mailer.email.id': email.id } }, async (span) => {
       const order = recipientsOf(email);
       const copies = recipientCopies(message, envelopeTo, (recipient) => returnPathOf(email, recipient, order));
       const keep = async (result: TransportResult) => {
         if (copies.length === 1 || result.accepted.length === 0) return result;
-        await answered({ token, emailId: email.id, copies: result.accepted })
-          .catch((err: unknown) => logger.warn({ err, emailId: email.id }, 'an answered copy was not kept before its email\'s outcome'));
+        await answered({ token, emailId: email.id, copies: result.accepted }).catch((err: unknown) =>
+          logger.warn({ err, emailId: email.id }, "an answered copy was not kept before its email's outcome"),
+        );
         return result;
       };
-      const result = mergedResult(message.messageId, await Promise.all(copies.map((copy) => transport.send(copy).then(keep))));
+      const result = mergedResult(
+        message.messageId,
+        await Promise.all(copies.map((copy) => transport.send(copy).then(keep))),
+      );
       span?.setAttributes(smtpSpanAttributes(result, transport.host));
       return result;
     });
   }
 
-  async function attempt(token: string, loaded: LoadedEmail, { skipped, envelopeTo, message }: Prepared): Promise<SendOutcome> {
+  async function attempt(
+    token: string,
+    loaded: LoadedEmail,
+    { skipped, envelopeTo, message }: Prepared,
+  ): Promise<SendOutcome> {
     const { email, sender } = loaded;
     // An account paused or banned after accepting this email sends nothing more.
     if (sender.accountStatus === 'paused' || sender.accountStatus === 'banned') {
@@ -167,11 +223,18 @@ export function createEmailSender(deps: DeliveryDeps) {
     if (envelopeTo.length === 0 || !message) {
       // Every recipient left is suppressed, or was handed over by an attempt that died before its outcome:
       // nothing to hand over (an earlier attempt may have delivered to others).
-      const outcome = email.remainingRecipients === null && handedBefore.length === 0
-        ? suppressedOutcome(email, new Date(), skipped)
-        : attemptOutcome(email, {
-          accepted: handedBefore, refused: [], deferred: [], handedAt: new Date(), answeredAt: new Date(), messageId: email.headerMessageId, suppressed: skipped,
-        });
+      const outcome =
+        email.remainingRecipients === null && handedBefore.length === 0
+          ? suppressedOutcome(email, new Date(), skipped)
+          : attemptOutcome(email, {
+              accepted: handedBefore,
+              refused: [],
+              deferred: [],
+              handedAt: new Date(),
+              answeredAt: new Date(),
+              messageId: email.headerMessageId,
+              suppressed: skipped,
+            });
       await finish(token, outcome);
       return outcome.status === 'delivered' ? 'sent' : 'bounced';
     }
@@ -184,29 +247,42 @@ export function createEmailSender(deps: DeliveryDeps) {
       const { failure } = result.deferred[0] ?? { failure: { code: 0, diagnostic: 'no recipient answered' } };
       await emailDeliveries.release(token, email.id, failure.diagnostic);
       deps.metrics.deliveries.inc({ outcome: 'soft' });
-      logger.warn({ emailId: email.id, code: failure.code, diagnostic: failure.diagnostic }, 'email failed temporarily');
+      logger.warn(
+        { emailId: email.id, code: failure.code, diagnostic: failure.diagnostic },
+        'email failed temporarily',
+      );
       return 'soft';
     }
     const outcome = attemptOutcome(email, { ...result, handedAt, answeredAt: new Date(), suppressed: skipped });
     await finish(token, outcome);
     if (outcome.status === 'pending') {
-      logger.info({ emailId: email.id, remaining: outcome.remaining, diagnostic: outcome.error }, 'email delivered in part; the rest is retried');
+      logger.info(
+        { emailId: email.id, remaining: outcome.remaining, diagnostic: outcome.error },
+        'email delivered in part; the rest is retried',
+      );
       return 'soft';
     }
-    if (outcome.status === 'bounced') logger.info({ emailId: email.id, diagnostic: outcome.error }, 'email refused permanently');
+    if (outcome.status === 'bounced')
+      logger.info({ emailId: email.id, diagnostic: outcome.error }, 'email refused permanently');
     return outcome.status === 'delivered' ? 'sent' : 'bounced';
   }
 
   /** The HTML with the open pixel and rewritten links, when the sender's domain tracks. */
   function withTracking(email: LoadedEmail['email'], terms: BuildTerms): LoadedEmail['email'] {
     if (email.html === '' || !(terms.openTracking || terms.clickTracking)) return email;
-    return { ...email, html: deps.rewriteForTracking(email.html, email.id, { open: terms.openTracking, click: terms.clickTracking }) };
+    return {
+      ...email,
+      html: deps.rewriteForTracking(email.html, email.id, { open: terms.openTracking, click: terms.clickTracking }),
+    };
   }
 
   /** Of the recipients of `loaded`, those suppressed for their account (one query per chunk). */
   async function suppressedAmong(loaded: Map<string, LoadedEmail>): Promise<Set<string>> {
     const emails = [...loaded.values()].map((l) => l.email);
-    return deps.suppressions.matching([...new Set(emails.map((e) => e.accountId))], [...new Set(emails.flatMap(recipientsOf))]);
+    return deps.suppressions.matching(
+      [...new Set(emails.map((e) => e.accountId))],
+      [...new Set(emails.flatMap(recipientsOf))],
+    );
   }
 
   return { buildAhead, finish, prepare, sendOne, suppressedAmong };
@@ -216,7 +292,8 @@ export type EmailSender = ReturnType<typeof createEmailSender>;
 /** An attempt's recorded outcome in the metrics: one delivery outcome per email, and its bounce events. */
 function countOutcome(metrics: DeliveryDeps['metrics'], outcome: DeliveryOutcome): void {
   const rejected = outcome.events.some((e) => e.type === 'reject');
-  const label = outcome.status === 'delivered' ? 'sent' : outcome.status === 'pending' ? 'soft' : rejected ? 'rejected' : 'bounced';
+  const label =
+    outcome.status === 'delivered' ? 'sent' : outcome.status === 'pending' ? 'soft' : rejected ? 'rejected' : 'bounced';
   metrics.deliveries.inc({ outcome: label });
   for (const e of outcome.events) {
     if (e.type !== 'bounce') continue;

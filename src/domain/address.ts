@@ -20,13 +20,7 @@ export interface ParsedAddress extends Mailbox {
   domain: string;
 }
 
-export type AddressProblem =
-  | 'empty'
-  | 'too-long'
-  | 'control-characters'
-  | 'several-addresses'
-  | 'group'
-  | 'invalid';
+export type AddressProblem = 'empty' | 'too-long' | 'control-characters' | 'several-addresses' | 'group' | 'invalid';
 
 const PROBLEM_TEXT: Record<AddressProblem, string> = {
   empty: 'is empty',

@@ -56,7 +56,8 @@ const TABLE: Record<string, RefusalClass> = {
  * A mailbox out of room, in the words servers use when they give no specific code (Yahoo's 554 "over quota",
  * RFC 5321's 552 "exceeded storage allocation").
  */
-const NO_ROOM = /over ?quota|quota (exceeded|full)|exceeds? (its |the )?quota|(mail ?box|inbox) (is )?full|out of (storage|space)|insufficient (system )?storage|exceeded storage allocation/i;
+const NO_ROOM =
+  /over ?quota|quota (exceeded|full)|exceeds? (its |the )?quota|(mail ?box|inbox) (is )?full|out of (storage|space)|insufficient (system )?storage|exceeded storage allocation/i;
 
 /** The class of a permanent refusal with enhanced `status` (e.g. 5.2.2) and the server's words `reply`. */
 export function refusalClass(status: string, reply = ''): RefusalClass {

@@ -52,7 +52,11 @@ function matchSpf(mechanism: string, txt: string[]): Exclude<CheckOutcome, 'unkn
   if (spf.length === 0) return 'absent';
   if (spf.length > 1) return 'failed';
   const wanted = normalizeTerm(mechanism);
-  return spfTerms(spf[0]!).slice(1).some((term) => normalizeTerm(term) === wanted) ? 'verified' : 'failed';
+  return spfTerms(spf[0]!)
+    .slice(1)
+    .some((term) => normalizeTerm(term) === wanted)
+    ? 'verified'
+    : 'failed';
 }
 
 /** RFC 7489 6.6.3: more than one DMARC record at the name is as good as none, so that is a failure. */

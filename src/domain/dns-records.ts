@@ -58,30 +58,59 @@ export function dkimRecordVerified(domain: { name: string; dnsStatuses: StoredSt
 
 /** Every record to publish for a domain, in the order shown to its owner. */
 export function expectedRecords(
-  domain: { name: string; verificationToken: string; keys: PublishedKey[] }, settings: PublishSettings,
+  domain: { name: string; verificationToken: string; keys: PublishedKey[] },
+  settings: PublishSettings,
 ): ExpectedRecord[] {
   const mechanism = spfMechanism(settings);
   const records: ExpectedRecord[] = [
-    record({ type: 'TXT', name: `_mailer.${domain.name}`, value: `mailer-verification=${domain.verificationToken}`, purpose: 'ownership', required: true }),
+    record({
+      type: 'TXT',
+      name: `_mailer.${domain.name}`,
+      value: `mailer-verification=${domain.verificationToken}`,
+      purpose: 'ownership',
+      required: true,
+    }),
     record({ type: 'TXT', name: domain.name, value: `v=spf1 ${mechanism} ~all`, purpose: 'spf', required: true }),
   ];
   // The active key first: it is the one that signs.
-  const keys = [...domain.keys].sort((a, b) => (a.status === b.status ? a.selector.localeCompare(b.selector) : a.status === 'active' ? -1 : 1));
+  const keys = [...domain.keys].sort((a, b) =>
+    a.status === b.status ? a.selector.localeCompare(b.selector) : a.status === 'active' ? -1 : 1,
+  );
   for (const key of keys) {
-    records.push(record({
-      type: 'TXT', name: dkimRecordName(domain.name, key.selector), value: `v=DKIM1; k=rsa; p=${key.publicKey}`,
-      purpose: 'dkim', required: key.status === 'active', dkimKeyId: key.id,
-    }));
+    records.push(
+      record({
+        type: 'TXT',
+        name: dkimRecordName(domain.name, key.selector),
+        value: `v=DKIM1; k=rsa; p=${key.publicKey}`,
+        purpose: 'dkim',
+        required: key.status === 'active',
+        dkimKeyId: key.id,
+      }),
+    );
   }
   if (settings.returnPathDomain === undefined) {
     const rp = returnPathDomain(domain.name, undefined);
     records.push(
-      record({ type: 'MX', name: rp, value: `${RETURN_PATH_MX_PREFERENCE} ${settings.hostname}`, purpose: 'return_path', required: false }),
+      record({
+        type: 'MX',
+        name: rp,
+        value: `${RETURN_PATH_MX_PREFERENCE} ${settings.hostname}`,
+        purpose: 'return_path',
+        required: false,
+      }),
       // -all: nothing but the service sends as the return-path domain.
       record({ type: 'TXT', name: rp, value: `v=spf1 ${mechanism} -all`, purpose: 'return_path_spf', required: false }),
     );
   }
-  records.push(record({ type: 'TXT', name: `_dmarc.${domain.name}`, value: 'v=DMARC1; p=none;', purpose: 'dmarc', required: false }));
+  records.push(
+    record({
+      type: 'TXT',
+      name: `_dmarc.${domain.name}`,
+      value: 'v=DMARC1; p=none;',
+      purpose: 'dmarc',
+      required: false,
+    }),
+  );
   return records;
 }
 
@@ -114,7 +143,8 @@ export function nextStatus(previous: StoredStatus | undefined, outcome: CheckOut
   }
 }
 
-export const statusOf = (statuses: StoredStatuses, r: ExpectedRecord): RecordStatus => statuses[r.key]?.status ?? 'pending';
+export const statusOf = (statuses: StoredStatuses, r: ExpectedRecord): RecordStatus =>
+  statuses[r.key]?.status ?? 'pending';
 
 /** The domain checks out (may be marked verified): ownership, SPF and the active key's DKIM record are verified. */
 export function checksOut(records: ExpectedRecord[], statuses: StoredStatuses): boolean {

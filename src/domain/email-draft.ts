@@ -63,9 +63,24 @@ export interface ValidDraft extends Omit<EmailDraft, keyof Mailboxes | 'attachme
  * or the MIME structure; a caller who wants a Reply-To has the reply_to field.
  */
 const RESERVED_HEADERS = new Set([
-  'from', 'to', 'cc', 'bcc', 'reply-to', 'sender', 'subject', 'date', 'message-id', 'mime-version',
-  'content-type', 'content-transfer-encoding', 'content-disposition', 'return-path', 'received',
-  'dkim-signature', 'x-mail-email-id', 'x-mail-report-token',
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'reply-to',
+  'sender',
+  'subject',
+  'date',
+  'message-id',
+  'mime-version',
+  'content-type',
+  'content-transfer-encoding',
+  'content-disposition',
+  'return-path',
+  'received',
+  'dkim-signature',
+  'x-mail-email-id',
+  'x-mail-report-token',
 ]);
 // RFC 5322 field-name: printable ASCII except colon.
 const HEADER_NAME = /^[\x21-\x39\x3b-\x7e]+$/;
@@ -132,7 +147,9 @@ function checkMailboxes(draft: EmailDraft, f: FieldName): Mailboxes & { senderDo
   // Each entry is exactly one mailbox, so this counts the envelope's recipients.
   const recipients = to.length + cc.length + bcc.length;
   if (recipients > LIMITS.recipients) {
-    throw invalid(`${f('to')} + ${f('cc')} + ${f('bcc')}: ${recipients} recipients exceed the maximum of ${LIMITS.recipients}`);
+    throw invalid(
+      `${f('to')} + ${f('cc')} + ${f('bcc')}: ${recipients} recipients exceed the maximum of ${LIMITS.recipients}`,
+    );
   }
   return { from, to, cc, bcc, replyTo, senderDomain: sender.domain };
 }
@@ -144,11 +161,14 @@ function checkSubjectAndBodies(draft: EmailDraft, f: FieldName): number {
   if (subjectChars > LIMITS.subjectChars) tooLong(f('subject'), subjectChars, LIMITS.subjectChars, 'characters');
   if (/[\r\n\0]/.test(draft.subject)) throw invalid(`${f('subject')} must not contain line breaks`);
 
-  if (draft.html === '' && draft.text === '') throw invalid(`${f('html')} or ${f('text')} is required: give at least one`);
+  if (draft.html === '' && draft.text === '')
+    throw invalid(`${f('html')} or ${f('text')} is required: give at least one`);
   const htmlBytes = bytes(draft.html);
-  if (htmlBytes > LIMITS.htmlBytes) tooLong(f('html'), htmlBytes, LIMITS.htmlBytes, `bytes (${formatBytes(LIMITS.htmlBytes)})`);
+  if (htmlBytes > LIMITS.htmlBytes)
+    tooLong(f('html'), htmlBytes, LIMITS.htmlBytes, `bytes (${formatBytes(LIMITS.htmlBytes)})`);
   const textBytes = bytes(draft.text);
-  if (textBytes > LIMITS.textBytes) tooLong(f('text'), textBytes, LIMITS.textBytes, `bytes (${formatBytes(LIMITS.textBytes)})`);
+  if (textBytes > LIMITS.textBytes)
+    tooLong(f('text'), textBytes, LIMITS.textBytes, `bytes (${formatBytes(LIMITS.textBytes)})`);
   return bytes(draft.subject) + htmlBytes + textBytes;
 }
 
@@ -163,8 +183,10 @@ function checkHeaders(headers: Record<string, string>, field: string): number {
     const named = `${field}.${printable(name)}`;
     if (!HEADER_NAME.test(name)) throw invalid(`${named}: not a valid header name`);
     if (name.length > LIMITS.headerNameChars) tooLong(named, name.length, LIMITS.headerNameChars, 'characters');
-    if (RESERVED_HEADERS.has(name.toLowerCase())) throw invalid(`${named}: this header is set by the service and cannot be given`);
-    if (CONTROL.test(value)) throw invalid(`${named}: header values must not contain line breaks or control characters`);
+    if (RESERVED_HEADERS.has(name.toLowerCase()))
+      throw invalid(`${named}: this header is set by the service and cannot be given`);
+    if (CONTROL.test(value))
+      throw invalid(`${named}: header values must not contain line breaks or control characters`);
     if (value.length > LIMITS.headerValueChars) tooLong(named, value.length, LIMITS.headerValueChars, 'characters');
     headerBytes += bytes(name) + bytes(value) + 4;
   }
@@ -173,12 +195,14 @@ function checkHeaders(headers: Record<string, string>, field: string): number {
 
 function checkTags(tags: Record<string, string>, field: string): void {
   const tagKeys = Object.keys(tags);
-  if (tagKeys.length > LIMITS.tags) throw invalid(`${field}: ${tagKeys.length} tags exceed the maximum of ${LIMITS.tags}`);
+  if (tagKeys.length > LIMITS.tags)
+    throw invalid(`${field}: ${tagKeys.length} tags exceed the maximum of ${LIMITS.tags}`);
   for (const [key, value] of Object.entries(tags)) {
     const named = `${field}.${printable(key)}`;
     if (!TAG_KEY.test(key)) throw invalid(`${named}: tag names may contain only letters, digits, "_" and "-"`);
     if (key.length > LIMITS.tagKeyChars) tooLong(named, key.length, LIMITS.tagKeyChars, 'characters');
-    if (value.length > LIMITS.tagValueChars) tooLong(`${named} value`, value.length, LIMITS.tagValueChars, 'characters');
+    if (value.length > LIMITS.tagValueChars)
+      tooLong(`${named} value`, value.length, LIMITS.tagValueChars, 'characters');
     if (CONTROL.test(value)) throw invalid(`${named}: tag values must not contain control characters`);
   }
 }
@@ -186,17 +210,29 @@ function checkTags(tags: Record<string, string>, field: string): void {
 /** One attachment, its content decoded. */
 function checkAttachment(a: AttachmentInput, field: string): Attachment {
   if (a.filename === '') throw invalid(`${field}.filename is required`);
-  if (a.filename.length > LIMITS.filenameChars) tooLong(`${field}.filename`, a.filename.length, LIMITS.filenameChars, 'characters');
-  if (BAD_FILENAME.test(a.filename)) throw invalid(`${field}.filename must not contain control characters or path separators`);
+  if (a.filename.length > LIMITS.filenameChars)
+    tooLong(`${field}.filename`, a.filename.length, LIMITS.filenameChars, 'characters');
+  if (BAD_FILENAME.test(a.filename))
+    throw invalid(`${field}.filename must not contain control characters or path separators`);
   if (a.content === '') throw invalid(`${field}.content is required (base64)`);
   // Decoded size can be told from the text's length before decoding anything.
   if (a.content.length > Math.ceil((LIMITS.attachmentBytes * 4) / 3) + 4 + a.content.length / 38) {
-    tooLong(`${field}.content`, Math.floor((a.content.length * 3) / 4), LIMITS.attachmentBytes, `bytes (${formatBytes(LIMITS.attachmentBytes)})`);
+    tooLong(
+      `${field}.content`,
+      Math.floor((a.content.length * 3) / 4),
+      LIMITS.attachmentBytes,
+      `bytes (${formatBytes(LIMITS.attachmentBytes)})`,
+    );
   }
   const content = decodeBase64(`${field}.content`, a.content);
   if (content.length === 0) throw invalid(`${field}.content is required (base64)`);
   if (content.length > LIMITS.attachmentBytes) {
-    tooLong(`${field}.content`, content.length, LIMITS.attachmentBytes, `bytes (${formatBytes(LIMITS.attachmentBytes)})`);
+    tooLong(
+      `${field}.content`,
+      content.length,
+      LIMITS.attachmentBytes,
+      `bytes (${formatBytes(LIMITS.attachmentBytes)})`,
+    );
   }
   if (a.contentType.length > LIMITS.contentTypeChars) {
     tooLong(`${field}.content_type`, a.contentType.length, LIMITS.contentTypeChars, 'characters');
@@ -217,7 +253,9 @@ function checkContentId(id: string, field: string): void {
   if (id === '') return;
   if (id.length > LIMITS.contentIdChars) tooLong(field, id.length, LIMITS.contentIdChars, 'characters');
   if (!CONTENT_ID.test(id)) {
-    throw invalid(`${field}: "${printable(id)}" may contain only printable ASCII characters other than "<", ">" and white space`);
+    throw invalid(
+      `${field}: "${printable(id)}" may contain only printable ASCII characters other than "<", ">" and white space`,
+    );
   }
 }
 
@@ -231,7 +269,8 @@ function checkAttachments(list: AttachmentInput[], field: string): Attachment[] 
   checked.forEach((a, i) => {
     if (a.contentId === '') return;
     const first = seen.get(a.contentId);
-    if (first !== undefined) throw invalid(`${field}[${i}].content_id: "${a.contentId}" is already the content_id of ${field}[${first}]`);
+    if (first !== undefined)
+      throw invalid(`${field}[${i}].content_id: "${a.contentId}" is already the content_id of ${field}[${first}]`);
     seen.set(a.contentId, i);
   });
   return checked;
@@ -253,9 +292,12 @@ export function validateDraft(draft: EmailDraft, prefix = ''): ValidDraft {
   const attachments = checkAttachments(draft.attachments, f('attachments'));
 
   const { from, to, cc, bcc, replyTo } = boxes;
-  const size = mailboxBytes([from, ...to, ...cc, ...bcc, ...replyTo]) + contentBytes + headerBytes + attachmentBytes(attachments);
+  const size =
+    mailboxBytes([from, ...to, ...cc, ...bcc, ...replyTo]) + contentBytes + headerBytes + attachmentBytes(attachments);
   if (size > LIMITS.emailBytes) {
-    throw invalid(`${prefix === '' ? 'email' : prefix.slice(0, -1)}: total size ${size} bytes exceeds the maximum of ${LIMITS.emailBytes} bytes (${formatBytes(LIMITS.emailBytes)})`);
+    throw invalid(
+      `${prefix === '' ? 'email' : prefix.slice(0, -1)}: total size ${size} bytes exceeds the maximum of ${LIMITS.emailBytes} bytes (${formatBytes(LIMITS.emailBytes)})`,
+    );
   }
   return { ...draft, ...boxes, senderDomain, attachments, size };
 }

@@ -79,7 +79,8 @@ export function embeddedIPv4s(ipv6: string): EmbeddedIPv4[] {
   if (zeroTo(5) && g5 === 0xffff) found.push({ form: 'ipv4-mapped', ipv4: dotted(g6, g7) });
   if (zeroTo(4) && g4 === 0xffff && g5 === 0) found.push({ form: 'ipv4-translated', ipv4: dotted(g6, g7) });
   if (zeroTo(6)) found.push({ form: 'ipv4-compatible', ipv4: dotted(g6, g7) });
-  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) found.push({ form: 'nat64', ipv4: dotted(g6, g7) });
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0)
+    found.push({ form: 'nat64', ipv4: dotted(g6, g7) });
   if (g0 === 0x2002) found.push({ form: '6to4', ipv4: dotted(g1, g2) });
   if (g0 === 0x2001 && g1 === 0) {
     found.push({ form: 'teredo-server', ipv4: dotted(g2, g3) });

@@ -22,15 +22,23 @@ export function redactText(text: string, address: string): string {
 
 const isAddress = (candidate: string, address: string) => erasureKey(candidate) === erasureKey(address);
 
-const redactMailbox = (m: Mailbox, address: string): Mailbox => (isAddress(m.address, address) ? { name: '', address: ERASED_ADDRESS } : m);
+const redactMailbox = (m: Mailbox, address: string): Mailbox =>
+  isAddress(m.address, address) ? { name: '', address: ERASED_ADDRESS } : m;
 
 /** Bare address lists (to_addresses, remaining recipients, ...) with the address replaced. */
-export const redactAddresses = (list: string[], address: string): string[] => list.map((a) => (isAddress(a, address) ? ERASED_ADDRESS : a));
+export const redactAddresses = (list: string[], address: string): string[] =>
+  list.map((a) => (isAddress(a, address) ? ERASED_ADDRESS : a));
 
 /** An email's parsed address fields with the address (and its display name) replaced. */
 export function redactMailboxes(m: Mailboxes, address: string): Mailboxes {
   const each = (list: Mailbox[]) => list.map((x) => redactMailbox(x, address));
-  return { from: redactMailbox(m.from, address), to: each(m.to), cc: each(m.cc), bcc: each(m.bcc), replyTo: each(m.replyTo) };
+  return {
+    from: redactMailbox(m.from, address),
+    to: each(m.to),
+    cc: each(m.cc),
+    bcc: each(m.bcc),
+    replyTo: each(m.replyTo),
+  };
 }
 
 const isMailbox = (v: object): v is Mailbox =>
@@ -54,4 +62,6 @@ export function redactJson(value: JsonValue, address: string): JsonValue {
 
 /** Whether the JSON value mentions the address anywhere (so that only rows that change are written). */
 export const mentionsAddress = (value: unknown, address: string): boolean =>
-  JSON.stringify(value ?? null).toLowerCase().includes(erasureKey(address));
+  JSON.stringify(value ?? null)
+    .toLowerCase()
+    .includes(erasureKey(address));

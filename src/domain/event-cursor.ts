@@ -26,7 +26,8 @@ export function encodeCursor(p: FeedPosition): string {
 /** The position of a cursor; '' is the feed's start. Anything else is a 400. */
 export function decodeCursor(cursor: string): FeedPosition | undefined {
   if (cursor === '') return undefined;
-  if (!CURSOR_PATTERN.test(cursor)) throw invalid(`after must be empty or a next_cursor of an earlier answer; got "${cursor.slice(0, 100)}"`);
+  if (!CURSOR_PATTERN.test(cursor))
+    throw invalid(`after must be empty or a next_cursor of an earlier answer; got "${cursor.slice(0, 100)}"`);
   const dash = cursor.indexOf('-');
   return { tx: cursor.slice(0, dash), id: EVENT_PREFIX + cursor.slice(dash + 1) };
 }

@@ -42,7 +42,12 @@ export interface NewEvent<T extends EventType = EventType> {
   data: EventData[T];
 }
 
-export const event = <T extends EventType>(id: string, type: T, at: Date, data: EventData[T]): NewEvent<T> => ({ id, type, at, data });
+export const event = <T extends EventType>(id: string, type: T, at: Date, data: EventData[T]): NewEvent<T> => ({
+  id,
+  type,
+  at,
+  data,
+});
 
 /** An address to put on the account's suppression list (lower case). */
 export interface NewSuppression {
@@ -53,7 +58,11 @@ export interface NewSuppression {
 
 /** The suppressions of `addresses`: lower case, each once. */
 export function suppressionsOf(addresses: string[], reason: NewSuppression['reason']): NewSuppression[] {
-  return [...new Set(addresses.map((a) => a.toLowerCase()))].map((address) => ({ id: newId('suppression'), address, reason }));
+  return [...new Set(addresses.map((a) => a.toLowerCase()))].map((address) => ({
+    id: newId('suppression'),
+    address,
+    reason,
+  }));
 }
 
 /** The email as a webhook shows it. */
@@ -83,7 +92,13 @@ export interface WebhookBody {
  * The spec's body envelope of a webhook request, which the events API (GET /events) answers too, so an
  * event reads the same whichever way it came. Verify's request has the event `test` and no id.
  */
-export function webhookEnvelope(type: EventType | 'test', at: Date, email: EnvelopeEmail, data: object, id?: string): WebhookBody {
+export function webhookEnvelope(
+  type: EventType | 'test',
+  at: Date,
+  email: EnvelopeEmail,
+  data: object,
+  id?: string,
+): WebhookBody {
   return {
     ...(id === undefined ? {} : { id }),
     event: type,

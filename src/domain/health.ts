@@ -43,8 +43,13 @@ export function healthWindowStart(statusChangedAt: Date, now: Date): Date {
   return statusChangedAt > windowStart ? statusChangedAt : windowStart;
 }
 
-export function rates(c: { sent: number; bounced: number; complained: number }): { bounceRate: number; complaintRate: number } {
-  return c.sent === 0 ? { bounceRate: 0, complaintRate: 0 } : { bounceRate: c.bounced / c.sent, complaintRate: c.complained / c.sent };
+export function rates(c: { sent: number; bounced: number; complained: number }): {
+  bounceRate: number;
+  complaintRate: number;
+} {
+  return c.sent === 0
+    ? { bounceRate: 0, complaintRate: 0 }
+    : { bounceRate: c.bounced / c.sent, complaintRate: c.complained / c.sent };
 }
 
 export function aboveThresholds(c: { sent: number; bounced: number; complained: number }): boolean {

@@ -24,7 +24,9 @@ export function parseScheduledAt(raw: string, now: Date): Date {
   if (raw === '') throw invalid('scheduled_at is required (ISO 8601, e.g. 2026-01-01T09:00:00Z)');
   const at = parseZonedTime(raw);
   if (!at) {
-    throw invalid(`scheduled_at: "${raw.slice(0, 60)}" is not an ISO 8601 time with a zone (e.g. 2026-01-01T09:00:00Z)`);
+    throw invalid(
+      `scheduled_at: "${raw.slice(0, 60)}" is not an ISO 8601 time with a zone (e.g. 2026-01-01T09:00:00Z)`,
+    );
   }
   if (at.getTime() <= now.getTime()) throw invalid(`scheduled_at: ${at.toISOString()} is not in the future`);
   if (at.getTime() - now.getTime() > MAX_SCHEDULE_DAYS * 86_400_000) {

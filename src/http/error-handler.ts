@@ -23,9 +23,16 @@ const FASTIFY_CODES: Record<string, ErrorKind> = {
 
 /** The kinds a 4xx of Fastify's may be, told apart by the status the table gives each; any other is a validation error. */
 const FRAMEWORK_KINDS: readonly ErrorKind[] = [
-  'validation', 'not_found', 'method_not_allowed', 'payload_too_large', 'uri_too_long', 'unsupported_media_type', 'headers_too_large',
+  'validation',
+  'not_found',
+  'method_not_allowed',
+  'payload_too_large',
+  'uri_too_long',
+  'unsupported_media_type',
+  'headers_too_large',
 ];
-const kindOfStatus = (status: number): ErrorKind => FRAMEWORK_KINDS.find((kind) => ERROR_TABLE[kind].http === status) ?? 'validation';
+const kindOfStatus = (status: number): ErrorKind =>
+  FRAMEWORK_KINDS.find((kind) => ERROR_TABLE[kind].http === status) ?? 'validation';
 
 /** What the caller is told for each of Fastify's refusals: its own text names Fastify internals. */
 function frameworkMessage(kind: ErrorKind, err: FastifyError, request: FastifyRequest): string {
@@ -35,7 +42,8 @@ function frameworkMessage(kind: ErrorKind, err: FastifyError, request: FastifyRe
     case 'unsupported_media_type':
       return 'The request body must be JSON';
     default:
-      if (err.code === 'FST_ERR_BAD_URL' || err.code === 'FST_ERR_INVALID_URL') return 'The request URL is not valid (bad percent-encoding or characters)';
+      if (err.code === 'FST_ERR_BAD_URL' || err.code === 'FST_ERR_INVALID_URL')
+        return 'The request URL is not valid (bad percent-encoding or characters)';
       if (err.code?.startsWith('FST_ERR_CTP_')) return 'The request body must be a JSON object';
       // Any other 4xx keeps its own message: a 4xx describes the request, and only 5xx details are hidden.
       return err.message;
@@ -46,8 +54,11 @@ function frameworkMessage(kind: ErrorKind, err: FastifyError, request: FastifyRe
 export function asAppError(err: unknown, request: FastifyRequest): AppError {
   if (err instanceof AppError) return err;
   const fe = err as Partial<FastifyError>;
-  const kind = (fe.code !== undefined ? FASTIFY_CODES[fe.code] : undefined)
-    ?? (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500 ? kindOfStatus(fe.statusCode) : undefined);
+  const kind =
+    (fe.code !== undefined ? FASTIFY_CODES[fe.code] : undefined) ??
+    (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500
+      ? kindOfStatus(fe.statusCode)
+      : undefined);
   if (kind === undefined) return toAppError(err);
   return new AppError(kind, frameworkMessage(kind, fe as FastifyError, request), { cause: err });
 }
@@ -72,9 +83,14 @@ export function createErrorHandler(logger: Logger) {
     if (rate) void reply.headers(rateMetadata(rate));
     const app = asAppError(err, request);
     // The request id by name: an error thrown from a hook is handled outside the handler's log context.
-    if (app.kind === 'internal') logger.error({ err: app.cause ?? err, url: request.url, reqId: request.id }, 'request failed');
+    if (app.kind === 'internal')
+      logger.error({ err: app.cause ?? err, url: request.url, reqId: request.id }, 'request failed');
     // A database or Temporal that cannot be reached is answered 503 with Retry-After, and is no bug of ours.
-    if (app.kind === 'unavailable') logger.warn({ err: app.cause ?? err, url: request.url, reqId: request.id }, 'request failed: a dependency is unavailable');
+    if (app.kind === 'unavailable')
+      logger.warn(
+        { err: app.cause ?? err, url: request.url, reqId: request.id },
+        'request failed: a dependency is unavailable',
+      );
     sendError(reply, app);
   };
 }

@@ -34,7 +34,8 @@ function decode(route: RestRoute, request: FastifyRequest): unknown {
     input = { ...(request.query as Record<string, unknown>) };
   } else {
     const body = request.body;
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('The request body must be a JSON object');
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      throw invalid('The request body must be a JSON object');
     input = { ...(body as Record<string, unknown>) };
   }
   if (route.idField) input[route.idField] = (request.params as { id: string }).id;
@@ -70,7 +71,10 @@ export function registerGateway(
       url: `${base}${route.path}`,
       bodyLimit: route.bodyLimit ?? BODY_LIMITS.other,
       onRequest: async (request) => {
-        const ctx: CallContext = { requestHeader: requestHeaders(request), values: createContextValues().set(CLIENT_ADDRESS, request.ip) };
+        const ctx: CallContext = {
+          requestHeader: requestHeaders(request),
+          values: createContextValues().set(CLIENT_ADDRESS, request.ip),
+        };
         request.callContext = ctx;
         await admit(ctx);
       },

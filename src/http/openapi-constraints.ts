@@ -1,5 +1,13 @@
 import {
-  ACCOUNT_STATUSES, BATCH_STATUSES, EMAIL_STATUSES, EVENT_TYPES, JOB_TYPES, PERMISSIONS, SCHEDULED_FILTERS, SCHEDULED_STATUSES, SUPPRESSION_REASONS,
+  ACCOUNT_STATUSES,
+  BATCH_STATUSES,
+  EMAIL_STATUSES,
+  EVENT_TYPES,
+  JOB_TYPES,
+  PERMISSIONS,
+  SCHEDULED_FILTERS,
+  SCHEDULED_STATUSES,
+  SUPPRESSION_REASONS,
 } from '../domain/catalog.js';
 import { CURSOR_PATTERN } from '../domain/event-cursor.js';
 import { LIMITS } from '../domain/limits.js';
@@ -12,7 +20,12 @@ import { KEY_SHAPE } from '../services/idempotency.js';
 import { EVENTS_PAGE } from '../services/events-service.js';
 import { STATS_DAYS } from '../services/operator-service.js';
 import {
-  BULK_RESEND_MAX, DELIVERIES_PAGE, DELIVERY_STATUSES, DISCARD_REASONS, SECRET_OVERLAP, URL_MAX,
+  BULK_RESEND_MAX,
+  DELIVERIES_PAGE,
+  DELIVERY_STATUSES,
+  DISCARD_REASONS,
+  SECRET_OVERLAP,
+  URL_MAX,
 } from '../services/webhooks-service.js';
 
 /**
@@ -31,7 +44,11 @@ const enumOf = (values: readonly string[]) => ({ enum: [...values] });
 const filterOf = (values: readonly string[]) => ({ enum: ['', ...values] });
 const dateTime = { format: 'date-time' };
 /** A count where 0, like absence, means the default (proto3 cannot tell them apart). */
-const count = (max: number, fallback: number) => ({ minimum: 0, maximum: max, description: `From 1 to ${max}; 0 or absent: ${fallback}.` });
+const count = (max: number, fallback: number) => ({
+  minimum: 0,
+  maximum: max,
+  description: `From 1 to ${max}; 0 or absent: ${fallback}.`,
+});
 const page = { minimum: 0, maximum: PAGE_MAX, description: 'Page number from 1; 0 or absent: the first page.' };
 const pageSize = count(LIMITS.pageSizeMax, LIMITS.pageSizeDefault);
 
@@ -58,30 +75,44 @@ const attachmentRequest: Constraints = {
     pattern: '^[A-Za-z0-9+/_\\-\\r\\n\\t ]+={0,2}$',
     description: `The file's bytes in base64 (standard or URL-safe; line breaks allowed), at most ${LIMITS.attachmentBytes} bytes decoded.`,
   },
-  content_type: { maxLength: 255, description: 'A media type such as `application/pdf`; empty: guessed from the filename.' },
+  content_type: {
+    maxLength: 255,
+    description: 'A media type such as `application/pdf`; empty: guessed from the filename.',
+  },
   content_id: {
     maxLength: LIMITS.contentIdChars,
     pattern: '^[\\x21-\\x3b\\x3d\\x3f-\\x7e]*$',
-    description: 'Makes the file an inline part (`Content-ID: <content_id>`) that the html shows with `<img src="cid:content_id">`. '
-      + 'Printable ASCII without `<`, `>` or white space, unique within the email; empty or absent: an ordinary attachment.',
+    description:
+      'Makes the file an inline part (`Content-ID: <content_id>`) that the html shows with `<img src="cid:content_id">`. ' +
+      'Printable ASCII without `<`, `>` or white space, unique within the email; empty or absent: an ordinary attachment.',
   },
 };
 
 const draft: Constraints = {
   from: { minLength: 1, ...ADDRESS },
-  to: { ...addressList(1), description: `At least one recipient; to, cc and bcc together at most ${LIMITS.recipients}.` },
+  to: {
+    ...addressList(1),
+    description: `At least one recipient; to, cc and bcc together at most ${LIMITS.recipients}.`,
+  },
   cc: addressList(0),
   bcc: addressList(0),
   reply_to: addressList(0),
   subject: { minLength: 1, maxLength: LIMITS.subjectChars, pattern: '^[^\\r\\n\\x00]+$', description: 'One line.' },
-  html: { maxLength: LIMITS.htmlBytes, description: `html or text is required; at most ${LIMITS.htmlBytes} bytes in UTF-8.` },
-  text: { maxLength: LIMITS.textBytes, description: `html or text is required; at most ${LIMITS.textBytes} bytes in UTF-8.` },
+  html: {
+    maxLength: LIMITS.htmlBytes,
+    description: `html or text is required; at most ${LIMITS.htmlBytes} bytes in UTF-8.`,
+  },
+  text: {
+    maxLength: LIMITS.textBytes,
+    description: `html or text is required; at most ${LIMITS.textBytes} bytes in UTF-8.`,
+  },
   attachments: { maxItems: LIMITS.attachments },
   headers: {
     maxProperties: LIMITS.customHeaders,
     propertyNames: { minLength: 1, maxLength: LIMITS.headerNameChars, pattern: '^[\\x21-\\x39\\x3b-\\x7e]+$' },
     additionalProperties: { maxLength: LIMITS.headerValueChars, pattern: NO_CONTROL },
-    description: 'Custom headers. Headers the service writes itself (From, To, Subject, Message-ID, Content-Type, ...) are refused.',
+    description:
+      'Custom headers. Headers the service writes itself (From, To, Subject, Message-ID, Content-Type, ...) are refused.',
   },
   tags: {
     maxProperties: LIMITS.tags,
@@ -96,7 +127,10 @@ export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
   SendEmailRequest: draft,
   ScheduleEmailRequest: {
     ...draft,
-    scheduled_at: { ...dateTime, description: `ISO 8601 with a zone, in the future and at most ${MAX_SCHEDULE_DAYS} days ahead.` },
+    scheduled_at: {
+      ...dateTime,
+      description: `ISO 8601 with a zone, in the future and at most ${MAX_SCHEDULE_DAYS} days ahead.`,
+    },
   },
   AttachmentInput: attachmentRequest,
   SendBatchRequest: { emails: { minItems: 1, maxItems: LIMITS.batchEmails } },
@@ -132,28 +166,55 @@ export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
     events: { minItems: 1, uniqueItems: true, items: enumOf(EVENT_TYPES) },
   },
   RotateWebhookSecretRequest: {
-    overlap_seconds: { minimum: 0, maximum: SECRET_OVERLAP.max, description: `Seconds the previous secret keeps signing; absent: ${SECRET_OVERLAP.default} (24 h).` },
+    overlap_seconds: {
+      minimum: 0,
+      maximum: SECRET_OVERLAP.max,
+      description: `Seconds the previous secret keeps signing; absent: ${SECRET_OVERLAP.default} (24 h).`,
+    },
   },
   ResendWebhookDeliveriesRequest: {
-    from: { ...dateTime, description: 'Start of the range of the deliveries\' events (inclusive), ISO 8601 with a zone; required.' },
+    from: {
+      ...dateTime,
+      description: "Start of the range of the deliveries' events (inclusive), ISO 8601 with a zone; required.",
+    },
     to: { description: 'End of the range (exclusive), ISO 8601 with a zone; empty or absent: now.' },
   },
-  ListWebhookDeliveriesRequest: { status: filterOf(DELIVERY_STATUSES), limit: count(DELIVERIES_PAGE.max, DELIVERIES_PAGE.default) },
-  ListAccountEmailsRequest: { page, page_size: pageSize, status: filterOf(EMAIL_STATUSES), job_type: filterOf(JOB_TYPES) },
+  ListWebhookDeliveriesRequest: {
+    status: filterOf(DELIVERY_STATUSES),
+    limit: count(DELIVERIES_PAGE.max, DELIVERIES_PAGE.default),
+  },
+  ListAccountEmailsRequest: {
+    page,
+    page_size: pageSize,
+    status: filterOf(EMAIL_STATUSES),
+    job_type: filterOf(JOB_TYPES),
+  },
   ListAccountBatchJobsRequest: { page, limit: pageSize, status: filterOf(BATCH_STATUSES) },
   ListAccountScheduledEmailsRequest: { page, limit: pageSize, status: filterOf(SCHEDULED_FILTERS) },
   GetAccountStatsRequest: { days: count(STATS_DAYS.max, STATS_DAYS.default) },
   ListCaughtMessagesRequest: { limit: count(CAUGHT_LIST_MAX, CAUGHT_LIST_DEFAULT) },
   EraseRecipientRequest: {
-    address: { minLength: 1, maxLength: LIMITS.addressChars, description: 'The bare address (`user@example.com`), matched without regard to case; anything else is a 400.' },
-    account_id: { description: 'The account whose traces are erased; empty or absent: every account, and the mail caught by the built-in catcher.' },
+    address: {
+      minLength: 1,
+      maxLength: LIMITS.addressChars,
+      description: 'The bare address (`user@example.com`), matched without regard to case; anything else is a 400.',
+    },
+    account_id: {
+      description:
+        'The account whose traces are erased; empty or absent: every account, and the mail caught by the built-in catcher.',
+    },
   },
 
   // Answers: the vocabularies and formats the presenters write.
   SendEmailResponse: { status: enumOf(EMAIL_STATUSES) },
   ScheduleEmailResponse: { status: enumOf(SCHEDULED_STATUSES) },
   SendBatchResponse: { status: enumOf(BATCH_STATUSES) },
-  Email: { status: enumOf(EMAIL_STATUSES), mal_status: { const: 'healthy' }, created_at: dateTime, job_type: enumOf(JOB_TYPES) },
+  Email: {
+    status: enumOf(EMAIL_STATUSES),
+    mal_status: { const: 'healthy' },
+    created_at: dateTime,
+    job_type: enumOf(JOB_TYPES),
+  },
   MailEvent: { event: enumOf(EVENT_TYPES), timestamp: dateTime },
   MailEventEmail: { sent_at: dateTime },
   EmailSummary: { status: enumOf(EMAIL_STATUSES), created_at: dateTime },
@@ -162,9 +223,17 @@ export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
   Account: { status: enumOf(ACCOUNT_STATUSES), created_at: dateTime },
   Domain: { created_at: dateTime },
   ApiKey: { permission: enumOf(PERMISSIONS), created_at: dateTime },
-  Webhook: { events: { items: enumOf(EVENT_TYPES) }, created_at: dateTime, previous_secret_until: dateTime, disabled_at: dateTime },
+  Webhook: {
+    events: { items: enumOf(EVENT_TYPES) },
+    created_at: dateTime,
+    previous_secret_until: dateTime,
+    disabled_at: dateTime,
+  },
   WebhookDelivery: {
-    status: enumOf(DELIVERY_STATUSES), created_at: dateTime, completed_at: dateTime, discard_reason: enumOf(DISCARD_REASONS),
+    status: enumOf(DELIVERY_STATUSES),
+    created_at: dateTime,
+    completed_at: dateTime,
+    discard_reason: enumOf(DISCARD_REASONS),
   },
   ResendWebhookDeliveriesResponse: { queued: { minimum: 0, maximum: BULK_RESEND_MAX } },
   WebhookAttempt: { started_at: dateTime },

@@ -31,13 +31,24 @@ const HTML_OR_TEXT = new Set(['SendEmailRequest', 'ScheduleEmailRequest']);
 
 function scalarSchema(t: ScalarType): Schema {
   switch (t) {
-    case ScalarType.STRING: return { type: 'string' };
-    case ScalarType.BOOL: return { type: 'boolean' };
-    case ScalarType.BYTES: return { type: 'string', contentEncoding: 'base64' };
-    case ScalarType.DOUBLE: case ScalarType.FLOAT: return { type: 'number' };
-    case ScalarType.INT32: case ScalarType.SINT32: case ScalarType.SFIXED32: return { type: 'integer', format: 'int32', ...INT32 };
-    case ScalarType.UINT32: case ScalarType.FIXED32: return { type: 'integer', format: 'uint32', minimum: 0, maximum: UINT32_MAX };
-    default: return { type: 'string', format: 'int64' };
+    case ScalarType.STRING:
+      return { type: 'string' };
+    case ScalarType.BOOL:
+      return { type: 'boolean' };
+    case ScalarType.BYTES:
+      return { type: 'string', contentEncoding: 'base64' };
+    case ScalarType.DOUBLE:
+    case ScalarType.FLOAT:
+      return { type: 'number' };
+    case ScalarType.INT32:
+    case ScalarType.SINT32:
+    case ScalarType.SFIXED32:
+      return { type: 'integer', format: 'int32', ...INT32 };
+    case ScalarType.UINT32:
+    case ScalarType.FIXED32:
+      return { type: 'integer', format: 'uint32', minimum: 0, maximum: UINT32_MAX };
+    default:
+      return { type: 'string', format: 'int64' };
   }
 }
 
@@ -63,7 +74,8 @@ function merge(base: Schema, extra: Schema | undefined): Schema {
   if (!extra) return base;
   const out: Schema = { ...base, ...extra };
   for (const key of ['items', 'additionalProperties'] as const) {
-    if (typeof base[key] === 'object' && typeof extra[key] === 'object') out[key] = { ...(base[key] as Schema), ...(extra[key] as Schema) };
+    if (typeof base[key] === 'object' && typeof extra[key] === 'object')
+      out[key] = { ...(base[key] as Schema), ...(extra[key] as Schema) };
   }
   return out;
 }
@@ -71,19 +83,35 @@ function merge(base: Schema, extra: Schema | undefined): Schema {
 export function fieldSchema(f: DescField, role: Role, components: Components, extra: Schema | undefined): Schema {
   let schema: Schema;
   switch (f.fieldKind) {
-    case 'scalar': schema = scalarSchema(f.scalar); break;
-    case 'enum': schema = { type: 'string' }; break;
-    case 'message': schema = components.ref(f.message, role); break;
+    case 'scalar':
+      schema = scalarSchema(f.scalar);
+      break;
+    case 'enum':
+      schema = { type: 'string' };
+      break;
+    case 'message':
+      schema = components.ref(f.message, role);
+      break;
     case 'list':
       schema = {
         type: 'array',
-        items: f.listKind === 'scalar' ? scalarSchema(f.scalar) : f.listKind === 'message' ? components.ref(f.message, role) : { type: 'string' },
+        items:
+          f.listKind === 'scalar'
+            ? scalarSchema(f.scalar)
+            : f.listKind === 'message'
+              ? components.ref(f.message, role)
+              : { type: 'string' },
       };
       break;
     case 'map':
       schema = {
         type: 'object',
-        additionalProperties: f.mapKind === 'scalar' ? scalarSchema(f.scalar) : f.mapKind === 'message' ? components.ref(f.message, role) : { type: 'string' },
+        additionalProperties:
+          f.mapKind === 'scalar'
+            ? scalarSchema(f.scalar)
+            : f.mapKind === 'message'
+              ? components.ref(f.message, role)
+              : { type: 'string' },
       };
       break;
   }
@@ -95,9 +123,12 @@ export function fieldSchema(f: DescField, role: Role, components: Components, ex
 
 /** A request's free-form strings (no pattern, vocabulary or format of their own) refuse NUL. */
 function refuseNul(s: Schema): Schema {
-  if (s.type === 'string') return s.pattern === undefined && s.enum === undefined && s.format === undefined ? { ...s, pattern: NO_NUL } : s;
-  if (s.type === 'array' && typeof s.items === 'object' && !('$ref' in (s.items as Schema))) return { ...s, items: refuseNul(s.items as Schema) };
-  if (s.type === 'object' && typeof s.additionalProperties === 'object') return { ...s, additionalProperties: refuseNul(s.additionalProperties as Schema) };
+  if (s.type === 'string')
+    return s.pattern === undefined && s.enum === undefined && s.format === undefined ? { ...s, pattern: NO_NUL } : s;
+  if (s.type === 'array' && typeof s.items === 'object' && !('$ref' in (s.items as Schema)))
+    return { ...s, items: refuseNul(s.items as Schema) };
+  if (s.type === 'object' && typeof s.additionalProperties === 'object')
+    return { ...s, additionalProperties: refuseNul(s.additionalProperties as Schema) };
   return s;
 }
 
@@ -113,13 +144,19 @@ export function messageSchema(m: DescMessage, role: Role, components: Components
   const properties: Record<string, Schema> = {};
   const fields = m.fields.filter((f) => !omit.includes(f.name));
   for (const f of fields) properties[f.name] = fieldSchema(f, role, components, constraints[f.name]);
-  const required = role === 'response' ? fields.filter(alwaysPresent).map((f) => f.name) : (REQUIRED_REQUEST_FIELDS[name] ?? []);
+  const required =
+    role === 'response' ? fields.filter(alwaysPresent).map((f) => f.name) : (REQUIRED_REQUEST_FIELDS[name] ?? []);
   return {
     type: 'object',
     properties,
     ...(required.length > 0 ? { required } : {}),
     ...(role === 'request' && HTML_OR_TEXT.has(name)
-      ? { anyOf: [{ required: ['html'], properties: { html: { minLength: 1 } } }, { required: ['text'], properties: { text: { minLength: 1 } } }] }
+      ? {
+          anyOf: [
+            { required: ['html'], properties: { html: { minLength: 1 } } },
+            { required: ['text'], properties: { text: { minLength: 1 } } },
+          ],
+        }
       : {}),
     additionalProperties: false,
   };

@@ -25,12 +25,18 @@ const STATE_RULES: Record<string, string> = {
   createDomain: 'A domain already added to the account is a 400.',
   cancelScheduledEmail: 'Cancelling an email already cancelled answers 200 again; one already sent is a 400.',
   resendWebhookDelivery: 'A delivery still being tried, or one of a deleted webhook, is a 400.',
-  resendWebhookDeliveries: 'A disabled webhook is a 400 (enable it first); so is a range whose from is not before its to.',
+  resendWebhookDeliveries:
+    'A disabled webhook is a 400 (enable it first); so is a range whose from is not before its to.',
   eraseRecipient: 'An address that is not one bare, valid address is a 400.',
 };
 
 /** A request that succeeds against a fresh service (its default account sends from the verified example.com). */
-const EXAMPLE_EMAIL = { from: 'Sender <sender@example.com>', to: ['rcpt@example.net'], subject: 'Hello', text: 'Hello there' };
+const EXAMPLE_EMAIL = {
+  from: 'Sender <sender@example.com>',
+  to: ['rcpt@example.net'],
+  subject: 'Hello',
+  text: 'Hello there',
+};
 const REQUEST_EXAMPLES: Record<string, unknown> = {
   sendEmail: EXAMPLE_EMAIL,
   sendBatch: { emails: [EXAMPLE_EMAIL, { ...EXAMPLE_EMAIL, to: ['other@example.net'] }] },
@@ -47,19 +53,35 @@ const LINKS: Record<string, { from: string; to: string[] }> = {
   createAccount: {
     from: 'id',
     to: [
-      'getAccount', 'updateAccount', 'createDomain', 'listDomains', 'createApiKey', 'listApiKeys', 'createWebhook', 'listWebhooks',
-      'listAccountEmails', 'listAccountBatchJobs', 'listAccountScheduledEmails', 'getAccountStats', 'listSuppressions',
+      'getAccount',
+      'updateAccount',
+      'createDomain',
+      'listDomains',
+      'createApiKey',
+      'listApiKeys',
+      'createWebhook',
+      'listWebhooks',
+      'listAccountEmails',
+      'listAccountBatchJobs',
+      'listAccountScheduledEmails',
+      'getAccountStats',
+      'listSuppressions',
     ],
   },
   createDomain: { from: 'id', to: ['verifyDomain', 'updateDomain'] },
   createApiKey: { from: 'id', to: ['deleteApiKey'] },
-  createWebhook: { from: 'id', to: ['listWebhookDeliveries', 'deleteWebhook', 'rotateWebhookSecret', 'enableWebhook', 'resendWebhookDeliveries'] },
+  createWebhook: {
+    from: 'id',
+    to: ['listWebhookDeliveries', 'deleteWebhook', 'rotateWebhookSecret', 'enableWebhook', 'resendWebhookDeliveries'],
+  },
 };
 
 function links(name: string): Schema | undefined {
   const link = LINKS[name];
   if (!link) return undefined;
-  return Object.fromEntries(link.to.map((to) => [to, { operationId: to, parameters: { id: `$response.body#/${link.from}` } }]));
+  return Object.fromEntries(
+    link.to.map((to) => [to, { operationId: to, parameters: { id: `$response.body#/${link.from}` } }]),
+  );
 }
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
@@ -74,15 +96,26 @@ const required = (headers: Record<string, Schema>) =>
 /** On every answer (request-context.ts). Not a documented parameter: any value is taken, a bad one just replaced. */
 const REQUEST_ID = {
   'X-Request-Id': {
-    description: 'The request\'s id, also in every log line written for it: the caller\'s own X-Request-Id when it is 1 to 64 of A-Z a-z 0-9 . _ : -, else a new one.',
+    description:
+      "The request's id, also in every log line written for it: the caller's own X-Request-Id when it is 1 to 64 of A-Z a-z 0-9 . _ : -, else a new one.",
     required: true,
     schema: { type: 'string', minLength: 1, maxLength: 64 },
   },
 };
-const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'integer', minimum: 1 } } };
+const RETRY_AFTER = {
+  'Retry-After': {
+    description: 'Seconds to wait before retrying.',
+    required: true,
+    schema: { type: 'integer', minimum: 1 },
+  },
+};
 
 function errorAnswer(description: string, headers: Record<string, Schema> = {}): Schema {
-  return { description, ...(Object.keys(headers).length > 0 ? { headers } : {}), content: { 'application/json': { schema: ERROR_REF } } };
+  return {
+    description,
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
+    content: { 'application/json': { schema: ERROR_REF } },
+  };
 }
 
 /** Every answer an operation can give: the error table's statuses that its rules and its gateway can reach. */
@@ -101,27 +134,43 @@ function responses(route: RestRoute, api: 'email' | 'admin', hasBody: boolean): 
     400: errorAnswer('The request breaks a rule of the API (the message names the field)', rate),
     401: errorAnswer(api === 'email' ? 'Missing, wrong or deleted API key' : 'Missing or wrong admin token'),
   };
-  if (api === 'email') out[403] = errorAnswer('The key\'s permission, allowed domains or account status forbid this', rate);
+  if (api === 'email')
+    out[403] = errorAnswer("The key's permission, allowed domains or account status forbid this", rate);
   out[404] = errorAnswer('No such resource (or route)', rate);
-  if (isSend) out[409] = errorAnswer('A request with this Idempotency-Key is still being answered', { ...rate, ...RETRY_AFTER });
+  if (isSend)
+    out[409] = errorAnswer('A request with this Idempotency-Key is still being answered', { ...rate, ...RETRY_AFTER });
   const conflict = CONFLICTS[route.rpc.localName];
   if (conflict) out[409] = errorAnswer(conflict, rate);
-  if (route.idField) out[414] = errorAnswer('The path id is longer than the router accepts (no id the service issues is)');
-  if (hasBody) out[413] = errorAnswer(`The body exceeds this endpoint's limit of ${route.bodyLimit ?? BODY_LIMITS.other} bytes`, rate);
+  if (route.idField)
+    out[414] = errorAnswer('The path id is longer than the router accepts (no id the service issues is)');
+  if (hasBody)
+    out[413] = errorAnswer(
+      `The body exceeds this endpoint's limit of ${route.bodyLimit ?? BODY_LIMITS.other} bytes`,
+      rate,
+    );
   if (api === 'email') {
     out[429] = {
-      description: 'Rate limit exceeded (`{error: "too many requests", message}`)'
-        + (hasBody ? ', or request bodies in flight over the key\'s or the server\'s cap (the same, the message naming the cap)' : '')
-        + (isSend ? ', or the daily quota (`{error: "daily quota exceeded (<used>/<total>), resets at <time>"}`, no message)' : ''),
+      description:
+        'Rate limit exceeded (`{error: "too many requests", message}`)' +
+        (hasBody
+          ? ", or request bodies in flight over the key's or the server's cap (the same, the message naming the cap)"
+          : '') +
+        (isSend
+          ? ', or the daily quota (`{error: "daily quota exceeded (<used>/<total>), resets at <time>"}`, no message)'
+          : ''),
       headers: { ...RATE_LIMIT_HEADERS, ...RETRY_AFTER },
       content: { 'application/json': { schema: ERROR_REF } },
     };
   } else {
-    out[429] = errorAnswer('Too many wrong admin tokens from this address, or from all (`{error: "too many requests", message}`)'
-      + (hasBody ? ', or request bodies in flight over the server\'s cap' : ''), RETRY_AFTER);
+    out[429] = errorAnswer(
+      'Too many wrong admin tokens from this address, or from all (`{error: "too many requests", message}`)' +
+        (hasBody ? ", or request bodies in flight over the server's cap" : ''),
+      RETRY_AFTER,
+    );
   }
   out[503] = errorAnswer('The service is stopping, or its database or Temporal is unavailable');
-  for (const answer of Object.values(out)) answer.headers = { ...REQUEST_ID, ...(answer.headers as Record<string, Schema> | undefined) };
+  for (const answer of Object.values(out))
+    answer.headers = { ...REQUEST_ID, ...(answer.headers as Record<string, Schema> | undefined) };
   return out;
 }
 
@@ -135,17 +184,25 @@ function operation(route: RestRoute, api: 'email' | 'admin', components: Compone
   const queryParams = fromQuery
     ? input.fields
         .filter((f) => f.name !== route.idField)
-        .map((f) => ({ name: f.name, in: 'query', required: false, schema: fieldSchema(f, 'request', components, constraints[f.name]) }))
+        .map((f) => ({
+          name: f.name,
+          in: 'query',
+          required: false,
+          schema: fieldSchema(f, 'request', components, constraints[f.name]),
+        }))
     : [];
   const name = route.rpc.localName;
   const idempotencyKey = SENDS.has(name)
-    ? [{
-        name: 'Idempotency-Key',
-        in: 'header',
-        required: false,
-        description: 'Repeating a request with the same key within 24 hours answers the first answer again and sends nothing twice.',
-        schema: IDEMPOTENCY_KEY_SCHEMA,
-      }]
+    ? [
+        {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description:
+            'Repeating a request with the same key within 24 hours answers the first answer again and sends nothing twice.',
+          schema: IDEMPOTENCY_KEY_SCHEMA,
+        },
+      ]
     : [];
   components.ref(route.rpc.output, 'response');
   const example = REQUEST_EXAMPLES[name];
@@ -194,7 +251,7 @@ export function buildOpenApi(publicUrl: string): Schema {
         message: { type: 'string' },
       },
       additionalProperties: false,
-      description: 'Every error answer. The daily quota\'s 429 carries only `error` (which holds the numbers).',
+      description: "Every error answer. The daily quota's 429 carries only `error` (which holds the numbers).",
     },
   };
   // Referenced messages may reference more: expand until closed.
@@ -211,7 +268,7 @@ export function buildOpenApi(publicUrl: string): Schema {
     info: {
       title: 'mailer: transactional email API',
       version: 'v1',
-      description: 'Generated from proto/mail/v1 and the service\'s validation rules. Errors answer {error, message}.',
+      description: "Generated from proto/mail/v1 and the service's validation rules. Errors answer {error, message}.",
     },
     servers: [{ url: publicUrl }],
     tags: [

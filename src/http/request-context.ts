@@ -1,7 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import {
-  ATTR_CLIENT_ADDRESS, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE,
+  ATTR_CLIENT_ADDRESS,
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_HTTP_ROUTE,
 } from '@opentelemetry/semantic-conventions';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import { withLogFields } from '../telemetry/log-context.js';
@@ -55,10 +58,18 @@ function inRequestContext<T>(request: FastifyRequest, fn: () => T): T {
 
 function startServerSpan(request: FastifyRequest): Span {
   const parent = propagation.extract(ROOT_CONTEXT, request.headers);
-  return trace.getTracer('mailer').startSpan(request.method, {
-    kind: SpanKind.SERVER,
-    attributes: { [ATTR_HTTP_REQUEST_METHOD]: request.method, [ATTR_CLIENT_ADDRESS]: request.ip, 'mailer.request_id': request.id },
-  }, parent);
+  return trace.getTracer('mailer').startSpan(
+    request.method,
+    {
+      kind: SpanKind.SERVER,
+      attributes: {
+        [ATTR_HTTP_REQUEST_METHOD]: request.method,
+        [ATTR_CLIENT_ADDRESS]: request.ip,
+        'mailer.request_id': request.id,
+      },
+    },
+    parent,
+  );
 }
 
 /** Named `METHOD /route/{template}` once the route is known (never by the raw URL: ids and tokens stay out). */
@@ -72,6 +83,10 @@ function endServerSpan(request: FastifyRequest, status: number | undefined): voi
     span.setAttribute(ATTR_HTTP_ROUTE, route);
   }
   if (status !== undefined) span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
-  if (status === undefined || status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: status === undefined ? 'request aborted' : `HTTP ${status}` });
+  if (status === undefined || status >= 500)
+    span.setStatus({
+      code: SpanStatusCode.ERROR,
+      message: status === undefined ? 'request aborted' : `HTTP ${status}`,
+    });
   span.end();
 }

@@ -96,7 +96,9 @@ function unroutedError(routeMethods: ReturnType<typeof createRouteMethods>, meth
   const allowed = routeMethods.allowed(path);
   // A pattern may match a path the router still refused (an empty wildcard): only another method makes it a 405.
   if (allowed.length > 0 && !allowed.includes(method)) {
-    return new AppError('method_not_allowed', `${path} does not answer ${method}; it answers ${allowed.join(', ')}`, { allowedMethods: allowed });
+    return new AppError('method_not_allowed', `${path} does not answer ${method}; it answers ${allowed.join(', ')}`, {
+      allowedMethods: allowed,
+    });
   }
   return new AppError('not_found', `route ${method} ${path} not found`);
 }
@@ -114,12 +116,18 @@ function refuseEarly(app: FastifyInstance, unrouted: (method: string, url: strin
     // Unrouted requests are answered before Fastify reads (or refuses) a body they may carry (QUERY, PUT).
     if (request.routeOptions.url === undefined) throw unrouted(request.method, request.url);
     if (request.url.length > MAX_URL_CHARS) {
-      throw new AppError('uri_too_long', `The request URL is ${request.url.length} characters long; the maximum is ${MAX_URL_CHARS}`);
+      throw new AppError(
+        'uri_too_long',
+        `The request URL is ${request.url.length} characters long; the maximum is ${MAX_URL_CHARS}`,
+      );
     }
     // Bodies are read as they come: a compressed one would be parsed as garbage, so it is refused by name.
     const encoding = request.headers['content-encoding'];
     if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
-      throw new AppError('unsupported_media_type', `Content-Encoding ${encoding.slice(0, 40)} is not supported: send the body uncompressed`);
+      throw new AppError(
+        'unsupported_media_type',
+        `Content-Encoding ${encoding.slice(0, 40)} is not supported: send the body uncompressed`,
+      );
     }
   });
 }
@@ -151,12 +159,13 @@ function registerServiceRoutes(app: FastifyInstance, deps: RestAppDeps): void {
  */
 function answerClientError(err: Error & { code?: string }, socket: Socket): void {
   if (!socket.writable) return;
-  const err2 = err.code === 'HPE_HEADER_OVERFLOW'
-    ? new AppError('headers_too_large', 'The request line and headers exceed the server\'s limit of 16 KiB')
-    : new AppError('validation', 'The request is not valid HTTP/1.1');
+  const err2 =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? new AppError('headers_too_large', "The request line and headers exceed the server's limit of 16 KiB")
+      : new AppError('validation', 'The request is not valid HTTP/1.1');
   const body = JSON.stringify(err2.body());
   socket.end(
     `HTTP/1.1 ${err2.status} ${STATUS_CODES[err2.status] ?? ''}\r\ncontent-type: application/json; charset=utf-8\r\n` +
-    `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
 }

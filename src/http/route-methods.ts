@@ -7,7 +7,12 @@ export function createRouteMethods() {
   const byUrl = new Map<string, Set<string>>();
 
   const patternOf = (url: string) =>
-    new RegExp(`^${url.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*')}/?$`);
+    new RegExp(
+      `^${url
+        .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
+        .replace(/:[^/]+/g, '[^/]+')
+        .replace(/\*/g, '.*')}/?$`,
+    );
 
   return {
     add(method: string | string[], url: string): void {

@@ -37,7 +37,10 @@ export function separateTrackingHost(publicUrl: string, trackingUrl: string): st
 }
 
 /** The Fastify plugin that splits the REST port by Host (pass it first in `buildRestApp`'s `plugins`). */
-export function trackingHostPlugin(options: { publicUrl: string; trackingUrl: string }): (app: FastifyInstance) => Promise<void> {
+export function trackingHostPlugin(options: {
+  publicUrl: string;
+  trackingUrl: string;
+}): (app: FastifyInstance) => Promise<void> {
   return async (app) => {
     const trackingHost = separateTrackingHost(options.publicUrl, options.trackingUrl);
     if (trackingHost === undefined) return;
@@ -51,7 +54,10 @@ export function trackingHostPlugin(options: { publicUrl: string; trackingUrl: st
         throw new AppError('not_found', `Tracking links are not served on this host: they are on ${trackingOrigin}`);
       }
       if (!tracking && onTrackingHost && !PROBES.has(route)) {
-        throw new AppError('not_found', `route ${request.method} ${request.url.split('?')[0] ?? ''} not found: this host serves tracking links only`);
+        throw new AppError(
+          'not_found',
+          `route ${request.method} ${request.url.split('?')[0] ?? ''} not found: this host serves tracking links only`,
+        );
       }
     });
   };
@@ -62,11 +68,14 @@ export function trackingHostPlugin(options: { publicUrl: string; trackingUrl: st
  * host: the default, MAILER_TRACKING_URL unset, or set on MAILER_PUBLIC_URL's host name. Development keeps
  * the default quietly: one address serves everything on a laptop.
  */
-export function warnOfSharedTrackingHost(config: { production: boolean; publicUrl: string; trackingUrl: string }, logger: Pick<Logger, 'warn'>): void {
+export function warnOfSharedTrackingHost(
+  config: { production: boolean; publicUrl: string; trackingUrl: string },
+  logger: Pick<Logger, 'warn'>,
+): void {
   if (!config.production || separateTrackingHost(config.publicUrl, config.trackingUrl) !== undefined) return;
   logger.warn(
     { publicUrl: config.publicUrl, trackingUrl: config.trackingUrl },
-    'tracked links and pixels are served on the console\'s host: any account can make signed redirects on it by mailing itself. ' +
+    "tracked links and pixels are served on the console's host: any account can make signed redirects on it by mailing itself. " +
       'Set MAILER_TRACKING_URL to a URL on a host name of its own (e.g. https://track.example.net)',
   );
 }

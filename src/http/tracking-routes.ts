@@ -25,19 +25,32 @@ export function trackingRoutes(tracking: TrackingService) {
     app.get('/t/o/*', async (request, reply) => {
       // The image never depends on the token (a bad one gets the same GIF); the service bounds the wait.
       if (request.method !== 'HEAD') await tracking.open(tokenOf(request), clientOf(request));
-      return reply.code(200).header('content-type', 'image/gif').header('cache-control', 'no-store, private').send(PIXEL_GIF);
+      return reply
+        .code(200)
+        .header('content-type', 'image/gif')
+        .header('cache-control', 'no-store, private')
+        .send(PIXEL_GIF);
     });
 
     app.get('/t/c/*', async (request, reply) => {
-      const location = request.method === 'HEAD' ? tracking.clickTarget(tokenOf(request)) : await tracking.click(tokenOf(request), clientOf(request));
+      const location =
+        request.method === 'HEAD'
+          ? tracking.clickTarget(tokenOf(request))
+          : await tracking.click(tokenOf(request), clientOf(request));
       if (location === undefined) {
         throw new AppError('not_found', 'This link is not valid: it was not issued by this server or was altered.');
       }
       // no-store: every click reaches the server; no-referrer: the target learns nothing of the tracking URL.
-      return reply.header('cache-control', 'no-store, private').header('referrer-policy', 'no-referrer').redirect(location, 302);
+      return reply
+        .header('cache-control', 'no-store, private')
+        .header('referrer-policy', 'no-referrer')
+        .redirect(location, 302);
     });
   };
 }
 
 const tokenOf = (request: FastifyRequest) => (request.params as { '*': string })['*'];
-const clientOf = (request: FastifyRequest): TrackingClient => ({ ip: request.ip, userAgent: request.headers['user-agent'] ?? '' });
+const clientOf = (request: FastifyRequest): TrackingClient => ({
+  ip: request.ip,
+  userAgent: request.headers['user-agent'] ?? '',
+});

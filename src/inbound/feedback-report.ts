@@ -69,9 +69,17 @@ const MAX_TOKEN_HEADER_CHARS = 100;
 /** Feedback types that are a recipient's complaint; `not-spam` and `auth-failure` (RFC 6591) are not. */
 const COMPLAINT_TYPES: ReadonlySet<string> = new Set(['abuse', 'fraud', 'virus', 'other']);
 const FEEDBACK_TYPES: ReadonlySet<string> = new Set(['message/feedback-report']);
-const DELIVERY_STATUS_TYPES: ReadonlySet<string> = new Set(['message/delivery-status', 'message/global-delivery-status']);
+const DELIVERY_STATUS_TYPES: ReadonlySet<string> = new Set([
+  'message/delivery-status',
+  'message/global-delivery-status',
+]);
 /** Parts that carry the original message, or only its header section. */
-const ORIGINAL_TYPES: ReadonlySet<string> = new Set(['message/rfc822', 'message/global', 'text/rfc822-headers', 'message/global-headers']);
+const ORIGINAL_TYPES: ReadonlySet<string> = new Set([
+  'message/rfc822',
+  'message/global',
+  'text/rfc822-headers',
+  'message/global-headers',
+]);
 
 const PARSER_OPTIONS: SimpleParserOptions & { ignoreEmbedded: boolean } = {
   skipHtmlToText: true,
@@ -98,7 +106,9 @@ export async function parseFeedbackReport(raw: Buffer): Promise<FeedbackReport |
   const feedback = part(FEEDBACK_TYPES);
   const status = part(DELIVERY_STATUS_TYPES);
   const originalPart = part(ORIGINAL_TYPES);
-  const originalHeaders = originalPart ? (fieldBlocks(partText(originalPart))[0] ?? new Map()) : new Map<string, string[]>();
+  const originalHeaders = originalPart
+    ? (fieldBlocks(partText(originalPart))[0] ?? new Map())
+    : new Map<string, string[]>();
 
   if (feedback) return complaintOf(fieldBlocks(partText(feedback))[0] ?? new Map(), originalHeaders);
   if (status) return bounceOf(fieldBlocks(partText(status)), originalHeaders);
@@ -148,7 +158,12 @@ function fieldBlocks(text: string): Fields[] {
     block.set(name, values);
     // Further values of a field repeated beyond reason are dropped, and so are the lines folded into them.
     last = values.length < MAX_VALUES_PER_FIELD ? values : undefined;
-    last?.push(line.slice(colon + 1, colon + 1 + MAX_FIELD_CHARS + 1).trim().slice(0, MAX_FIELD_CHARS));
+    last?.push(
+      line
+        .slice(colon + 1, colon + 1 + MAX_FIELD_CHARS + 1)
+        .trim()
+        .slice(0, MAX_FIELD_CHARS),
+    );
   }
   return blocks;
 }
@@ -168,7 +183,9 @@ function addressOf(value: string | undefined): string | undefined {
   if (address.startsWith('<') && address.endsWith('>')) address = address.slice(1, -1).trim();
   if (address.length > MAX_ADDRESS_CHARS * 10) return undefined;
   if (typed && type.toLowerCase() === 'utf-8') {
-    address = address.replace(/\\x\{([0-9A-Fa-f]{1,6})\}/g, (_, hex: string) => String.fromCodePoint(Math.min(parseInt(hex, 16), 0x10ffff)));
+    address = address.replace(/\\x\{([0-9A-Fa-f]{1,6})\}/g, (_, hex: string) =>
+      String.fromCodePoint(Math.min(parseInt(hex, 16), 0x10ffff)),
+    );
   }
   // The address key (canonical domain, lower case): the form the delivery path records recipients and
   // suppressions in, whichever form of the domain (Unicode or ASCII) the reporting server wrote.
@@ -186,10 +203,16 @@ function originalRef(headers: Fields, reportFields: Fields): OriginalRef {
   const reportToken = first(headers, 'x-mail-report-token')?.slice(0, MAX_TOKEN_HEADER_CHARS);
   // The included headers first; else the id some reporters copy into the report itself (Gmail's DSNs
   // carry X-Original-Message-ID).
-  const messageId = messageIdOf(first(headers, 'message-id'))
-    ?? messageIdOf(first(reportFields, 'original-message-id') ?? first(reportFields, 'x-original-message-id'));
+  const messageId =
+    messageIdOf(first(headers, 'message-id')) ??
+    messageIdOf(first(reportFields, 'original-message-id') ?? first(reportFields, 'x-original-message-id'));
   const returnPath = addressOf(first(headers, 'return-path'));
-  return { ...(emailId ? { emailId } : {}), ...(messageId ? { messageId } : {}), ...(reportToken ? { reportToken } : {}), ...(returnPath ? { returnPath } : {}) };
+  return {
+    ...(emailId ? { emailId } : {}),
+    ...(messageId ? { messageId } : {}),
+    ...(reportToken ? { reportToken } : {}),
+    ...(returnPath ? { returnPath } : {}),
+  };
 }
 
 /**
@@ -209,7 +232,10 @@ function dateOf(value: string | undefined): Date | undefined {
 }
 
 function complaintOf(fields: Fields, originalHeaders: Fields): ComplaintReport | undefined {
-  const feedbackType = (first(fields, 'feedback-type') ?? '').slice(0, MAX_FEEDBACK_TYPE_CHARS).split(/[\s;(]/)[0]!.toLowerCase();
+  const feedbackType = (first(fields, 'feedback-type') ?? '')
+    .slice(0, MAX_FEEDBACK_TYPE_CHARS)
+    .split(/[\s;(]/)[0]!
+    .toLowerCase();
   if (!COMPLAINT_TYPES.has(feedbackType)) return undefined;
   const rcptTo = (fields.get('original-rcpt-to') ?? []).slice(0, MAX_RECIPIENTS);
   const recipients = [...new Set(rcptTo.map(addressOf).filter((a): a is string => a !== undefined))];
@@ -229,7 +255,9 @@ function complaintOf(fields: Fields, originalHeaders: Fields): ComplaintReport |
 /** A diagnostic without its type (`smtp; 550 ...` is `550 ...`). */
 function withoutType(value: string): string {
   const semicolon = value.indexOf(';');
-  return semicolon > 0 && /^[A-Za-z0-9-]+\s*$/.test(value.slice(0, semicolon)) ? value.slice(semicolon + 1).trimStart() : value;
+  return semicolon > 0 && /^[A-Za-z0-9-]+\s*$/.test(value.slice(0, semicolon))
+    ? value.slice(semicolon + 1).trimStart()
+    : value;
 }
 
 /** RFC 3463 status of a failure: class, subject and detail, e.g. 5.1.1 (a comment may follow). */
@@ -251,7 +279,10 @@ function bounceOf(blocks: Fields[], originalHeaders: Fields): BounceReport | und
     const code = STATUS.exec((first(block, 'status') ?? '').slice(0, 100)) ?? STATUS.exec(diagnostic);
     const status = code ? `${code[1]}.${code[2]}.${code[3]}` : '5.0.0';
     recipients.push({
-      email_address: address, status, diagnostic_code: diagnostic, bounceType: bounceTypeOf(status, diagnostic),
+      email_address: address,
+      status,
+      diagnostic_code: diagnostic,
+      bounceType: bounceTypeOf(status, diagnostic),
       ...(originalRecipient && originalRecipient !== address ? { originalRecipient } : {}),
     });
   }

@@ -20,7 +20,9 @@ export interface FeedbackSources {
 }
 
 /** The entries of MAILER_FBL_SOURCES, read once: addresses and networks, and DKIM domains. */
-export function parseFeedbackSources(entries: string[]): { addresses: net.BlockList; domains: string[] } | { error: string } {
+export function parseFeedbackSources(
+  entries: string[],
+): { addresses: net.BlockList; domains: string[] } | { error: string } {
   const addresses = new net.BlockList();
   const domains: string[] = [];
   for (const entry of entries) {
@@ -31,7 +33,8 @@ export function parseFeedbackSources(entries: string[]): { addresses: net.BlockL
     }
     const [host, bits, extra] = entry.split('/');
     const family = net.isIP(host ?? '');
-    if (family !== 0 && extra === undefined) return { error: `"${entry}": the prefix length must be 0-${family === 4 ? 32 : 128}` };
+    if (family !== 0 && extra === undefined)
+      return { error: `"${entry}": the prefix length must be 0-${family === 4 ? 32 : 128}` };
     const domain = bits === undefined ? asciiDomain(entry) : undefined;
     if (domain === undefined) return { error: `"${entry}" is not an address, a network or a domain` };
     domains.push(domain);
@@ -46,7 +49,8 @@ export function createFeedbackSources(entries: string[], resolver: DnsResolver):
   if ('error' in parsed) throw new Error(`MAILER_FBL_SOURCES: ${parsed.error}`);
   const { addresses, domains } = parsed;
   // mailauth's resolver: TXT records as lists of character strings, as node's resolveTxt answers them.
-  const lookup = async (name: string, rrtype: string) => (rrtype === 'TXT' ? (await resolver.resolveTxt(name)).map((t) => [t]) : []);
+  const lookup = async (name: string, rrtype: string) =>
+    rrtype === 'TXT' ? (await resolver.resolveTxt(name)).map((t) => [t]) : [];
 
   return {
     configured: entries.length > 0,
@@ -58,7 +62,9 @@ export function createFeedbackSources(entries: string[], resolver: DnsResolver):
       if (domains.length === 0) return false;
       // Only a signature that verifies counts: a From or a d= anyone can write proves nothing.
       const result = await dkimVerify(raw, { resolver: lookup as never }).catch(() => undefined);
-      return (result?.results ?? []).some((r) => r.status.result === 'pass' && domains.some((d) => isWithin(r.signingDomain.toLowerCase(), d)));
+      return (result?.results ?? []).some(
+        (r) => r.status.result === 'pass' && domains.some((d) => isWithin(r.signingDomain.toLowerCase(), d)),
+      );
     },
   };
 }

@@ -63,9 +63,13 @@ export async function startInboundServer(options: {
 }): Promise<InboundServer> {
   const { logger } = options;
   const slots = createSlots(() => server, {
-    settingUp: MAX_INBOUND_SETTING_UP, established: MAX_INBOUND_CLIENTS, perAddress: options.limits.perAddress,
+    settingUp: MAX_INBOUND_SETTING_UP,
+    established: MAX_INBOUND_CLIENTS,
+    perAddress: options.limits.perAddress,
     // No one authenticates here: every connection of an address counts against it.
-    perAddressCounts: 'all', setupMs: options.limits.setupMs, tooSlow: `4.4.2 no DATA within ${seconds(options.limits.setupMs)}, closing`,
+    perAddressCounts: 'all',
+    setupMs: options.limits.setupMs,
+    tooSlow: `4.4.2 no DATA within ${seconds(options.limits.setupMs)}, closing`,
   });
   const server: SMTPServer = new SMTPServer({
     name: 'mailer-inbound',
@@ -102,18 +106,38 @@ export async function startInboundServer(options: {
         slots.rearm(session);
         callback(err);
       };
-      void inSession(session, () => readMessage(stream, MAX_INBOUND_BYTES).then(async (raw) => {
-        // Read to its end all the same: the reply to DATA comes after the message.
-        if (!admitted) return callback(Object.assign(new Error(`4.7.0 too many messages in flight (${MAX_INBOUND_CLIENTS}), try again later`), { responseCode: 421 }));
-        if (!raw) return answer(Object.assign(new Error('5.3.4 message exceeds the fixed maximum message size'), { responseCode: 552 }));
-        const rcptTo = session.envelope.rcptTo.map((r) => r.address);
-        const verdict = await options.onMessage(raw, { rcptTo, remoteAddress: session.remoteAddress });
-        if (verdict !== 'refused') return answer();
-        answer(Object.assign(new Error('5.7.1 not accepted: no valid report token for the email it is about'), { responseCode: 550 }));
-      }).catch((err: unknown) => {
-        logger.warn({ err, from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '' }, 'inbound message not handled; asked to retry');
-        answer(Object.assign(new Error('4.3.0 temporary failure, try again later'), { responseCode: 451 }));
-      }));
+      void inSession(session, () =>
+        readMessage(stream, MAX_INBOUND_BYTES)
+          .then(async (raw) => {
+            // Read to its end all the same: the reply to DATA comes after the message.
+            if (!admitted)
+              return callback(
+                Object.assign(
+                  new Error(`4.7.0 too many messages in flight (${MAX_INBOUND_CLIENTS}), try again later`),
+                  { responseCode: 421 },
+                ),
+              );
+            if (!raw)
+              return answer(
+                Object.assign(new Error('5.3.4 message exceeds the fixed maximum message size'), { responseCode: 552 }),
+              );
+            const rcptTo = session.envelope.rcptTo.map((r) => r.address);
+            const verdict = await options.onMessage(raw, { rcptTo, remoteAddress: session.remoteAddress });
+            if (verdict !== 'refused') return answer();
+            answer(
+              Object.assign(new Error('5.7.1 not accepted: no valid report token for the email it is about'), {
+                responseCode: 550,
+              }),
+            );
+          })
+          .catch((err: unknown) => {
+            logger.warn(
+              { err, from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '' },
+              'inbound message not handled; asked to retry',
+            );
+            answer(Object.assign(new Error('4.3.0 temporary failure, try again later'), { responseCode: 451 }));
+          }),
+      );
     },
   });
   limitSessions(server, MAX_INBOUND_SESSION_MS);

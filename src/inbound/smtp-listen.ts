@@ -18,7 +18,12 @@ export function inSession<T>(session: SMTPServerSession, fn: () => T): T {
  * Starts `server` on host:port; rejects when it cannot listen (the port taken), and afterwards hands the
  * server's errors (a client resetting its connection) to `onError` instead of crashing the process.
  */
-export async function listenSmtp(server: SMTPServer, host: string, port: number, onError: (err: Error) => void): Promise<Listening> {
+export async function listenSmtp(
+  server: SMTPServer,
+  host: string,
+  port: number,
+  onError: (err: Error) => void,
+): Promise<Listening> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());

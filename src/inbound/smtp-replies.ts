@@ -4,7 +4,8 @@ import { toAppError, type ErrorKind } from '../errors.js';
 /** An error smtp-server answers with: `responseCode` and a message that starts with the enhanced code. */
 export type SmtpReplyError = Error & { responseCode: number };
 
-export const smtpReply = (code: number, text: string): SmtpReplyError => Object.assign(new Error(text), { responseCode: code });
+export const smtpReply = (code: number, text: string): SmtpReplyError =>
+  Object.assign(new Error(text), { responseCode: code });
 
 /**
  * How the submission listener answers each kind of AppError: the SMTP twin of errors.ts's ERROR_TABLE, the
@@ -35,7 +36,8 @@ const SMTP_TABLE: Record<ErrorKind, { code: number; enhanced: string }> = {
 export function smtpReplyFor(err: unknown): SmtpReplyError {
   const app = toAppError(err);
   // Not the key's request rate but the bytes the process holds: RFC 5321's 452 for storage, retried later.
-  const { code, enhanced } = app instanceof BytesInFlightError ? { code: 452, enhanced: '4.3.1' } : SMTP_TABLE[app.kind];
+  const { code, enhanced } =
+    app instanceof BytesInFlightError ? { code: 452, enhanced: '4.3.1' } : SMTP_TABLE[app.kind];
   const retry = app.retryAfterSeconds !== undefined && code < 500 ? ` (retry in ${app.retryAfterSeconds} s)` : '';
   return smtpReply(code, `${enhanced} ${app.message}${retry}`);
 }

@@ -76,7 +76,12 @@ export function createSlots(server: () => SMTPServer, limits: SlotLimits) {
     onConnect(session: SMTPServerSession, callback: (err?: Error | null) => void): void {
       const key = clientKey(session.remoteAddress);
       if ((perAddress.get(key) ?? 0) >= limits.perAddress) {
-        return callback(Object.assign(new Error(`4.7.0 too many connections from your address (${limits.perAddress}), try again later`), { responseCode: 421 }));
+        return callback(
+          Object.assign(
+            new Error(`4.7.0 too many connections from your address (${limits.perAddress}), try again later`),
+            { responseCode: 421 },
+          ),
+        );
       }
       const connection = [...server().connections].find((c) => c.session === session);
       // Gone while it waited for this hook (smtp-server forgets a connection as soon as it closes).

@@ -12,7 +12,12 @@ import type { BodyMeter, BytesInFlight } from '../bytes-in-flight.js';
  * MAIL FROM: throws the 452 when the key or the process has no room for the size the client declared
  * (`SIZE=`, RFC 1870) or, without one, for a byte more. Nothing is taken: DATA counts what really arrives.
  */
-export function assertRoomForMessage(bytes: BytesInFlight, key: string, args: object | false | undefined, maxBytes: number): void {
+export function assertRoomForMessage(
+  bytes: BytesInFlight,
+  key: string,
+  args: object | false | undefined,
+  maxBytes: number,
+): void {
   const declared = args ? Number((args as { SIZE?: unknown }).SIZE) : NaN;
   // A SIZE over the listener's maximum is refused 552 by smtp-server itself; an unparsable one declares nothing.
   bytes.assertRoom(key, Number.isInteger(declared) && declared > 0 ? Math.min(declared, maxBytes) : 1);
@@ -24,7 +29,11 @@ export function assertRoomForMessage(bytes: BytesInFlight, key: string, args: ob
  * the rest is read and thrown away (the reply to DATA comes after the message), and the refusal is thrown. The
  * caller releases the meter once the message is answered.
  */
-export function readCountedMessage(stream: SMTPServerDataStream, maxBytes: number, meter: BodyMeter): Promise<Buffer | undefined> {
+export function readCountedMessage(
+  stream: SMTPServerDataStream,
+  maxBytes: number,
+  meter: BodyMeter,
+): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     let chunks: Buffer[] = [];
     let size = 0;

@@ -67,8 +67,11 @@ export async function startSubmissionServer<Credential>(options: {
   const { logger, handler } = options;
   const credentialOf = (session: SMTPServerSession) => session.user as Credential;
   const slots = createSlots(() => server, {
-    settingUp: MAX_UNAUTHENTICATED_SUBMISSIONS, established: MAX_SUBMISSION_CLIENTS, perAddress: options.limits.perAddress,
-    perAddressCounts: 'setup', setupMs: options.limits.setupMs,
+    settingUp: MAX_UNAUTHENTICATED_SUBMISSIONS,
+    established: MAX_SUBMISSION_CLIENTS,
+    perAddress: options.limits.perAddress,
+    perAddressCounts: 'setup',
+    setupMs: options.limits.setupMs,
     tooSlow: `4.4.2 STARTTLS and AUTH not done within ${seconds(options.limits.setupMs)}, closing`,
   });
   const server: SMTPServer = new SMTPServer({
@@ -104,10 +107,16 @@ export async function startSubmissionServer<Credential>(options: {
       slots.onClose(session);
     },
     onAuth(auth, session, callback) {
-      inSession(session, () => handler.login(auth.password ?? '')).then((user) => {
-        if (!slots.establish(session)) return callback(smtpReply(421, `4.7.0 too many authenticated connections (${MAX_SUBMISSION_CLIENTS}), try again later`));
-        callback(null, { user });
-      }, (err: unknown) => callback(smtpReplyFor(err)));
+      inSession(session, () => handler.login(auth.password ?? '')).then(
+        (user) => {
+          if (!slots.establish(session))
+            return callback(
+              smtpReply(421, `4.7.0 too many authenticated connections (${MAX_SUBMISSION_CLIENTS}), try again later`),
+            );
+          callback(null, { user });
+        },
+        (err: unknown) => callback(smtpReplyFor(err)),
+      );
     },
     onMailFrom(address, session, callback) {
       // With AUTH disabled before STARTTLS, smtp-server no longer asks for it itself.
@@ -116,17 +125,31 @@ export async function startSubmissionServer<Credential>(options: {
         return callback(smtpReply(553, '5.1.7 the sender address is not a valid email address'));
       }
       try {
-        assertRoomForMessage(options.bytesInFlight, handler.bytesKey(credentialOf(session)), address.args, SUBMISSION_MAX_BYTES);
+        assertRoomForMessage(
+          options.bytesInFlight,
+          handler.bytesKey(credentialOf(session)),
+          address.args,
+          SUBMISSION_MAX_BYTES,
+        );
       } catch (err) {
         return callback(smtpReplyFor(err));
       }
-      inSession(session, () => handler.beginMessage(credentialOf(session), address.address)).then(() => callback(), (err: unknown) => callback(smtpReplyFor(err)));
+      inSession(session, () => handler.beginMessage(credentialOf(session), address.address)).then(
+        () => callback(),
+        (err: unknown) => callback(smtpReplyFor(err)),
+      );
     },
     onRcptTo(address, session, callback) {
       if (session.envelope.rcptTo.length >= LIMITS.recipients) {
-        return callback(smtpReply(452, `4.5.3 too many recipients: at most ${LIMITS.recipients} per message, send the rest in another`));
+        return callback(
+          smtpReply(
+            452,
+            `4.5.3 too many recipients: at most ${LIMITS.recipients} per message, send the rest in another`,
+          ),
+        );
       }
-      if (typeof readMailbox(address.address) === 'string') return callback(smtpReply(553, '5.1.3 not a valid email address'));
+      if (typeof readMailbox(address.address) === 'string')
+        return callback(smtpReply(553, '5.1.3 not a valid email address'));
       callback();
     },
     onData(stream, session, callback) {
@@ -135,16 +158,25 @@ export async function startSubmissionServer<Credential>(options: {
         rcptTo: session.envelope.rcptTo.map((r) => r.address),
       };
       const meter = options.bytesInFlight.meter(handler.bytesKey(credentialOf(session)));
-      void inSession(session, () => readCountedMessage(stream, SUBMISSION_MAX_BYTES, meter).then(async (raw) => {
-        if (!raw) return callback(smtpReply(552, `5.3.4 message exceeds the fixed maximum message size of ${SUBMISSION_MAX_BYTES} bytes`));
-        const id = await handler.submit(credentialOf(session), raw, envelope);
-        callback(null, `2.0.0 OK: queued as ${id}`);
-      }).catch((err: unknown) => {
-        const reply = smtpReplyFor(err);
-        if (reply.responseCode === 451) logger.warn({ err }, 'submitted message not accepted; asked the client to retry');
-        callback(reply);
-        // The message's bytes count until it is answered (parsed, stored or refused), or its connection dropped.
-      }).finally(() => meter.release()));
+      void inSession(session, () =>
+        readCountedMessage(stream, SUBMISSION_MAX_BYTES, meter)
+          .then(async (raw) => {
+            if (!raw)
+              return callback(
+                smtpReply(552, `5.3.4 message exceeds the fixed maximum message size of ${SUBMISSION_MAX_BYTES} bytes`),
+              );
+            const id = await handler.submit(credentialOf(session), raw, envelope);
+            callback(null, `2.0.0 OK: queued as ${id}`);
+          })
+          .catch((err: unknown) => {
+            const reply = smtpReplyFor(err);
+            if (reply.responseCode === 451)
+              logger.warn({ err }, 'submitted message not accepted; asked the client to retry');
+            callback(reply);
+            // The message's bytes count until it is answered (parsed, stored or refused), or its connection dropped.
+          })
+          .finally(() => meter.release()),
+      );
     },
   });
   limitSessions(server, MAX_SUBMISSION_SESSION_MS);

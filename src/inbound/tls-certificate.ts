@@ -29,7 +29,10 @@ export async function loadTlsCertificate(options: {
   hostname: string;
 }): Promise<TlsCertificate> {
   if (options.certFile !== undefined && options.keyFile !== undefined) {
-    const [cert, key] = await Promise.all([fs.readFile(options.certFile, 'utf8'), fs.readFile(options.keyFile, 'utf8')]);
+    const [cert, key] = await Promise.all([
+      fs.readFile(options.certFile, 'utf8'),
+      fs.readFile(options.keyFile, 'utf8'),
+    ]);
     assertPair(cert, key, `${options.certFile} and ${options.keyFile}`);
     return { cert, key, created: false };
   }
@@ -53,8 +56,19 @@ export async function loadTlsCertificate(options: {
 async function makeSelfSigned(hostname: string): Promise<{ cert: string; key: string }> {
   const notAfterDate = new Date(Date.now() + SELF_SIGNED_DAYS * 86_400_000);
   const pems = await selfsigned.generate([{ name: 'commonName', value: hostname }], {
-    keySize: 2048, algorithm: 'sha256', notAfterDate,
-    extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: hostname }, { type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }],
+    keySize: 2048,
+    algorithm: 'sha256',
+    notAfterDate,
+    extensions: [
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: hostname },
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+        ],
+      },
+    ],
   });
   return { cert: pems.cert, key: pems.private };
 }

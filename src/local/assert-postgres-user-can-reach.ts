@@ -34,7 +34,10 @@ export async function assertPostgresUserCanReach(databaseDir: string): Promise<v
   }
 }
 
-function mayEnter(st: { uid: number; gid: number; mode: number }, ids: { uid: number; gid: number } | undefined): boolean {
+function mayEnter(
+  st: { uid: number; gid: number; mode: number },
+  ids: { uid: number; gid: number } | undefined,
+): boolean {
   if (ids && st.uid === ids.uid) return (st.mode & 0o100) !== 0;
   if (ids && st.gid === ids.gid) return (st.mode & 0o010) !== 0;
   return (st.mode & 0o001) !== 0;

@@ -49,18 +49,26 @@ export async function startCatcher(options: {
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
         if (stream.sizeExceeded) {
-          return callback(Object.assign(new Error('552 message exceeds the fixed maximum message size'), { responseCode: 552 }));
+          return callback(
+            Object.assign(new Error('552 message exceeds the fixed maximum message size'), { responseCode: 552 }),
+          );
         }
         const raw = Buffer.concat(chunks);
-        store(raw, session.envelope).then(() => callback(), (err: unknown) => {
-          logger.error({ err }, 'catcher could not store a message');
-          callback(Object.assign(new Error('451 could not store the message, try again'), { responseCode: 451 }));
-        });
+        store(raw, session.envelope).then(
+          () => callback(),
+          (err: unknown) => {
+            logger.error({ err }, 'catcher could not store a message');
+            callback(Object.assign(new Error('451 could not store the message, try again'), { responseCode: 451 }));
+          },
+        );
       });
     },
   });
 
-  async function store(raw: Buffer, envelope: { mailFrom: false | { address: string }; rcptTo: { address: string }[] }): Promise<void> {
+  async function store(
+    raw: Buffer,
+    envelope: { mailFrom: false | { address: string }; rcptTo: { address: string }[] },
+  ): Promise<void> {
     const parsed = await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true });
     const id = newId('caught');
     const file = path.join(mailDir, `${id}.eml`);
@@ -80,11 +88,14 @@ export async function startCatcher(options: {
     for (const recipient of row.envelopeTo) {
       const outcome = simulatedOutcome(recipient);
       // Mailed back to the copy's envelope sender, as servers do: that recipient's return path.
-      if (outcome === 'complaint' || outcome === 'asyncbounce') reports?.feed(simulatedReport(outcome, raw, { mailFrom: row.envelopeFrom, recipient }), [row.envelopeFrom]);
+      if (outcome === 'complaint' || outcome === 'asyncbounce')
+        reports?.feed(simulatedReport(outcome, raw, { mailFrom: row.envelopeFrom, recipient }), [row.envelopeFrom]);
     }
   }
 
-  const listening = await listenSmtp(server, options.host, options.port, (err) => logger.error({ err }, 'catcher error'));
+  const listening = await listenSmtp(server, options.host, options.port, (err) =>
+    logger.error({ err }, 'catcher error'),
+  );
   return {
     port: listening.port,
     url: listening.url,

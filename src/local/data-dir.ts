@@ -21,6 +21,8 @@ export function dataDirMode(usesEmbeddedPostgres: boolean): number {
  * the embedded server's DATABASE_URL and would otherwise take the data dir for one without it (and close it).
  */
 export async function holdsEmbeddedPostgres(dataDir: string): Promise<boolean> {
-  return fs.stat(path.join(dataDir, 'postgres')).then((s) => s.isDirectory(), () => false);
+  return fs.stat(path.join(dataDir, 'postgres')).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
 }
-

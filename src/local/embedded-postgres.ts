@@ -84,16 +84,23 @@ export async function startEmbeddedPostgres(options: {
     createPostgresUser: asRoot,
     initdbFlags: ['--encoding=UTF8', '--no-sync'],
     postgresFlags: [
-      '-c', 'listen_addresses=127.0.0.1',
-      '-c', 'unix_socket_directories=',
-      '-c', 'max_connections=300',
-      '-c', 'shared_buffers=128MB',
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=300',
+      '-c',
+      'shared_buffers=128MB',
     ],
     onLog: (message) => logger.debug({ pg: message.trim() }, 'postgres'),
     onError: (err) => logger.debug({ err }, 'postgres stderr'),
   });
 
-  const initialised = await fs.stat(path.join(databaseDir, 'PG_VERSION')).then(() => true, () => false);
+  const initialised = await fs.stat(path.join(databaseDir, 'PG_VERSION')).then(
+    () => true,
+    () => false,
+  );
   if (!initialised) {
     // A half-made directory from an interrupted first run would make initdb refuse.
     await fs.rm(databaseDir, { recursive: true, force: true });
@@ -103,7 +110,14 @@ export async function startEmbeddedPostgres(options: {
   await fs.rm(path.join(databaseDir, 'postmaster.pid'), { force: true });
   await pg.start();
   try {
-    await adoptPassword({ url: url('postgres'), legacyUrl: url('postgres', LEGACY_PASSWORD), password, passwordFile, databaseDir, logger });
+    await adoptPassword({
+      url: url('postgres'),
+      legacyUrl: url('postgres', LEGACY_PASSWORD),
+      password,
+      passwordFile,
+      databaseDir,
+      logger,
+    });
   } catch (err) {
     await pg.stop();
     throw err;
@@ -117,7 +131,9 @@ async function readOrCreatePassword(file: string): Promise<string> {
   const read = async () => {
     const password = (await fs.readFile(file, 'utf8')).trim();
     if (!PASSWORD_SHAPE.test(password)) {
-      throw new Error(`${file} must hold the embedded PostgreSQL's password (16 or more of A-Z a-z 0-9 _ -); restore it, or remove the data directory to start afresh`);
+      throw new Error(
+        `${file} must hold the embedded PostgreSQL's password (16 or more of A-Z a-z 0-9 _ -); restore it, or remove the data directory to start afresh`,
+      );
     }
     return password;
   };
@@ -127,7 +143,10 @@ async function readOrCreatePassword(file: string): Promise<string> {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
   try {
-    await fs.writeFile(file, `${crypto.randomBytes(PASSWORD_BYTES).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
+    await fs.writeFile(file, `${crypto.randomBytes(PASSWORD_BYTES).toString('base64url')}\n`, {
+      mode: 0o600,
+      flag: 'wx',
+    });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
@@ -138,7 +157,14 @@ async function readOrCreatePassword(file: string): Promise<string> {
  * Checks that the running cluster takes the data dir's password. A cluster made before passwords were random
  * takes the old fixed one instead: its password is changed to the new one.
  */
-async function adoptPassword(o: { url: string; legacyUrl: string; password: string; passwordFile: string; databaseDir: string; logger: Logger }): Promise<void> {
+async function adoptPassword(o: {
+  url: string;
+  legacyUrl: string;
+  password: string;
+  passwordFile: string;
+  databaseDir: string;
+  logger: Logger;
+}): Promise<void> {
   const first = await connectError(o.url);
   if (first === undefined) return;
   if ((first as { code?: string }).code !== INVALID_PASSWORD) throw first;
@@ -154,7 +180,10 @@ async function adoptPassword(o: { url: string; legacyUrl: string; password: stri
   } finally {
     await sql.end({ timeout: 1 });
   }
-  o.logger.warn({ passwordFile: o.passwordFile }, 'embedded PostgreSQL: the fixed password of an older data directory was replaced by a random one');
+  o.logger.warn(
+    { passwordFile: o.passwordFile },
+    'embedded PostgreSQL: the fixed password of an older data directory was replaced by a random one',
+  );
 }
 
 async function connectError(url: string): Promise<unknown> {
@@ -185,10 +214,11 @@ async function ensureDatabase(adminUrl: string, database: string): Promise<void>
   const sql = postgres(adminUrl, { max: 1, onnotice: () => {} });
   try {
     const [row] = await sql`select 1 from pg_database where datname = ${database}`;
-    if (!row) await sql.unsafe(`create database "${database.replace(/"/g, '""')}"`).catch((err: { code?: string }) => {
-      // Two processes starting at once may both try.
-      if (err.code !== '42P04') throw err;
-    });
+    if (!row)
+      await sql.unsafe(`create database "${database.replace(/"/g, '""')}"`).catch((err: { code?: string }) => {
+        // Two processes starting at once may both try.
+        if (err.code !== '42P04') throw err;
+      });
   } finally {
     await sql.end({ timeout: 1 });
   }

@@ -29,7 +29,9 @@ export function simulatedOutcome(address: string): SimulatedOutcome | undefined 
 
 /** What a receiving server answers for a mailbox that does not exist (smtp-server sends `responseCode message`). */
 export function simulatedRefusal(address: string): Error & { responseCode: number } {
-  return Object.assign(new Error(`5.1.1 <${address}>: Recipient address rejected: simulated hard bounce`), { responseCode: 550 });
+  return Object.assign(new Error(`5.1.1 <${address}>: Recipient address rejected: simulated hard bounce`), {
+    responseCode: 550,
+  });
 }
 
 /** The header section of a raw message, which both reports quote (text/rfc822-headers) instead of the whole message. */
@@ -52,7 +54,8 @@ function multipartReport(reportType: string, headers: string[], parts: { type: s
     '',
     'This is a MIME-formatted message.',
   ];
-  for (const part of parts) lines.push(`--${boundary}`, `Content-Type: ${part.type}`, '', part.body.replace(/\r?\n/g, '\r\n'), '');
+  for (const part of parts)
+    lines.push(`--${boundary}`, `Content-Type: ${part.type}`, '', part.body.replace(/\r?\n/g, '\r\n'), '');
   lines.push(`--${boundary}--`, '');
   return Buffer.from(lines.join('\r\n'));
 }
@@ -61,30 +64,72 @@ function multipartReport(reportType: string, headers: string[], parts: { type: s
  * The report a complaint@ or asyncbounce@ recipient sends back about `original`, a message the catcher
  * accepted from `mailFrom`: built as the feedback loops and mail servers out there build theirs.
  */
-export function simulatedReport(outcome: 'complaint' | 'asyncbounce', original: Buffer, envelope: { mailFrom: string; recipient: string }, now = new Date()): Buffer {
+export function simulatedReport(
+  outcome: 'complaint' | 'asyncbounce',
+  original: Buffer,
+  envelope: { mailFrom: string; recipient: string },
+  now = new Date(),
+): Buffer {
   const date = rfc5322Date(now);
   const quoted = { type: 'text/rfc822-headers; charset=utf-8', body: headerSection(original) };
   if (outcome === 'complaint') {
-    return multipartReport('feedback-report', [`From: Simulated feedback loop <feedback@${SIMULATOR_DOMAIN}>`, `To: <${envelope.mailFrom}>`, 'Subject: Abuse report (simulated)', `Date: ${date}`], [
-      { type: 'text/plain; charset=utf-8', body: `This is a simulated abuse report about a message sent to ${envelope.recipient}.` },
-      {
-        type: 'message/feedback-report',
-        body: ['Feedback-Type: abuse', 'User-Agent: mailer-simulator/1', 'Version: 1', `Original-Mail-From: <${envelope.mailFrom}>`,
-          `Original-Rcpt-To: <${envelope.recipient}>`, `Arrival-Date: ${date}`].join('\n'),
-      },
-      quoted,
-    ]);
+    return multipartReport(
+      'feedback-report',
+      [
+        `From: Simulated feedback loop <feedback@${SIMULATOR_DOMAIN}>`,
+        `To: <${envelope.mailFrom}>`,
+        'Subject: Abuse report (simulated)',
+        `Date: ${date}`,
+      ],
+      [
+        {
+          type: 'text/plain; charset=utf-8',
+          body: `This is a simulated abuse report about a message sent to ${envelope.recipient}.`,
+        },
+        {
+          type: 'message/feedback-report',
+          body: [
+            'Feedback-Type: abuse',
+            'User-Agent: mailer-simulator/1',
+            'Version: 1',
+            `Original-Mail-From: <${envelope.mailFrom}>`,
+            `Original-Rcpt-To: <${envelope.recipient}>`,
+            `Arrival-Date: ${date}`,
+          ].join('\n'),
+        },
+        quoted,
+      ],
+    );
   }
   const diagnostic = `550 5.1.1 <${envelope.recipient}>: Recipient address rejected: simulated asynchronous bounce`;
-  return multipartReport('delivery-status', [`From: Mail Delivery System <mailer-daemon@${SIMULATOR_DOMAIN}>`, `To: <${envelope.mailFrom}>`, 'Subject: Undelivered Mail Returned to Sender (simulated)', `Date: ${date}`], [
-    { type: 'text/plain; charset=utf-8', body: `Your message could not be delivered to ${envelope.recipient}:\n${diagnostic}` },
-    {
-      type: 'message/delivery-status',
-      body: [`Reporting-MTA: dns; ${SIMULATOR_DOMAIN}`, `Arrival-Date: ${date}`, '', `Final-Recipient: rfc822; ${envelope.recipient}`,
-        'Action: failed', 'Status: 5.1.1', `Diagnostic-Code: smtp; ${diagnostic}`].join('\n'),
-    },
-    quoted,
-  ]);
+  return multipartReport(
+    'delivery-status',
+    [
+      `From: Mail Delivery System <mailer-daemon@${SIMULATOR_DOMAIN}>`,
+      `To: <${envelope.mailFrom}>`,
+      'Subject: Undelivered Mail Returned to Sender (simulated)',
+      `Date: ${date}`,
+    ],
+    [
+      {
+        type: 'text/plain; charset=utf-8',
+        body: `Your message could not be delivered to ${envelope.recipient}:\n${diagnostic}`,
+      },
+      {
+        type: 'message/delivery-status',
+        body: [
+          `Reporting-MTA: dns; ${SIMULATOR_DOMAIN}`,
+          `Arrival-Date: ${date}`,
+          '',
+          `Final-Recipient: rfc822; ${envelope.recipient}`,
+          'Action: failed',
+          'Status: 5.1.1',
+          `Diagnostic-Code: smtp; ${diagnostic}`,
+        ].join('\n'),
+      },
+      quoted,
+    ],
+  );
 }
 
 /** The wait before each attempt to hand a report over: the first, then the retries. */

@@ -60,7 +60,12 @@ async function buildIntoCache(cacheDir: string, env: NodeJS.ProcessEnv, logger: 
       await fs.mkdir(lock);
       break;
     } catch {
-      const age = Date.now() - (await fs.stat(lock).then((s) => s.mtimeMs, () => Date.now()));
+      const age =
+        Date.now() -
+        (await fs.stat(lock).then(
+          (s) => s.mtimeMs,
+          () => Date.now(),
+        ));
       if (age > BUILD_LOCK_STALE_MS) await fs.rm(lock, { recursive: true, force: true });
       else await new Promise((r) => setTimeout(r, 2000));
       if (await isExecutable(target)) return target;
@@ -68,9 +73,16 @@ async function buildIntoCache(cacheDir: string, env: NodeJS.ProcessEnv, logger: 
   }
   try {
     if (await isExecutable(target)) return target;
-    logger.info({ module: TEMPORAL_CLI_MODULE, into: cacheDir }, 'building the Temporal dev server once with go install (this takes a few minutes)');
+    logger.info(
+      { module: TEMPORAL_CLI_MODULE, into: cacheDir },
+      'building the Temporal dev server once with go install (this takes a few minutes)',
+    );
     const started = Date.now();
-    const { code, output } = await run(go, ['install', TEMPORAL_CLI_MODULE], { ...env, GOBIN: cacheDir, GOFLAGS: '-mod=mod' });
+    const { code, output } = await run(go, ['install', TEMPORAL_CLI_MODULE], {
+      ...env,
+      GOBIN: cacheDir,
+      GOFLAGS: '-mod=mod',
+    });
     if (code !== 0 || !(await isExecutable(target))) {
       logger.error({ output: output.slice(-4000) }, 'go install of the Temporal CLI failed');
       return undefined;
@@ -136,15 +148,23 @@ export async function startDevServer(options: {
   }
   await makePrivateDir(options.dataDir);
   const args = [
-    'server', 'start-dev',
-    '--ip', '127.0.0.1',
-    '--port', String(port),
-    '--db-filename', path.join(options.dataDir, 'temporal.db'),
-    '--namespace', options.namespace,
-    '--log-level', 'warn',
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--db-filename',
+    path.join(options.dataDir, 'temporal.db'),
+    '--namespace',
+    options.namespace,
+    '--log-level',
+    'warn',
     // WAL and NORMAL sync: several times more workflow starts per second on SQLite, still crash-safe.
-    '--sqlite-pragma', 'journal_mode=WAL',
-    '--sqlite-pragma', 'synchronous=NORMAL',
+    '--sqlite-pragma',
+    'journal_mode=WAL',
+    '--sqlite-pragma',
+    'synchronous=NORMAL',
     ...(options.ui ? ['--ui-port', String(port + 1)] : ['--headless']),
   ];
   // Under umask 077: temporal.db (every workflow's input: addresses, subjects) is the owner's only.

@@ -10,11 +10,16 @@ export const QUEUE_STATS_TIMEOUT_MS = 1000;
  * that drain the queue are down. A scrape whose statement failed (or took too long) has no depth series,
  * the age NaN, and counts the failure.
  */
-export function queueMetrics(registry: Registry, read: ((timeoutMs: number) => Promise<QueueStats>) | undefined, onError: (err: unknown) => void) {
+export function queueMetrics(
+  registry: Registry,
+  read: ((timeoutMs: number) => Promise<QueueStats>) | undefined,
+  onError: (err: unknown) => void,
+) {
   const depth = new Gauge({
     name: 'mailer_delivery_queue_depth',
     help: 'Accepted emails in the delivery queue, by state: waiting (for a delivery workflow) or claimed (handed to one, the first attempt not yet done). Emails retried after a temporary failure are no longer counted here.',
-    labelNames: ['state'] as const, registers: [registry],
+    labelNames: ['state'] as const,
+    registers: [registry],
   });
   const oldest = new Gauge({
     name: 'mailer_delivery_queue_oldest_age_seconds',

@@ -7,21 +7,30 @@ export function requestMetrics(registry: Registry) {
   const registers = [registry];
   return {
     httpRequests: new Counter({
-      name: 'mailer_http_requests_total', help: 'REST requests answered, by method, route (the route pattern; unmatched for none) and status.',
-      labelNames: ['method', 'route', 'status'] as const, registers,
+      name: 'mailer_http_requests_total',
+      help: 'REST requests answered, by method, route (the route pattern; unmatched for none) and status.',
+      labelNames: ['method', 'route', 'status'] as const,
+      registers,
     }),
     httpDuration: new Histogram({
-      name: 'mailer_http_request_duration_seconds', help: 'REST request latency, by method and route.',
-      labelNames: ['method', 'route'] as const, registers, buckets: LATENCY_BUCKETS,
+      name: 'mailer_http_request_duration_seconds',
+      help: 'REST request latency, by method and route.',
+      labelNames: ['method', 'route'] as const,
+      registers,
+      buckets: LATENCY_BUCKETS,
     }),
     rpcRequests: new Counter({
       name: 'mailer_rpc_requests_total',
       help: 'RPCs answered on the gRPC port, by service, method, code (gRPC status name: OK, InvalidArgument, Unauthenticated ...) and protocol (grpc, grpc_web, connect).',
-      labelNames: ['service', 'method', 'code', 'protocol'] as const, registers,
+      labelNames: ['service', 'method', 'code', 'protocol'] as const,
+      registers,
     }),
     rpcDuration: new Histogram({
-      name: 'mailer_rpc_request_duration_seconds', help: 'RPC latency, by service and method, from the request\'s arrival to its answer.',
-      labelNames: ['service', 'method'] as const, registers, buckets: LATENCY_BUCKETS,
+      name: 'mailer_rpc_request_duration_seconds',
+      help: "RPC latency, by service and method, from the request's arrival to its answer.",
+      labelNames: ['service', 'method'] as const,
+      registers,
+      buckets: LATENCY_BUCKETS,
     }),
   };
 }

@@ -56,7 +56,13 @@ function familyOf(update: BufferedMetricUpdate): Family {
   const name = sanitize(metric.name) + (type === 'counter' ? '_total' : seconds ? '_seconds' : '');
   let family = families.get(name);
   if (!family) {
-    family = { name, help: metric.description || metric.name, type, bounds: seconds ? SECONDS_BOUNDS : OTHER_BOUNDS, series: new Map() };
+    family = {
+      name,
+      help: metric.description || metric.name,
+      type,
+      bounds: seconds ? SECONDS_BOUNDS : OTHER_BOUNDS,
+      series: new Map(),
+    };
     families.set(name, family);
   }
   return family;
@@ -69,7 +75,11 @@ function record(update: BufferedMetricUpdate): void {
   const key = JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : 1)));
   let series = family.series.get(key);
   if (!series) {
-    series = { labels, value: 0, ...(family.type === 'histogram' ? { counts: family.bounds.map(() => 0), sum: 0 } : {}) };
+    series = {
+      labels,
+      value: 0,
+      ...(family.type === 'histogram' ? { counts: family.bounds.map(() => 0), sum: 0 } : {}),
+    };
     family.series.set(key, series);
   }
   const kind = update.metric.kind;

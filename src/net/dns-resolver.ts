@@ -34,7 +34,10 @@ async function orNone<T>(lookup: Promise<T[]>): Promise<T[]> {
 }
 
 /** `servers` as MAILER_DNS_SERVERS gives them: `host`, `host:port`, `[v6]:port`. */
-export function createDnsResolver(servers: string[], options: { timeoutMs?: number; tries?: number } = {}): DnsResolver {
+export function createDnsResolver(
+  servers: string[],
+  options: { timeoutMs?: number; tries?: number } = {},
+): DnsResolver {
   const resolver = new Resolver({ timeout: options.timeoutMs ?? 5000, tries: options.tries ?? 2 });
   if (servers.length > 0) resolver.setServers(servers);
   return {

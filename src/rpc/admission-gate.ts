@@ -27,7 +27,8 @@ export function createAdmissionGate(admit: Admit, logger: Logger): (ctx: Handler
     } catch (err) {
       throw inCallLogContext(ctx.values, () => toConnectError(err, logger, ctx.url));
     }
-    if (call.rate) for (const [name, value] of Object.entries(rateMetadata(call.rate))) ctx.responseHeader.set(name, value);
+    if (call.rate)
+      for (const [name, value] of Object.entries(rateMetadata(call.rate))) ctx.responseHeader.set(name, value);
     if (principal) ctx.values.set(ADMITTED, principal);
   };
 }

@@ -12,7 +12,8 @@ export function toConnectError(err: unknown, logger: Logger, procedure: string):
   if (err instanceof ConnectError) return err;
   const app = toAppError(err);
   if (app.kind === 'internal') logger.error({ err: app.cause ?? err, procedure }, 'rpc failed');
-  else if (app.kind === 'unavailable') logger.warn({ err: app.cause ?? err, procedure }, 'rpc failed: a dependency is unavailable');
+  else if (app.kind === 'unavailable')
+    logger.warn({ err: app.cause ?? err, procedure }, 'rpc failed: a dependency is unavailable');
   const body = app.body();
   const metadata = new Headers({ 'mail-error': body.error, ...errorMetadata(app) });
   return new ConnectError(body.message ?? body.error, app.grpcCode, metadata);

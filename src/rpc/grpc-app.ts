@@ -1,6 +1,12 @@
 import type { Http2Server } from 'node:http2';
 import type { DescService } from '@bufbuild/protobuf';
-import { createContextValues, createServiceImplSpec, type ConnectRouter, type HandlerContext, type ServiceImpl } from '@connectrpc/connect';
+import {
+  createContextValues,
+  createServiceImplSpec,
+  type ConnectRouter,
+  type HandlerContext,
+  type ServiceImpl,
+} from '@connectrpc/connect';
 import { fastifyConnectPlugin } from '@connectrpc/connect-fastify';
 import fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { CLIENT_ADDRESS } from '../api/call-context.js';
@@ -66,14 +72,32 @@ export async function buildGrpcApp(deps: {
   app.addHook('onResponse', async (request, reply) => rpcMetrics.answered(request, reply));
   await app.register(fastifyConnectPlugin, {
     routes: (router) => {
-      addService(router, EmailService, deps.emailApi, createAdmissionGate(deps.admitApi, deps.logger), rpcMetrics, deps.logger);
-      addService(router, AdminService, deps.adminApi, createAdmissionGate(deps.admitAdmin, deps.logger), rpcMetrics, deps.logger);
+      addService(
+        router,
+        EmailService,
+        deps.emailApi,
+        createAdmissionGate(deps.admitApi, deps.logger),
+        rpcMetrics,
+        deps.logger,
+      );
+      addService(
+        router,
+        AdminService,
+        deps.adminApi,
+        createAdmissionGate(deps.admitAdmin, deps.logger),
+        rpcMetrics,
+        deps.logger,
+      );
     },
     // Outermost first: the request context sees errors as the caller gets them, and the metrics' interceptor
     // the code the error interceptor made.
     interceptors: [createRequestContextInterceptor(), rpcMetrics.interceptor, createErrorInterceptor(deps.logger)],
     // The handlers read who is calling (the admin-token throttle counts per address) from the context.
-    contextValues: (request) => rpcMetrics.track(request, withBodyMeter(createContextValues().set(CLIENT_ADDRESS, request.ip).set(REQUEST_ID, request.id), request.raw)),
+    contextValues: (request) =>
+      rpcMetrics.track(
+        request,
+        withBodyMeter(createContextValues().set(CLIENT_ADDRESS, request.ip).set(REQUEST_ID, request.id), request.raw),
+      ),
     // Each RPC sets its own (read-limits.ts); this is the bound for anything registered without one.
     readMaxBytes: BODY_LIMITS.other,
     shutdownTimeoutMs: 5000,
@@ -87,7 +111,12 @@ export async function buildGrpcApp(deps: {
  * one that answers UNIMPLEMENTED, as its service routes do; the handler gets the call as the gate admitted it.
  */
 function addService<S extends DescService>(
-  router: ConnectRouter, service: S, impl: Partial<ServiceImpl<S>>, admission: (ctx: HandlerContext) => Promise<void>, metrics: RpcMetrics, logger: Logger,
+  router: ConnectRouter,
+  service: S,
+  impl: Partial<ServiceImpl<S>>,
+  admission: (ctx: HandlerContext) => Promise<void>,
+  metrics: RpcMetrics,
+  logger: Logger,
 ): void {
   const gate = metrics.gate(admission);
   for (const spec of Object.values(createServiceImplSpec(service, impl).methods)) {
@@ -103,12 +132,21 @@ function addService<S extends DescService>(
     };
     // One branch per kind, so that each RPC's handler keeps its kind's signature.
     switch (spec.kind) {
-      case 'unary': router.rpc(spec.method, (req, ctx) => spec.impl(req, admittedCall(ctx)), options); break;
-      case 'server_streaming': router.rpc(spec.method, (req, ctx) => spec.impl(req, admittedCall(ctx)), options); break;
-      case 'client_streaming': router.rpc(spec.method, (reqs, ctx) => spec.impl(reqs, admittedCall(ctx)), options); break;
-      case 'bidi_streaming': router.rpc(spec.method, (reqs, ctx) => spec.impl(reqs, admittedCall(ctx)), options); break;
+      case 'unary':
+        router.rpc(spec.method, (req, ctx) => spec.impl(req, admittedCall(ctx)), options);
+        break;
+      case 'server_streaming':
+        router.rpc(spec.method, (req, ctx) => spec.impl(req, admittedCall(ctx)), options);
+        break;
+      case 'client_streaming':
+        router.rpc(spec.method, (reqs, ctx) => spec.impl(reqs, admittedCall(ctx)), options);
+        break;
+      case 'bidi_streaming':
+        router.rpc(spec.method, (reqs, ctx) => spec.impl(reqs, admittedCall(ctx)), options);
+        break;
     }
   }
 }
 
-const isGrpc = (contentType: string | undefined) => contentType === 'application/grpc' || contentType?.startsWith('application/grpc+') === true;
+const isGrpc = (contentType: string | undefined) =>
+  contentType === 'application/grpc' || contentType?.startsWith('application/grpc+') === true;

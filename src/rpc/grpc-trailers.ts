@@ -14,7 +14,11 @@ import type { Http2ServerResponse, OutgoingHttpHeaders } from 'node:http2';
  */
 export function shapeGrpcAnswer(res: Http2ServerResponse): void {
   const { writeHead, write, end, addTrailers } = res;
-  const sendHeadNow = writeHead as (this: Http2ServerResponse, status: number, headers: OutgoingHttpHeaders) => Http2ServerResponse;
+  const sendHeadNow = writeHead as (
+    this: Http2ServerResponse,
+    status: number,
+    headers: OutgoingHttpHeaders,
+  ) => Http2ServerResponse;
   let held: { status: number; headers: OutgoingHttpHeaders } | undefined;
   let heldTrailers: OutgoingHttpHeaders | undefined;
   const sendHead = () => {
@@ -39,7 +43,8 @@ export function shapeGrpcAnswer(res: Http2ServerResponse): void {
     if (!res.headersSent && heldTrailers) {
       // Trailers-Only: the trailers join the head, which end() sends as one frame with END_STREAM.
       const status = held?.status ?? res.statusCode;
-      for (const [name, value] of Object.entries({ ...held?.headers, ...heldTrailers })) if (value !== undefined) res.setHeader(name, value);
+      for (const [name, value] of Object.entries({ ...held?.headers, ...heldTrailers }))
+        if (value !== undefined) res.setHeader(name, value);
       res.statusCode = status;
       held = undefined;
       heldTrailers = undefined;
@@ -67,7 +72,10 @@ function reencodeGrpcMessage(headers: OutgoingHttpHeaders): OutgoingHttpHeaders 
 function grpcPercentEncode(text: string): string {
   let out = '';
   for (const byte of Buffer.from(text, 'utf8')) {
-    out += byte >= 0x20 && byte <= 0x7e && byte !== 0x25 ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+    out +=
+      byte >= 0x20 && byte <= 0x7e && byte !== 0x25
+        ? String.fromCharCode(byte)
+        : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
   }
   return out;
 }

@@ -18,12 +18,19 @@ import { toConnectError } from './error-interceptor.js';
  * the call. A refusal is RESOURCE_EXHAUSTED with `too many requests` and `retry-after`, as REST's 429.
  */
 
-const BODY_METER = createContextKey<BodyMeter | undefined>(undefined, { description: 'the call body\'s bytes in flight' });
+const BODY_METER = createContextKey<BodyMeter | undefined>(undefined, {
+  description: "the call body's bytes in flight",
+});
 /** By the call's raw request: an Http2ServerRequest, which connect-fastify's types name by HTTP/1's IncomingMessage. */
 const meters = new WeakMap<Readable, BodyMeter>();
 
 /** On arrival (onRequest): the call's meter, and its body counted as it is read. */
-export function meterCallBody(bytes: BytesInFlight, req: Http2ServerRequest, res: Http2ServerResponse, logger: Logger): void {
+export function meterCallBody(
+  bytes: BytesInFlight,
+  req: Http2ServerRequest,
+  res: Http2ServerResponse,
+  logger: Logger,
+): void {
   const meter = bytes.meter();
   meters.set(req, meter);
   res.once('close', () => meter.release());

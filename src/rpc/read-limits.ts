@@ -30,12 +30,16 @@ const CONNECT_READ_LIMIT = /larger than configured readMaxBytes/;
  * so this gives the error the spec's `payload too large` and a message naming the limit, as REST's 413.
  */
 export function explainReadLimit(ctx: HandlerContext, limit: number): void {
-  ctx.signal.addEventListener('abort', () => {
-    const err: unknown = ctx.signal.reason;
-    if (!(err instanceof ConnectError) || err.code !== Code.ResourceExhausted) return;
-    if (err.metadata.has('mail-error') || !CONNECT_READ_LIMIT.test(err.rawMessage)) return;
-    const message = `The request message exceeds the limit of ${limit} bytes for this method`;
-    err.metadata.set('mail-error', ERROR_TABLE.payload_too_large.error);
-    Object.assign(err, { rawMessage: message, message: `[resource_exhausted] ${message}` });
-  }, { once: true });
+  ctx.signal.addEventListener(
+    'abort',
+    () => {
+      const err: unknown = ctx.signal.reason;
+      if (!(err instanceof ConnectError) || err.code !== Code.ResourceExhausted) return;
+      if (err.metadata.has('mail-error') || !CONNECT_READ_LIMIT.test(err.rawMessage)) return;
+      const message = `The request message exceeds the limit of ${limit} bytes for this method`;
+      err.metadata.set('mail-error', ERROR_TABLE.payload_too_large.error);
+      Object.assign(err, { rawMessage: message, message: `[resource_exhausted] ${message}` });
+    },
+    { once: true },
+  );
 }

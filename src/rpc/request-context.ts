@@ -1,5 +1,21 @@
-import { Code, ConnectError, createContextKey, type Interceptor, type UnaryRequest, type StreamRequest, type ContextValues } from '@connectrpc/connect';
-import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span, type TextMapGetter } from '@opentelemetry/api';
+import {
+  Code,
+  ConnectError,
+  createContextKey,
+  type Interceptor,
+  type UnaryRequest,
+  type StreamRequest,
+  type ContextValues,
+} from '@connectrpc/connect';
+import {
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Span,
+  type TextMapGetter,
+} from '@opentelemetry/api';
 import { withLogFields } from '../telemetry/log-context.js';
 import { tracingEnabled } from '../telemetry/spans.js';
 
@@ -20,7 +36,14 @@ const headerGetter: TextMapGetter<Headers> = {
 const OK = 0;
 
 /** Codes that say the service failed rather than the call was refused: the span's status is an error. */
-const SERVER_FAULTS = new Set([Code.Unknown, Code.Internal, Code.Unavailable, Code.DataLoss, Code.DeadlineExceeded, Code.Unimplemented]);
+const SERVER_FAULTS = new Set([
+  Code.Unknown,
+  Code.Internal,
+  Code.Unavailable,
+  Code.DataLoss,
+  Code.DeadlineExceeded,
+  Code.Unimplemented,
+]);
 
 /**
  * Outermost interceptor: the call's request id in every log line its handler writes and, when tracing is
@@ -28,23 +51,26 @@ const SERVER_FAULTS = new Set([Code.Unknown, Code.Internal, Code.Unavailable, Co
  * with the gRPC status code it ended with.
  */
 export function createRequestContextInterceptor(): Interceptor {
-  return (next) => async (req) => inCallLogContext(req.contextValues, () => {
-    if (!tracingEnabled()) return next(req);
-    const parent = propagation.extract(ROOT_CONTEXT, req.header, headerGetter);
-    const options = { kind: SpanKind.SERVER, attributes: rpcAttributes(req) };
-    return trace.getTracer('mailer').startActiveSpan(`${req.service.typeName}/${req.method.name}`, options, parent, async (span) => {
-      try {
-        const res = await next(req);
-        span.setAttribute('rpc.grpc.status_code', OK);
-        return res;
-      } catch (err) {
-        recordCode(span, err);
-        throw err;
-      } finally {
-        span.end();
-      }
+  return (next) => async (req) =>
+    inCallLogContext(req.contextValues, () => {
+      if (!tracingEnabled()) return next(req);
+      const parent = propagation.extract(ROOT_CONTEXT, req.header, headerGetter);
+      const options = { kind: SpanKind.SERVER, attributes: rpcAttributes(req) };
+      return trace
+        .getTracer('mailer')
+        .startActiveSpan(`${req.service.typeName}/${req.method.name}`, options, parent, async (span) => {
+          try {
+            const res = await next(req);
+            span.setAttribute('rpc.grpc.status_code', OK);
+            return res;
+          } catch (err) {
+            recordCode(span, err);
+            throw err;
+          } finally {
+            span.end();
+          }
+        });
     });
-  });
 }
 
 function rpcAttributes(req: UnaryRequest | StreamRequest) {

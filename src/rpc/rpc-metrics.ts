@@ -1,4 +1,11 @@
-import { Code, ConnectError, createContextKey, type ContextValues, type HandlerContext, type Interceptor } from '@connectrpc/connect';
+import {
+  Code,
+  ConnectError,
+  createContextKey,
+  type ContextValues,
+  type HandlerContext,
+  type Interceptor,
+} from '@connectrpc/connect';
 import { codeFromHttpStatus } from '@connectrpc/connect/protocol-connect';
 import type { Metrics } from '../metrics.js';
 
@@ -68,7 +75,12 @@ export function createRpcMetrics(metrics: Pick<Metrics, 'rpcRequests' | 'rpcDura
     answered(request: CallRequest, reply: CallReply): void {
       const [service, method] = rpcOf(request);
       const code = endings.get(request)?.code ?? codeOfAnswer(request, reply);
-      metrics.rpcRequests.inc({ service, method, code: codeName(code), protocol: protocolOf(request.headers['content-type']) });
+      metrics.rpcRequests.inc({
+        service,
+        method,
+        code: codeName(code),
+        protocol: protocolOf(request.headers['content-type']),
+      });
       metrics.rpcDuration.observe({ service, method }, reply.elapsedTime / 1000);
     },
   };

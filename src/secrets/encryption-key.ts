@@ -11,7 +11,10 @@ export const ENCRYPTION_KEY_FILE = 'encryption-key';
  * generated on first start (readable by its owner only). Every process of an installation must use the
  * same key; losing it loses the DKIM keys (new ones would have to be made and published).
  */
-export async function loadEncryptionKey(configured: string | undefined, dataDir: string): Promise<{ key: Buffer; created: boolean }> {
+export async function loadEncryptionKey(
+  configured: string | undefined,
+  dataDir: string,
+): Promise<{ key: Buffer; created: boolean }> {
   if (configured !== undefined) return { key: parseEncryptionKey(configured, 'MAILER_ENCRYPTION_KEY'), created: false };
   const file = path.join(dataDir, ENCRYPTION_KEY_FILE);
   const existing = await readIfExists(file);

@@ -33,7 +33,8 @@ export function keyIdOf(key: Buffer): string {
 }
 
 export function createKeyBox(key: Buffer): KeyBox {
-  if (key.length !== ENCRYPTION_KEY_BYTES) throw new Error(`an encryption key is ${ENCRYPTION_KEY_BYTES} bytes, got ${key.length}`);
+  if (key.length !== ENCRYPTION_KEY_BYTES)
+    throw new Error(`an encryption key is ${ENCRYPTION_KEY_BYTES} bytes, got ${key.length}`);
   const keyId = keyIdOf(key);
   // The prefix is authenticated too: a value cannot be moved under another version or key id. The key id has
   // a fixed length, so the context after it cannot be confused with it.
@@ -43,11 +44,14 @@ export function createKeyBox(key: Buffer): KeyBox {
   function open(sealed: string, context: string, allowUnbound: boolean): string {
     const parts = sealed.split('.');
     const version = parts[0];
-    if (parts.length !== 5 || (version !== BOUND && version !== UNBOUND)) throw new Error('not a sealed value of a known format');
+    if (parts.length !== 5 || (version !== BOUND && version !== UNBOUND))
+      throw new Error('not a sealed value of a known format');
     if (version === UNBOUND && !allowUnbound) throw new Error('a sealed value is not bound to where it is stored');
     const [, sealedKeyId, iv, ciphertext, tag] = parts as [string, string, string, string, string];
     if (sealedKeyId !== keyId) {
-      throw new Error(`this value was sealed under another encryption key (id ${sealedKeyId}; the configured key is ${keyId}): every process needs the same MAILER_ENCRYPTION_KEY`);
+      throw new Error(
+        `this value was sealed under another encryption key (id ${sealedKeyId}; the configured key is ${keyId}): every process needs the same MAILER_ENCRYPTION_KEY`,
+      );
     }
     const tagBytes = Buffer.from(tag, 'base64url');
     if (tagBytes.length !== TAG_BYTES) throw new Error('a sealed value has a malformed tag');
@@ -58,7 +62,9 @@ export function createKeyBox(key: Buffer): KeyBox {
       return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
     } catch {
       // Node's own message says nothing of the value, but a fixed one is certain to say nothing.
-      throw new Error(`a sealed value failed authentication for ${context}: it was altered, copied from elsewhere, or sealed under another key`);
+      throw new Error(
+        `a sealed value failed authentication for ${context}: it was altered, copied from elsewhere, or sealed under another key`,
+      );
     }
   }
 
@@ -69,7 +75,13 @@ export function createKeyBox(key: Buffer): KeyBox {
       const cipher = crypto.createCipheriv('aes-256-gcm', key, iv);
       cipher.setAAD(additionalData(BOUND, context));
       const ciphertext = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-      return [BOUND, keyId, iv.toString('base64url'), ciphertext.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
+      return [
+        BOUND,
+        keyId,
+        iv.toString('base64url'),
+        ciphertext.toString('base64url'),
+        cipher.getAuthTag().toString('base64url'),
+      ].join('.');
     },
     open: (sealed, context) => open(sealed, context, false),
     openAllowingUnbound: (sealed, context) => open(sealed, context, true),

@@ -32,7 +32,10 @@ export function createAcceptWriter(emails: Pick<EmailsRepo, 'accept'>): AcceptWr
   return groupPerTurn<NewEmail, void>(MAX_BATCH, async (batch) => {
     if (batch.length === 1) return writeOne(batch[0]!);
     try {
-      await emails.accept(batch.map((w) => w.item), { enqueue: true });
+      await emails.accept(
+        batch.map((w) => w.item),
+        { enqueue: true },
+      );
     } catch (err) {
       if (isCommitOutcomeUnknown(err)) {
         for (const w of batch) w.reject(err);

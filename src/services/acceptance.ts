@@ -52,7 +52,8 @@ export interface AcceptRequest<T> {
 /** Past this, a lost commit's outcome is given up on: most HTTP clients wait 30 s or more for an answer. */
 export const COMMIT_OUTCOME_DEADLINE_MS = 20_000;
 /** The 503 of a write whose outcome is still unknown at the deadline: a retry without a key may send twice. */
-const UNKNOWN_MESSAGE = 'The database went away while the request was being stored and has not said whether it was; ' +
+const UNKNOWN_MESSAGE =
+  'The database went away while the request was being stored and has not said whether it was; ' +
   'retry with the same Idempotency-Key';
 /** The first wait between asks; it doubles up to the last. */
 const FIRST_WAIT_MS = 100;
@@ -62,7 +63,8 @@ export function createAcceptance(deps: AcceptanceDeps) {
   async function reserveQuota(principal: Principal, n: number, now: Date): Promise<string> {
     const day = utcDay(now);
     const used = await deps.quota.reserve(principal.accountId, day, n, principal.dailyQuota);
-    if (used === undefined) throw quotaExceeded(await deps.quota.used(principal.accountId, day), principal.dailyQuota, now);
+    if (used === undefined)
+      throw quotaExceeded(await deps.quota.used(principal.accountId, day), principal.dailyQuota, now);
     return day;
   }
 
@@ -77,7 +79,11 @@ export function createAcceptance(deps: AcceptanceDeps) {
     for (;;) {
       try {
         const stored = (await deps.storedCount(rows.table, rows.ids)) > 0;
-        deps.onCommitUnknown?.({ ids: rows.ids, outcome: stored ? 'stored' : 'absent', waitedMs: Date.now() - started });
+        deps.onCommitUnknown?.({
+          ids: rows.ids,
+          outcome: stored ? 'stored' : 'absent',
+          waitedMs: Date.now() - started,
+        });
         return stored;
       } catch {
         // Still unreachable (or a writer held the table past the lock timeout): ask again.
@@ -113,7 +119,10 @@ export function createAcceptance(deps: AcceptanceDeps) {
       }
       return r.answer;
     } catch (err) {
-      if (day !== undefined && !mayBeStored) await deps.quota.release(r.principal.accountId, day, r.count).catch((e: unknown) => deps.onUndoFailed(e, 'quota'));
+      if (day !== undefined && !mayBeStored)
+        await deps.quota
+          .release(r.principal.accountId, day, r.count)
+          .catch((e: unknown) => deps.onUndoFailed(e, 'quota'));
       await deps.idempotency.abandon(begun.scope).catch((e: unknown) => deps.onUndoFailed(e, 'idempotency-key'));
       throw err;
     }

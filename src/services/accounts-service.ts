@@ -18,7 +18,11 @@ export const NAME_MAX = 200;
 export const DAILY_QUOTA_MAX = 100_000_000;
 
 /** Accounts, as operators manage them through the management API. */
-export function createAccountsService(deps: { accounts: AccountsRepo; health: Pick<HealthService, 'rates'>; now: () => Date }) {
+export function createAccountsService(deps: {
+  accounts: AccountsRepo;
+  health: Pick<HealthService, 'rates'>;
+  now: () => Date;
+}) {
   async function mustGet(id: string): Promise<AccountRow> {
     const account = await deps.accounts.get(id);
     if (!account) throw notFound('account', id);
@@ -26,7 +30,10 @@ export function createAccountsService(deps: { accounts: AccountsRepo; health: Pi
   }
 
   async function withStats(account: AccountRow): Promise<AccountWithStats> {
-    const [sentToday, r] = await Promise.all([deps.accounts.usedToday(account.id, utcDay(deps.now())), deps.health.rates(account)]);
+    const [sentToday, r] = await Promise.all([
+      deps.accounts.usedToday(account.id, utcDay(deps.now())),
+      deps.health.rates(account),
+    ]);
     return { ...account, sentToday, ...r };
   }
 
@@ -34,7 +41,8 @@ export function createAccountsService(deps: { accounts: AccountsRepo; health: Pi
     async create(name: string): Promise<AccountRow> {
       const trimmed = name.trim();
       if (trimmed === '') throw invalid('name is required');
-      if (trimmed.length > NAME_MAX) throw invalid(`name: length ${trimmed.length} exceeds the maximum of ${NAME_MAX} characters`);
+      if (trimmed.length > NAME_MAX)
+        throw invalid(`name: length ${trimmed.length} exceeds the maximum of ${NAME_MAX} characters`);
       return deps.accounts.create({ id: newId('account'), name: trimmed, dailyQuota: DAILY_QUOTA.newAccount });
     },
 

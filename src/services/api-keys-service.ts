@@ -13,14 +13,22 @@ export const DOMAIN = /^[a-z0-9.-]{1,253}$/;
 // Longer than any domain can be written, even in Unicode with every character escaped in the answer.
 const DOMAIN_MAX_INPUT = 1024;
 
-export function createApiKeysService(deps: { apiKeys: ApiKeysRepo; accounts: Pick<AccountsRepo, 'get'>; usage: Pick<UsageRecorder, 'flush'> }) {
+export function createApiKeysService(deps: {
+  apiKeys: ApiKeysRepo;
+  accounts: Pick<AccountsRepo, 'get'>;
+  usage: Pick<UsageRecorder, 'flush'>;
+}) {
   return {
     /** Creates a key; the answer is the only place the key ever appears. */
-    async create(accountId: string, input: { name: string; permission: string; allowedDomains: string[] }): Promise<ApiKeyRow & { key: string }> {
+    async create(
+      accountId: string,
+      input: { name: string; permission: string; allowedDomains: string[] },
+    ): Promise<ApiKeyRow & { key: string }> {
       if (!(await deps.accounts.get(accountId))) throw notFound('account', accountId);
       const name = input.name.trim();
       if (name === '') throw invalid('name is required');
-      if (name.length > NAME_MAX) throw invalid(`name: length ${name.length} exceeds the maximum of ${NAME_MAX} characters`);
+      if (name.length > NAME_MAX)
+        throw invalid(`name: length ${name.length} exceeds the maximum of ${NAME_MAX} characters`);
       if (!isOneOf(PERMISSIONS, input.permission)) {
         throw invalid(`permission must be one of ${PERMISSIONS.join(', ')}; got "${input.permission}"`);
       }
@@ -29,12 +37,21 @@ export function createApiKeysService(deps: { apiKeys: ApiKeysRepo; accounts: Pic
       const allowedDomains = input.allowedDomains.map((d, i) => {
         const written = d.trim().toLowerCase();
         const ascii = DOMAIN.test(written) ? written : d.length <= DOMAIN_MAX_INPUT ? asciiDomain(d) : undefined;
-        if (ascii === undefined) throw invalid(`allowed_domains[${i}]: ${JSON.stringify(d.length > 80 ? `${d.slice(0, 80)}…` : d)} is not a domain name`);
+        if (ascii === undefined)
+          throw invalid(
+            `allowed_domains[${i}]: ${JSON.stringify(d.length > 80 ? `${d.slice(0, 80)}…` : d)} is not a domain name`,
+          );
         return ascii;
       });
       const { key, hash, prefix } = generateApiKey();
       const row = await deps.apiKeys.create({
-        id: newId('apiKey'), accountId, name, permission: input.permission, allowedDomains, keyHash: hash, keyPrefix: prefix,
+        id: newId('apiKey'),
+        accountId,
+        name,
+        permission: input.permission,
+        allowedDomains,
+        keyHash: hash,
+        keyPrefix: prefix,
       });
       return { ...row, key };
     },

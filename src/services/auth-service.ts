@@ -44,8 +44,12 @@ export function createAuthService(deps: AuthDeps) {
       if (!row || !digestsEqual(row.keyHash, hash)) throw unauthorized();
       if (row.accountStatus === 'banned') throw unauthorized('This account is banned');
       return {
-        keyId: row.keyId, accountId: row.accountId, permission: row.permission, allowedDomains: row.allowedDomains,
-        accountStatus: row.accountStatus, dailyQuota: row.dailyQuota,
+        keyId: row.keyId,
+        accountId: row.accountId,
+        permission: row.permission,
+        allowedDomains: row.allowedDomains,
+        accountStatus: row.accountStatus,
+        dailyQuota: row.dailyQuota,
       };
     },
 
@@ -70,6 +74,7 @@ export type AuthService = ReturnType<typeof createAuthService>;
 export function metricsGate(metricsToken: string | undefined): (token: string | undefined) => void {
   return (token) => {
     if (metricsToken === undefined) return;
-    if (token === undefined || !secretsEqual(token, metricsToken)) throw unauthorized('Invalid or missing metrics token');
+    if (token === undefined || !secretsEqual(token, metricsToken))
+      throw unauthorized('Invalid or missing metrics token');
   };
 }

@@ -40,7 +40,11 @@ export function createAuthThrottle(limits: ThrottleLimits = ADMIN_AUTH_LIMITS, n
   const current = (w: Window | undefined, t: number) => (w && w.endsAt > t ? w : undefined);
   const tooMany = (w: Window, t: number, who: string) => {
     const retryAfterSeconds = Math.max(1, Math.ceil((w.endsAt - t) / 1000));
-    return new AppError('rate_limited', `Too many failed admin token attempts ${who}; retry in ${retryAfterSeconds} s`, { retryAfterSeconds });
+    return new AppError(
+      'rate_limited',
+      `Too many failed admin token attempts ${who}; retry in ${retryAfterSeconds} s`,
+      { retryAfterSeconds },
+    );
   };
 
   return {

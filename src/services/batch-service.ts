@@ -46,14 +46,28 @@ export function createBatchService(deps: BatchDeps) {
 
       const jobId = newId('batch');
       const emails: NewEmail[] = valid.map((draft) => ({
-        id: newId('email'), accountId: principal.accountId, apiKeyId: principal.keyId, jobType: 'batch', jobId, draft,
+        id: newId('email'),
+        accountId: principal.accountId,
+        apiKeyId: principal.keyId,
+        jobType: 'batch',
+        jobId,
+        draft,
       }));
       const result = await deps.accept<BatchResult>({
-        principal, operation: 'batch', idempotencyKey, request: drafts, count: emails.length,
+        principal,
+        operation: 'batch',
+        idempotencyKey,
+        request: drafts,
+        count: emails.length,
         answer: { jobId, status: 'pending', totalCount: emails.length },
-        store: (idempotency) => deps.batches.create({
-          id: jobId, accountId: principal.accountId, apiKeyId: principal.keyId, emails, ...(idempotency ? { idempotency } : {}),
-        }),
+        store: (idempotency) =>
+          deps.batches.create({
+            id: jobId,
+            accountId: principal.accountId,
+            apiKeyId: principal.keyId,
+            emails,
+            ...(idempotency ? { idempotency } : {}),
+          }),
         rows: { table: 'emails', ids: emails.map((e) => e.id) },
       });
       if (result.jobId === jobId) {

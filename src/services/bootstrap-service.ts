@@ -18,7 +18,10 @@ export interface FirstRun {
  * On a database with no account: a default account with a verified sender domain (so the quota is the
  * verified 1,000) and an API key with permission `all`, returned once to be printed once.
  */
-export async function seedIfEmpty(repo: ReturnType<typeof createSeedRepo>, domain: string): Promise<FirstRun | undefined> {
+export async function seedIfEmpty(
+  repo: ReturnType<typeof createSeedRepo>,
+  domain: string,
+): Promise<FirstRun | undefined> {
   if (!(await repo.isEmpty())) return undefined;
   const { key, hash, prefix } = generateApiKey();
   const accountId = newId('account');
@@ -69,9 +72,16 @@ export async function pendingFirstRun(dataDir: string, logger: Logger): Promise<
     kept = undefined;
   }
   if (
-    typeof kept === 'object' && kept !== null && 'accountId' in kept && 'domain' in kept && 'apiKey' in kept &&
-    typeof kept.accountId === 'string' && typeof kept.domain === 'string' && typeof kept.apiKey === 'string'
-  ) return { accountId: kept.accountId, domain: kept.domain, apiKey: kept.apiKey };
+    typeof kept === 'object' &&
+    kept !== null &&
+    'accountId' in kept &&
+    'domain' in kept &&
+    'apiKey' in kept &&
+    typeof kept.accountId === 'string' &&
+    typeof kept.domain === 'string' &&
+    typeof kept.apiKey === 'string'
+  )
+    return { accountId: kept.accountId, domain: kept.domain, apiKey: kept.apiKey };
   logger.warn({ file }, 'the kept first API key is not as the first start wrote it: read the file, then delete it');
   return undefined;
 }
@@ -86,7 +96,10 @@ export async function forgetFirstRun(dataDir: string): Promise<void> {
  * (created: true, to be printed once). The file is readable by its owner only. A token put in that file by
  * hand must be as long as a configured one.
  */
-export async function loadAdminToken(configured: string | undefined, dataDir: string): Promise<{ token: string; created: boolean }> {
+export async function loadAdminToken(
+  configured: string | undefined,
+  dataDir: string,
+): Promise<{ token: string; created: boolean }> {
   if (configured) return { token: configured, created: false };
   const file = path.join(dataDir, 'admin-token');
   try {
@@ -109,7 +122,9 @@ export async function loadAdminToken(configured: string | undefined, dataDir: st
 
 function checkedLength(token: string, file: string): string {
   if (token.length < ADMIN_TOKEN_MIN_LENGTH) {
-    throw new Error(`The admin token in ${file} is shorter than ${ADMIN_TOKEN_MIN_LENGTH} characters: delete the file to have a new one generated`);
+    throw new Error(
+      `The admin token in ${file} is shorter than ${ADMIN_TOKEN_MIN_LENGTH} characters: delete the file to have a new one generated`,
+    );
   }
   return token;
 }

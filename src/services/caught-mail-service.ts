@@ -10,7 +10,9 @@ export const LIST_DEFAULT = 50;
 export function createCaughtMailService(deps: { caught: Pick<CaughtMessagesRepo, 'list' | 'get'> }) {
   return {
     /** One message parsed for display: its HTML (to be shown sandboxed), text and headers. */
-    async get(id: string): Promise<{ row: CaughtMessageRow; html: string; text: string; headers: Record<string, string> }> {
+    async get(
+      id: string,
+    ): Promise<{ row: CaughtMessageRow; html: string; text: string; headers: Record<string, string> }> {
       const row = await deps.caught.get(id);
       if (!row) throw notFound('caught message', id);
       const parsed = await simpleParser(row.raw, { skipImageLinks: true });

@@ -31,7 +31,14 @@ export function createDkimProvisioning(deps: DkimProvisioningDeps) {
     // A second try covers a selector taken between reading the selectors and inserting.
     for (let attempt = 0; attempt < 2; attempt++) {
       const selector = dkimSelector(deps.now(), await deps.dkimKeys.selectors(domainId));
-      const row = await deps.dkimKeys.insert({ id, domainId, selector, publicKey: pair.publicKey, privateKeySealed, status });
+      const row = await deps.dkimKeys.insert({
+        id,
+        domainId,
+        selector,
+        publicKey: pair.publicKey,
+        privateKeySealed,
+        status,
+      });
       if (row) return row;
     }
     return undefined;
@@ -55,7 +62,10 @@ export function createDkimProvisioning(deps: DkimProvisioningDeps) {
           tried.add(domain.id);
           if (await addKey(domain.id, 'active')) {
             added++;
-            deps.logger.info({ domain: domain.name }, 'made a DKIM key for a domain that had none: publish its record (see the domain\'s dns_records)');
+            deps.logger.info(
+              { domain: domain.name },
+              "made a DKIM key for a domain that had none: publish its record (see the domain's dns_records)",
+            );
           }
         }
       }

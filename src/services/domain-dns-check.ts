@@ -3,7 +3,13 @@ import type { DomainRow } from '../domain/entities/domains.js';
 import type { DomainsRepo } from '../db/index.js';
 import { matchRecord, type Answer } from '../domain/dns-match.js';
 import {
-  expectedRecords, failingRecords, nextStatus, type CheckOutcome, type ExpectedRecord, type PublishSettings, type StoredStatuses,
+  expectedRecords,
+  failingRecords,
+  nextStatus,
+  type CheckOutcome,
+  type ExpectedRecord,
+  type PublishSettings,
+  type StoredStatuses,
 } from '../domain/dns-records.js';
 import type { Logger } from '../logger.js';
 import type { DnsResolver } from '../net/dns-resolver.js';
@@ -26,18 +32,26 @@ export interface CheckedDomain {
 const RECHECK_BATCH = 200;
 
 /** One lookup per name and type; a resolver failure (not an absent name) is `unknown` for its records. */
-async function lookUp(records: ExpectedRecord[], resolver: DnsResolver, logger: Logger): Promise<Map<string, CheckOutcome>> {
+async function lookUp(
+  records: ExpectedRecord[],
+  resolver: DnsResolver,
+  logger: Logger,
+): Promise<Map<string, CheckOutcome>> {
   const answers = new Map<string, Promise<Answer | undefined>>();
   for (const r of records) {
     const key = `${r.type} ${r.name}`;
     if (answers.has(key)) continue;
-    const answer: Promise<Answer> = r.type === 'MX'
-      ? resolver.resolveMx(r.name).then((values) => ({ type: 'MX', values }))
-      : resolver.resolveTxt(r.name).then((values) => ({ type: 'TXT', values }));
-    answers.set(key, answer.catch((err: unknown) => {
-      logger.debug({ err, name: r.name, type: r.type }, 'DNS lookup failed: the record keeps its status');
-      return undefined;
-    }));
+    const answer: Promise<Answer> =
+      r.type === 'MX'
+        ? resolver.resolveMx(r.name).then((values) => ({ type: 'MX', values }))
+        : resolver.resolveTxt(r.name).then((values) => ({ type: 'TXT', values }));
+    answers.set(
+      key,
+      answer.catch((err: unknown) => {
+        logger.debug({ err, name: r.name, type: r.type }, 'DNS lookup failed: the record keeps its status');
+        return undefined;
+      }),
+    );
   }
   const outcomes = new Map<string, CheckOutcome>();
   for (const r of records) {
@@ -53,10 +67,10 @@ function reportFailing(domain: DomainRow, failing: ExpectedRecord[], logger: Log
   if (failing.length > 0 && domain.dnsFailingSince === null) {
     logger.warn(
       { domain: domain.name, domainId: domain.id, records: failing.map((r) => `${r.purpose} ${r.type} ${r.name}`) },
-      'a verified domain\'s DNS records are no longer right: its mail may fail SPF/DKIM checks (it keeps sending)',
+      "a verified domain's DNS records are no longer right: its mail may fail SPF/DKIM checks (it keeps sending)",
     );
   } else if (failing.length === 0 && domain.dnsFailingSince !== null) {
-    logger.info({ domain: domain.name, domainId: domain.id }, 'a domain\'s DNS records are right again');
+    logger.info({ domain: domain.name, domainId: domain.id }, "a domain's DNS records are right again");
   }
 }
 
@@ -69,20 +83,34 @@ function reportFailing(domain: DomainRow, failing: ExpectedRecord[], logger: Log
 export function createDomainDnsCheck(deps: DomainDnsCheckDeps) {
   async function recordsOf(domain: DomainRow): Promise<ExpectedRecord[]> {
     const keys = await deps.dkimKeys.listPublished([domain.id]);
-    return expectedRecords({
-      name: domain.name, verificationToken: domain.verificationToken,
-      keys: keys.flatMap((k) => (k.status === 'retired' ? [] : [{ id: k.id, selector: k.selector, publicKey: k.publicKey, status: k.status }])),
-    }, deps.publish);
+    return expectedRecords(
+      {
+        name: domain.name,
+        verificationToken: domain.verificationToken,
+        keys: keys.flatMap((k) =>
+          k.status === 'retired' ? [] : [{ id: k.id, selector: k.selector, publicKey: k.publicKey, status: k.status }],
+        ),
+      },
+      deps.publish,
+    );
   }
 
   /** A pending key whose record is verified becomes the active one; answers whether one did. */
-  async function promoteVerified(domain: DomainRow, records: ExpectedRecord[], statuses: StoredStatuses): Promise<boolean> {
+  async function promoteVerified(
+    domain: DomainRow,
+    records: ExpectedRecord[],
+    statuses: StoredStatuses,
+  ): Promise<boolean> {
     let promoted = false;
     for (const r of records) {
-      if (r.purpose !== 'dkim' || r.required || r.dkimKeyId === undefined || statuses[r.key]?.status !== 'verified') continue;
+      if (r.purpose !== 'dkim' || r.required || r.dkimKeyId === undefined || statuses[r.key]?.status !== 'verified')
+        continue;
       if (await deps.dkimKeys.promote(domain.id, r.dkimKeyId)) {
         promoted = true;
-        deps.logger.info({ domain: domain.name, record: r.name }, 'the new DKIM key is published: it signs from now on, and the old one is retired');
+        deps.logger.info(
+          { domain: domain.name, record: r.name },
+          'the new DKIM key is published: it signs from now on, and the old one is retired',
+        );
       }
     }
     return promoted;
@@ -103,7 +131,9 @@ export function createDomainDnsCheck(deps: DomainDnsCheckDeps) {
     reportFailing(domain, failing, deps.logger);
     const now = deps.now();
     const updated = await deps.domains.recordDnsCheck(domain.id, {
-      checkedAt: now, statuses, failingSince: failing.length > 0 ? (domain.dnsFailingSince ?? now) : null,
+      checkedAt: now,
+      statuses,
+      failingSince: failing.length > 0 ? (domain.dnsFailingSince ?? now) : null,
     });
     return { domain: updated ?? domain, records };
   }
@@ -114,12 +144,15 @@ export function createDomainDnsCheck(deps: DomainDnsCheckDeps) {
 
     /** Re-checks verified domains last checked more than `intervalMinutes` ago; answers how many. */
     async recheckDue(intervalMinutes: number): Promise<number> {
-      const due = await deps.domains.dueForRecheck(new Date(deps.now().getTime() - intervalMinutes * 60_000), RECHECK_BATCH);
+      const due = await deps.domains.dueForRecheck(
+        new Date(deps.now().getTime() - intervalMinutes * 60_000),
+        RECHECK_BATCH,
+      );
       for (const domain of due) {
         try {
           await check(domain);
         } catch (err) {
-          deps.logger.warn({ err, domain: domain.name }, 'could not re-check a domain\'s DNS records');
+          deps.logger.warn({ err, domain: domain.name }, "could not re-check a domain's DNS records");
         }
       }
       return due.length;

@@ -2,7 +2,15 @@ import type { AccountsRepo } from '../db/index.js';
 import type { DkimKeysRepo } from '../db/index.js';
 import type { DomainRow } from '../domain/entities/domains.js';
 import type { DomainsRepo } from '../db/index.js';
-import { checksOut, expectedRecords, statusOf, type ExpectedRecord, type PublishSettings, type RecordPurpose, type RecordStatus } from '../domain/dns-records.js';
+import {
+  checksOut,
+  expectedRecords,
+  statusOf,
+  type ExpectedRecord,
+  type PublishSettings,
+  type RecordPurpose,
+  type RecordStatus,
+} from '../domain/dns-records.js';
 import { DAILY_QUOTA } from '../domain/limits.js';
 import { asciiDomain } from '../domain/domain-name.js';
 import { AppError, invalid, notFound } from '../errors.js';
@@ -36,7 +44,13 @@ export interface DomainsDeps {
 
 const withStatuses = (domain: DomainRow, records: ExpectedRecord[]): DomainView => ({
   ...domain,
-  dnsRecords: records.map((r) => ({ type: r.type, name: r.name, value: r.value, purpose: r.purpose, status: statusOf(domain.dnsStatuses, r) })),
+  dnsRecords: records.map((r) => ({
+    type: r.type,
+    name: r.name,
+    value: r.value,
+    purpose: r.purpose,
+    status: statusOf(domain.dnsStatuses, r),
+  })),
 });
 
 export function createDomainsService(deps: DomainsDeps) {
@@ -49,10 +63,23 @@ export function createDomainsService(deps: DomainsDeps) {
   /** Domains with their records: one query for the keys of all of them. */
   async function views(domains: DomainRow[]): Promise<DomainView[]> {
     const keys = await deps.dkimKeys.listPublished(domains.map((d) => d.id));
-    return domains.map((d) => withStatuses(d, expectedRecords({
-      name: d.name, verificationToken: d.verificationToken,
-      keys: keys.flatMap((k) => (k.domainId === d.id && k.status !== 'retired' ? [{ id: k.id, selector: k.selector, publicKey: k.publicKey, status: k.status }] : [])),
-    }, deps.publish)));
+    return domains.map((d) =>
+      withStatuses(
+        d,
+        expectedRecords(
+          {
+            name: d.name,
+            verificationToken: d.verificationToken,
+            keys: keys.flatMap((k) =>
+              k.domainId === d.id && k.status !== 'retired'
+                ? [{ id: k.id, selector: k.selector, publicKey: k.publicKey, status: k.status }]
+                : [],
+            ),
+          },
+          deps.publish,
+        ),
+      ),
+    );
   }
   const view = async (domain: DomainRow) => (await views([domain]))[0]!;
 
@@ -60,7 +87,8 @@ export function createDomainsService(deps: DomainsDeps) {
     const marked = await deps.domains.markVerified(domain.id);
     if (!marked) throw notFound('domain', domain.id);
     // The spec: the quota rises automatically after domain verification (an operator's own quota is kept).
-    if (marked.first) await deps.accounts.raiseQuotaFrom(domain.accountId, DAILY_QUOTA.newAccount, DAILY_QUOTA.verifiedAccount);
+    if (marked.first)
+      await deps.accounts.raiseQuotaFrom(domain.accountId, DAILY_QUOTA.newAccount, DAILY_QUOTA.verifiedAccount);
     return marked.domain;
   }
 
@@ -70,7 +98,12 @@ export function createDomainsService(deps: DomainsDeps) {
       if (!(await deps.accounts.get(accountId))) throw notFound('account', accountId);
       const normalized = asciiDomain(name);
       if (normalized === undefined) throw invalid(`name: "${name}" is not a valid domain name`);
-      const created = await deps.domains.create({ id: newId('domain'), accountId, name: normalized, verificationToken: generateToken(16) });
+      const created = await deps.domains.create({
+        id: newId('domain'),
+        accountId,
+        name: normalized,
+        verificationToken: generateToken(16),
+      });
       if (!created) throw invalid(`name: the domain ${normalized} is already added to this account`);
       // Should this fail, the start-time backfill makes the key on the next start.
       await deps.dkim.addKey(created.id, 'active');
@@ -92,7 +125,8 @@ export function createDomainsService(deps: DomainsDeps) {
       if (force) return view(domain.verifiedAt === null ? await markVerified(domain) : domain);
       const checked = await deps.checks.check(domain);
       domain = checked.domain;
-      if (domain.verifiedAt === null && checksOut(checked.records, domain.dnsStatuses)) domain = await markVerified(domain);
+      if (domain.verifiedAt === null && checksOut(checked.records, domain.dnsStatuses))
+        domain = await markVerified(domain);
       return withStatuses(domain, checked.records);
     },
 
@@ -104,7 +138,10 @@ export function createDomainsService(deps: DomainsDeps) {
     async rotateDkim(id: string): Promise<DomainView> {
       const domain = await mustGet(id);
       const pendingConflict = () =>
-        new AppError('conflict', `the domain ${domain.name} already has a new DKIM key waiting for its DNS record: publish it and verify the domain first`);
+        new AppError(
+          'conflict',
+          `the domain ${domain.name} already has a new DKIM key waiting for its DNS record: publish it and verify the domain first`,
+        );
       if ((await deps.dkimKeys.listPublished([id])).some((k) => k.status === 'pending')) throw pendingConflict();
       if (!(await deps.dkim.addKey(id, 'pending'))) throw pendingConflict();
       return view(domain);

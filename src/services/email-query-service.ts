@@ -30,11 +30,13 @@ export function createEmailQueryService(deps: { emails: Pick<EmailsRepo, 'get' |
       const { limit, offset } = toPage(q.page, q.pageSize, 'page_size');
       const filter: EmailFilter = {};
       if (q.status !== '') {
-        if (!isOneOf(EMAIL_STATUSES, q.status)) throw invalid(`status must be one of ${EMAIL_STATUSES.join(', ')}; got "${q.status}"`);
+        if (!isOneOf(EMAIL_STATUSES, q.status))
+          throw invalid(`status must be one of ${EMAIL_STATUSES.join(', ')}; got "${q.status}"`);
         filter.status = q.status;
       }
       if (q.jobType !== '') {
-        if (!isOneOf(JOB_TYPES, q.jobType)) throw invalid(`job_type must be one of ${JOB_TYPES.join(', ')}; got "${q.jobType}"`);
+        if (!isOneOf(JOB_TYPES, q.jobType))
+          throw invalid(`job_type must be one of ${JOB_TYPES.join(', ')}; got "${q.jobType}"`);
         filter.jobType = q.jobType;
       }
       if (q.jobId !== '') filter.jobId = q.jobId;

@@ -36,10 +36,19 @@ const add = (into: ErasureCounts, more: Partial<ErasureCounts>) => {
  */
 export function createErasureService(deps: ErasureDeps) {
   const removeFiles = (paths: string[]) =>
-    Promise.all(paths.map((path) => deps.removeFile(path).catch((err: unknown) => deps.logger.warn({ err, path }, 'could not remove an erased caught message\'s file'))));
+    Promise.all(
+      paths.map((path) =>
+        deps
+          .removeFile(path)
+          .catch((err: unknown) => deps.logger.warn({ err, path }, "could not remove an erased caught message's file")),
+      ),
+    );
 
   /** Walks a table's ids in chunks, handing each chunk's matches on. */
-  async function eachChunk(scan: (after: string) => Promise<{ last: string | undefined; hits: string[] }>, onHits: (ids: string[]) => Promise<void>) {
+  async function eachChunk(
+    scan: (after: string) => Promise<{ last: string | undefined; hits: string[] }>,
+    onHits: (ids: string[]) => Promise<void>,
+  ) {
     for (let after = ''; ;) {
       const { last, hits } = await scan(after);
       if (hits.length > 0) await onHits(hits);
@@ -61,7 +70,10 @@ export function createErasureService(deps: ErasureDeps) {
       const result = await deps.erasure.eraseEmail(id);
       if (result === 'not_found') throw notFound('email', id);
       if (result === 'pending') {
-        throw new AppError('conflict', `the email ${id} is still being delivered (pending): erase it once it is delivered or bounced`);
+        throw new AppError(
+          'conflict',
+          `the email ${id} is still being delivered (pending): erase it once it is delivered or bounced`,
+        );
       }
       await removeFiles(result.paths);
       deps.logger.info({ emailId: id, ...result.counts }, 'email content erased');
@@ -74,22 +86,31 @@ export function createErasureService(deps: ErasureDeps) {
       if (accountId !== undefined && !(await deps.accounts.get(accountId))) throw notFound('account', accountId);
       const key = erasureKey(address);
       const counts = noErasure();
-      await eachChunk((after) => deps.erasure.scanEmails(key, accountId, after, ERASURE_SCAN_ROWS), async (ids) => {
-        const r = await deps.erasure.redactEmails(ids, address);
-        add(counts, r.counts);
-        await removeFiles(r.paths);
-      });
-      await eachChunk((after) => deps.traces.scanScheduled(key, accountId, after, ERASURE_SCAN_ROWS), async (ids) => {
-        add(counts, await deps.traces.redactScheduled(ids, address));
-      });
+      await eachChunk(
+        (after) => deps.erasure.scanEmails(key, accountId, after, ERASURE_SCAN_ROWS),
+        async (ids) => {
+          const r = await deps.erasure.redactEmails(ids, address);
+          add(counts, r.counts);
+          await removeFiles(r.paths);
+        },
+      );
+      await eachChunk(
+        (after) => deps.traces.scanScheduled(key, accountId, after, ERASURE_SCAN_ROWS),
+        async (ids) => {
+          add(counts, await deps.traces.redactScheduled(ids, address));
+        },
+      );
       // Caught mail belongs to no account: the copies of the account's emails went with them above.
       if (accountId === undefined) {
-        await eachChunk(async (after) => {
-          const r = await deps.traces.deleteCaught(key, after, ERASURE_SCAN_ROWS);
-          counts.caughtMessages += r.deleted;
-          await removeFiles(r.paths);
-          return { last: r.last, hits: [] };
-        }, async () => {});
+        await eachChunk(
+          async (after) => {
+            const r = await deps.traces.deleteCaught(key, after, ERASURE_SCAN_ROWS);
+            counts.caughtMessages += r.deleted;
+            await removeFiles(r.paths);
+            return { last: r.last, hits: [] };
+          },
+          async () => {},
+        );
       }
       await deps.settings.getOrCreate(ADDRESS_DIGEST_SALT, crypto.randomBytes(32).toString('base64url'));
       counts.suppressions = await deps.traces.hashSuppressions(key, accountId);

@@ -32,10 +32,16 @@ export function createEventsService(deps: { feed: Pick<EventFeedRepo, 'after'> }
     async list(principal: Principal, q: ListEventsQuery): Promise<EventsPage> {
       // Any key may read its own account's events: they tell no more than GET /emails/:id does.
       assertAllowed(principal.permission, principal.accountStatus, 'read');
-      if (q.limit < 0 || q.limit > EVENTS_PAGE.max) throw invalid(`limit must be from 1 to ${EVENTS_PAGE.max}, got ${q.limit}`);
+      if (q.limit < 0 || q.limit > EVENTS_PAGE.max)
+        throw invalid(`limit must be from 1 to ${EVENTS_PAGE.max}, got ${q.limit}`);
       const type = filterOf('type', EVENT_TYPES, q.type);
       const position = decodeCursor(q.after);
-      const events = await deps.feed.after(principal.accountId, position, type, q.limit === 0 ? EVENTS_PAGE.default : q.limit);
+      const events = await deps.feed.after(
+        principal.accountId,
+        position,
+        type,
+        q.limit === 0 ? EVENTS_PAGE.default : q.limit,
+      );
       const last = events.at(-1);
       return { events, nextCursor: last ? encodeCursor(last.position) : q.after };
     },

@@ -30,7 +30,13 @@ export function createFeedbackService(deps: FeedbackDeps) {
      * `countsForHealth` false (a complaint from a source MAILER_FBL_SOURCES does not list) records the event and
      * suppresses the recipient, but leaves the account's health as it was.
      */
-    async complaint(input: { emailId: string; recipients: string[]; feedbackType: string; countsForHealth: boolean; at?: Date }): Promise<boolean> {
+    async complaint(input: {
+      emailId: string;
+      recipients: string[];
+      feedbackType: string;
+      countsForHealth: boolean;
+      at?: Date;
+    }): Promise<boolean> {
       const applied = await deps.events.applyComplaint(input.emailId, (prior) => {
         const recipients = newComplainers(prior, input.recipients.map(addressKey));
         if (!recipients) return undefined;
@@ -48,13 +54,24 @@ export function createFeedbackService(deps: FeedbackDeps) {
     },
 
     /** A bounce reported after the mail server had accepted the email; a permanent one suppresses the addresses. */
-    async bounce(input: { emailId: string; bounceType: BounceType; recipients: BouncedRecipient[]; at?: Date }): Promise<boolean> {
+    async bounce(input: {
+      emailId: string;
+      bounceType: BounceType;
+      recipients: BouncedRecipient[];
+      at?: Date;
+    }): Promise<boolean> {
       const ev = event(newId('event'), 'bounce', input.at ?? deps.now(), {
         bounce_type: input.bounceType,
         bounce_subtype: 'General',
         bounced_recipients: input.recipients,
       });
-      const suppress = input.bounceType === 'Permanent' ? suppressionsOf(input.recipients.map((r) => r.email_address), 'bounce') : [];
+      const suppress =
+        input.bounceType === 'Permanent'
+          ? suppressionsOf(
+              input.recipients.map((r) => r.email_address),
+              'bounce',
+            )
+          : [];
       const applied = await deps.events.applyFeedback(input.emailId, 'bounced', ev, suppress);
       if (!applied) return false;
       deps.metrics?.bounces.inc({ type: input.bounceType, subtype: 'General', source: 'report' });

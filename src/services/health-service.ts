@@ -30,13 +30,20 @@ export function createHealthService(deps: HealthDeps) {
       const c = await counts(account);
       const next = judgeHealth({ status: account.status, statusChangedAt: account.statusChangedAt, ...c });
       if (next === account.status) return next;
-      if (!(await deps.accounts.moveHealth(accountId, account.status, next, HEALTH_POLICY.reviewQuotaFactor))) return undefined;
-      deps.logger.warn({ accountId, from: account.status, to: next, sent: c.sent, bounced: c.bounced, complained: c.complained }, 'account health changed');
+      if (!(await deps.accounts.moveHealth(accountId, account.status, next, HEALTH_POLICY.reviewQuotaFactor)))
+        return undefined;
+      deps.logger.warn(
+        { accountId, from: account.status, to: next, sent: c.sent, bounced: c.bounced, complained: c.complained },
+        'account health changed',
+      );
       return next;
     },
 
     /** The rates the policy judges now, for operators. */
-    async rates(account: { id: string; statusChangedAt: Date }): Promise<{ bounceRate: number; complaintRate: number }> {
+    async rates(account: {
+      id: string;
+      statusChangedAt: Date;
+    }): Promise<{ bounceRate: number; complaintRate: number }> {
       return rates(await counts(account));
     },
 

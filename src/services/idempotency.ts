@@ -34,7 +34,9 @@ export function createIdempotency(repo: IdempotencyRepo) {
         throw invalid('Idempotency-Key was already used with a different request body');
       }
       if (r.state === 'in_progress') {
-        throw new AppError('conflict', 'A request with this Idempotency-Key is still being processed; retry shortly', { retryAfterSeconds: 1 });
+        throw new AppError('conflict', 'A request with this Idempotency-Key is still being processed; retry shortly', {
+          retryAfterSeconds: 1,
+        });
       }
       return { replay: r.response as T };
     },

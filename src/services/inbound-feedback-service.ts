@@ -2,7 +2,12 @@ import type { EmailsRepo } from '../db/index.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { recipientKeysOf } from '../delivery/outcome/delivery-outcome.js';
-import { parseFeedbackReport, type BounceReport, type ComplaintReport, type FeedbackReport } from '../inbound/feedback-report.js';
+import {
+  parseFeedbackReport,
+  type BounceReport,
+  type ComplaintReport,
+  type FeedbackReport,
+} from '../inbound/feedback-report.js';
 import type { FeedbackSources } from '../inbound/feedback-sources.js';
 import type { ReportProof, ReportTokens } from '../delivery/message/report-token.js';
 import { isReturnPath, parseReturnPath } from '../delivery/message/return-path.js';
@@ -42,7 +47,11 @@ export type InboundOutcome = 'recorded' | 'ignored' | 'duplicate' | 'unknown-ema
 type Proven = { emailId: string; recipient?: number };
 
 /** The proofs a message carries: the return paths it was mailed to, and the original's quoted token and Return-Path. */
-function proofsOf(tokens: ReportTokens, report: FeedbackReport | undefined, envelope: InboundEnvelope): { proofs: ReportProof[] } | { refused: string } {
+function proofsOf(
+  tokens: ReportTokens,
+  report: FeedbackReport | undefined,
+  envelope: InboundEnvelope,
+): { proofs: ReportProof[] } | { refused: string } {
   const proofs: ReportProof[] = [];
   for (const address of envelope.rcptTo) {
     const proof = parseReturnPath(tokens, address);
@@ -65,16 +74,21 @@ function proofsOf(tokens: ReportTokens, report: FeedbackReport | undefined, enve
 }
 
 /** The email (and recipient) a report may be about, or why it is refused. */
-function provenEmail(tokens: ReportTokens, report: FeedbackReport | undefined, envelope: InboundEnvelope): Proven | { refused: string } {
+function provenEmail(
+  tokens: ReportTokens,
+  report: FeedbackReport | undefined,
+  envelope: InboundEnvelope,
+): Proven | { refused: string } {
   const found = proofsOf(tokens, report, envelope);
   if ('refused' in found) return found;
   const [emailId, another] = new Set(found.proofs.map((p) => p.emailId));
   if (emailId === undefined) return { refused: 'no valid report token' };
   if (another !== undefined) return { refused: 'the report tokens name different emails' };
   const recipients = new Set(found.proofs.flatMap((p) => (p.recipient === undefined ? [] : [p.recipient])));
-  if (recipients.size > 1) return { refused: 'the report tokens name different recipients\' copies' };
+  if (recipients.size > 1) return { refused: "the report tokens name different recipients' copies" };
   const quotedId = report?.original.emailId;
-  if (quotedId !== undefined && quotedId.toLowerCase() !== emailId) return { refused: 'the report token names another email than the quoted headers' };
+  if (quotedId !== undefined && quotedId.toLowerCase() !== emailId)
+    return { refused: 'the report token names another email than the quoted headers' };
   const [recipient] = recipients;
   return recipient === undefined ? { emailId } : { emailId, recipient };
 }
@@ -91,26 +105,59 @@ function reportedRecipient(email: FeedbackEmail, proof: Proven): string | undefi
   return own.length === 1 ? own[0] : undefined;
 }
 
-async function recordComplaint(deps: InboundFeedbackDeps, email: FeedbackEmail, report: ComplaintReport, recipient: string, countsForHealth: boolean): Promise<InboundOutcome> {
+async function recordComplaint(
+  deps: InboundFeedbackDeps,
+  email: FeedbackEmail,
+  report: ComplaintReport,
+  recipient: string,
+  countsForHealth: boolean,
+): Promise<InboundOutcome> {
   // Whoever the report names (a feedback loop may redact the complainer, or name a forward), it is the
   // complaint of the recipient whose copy it came back for.
-  const recorded = await deps.feedback.complaint({ emailId: email.id, recipients: [recipient], feedbackType: report.feedbackType, countsForHealth });
-  deps.logger.info({ emailId: email.id, feedbackType: report.feedbackType, recipient, countsForHealth, reported: report.recipients, originalMailFrom: report.originalMailFrom, arrivalDate: report.arrivalDate },
-    recorded ? 'complaint recorded' : 'complaint already recorded; ignored');
+  const recorded = await deps.feedback.complaint({
+    emailId: email.id,
+    recipients: [recipient],
+    feedbackType: report.feedbackType,
+    countsForHealth,
+  });
+  deps.logger.info(
+    {
+      emailId: email.id,
+      feedbackType: report.feedbackType,
+      recipient,
+      countsForHealth,
+      reported: report.recipients,
+      originalMailFrom: report.originalMailFrom,
+      arrivalDate: report.arrivalDate,
+    },
+    recorded ? 'complaint recorded' : 'complaint already recorded; ignored',
+  );
   return recorded ? 'recorded' : 'duplicate';
 }
 
-async function recordBounce(deps: InboundFeedbackDeps, email: FeedbackEmail, report: BounceReport, recipient: string): Promise<InboundOutcome> {
+async function recordBounce(
+  deps: InboundFeedbackDeps,
+  email: FeedbackEmail,
+  report: BounceReport,
+  recipient: string,
+): Promise<InboundOutcome> {
   // A DSN speaks for the recipient whose copy it came back for only, by the entry naming it (by Final-Recipient,
   // else by Original-Recipient after a forward). Other entries, naming a co-recipient or a stranger, are
   // recorded nowhere.
   const named = report.recipients.find((r) => r.email_address === recipient || r.originalRecipient === recipient);
   const foreign = report.recipients.filter((r) => r !== named).map((r) => r.email_address);
-  if (foreign.length > 0) deps.logger.info({ emailId: email.id, recipient, foreign }, 'bounce report names addresses other than the copy it came back for; nothing recorded for them');
+  if (foreign.length > 0)
+    deps.logger.info(
+      { emailId: email.id, recipient, foreign },
+      'bounce report names addresses other than the copy it came back for; nothing recorded for them',
+    );
   if (!named) return 'ignored';
   const bounced = { email_address: recipient, status: named.status, diagnostic_code: named.diagnostic_code };
   await deps.feedback.bounce({ emailId: email.id, bounceType: named.bounceType, recipients: [bounced] });
-  deps.logger.info({ emailId: email.id, bounceType: named.bounceType, recipient: `${recipient} ${named.status}` }, 'bounce report recorded');
+  deps.logger.info(
+    { emailId: email.id, bounceType: named.bounceType, recipient: `${recipient} ${named.status}` },
+    'bounce report recorded',
+  );
   return 'recorded';
 }
 
@@ -146,11 +193,17 @@ export function createInboundFeedbackService(deps: InboundFeedbackDeps) {
       });
       const proof = provenEmail(tokens, report, envelope);
       if ('refused' in proof) {
-        logger.info({ size: raw.length, kind: report?.kind ?? 'not a report', original: report?.original, reason: proof.refused }, 'inbound message refused; nothing recorded');
+        logger.info(
+          { size: raw.length, kind: report?.kind ?? 'not a report', original: report?.original, reason: proof.refused },
+          'inbound message refused; nothing recorded',
+        );
         return 'refused';
       }
       if (!report) {
-        logger.info({ size: raw.length, emailId: proof.emailId }, 'inbound message is not a complaint or bounce report; ignored');
+        logger.info(
+          { size: raw.length, emailId: proof.emailId },
+          'inbound message is not a complaint or bounce report; ignored',
+        );
         return 'ignored';
       }
       const email = await deps.emails.findForFeedback({ emailId: proof.emailId });
@@ -164,7 +217,10 @@ export function createInboundFeedbackService(deps: InboundFeedbackDeps) {
         // A relay may have replaced the Message-ID; only one naming another email of ours is a contradiction.
         const other = await deps.emails.findForFeedback({ headerMessageId: quotedMessageId });
         if (other && other.id !== email.id) {
-          logger.info({ kind: report.kind, emailId: email.id, quotedMessageId }, 'inbound message refused; its Message-ID names another email; nothing recorded');
+          logger.info(
+            { kind: report.kind, emailId: email.id, quotedMessageId },
+            'inbound message refused; its Message-ID names another email; nothing recorded',
+          );
           return 'refused';
         }
       }
@@ -175,7 +231,10 @@ export function createInboundFeedbackService(deps: InboundFeedbackDeps) {
 
       const recipient = reportedRecipient(email, proof);
       if (recipient === undefined) {
-        logger.info({ kind: report.kind, emailId: email.id, recipients: email.recipients.length }, 'report proves the email but not whose copy it came back for; ignored');
+        logger.info(
+          { kind: report.kind, emailId: email.id, recipients: email.recipients.length },
+          'report proves the email but not whose copy it came back for; ignored',
+        );
         return 'ignored';
       }
       if (report.kind === 'bounce') return recordBounce(deps, email, report, recipient);

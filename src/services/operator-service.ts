@@ -35,13 +35,21 @@ export function createOperatorService(deps: OperatorDeps) {
   async function actAs(accountId: string | undefined, what: string, id: string): Promise<Principal> {
     const account = accountId === undefined ? undefined : await deps.accounts.get(accountId);
     if (!account) throw notFound(what, id);
-    return { keyId: '', accountId: account.id, permission: 'all', allowedDomains: [], accountStatus: 'healthy', dailyQuota: account.dailyQuota };
+    return {
+      keyId: '',
+      accountId: account.id,
+      permission: 'all',
+      allowedDomains: [],
+      accountStatus: 'healthy',
+      dailyQuota: account.dailyQuota,
+    };
   }
   const actAsAccount = (accountId: string) => actAs(accountId, 'account', accountId);
 
   return {
     listEmails: async (accountId: string, q: ListEmailsQuery) => deps.query.list(await actAsAccount(accountId), q),
-    listBatches: async (accountId: string, q: { page: number; limit: number; status: string }) => deps.batch.list(await actAsAccount(accountId), q),
+    listBatches: async (accountId: string, q: { page: number; limit: number; status: string }) =>
+      deps.batch.list(await actAsAccount(accountId), q),
     listScheduled: async (accountId: string, q: { page: number; limit: number; status: string }) =>
       deps.schedule.list(await actAsAccount(accountId), q),
 
@@ -53,7 +61,13 @@ export function createOperatorService(deps: OperatorDeps) {
      * The email, its account, and every event in the order it happened: why the email is in its state. With
      * how often it was opened and clicked, repeats that made no event included.
      */
-    async emailDetail(id: string): Promise<{ email: EmailRow; attachments: StoredAttachment[]; accountId: string; events: EventRow[]; tracking: TrackingCounts }> {
+    async emailDetail(id: string): Promise<{
+      email: EmailRow;
+      attachments: StoredAttachment[];
+      accountId: string;
+      events: EventRow[];
+      tracking: TrackingCounts;
+    }> {
       const principal = await actAs(await deps.owners.ofEmail(id), 'email', id);
       // The email first, its events after: an outcome commits status and events together, so events read later
       // include every one that led to the status read (read at once, the two could come from different moments).

@@ -6,7 +6,12 @@ import type { Principal } from './auth-service.js';
 
 interface OwnedRepo<Row, Status> {
   get(accountId: string, id: string): Promise<Row | undefined>;
-  list(accountId: string, status: Status | undefined, limit: number, offset: number): Promise<{ rows: Row[]; total: number }>;
+  list(
+    accountId: string,
+    status: Status | undefined,
+    limit: number,
+    offset: number,
+  ): Promise<{ rows: Row[]; total: number }>;
 }
 
 /**
@@ -14,7 +19,10 @@ interface OwnedRepo<Row, Status> {
  * as a missing one (404), and by page, filtered by a status the caller names in `filters`' words.
  */
 export function ownedReads<Row, Status, Filter extends string>(
-  repo: OwnedRepo<Row, Status>, what: string, filters: readonly Filter[], toStatus: (filter: Filter) => Status,
+  repo: OwnedRepo<Row, Status>,
+  what: string,
+  filters: readonly Filter[],
+  toStatus: (filter: Filter) => Status,
 ) {
   return {
     async get(principal: Principal, id: string): Promise<Row> {
@@ -24,7 +32,10 @@ export function ownedReads<Row, Status, Filter extends string>(
       return row;
     },
 
-    async list(principal: Principal, q: { page: number; limit: number; status: string }): Promise<{ rows: Row[]; total: number }> {
+    async list(
+      principal: Principal,
+      q: { page: number; limit: number; status: string },
+    ): Promise<{ rows: Row[]; total: number }> {
       assertAllowed(principal.permission, principal.accountStatus, 'read');
       const { limit, offset } = toPage(q.page, q.limit, 'limit');
       const filter = filterOf('status', filters, q.status);

@@ -15,19 +15,21 @@ export function createReadiness(probes: Record<Component, () => Promise<unknown>
     /** The components that failed their probe, in a fixed order; empty when ready. */
     async down(): Promise<Component[]> {
       const entries = Object.entries(probes) as [Component, () => Promise<unknown>][];
-      const results = await Promise.all(entries.map(async ([name, probe]) => {
-        try {
-          let timer: NodeJS.Timeout | undefined;
-          const timeout = new Promise<never>((_, reject) => {
-            timer = setTimeout(() => reject(new Error(`no answer in ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS);
-          });
-          await Promise.race([probe(), timeout]).finally(() => clearTimeout(timer));
-          return undefined;
-        } catch (err) {
-          logger.warn({ err, component: name }, 'readiness probe failed');
-          return name;
-        }
-      }));
+      const results = await Promise.all(
+        entries.map(async ([name, probe]) => {
+          try {
+            let timer: NodeJS.Timeout | undefined;
+            const timeout = new Promise<never>((_, reject) => {
+              timer = setTimeout(() => reject(new Error(`no answer in ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS);
+            });
+            await Promise.race([probe(), timeout]).finally(() => clearTimeout(timer));
+            return undefined;
+          } catch (err) {
+            logger.warn({ err, component: name }, 'readiness probe failed');
+            return name;
+          }
+        }),
+      );
       return results.filter((r): r is Component => r !== undefined);
     },
   };

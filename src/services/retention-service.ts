@@ -52,17 +52,59 @@ export function createRetentionService(deps: {
   function steps(p: RetentionPolicy): Step[] {
     // Webhook deliveries go before events: an event is deleted once no delivery refers to it.
     return [
-      { days: p.contentDays, kind: 'email', run: async (b, l) => { const r = await repo.expireEmailContent(b, l); return { rows: r.rows, emailContents: r.rows, attachments: r.attachments }; } },
-      { days: p.contentDays, kind: 'scheduled', run: async (b, l) => { const r = await repo.expireScheduledContent(b, l); return { rows: r.rows, scheduledContents: r.rows, attachments: r.attachments }; } },
-      { days: p.eventsDays, kind: 'event', run: async (b, l) => { const r = await repo.deleteWebhookDeliveries(`whd_${b.slice('evt_'.length)}`, l); return { rows: r.rows, webhookDeliveries: r.rows, webhookAttempts: r.attachments }; } },
-      { days: p.eventsDays, kind: 'event', run: async (b, l) => { const r = await repo.deleteEvents(b, l); return { rows: r.rows, events: r.rows }; } },
-      { days: p.eventsDays, kind: 'email', run: async (b, l) => { const r = await repo.deleteTrackingWindows(b, l); return { rows: r.rows, trackingWindows: r.rows }; } },
       {
-        days: p.eventsDays, kind: 'caught',
+        days: p.contentDays,
+        kind: 'email',
+        run: async (b, l) => {
+          const r = await repo.expireEmailContent(b, l);
+          return { rows: r.rows, emailContents: r.rows, attachments: r.attachments };
+        },
+      },
+      {
+        days: p.contentDays,
+        kind: 'scheduled',
+        run: async (b, l) => {
+          const r = await repo.expireScheduledContent(b, l);
+          return { rows: r.rows, scheduledContents: r.rows, attachments: r.attachments };
+        },
+      },
+      {
+        days: p.eventsDays,
+        kind: 'event',
+        run: async (b, l) => {
+          const r = await repo.deleteWebhookDeliveries(`whd_${b.slice('evt_'.length)}`, l);
+          return { rows: r.rows, webhookDeliveries: r.rows, webhookAttempts: r.attachments };
+        },
+      },
+      {
+        days: p.eventsDays,
+        kind: 'event',
+        run: async (b, l) => {
+          const r = await repo.deleteEvents(b, l);
+          return { rows: r.rows, events: r.rows };
+        },
+      },
+      {
+        days: p.eventsDays,
+        kind: 'email',
+        run: async (b, l) => {
+          const r = await repo.deleteTrackingWindows(b, l);
+          return { rows: r.rows, trackingWindows: r.rows };
+        },
+      },
+      {
+        days: p.eventsDays,
+        kind: 'caught',
         run: async (b, l) => {
           const r = await repo.deleteCaughtMessages(b, l);
           // The row is gone first: a file left behind (another worker's data dir) holds nothing the API shows.
-          await Promise.all(r.paths.map((path) => deps.removeFile(path).catch((err: unknown) => deps.logger.warn({ err, path }, 'could not remove a caught message\'s file'))));
+          await Promise.all(
+            r.paths.map((path) =>
+              deps
+                .removeFile(path)
+                .catch((err: unknown) => deps.logger.warn({ err, path }, "could not remove a caught message's file")),
+            ),
+          );
           return { rows: r.rows, caughtMessages: r.rows };
         },
       },
@@ -73,7 +115,14 @@ export function createRetentionService(deps: {
     async run(policy: RetentionPolicy): Promise<RetentionRun> {
       const deadline = Date.now() + batch.budgetMs;
       const counts: Counts = {
-        emailContents: 0, scheduledContents: 0, attachments: 0, webhookDeliveries: 0, webhookAttempts: 0, events: 0, trackingWindows: 0, caughtMessages: 0,
+        emailContents: 0,
+        scheduledContents: 0,
+        attachments: 0,
+        webhookDeliveries: 0,
+        webhookAttempts: 0,
+        events: 0,
+        trackingWindows: 0,
+        caughtMessages: 0,
       };
       let complete = true;
       for (const step of steps(policy)) {
@@ -90,7 +139,8 @@ export function createRetentionService(deps: {
         }
       }
       const run = { ...counts, complete };
-      if (Object.values(counts).some((n) => n > 0) || !complete) deps.logger.info(run, 'retention removed expired data');
+      if (Object.values(counts).some((n) => n > 0) || !complete)
+        deps.logger.info(run, 'retention removed expired data');
       return run;
     },
   };

@@ -33,7 +33,11 @@ export interface ScheduleResult {
  */
 export function createScheduleService(deps: ScheduleDeps) {
   return {
-    async schedule(principal: Principal, draft: EmailDraft & { scheduledAt: string }, idempotencyKey?: string): Promise<ScheduleResult> {
+    async schedule(
+      principal: Principal,
+      draft: EmailDraft & { scheduledAt: string },
+      idempotencyKey?: string,
+    ): Promise<ScheduleResult> {
       assertAllowed(principal.permission, principal.accountStatus, 'send');
       const { scheduledAt: rawAt, ...fields } = draft;
       const valid = validateDraft(fields);
@@ -41,12 +45,21 @@ export function createScheduleService(deps: ScheduleDeps) {
       await deps.assertMaySendFrom(principal, valid.senderDomain);
       const id = newId('scheduled');
       const result = await deps.accept<ScheduleResult>({
-        principal, operation: 'schedule', idempotencyKey, request: draft, count: 1,
+        principal,
+        operation: 'schedule',
+        idempotencyKey,
+        request: draft,
+        count: 1,
         answer: { id, status: 'enqueued' },
-        store: (idempotency) => deps.scheduled.create({
-          id, accountId: principal.accountId, apiKeyId: principal.keyId, draft: valid, scheduledAt,
-          ...(idempotency ? { idempotency } : {}),
-        }),
+        store: (idempotency) =>
+          deps.scheduled.create({
+            id,
+            accountId: principal.accountId,
+            apiKeyId: principal.keyId,
+            draft: valid,
+            scheduledAt,
+            ...(idempotency ? { idempotency } : {}),
+          }),
         rows: { table: 'scheduled_emails', ids: [id] },
       });
       if (result.id === id) {
@@ -57,7 +70,9 @@ export function createScheduleService(deps: ScheduleDeps) {
     },
 
     // `scheduled` names the emails still waiting, stored as enqueued.
-    ...ownedReads(deps.scheduled, 'scheduled email', SCHEDULED_FILTERS, (filter) => (filter === 'scheduled' ? 'enqueued' : filter)),
+    ...ownedReads(deps.scheduled, 'scheduled email', SCHEDULED_FILTERS, (filter) =>
+      filter === 'scheduled' ? 'enqueued' : filter,
+    ),
 
     /** Cancelled stays cancelled (200 again); one already sent cannot be (400). */
     async cancel(principal: Principal, id: string): Promise<{ success: true; message: string }> {

@@ -50,12 +50,22 @@ export function createSendService(deps: SendDeps) {
     await deps.assertMaySendFrom(principal, valid.senderDomain);
     const id = newId('email');
     const email: NewEmail = {
-      id, accountId: principal.accountId, apiKeyId: principal.keyId, jobType: 'direct', jobId: '', draft: valid,
+      id,
+      accountId: principal.accountId,
+      apiKeyId: principal.keyId,
+      jobType: 'direct',
+      jobId: '',
+      draft: valid,
     };
     const result = await deps.accept<SendResult>({
-      principal, operation: 'send', idempotencyKey, request: draft, count: 1,
+      principal,
+      operation: 'send',
+      idempotencyKey,
+      request: draft,
+      count: 1,
       answer: { id, messageId: '', status: 'pending' },
-      store: (idempotency) => (idempotency ? deps.emails.accept([email], { enqueue: true, idempotency }) : write(email)),
+      store: (idempotency) =>
+        idempotency ? deps.emails.accept([email], { enqueue: true, idempotency }) : write(email),
       rows: { table: 'emails', ids: [id] },
     });
     if (result.id === id) {

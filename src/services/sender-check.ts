@@ -44,7 +44,10 @@ export function createSenderCheck(deps: SenderCheckDeps) {
     if (deps.requireDkimRecord) {
       const selector = await deps.dkimKeys.activeSelector(row.id);
       if (selector === undefined || !dkimRecordVerified(row, selector)) {
-        const record = selector === undefined ? 'its DKIM record' : `its DKIM record (TXT ${dkimRecordName(row.name, selector)}, as its dns_records list it)`;
+        const record =
+          selector === undefined
+            ? 'its DKIM record'
+            : `its DKIM record (TXT ${dkimRecordName(row.name, selector)}, as its dns_records list it)`;
         throw new AppError(
           'permission_denied',
           `The DKIM record of ${domain} is not verified: this service delivers directly to recipients' servers, which refuse mail they cannot ` +

@@ -24,11 +24,34 @@ import { AppError, invalid } from '../errors.js';
 
 /** Headers that belong to the original's transport, signature or MIME structure: the service writes its own. */
 const DROPPED_HEADERS = new Set([
-  'from', 'to', 'cc', 'bcc', 'reply-to', 'subject', 'sender', 'date', 'message-id', 'mime-version',
-  'content-type', 'content-transfer-encoding', 'content-disposition', 'content-id', 'content-description',
-  'return-path', 'received', 'received-spf', 'dkim-signature', 'domainkey-signature', 'authentication-results',
-  'arc-seal', 'arc-message-signature', 'arc-authentication-results', 'delivered-to', 'x-original-to',
-  'x-mail-email-id', 'x-mail-report-token',
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'reply-to',
+  'subject',
+  'sender',
+  'date',
+  'message-id',
+  'mime-version',
+  'content-type',
+  'content-transfer-encoding',
+  'content-disposition',
+  'content-id',
+  'content-description',
+  'return-path',
+  'received',
+  'received-spf',
+  'dkim-signature',
+  'domainkey-signature',
+  'authentication-results',
+  'arc-seal',
+  'arc-message-signature',
+  'arc-authentication-results',
+  'delivered-to',
+  'x-original-to',
+  'x-mail-email-id',
+  'x-mail-report-token',
 ]);
 
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
@@ -36,7 +59,10 @@ const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
 /** Every mailbox of one or more address headers, group members included. */
 function mailboxesOf(field: AddressObject | AddressObject[] | undefined): EmailAddress[] {
   const objects = field === undefined ? [] : Array.isArray(field) ? field : [field];
-  return objects.flatMap((o) => o.value).flatMap((a) => (a.group ? a.group : [a])).filter((a) => (a.address ?? '') !== '');
+  return objects
+    .flatMap((o) => o.value)
+    .flatMap((a) => (a.group ? a.group : [a]))
+    .filter((a) => (a.address ?? '') !== '');
 }
 
 /** A mailbox as the API's address text: the display name quoted, so the API reads back exactly this mailbox. */
@@ -49,12 +75,13 @@ function written(a: EmailAddress): string {
 /** To, cc and bcc from the headers and the envelope: see the module comment. */
 function recipients(parsed: ParsedMail, rcptTo: string[]): Pick<EmailDraft, 'to' | 'cc' | 'bcc'> {
   const pending = new Map(rcptTo.map((a) => [addressKey(a), a]));
-  const take = (list: EmailAddress[]) =>
-    list.filter((a) => pending.delete(addressKey(a.address ?? ''))).map(written);
+  const take = (list: EmailAddress[]) => list.filter((a) => pending.delete(addressKey(a.address ?? ''))).map(written);
   const to = take(mailboxesOf(parsed.to));
   const cc = take(mailboxesOf(parsed.cc));
   if (to.length === 0) {
-    throw invalid('the To header names none of the RCPT TO recipients: name at least one of them in To (the others may be Cc or Bcc)');
+    throw invalid(
+      'the To header names none of the RCPT TO recipients: name at least one of them in To (the others may be Cc or Bcc)',
+    );
   }
   return { to, cc, bcc: [...pending.values()] };
 }
@@ -67,7 +94,10 @@ function customHeaders(parsed: ParsedMail): Record<string, string> {
     if (DROPPED_HEADERS.has(key) || key.startsWith('resent-') || seen.has(key)) continue;
     seen.add(key);
     const colon = line.indexOf(':');
-    headers[line.slice(0, colon).trim()] = line.slice(colon + 1).replace(/\r?\n(?=[ \t])/g, '').trim();
+    headers[line.slice(0, colon).trim()] = line
+      .slice(colon + 1)
+      .replace(/\r?\n(?=[ \t])/g, '')
+      .trim();
   }
   return headers;
 }
@@ -78,12 +108,19 @@ function customHeaders(parsed: ParsedMail): Record<string, string> {
  */
 function assertFits(parsed: ParsedMail, text: string, html: string): void {
   const tooBig = (what: string, size: number, max: number) =>
-    new AppError('payload_too_large', `${what}: ${size} bytes exceed the maximum of ${max} bytes (${formatBytes(max)})`);
+    new AppError(
+      'payload_too_large',
+      `${what}: ${size} bytes exceed the maximum of ${max} bytes (${formatBytes(max)})`,
+    );
   if (bytes(html) > LIMITS.htmlBytes) throw tooBig('html', bytes(html), LIMITS.htmlBytes);
   if (bytes(text) > LIMITS.textBytes) throw tooBig('text', bytes(text), LIMITS.textBytes);
   const big = parsed.attachments.find((a) => a.content.length > LIMITS.attachmentBytes);
   if (big) throw tooBig(`attachment ${big.filename ?? ''}`.trim(), big.content.length, LIMITS.attachmentBytes);
-  const total = bytes(parsed.subject ?? '') + bytes(text) + bytes(html) + parsed.attachments.reduce((n, a) => n + a.content.length, 0);
+  const total =
+    bytes(parsed.subject ?? '') +
+    bytes(text) +
+    bytes(html) +
+    parsed.attachments.reduce((n, a) => n + a.content.length, 0);
   if (total > LIMITS.emailBytes) throw tooBig('message', total, LIMITS.emailBytes);
 }
 
@@ -92,7 +129,8 @@ function attachmentsOf(parts: Attachment[]): AttachmentInput[] {
   const taken = new Set<string>();
   return parts.map((a, i) => {
     const cid = a.cid ?? '';
-    const inline = cid !== '' && (a.related === true || a.contentDisposition === 'inline') && isContentId(cid) && !taken.has(cid);
+    const inline =
+      cid !== '' && (a.related === true || a.contentDisposition === 'inline') && isContentId(cid) && !taken.has(cid);
     if (inline) taken.add(cid);
     return {
       filename: a.filename ?? `attachment-${i + 1}`,

@@ -64,22 +64,36 @@ export function createSubmissionService(deps: SubmissionDeps) {
 
     async beginMessage(credential: SubmissionCredential, mailFrom: string): Promise<void> {
       const principal = await admit(credential);
-      await counted(principal, async () => {
-        assertAllowed(principal.permission, principal.accountStatus, 'send');
-        await deps.rateLimiter.take(principal.keyId);
-        const sender = mailFrom === '' ? undefined : readMailbox(mailFrom);
-        if (sender !== undefined && typeof sender !== 'string') await deps.assertMaySendFrom(principal, sender.domain);
-      }, false);
+      await counted(
+        principal,
+        async () => {
+          assertAllowed(principal.permission, principal.accountStatus, 'send');
+          await deps.rateLimiter.take(principal.keyId);
+          const sender = mailFrom === '' ? undefined : readMailbox(mailFrom);
+          if (sender !== undefined && typeof sender !== 'string')
+            await deps.assertMaySendFrom(principal, sender.domain);
+        },
+        false,
+      );
     },
 
     async submit(credential: SubmissionCredential, raw: Buffer, envelope: { rcptTo: string[] }): Promise<string> {
       const principal = await admit(credential);
-      return counted(principal, async () => {
-        // No text is made from html nor the reverse, and cid: links stay as they are (the API's bodies are as given).
-        const parsed = await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true });
-        const { id } = await deps.send.send(principal, draftFromMessage(parsed, envelope.rcptTo));
-        return id;
-      }, true);
+      return counted(
+        principal,
+        async () => {
+          // No text is made from html nor the reverse, and cid: links stay as they are (the API's bodies are as given).
+          const parsed = await simpleParser(raw, {
+            skipHtmlToText: true,
+            skipTextToHtml: true,
+            skipTextLinks: true,
+            skipImageLinks: true,
+          });
+          const { id } = await deps.send.send(principal, draftFromMessage(parsed, envelope.rcptTo));
+          return id;
+        },
+        true,
+      );
     },
   };
 }

@@ -82,7 +82,11 @@ export function createTrackingService(deps: {
       const target = tokens.verifyClick(token);
       if (target === undefined) return undefined;
       const at = now();
-      await record({ emailId: target.emailId, link: target.link, event: event(newId('event'), 'click', at, { ...seen(client, at), link: target.link }) });
+      await record({
+        emailId: target.emailId,
+        link: target.link,
+        event: event(newId('event'), 'click', at, { ...seen(client, at), link: target.link }),
+      });
       return target.redirectTo;
     },
 

@@ -36,7 +36,11 @@ export function createWebhooksService(deps: WebhooksDeps) {
       if (!(await deps.accounts.get(accountId))) throw notFound('account', accountId);
       await assertValidWebhook(deps, input);
       return deps.webhooks.create({
-        id: newId('webhook'), accountId, url: input.url, events: [...new Set(input.events)], secret: generateWebhookSecret(),
+        id: newId('webhook'),
+        accountId,
+        url: input.url,
+        events: [...new Set(input.events)],
+        secret: generateWebhookSecret(),
       });
     },
 
@@ -61,7 +65,8 @@ export function createWebhooksService(deps: WebhooksDeps) {
     async deliveries(id: string, q: { status: string; limit: number }): Promise<WebhookDeliveryRow[]> {
       if (!(await deps.webhooks.get(id))) throw notFound('webhook', id);
       const status = enumFilter('status', DELIVERY_STATUSES, q.status);
-      if (q.limit < 0 || q.limit > DELIVERIES_PAGE.max) throw invalid(`limit must be from 1 to ${DELIVERIES_PAGE.max}; got ${q.limit}`);
+      if (q.limit < 0 || q.limit > DELIVERIES_PAGE.max)
+        throw invalid(`limit must be from 1 to ${DELIVERIES_PAGE.max}; got ${q.limit}`);
       return deps.webhookDeliveries.listForWebhook(id, status, q.limit || DELIVERIES_PAGE.default);
     },
 
@@ -110,9 +115,13 @@ export function createWebhooksService(deps: WebhooksDeps) {
 export type WebhooksService = ReturnType<typeof createWebhooksService>;
 
 /** A new webhook's URL (length, scheme, a public address unless allowed) and its event types. */
-async function assertValidWebhook(deps: Pick<WebhooksDeps, 'checkUrl'>, input: { url: string; events: string[] }): Promise<void> {
+async function assertValidWebhook(
+  deps: Pick<WebhooksDeps, 'checkUrl'>,
+  input: { url: string; events: string[] },
+): Promise<void> {
   if (input.url === '') throw invalid('url is required');
-  if (input.url.length > URL_MAX) throw invalid(`url: length ${input.url.length} exceeds the maximum of ${URL_MAX} characters`);
+  if (input.url.length > URL_MAX)
+    throw invalid(`url: length ${input.url.length} exceeds the maximum of ${URL_MAX} characters`);
   const check = await deps.checkUrl(input.url);
   if (!check.ok) throw invalid(`url: ${check.reason}`);
   if (input.events.length === 0) throw invalid(`events is required: one or more of ${EVENT_TYPES.join(', ')}`);
@@ -131,12 +140,18 @@ function overlapOf(overlapSeconds: number | undefined): number {
 }
 
 function refuseDisabled(webhook: WebhookRow): void {
-  if (webhook.disabledAt) throw invalid(`webhook ${webhook.id} is disabled (${webhook.disabledReason ?? 'its deliveries kept failing'}); enable it first`);
+  if (webhook.disabledAt)
+    throw invalid(
+      `webhook ${webhook.id} is disabled (${webhook.disabledReason ?? 'its deliveries kept failing'}); enable it first`,
+    );
 }
 
 /** A time given as ISO 8601 with a zone (the rule of scheduled_at). */
 function isoInstant(field: string, value: string): Date {
   const at = parseZonedTime(value);
-  if (!at) throw invalid(`${field} must be an ISO 8601 time with a zone such as 2026-01-31T00:00:00Z; got "${value.slice(0, 60)}"`);
+  if (!at)
+    throw invalid(
+      `${field} must be an ISO 8601 time with a zone such as 2026-01-31T00:00:00Z; got "${value.slice(0, 60)}"`,
+    );
   return at;
 }

@@ -1,6 +1,13 @@
 import {
-  context, defaultTextMapGetter, defaultTextMapSetter, ROOT_CONTEXT, SpanStatusCode, trace,
-  type Context, type Span, type SpanOptions,
+  context,
+  defaultTextMapGetter,
+  defaultTextMapSetter,
+  ROOT_CONTEXT,
+  SpanStatusCode,
+  trace,
+  type Context,
+  type Span,
+  type SpanOptions,
 } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 
@@ -27,7 +34,9 @@ const w3c = new W3CTraceContextPropagator();
  * settles; a thrown error is recorded on it. `fn` gets undefined when tracing is off.
  */
 export async function inSpan<T>(
-  name: string, options: SpanOptions & { parent?: Context }, fn: (span: Span | undefined) => Promise<T>,
+  name: string,
+  options: SpanOptions & { parent?: Context },
+  fn: (span: Span | undefined) => Promise<T>,
 ): Promise<T> {
   if (!enabled) return fn(undefined);
   const { parent, ...spanOptions } = options;

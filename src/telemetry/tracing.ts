@@ -39,7 +39,9 @@ export function tracesUrl(settings: Pick<TracingSettings, 'otlpEndpoint' | 'otlp
  * and registers it, later ones share it, and the last stop shuts it down and unregisters it, so a later
  * start may register a new one.
  */
-let shared: { url: string; provider: NodeTracerProvider; processor: SpanProcessor; resource: Resource; users: number } | undefined;
+let shared:
+  | { url: string; provider: NodeTracerProvider; processor: SpanProcessor; resource: Resource; users: number }
+  | undefined;
 
 /** Spans go over OTLP/protobuf; unit tests pass an in-memory exporter (they open no socket). */
 const otlpExporter = (url: string): SpanExporter => new OTLPTraceExporter({ url });
@@ -48,22 +50,33 @@ export function startTracing(settings: TracingSettings, logger: Logger, exporter
   const url = tracesUrl(settings);
   if (url === undefined) return OFF;
   if (shared) {
-    if (shared.url !== url) logger.warn({ url: shared.url, ignored: url }, 'tracing is already set up in this process; spans go to its endpoint');
+    if (shared.url !== url)
+      logger.warn(
+        { url: shared.url, ignored: url },
+        'tracing is already set up in this process; spans go to its endpoint',
+      );
     shared.users += 1;
   } else {
     shared = createProvider(url, settings, exporterFor(url));
     // The SDK's own complaints (an export the collector refused or never answered) go to our log.
-    diag.setLogger({
-      error: (message, ...args) => logger.warn({ args }, `tracing: ${message}`),
-      warn: (message, ...args) => logger.warn({ args }, `tracing: ${message}`),
-      info: () => {}, debug: () => {}, verbose: () => {},
-    }, DiagLogLevel.WARN);
+    diag.setLogger(
+      {
+        error: (message, ...args) => logger.warn({ args }, `tracing: ${message}`),
+        warn: (message, ...args) => logger.warn({ args }, `tracing: ${message}`),
+        info: () => {},
+        debug: () => {},
+        verbose: () => {},
+      },
+      DiagLogLevel.WARN,
+    );
     logger.info({ url }, 'tracing: spans are exported over OTLP');
   }
   const { processor, resource } = shared;
   let stopped = false;
   return {
-    enabled: true, spanProcessor: processor, resource,
+    enabled: true,
+    spanProcessor: processor,
+    resource,
     async stop() {
       if (stopped || !shared) return;
       stopped = true;
@@ -86,7 +99,10 @@ export function startTracing(settings: TracingSettings, logger: Logger, exporter
 function createProvider(url: string, settings: TracingSettings, exporter: SpanExporter) {
   // OTEL_SERVICE_NAME wins over a service.name among OTEL_RESOURCE_ATTRIBUTES, as the specification says.
   const attributes = settings.otelResourceAttributes;
-  const resource = new Resource({ ...attributes, 'service.name': settings.otelServiceName ?? attributes['service.name'] ?? 'mailer' });
+  const resource = new Resource({
+    ...attributes,
+    'service.name': settings.otelServiceName ?? attributes['service.name'] ?? 'mailer',
+  });
   const processor = new BatchSpanProcessor(exporter, { scheduledDelayMillis: settings.otelExportDelayMs });
   const provider = new NodeTracerProvider({ resource, spanProcessors: [processor] });
   // The W3C trace-context propagator and the AsyncLocalStorage context manager, process-wide.

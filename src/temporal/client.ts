@@ -59,12 +59,20 @@ async function once(start: () => Promise<unknown>): Promise<boolean> {
 }
 
 export async function connectTemporal(options: {
-  address: string; namespace: string; taskQueue: string; smtpRetry: SmtpRetry; tracing?: Pick<Tracing, 'enabled'>;
+  address: string;
+  namespace: string;
+  taskQueue: string;
+  smtpRetry: SmtpRetry;
+  tracing?: Pick<Tracing, 'enabled'>;
 }): Promise<TemporalClient> {
   // Lazy: a process starts whether or not Temporal answers yet (the API serves sends, which need only the
   // database, and /readyz says Temporal is down); calls connect, and reconnect, when made.
   const connection = Connection.lazy({ address: options.address });
-  const client = new Client({ connection, namespace: options.namespace, interceptors: clientTracing(options.tracing ?? { enabled: false }) });
+  const client = new Client({
+    connection,
+    namespace: options.namespace,
+    interceptors: clientTracing(options.tracing ?? { enabled: false }),
+  });
   const taskQueue = options.taskQueue;
   // Seconds whose workflow this process started, until that second has passed: most schedules share a
   // second with others, and asking Temporal again for each would cost a refused start apiece.
@@ -75,11 +83,21 @@ export async function connectTemporal(options: {
   };
   return {
     startDeliveryGroup: (groupId, emailIds) =>
-      once(() => client.workflow.start<typeof deliverEmailsWorkflow>('deliverEmailsWorkflow', { workflowId: groupId, taskQueue, args: [{ emailIds, retry: options.smtpRetry }] })),
+      once(() =>
+        client.workflow.start<typeof deliverEmailsWorkflow>('deliverEmailsWorkflow', {
+          workflowId: groupId,
+          taskQueue,
+          args: [{ emailIds, retry: options.smtpRetry }],
+        }),
+      ),
     startWebhookGroup: (groupId, deliveryIds, retryAt) =>
-      once(() => client.workflow.start<typeof deliverWebhooksWorkflow>('deliverWebhooksWorkflow', {
-        workflowId: groupId, taskQueue, args: [{ deliveryIds, ...(retryAt ? { retryAt } : {}) }],
-      })),
+      once(() =>
+        client.workflow.start<typeof deliverWebhooksWorkflow>('deliverWebhooksWorkflow', {
+          workflowId: groupId,
+          taskQueue,
+          args: [{ deliveryIds, ...(retryAt ? { retryAt } : {}) }],
+        }),
+      ),
     startScheduledSecond: (scheduledAt) => {
       const from = Math.floor(scheduledAt.getTime() / 1000) * 1000;
       // The task queue is in the id: deployments that share a namespace (one queue each) must not take
@@ -96,7 +114,9 @@ export async function connectTemporal(options: {
             taskQueue,
             args: [{ from, prepare: true }],
             ...(delayMs > 0 ? { startDelay: delayMs } : {}),
-          }))).then((started) => {
+          }),
+        ),
+      ).then((started) => {
         rememberStarted(workflowId, from);
         return started;
       });
@@ -104,9 +124,17 @@ export async function connectTemporal(options: {
     startBatchJob: (jobId) =>
       once(() =>
         connection.withDeadline(Date.now() + START_TIMEOUT_MS, () =>
-          client.workflow.start<typeof batchJobWorkflow>('batchJobWorkflow', { workflowId: jobId, taskQueue, args: [{ jobId, retry: options.smtpRetry }] }))),
+          client.workflow.start<typeof batchJobWorkflow>('batchJobWorkflow', {
+            workflowId: jobId,
+            taskQueue,
+            args: [{ jobId, retry: options.smtpRetry }],
+          }),
+        ),
+      ),
     ensureDnsRecheckSchedule: (recheckMinutes) =>
-      connection.withDeadline(Date.now() + SCHEDULE_TIMEOUT_MS, () => ensureDnsRecheckSchedule(client, { taskQueue, recheckMinutes })),
+      connection.withDeadline(Date.now() + SCHEDULE_TIMEOUT_MS, () =>
+        ensureDnsRecheckSchedule(client, { taskQueue, recheckMinutes }),
+      ),
     ensureRetentionSchedule: () =>
       connection.withDeadline(Date.now() + SCHEDULE_TIMEOUT_MS, () => ensureRetentionSchedule(client, { taskQueue })),
     async ping() {

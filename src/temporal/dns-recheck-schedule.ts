@@ -11,9 +11,13 @@ export const dnsRecheckScheduleId = (taskQueue: string) => `dns-recheck-${taskQu
 export const scheduleEveryMinutes = (recheckMinutes: number) => Math.max(1, Math.floor(recheckMinutes / 4));
 
 /** The Temporal schedule of the periodic DNS re-check (periodic-schedule.ts). */
-export async function ensureDnsRecheckSchedule(client: Client, options: { taskQueue: string; recheckMinutes: number }): Promise<void> {
+export async function ensureDnsRecheckSchedule(
+  client: Client,
+  options: { taskQueue: string; recheckMinutes: number },
+): Promise<void> {
   await ensurePeriodicSchedule(client, {
-    scheduleId: dnsRecheckScheduleId(options.taskQueue), every: `${scheduleEveryMinutes(options.recheckMinutes)} minutes`,
+    scheduleId: dnsRecheckScheduleId(options.taskQueue),
+    every: `${scheduleEveryMinutes(options.recheckMinutes)} minutes`,
     taskQueue: options.taskQueue,
     workflowType: 'recheckDomainsWorkflow', // workflows/recheck-domains.ts
     executionTimeout: '30 minutes',

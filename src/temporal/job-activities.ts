@@ -12,7 +12,10 @@ import type { ScheduledPreparer } from '../delivery/message/scheduled-preparer.j
  * the Temporal server), which is what lets a thousand scheduled emails due at once fire within a second.
  */
 export function createJobActivities(deps: {
-  scheduled: ScheduledRepo; batches: BatchRepo; notifyQueued: () => void; metrics?: Pick<Metrics, 'scheduledLateness'>;
+  scheduled: ScheduledRepo;
+  batches: BatchRepo;
+  notifyQueued: () => void;
+  metrics?: Pick<Metrics, 'scheduledLateness'>;
   /** Builds the messages of the scheduled emails due in a window ahead of time (scheduled-preparer.ts); absent: nothing is. */
   preparer?: ScheduledPreparer;
 }) {
@@ -26,8 +29,14 @@ export function createJobActivities(deps: {
      * email whose message is kept, the id its email is to have (the message names it), and how long from
      * now until `from`.
      */
-    async prepareScheduled(input: { from: number; to: number; until: number }): Promise<{ prepared: Record<string, string>; waitMs: number }> {
-      const prepared = deps.preparer ? await deps.preparer.prepare(new Date(input.from), new Date(input.to), input.until) : new Map<string, string>();
+    async prepareScheduled(input: {
+      from: number;
+      to: number;
+      until: number;
+    }): Promise<{ prepared: Record<string, string>; waitMs: number }> {
+      const prepared = deps.preparer
+        ? await deps.preparer.prepare(new Date(input.from), new Date(input.to), input.until)
+        : new Map<string, string>();
       return { prepared: Object.fromEntries(prepared), waitMs: input.from - Date.now() };
     },
 

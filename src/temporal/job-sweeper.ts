@@ -36,7 +36,9 @@ export function createJobSweeper(deps: {
       if (await deps.starters.startBatch(id)) started += 1;
     }
     if (started > 0) deps.logger.warn({ started }, 'started workflows of jobs left without one');
-    const overdue = (await deps.scheduled.fireDue(new Date(0), new Date(Date.now() - OVERDUE_MS), () => newId('email'), { onLateness })).length;
+    const overdue = (
+      await deps.scheduled.fireDue(new Date(0), new Date(Date.now() - OVERDUE_MS), () => newId('email'), { onLateness })
+    ).length;
     if (overdue > 0) {
       deps.notifyQueued();
       deps.logger.warn({ fired: overdue }, 'fired scheduled emails found overdue');

@@ -1,4 +1,10 @@
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptionsAction, type ScheduleSpec } from '@temporalio/client';
+import {
+  ScheduleAlreadyRunning,
+  ScheduleOverlapPolicy,
+  type Client,
+  type ScheduleOptionsAction,
+  type ScheduleSpec,
+} from '@temporalio/client';
 
 export interface PeriodicSchedule {
   scheduleId: string;
@@ -19,7 +25,11 @@ export interface PeriodicSchedule {
 export async function ensurePeriodicSchedule(client: Client, s: PeriodicSchedule): Promise<void> {
   const spec: ScheduleSpec = { intervals: [{ every: s.every }] };
   const action: ScheduleOptionsAction = {
-    type: 'startWorkflow', workflowType: s.workflowType, workflowId: s.scheduleId, taskQueue: s.taskQueue, args: [],
+    type: 'startWorkflow',
+    workflowType: s.workflowType,
+    workflowId: s.scheduleId,
+    taskQueue: s.taskQueue,
+    args: [],
     workflowExecutionTimeout: s.executionTimeout,
   };
   const policies = { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' };

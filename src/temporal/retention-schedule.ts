@@ -13,7 +13,9 @@ export const RETENTION_EVERY = '1 hour';
 /** The Temporal schedule of retention (periodic-schedule.ts). The days are the worker's settings, read by the activity. */
 export async function ensureRetentionSchedule(client: Client, options: { taskQueue: string }): Promise<void> {
   await ensurePeriodicSchedule(client, {
-    scheduleId: retentionScheduleId(options.taskQueue), every: RETENTION_EVERY, taskQueue: options.taskQueue,
+    scheduleId: retentionScheduleId(options.taskQueue),
+    every: RETENTION_EVERY,
+    taskQueue: options.taskQueue,
     workflowType: 'purgeExpiredDataWorkflow', // workflows/purge-expired-data.ts
     executionTimeout: '50 minutes',
   });

@@ -25,7 +25,10 @@ export function installTemporalRuntime(logger: Logger): void {
     install(logger, buffer);
   } catch (err) {
     // Something in this process made a worker or native connection first (the SDK then made a default runtime).
-    logger.warn({ err }, 'the Temporal SDK runtime was already made: its metrics are not exported and its logs not forwarded');
+    logger.warn(
+      { err },
+      'the Temporal SDK runtime was already made: its metrics are not exported and its logs not forwarded',
+    );
     return;
   }
   setTemporalMetricsSource(() => buffer.retrieveUpdates());
@@ -53,7 +56,9 @@ export function sdkLogger(logger: Logger): TemporalLogger {
       if (level === 'WARN') logger.warn(fields(meta), message);
       else if (level === 'ERROR') logger.error(fields(meta), message);
     },
-    trace: () => {}, debug: () => {}, info: () => {},
+    trace: () => {},
+    debug: () => {},
+    info: () => {},
     warn: (message, meta) => logger.warn(fields(meta), message),
     error: (message, meta) => logger.error(fields(meta), message),
   };

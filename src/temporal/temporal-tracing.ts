@@ -1,7 +1,9 @@
 import { createRequire } from 'node:module';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client/index.js';
 import {
-  makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor,
+  makeWorkflowExporter,
+  OpenTelemetryActivityInboundInterceptor,
+  OpenTelemetryActivityOutboundInterceptor,
 } from '@temporalio/interceptors-opentelemetry/lib/worker/index.js';
 import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry';
 import type { ClientInterceptors } from '@temporalio/client';
@@ -29,8 +31,11 @@ export const tracingActivityInterceptor: ActivityInterceptorsFactory = (ctx) => 
  * workflow started traced (its headers carry a trace context) may be replayed by a worker that does not,
  * and its spans are then dropped here.
  */
-export function workflowSpanSinks(tracing: Pick<Tracing, 'spanProcessor' | 'resource'>): InjectedSinks<OpenTelemetrySinks> {
-  if (tracing.spanProcessor && tracing.resource) return { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) };
+export function workflowSpanSinks(
+  tracing: Pick<Tracing, 'spanProcessor' | 'resource'>,
+): InjectedSinks<OpenTelemetrySinks> {
+  if (tracing.spanProcessor && tracing.resource)
+    return { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) };
   return { exporter: { export: { fn: () => {}, callDuringReplay: false } } };
 }
 

@@ -13,7 +13,12 @@ const MAX_DEPTH = 5;
 export function isTemporalUnavailable(err: unknown, depth = 0): boolean {
   if (typeof err !== 'object' || err === null || depth > MAX_DEPTH) return false;
   const e = err as { code?: unknown; details?: unknown; cause?: unknown; name?: unknown };
-  if (typeof e.code === 'number' && typeof e.details === 'string' && (e.code === GRPC_UNAVAILABLE || e.code === GRPC_DEADLINE_EXCEEDED)) return true;
+  if (
+    typeof e.code === 'number' &&
+    typeof e.details === 'string' &&
+    (e.code === GRPC_UNAVAILABLE || e.code === GRPC_DEADLINE_EXCEEDED)
+  )
+    return true;
   // The worker's native connection reports a server it cannot reach this way.
   if (e.name === 'TransportError') return true;
   return isTemporalUnavailable(e.cause, depth + 1);

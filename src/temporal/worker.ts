@@ -22,12 +22,20 @@ export function workflowsPath(): string {
 
 export async function buildWorkflowBundle(): Promise<{ code: string }> {
   // The tracing interceptors are in every bundle; they trace only workflows started by a tracing process.
-  return bundleWorkflowCode({ workflowsPath: workflowsPath(), workflowInterceptorModules: [workflowTracingModule()], logger: quietBundlerLogger });
+  return bundleWorkflowCode({
+    workflowsPath: workflowsPath(),
+    workflowInterceptorModules: [workflowTracingModule()],
+    logger: quietBundlerLogger,
+  });
 }
 
 const quietBundlerLogger = {
-  log: () => {}, trace: () => {}, debug: () => {}, info: () => {},
-  warn: (message: string) => console.warn(message), error: (message: string) => console.error(message),
+  log: () => {},
+  trace: () => {},
+  debug: () => {},
+  info: () => {},
+  warn: (message: string) => console.warn(message),
+  error: (message: string) => console.error(message),
 };
 
 export interface TemporalWorker {

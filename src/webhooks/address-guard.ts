@@ -20,7 +20,8 @@ export async function checkWebhookUrl(raw: string, allowPrivate: boolean): Promi
   } catch {
     return { ok: false, reason: `"${raw}" is not a URL` };
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return { ok: false, reason: 'the URL must use http or https' };
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return { ok: false, reason: 'the URL must use http or https' };
   if (url.username !== '' || url.password !== '') return { ok: false, reason: 'the URL must not carry credentials' };
   const host = url.hostname.replace(/^\[|\]$/g, '');
   let addresses: string[];
@@ -31,7 +32,10 @@ export async function checkWebhookUrl(raw: string, allowPrivate: boolean): Promi
   }
   if (addresses.length === 0) return { ok: false, reason: `the host ${host} does not resolve` };
   if (!allowPrivate && addresses.some(isPrivateAddress)) {
-    return { ok: false, reason: `the host ${host} resolves to a private or loopback address (set MAILER_WEBHOOK_ALLOW_PRIVATE=1 to allow)` };
+    return {
+      ok: false,
+      reason: `the host ${host} resolves to a private or loopback address (set MAILER_WEBHOOK_ALLOW_PRIVATE=1 to allow)`,
+    };
   }
   return { ok: true, addresses };
 }

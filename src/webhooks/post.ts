@@ -28,7 +28,9 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
       if (err) return callback(err, '', 0);
       const usable = allowPrivate ? addresses : addresses.filter((a) => !isPrivateAddress(a.address));
       if (usable.length === 0) {
-        const refused = Object.assign(new Error(`${hostname} resolves only to private or loopback addresses`), { code: 'EPRIVATE' });
+        const refused = Object.assign(new Error(`${hostname} resolves only to private or loopback addresses`), {
+          code: 'EPRIVATE',
+        });
         return callback(refused, '', 0);
       }
       // The caller asked for every address (Node's happy-eyeballs connect does): all the usable ones.
@@ -48,7 +50,11 @@ const agents = new Map<boolean, Agent>();
 function agentFor(allowPrivate: boolean): Agent {
   let agent = agents.get(allowPrivate);
   if (!agent) {
-    agent = new Agent({ keepAliveTimeout: 4000, keepAliveMaxTimeout: 4000, connect: { lookup: guardedLookup(allowPrivate) } });
+    agent = new Agent({
+      keepAliveTimeout: 4000,
+      keepAliveMaxTimeout: 4000,
+      connect: { lookup: guardedLookup(allowPrivate) },
+    });
     agents.set(allowPrivate, agent);
   }
   return agent;
@@ -58,9 +64,17 @@ function agentFor(allowPrivate: boolean): Agent {
  * One webhook request: POST `body` with `headers`, a 10 s limit on the whole exchange (the answer's body
  * included), the address guard on every connection, and no redirects followed (a 3xx is a non-2xx answer).
  */
-export async function postWebhook(url: string, body: string, headers: Record<string, string>, options: { allowPrivate: boolean; timeoutMs?: number }): Promise<PostResult> {
+export async function postWebhook(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  options: { allowPrivate: boolean; timeoutMs?: number },
+): Promise<PostResult> {
   const started = performance.now();
-  const done = (r: Omit<PostResult, 'latencyMs'>): PostResult => ({ ...r, latencyMs: Math.round(performance.now() - started) });
+  const done = (r: Omit<PostResult, 'latencyMs'>): PostResult => ({
+    ...r,
+    latencyMs: Math.round(performance.now() - started),
+  });
   // A literal address needs no lookup, so the guard checks it here.
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
   if (!options.allowPrivate && /^[\d.]+$|:/.test(host) && isPrivateAddress(host)) {
@@ -78,9 +92,14 @@ export async function postWebhook(url: string, body: string, headers: Record<str
     });
     return done({ statusCode: res.statusCode, excerpt: await excerptOf(res.body, signal) });
   } catch (err) {
-    if (signal.aborted) return done({ statusCode: 0, excerpt: '', error: `ETIMEDOUT: timed out after ${timeoutMs / 1000} s` });
+    if (signal.aborted)
+      return done({ statusCode: 0, excerpt: '', error: `ETIMEDOUT: timed out after ${timeoutMs / 1000} s` });
     const e = err as Error & { code?: unknown };
-    return done({ statusCode: 0, excerpt: '', error: typeof e.code === 'string' ? `${e.code}: ${e.message}` : e.message });
+    return done({
+      statusCode: 0,
+      excerpt: '',
+      error: typeof e.code === 'string' ? `${e.code}: ${e.message}` : e.message,
+    });
   }
 }
 

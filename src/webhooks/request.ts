@@ -1,5 +1,10 @@
 import { signatureFor } from './signature.js';
-import { STANDARD_ID_HEADER, STANDARD_SIGNATURE_HEADER, STANDARD_TIMESTAMP_HEADER, standardSignatureFor } from './standard-signature.js';
+import {
+  STANDARD_ID_HEADER,
+  STANDARD_SIGNATURE_HEADER,
+  STANDARD_TIMESTAMP_HEADER,
+  standardSignatureFor,
+} from './standard-signature.js';
 
 /**
  * The headers of every webhook request (spec: Request headers), plus `X-Mail-Delivery-Id`, stable across
@@ -10,7 +15,13 @@ import { STANDARD_ID_HEADER, STANDARD_SIGNATURE_HEADER, STANDARD_TIMESTAMP_HEADE
  * current one signs `X-Mail-Signature` exactly as before, the previous one `X-Mail-Signature-Previous`
  * (same format), and `webhook-signature` carries one signature per secret, space-separated.
  */
-export function webhookHeaders(secrets: readonly string[], event: string, body: string, deliveryId: string, at: Date): Record<string, string> {
+export function webhookHeaders(
+  secrets: readonly string[],
+  event: string,
+  body: string,
+  deliveryId: string,
+  at: Date,
+): Record<string, string> {
   const [current, previous] = secrets;
   if (current === undefined) throw new Error('a webhook request needs its secret');
   const timestamp = String(Math.floor(at.getTime() / 1000));

@@ -19,7 +19,8 @@ export function signatureFor(secret: string, timestamp: number | string, rawBody
   return `sha256=${hmac.digest('hex')}`;
 }
 
-export type VerifyResult = { ok: true } | { ok: false; reason: 'missing headers' | 'malformed' | 'stale timestamp' | 'signature mismatch' };
+export type VerifyResult =
+  { ok: true } | { ok: false; reason: 'missing headers' | 'malformed' | 'stale timestamp' | 'signature mismatch' };
 
 /**
  * Checks a webhook request as received: the signature over the exact raw body, in constant time, and a
@@ -42,11 +43,17 @@ export function verifyWebhookSignature(options: {
   const signature = get(SIGNATURE_HEADER);
   const timestamp = get(TIMESTAMP_HEADER);
   if (signature === undefined || timestamp === undefined) return { ok: false, reason: 'missing headers' };
-  if (!/^\d{1,12}$/.test(timestamp) || !/^sha256=[0-9a-f]{64}$/.test(signature)) return { ok: false, reason: 'malformed' };
+  if (!/^\d{1,12}$/.test(timestamp) || !/^sha256=[0-9a-f]{64}$/.test(signature))
+    return { ok: false, reason: 'malformed' };
   const now = options.now ?? Math.floor(Date.now() / 1000);
-  if (Math.abs(now - Number(timestamp)) > (options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS)) return { ok: false, reason: 'stale timestamp' };
+  if (Math.abs(now - Number(timestamp)) > (options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS))
+    return { ok: false, reason: 'stale timestamp' };
   const expected = Buffer.from(signatureFor(options.secret, timestamp, options.rawBody));
   const matches = (given: string | undefined) =>
-    given !== undefined && Buffer.byteLength(given) === expected.length && crypto.timingSafeEqual(expected, Buffer.from(given));
-  return matches(signature) || matches(get(PREVIOUS_SIGNATURE_HEADER)) ? { ok: true } : { ok: false, reason: 'signature mismatch' };
+    given !== undefined &&
+    Buffer.byteLength(given) === expected.length &&
+    crypto.timingSafeEqual(expected, Buffer.from(given));
+  return matches(signature) || matches(get(PREVIOUS_SIGNATURE_HEADER))
+    ? { ok: true }
+    : { ok: false, reason: 'signature mismatch' };
 }

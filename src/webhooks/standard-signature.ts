@@ -23,7 +23,12 @@ export function standardKeyOf(secret: string): Buffer {
 }
 
 /** One `v1,<base64>` signature of a message. */
-export function standardSignatureFor(secret: string, id: string, timestamp: number | string, rawBody: string | Buffer): string {
+export function standardSignatureFor(
+  secret: string,
+  id: string,
+  timestamp: number | string,
+  rawBody: string | Buffer,
+): string {
   const hmac = crypto.createHmac('sha256', standardKeyOf(secret));
   hmac.update(`${id}.${timestamp}.`);
   hmac.update(rawBody);
@@ -36,5 +41,7 @@ export function standardSignatureFor(secret: string, id: string, timestamp: numb
  * with `+` and `/` for `-` and `_`.
  */
 export function standardWebhooksSecret(secret: string): string {
-  return secret.startsWith(PREFIX) ? PREFIX + secret.slice(PREFIX.length).replace(/-/g, '+').replace(/_/g, '/') : secret;
+  return secret.startsWith(PREFIX)
+    ? PREFIX + secret.slice(PREFIX.length).replace(/-/g, '+').replace(/_/g, '/')
+    : secret;
 }

@@ -43,12 +43,18 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
      * Past the threshold this disables the webhook, which the operator is told of by a warning.
      */
     async discardWebhook(input: { deliveryId: string }): Promise<void> {
-      const { disabledWebhook } = await deps.webhookDeliveries.discard(input.deliveryId, 'retries_exhausted', deps.disableThreshold);
+      const { disabledWebhook } = await deps.webhookDeliveries.discard(
+        input.deliveryId,
+        'retries_exhausted',
+        deps.disableThreshold,
+      );
       deps.metrics?.webhookDiscards.inc({ reason: 'retries_exhausted' });
       deps.logger.info({ deliveryId: input.deliveryId }, 'webhook delivery discarded after its last attempt');
       if (disabledWebhook) {
-        deps.logger.warn({ webhookId: disabledWebhook.id, reason: disabledWebhook.reason },
-          'webhook disabled: its deliveries keep failing; new events are discarded until an operator enables it (POST /v1/mail/admin/webhooks/:id/enable)');
+        deps.logger.warn(
+          { webhookId: disabledWebhook.id, reason: disabledWebhook.reason },
+          'webhook disabled: its deliveries keep failing; new events are discarded until an operator enables it (POST /v1/mail/admin/webhooks/:id/enable)',
+        );
       }
     },
   };

@@ -19,7 +19,13 @@ export interface WebhookAttemptDeps {
 export const WEBHOOK_LAST_ATTEMPT = 4;
 
 /** An attempt in the metrics: its outcome and answer, its duration, and for a delivered event how long it took since the event. */
-function countAttempt(metrics: WebhookAttemptDeps['metrics'], attempt: number, result: PostResult, ok: boolean, eventAt: Date): void {
+function countAttempt(
+  metrics: WebhookAttemptDeps['metrics'],
+  attempt: number,
+  result: PostResult,
+  ok: boolean,
+  eventAt: Date,
+): void {
   if (!metrics) return;
   const status_class = statusClass(result.statusCode);
   const outcome = ok ? 'delivered' : attempt < WEBHOOK_LAST_ATTEMPT ? 'retrying' : 'failed';
@@ -63,12 +69,23 @@ export function createWebhookAttempt(deps: WebhookAttemptDeps) {
     // timestamp is new, so receivers can both dedupe and refuse replays.
     const body = JSON.stringify(webhookEnvelope(d.event.type, d.event.at, d.email, d.event.data, d.event.id));
     const startedAt = new Date();
-    const result = await tracedPost(d, attempt, () => deps.post(webhook.url, body, webhookHeaders(webhook.secrets, d.event.type, body, d.id, startedAt)));
+    const result = await tracedPost(d, attempt, () =>
+      deps.post(webhook.url, body, webhookHeaders(webhook.secrets, d.event.type, body, d.id, startedAt)),
+    );
     const ok = result.statusCode >= 200 && result.statusCode < 300;
-    const error = ok ? '' : result.error ?? `HTTP ${result.statusCode}`;
-    await deps.webhookDeliveries.recordAttempt(d.id, {
-      attempt, startedAt, statusCode: result.statusCode, latencyMs: result.latencyMs, responseExcerpt: result.excerpt, error,
-    }, ok);
+    const error = ok ? '' : (result.error ?? `HTTP ${result.statusCode}`);
+    await deps.webhookDeliveries.recordAttempt(
+      d.id,
+      {
+        attempt,
+        startedAt,
+        statusCode: result.statusCode,
+        latencyMs: result.latencyMs,
+        responseExcerpt: result.excerpt,
+        error,
+      },
+      ok,
+    );
     countAttempt(deps.metrics, attempt, result, ok, d.event.at);
     if (ok) return { result: 'succeeded' };
     return { result: 'failed', error: result.error ?? `receiver answered HTTP ${result.statusCode}` };

@@ -35,7 +35,10 @@ const SWEEP_MS = 15_000;
 const STALE_SECONDS = 15;
 
 export interface WebhookDispatcherDeps {
-  queue: Pick<WebhookDeliveriesRepo, 'claimForSending' | 'claimGroup' | 'regroup' | 'staleGroups' | 'touchGroup' | 'unclaimGroup'>;
+  queue: Pick<
+    WebhookDeliveriesRepo,
+    'claimForSending' | 'claimGroup' | 'regroup' | 'staleGroups' | 'touchGroup' | 'unclaimGroup'
+  >;
   attempt: WebhookAttempt;
   /** Starts the workflow of a group: the whole schedule, or (retryAt) the retries of failed first attempts. */
   startGroup: (groupId: string, ids: string[], retryAt?: Record<string, number>) => Promise<boolean>;
@@ -90,7 +93,11 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps) {
     try {
       await deps.startGroup(groupId, ids);
     } catch (err) {
-      await queue.unclaimGroup(groupId).catch((e: unknown) => logger.warn({ err: e, groupId }, 'could not release a group whose workflow did not start'));
+      await queue
+        .unclaimGroup(groupId)
+        .catch((e: unknown) =>
+          logger.warn({ err: e, groupId }, 'could not release a group whose workflow did not start'),
+        );
       throw err;
     }
     return true;
@@ -102,13 +109,24 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps) {
       if (group.ids.some((id) => held.has(id))) continue;
       const started = await deps.startGroup(group.groupId, group.ids);
       await queue.touchGroup(group.groupId);
-      if (started) logger.warn({ groupId: group.groupId, entries: group.ids.length }, 'restarted a group of webhook deliveries left unfinished');
+      if (started)
+        logger.warn(
+          { groupId: group.groupId, entries: group.ids.length },
+          'restarted a group of webhook deliveries left unfinished',
+        );
     }
   }
 
   const loop = createOutboxLoop({
-    channel: deps.channel, listen: deps.listen, pollMs: WEBHOOK_QUEUE_POLL_MS, minGapMs: () => MIN_GAP_MS,
-    round, sweep, sweepMs: SWEEP_MS, name: 'webhook deliveries', logger,
+    channel: deps.channel,
+    listen: deps.listen,
+    pollMs: WEBHOOK_QUEUE_POLL_MS,
+    minGapMs: () => MIN_GAP_MS,
+    round,
+    sweep,
+    sweepMs: SWEEP_MS,
+    name: 'webhook deliveries',
+    logger,
   });
 
   return {
@@ -178,7 +196,10 @@ function createRetryBatcher(deps: Pick<WebhookDispatcherDeps, 'queue' | 'startGr
       await deps.startGroup(groupId, ids, retryAt);
     } catch (err) {
       // Still claimed: the sweep starts their workflow (the whole schedule) once the claim is stale.
-      deps.logger.warn({ err, groupId, deliveries: ids.length }, 'could not start the retries of webhook deliveries; the sweep will');
+      deps.logger.warn(
+        { err, groupId, deliveries: ids.length },
+        'could not start the retries of webhook deliveries; the sweep will',
+      );
     } finally {
       for (const id of ids) held.delete(id);
     }

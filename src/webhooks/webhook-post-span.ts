@@ -1,5 +1,9 @@
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_SERVER_ADDRESS } from '@opentelemetry/semantic-conventions';
+import {
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_SERVER_ADDRESS,
+} from '@opentelemetry/semantic-conventions';
 import type { DeliveryToSend } from '../domain/entities/webhooks.js';
 import { inSpan, spanLinkTo } from '../telemetry/spans.js';
 import type { PostResult } from './post.js';
@@ -11,21 +15,29 @@ import type { PostResult } from './post.js';
  */
 export function tracedPost(d: DeliveryToSend, attempt: number, post: () => Promise<PostResult>): Promise<PostResult> {
   const links = spanLinkTo(d.email.traceparent);
-  return inSpan('webhook POST', {
-    kind: SpanKind.CLIENT,
-    links,
-    attributes: {
-      [ATTR_HTTP_REQUEST_METHOD]: 'POST', [ATTR_SERVER_ADDRESS]: hostOf(d.webhook?.url ?? ''), 'mailer.webhook.delivery_id': d.id,
-      'mailer.webhook.event': d.event.type, 'mailer.email.id': d.email.id, 'mailer.webhook.attempt': attempt,
+  return inSpan(
+    'webhook POST',
+    {
+      kind: SpanKind.CLIENT,
+      links,
+      attributes: {
+        [ATTR_HTTP_REQUEST_METHOD]: 'POST',
+        [ATTR_SERVER_ADDRESS]: hostOf(d.webhook?.url ?? ''),
+        'mailer.webhook.delivery_id': d.id,
+        'mailer.webhook.event': d.event.type,
+        'mailer.email.id': d.email.id,
+        'mailer.webhook.attempt': attempt,
+      },
     },
-  }, async (span) => {
-    const result = await post();
-    span?.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, result.statusCode);
-    if (span && (result.statusCode < 200 || result.statusCode >= 300)) {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: result.error ?? `HTTP ${result.statusCode}` });
-    }
-    return result;
-  });
+    async (span) => {
+      const result = await post();
+      span?.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, result.statusCode);
+      if (span && (result.statusCode < 200 || result.statusCode >= 300)) {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: result.error ?? `HTTP ${result.statusCode}` });
+      }
+      return result;
+    },
+  );
 }
 
 function hostOf(url: string): string {

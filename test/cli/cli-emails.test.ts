@@ -16,7 +16,19 @@ const { stack, mailer, json, ok } = cli;
 describe('help and usage', () => {
   it('--help lists the topics, and every command has examples', async () => {
     const root = await ok(['--help']);
-    for (const topic of ['emails', 'scheduled', 'batches', 'accounts', 'domains', 'keys', 'webhooks', 'suppressions', 'events', 'server']) expect(root.stdout).toMatch(new RegExp(`^\\s+${topic}\\s`, 'm'));
+    for (const topic of [
+      'emails',
+      'scheduled',
+      'batches',
+      'accounts',
+      'domains',
+      'keys',
+      'webhooks',
+      'suppressions',
+      'events',
+      'server',
+    ])
+      expect(root.stdout).toMatch(new RegExp(`^\\s+${topic}\\s`, 'm'));
     const send = await ok(['emails', 'send', '--help']);
     expect(send.stdout).toContain('EXAMPLES');
     expect(send.stdout).toContain('--html-file');
@@ -33,15 +45,50 @@ describe('help and usage', () => {
     expect((await mailer(['emails', 'list', '--page-size', '500'])).code).toBe(2);
     expect((await mailer(['emails', 'list', '--status', 'lost'])).code).toBe(2);
     expect((await mailer(['emails', 'nonsense'])).code).toBe(2);
-    const noTime = await mailer(['scheduled', 'create', '-f', 'hello@example.com', '-t', 'a@example.net', '-s', 'x', '--text', 'x']);
+    const noTime = await mailer([
+      'scheduled',
+      'create',
+      '-f',
+      'hello@example.com',
+      '-t',
+      'a@example.net',
+      '-s',
+      'x',
+      '--text',
+      'x',
+    ]);
     expect(noTime.code).toBe(2);
-    const badIn = await mailer(['scheduled', 'create', '--in', 'soon', '-f', 'hello@example.com', '-t', 'a@example.net', '-s', 'x', '--text', 'x']);
+    const badIn = await mailer([
+      'scheduled',
+      'create',
+      '--in',
+      'soon',
+      '-f',
+      'hello@example.com',
+      '-t',
+      'a@example.net',
+      '-s',
+      'x',
+      '--text',
+      'x',
+    ]);
     expect(badIn.code).toBe(2);
     expect(badIn.stderr).toContain('--in must be a duration');
     const noKey = await mailer(['emails', 'list'], { MAILER_API_KEY: '' });
     expect(noKey.code).toBe(2);
     expect(noKey.stderr).toContain('MAILER_API_KEY');
-    const noFile = await mailer(['emails', 'send', '-f', 'hello@example.com', '-t', 'a@example.net', '-s', 'x', '--html-file', 'missing.html']);
+    const noFile = await mailer([
+      'emails',
+      'send',
+      '-f',
+      'hello@example.com',
+      '-t',
+      'a@example.net',
+      '-s',
+      'x',
+      '--html-file',
+      'missing.html',
+    ]);
     expect(noFile.code).toBe(2);
     expect(noFile.stderr).toContain('missing.html');
   });
@@ -54,18 +101,32 @@ describe('emails', () => {
     await fs.writeFile(path.join(cli.workDir, 'blob.bin'), Buffer.from([0, 1, 2, 3, 254, 255]));
     const before = stack.sink.messages.length;
     const sent = await json<{ id: string; message_id: string; status: string }>([
-      'emails', 'send',
-      '--from', 'CLI <cli@example.com>',
-      '--to', 'first@example.net', '--to', 'second@example.net',
-      '--cc', 'copy@example.net',
-      '--reply-to', 'replies@example.com',
-      '--subject', 'From the CLI',
-      '--html-file', 'body.html',
-      '--text', 'Hello from the CLI',
-      '--attach', 'report.csv',
-      '--attach', 'blob.bin;type=application/x-test',
-      '--header', 'X-Campaign: cli-test',
-      '--tag', 'source=cli',
+      'emails',
+      'send',
+      '--from',
+      'CLI <cli@example.com>',
+      '--to',
+      'first@example.net',
+      '--to',
+      'second@example.net',
+      '--cc',
+      'copy@example.net',
+      '--reply-to',
+      'replies@example.com',
+      '--subject',
+      'From the CLI',
+      '--html-file',
+      'body.html',
+      '--text',
+      'Hello from the CLI',
+      '--attach',
+      'report.csv',
+      '--attach',
+      'blob.bin;type=application/x-test',
+      '--header',
+      'X-Campaign: cli-test',
+      '--tag',
+      'source=cli',
     ]);
     expect(sent).toEqual({ id: expect.stringMatching(/^em_/), message_id: '', status: 'pending' });
 
@@ -77,17 +138,33 @@ describe('emails', () => {
     expect(parsed.html).toContain('<h1>Hello from the CLI</h1>');
     expect(parsed.text?.trim()).toBe('Hello from the CLI');
     expect(parsed.headers.get('x-campaign')).toBe('cli-test');
-    expect(copies.flatMap((m) => m.envelopeTo).sort()).toEqual(['copy@example.net', 'first@example.net', 'second@example.net']);
-    const attachments = parsed.attachments.map((a) => ({ filename: a.filename, type: a.contentType, content: a.content.toString('base64') }));
+    expect(copies.flatMap((m) => m.envelopeTo).sort()).toEqual([
+      'copy@example.net',
+      'first@example.net',
+      'second@example.net',
+    ]);
+    const attachments = parsed.attachments.map((a) => ({
+      filename: a.filename,
+      type: a.contentType,
+      content: a.content.toString('base64'),
+    }));
     expect(attachments).toEqual([
       { filename: 'report.csv', type: 'text/csv', content: Buffer.from('a,b\n1,2\n').toString('base64') },
-      { filename: 'blob.bin', type: 'application/x-test', content: Buffer.from([0, 1, 2, 3, 254, 255]).toString('base64') },
+      {
+        filename: 'blob.bin',
+        type: 'application/x-test',
+        content: Buffer.from([0, 1, 2, 3, 254, 255]).toString('base64'),
+      },
     ]);
 
-    const email = await eventually(async () => {
-      const e = await json<Record<string, unknown>>(['emails', 'get', sent.id]);
-      return e.status === 'delivered' ? e : undefined;
-    }, 20_000, 200);
+    const email = await eventually(
+      async () => {
+        const e = await json<Record<string, unknown>>(['emails', 'get', sent.id]);
+        return e.status === 'delivered' ? e : undefined;
+      },
+      20_000,
+      200,
+    );
     expect(email).toMatchObject({
       id: sent.id,
       from: 'CLI <cli@example.com>',
@@ -109,7 +186,14 @@ describe('emails', () => {
     expect(human.stdout).toMatch(/^status\s+delivered$/m);
     expect(human.stdout).toMatch(/^report\.csv\s+text\/csv\s+8 bytes$/m);
 
-    const listed = await json<{ data: { id: string }[]; total: number }>(['emails', 'list', '--job-type', 'direct', '--page-size', '5']);
+    const listed = await json<{ data: { id: string }[]; total: number }>([
+      'emails',
+      'list',
+      '--job-type',
+      'direct',
+      '--page-size',
+      '5',
+    ]);
     expect(listed.data.map((e) => e.id)).toContain(sent.id);
     expect(listed.total).toBeGreaterThanOrEqual(1);
     const table = await ok(['emails', 'list', '--status', 'delivered']);
@@ -122,9 +206,21 @@ describe('emails', () => {
 });
 
 describe('emails', () => {
-  it('an API error exits 1 with the spec\'s `error: message` on stderr', async () => {
-    const key = await json<{ key: string }>(['keys', 'create', '--account', stack.accountId, '--name', 'reader', '--permission', 'read_only']);
-    const denied = await mailer(['emails', 'send', '-f', 'hello@example.com', '-t', 'a@example.net', '-s', 'x', '--text', 'x', '--json'], { MAILER_API_KEY: key.key });
+  it("an API error exits 1 with the spec's `error: message` on stderr", async () => {
+    const key = await json<{ key: string }>([
+      'keys',
+      'create',
+      '--account',
+      stack.accountId,
+      '--name',
+      'reader',
+      '--permission',
+      'read_only',
+    ]);
+    const denied = await mailer(
+      ['emails', 'send', '-f', 'hello@example.com', '-t', 'a@example.net', '-s', 'x', '--text', 'x', '--json'],
+      { MAILER_API_KEY: key.key },
+    );
     expect(denied.code).toBe(1);
     expect(denied.stdout).toBe('');
     expect(denied.stderr.trim()).toMatch(/^permission denied: .+/);

@@ -14,17 +14,28 @@ const { stack, mailer, ok } = cli;
 type ApiEvent = { id: string; event: string; email: { id: string } };
 type ApiPage = { events: ApiEvent[]; next_cursor: string };
 
-const feed = async (query = ''): Promise<ApiPage> => (await call<ApiPage>('GET', `${stack.api}/events${query}`, { token: stack.apiKey })).body;
+const feed = async (query = ''): Promise<ApiPage> =>
+  (await call<ApiPage>('GET', `${stack.api}/events${query}`, { token: stack.apiKey })).body;
 
 /** Sends one email and waits until its send and delivery events are in the feed; answers its id. */
 async function sendSettled(subject: string): Promise<string> {
-  const res = await call<{ id: string }>('POST', `${stack.api}/emails`, { token: stack.apiKey, body: validEmail({ subject }) });
+  const res = await call<{ id: string }>('POST', `${stack.api}/emails`, {
+    token: stack.apiKey,
+    body: validEmail({ subject }),
+  });
   expect(res.status).toBe(200);
-  await eventually(async () => (await feed('?limit=1000')).events.filter((e) => e.email.id === res.body.id).length === 2);
+  await eventually(
+    async () => (await feed('?limit=1000')).events.filter((e) => e.email.id === res.body.id).length === 2,
+  );
   return res.body.id;
 }
 
-const jsonLines = (stdout: string) => stdout.trim().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as ApiEvent);
+const jsonLines = (stdout: string) =>
+  stdout
+    .trim()
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as ApiEvent);
 
 describe('events', () => {
   it('tail --no-follow prints every event oldest first, as the API has them, and the cursor to resume from', async () => {
@@ -49,7 +60,10 @@ describe('events', () => {
     const id = await sendSettled('followed');
     const r = await tail;
     expect(r.code, r.stderr).toBe(0);
-    expect(jsonLines(r.stdout).map((e) => [e.email.id, e.event])).toEqual([[id, 'send'], [id, 'delivery']]);
+    expect(jsonLines(r.stdout).map((e) => [e.email.id, e.event])).toEqual([
+      [id, 'send'],
+      [id, 'delivery'],
+    ]);
     expect(r.stderr.trim()).toBe(`cursor ${(await feed(`?after=${cursor}`)).next_cursor}`);
   });
 
@@ -57,7 +71,12 @@ describe('events', () => {
     const { next_cursor: cursor } = await feed('?limit=1000');
     const child = spawn(process.execPath, [BIN, 'events', 'tail', '--after', cursor, '--interval', '200'], {
       cwd: cli.workDir,
-      env: { ...process.env, MAILER_URL: `http://${stack.grpcAddress}`, MAILER_API_KEY: stack.apiKey, MAILER_ADMIN_TOKEN: ADMIN_TOKEN },
+      env: {
+        ...process.env,
+        MAILER_URL: `http://${stack.grpcAddress}`,
+        MAILER_API_KEY: stack.apiKey,
+        MAILER_ADMIN_TOKEN: ADMIN_TOKEN,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -69,7 +88,12 @@ describe('events', () => {
     await eventually(async () => stdout.includes('delivery'), 20_000);
     child.kill('SIGINT');
     expect(await exited).toBe(0);
-    expect(stdout.trim().split('\n').map((l) => l.split(/ {2,}/)[1])).toEqual(['send', 'delivery']);
+    expect(
+      stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split(/ {2,}/)[1]),
+    ).toEqual(['send', 'delivery']);
     expect(stdout).toContain(id);
     expect(stderr.trim()).toBe(`cursor ${(await feed(`?after=${cursor}`)).next_cursor}`);
   });

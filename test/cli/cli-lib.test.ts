@@ -17,7 +17,8 @@ describe('durations and times', () => {
     expect(parseDuration('2d')).toBe(172_800_000);
     expect(parseDuration('250ms')).toBe(250);
     expect(parseDuration('1h 30m')).toBe(5_400_000);
-    for (const bad of ['', 'soon', '10', '10x', 'm10', '0s', '1h 2']) expect(() => parseDuration(bad), bad).toThrow(/--in must be/);
+    for (const bad of ['', 'soon', '10', '10x', 'm10', '0s', '1h 2'])
+      expect(() => parseDuration(bad), bad).toThrow(/--in must be/);
   });
 
   it('computes scheduled_at from --in, keeps --at as written, refuses neither or a non-time', () => {
@@ -62,12 +63,27 @@ describe('message flags', () => {
 
 describe('rendering', () => {
   it('aligns tables and says when there is nothing', () => {
-    expect(table(['ID', 'NAME'], [['a', 'first'], ['longer', 'x']])).toBe('ID      NAME\na       first\nlonger  x');
+    expect(
+      table(
+        ['ID', 'NAME'],
+        [
+          ['a', 'first'],
+          ['longer', 'x'],
+        ],
+      ),
+    ).toBe('ID      NAME\na       first\nlonger  x');
     expect(table(['ID', 'NAME'], [])).toBe('ID  NAME\n(none)');
   });
 
   it('draws the progress of a batch job', () => {
-    const job = { jobId: 'bat_1', totalCount: 10, sentCount: 4, failedCount: 1, status: 'processing', createdAt: '' } as BatchJob;
+    const job = {
+      jobId: 'bat_1',
+      totalCount: 10,
+      sentCount: 4,
+      failedCount: 1,
+      status: 'processing',
+      createdAt: '',
+    } as BatchJob;
     expect(progressLine(job)).toBe('[###############---------------] 5/10  sent 4  failed 1  processing');
   });
 });

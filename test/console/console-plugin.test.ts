@@ -33,11 +33,17 @@ describe('console plugin', () => {
 
   it('writes the public URL into the page as an escaped attribute', async () => {
     const res = await app.inject({ url: '/console' });
-    expect(res.body).toContain('<meta name="mailer-public-url" content="https://mail.example.com/&quot;&gt;&lt;script&gt;">');
+    expect(res.body).toContain(
+      '<meta name="mailer-public-url" content="https://mail.example.com/&quot;&gt;&lt;script&gt;">',
+    );
   });
 
   it('serves assets with their content types and revalidation by ETag', async () => {
-    const types = { '/console/js/main.js': 'text/javascript; charset=utf-8', '/console/css/console.css': 'text/css; charset=utf-8', '/console/favicon.svg': 'image/svg+xml' };
+    const types = {
+      '/console/js/main.js': 'text/javascript; charset=utf-8',
+      '/console/css/console.css': 'text/css; charset=utf-8',
+      '/console/favicon.svg': 'image/svg+xml',
+    };
     for (const [url, type] of Object.entries(types)) {
       const res = await app.inject({ url });
       expect(res.statusCode, url).toBe(200);
@@ -50,12 +56,18 @@ describe('console plugin', () => {
   });
 
   it('answers 404 for anything not in the static folder, traversal included', async () => {
-    for (const url of ['/console/nope.js', '/console/../package.json', '/console/%2e%2e/package.json', '/console/js/../../console-plugin.ts', '/console/js']) {
+    for (const url of [
+      '/console/nope.js',
+      '/console/../package.json',
+      '/console/%2e%2e/package.json',
+      '/console/js/../../console-plugin.ts',
+      '/console/js',
+    ]) {
       expect((await app.inject({ url })).statusCode, url).toBe(404);
     }
   });
 
-  it('finds its static folder from src/ (and dist/ falls back to the checkout\'s src/)', () => {
+  it("finds its static folder from src/ (and dist/ falls back to the checkout's src/)", () => {
     expect(locateStaticDir()).toMatch(/src\/console\/static\/$/);
   });
 });

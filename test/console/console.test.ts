@@ -23,7 +23,12 @@ beforeAll(async () => {
   receiver = await startWebhookReceiver();
   [stack, browser] = await Promise.all([
     // Warnings are left out of the log: the failing endpoint's retries are logged as warnings by design.
-    startStack({ SMTP_URL: '', MAILER_CATCHER_PORT: '0', MAILER_WEBHOOK_ALLOW_PRIVATE: '1', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error' }),
+    startStack({
+      SMTP_URL: '',
+      MAILER_CATCHER_PORT: '0',
+      MAILER_WEBHOOK_ALLOW_PRIVATE: '1',
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
+    }),
     launchConsoleBrowser(),
   ]);
   page = browser.page;
@@ -50,15 +55,19 @@ const storedToken = () => page.evaluate('sessionStorage.getItem("mailer.adminTok
 /** The rows of the tables on the page that contain `text`. */
 const row = (text: string): Locator => page.locator('table.data tbody tr', { hasText: text });
 /** Reads something from every element a locator matches, in order. */
-const each = async (locator: Locator, read: (l: Locator) => Promise<string | null>) => Promise.all((await locator.all()).map(read));
+const each = async (locator: Locator, read: (l: Locator) => Promise<string | null>) =>
+  Promise.all((await locator.all()).map(read));
 
 /** A webhook's deliveries through the management API, to wait for the service before looking at the page. */
 const deliveries = async (webhookId: string) =>
-  (await admin<{ deliveries: { status: string }[] }>(stack, 'GET', `/webhooks/${webhookId}/deliveries`)).body.deliveries;
+  (await admin<{ deliveries: { status: string }[] }>(stack, 'GET', `/webhooks/${webhookId}/deliveries`)).body
+    .deliveries;
 /** The first row of the deliveries table with this status (not a row of an attempts table). */
-const deliveryRow = (deliveryStatus: string): Locator => page.locator('tr', { hasText: deliveryStatus, has: page.locator('button.disclosure') }).first();
+const deliveryRow = (deliveryStatus: string): Locator =>
+  page.locator('tr', { hasText: deliveryStatus, has: page.locator('button.disclosure') }).first();
 /** The rows of the attempts table a disclosure button opens. */
-const attemptRows = async (toggle: Locator): Promise<Locator> => page.locator(`[id="${await toggle.getAttribute('aria-controls')}"] tbody tr`);
+const attemptRows = async (toggle: Locator): Promise<Locator> =>
+  page.locator(`[id="${await toggle.getAttribute('aria-controls')}"] tbody tr`);
 
 /** Shared between the tests, which run in order like an operator's session. */
 const state = { accountId: '', webhookId: '', webhookSecret: '', failingWebhookId: '', jobId: '' };
@@ -123,7 +132,11 @@ describe('console', () => {
     await dialog.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => created.locator('td').allInnerTexts()).toEqual(expect.arrayContaining(['review', '250']));
 
-    const { body } = await admin<{ accounts: { id: string; name: string; status: string; daily_quota: number }[] }>(stack, 'GET', '/accounts');
+    const { body } = await admin<{ accounts: { id: string; name: string; status: string; daily_quota: number }[] }>(
+      stack,
+      'GET',
+      '/accounts',
+    );
     const account = body.accounts.find((a) => a.name === 'Console Co')!;
     expect(account).toMatchObject({ status: 'review', daily_quota: 250 });
     state.accountId = account.id;
@@ -140,15 +153,34 @@ describe('console', () => {
 
     const card = page.locator('[data-domain="console.example"]');
     await card.waitFor();
-    const { body } = await admin<{ domains: { dns_records: { value: string }[] }[] }>(stack, 'GET', `/accounts/${state.accountId}/domains`);
+    const { body } = await admin<{ domains: { dns_records: { value: string }[] }[] }>(
+      stack,
+      'GET',
+      `/accounts/${state.accountId}/domains`,
+    );
     const records = body.domains[0]!.dns_records;
     expect(records.length).toBeGreaterThan(0);
     expect(await each(card.locator('input.copy-input'), (l) => l.inputValue())).toEqual(records.map((r) => r.value));
     // Each record's purpose and its status from the last DNS check (none yet: all pending).
-    expect(await each(card.locator('table.data thead th'), (l) => l.textContent())).toEqual(['Purpose', 'Status', 'Type', 'Name', 'Value']);
-    const purposeAndStatus = () => each(card.locator('table.data tbody tr'), async (r) => `${await r.locator('th').textContent()}: ${await r.locator('td .pill').textContent()}`);
+    expect(await each(card.locator('table.data thead th'), (l) => l.textContent())).toEqual([
+      'Purpose',
+      'Status',
+      'Type',
+      'Name',
+      'Value',
+    ]);
+    const purposeAndStatus = () =>
+      each(
+        card.locator('table.data tbody tr'),
+        async (r) => `${await r.locator('th').textContent()}: ${await r.locator('td .pill').textContent()}`,
+      );
     expect(await purposeAndStatus()).toEqual([
-      'Ownership: pending', 'SPF: pending', 'DKIM: pending', 'Return path: pending', 'Return path SPF: pending', 'DMARC (recommended): pending',
+      'Ownership: pending',
+      'SPF: pending',
+      'DKIM: pending',
+      'Return path: pending',
+      'Return path SPF: pending',
+      'DMARC (recommended): pending',
     ]);
 
     // console.example publishes no TXT record: a plain verify leaves it unverified.
@@ -157,20 +189,30 @@ describe('console', () => {
     expect(await card.locator('.card-title .pill').innerText()).toBe('unverified');
 
     await card.getByRole('button', { name: 'Force verify' }).click();
-    await page.getByRole('dialog', { name: 'Mark console.example verified?' }).getByRole('button', { name: 'Mark verified' }).click();
+    await page
+      .getByRole('dialog', { name: 'Mark console.example verified?' })
+      .getByRole('button', { name: 'Mark verified' })
+      .click();
     await expect.poll(() => card.locator('.card-title .pill').innerText()).toBe('verified');
     expect(await card.getByRole('button', { name: 'Verify', exact: true }).count()).toBe(0);
     expect(await card.locator('.failing-badge').count()).toBe(0);
 
     // Rotating the DKIM key adds the new key's record, pending, next to the current one.
     await card.getByRole('button', { name: 'Rotate DKIM key' }).click();
-    await page.getByRole('dialog', { name: 'Rotate the DKIM key of console.example?' }).getByRole('button', { name: 'Rotate key' }).click();
+    await page
+      .getByRole('dialog', { name: 'Rotate the DKIM key of console.example?' })
+      .getByRole('button', { name: 'Rotate key' })
+      .click();
     await expect.poll(status).toContain('A new DKIM key for console.example');
     await expect.poll(async () => (await purposeAndStatus()).filter((r) => r?.startsWith('DKIM')).length).toBe(2);
 
     await card.getByRole('switch', { name: 'Open tracking' }).check();
     await expect.poll(status).toBe('Open tracking on for console.example.');
-    const after = await admin<{ domains: { verified: boolean; open_tracking: boolean; click_tracking: boolean }[] }>(stack, 'GET', `/accounts/${state.accountId}/domains`);
+    const after = await admin<{ domains: { verified: boolean; open_tracking: boolean; click_tracking: boolean }[] }>(
+      stack,
+      'GET',
+      `/accounts/${state.accountId}/domains`,
+    );
     expect(after.body.domains[0]).toMatchObject({ verified: true, open_tracking: true, click_tracking: false });
     await browser.screenshot('domains');
   });
@@ -193,7 +235,10 @@ describe('console', () => {
     await expect.poll(() => page.locator('dialog').count()).toBe(0);
     expect(await page.content()).not.toContain(key);
 
-    const sent = await call('POST', `${stack.api}/emails`, { token: key, body: validEmail({ from: 'hello@console.example' }) });
+    const sent = await call('POST', `${stack.api}/emails`, {
+      token: key,
+      body: validEmail({ from: 'hello@console.example' }),
+    });
     expect(sent.status).toBe(200);
 
     await page.reload();
@@ -201,13 +246,22 @@ describe('console', () => {
     await listed.waitFor();
     expect(await page.content()).not.toContain(key);
     // Permission, allowed domains, requests, emails sent, error rate.
-    expect((await listed.locator('td').allInnerTexts()).slice(0, 5)).toEqual(['send_only', 'console.example', '1', '1', '0.00 %']);
+    expect((await listed.locator('td').allInnerTexts()).slice(0, 5)).toEqual([
+      'send_only',
+      'console.example',
+      '1',
+      '1',
+      '0.00 %',
+    ]);
     await browser.screenshot('api-keys');
 
     await listed.getByRole('button', { name: 'Delete key ci' }).click();
     await page.getByRole('dialog', { name: 'Delete the key ci?' }).getByRole('button', { name: 'Delete key' }).click();
     await page.getByText('No API keys yet.').waitFor();
-    expect((await call('POST', `${stack.api}/emails`, { token: key, body: validEmail({ from: 'hello@console.example' }) })).status).toBe(401);
+    expect(
+      (await call('POST', `${stack.api}/emails`, { token: key, body: validEmail({ from: 'hello@console.example' }) }))
+        .status,
+    ).toBe(401);
   });
 });
 
@@ -233,21 +287,35 @@ describe('console', () => {
     const result = listed.locator('.verify-result');
     await expect.poll(() => result.innerText(), { timeout: 15_000 }).toMatch(/^(Success|Failed|Error)/);
     expect(await result.innerText()).toBe('Success: HTTP 200');
-    expect(receiver.received.filter((r) => r.path === '/hooks/mail').map((r) => r.headers['x-mail-event'])).toContain('test');
+    expect(receiver.received.filter((r) => r.path === '/hooks/mail').map((r) => r.headers['x-mail-event'])).toContain(
+      'test',
+    );
     await browser.screenshot('webhooks');
 
-    const { body } = await admin<{ webhooks: { id: string; url: string }[] }>(stack, 'GET', `/accounts/${stack.accountId}/webhooks`);
+    const { body } = await admin<{ webhooks: { id: string; url: string }[] }>(
+      stack,
+      'GET',
+      `/accounts/${stack.accountId}/webhooks`,
+    );
     state.webhookId = body.webhooks.find((w) => w.url === url)!.id;
 
     // A second endpoint that fails until told otherwise: its deliveries of the next test's batch end discarded.
     receiver.respond = (hook) => ({ status: hook.path === '/hooks/failing' ? 500 : 200 });
-    const failing = await admin<{ id: string }>(stack, 'POST', `/accounts/${stack.accountId}/webhooks`, { url: `${receiver.url}/hooks/failing`, events: ['delivery'] });
+    const failing = await admin<{ id: string }>(stack, 'POST', `/accounts/${stack.accountId}/webhooks`, {
+      url: `${receiver.url}/hooks/failing`,
+      events: ['delivery'],
+    });
     state.failingWebhookId = failing.body.id;
   });
 
   it('shows a batch of 20 progressing until it is completed', async () => {
-    const emails = Array.from({ length: 20 }, (_, i) => validEmail({ to: [`reader${i}@example.net`], subject: `Batch ${i}` }));
-    const batch = await call<{ job_id: string }>('POST', `${stack.api}/emails/batch`, { token: stack.apiKey, body: { emails } });
+    const emails = Array.from({ length: 20 }, (_, i) =>
+      validEmail({ to: [`reader${i}@example.net`], subject: `Batch ${i}` }),
+    );
+    const batch = await call<{ job_id: string }>('POST', `${stack.api}/emails/batch`, {
+      token: stack.apiKey,
+      body: { emails },
+    });
     expect(batch.status).toBe(200);
     state.jobId = batch.body.job_id;
 
@@ -255,7 +323,14 @@ describe('console', () => {
     const answers: Promise<string>[] = [];
     const watch = (res: Response) => {
       if (!res.url().includes(`/accounts/${stack.accountId}/batches`)) return;
-      answers.push(res.json().then((b: { batch_jobs: { job_id: string; status: string }[] }) => b.batch_jobs.find((j) => j.job_id === state.jobId)?.status ?? 'absent'));
+      answers.push(
+        res
+          .json()
+          .then(
+            (b: { batch_jobs: { job_id: string; status: string }[] }) =>
+              b.batch_jobs.find((j) => j.job_id === state.jobId)?.status ?? 'absent',
+          ),
+      );
     };
     page.on('response', watch);
     await open(`/accounts/${stack.accountId}/batches`, /default/);
@@ -307,7 +382,11 @@ describe('console', () => {
     await expect.poll(status).toBe(`Webhook ${url} enabled: new events are sent again.`);
     await expect.poll(() => listed.locator('.pill').innerText()).toBe('active');
     expect(await listed.getByRole('button', { name: `Enable ${url}` }).count()).toBe(0);
-    const { body } = await admin<{ webhooks: { id: string; disabled_at?: string }[] }>(stack, 'GET', `/accounts/${stack.accountId}/webhooks`);
+    const { body } = await admin<{ webhooks: { id: string; disabled_at?: string }[] }>(
+      stack,
+      'GET',
+      `/accounts/${stack.accountId}/webhooks`,
+    );
     expect(body.webhooks.find((w) => w.id === state.webhookId)).not.toHaveProperty('disabled_at');
   });
 
@@ -315,13 +394,20 @@ describe('console', () => {
     const url = `${receiver.url}/hooks/mail`;
     const listed = row(url);
     await listed.getByRole('button', { name: `Rotate secret of ${url}` }).click();
-    await page.getByRole('dialog', { name: 'Rotate the signing secret?' }).getByRole('button', { name: 'Rotate secret' }).click();
+    await page
+      .getByRole('dialog', { name: 'Rotate the signing secret?' })
+      .getByRole('button', { name: 'Rotate secret' })
+      .click();
 
     const dialog = page.getByRole('dialog', { name: 'New webhook signing secret' });
     const secret = await dialog.getByLabel('Signing secret', { exact: true }).inputValue();
     expect(secret).toMatch(/^whsec_/);
     expect(secret).not.toBe(state.webhookSecret);
-    const { body } = await admin<{ webhooks: { id: string; previous_secret_until?: string }[] }>(stack, 'GET', `/accounts/${stack.accountId}/webhooks`);
+    const { body } = await admin<{ webhooks: { id: string; previous_secret_until?: string }[] }>(
+      stack,
+      'GET',
+      `/accounts/${stack.accountId}/webhooks`,
+    );
     const until = Date.parse(body.webhooks.find((w) => w.id === state.webhookId)!.previous_secret_until ?? '');
     // The default overlap: 24 h from the rotation (a minute of slack for a loaded machine).
     expect(Math.abs(until - Date.now() - 86_400_000)).toBeLessThan(60_000);
@@ -337,8 +423,13 @@ describe('console', () => {
     // During the overlap each request is signed with the new secret and, beside it, the old one.
     const before = receiver.on('/hooks/mail').length;
     await listed.getByRole('button', { name: `Verify ${url}` }).click();
-    await expect.poll(() => listed.locator('.verify-result').innerText(), { timeout: 15_000 }).toBe('Success: HTTP 200');
-    const test = receiver.on('/hooks/mail').slice(before).find((r) => r.headers['x-mail-event'] === 'test')!;
+    await expect
+      .poll(() => listed.locator('.verify-result').innerText(), { timeout: 15_000 })
+      .toBe('Success: HTTP 200');
+    const test = receiver
+      .on('/hooks/mail')
+      .slice(before)
+      .find((r) => r.headers['x-mail-event'] === 'test')!;
     const timestamp = String(test.headers['x-mail-timestamp']);
     expect(test.headers['x-mail-signature']).toBe(signatureFor(secret, timestamp, test.rawBody));
     expect(test.headers['x-mail-signature-previous']).toBe(signatureFor(state.webhookSecret, timestamp, test.rawBody));
@@ -353,7 +444,12 @@ describe('console', () => {
     const discarded = deliveryRow('discarded');
     const toggle = discarded.getByRole('button', { name: '4 attempts · last HTTP 500' });
     await toggle.click();
-    expect(await each(await attemptRows(toggle), (l) => l.locator('td').nth(1).innerText())).toEqual(['500', '500', '500', '500']);
+    expect(await each(await attemptRows(toggle), (l) => l.locator('td').nth(1).innerText())).toEqual([
+      '500',
+      '500',
+      '500',
+      '500',
+    ]);
     await browser.screenshot('webhook-discarded');
 
     receiver.respond = () => ({ status: 200 });
@@ -367,7 +463,10 @@ describe('console', () => {
 
   it('re-sends the discarded deliveries of a time range and says how many were queued', async () => {
     // The batch's other 19 delivery events to the failing endpoint: all discarded once their retries ran out.
-    await eventually(async () => (await deliveries(state.failingWebhookId)).every((d) => d.status !== 'pending'), 30_000);
+    await eventually(
+      async () => (await deliveries(state.failingWebhookId)).every((d) => d.status !== 'pending'),
+      30_000,
+    );
     const discarded = (await deliveries(state.failingWebhookId)).filter((d) => d.status === 'discarded').length;
     expect(discarded).toBeGreaterThanOrEqual(1);
 
@@ -378,7 +477,10 @@ describe('console', () => {
     await expect.poll(() => form.locator('.resend-result').innerText()).toBe(`${discarded} queued`);
     await browser.screenshot('webhook-resend-range');
     // The endpoint answers 200 now: every one of them ends delivered.
-    await eventually(async () => (await deliveries(state.failingWebhookId)).every((d) => d.status === 'succeeded'), 30_000);
+    await eventually(
+      async () => (await deliveries(state.failingWebhookId)).every((d) => d.status === 'succeeded'),
+      30_000,
+    );
 
     // Nothing discarded is left in the range.
     await form.getByRole('button', { name: 'Re-send discarded' }).click();
@@ -386,7 +488,10 @@ describe('console', () => {
   });
 
   it('filters and pages emails, and shows one email with its event timeline', async () => {
-    expect((await call('POST', `${stack.api}/emails`, { token: stack.apiKey, body: validEmail({ subject: 'Direct' }) })).status).toBe(200);
+    expect(
+      (await call('POST', `${stack.api}/emails`, { token: stack.apiKey, body: validEmail({ subject: 'Direct' }) }))
+        .status,
+    ).toBe(200);
     await open(`/accounts/${stack.accountId}/emails`, /default/);
     // 20 from the batch and the direct one: two pages of 20.
     await expect.poll(() => page.locator('.page-of').innerText()).toMatch(/^Page 1 of 2/);
@@ -404,7 +509,9 @@ describe('console', () => {
     await page.locator('table.data tbody tr a', { hasText: 'Batch 7' }).click();
     await page.getByRole('heading', { level: 1, name: /Batch 7/ }).waitFor();
     const timeline = page.locator('.timeline');
-    await expect.poll(() => each(timeline.locator('.timeline-item'), (l) => l.getAttribute('data-event'))).toEqual(expect.arrayContaining(['send', 'delivery']));
+    await expect
+      .poll(() => each(timeline.locator('.timeline-item'), (l) => l.getAttribute('data-event')))
+      .toEqual(expect.arrayContaining(['send', 'delivery']));
     expect(await timeline.locator('[data-event="delivery"] .event-data').innerText()).toContain('smtp_response');
     expect(await timeline.locator('[data-event="delivery"] time').innerText()).not.toBe('');
     await browser.screenshot('email');
@@ -412,14 +519,20 @@ describe('console', () => {
 
   it('lists scheduled emails by status and cancels one', async () => {
     const scheduledAt = new Date(Date.now() + 3_600_000).toISOString();
-    const sch = await call<{ id: string }>('POST', `${stack.api}/emails/schedule`, { token: stack.apiKey, body: { ...validEmail({ subject: 'Later' }), scheduled_at: scheduledAt } });
+    const sch = await call<{ id: string }>('POST', `${stack.api}/emails/schedule`, {
+      token: stack.apiKey,
+      body: { ...validEmail({ subject: 'Later' }), scheduled_at: scheduledAt },
+    });
     expect(sch.status).toBe(200);
 
     await open(`/accounts/${stack.accountId}/scheduled`, /default/);
     const item = row(sch.body.id);
     expect(await item.innerText()).toContain('enqueued');
     await item.getByRole('button', { name: 'Cancel Later' }).click();
-    await page.getByRole('dialog', { name: 'Cancel this scheduled email?' }).getByRole('button', { name: 'Cancel email' }).click();
+    await page
+      .getByRole('dialog', { name: 'Cancel this scheduled email?' })
+      .getByRole('button', { name: 'Cancel email' })
+      .click();
     await expect.poll(() => item.innerText()).toContain('cancelled');
 
     await page.getByLabel('Status').selectOption('cancelled');
@@ -443,7 +556,12 @@ describe('console', () => {
     expect(await chart.getAttribute('role')).toBe('img');
     expect(await chart.locator('rect.bar').count()).toBeGreaterThan(0);
     expect(await chart.locator('desc').textContent()).toMatch(/^30 days from .*, in all: 2\d accepted, /);
-    expect(await page.locator('.legend li').allInnerTexts()).toEqual(['Accepted', 'Delivered', 'Bounced', 'Complained']);
+    expect(await page.locator('.legend li').allInnerTexts()).toEqual([
+      'Accepted',
+      'Delivered',
+      'Bounced',
+      'Complained',
+    ]);
 
     await page.getByText('Show the numbers').click();
     const today = new Date().toISOString().slice(0, 10);
@@ -453,23 +571,34 @@ describe('console', () => {
   });
 
   it('lists caught mail and renders one with its HTML sandboxed, its text and its headers', async () => {
-    const html = '<h1>Hello from the catcher</h1><img src="https://tracker.example/pixel.gif" alt=""><script>document.title = "pwned"</script>';
-    const sent = await call('POST', `${stack.api}/emails`, { token: stack.apiKey, body: validEmail({ subject: 'Caught in the console', html, text: 'Plain hello' }) });
+    const html =
+      '<h1>Hello from the catcher</h1><img src="https://tracker.example/pixel.gif" alt=""><script>document.title = "pwned"</script>';
+    const sent = await call('POST', `${stack.api}/emails`, {
+      token: stack.apiKey,
+      body: validEmail({ subject: 'Caught in the console', html, text: 'Plain hello' }),
+    });
     expect(sent.status).toBe(200);
 
     await open('/catcher', 'Mail catcher');
     const link = page.getByRole('link', { name: 'Caught in the console' });
-    await expect.poll(async () => {
-      await page.getByRole('button', { name: 'Refresh' }).click();
-      return link.count();
-    }, { timeout: 20_000 }).toBe(1);
+    await expect
+      .poll(
+        async () => {
+          await page.getByRole('button', { name: 'Refresh' }).click();
+          return link.count();
+        },
+        { timeout: 20_000 },
+      )
+      .toBe(1);
     await browser.screenshot('catcher');
 
     await link.click();
     await page.getByRole('heading', { level: 1, name: 'Caught in the console' }).waitFor();
     const frame = page.locator('iframe.mail-frame');
     expect(await frame.getAttribute('sandbox')).toBe('');
-    await expect.poll(() => page.frameLocator('iframe.mail-frame').locator('h1').innerText()).toBe('Hello from the catcher');
+    await expect
+      .poll(() => page.frameLocator('iframe.mail-frame').locator('h1').innerText())
+      .toBe('Hello from the catcher');
     expect(await page.locator('pre.mail-text').innerText()).toBe('Plain hello');
     // The header named Subject (the DKIM-Signature's h= list names it too).
     const subject = page.locator('table.data tbody tr').filter({ has: page.locator('th', { hasText: /^subject$/i }) });
@@ -478,10 +607,12 @@ describe('console', () => {
     await browser.screenshot('caught-message');
 
     // The mail's script was blocked by the sandbox and its remote image by the policy, before any request.
-    expect(browser.takeErrors()).toEqual(expect.arrayContaining([
-      expect.stringContaining('Blocked script execution'),
-      expect.stringContaining("violates the following Content Security Policy directive: \"img-src 'self' data:\""),
-    ]));
+    expect(browser.takeErrors()).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('Blocked script execution'),
+        expect.stringContaining('violates the following Content Security Policy directive: "img-src \'self\' data:"'),
+      ]),
+    );
   });
 
   it('signs out, forgetting the token', async () => {

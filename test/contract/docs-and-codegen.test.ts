@@ -12,7 +12,9 @@ describe('the README stays true', () => {
   const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
 
   it('documents every configuration variable config.ts reads', () => {
-    const missing = describeConfig().map((c) => c.env).filter((env) => !readme.includes(`\`${env}\``));
+    const missing = describeConfig()
+      .map((c) => c.env)
+      .filter((env) => !readme.includes(`\`${env}\``));
     expect(missing).toEqual([]);
   });
 
@@ -33,15 +35,31 @@ describe('generated code', () => {
       const template = JSON.stringify({
         version: 'v2',
         inputs: [{ directory: 'proto' }],
-        plugins: [{ local: path.join(root, 'node_modules/.bin/protoc-gen-es'), out, include_imports: true, opt: ['target=ts', 'import_extension=js'] }],
+        plugins: [
+          {
+            local: path.join(root, 'node_modules/.bin/protoc-gen-es'),
+            out,
+            include_imports: true,
+            opt: ['target=ts', 'import_extension=js'],
+          },
+        ],
       });
-      execFileSync(path.join(root, 'node_modules/.bin/buf'), ['generate', '--template', template], { cwd: root, stdio: 'pipe' });
+      execFileSync(path.join(root, 'node_modules/.bin/buf'), ['generate', '--template', template], {
+        cwd: root,
+        stdio: 'pipe',
+      });
       const files = (dir: string): string[] =>
-        fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile()).map((d) => path.relative(dir, path.join(d.parentPath, d.name))).sort();
+        fs
+          .readdirSync(dir, { recursive: true, withFileTypes: true })
+          .filter((d) => d.isFile())
+          .map((d) => path.relative(dir, path.join(d.parentPath, d.name)))
+          .sort();
       const expected = files(out);
       expect(files(path.join(root, 'src/gen'))).toEqual(expected);
       for (const f of expected) {
-        expect(fs.readFileSync(path.join(root, 'src/gen', f), 'utf8'), `${f} is stale: run npm run generate`).toBe(fs.readFileSync(path.join(out, f), 'utf8'));
+        expect(fs.readFileSync(path.join(root, 'src/gen', f), 'utf8'), `${f} is stale: run npm run generate`).toBe(
+          fs.readFileSync(path.join(out, f), 'utf8'),
+        );
       }
     } finally {
       fs.rmSync(out, { recursive: true, force: true });

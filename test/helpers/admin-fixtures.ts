@@ -14,8 +14,12 @@ export async function admin<T = Record<string, unknown>>(
   body?: unknown,
   expectStatus = 200,
 ): Promise<JsonResponse<T>> {
-  const res = await call<T>(method, `${stack.admin}${path}`, { token: ADMIN_TOKEN, ...(body !== undefined ? { body } : {}) });
-  if (res.status !== expectStatus) throw new Error(`${method} ${path}: expected ${expectStatus}, got ${res.status} ${res.text}`);
+  const res = await call<T>(method, `${stack.admin}${path}`, {
+    token: ADMIN_TOKEN,
+    ...(body !== undefined ? { body } : {}),
+  });
+  if (res.status !== expectStatus)
+    throw new Error(`${method} ${path}: expected ${expectStatus}, got ${res.status} ${res.text}`);
   return res;
 }
 
@@ -49,7 +53,11 @@ export async function createKey(
 }
 
 /** A new account with one verified sender domain and a key with permission `all`. */
-export async function createSender(stack: Stack, name: string, domain: string): Promise<{ accountId: string; domainId: string; key: string; keyId: string }> {
+export async function createSender(
+  stack: Stack,
+  name: string,
+  domain: string,
+): Promise<{ accountId: string; domainId: string; key: string; keyId: string }> {
   const accountId = await createAccount(stack, name);
   const domainId = await addDomain(stack, accountId, domain);
   const { id: keyId, key } = await createKey(stack, accountId, 'all');

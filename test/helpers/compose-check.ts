@@ -37,7 +37,9 @@ function build(bin: string): void {
   const tmp = `${bin}.${process.pid}.tmp`;
   const run = spawnSync('go', ['build', '-o', tmp, '.'], { cwd: toolDir, encoding: 'utf8', timeout: 300_000 });
   if (run.error || run.status !== 0) {
-    throw new Error(`building test/tools/compose-check failed (Go and the Go module proxy are needed once; .ci/run does it):\n${run.error?.message ?? ''}${run.stderr}`);
+    throw new Error(
+      `building test/tools/compose-check failed (Go and the Go module proxy are needed once; .ci/run does it):\n${run.error?.message ?? ''}${run.stderr}`,
+    );
   }
   fs.renameSync(tmp, bin);
 }
@@ -77,7 +79,11 @@ export function loadCompose(env: Record<string, string>, profiles: string[] = []
     env: { PATH: process.env.PATH ?? '', ...env },
     encoding: 'utf8',
   });
-  return { ok: run.status === 0, project: run.status === 0 ? (JSON.parse(run.stdout) as ComposeProject) : ({} as ComposeProject), stderr: run.stderr };
+  return {
+    ok: run.status === 0,
+    project: run.status === 0 ? (JSON.parse(run.stdout) as ComposeProject) : ({} as ComposeProject),
+    stderr: run.stderr,
+  };
 }
 
 /** Any YAML file of the repository, as JSON (compose-go's YAML parser). */

@@ -31,11 +31,16 @@ export function useCrashDeployments(name: string) {
 
 /** A new key (permission all) of the default account that a deployment's first start created. */
 export async function defaultAccountKey(baseUrl: string, name: string): Promise<string> {
-  const accounts = await call<{ accounts: { id: string; name: string }[] }>('GET', `${baseUrl}/v1/mail/admin/accounts`, { token: ADMIN_TOKEN });
+  const accounts = await call<{ accounts: { id: string; name: string }[] }>(
+    'GET',
+    `${baseUrl}/v1/mail/admin/accounts`,
+    { token: ADMIN_TOKEN },
+  );
   expect(accounts.status).toBe(200);
   const account = accounts.body.accounts.find((a) => a.name === 'default');
   const key = await call('POST', `${baseUrl}/v1/mail/admin/accounts/${account!.id}/api-keys`, {
-    token: ADMIN_TOKEN, body: { name, permission: 'all' },
+    token: ADMIN_TOKEN,
+    body: { name, permission: 'all' },
   });
   expect(key.status).toBe(200);
   return key.body.key as string;

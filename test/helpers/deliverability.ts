@@ -57,8 +57,12 @@ export function useMailWorld(mode: 'direct' | 'relay', env: Record<string, strin
   };
   return {
     stack,
-    get dns() { return started('DNS server', dns); },
-    get mx() { return started('MX hosts', mx); },
+    get dns() {
+      return started('DNS server', dns);
+    },
+    get mx() {
+      return started('MX hosts', mx);
+    },
   };
 }
 
@@ -102,7 +106,11 @@ export function publishRecords(dns: DnsServer, records: DnsRecordView[], options
 }
 
 /** Adds a sender domain to the stack's default account, publishes its records and verifies it through DNS. */
-export async function setUpSenderDomain(world: MailWorld, name: string, options: { dmarc?: string } = { dmarc: STRICT_DMARC }): Promise<DomainView> {
+export async function setUpSenderDomain(
+  world: MailWorld,
+  name: string,
+  options: { dmarc?: string } = { dmarc: STRICT_DMARC },
+): Promise<DomainView> {
   const created = await admin<DomainView>(world.stack, 'POST', `/accounts/${world.stack.accountId}/domains`, { name });
   publishRecords(world.dns, created.body.dns_records, options);
   const verified = await admin<DomainView>(world.stack, 'POST', `/domains/${created.body.id}/verify`, {});
@@ -119,13 +127,23 @@ export function recordOf(domain: DomainView, purpose: string): DnsRecordView {
 
 /** Points `domain`'s MX records at MX hosts, `mx<N>.<domain>` having each host's address. */
 export function publishMx(dns: DnsServer, domain: string, hosts: { ip: string; priority: number }[]): void {
-  dns.set(domain, 'MX', hosts.map((h, i) => ({ exchange: `mx${i + 1}.${domain}`, priority: h.priority })));
+  dns.set(
+    domain,
+    'MX',
+    hosts.map((h, i) => ({ exchange: `mx${i + 1}.${domain}`, priority: h.priority })),
+  );
   hosts.forEach((h, i) => dns.set(`mx${i + 1}.${domain}`, 'A', [h.ip]));
 }
 
 /** Sends an email with the default account's key; answers its id. */
-export async function sendEmail(stack: Stack, body: { from: string; to: string[]; subject?: string; text?: string; [field: string]: unknown }): Promise<string> {
-  const res = await call<{ id: string }>('POST', `${stack.api}/emails`, { token: stack.apiKey, body: { subject: 'Deliverability', text: 'Hello from the deliverability tests.', ...body } });
+export async function sendEmail(
+  stack: Stack,
+  body: { from: string; to: string[]; subject?: string; text?: string; [field: string]: unknown },
+): Promise<string> {
+  const res = await call<{ id: string }>('POST', `${stack.api}/emails`, {
+    token: stack.apiKey,
+    body: { subject: 'Deliverability', text: 'Hello from the deliverability tests.', ...body },
+  });
   expect(res.status, res.text).toBe(200);
   return res.body.id;
 }
@@ -136,22 +154,33 @@ export interface EmailDetail {
 }
 
 /** The email with its events (management API). */
-export const detailOf = async (stack: Stack, id: string) => (await admin<EmailDetail>(stack, 'GET', `/emails/${id}`)).body;
+export const detailOf = async (stack: Stack, id: string) =>
+  (await admin<EmailDetail>(stack, 'GET', `/emails/${id}`)).body;
 
 /** Waits until the email's status is one of `statuses` (a loaded machine and retries take time: 45 s by default). */
 export function waitForStatus(stack: Stack, id: string, statuses: string[], timeoutMs = 45_000): Promise<EmailDetail> {
-  return eventually(async () => {
-    const detail = await detailOf(stack, id);
-    return statuses.includes(detail.email.status) ? detail : undefined;
-  }, timeoutMs, 200);
+  return eventually(
+    async () => {
+      const detail = await detailOf(stack, id);
+      return statuses.includes(detail.email.status) ? detail : undefined;
+    },
+    timeoutMs,
+    200,
+  );
 }
 
 /** The envelope sender of `domain`'s mail: `b-<email id>-<mac>@rp.<domain>` (VERP, return-path.ts). */
-export const verpPattern = (domain: string) => new RegExp(`^b-[a-z0-9_]+\\.\\d{1,2}-[a-z2-7]+@rp\\.${domain.replace(/\./g, '\\.')}$`);
+export const verpPattern = (domain: string) =>
+  new RegExp(`^b-[a-z0-9_]+\\.\\d{1,2}-[a-z2-7]+@rp\\.${domain.replace(/\./g, '\\.')}$`);
 
 /** The verdict of a receiver that got `message` at an MX host: its client address, EHLO name and envelope sender. */
 export function receiverVerdict(world: Pick<MailWorld, 'dns'>, message: MxMessage): Promise<ReceiverVerdict> {
-  return verifyAsReceiver(message.raw, { ip: message.remoteAddress, helo: message.helo, mailFrom: message.envelopeFrom, dns: world.dns });
+  return verifyAsReceiver(message.raw, {
+    ip: message.remoteAddress,
+    helo: message.helo,
+    mailFrom: message.envelopeFrom,
+    dns: world.dns,
+  });
 }
 
 /** The message for `recipient` as the MX hosts received it. */
@@ -164,8 +193,14 @@ export const arrivalFor = (world: MailWorld, recipient: string, timeoutMs?: numb
  */
 export function expectDkimPass(verdict: ReceiverVerdict, domain: string): void {
   const summary = verdict.dkim.map((d) => `${d.status} d=${d.domain} s=${d.selector}`).join('; ');
-  expect(verdict.dkim.some((d) => d.status === 'pass' && d.domain === domain), `${summary}\n${verdict.headers}`).toBe(true);
-  expect(verdict.dkim.filter((d) => d.status !== 'pass'), `${summary}\n${verdict.headers}`).toEqual([]);
+  expect(
+    verdict.dkim.some((d) => d.status === 'pass' && d.domain === domain),
+    `${summary}\n${verdict.headers}`,
+  ).toBe(true);
+  expect(
+    verdict.dkim.filter((d) => d.status !== 'pass'),
+    `${summary}\n${verdict.headers}`,
+  ).toEqual([]);
 }
 
 /** DKIM, SPF and DMARC all pass for mail of `domain` sent through its return path `rp.<domain>`. */

@@ -35,7 +35,13 @@ export interface DnsServer {
   close(): Promise<void>;
 }
 
-const TYPE_CODES: Record<RecordType, number> = { A: Packet.TYPE.A, AAAA: Packet.TYPE.AAAA, MX: Packet.TYPE.MX, TXT: Packet.TYPE.TXT, CNAME: Packet.TYPE.CNAME };
+const TYPE_CODES: Record<RecordType, number> = {
+  A: Packet.TYPE.A,
+  AAAA: Packet.TYPE.AAAA,
+  MX: Packet.TYPE.MX,
+  TXT: Packet.TYPE.TXT,
+  CNAME: Packet.TYPE.CNAME,
+};
 const TYPE_NAMES = new Map<number, string>(Object.entries(Packet.TYPE).map(([name, code]) => [code as number, name]));
 const TTL = 1;
 /** A character-string holds at most 255 bytes (RFC 1035 3.3); longer TXT values travel as several. */
@@ -87,7 +93,8 @@ function answer(zone: Zone, request: dns2.Packet): dns2.Packet {
     response.answers.push(...(answersFor(question.name, 'CNAME', [cname]) as dns2.Packet.Resource[]));
     const target = zone.get(normalize(cname));
     const targetType = target && [...target.keys()].find((t) => TYPE_CODES[t] === question.type);
-    if (target && targetType) response.answers.push(...(answersFor(cname, targetType, target.get(targetType)!) as dns2.Packet.Resource[]));
+    if (target && targetType)
+      response.answers.push(...(answersFor(cname, targetType, target.get(targetType)!) as dns2.Packet.Resource[]));
   }
   return response;
 }

@@ -54,7 +54,10 @@ export function parseDockerfile(text: string): { args: Record<string, string>; s
       args[name!] = value ?? '';
     } else if (ins.keyword === 'FROM') {
       const [image, as, name] = ins.args.split(/\s+/);
-      const resolved = image!.replace(/\$\{(\w+)\}|\$(\w+)/g, (_m, a: string | undefined, b: string | undefined) => args[(a ?? b)!] ?? '');
+      const resolved = image!.replace(
+        /\$\{(\w+)\}|\$(\w+)/g,
+        (_m, a: string | undefined, b: string | undefined) => args[(a ?? b)!] ?? '',
+      );
       stages.push({ name: as?.toUpperCase() === 'AS' ? name : undefined, image: resolved, instructions: [] });
     } else {
       if (stages.length === 0) throw new Error(`${ins.keyword} before FROM`);
@@ -87,7 +90,14 @@ export function dockerignore(text: string): (relativePath: string) => boolean {
       const pattern = (negate ? l.slice(1) : l).trim().replace(/^\/+/, '').replace(/\/+$/, '');
       const source = pattern
         .split('/')
-        .map((seg) => (seg === '**' ? '.*' : seg.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]')))
+        .map((seg) =>
+          seg === '**'
+            ? '.*'
+            : seg
+                .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+                .replace(/\*/g, '[^/]*')
+                .replace(/\?/g, '[^/]'),
+        )
         .join('/');
       return { negate, re: new RegExp(`^${source.replace(/\.\*\//g, '(?:.*/)?')}$`) };
     });

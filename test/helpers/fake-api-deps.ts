@@ -13,7 +13,12 @@ export const TEST_KEY = 'mk_test_in_memory_key';
 export const SENT_ID = 'em_01jabcdefghjkmnpqrstvwxyz0';
 
 const PRINCIPAL: Principal = {
-  keyId: 'key_1', accountId: 'acc_1', permission: 'all', allowedDomains: [], accountStatus: 'healthy', dailyQuota: 100,
+  keyId: 'key_1',
+  accountId: 'acc_1',
+  permission: 'all',
+  allowedDomains: [],
+  accountStatus: 'healthy',
+  dailyQuota: 100,
 };
 
 /**
@@ -37,7 +42,11 @@ export function createFakeEmailApi() {
       return { id: SENT_ID, messageId: '', status: 'pending' };
     },
   } as SendService;
-  const guard = createGuard({ auth, rateLimiter: createRateLimiter({ rate: 1000, store: createMemoryBuckets() }), usage });
+  const guard = createGuard({
+    auth,
+    rateLimiter: createRateLimiter({ rate: 1000, store: createMemoryBuckets() }),
+    usage,
+  });
   const emailApi = createEmailApi({ guard, send } as unknown as EmailApiDeps);
   return { emailApi, guard, sent };
 }

@@ -13,7 +13,8 @@ export function fakeDnsResolver(zone: FakeZone): DnsResolver & { lookups: string
   const lookups: string[] = [];
   const answer = <T>(type: string, table: Record<string, T[]> | undefined, name: string): Promise<T[]> => {
     lookups.push(`${type} ${name}`);
-    if (zone.failing?.includes(name)) return Promise.reject(Object.assign(new Error(`queryA ESERVFAIL ${name}`), { code: 'ESERVFAIL' }));
+    if (zone.failing?.includes(name))
+      return Promise.reject(Object.assign(new Error(`queryA ESERVFAIL ${name}`), { code: 'ESERVFAIL' }));
     return Promise.resolve(table?.[name] ?? []);
   };
   return {

@@ -32,14 +32,31 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // The embedded server runs as the `postgres` user when we are root: it must be able to enter this dir.
   await fs.chmod(tmpRoot, 0o755);
 
-  const pg = await startEmbeddedPostgres({ dataDir: tmpRoot, port: await freePort(), database: 'mailer_template', logger });
+  const pg = await startEmbeddedPostgres({
+    dataDir: tmpRoot,
+    port: await freePort(),
+    database: 'mailer_template',
+    logger,
+  });
   const templateSql = createSql(pg.url, { max: 1 });
   await migrate(templateSql, logger);
   await templateSql.end();
 
-  const cli = await locateTemporalCli({ cliPath: config.temporalCliPath, cacheDir: config.cacheDir, env: process.env, logger });
+  const cli = await locateTemporalCli({
+    cliPath: config.temporalCliPath,
+    cacheDir: config.cacheDir,
+    env: process.env,
+    logger,
+  });
   if (!cli) throw new Error('no Temporal CLI: install Go (it is built once) or set TEMPORAL_CLI_PATH');
-  const temporal = await startDevServer({ cli, dataDir: tmpRoot, port: await freePort(), namespace: 'default', ui: false, logger });
+  const temporal = await startDevServer({
+    cli,
+    dataDir: tmpRoot,
+    port: await freePort(),
+    namespace: 'default',
+    ui: false,
+    logger,
+  });
 
   const bundleFile = path.join(tmpRoot, 'workflow-bundle.js');
   await fs.writeFile(bundleFile, (await buildWorkflowBundle()).code);

@@ -32,7 +32,21 @@ export function exprsOf(dashboard: Dashboard): string[] {
   return panelsOf(dashboard).flatMap((p) => (p.targets ?? []).map((t) => t.expr));
 }
 
-const KEYWORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'bool', 'and', 'or', 'unless', 'offset', 'inf', 'nan']);
+const KEYWORDS = new Set([
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'bool',
+  'and',
+  'or',
+  'unless',
+  'offset',
+  'inf',
+  'nan',
+]);
 
 /**
  * The metric names a PromQL expression selects: its identifiers, once strings, label matchers, ranges and

@@ -12,7 +12,12 @@ import { afterAll, beforeAll, expect } from 'vitest';
 const PROTO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../proto');
 
 export type Obj = Record<string, unknown>;
-type UnaryMethod = (req: Obj, metadata: grpc.Metadata, options: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res?: Obj) => void) => grpc.ClientUnaryCall;
+type UnaryMethod = (
+  req: Obj,
+  metadata: grpc.Metadata,
+  options: grpc.CallOptions,
+  cb: (err: grpc.ServiceError | null, res?: Obj) => void,
+) => grpc.ClientUnaryCall;
 export type GrpcClient = grpc.Client & Record<string, UnaryMethod>;
 export type GrpcResult = { ok: true; value: Obj } | { ok: false; error: grpc.ServiceError };
 
@@ -64,7 +69,11 @@ export function failed(r: GrpcResult): grpc.ServiceError {
 }
 
 /** The gRPC error carries REST's error body: status message = `message` (else `error`), trailer `mail-error` = `error`. */
-export function expectSameError(err: grpc.ServiceError, code: grpc.status, rest: { error: string; message?: string }): void {
+export function expectSameError(
+  err: grpc.ServiceError,
+  code: grpc.status,
+  rest: { error: string; message?: string },
+): void {
   expect(grpc.status[err.code]).toBe(grpc.status[code]);
   expect(err.details).toBe(rest.message ?? rest.error);
   expect(err.metadata.get('mail-error')).toEqual([rest.error]);

@@ -67,7 +67,10 @@ export async function pushBody(
       trailers = t;
     });
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no complete answer in ${timeoutMs} ms (${sent} bytes sent)`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`no complete answer in ${timeoutMs} ms (${sent} bytes sent)`)),
+        timeoutMs,
+      );
       req.on('end', () => {
         clearTimeout(timer);
         resolve();
@@ -125,7 +128,8 @@ export interface GrpcStatus {
 export function grpcStatus(answer: H2Answer): GrpcStatus {
   const fields: Record<string, string> = {};
   const add = (h: http2.IncomingHttpHeaders) => {
-    for (const [k, v] of Object.entries(h)) if (!k.startsWith(':') && v !== undefined) fields[k] = Array.isArray(v) ? v.join(', ') : String(v);
+    for (const [k, v] of Object.entries(h))
+      if (!k.startsWith(':') && v !== undefined) fields[k] = Array.isArray(v) ? v.join(', ') : String(v);
   };
   add(answer.headers);
   add(answer.trailers);

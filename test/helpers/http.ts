@@ -18,7 +18,8 @@ export async function call<T = Record<string, unknown>>(
   let body: string | undefined;
   if (options.rawBody !== undefined) body = options.rawBody;
   else if (options.body !== undefined) body = JSON.stringify(options.body);
-  if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+  if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
+    headers['content-type'] = 'application/json';
   const res = await fetch(url, { method, headers, body });
   const text = await res.text();
   let parsed: unknown;
@@ -31,7 +32,11 @@ export async function call<T = Record<string, unknown>>(
 }
 
 /** Polls `fn` until it returns a truthy value or the time is up. */
-export async function eventually<T>(fn: () => Promise<T | undefined | false>, timeoutMs = 20_000, everyMs = 50): Promise<T> {
+export async function eventually<T>(
+  fn: () => Promise<T | undefined | false>,
+  timeoutMs = 20_000,
+  everyMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -41,7 +46,8 @@ export async function eventually<T>(fn: () => Promise<T | undefined | false>, ti
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`condition not met in ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`condition not met in ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }

@@ -23,11 +23,15 @@ export interface Layout {
 }
 
 /** A destination of `stage` (absolute in the image) as a path under `dir`. */
-const under = (dir: string, imagePath: string) => path.join(dir, path.posix.relative(WORKDIR, path.posix.resolve(WORKDIR, imagePath)));
+const under = (dir: string, imagePath: string) =>
+  path.join(dir, path.posix.relative(WORKDIR, path.posix.resolve(WORKDIR, imagePath)));
 
 function copy(from: string, sources: string[], dest: string, destDir: string): void {
   for (const src of sources) {
-    const target = sources.length > 1 || dest.endsWith('/') ? path.join(under(destDir, dest), path.basename(src)) : under(destDir, dest);
+    const target =
+      sources.length > 1 || dest.endsWith('/')
+        ? path.join(under(destDir, dest), path.basename(src))
+        : under(destDir, dest);
     fs.mkdirSync(path.dirname(target), { recursive: true });
     fs.cpSync(path.join(from, src), target, { recursive: true, verbatimSymlinks: true });
   }
@@ -42,14 +46,26 @@ function runStage(stage: Stage, dir: string, stageDirs: Map<string, string>): Re
       if (ins.flags.from) {
         const fromDir = stageDirs.get(ins.flags.from)!;
         if (sources[0] === '/app/node_modules') fs.symlinkSync(path.join(repo, 'node_modules'), under(dir, dest));
-        else copy(fromDir, sources.map((s) => path.posix.relative(WORKDIR, s)), dest, dir);
+        else
+          copy(
+            fromDir,
+            sources.map((s) => path.posix.relative(WORKDIR, s)),
+            dest,
+            dir,
+          );
       } else {
         copy(repo, sources, dest, dir);
       }
     } else if (ins.keyword === 'RUN' && /^npm ci\b/.test(ins.args)) {
-      if (!fs.existsSync(path.join(dir, 'node_modules'))) fs.symlinkSync(path.join(repo, 'node_modules'), path.join(dir, 'node_modules'));
+      if (!fs.existsSync(path.join(dir, 'node_modules')))
+        fs.symlinkSync(path.join(repo, 'node_modules'), path.join(dir, 'node_modules'));
     } else if (ins.keyword === 'RUN' && ins.args === 'npm run build') {
-      execFileSync('npm', ['run', 'build'], { cwd: dir, stdio: 'pipe', timeout: 600_000, env: { ...process.env, NODE_ENV: '' } });
+      execFileSync('npm', ['run', 'build'], {
+        cwd: dir,
+        stdio: 'pipe',
+        timeout: 600_000,
+        env: { ...process.env, NODE_ENV: '' },
+      });
     } else if (ins.keyword === 'ENV') {
       for (const m of ins.args.matchAll(/(\w+)=(\S+)/g)) env[m[1]!] = m[2]!;
     }

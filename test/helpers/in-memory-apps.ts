@@ -23,11 +23,20 @@ const adminApi = Object.fromEntries(AdminService.methods.map((m) => [m.localName
  * The REST app as the service builds it, over the fake email API, answered in memory (`app.inject`);
  * it is closed when the test finishes. `deps` replaces any of the app's dependencies.
  */
-export async function buildTestRestApp(deps: Partial<RestAppDeps> = {}): Promise<{ app: FastifyInstance } & ReturnType<typeof createFakeEmailApi>> {
+export async function buildTestRestApp(
+  deps: Partial<RestAppDeps> = {},
+): Promise<{ app: FastifyInstance } & ReturnType<typeof createFakeEmailApi>> {
   const fake = createFakeEmailApi();
   const app = await buildRestApp({
-    emailApi: fake.emailApi, adminApi, admitApi: fake.guard.admit, admitAdmin: refuseAdmin,
-    logger, metrics: createMetrics(), publicUrl: 'http://mailer.test', admitMetrics: () => {}, checkReady: async () => [],
+    emailApi: fake.emailApi,
+    adminApi,
+    admitApi: fake.guard.admit,
+    admitAdmin: refuseAdmin,
+    logger,
+    metrics: createMetrics(),
+    publicUrl: 'http://mailer.test',
+    admitMetrics: () => {},
+    checkReady: async () => [],
     bytesInFlight: new BytesInFlight({ process: 256 * 1024 * 1024, perKey: 64 * 1024 * 1024 }),
     ...deps,
   });
@@ -39,7 +48,9 @@ export async function buildTestRestApp(deps: Partial<RestAppDeps> = {}): Promise
  * The same email API over Connect, in memory (`createRouterTransport`), with the error interceptor the
  * gRPC app uses: what a Connect client would see, without a socket.
  */
-export function createTestConnectTransport(): { transport: ReturnType<typeof createRouterTransport> } & ReturnType<typeof createFakeEmailApi> {
+export function createTestConnectTransport(): { transport: ReturnType<typeof createRouterTransport> } & ReturnType<
+  typeof createFakeEmailApi
+> {
   const fake = createFakeEmailApi();
   const transport = createRouterTransport(
     (router: ConnectRouter) => router.service(EmailService, fake.emailApi as never),

@@ -34,7 +34,10 @@ export function useMigrationDatabase() {
       return sql;
     },
     async apply(version: number): Promise<void> {
-      await applyOne(sql!, MIGRATIONS.find((x) => x.version === version)!);
+      await applyOne(
+        sql!,
+        MIGRATIONS.find((x) => x.version === version)!,
+      );
     },
   };
 }

@@ -75,7 +75,8 @@ const FIXTURES = path.join(import.meta.dirname, '../fixtures/tls');
 const TLS_KEY = fs.readFileSync(path.join(FIXTURES, 'mx-key.pem'));
 const TLS_CERT = fs.readFileSync(path.join(FIXTURES, 'mx-cert.pem'));
 
-const smtpError = (reply: string) => Object.assign(new Error(reply.slice(4)), { responseCode: Number(reply.slice(0, 3)) });
+const smtpError = (reply: string) =>
+  Object.assign(new Error(reply.slice(4)), { responseCode: Number(reply.slice(0, 3)) });
 
 /** Whether `port` can be bound on every one of `ips` right now. */
 async function freeOnAll(ips: string[], port: number): Promise<boolean> {
@@ -150,7 +151,13 @@ function createHostServer(state: HostState): SMTPServer {
     },
     onRcptTo(address, session, callback) {
       const reply = rcptReply(state, mailFrom(session), address.address);
-      host.attempts.push({ host: host.ip, envelopeFrom: mailFrom(session), recipient: address.address, reply: reply ?? '250 Accepted', at: Date.now() });
+      host.attempts.push({
+        host: host.ip,
+        envelopeFrom: mailFrom(session),
+        recipient: address.address,
+        reply: reply ?? '250 Accepted',
+        at: Date.now(),
+      });
       callback(reply ? smtpError(reply) : undefined);
     },
     onData(stream, session, callback) {
@@ -206,12 +213,16 @@ export async function startMxHosts(count = 3): Promise<MxHosts> {
     let tls = true;
     state.host = {
       ip,
-      get behaviour() { return behaviour; },
+      get behaviour() {
+        return behaviour;
+      },
       setBehaviour(b) {
         behaviour = b;
         return applyListening(state, port);
       },
-      get tls() { return tls; },
+      get tls() {
+        return tls;
+      },
       set tls(on: boolean) {
         tls = on;
         // smtp-server reads this option at each EHLO.
@@ -242,7 +253,8 @@ export async function startMxHosts(count = 3): Promise<MxHosts> {
       for (;;) {
         const found = all().find(match);
         if (found) return found;
-        if (Date.now() > deadline) throw new Error(`no matching message at the MX hosts in ${timeoutMs} ms (${all().length} arrived)`);
+        if (Date.now() > deadline)
+          throw new Error(`no matching message at the MX hosts in ${timeoutMs} ms (${all().length} arrived)`);
         await new Promise((r) => setTimeout(r, 50));
       }
     },
@@ -254,16 +266,21 @@ export async function startMxHosts(count = 3): Promise<MxHosts> {
       }
     },
     async close() {
-      await Promise.all(states.map((s) => new Promise<void>((resolve) => {
-        s.server.options.closeTimeout = 100;
-        if (!s.server.server.listening) {
-          // Already down: only end the sessions still open.
-          s.server.connections.forEach((c) => c.close());
-          resolve();
-          return;
-        }
-        s.server.close(() => resolve());
-      })));
+      await Promise.all(
+        states.map(
+          (s) =>
+            new Promise<void>((resolve) => {
+              s.server.options.closeTimeout = 100;
+              if (!s.server.server.listening) {
+                // Already down: only end the sessions still open.
+                s.server.connections.forEach((c) => c.close());
+                resolve();
+                return;
+              }
+              s.server.close(() => resolve());
+            }),
+        ),
+      );
     },
   };
 }

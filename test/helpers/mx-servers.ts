@@ -78,18 +78,21 @@ function startHost(spec: MxHostSpec, port: number): Promise<{ host: MxHost; serv
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
         const raw = Buffer.concat(chunks);
-        Promise.resolve(spec.data?.(raw)).then((reply) => {
-          if (reply) return callback(replyError(reply));
-          host.received.push({
-            envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-            envelopeTo: session.envelope.rcptTo.map((r) => r.address),
-            raw,
-            secure: session.secure,
-            servername: (session as { servername?: string }).servername,
-            ehlo: session.hostNameAppearsAs,
-          });
-          callback();
-        }, (err: Error) => callback(err));
+        Promise.resolve(spec.data?.(raw)).then(
+          (reply) => {
+            if (reply) return callback(replyError(reply));
+            host.received.push({
+              envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+              envelopeTo: session.envelope.rcptTo.map((r) => r.address),
+              raw,
+              secure: session.secure,
+              servername: (session as { servername?: string }).servername,
+              ehlo: session.hostNameAppearsAs,
+            });
+            callback();
+          },
+          (err: Error) => callback(err),
+        );
       });
     },
   });
@@ -127,7 +130,10 @@ export async function startMxHosts(specs: MxHostSpec[]): Promise<MxNetwork> {
     return {
       port,
       hosts: started.map((s) => s.host),
-      close: () => Promise.all(started.map(({ server }) => new Promise<void>((r) => server.close(() => r())))).then(() => undefined),
+      close: () =>
+        Promise.all(started.map(({ server }) => new Promise<void>((r) => server.close(() => r())))).then(
+          () => undefined,
+        ),
     };
   }
 }

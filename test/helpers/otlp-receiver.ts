@@ -44,20 +44,33 @@ export interface OtlpReceiver {
 }
 
 const hex = (base64: unknown) => Buffer.from(typeof base64 === 'string' ? base64 : '', 'base64').toString('hex');
-const valueOf = (v: Record<string, unknown>): unknown => v.stringValue ?? v.intValue ?? v.boolValue ?? v.doubleValue ?? v.arrayValue;
-const attributesOf = (list: unknown) => Object.fromEntries(((list ?? []) as Attribute[]).map((a) => [a.key, valueOf(a.value)]));
+const valueOf = (v: Record<string, unknown>): unknown =>
+  v.stringValue ?? v.intValue ?? v.boolValue ?? v.doubleValue ?? v.arrayValue;
+const attributesOf = (list: unknown) =>
+  Object.fromEntries(((list ?? []) as Attribute[]).map((a) => [a.key, valueOf(a.value)]));
 
 function spansOf(body: Buffer): ReceivedSpan[] {
-  const request = ExportTraceServiceRequest.toObject(ExportTraceServiceRequest.decode(body), { longs: Number, bytes: String, enums: Number });
+  const request = ExportTraceServiceRequest.toObject(ExportTraceServiceRequest.decode(body), {
+    longs: Number,
+    bytes: String,
+    enums: Number,
+  });
   const out: ReceivedSpan[] = [];
   for (const rs of (request.resourceSpans ?? []) as Record<string, unknown>[]) {
     const resource = attributesOf((rs.resource as Record<string, unknown> | undefined)?.attributes);
     for (const ss of (rs.scopeSpans ?? []) as Record<string, unknown>[]) {
       for (const s of (ss.spans ?? []) as Record<string, unknown>[]) {
         out.push({
-          traceId: hex(s.traceId), spanId: hex(s.spanId), parentSpanId: hex(s.parentSpanId), name: String(s.name), kind: Number(s.kind ?? 0),
+          traceId: hex(s.traceId),
+          spanId: hex(s.spanId),
+          parentSpanId: hex(s.parentSpanId),
+          name: String(s.name),
+          kind: Number(s.kind ?? 0),
           attributes: attributesOf(s.attributes),
-          links: ((s.links ?? []) as Record<string, unknown>[]).map((l) => ({ traceId: hex(l.traceId), spanId: hex(l.spanId) })),
+          links: ((s.links ?? []) as Record<string, unknown>[]).map((l) => ({
+            traceId: hex(l.traceId),
+            spanId: hex(l.spanId),
+          })),
           statusCode: Number((s.status as Record<string, unknown> | undefined)?.code ?? 0),
           resource,
         });

@@ -64,9 +64,10 @@ export async function startPgProxy(databaseUrl: string): Promise<PgProxy> {
   url.port = String((server.address() as AddressInfo).port);
   return {
     url: url.toString(),
-    arm: (marker, mode) => new Promise<void>((done) => {
-      armed = { marker: Buffer.from(marker), mode, done };
-    }),
+    arm: (marker, mode) =>
+      new Promise<void>((done) => {
+        armed = { marker: Buffer.from(marker), mode, done };
+      }),
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

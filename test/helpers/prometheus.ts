@@ -37,13 +37,16 @@ export function parseExposition(text: string): Scrape {
     const m = SAMPLE.exec(line);
     if (!m) throw new Error(`not a sample line: ${line}`);
     const labels: Record<string, string> = {};
-    for (const l of (m[2] ?? '').matchAll(LABEL)) labels[l[1]!] = l[2]!.replace(/\\n/g, '\n').replace(/\\"/g, '"').replace(/\\\\/g, '\\');
+    for (const l of (m[2] ?? '').matchAll(LABEL))
+      labels[l[1]!] = l[2]!.replace(/\\n/g, '\n').replace(/\\"/g, '"').replace(/\\\\/g, '\\');
     samples.push({ name: m[1]!, labels, value: Number(m[3]) });
   }
   const matching = (name: string, labels: Record<string, string> = {}) =>
     samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
   return {
-    text, samples, types,
+    text,
+    samples,
+    types,
     sum: (name, labels) => matching(name, labels).reduce((a, s) => a + s.value, 0),
     has: (name, labels) => matching(name, labels).length > 0,
   };

@@ -45,29 +45,33 @@ export function buildDsn(options: DsnOptions): Buffer {
   const b = boundary();
   const mta = options.reportingMta ?? 'mx.receiver.test';
   const status = options.status ?? '5.1.1';
-  const diagnostic = options.diagnostic ?? `550 ${status} <${options.recipient}>: Recipient address rejected: User unknown`;
+  const diagnostic =
+    options.diagnostic ?? `550 ${status} <${options.recipient}>: Recipient address rejected: User unknown`;
   const parts = [
     `Content-Type: text/plain; charset=us-ascii\r\n\r\nYour message could not be delivered to <${options.recipient}>.\r\n`,
-    'Content-Type: message/delivery-status\r\n\r\n'
-      + `Reporting-MTA: dns; ${mta}\r\n\r\n`
-      + `Final-Recipient: rfc822; ${options.recipient}\r\nAction: failed\r\nStatus: ${status}\r\n`
-      + `Remote-MTA: dns; ${mta}\r\nDiagnostic-Code: smtp; ${diagnostic}\r\n`,
+    'Content-Type: message/delivery-status\r\n\r\n' +
+      `Reporting-MTA: dns; ${mta}\r\n\r\n` +
+      `Final-Recipient: rfc822; ${options.recipient}\r\nAction: failed\r\nStatus: ${status}\r\n` +
+      `Remote-MTA: dns; ${mta}\r\nDiagnostic-Code: smtp; ${diagnostic}\r\n`,
   ];
-  if (options.originalHeaders !== undefined) parts.push(`Content-Type: text/rfc822-headers\r\n\r\n${options.originalHeaders}`);
-  return Buffer.from([
-    `From: Mail Delivery System <MAILER-DAEMON@${mta}>`,
-    'To: postmaster@mailer.test',
-    'Subject: Undelivered Mail Returned to Sender',
-    `Date: ${new Date().toUTCString()}`,
-    `Message-ID: <${crypto.randomBytes(8).toString('hex')}@${mta}>`,
-    'Auto-Submitted: auto-replied',
-    'MIME-Version: 1.0',
-    `Content-Type: multipart/report; report-type=delivery-status; boundary="${b}"`,
-    '',
-    ...parts.map((p) => `--${b}\r\n${p}`),
-    `--${b}--`,
-    '',
-  ].join('\r\n'));
+  if (options.originalHeaders !== undefined)
+    parts.push(`Content-Type: text/rfc822-headers\r\n\r\n${options.originalHeaders}`);
+  return Buffer.from(
+    [
+      `From: Mail Delivery System <MAILER-DAEMON@${mta}>`,
+      'To: postmaster@mailer.test',
+      'Subject: Undelivered Mail Returned to Sender',
+      `Date: ${new Date().toUTCString()}`,
+      `Message-ID: <${crypto.randomBytes(8).toString('hex')}@${mta}>`,
+      'Auto-Submitted: auto-replied',
+      'MIME-Version: 1.0',
+      `Content-Type: multipart/report; report-type=delivery-status; boundary="${b}"`,
+      '',
+      ...parts.map((p) => `--${b}\r\n${p}`),
+      `--${b}--`,
+      '',
+    ].join('\r\n'),
+  );
 }
 
 export interface ArfOptions {
@@ -83,33 +87,35 @@ export interface ArfOptions {
 /** An abuse report from a mailbox provider's feedback loop. */
 export function buildArf(options: ArfOptions): Buffer {
   const b = boundary();
-  return Buffer.from([
-    'From: Feedback Loop <fbl@receiver.test>',
-    'To: abuse@mailer.test',
-    'Subject: Abuse report',
-    `Date: ${new Date().toUTCString()}`,
-    `Message-ID: <${crypto.randomBytes(8).toString('hex')}@receiver.test>`,
-    'MIME-Version: 1.0',
-    `Content-Type: multipart/report; report-type=feedback-report; boundary="${b}"`,
-    '',
-    `--${b}`,
-    'Content-Type: text/plain; charset=us-ascii',
-    '',
-    'This is an email abuse report for a message received from you.',
-    `--${b}`,
-    'Content-Type: message/feedback-report',
-    '',
-    `Feedback-Type: ${options.feedbackType ?? 'abuse'}`,
-    'User-Agent: Receiver-FBL/1.0',
-    'Version: 1',
-    `Source-IP: ${options.sourceIp ?? '127.0.0.1'}`,
-    ...(options.originalRcptTo ? [`Original-Rcpt-To: ${options.originalRcptTo}`] : []),
-    '',
-    `--${b}`,
-    'Content-Type: text/rfc822-headers',
-    '',
-    options.originalHeaders,
-    `--${b}--`,
-    '',
-  ].join('\r\n'));
+  return Buffer.from(
+    [
+      'From: Feedback Loop <fbl@receiver.test>',
+      'To: abuse@mailer.test',
+      'Subject: Abuse report',
+      `Date: ${new Date().toUTCString()}`,
+      `Message-ID: <${crypto.randomBytes(8).toString('hex')}@receiver.test>`,
+      'MIME-Version: 1.0',
+      `Content-Type: multipart/report; report-type=feedback-report; boundary="${b}"`,
+      '',
+      `--${b}`,
+      'Content-Type: text/plain; charset=us-ascii',
+      '',
+      'This is an email abuse report for a message received from you.',
+      `--${b}`,
+      'Content-Type: message/feedback-report',
+      '',
+      `Feedback-Type: ${options.feedbackType ?? 'abuse'}`,
+      'User-Agent: Receiver-FBL/1.0',
+      'Version: 1',
+      `Source-IP: ${options.sourceIp ?? '127.0.0.1'}`,
+      ...(options.originalRcptTo ? [`Original-Rcpt-To: ${options.originalRcptTo}`] : []),
+      '',
+      `--${b}`,
+      'Content-Type: text/rfc822-headers',
+      '',
+      options.originalHeaders,
+      `--${b}--`,
+      '',
+    ].join('\r\n'),
+  );
 }

@@ -16,7 +16,11 @@ const fixtureTokens = createReportTokens(FIXTURE_TOKEN_SECRET);
  * the stack's email id and the token its message carried (replacing the fixture's signed token; without
  * one, the fixture's token stays, with the email id changed, so invalid); `replace` rewrites anything else.
  */
-export function reportFixture(name: string, emails: Record<string, { id: string; token?: string }>, replace: Record<string, string> = {}): Buffer {
+export function reportFixture(
+  name: string,
+  emails: Record<string, { id: string; token?: string }>,
+  replace: Record<string, string> = {},
+): Buffer {
   let text = fs.readFileSync(path.join(import.meta.dirname, '../fixtures/feedback', name), 'utf8');
   for (const [fixtureId, real] of Object.entries(emails)) {
     if (real.token !== undefined) text = text.split(fixtureTokens.sign(fixtureId)).join(real.token);
@@ -30,11 +34,18 @@ export function reportFixture(name: string, emails: Record<string, { id: string;
  * Mails a message to the inbound listener over a real SMTP conversation, as a feedback loop or MTA does (null
  * sender); with `starttls`, upgraded first as MTAs do (its certificate is self-signed: not verified, as they do not).
  */
-export async function mailReport(url: string, raw: Buffer, to: string[] = ['fbl@mailer.test'], options: { starttls?: boolean; localAddress?: string } = {}): Promise<string> {
+export async function mailReport(
+  url: string,
+  raw: Buffer,
+  to: string[] = ['fbl@mailer.test'],
+  options: { starttls?: boolean; localAddress?: string } = {},
+): Promise<string> {
   const from = options.localAddress === undefined ? {} : { localAddress: options.localAddress };
-  const transport = nodemailer.createTransport(options.starttls
-    ? { url, requireTLS: true, tls: { rejectUnauthorized: false }, ...from }
-    : { url, ignoreTLS: true, ...from });
+  const transport = nodemailer.createTransport(
+    options.starttls
+      ? { url, requireTLS: true, tls: { rejectUnauthorized: false }, ...from }
+      : { url, ignoreTLS: true, ...from },
+  );
   try {
     const info = await transport.sendMail({ envelope: { from: '', to }, raw });
     return info.response;
@@ -45,7 +56,9 @@ export async function mailReport(url: string, raw: Buffer, to: string[] = ['fbl@
 
 /** The X-Mail-Report-Token header of an email's message as the receiving server got it. */
 export async function tokenOf(stack: Stack, emailId: string): Promise<string> {
-  const message = await eventually(async () => stack.sink.messages.find((m) => m.parsed.headers.get('x-mail-email-id') === emailId));
+  const message = await eventually(async () =>
+    stack.sink.messages.find((m) => m.parsed.headers.get('x-mail-email-id') === emailId),
+  );
   const token = message.parsed.headers.get('x-mail-report-token');
   if (typeof token !== 'string') throw new Error(`the message of ${emailId} carries no report token`);
   return token;
@@ -57,6 +70,11 @@ export async function stackTokens(stack: Stack): Promise<ReportTokens> {
 }
 
 /** The VERP return path of an email's `recipient`th recipient's copy (its only one by default), signed as the service signs it. */
-export async function returnPathOf(stack: Stack, emailId: string, recipient = 0, domain = 'rp.mailer.test'): Promise<string> {
+export async function returnPathOf(
+  stack: Stack,
+  emailId: string,
+  recipient = 0,
+  domain = 'rp.mailer.test',
+): Promise<string> {
   return makeReturnPath(await stackTokens(stack), emailId, recipient, domain);
 }

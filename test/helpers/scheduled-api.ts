@@ -36,8 +36,10 @@ export function useScheduledStack() {
   afterAll(async () => {
     if (lateness.length > 0) {
       const sorted = [...lateness].sort((a, b) => a - b);
-      console.info(`scheduled sends: lateness at the receiving server over ${sorted.length} sends: ` +
-        `min ${sorted[0]} ms, median ${sorted[Math.floor(sorted.length / 2)]} ms, max ${sorted[sorted.length - 1]} ms`);
+      console.info(
+        `scheduled sends: lateness at the receiving server over ${sorted.length} sends: ` +
+          `min ${sorted[0]} ms, median ${sorted[Math.floor(sorted.length / 2)]} ms, max ${sorted[sorted.length - 1]} ms`,
+      );
     }
   });
 
@@ -59,19 +61,39 @@ export function useScheduledStack() {
     return call('DELETE', `${stack.api}/emails/scheduled/${id}`, { token });
   }
 
-  async function listScheduled(query: string, token = stack.apiKey): Promise<JsonResponse<{ scheduled_emails: Scheduled[]; total_count: number; error?: string; message?: string }>> {
+  async function listScheduled(
+    query: string,
+    token = stack.apiKey,
+  ): Promise<JsonResponse<{ scheduled_emails: Scheduled[]; total_count: number; error?: string; message?: string }>> {
     return call('GET', `${stack.api}/emails/scheduled${query}`, { token });
   }
 
   /** The emails a scheduled email created (GET /emails filtered by job). */
-  async function emailsOf(jobId: string, token = stack.apiKey): Promise<{ data: { id: string; subject: string; status: string }[]; total: number }> {
+  async function emailsOf(
+    jobId: string,
+    token = stack.apiKey,
+  ): Promise<{ data: { id: string; subject: string; status: string }[]; total: number }> {
     const res = await call<{ data: { id: string; subject: string; status: string }[]; total: number }>(
-      'GET', `${stack.api}/emails?job_type=scheduled&job_id=${jobId}`, { token });
+      'GET',
+      `${stack.api}/emails?job_type=scheduled&job_id=${jobId}`,
+      { token },
+    );
     expect(res.status, res.text).toBe(200);
     return res.body;
   }
 
   const arrivedWithSubject = (subject: string) => stack.sink.messages.filter((m) => m.parsed.subject === subject);
 
-  return { stack, arrivals, lateness, schedule, scheduleOk, getScheduled, cancel, listScheduled, emailsOf, arrivedWithSubject };
+  return {
+    stack,
+    arrivals,
+    lateness,
+    schedule,
+    scheduleOk,
+    getScheduled,
+    cancel,
+    listScheduled,
+    emailsOf,
+    arrivedWithSubject,
+  };
 }

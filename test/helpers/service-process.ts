@@ -29,19 +29,30 @@ process.once('exit', () => {
 
 /** `node --import tsx src/start.ts` with `env`, its output kept for failure reports. */
 export function spawnService(name: string, env: NodeJS.ProcessEnv): Child {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/start.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/start.ts'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const child: Child = { name, proc, output: [], exited: Promise.resolve(), alive: true };
   const keep = (chunk: Buffer) => {
-    child.output.push(...chunk.toString().split('\n').filter((l) => l !== ''));
+    child.output.push(
+      ...chunk
+        .toString()
+        .split('\n')
+        .filter((l) => l !== ''),
+    );
     if (child.output.length > 300) child.output.splice(0, child.output.length - 300);
   };
   proc.stdout!.on('data', keep);
   proc.stderr!.on('data', keep);
-  child.exited = new Promise((resolve) => proc.once('exit', (code, signal) => {
-    child.alive = false;
-    child.output.push(`[exited: code ${code}, signal ${signal}]`);
-    resolve();
-  }));
+  child.exited = new Promise((resolve) =>
+    proc.once('exit', (code, signal) => {
+      child.alive = false;
+      child.output.push(`[exited: code ${code}, signal ${signal}]`);
+      resolve();
+    }),
+  );
   children.add(child);
   return child;
 }
@@ -59,15 +70,21 @@ export async function killAll(): Promise<void> {
 
 /** The last lines of every child's output, for a failing test's report. */
 export function childLogs(): string {
-  return [...children].map((c) => `--- ${c.name} (pid ${c.proc.pid}) ---\n${c.output.slice(-80).join('\n')}`).join('\n');
+  return [...children]
+    .map((c) => `--- ${c.name} (pid ${c.proc.pid}) ---\n${c.output.slice(-80).join('\n')}`)
+    .join('\n');
 }
 
 export async function waitReady(baseUrl: string, child: Child): Promise<void> {
-  await eventually(async () => {
-    if (!child.alive) throw new Error(`${child.name} exited:\n${child.output.slice(-40).join('\n')}`);
-    const res = await fetch(`${baseUrl}/readyz`).catch(() => undefined);
-    return res?.status === 200;
-  }, 60_000, 100);
+  await eventually(
+    async () => {
+      if (!child.alive) throw new Error(`${child.name} exited:\n${child.output.slice(-40).join('\n')}`);
+      const res = await fetch(`${baseUrl}/readyz`).catch(() => undefined);
+      return res?.status === 200;
+    },
+    60_000,
+    100,
+  );
 }
 
 /**
@@ -90,6 +107,11 @@ export async function createDeployment(name: string, extra: Record<string, strin
     baseUrl,
     api: `${baseUrl}/v1/mail`,
     env: (role: 'api' | 'worker' | 'all') =>
-      stackEnv(databaseUrl, sink.url, taskQueue, dataDir, { MAILER_ROLE: role, PORT: String(port), GRPC_PORT: String(grpcPort), ...extra }),
+      stackEnv(databaseUrl, sink.url, taskQueue, dataDir, {
+        MAILER_ROLE: role,
+        PORT: String(port),
+        GRPC_PORT: String(grpcPort),
+        ...extra,
+      }),
   };
 }

@@ -56,7 +56,8 @@ export class SmtpConversation {
         return { code: Number(rows[rows.length - 1]!.slice(0, 3)), lines: rows.map((l) => l.slice(4)), text };
       }
       if (this.closed) throw new Error(`connection closed; unread: ${JSON.stringify(this.buffer)}`);
-      if (Date.now() > deadline) throw new Error(`no complete reply in ${timeoutMs} ms; have ${JSON.stringify(this.buffer)}`);
+      if (Date.now() > deadline)
+        throw new Error(`no complete reply in ${timeoutMs} ms; have ${JSON.stringify(this.buffer)}`);
       await new Promise<void>((resolve) => {
         this.waiting = resolve;
         setTimeout(resolve, 200);

@@ -26,7 +26,12 @@ export interface SmtpSink {
 }
 
 /** A plain receiving server: anyone may send, no TLS, up to 64 MB (the bench's sink takes the same). */
-export const SINK_SERVER_OPTIONS = { authOptional: true, disabledCommands: ['STARTTLS'], logger: false, size: 64 * 1024 * 1024 };
+export const SINK_SERVER_OPTIONS = {
+  authOptional: true,
+  disabledCommands: ['STARTTLS'],
+  logger: false,
+  size: 64 * 1024 * 1024,
+};
 
 function smtpError(reply: string): Error {
   const code = Number(reply.slice(0, 3));
@@ -50,7 +55,8 @@ export async function startSmtpSink(options: { parse?: boolean } = {}): Promise<
     async waitFor(n, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
       while (sink.messages.length < n) {
-        if (Date.now() > deadline) throw new Error(`sink received ${sink.messages.length} of ${n} messages in ${timeoutMs} ms`);
+        if (Date.now() > deadline)
+          throw new Error(`sink received ${sink.messages.length} of ${n} messages in ${timeoutMs} ms`);
         await new Promise((r) => setTimeout(r, 20));
       }
       return sink.messages;
@@ -72,7 +78,9 @@ export async function startSmtpSink(options: { parse?: boolean } = {}): Promise<
         sink.beforeAccept(raw, session).then(
           async () => {
             const parsed = parse ? await simpleParser(raw) : ({} as ParsedMail);
-            const messageId = parse ? (parsed.messageId ?? '') : (/^message-id:\s*(\S+)/im.exec(raw.toString('latin1'))?.[1] ?? '');
+            const messageId = parse
+              ? (parsed.messageId ?? '')
+              : (/^message-id:\s*(\S+)/im.exec(raw.toString('latin1'))?.[1] ?? '');
             // Counted only when the server accepts: that is when the message is the server's responsibility.
             sink.messages.push({
               messageId,
@@ -143,4 +151,3 @@ export function controlSink(sink: SmtpSink, passFirst: number) {
     },
   };
 }
-

@@ -23,7 +23,13 @@ export async function createTestDatabase(): Promise<string> {
 }
 
 /** The environment a service process of the test stack runs with (also for child processes). */
-export function stackEnv(databaseUrl: string, smtpUrl: string, taskQueue: string, dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+export function stackEnv(
+  databaseUrl: string,
+  smtpUrl: string,
+  taskQueue: string,
+  dataDir: string,
+  extra: Record<string, string> = {},
+): NodeJS.ProcessEnv {
   return {
     ...process.env,
     DATABASE_URL: databaseUrl,

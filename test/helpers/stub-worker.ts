@@ -8,13 +8,19 @@ import { inject } from 'vitest';
  * of its own on the dev server the integration setup started (the time-skipping test server cannot be
  * downloaded here). The worker stops when `fn` settles.
  */
-export async function withStubWorker<T>(activities: object, fn: (client: Client, taskQueue: string) => Promise<T>): Promise<T> {
+export async function withStubWorker<T>(
+  activities: object,
+  fn: (client: Client, taskQueue: string) => Promise<T>,
+): Promise<T> {
   const taskQueue = `wf-${crypto.randomBytes(4).toString('hex')}`;
   const nativeConnection = await NativeConnection.connect({ address: inject('temporalAddress') });
   const connection = await Connection.connect({ address: inject('temporalAddress') });
   try {
     const worker = await Worker.create({
-      connection: nativeConnection, taskQueue, activities, workflowBundle: { codePath: inject('workflowBundle') },
+      connection: nativeConnection,
+      taskQueue,
+      activities,
+      workflowBundle: { codePath: inject('workflowBundle') },
     });
     return await worker.runUntil(fn(new Client({ connection }), taskQueue));
   } finally {

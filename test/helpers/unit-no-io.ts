@@ -16,7 +16,9 @@ import { fileURLToPath } from 'node:url';
  */
 export class UnitTestIoError extends Error {
   constructor(call: string) {
-    super(`unit tests do no I/O: ${call} was called. Fake the dependency at its seam, or move the test to the integration project (docs/testing.md).`);
+    super(
+      `unit tests do no I/O: ${call} was called. Fake the dependency at its seam, or move the test to the integration project (docs/testing.md).`,
+    );
     this.name = 'UnitTestIoError';
   }
 }
@@ -28,10 +30,23 @@ const GUARDED = Symbol.for('mailer.unit-no-io');
 type Fn = (...args: unknown[]) => unknown;
 type Target = Record<string | symbol, unknown>;
 
-const show = (v: unknown) => (typeof v === 'string' ? `'${v.slice(0, 80)}'` : v instanceof URL ? `'${v.href}'` : typeof v === 'number' ? String(v) : '…');
+const show = (v: unknown) =>
+  typeof v === 'string'
+    ? `'${v.slice(0, 80)}'`
+    : v instanceof URL
+      ? `'${v.href}'`
+      : typeof v === 'number'
+        ? String(v)
+        : '…';
 
 /** Replaces target[name] by a function that throws (or, for a promise API, rejects) when `refuses` says so. */
-function guard(target: object, label: string, name: string, refuses: (args: unknown[]) => boolean = () => true, promises = false): void {
+function guard(
+  target: object,
+  label: string,
+  name: string,
+  refuses: (args: unknown[]) => boolean = () => true,
+  promises = false,
+): void {
   const t = target as Target;
   const original = t[name];
   if (typeof original !== 'function') return;
@@ -55,21 +70,55 @@ function filePath(p: unknown): string | undefined {
 /** A repository file a unit test may not read: anything in the checkout but node_modules and test/fixtures. */
 function repositoryFile(p: unknown): boolean {
   const file = filePath(p);
-  return file !== undefined && (file === repoRoot || file.startsWith(repoRoot + path.sep)) && !readable.some((dir) => file.startsWith(dir));
+  return (
+    file !== undefined &&
+    (file === repoRoot || file.startsWith(repoRoot + path.sep)) &&
+    !readable.some((dir) => file.startsWith(dir))
+  );
 }
 
 /** An open() that may create or change the file (flags w, a or +, as a string or as O_* bits). */
 function opensForWriting(flags: unknown): boolean {
   if (typeof flags === 'string') return /[wa+]/.test(flags);
-  if (typeof flags === 'number') return (flags & (fs.constants.O_WRONLY | fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_APPEND)) !== 0;
+  if (typeof flags === 'number')
+    return (
+      (flags &
+        (fs.constants.O_WRONLY |
+          fs.constants.O_RDWR |
+          fs.constants.O_CREAT |
+          fs.constants.O_TRUNC |
+          fs.constants.O_APPEND)) !==
+      0
+    );
   return false;
 }
 
-const WRITES = ['writeFile', 'appendFile', 'mkdir', 'mkdtemp', 'rm', 'rmdir', 'unlink', 'rename', 'copyFile', 'cp', 'chmod', 'lchmod', 'chown', 'lchown', 'truncate', 'symlink', 'link', 'utimes', 'lutimes'];
+const WRITES = [
+  'writeFile',
+  'appendFile',
+  'mkdir',
+  'mkdtemp',
+  'rm',
+  'rmdir',
+  'unlink',
+  'rename',
+  'copyFile',
+  'cp',
+  'chmod',
+  'lchmod',
+  'chown',
+  'lchown',
+  'truncate',
+  'symlink',
+  'link',
+  'utimes',
+  'lutimes',
+];
 const READS = ['readFile', 'readdir', 'opendir'];
 
 function install(): void {
-  for (const name of ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork']) guard(childProcess, 'child_process', name);
+  for (const name of ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork'])
+    guard(childProcess, 'child_process', name);
 
   // Every TCP and TLS client (http, http2, fetch, SMTP, PostgreSQL) connects through net.Socket, every server listens through net.Server.
   guard(net.Socket.prototype, 'net.Socket', 'connect');
@@ -86,7 +135,8 @@ function install(): void {
   for (const name of queries(dns)) guard(dns, 'dns', name);
   for (const name of queries(dns.Resolver.prototype)) guard(dns.Resolver.prototype, 'dns.Resolver', name);
   for (const name of queries(dns.promises)) guard(dns.promises, 'dns.promises', name, undefined, true);
-  for (const name of queries(dns.promises.Resolver.prototype)) guard(dns.promises.Resolver.prototype, 'dns.promises.Resolver', name, undefined, true);
+  for (const name of queries(dns.promises.Resolver.prototype))
+    guard(dns.promises.Resolver.prototype, 'dns.promises.Resolver', name, undefined, true);
 
   for (const name of WRITES) {
     guard(fs, 'fs', name);

@@ -28,20 +28,31 @@ export function useCli() {
     cli.workDir = await fs.mkdtemp(path.join(stack.dataDir, 'cli-'));
     // Only what the CLI reads, so that nothing of the test runner's environment configures it.
     const { MAILER_URL: _u, MAILER_API_KEY: _k, MAILER_ADMIN_TOKEN: _t, ...rest } = process.env;
-    baseEnv = { ...rest, MAILER_URL: `http://${stack.grpcAddress}`, MAILER_API_KEY: stack.apiKey, MAILER_ADMIN_TOKEN: ADMIN_TOKEN };
+    baseEnv = {
+      ...rest,
+      MAILER_URL: `http://${stack.grpcAddress}`,
+      MAILER_API_KEY: stack.apiKey,
+      MAILER_ADMIN_TOKEN: ADMIN_TOKEN,
+    };
   });
 
   /** Runs `mailer <args>` to its end. */
   function mailer(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 45_000): Promise<Run> {
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [BIN, ...args], { cwd: cli.workDir, env: { ...baseEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [BIN, ...args], {
+        cwd: cli.workDir,
+        env: { ...baseEnv, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
       child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
       const timer = setTimeout(() => {
         child.kill('SIGKILL');
-        reject(new Error(`mailer ${args.join(' ')} did not finish in ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+        reject(
+          new Error(`mailer ${args.join(' ')} did not finish in ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`),
+        );
       }, timeoutMs);
       child.on('error', reject);
       child.on('close', (code) => {

@@ -6,7 +6,13 @@ export interface ReceivedHook {
   path: string;
   headers: http.IncomingHttpHeaders;
   rawBody: string;
-  body: { id?: string; event: string; timestamp: string; email?: Record<string, unknown>; data: Record<string, unknown> };
+  body: {
+    id?: string;
+    event: string;
+    timestamp: string;
+    email?: Record<string, unknown>;
+    data: Record<string, unknown>;
+  };
   arrivedAt: number;
 }
 
@@ -36,13 +42,22 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     req.on('end', () => {
       const rawBody = Buffer.concat(chunks).toString('utf8');
       const path = req.url ?? '/';
-      const hook: ReceivedHook = { path, headers: req.headers, rawBody, body: JSON.parse(rawBody), arrivedAt: performance.now() };
+      const hook: ReceivedHook = {
+        path,
+        headers: req.headers,
+        rawBody,
+        body: JSON.parse(rawBody),
+        arrivedAt: performance.now(),
+      };
       receiver.received.push(hook);
       const nth = (perPath.get(path) ?? 0) + 1;
       perPath.set(path, nth);
       const answer = receiver.respond(hook, nth);
       const send = () => {
-        if (!res.destroyed) res.writeHead(answer.status, { 'content-type': 'text/plain' }).end(answer.body ?? `answered ${answer.status}`);
+        if (!res.destroyed)
+          res
+            .writeHead(answer.status, { 'content-type': 'text/plain' })
+            .end(answer.body ?? `answered ${answer.status}`);
       };
       if (answer.delayMs) setTimeout(send, answer.delayMs);
       else send();

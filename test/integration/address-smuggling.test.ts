@@ -15,7 +15,8 @@ const stack = useStack({ MAILER_RATE_LIMIT: '10000' });
 
 const send = (body: unknown) => call('POST', `${stack.api}/emails`, { token: stack.apiKey, body });
 const schedule = (body: unknown) => call('POST', `${stack.api}/emails/schedule`, { token: stack.apiKey, body });
-const batch = (emails: unknown[]) => call('POST', `${stack.api}/emails/batch`, { token: stack.apiKey, body: { emails } });
+const batch = (emails: unknown[]) =>
+  call('POST', `${stack.api}/emails/batch`, { token: stack.apiKey, body: { emails } });
 
 function expect400(res: JsonResponse, field: string, problem: RegExp): void {
   expect(res.status, res.text.slice(0, 300)).toBe(400);
@@ -46,9 +47,12 @@ describe('one mailbox per entry, in every address field', () => {
     ['cc', { cc: ['a@x.example, b@y.example'] }, 'cc[0]', LIST],
     ['bcc', { bcc: ['ok@example.net', 'ok2@example.net', 'Undisclosed: a@x.example, b@y.example;'] }, 'bcc[2]', GROUP],
     ['reply_to', { reply_to: ['a@x.example,b@y.example'] }, 'reply_to[0]', LIST],
-  ] as const)('%s: a list or group inside one entry is a 400 naming the entry', async (_name, fields, field, problem) => {
-    expect400(await send(validEmail(fields)), field, problem);
-  });
+  ] as const)(
+    '%s: a list or group inside one entry is a 400 naming the entry',
+    async (_name, fields, field, problem) => {
+      expect400(await send(validEmail(fields)), field, problem);
+    },
+  );
 
   it('the same rule holds for scheduled and batch sends (prefixed in a batch)', async () => {
     const at = new Date(Date.now() + 3_600_000).toISOString();
@@ -70,7 +74,9 @@ describe('one mailbox per entry, in every address field', () => {
 
   it('attachment content_type is bounded in length', async () => {
     const contentType = `application/${'x'.repeat(250)}`;
-    const res = await send(validEmail({ attachments: [{ filename: 'a.bin', content: 'aGk=', content_type: contentType }] }));
+    const res = await send(
+      validEmail({ attachments: [{ filename: 'a.bin', content: 'aGk=', content_type: contentType }] }),
+    );
     expect(res.status).toBe(400);
     expect(res.body.message).toMatch(/attachments\[0\]\.content_type: length 262 exceeds the maximum of 255/);
   });
@@ -78,13 +84,15 @@ describe('one mailbox per entry, in every address field', () => {
 
 describe('what is sent is what was parsed', () => {
   it('quoted names with commas stay valid; envelope and headers carry exactly the parsed mailboxes', async () => {
-    const res = await send(validEmail({
-      from: '"Support, Example" <sender@example.com>',
-      to: ['"Doe, John" <john@example.net>', 'Jane <jane@example.net>'],
-      cc: ['"Lee, Ann" <ann@example.net>'],
-      bcc: ['hidden@example.net'],
-      reply_to: ['"Help, Desk" <help@example.com>'],
-    }));
+    const res = await send(
+      validEmail({
+        from: '"Support, Example" <sender@example.com>',
+        to: ['"Doe, John" <john@example.net>', 'Jane <jane@example.net>'],
+        cc: ['"Lee, Ann" <ann@example.net>'],
+        bcc: ['hidden@example.net'],
+        reply_to: ['"Help, Desk" <help@example.com>'],
+      }),
+    );
     expect(res.status, res.text).toBe(200);
     const id = res.body.id as string;
     // The envelopes are set from the parse: to + cc + bcc, a copy each under its own return path, nothing else.
@@ -93,9 +101,16 @@ describe('what is sent is what was parsed', () => {
       return found.length >= 4 ? found : undefined;
     });
     ['john@example.net', 'jane@example.net', 'ann@example.net', 'hidden@example.net'].forEach((recipient, i) => {
-      expect(copies.find((x) => x.envelopeTo.join() === recipient)?.envelopeFrom).toMatch(returnPathPattern(id, 'example.com', i));
+      expect(copies.find((x) => x.envelopeTo.join() === recipient)?.envelopeFrom).toMatch(
+        returnPathPattern(id, 'example.com', i),
+      );
     });
-    expect(copies.flatMap((x) => x.envelopeTo).sort()).toEqual(['ann@example.net', 'hidden@example.net', 'jane@example.net', 'john@example.net']);
+    expect(copies.flatMap((x) => x.envelopeTo).sort()).toEqual([
+      'ann@example.net',
+      'hidden@example.net',
+      'jane@example.net',
+      'john@example.net',
+    ]);
     const m = copies[0]!;
     // The headers are built from the parsed parts: one mailbox each, names intact, Bcc absent.
     expect(m.parsed.from?.value).toEqual([{ name: 'Support, Example', address: 'sender@example.com' }]);
@@ -132,21 +147,42 @@ describe('what is sent is what was parsed', () => {
 
   it('a scheduled email is sent from the mailboxes parsed when it was scheduled', async () => {
     const at = new Date(Date.now() + 1500).toISOString();
-    const res = await schedule(validEmail({ from: '"Ops, Team" <sender@example.com>', to: ['"Roe, Rick" <rick@example.net>'], scheduled_at: at }));
+    const res = await schedule(
+      validEmail({
+        from: '"Ops, Team" <sender@example.com>',
+        to: ['"Roe, Rick" <rick@example.net>'],
+        scheduled_at: at,
+      }),
+    );
     expect(res.status, res.text).toBe(200);
     const listed = await call('GET', `${stack.api}/emails/scheduled/${res.body.id as string}`, { token: stack.apiKey });
     expect(listed.body.from).toBe('"Ops, Team" <sender@example.com>');
-    const m = await eventually(async () => stack.sink.messages.find((x) => x.envelopeTo.includes('rick@example.net')), 30_000);
+    const m = await eventually(
+      async () => stack.sink.messages.find((x) => x.envelopeTo.includes('rick@example.net')),
+      30_000,
+    );
     expect(m.envelopeFrom).toMatch(returnPathPattern(/em_[0-9a-z]{26}/, 'example.com'));
     expect(m.parsed.from?.value).toEqual([{ name: 'Ops, Team', address: 'sender@example.com' }]);
-    expect((Array.isArray(m.parsed.to) ? m.parsed.to[0]! : m.parsed.to!).value).toEqual([{ name: 'Roe, Rick', address: 'rick@example.net' }]);
+    expect((Array.isArray(m.parsed.to) ? m.parsed.to[0]! : m.parsed.to!).value).toEqual([
+      { name: 'Roe, Rick', address: 'rick@example.net' },
+    ]);
   });
 
   it('an internationalised sender domain, added in either form, verifies and sends with an ASCII Message-ID', async () => {
-    const added = await call('POST', `${stack.admin}/accounts/${stack.accountId}/domains`, { token: ADMIN_TOKEN, body: { name: 'Bücher.de' } });
+    const added = await call('POST', `${stack.admin}/accounts/${stack.accountId}/domains`, {
+      token: ADMIN_TOKEN,
+      body: { name: 'Bücher.de' },
+    });
     expect(added.status, added.text).toBe(200);
     expect(added.body.name).toBe('xn--bcher-kva.de');
-    expect((await call('POST', `${stack.admin}/domains/${added.body.id as string}/verify`, { token: ADMIN_TOKEN, body: { force: true } })).body.verified).toBe(true);
+    expect(
+      (
+        await call('POST', `${stack.admin}/domains/${added.body.id as string}/verify`, {
+          token: ADMIN_TOKEN,
+          body: { force: true },
+        })
+      ).body.verified,
+    ).toBe(true);
     const res = await send(validEmail({ from: 'Zoë <zoe@bücher.de>' }));
     expect(res.status, res.text).toBe(200);
     const m = await arrived(res.body.id as string);

@@ -12,7 +12,13 @@ const adminCall = (method: string, path: string, body?: unknown) =>
 describe('accounts', () => {
   it('POST /accounts creates a healthy account with quota 100', async () => {
     const res = await admin(stack, 'POST', '/accounts', { name: 'Acme Ltd' });
-    expect(res.body).toEqual({ id: expect.stringMatching(/^acc_[0-9a-z]{26}$/), name: 'Acme Ltd', status: 'healthy', daily_quota: 100, created_at: expect.stringMatching(ISO) });
+    expect(res.body).toEqual({
+      id: expect.stringMatching(/^acc_[0-9a-z]{26}$/),
+      name: 'Acme Ltd',
+      status: 'healthy',
+      daily_quota: 100,
+      created_at: expect.stringMatching(ISO),
+    });
   });
 
   it('POST /accounts without a name is 400', async () => {
@@ -25,11 +31,20 @@ describe('accounts', () => {
     const s = await createSender(stack, 'stats', 'stats.example');
     const before = await admin(stack, 'GET', `/accounts/${s.accountId}`);
     expect(before.body).toEqual({
-      id: s.accountId, name: 'stats', status: 'healthy', daily_quota: 1000, created_at: expect.stringMatching(ISO),
-      sent_today: 0, bounce_rate: 0, complaint_rate: 0,
+      id: s.accountId,
+      name: 'stats',
+      status: 'healthy',
+      daily_quota: 1000,
+      created_at: expect.stringMatching(ISO),
+      sent_today: 0,
+      bounce_rate: 0,
+      complaint_rate: 0,
     });
     for (let i = 0; i < 2; i++) {
-      expect((await call('POST', `${stack.api}/emails`, { token: s.key, body: validEmail({ from: 'a@stats.example' }) })).status).toBe(200);
+      expect(
+        (await call('POST', `${stack.api}/emails`, { token: s.key, body: validEmail({ from: 'a@stats.example' }) }))
+          .status,
+      ).toBe(200);
     }
     const after = await admin(stack, 'GET', `/accounts/${s.accountId}`);
     expect(after.body.sent_today).toBe(2);
@@ -63,11 +78,18 @@ describe('accounts', () => {
 
   it('GET /accounts lists every account, the seeded default included', async () => {
     const id = await createAccount(stack, 'listed');
-    const res = await admin<{ accounts: { id: string; name: string; daily_quota: number }[] }>(stack, 'GET', '/accounts');
+    const res = await admin<{ accounts: { id: string; name: string; daily_quota: number }[] }>(
+      stack,
+      'GET',
+      '/accounts',
+    );
     const ids = res.body.accounts.map((a) => a.id);
     expect(ids).toContain(id);
     expect(ids).toContain(stack.accountId);
-    expect(res.body.accounts.find((a) => a.id === stack.accountId)).toMatchObject({ name: 'default', daily_quota: 1000 });
+    expect(res.body.accounts.find((a) => a.id === stack.accountId)).toMatchObject({
+      name: 'default',
+      daily_quota: 1000,
+    });
   });
 });
 
@@ -82,10 +104,22 @@ describe('domains', () => {
       open_tracking: false,
       click_tracking: false,
     });
-    const records = res.body.dns_records as { type: string; name: string; value: string; purpose: string; status: string }[];
+    const records = res.body.dns_records as {
+      type: string;
+      name: string;
+      value: string;
+      purpose: string;
+      status: string;
+    }[];
     expect(records.length).toBeGreaterThan(0);
     for (const r of records) {
-      expect(r).toEqual({ type: expect.any(String), name: expect.any(String), value: expect.any(String), purpose: expect.any(String), status: 'pending' });
+      expect(r).toEqual({
+        type: expect.any(String),
+        name: expect.any(String),
+        value: expect.any(String),
+        purpose: expect.any(String),
+        status: 'pending',
+      });
     }
     expect(records.some((r) => r.type === 'TXT' && r.name.endsWith('mail.domains.example'))).toBe(true);
   });
@@ -104,8 +138,17 @@ describe('domains', () => {
     const id = await createAccount(stack, 'two domains');
     const a = await addDomain(stack, id, 'one.example', false);
     const b = await addDomain(stack, id, 'two.example', true);
-    const res = await admin<{ domains: { id: string; name: string; verified: boolean; dns_records: unknown[] }[] }>(stack, 'GET', `/accounts/${id}/domains`);
-    expect(res.body.domains.map((d) => [d.id, d.name, d.verified]).sort()).toEqual([[a, 'one.example', false], [b, 'two.example', true]].sort());
+    const res = await admin<{ domains: { id: string; name: string; verified: boolean; dns_records: unknown[] }[] }>(
+      stack,
+      'GET',
+      `/accounts/${id}/domains`,
+    );
+    expect(res.body.domains.map((d) => [d.id, d.name, d.verified]).sort()).toEqual(
+      [
+        [a, 'one.example', false],
+        [b, 'two.example', true],
+      ].sort(),
+    );
     for (const d of res.body.domains) expect(d.dns_records.length).toBeGreaterThan(0);
   });
 
@@ -137,9 +180,13 @@ describe('domains', () => {
     const id = await createAccount(stack, 'sends after verify');
     const domainId = await addDomain(stack, id, 'later.example', false);
     const { key } = await createKey(stack, id, 'send_only');
-    expect((await call('POST', `${stack.api}/emails`, { token: key, body: validEmail({ from: 'a@later.example' }) })).status).toBe(403);
+    expect(
+      (await call('POST', `${stack.api}/emails`, { token: key, body: validEmail({ from: 'a@later.example' }) })).status,
+    ).toBe(403);
     await admin(stack, 'POST', `/domains/${domainId}/verify`, { force: true });
-    expect((await call('POST', `${stack.api}/emails`, { token: key, body: validEmail({ from: 'a@later.example' }) })).status).toBe(200);
+    expect(
+      (await call('POST', `${stack.api}/emails`, { token: key, body: validEmail({ from: 'a@later.example' }) })).status,
+    ).toBe(200);
   });
 });
 
@@ -153,7 +200,14 @@ describe('domains', () => {
     expect(click.body).toMatchObject({ open_tracking: true, click_tracking: true });
     const off = await admin(stack, 'PATCH', `/domains/${domainId}`, { open_tracking: false });
     expect(off.body).toMatchObject({ open_tracking: false, click_tracking: true });
-    const listed = await admin<{ domains: { id: string; open_tracking: boolean; click_tracking: boolean }[] }>(stack, 'GET', `/accounts/${id}/domains`);
-    expect(listed.body.domains.find((d) => d.id === domainId)).toMatchObject({ open_tracking: false, click_tracking: true });
+    const listed = await admin<{ domains: { id: string; open_tracking: boolean; click_tracking: boolean }[] }>(
+      stack,
+      'GET',
+      `/accounts/${id}/domains`,
+    );
+    expect(listed.body.domains.find((d) => d.id === domainId)).toMatchObject({
+      open_tracking: false,
+      click_tracking: true,
+    });
   });
 });

@@ -13,10 +13,18 @@ const adminCall = (method: string, path: string, body?: unknown) =>
 describe('API keys', () => {
   it('POST creates a key shown once; the list never shows it', async () => {
     const id = await createAccount(stack, 'keys');
-    const created = await admin(stack, 'POST', `/accounts/${id}/api-keys`, { name: 'ci', permission: 'send_only', allowed_domains: ['Keys.Example'] });
+    const created = await admin(stack, 'POST', `/accounts/${id}/api-keys`, {
+      name: 'ci',
+      permission: 'send_only',
+      allowed_domains: ['Keys.Example'],
+    });
     expect(created.body).toEqual({
-      id: expect.stringMatching(/^key_[0-9a-z]{26}$/), name: 'ci', permission: 'send_only', allowed_domains: ['keys.example'],
-      created_at: expect.stringMatching(ISO), key: expect.stringMatching(/^mk_/),
+      id: expect.stringMatching(/^key_[0-9a-z]{26}$/),
+      name: 'ci',
+      permission: 'send_only',
+      allowed_domains: ['keys.example'],
+      created_at: expect.stringMatching(ISO),
+      key: expect.stringMatching(/^mk_/),
     });
     const key = created.body.key as string;
     const list = await admin<{ api_keys: Record<string, unknown>[] }>(stack, 'GET', `/accounts/${id}/api-keys`);
@@ -25,7 +33,11 @@ describe('API keys', () => {
     const item = list.body.api_keys[0]!;
     expect('key' in item).toBe(false);
     expect(item).toEqual({
-      id: created.body.id, name: 'ci', permission: 'send_only', allowed_domains: ['keys.example'], created_at: created.body.created_at,
+      id: created.body.id,
+      name: 'ci',
+      permission: 'send_only',
+      allowed_domains: ['keys.example'],
+      created_at: created.body.created_at,
       usage: { request_count: 0, email_sent_count: 0, error_rate: 0 },
     });
   });
@@ -43,21 +55,47 @@ describe('API keys', () => {
   it('usage counts requests, emails sent and the error rate, up to date when listed', async () => {
     const s = await createSender(stack, 'usage', 'usage.example');
     const { id: keyId, key } = await createKey(stack, s.accountId, 'all');
-    const ok1 = await call('POST', `${stack.api}/emails`, { token: key, body: validEmail({ from: 'a@usage.example' }) });
-    const ok2 = await call('POST', `${stack.api}/emails`, { token: key, body: validEmail({ from: 'a@usage.example' }) });
+    const ok1 = await call('POST', `${stack.api}/emails`, {
+      token: key,
+      body: validEmail({ from: 'a@usage.example' }),
+    });
+    const ok2 = await call('POST', `${stack.api}/emails`, {
+      token: key,
+      body: validEmail({ from: 'a@usage.example' }),
+    });
     const ok3 = await call('GET', `${stack.api}/emails`, { token: key });
     const bad = await call('GET', `${stack.api}/emails/em_missing`, { token: key });
     expect([ok1.status, ok2.status, ok3.status, bad.status]).toEqual([200, 200, 200, 404]);
 
-    const list = await admin<{ api_keys: { id: string; usage: Record<string, number> }[] }>(stack, 'GET', `/accounts/${s.accountId}/api-keys`);
-    expect(list.body.api_keys.find((k) => k.id === keyId)!.usage).toEqual({ request_count: 4, email_sent_count: 2, error_rate: 0.25 });
+    const list = await admin<{ api_keys: { id: string; usage: Record<string, number> }[] }>(
+      stack,
+      'GET',
+      `/accounts/${s.accountId}/api-keys`,
+    );
+    expect(list.body.api_keys.find((k) => k.id === keyId)!.usage).toEqual({
+      request_count: 4,
+      email_sent_count: 2,
+      error_rate: 0.25,
+    });
     // The account's other key is counted apart.
-    expect(list.body.api_keys.find((k) => k.id === s.keyId)!.usage).toEqual({ request_count: 0, email_sent_count: 0, error_rate: 0 });
+    expect(list.body.api_keys.find((k) => k.id === s.keyId)!.usage).toEqual({
+      request_count: 0,
+      email_sent_count: 0,
+      error_rate: 0,
+    });
 
     // Counting goes on: the next listing reflects the next request at once.
     expect((await call('GET', `${stack.api}/emails`, { token: key })).status).toBe(200);
-    const again = await admin<{ api_keys: { id: string; usage: Record<string, number> }[] }>(stack, 'GET', `/accounts/${s.accountId}/api-keys`);
-    expect(again.body.api_keys.find((k) => k.id === keyId)!.usage).toEqual({ request_count: 5, email_sent_count: 2, error_rate: 0.2 });
+    const again = await admin<{ api_keys: { id: string; usage: Record<string, number> }[] }>(
+      stack,
+      'GET',
+      `/accounts/${s.accountId}/api-keys`,
+    );
+    expect(again.body.api_keys.find((k) => k.id === keyId)!.usage).toEqual({
+      request_count: 5,
+      email_sent_count: 2,
+      error_rate: 0.2,
+    });
   });
 
   it('DELETE answers {success: true, message}; the key is 401 from the next request and leaves the list', async () => {
@@ -88,16 +126,24 @@ const postWebhookUrl = async (name: string, url: string) => {
 describe('webhooks', () => {
   it('POST creates a webhook whose secret is shown once; the list omits it', async () => {
     const id = await createAccount(stack, 'hooks');
-    const created = await admin(stack, 'POST', `/accounts/${id}/webhooks`, { url: PUBLIC_URL, events: ['delivery', 'bounce'] });
+    const created = await admin(stack, 'POST', `/accounts/${id}/webhooks`, {
+      url: PUBLIC_URL,
+      events: ['delivery', 'bounce'],
+    });
     expect(created.body).toEqual({
-      id: expect.stringMatching(/^wh_[0-9a-z]{26}$/), url: PUBLIC_URL, events: ['delivery', 'bounce'],
-      created_at: expect.stringMatching(ISO), secret: expect.any(String),
+      id: expect.stringMatching(/^wh_[0-9a-z]{26}$/),
+      url: PUBLIC_URL,
+      events: ['delivery', 'bounce'],
+      created_at: expect.stringMatching(ISO),
+      secret: expect.any(String),
     });
     const secret = created.body.secret as string;
     expect(secret.length).toBeGreaterThanOrEqual(32);
     const list = await admin<{ webhooks: Record<string, unknown>[] }>(stack, 'GET', `/accounts/${id}/webhooks`);
     expect(list.text).not.toContain(secret);
-    expect(list.body.webhooks).toEqual([{ id: created.body.id, url: PUBLIC_URL, events: ['delivery', 'bounce'], created_at: created.body.created_at }]);
+    expect(list.body.webhooks).toEqual([
+      { id: created.body.id, url: PUBLIC_URL, events: ['delivery', 'bounce'], created_at: created.body.created_at },
+    ]);
   });
 
   it.each([
@@ -126,7 +172,10 @@ describe('webhooks', () => {
 
   it('refuses an invalid event type and an empty event list', async () => {
     const id = await createAccount(stack, 'bad events');
-    const bad = await adminCall('POST', `/accounts/${id}/webhooks`, { url: PUBLIC_URL, events: ['delivery', 'opened'] });
+    const bad = await adminCall('POST', `/accounts/${id}/webhooks`, {
+      url: PUBLIC_URL,
+      events: ['delivery', 'opened'],
+    });
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ error: 'validation error', message: expect.stringContaining('opened') });
     const none = await adminCall('POST', `/accounts/${id}/webhooks`, { url: PUBLIC_URL, events: [] });
@@ -143,7 +192,10 @@ describe('webhooks', () => {
 
   it('DELETE answers {success: true, message} and removes it; again is 404', async () => {
     const id = await createAccount(stack, 'delete hook');
-    const created = await admin<{ id: string }>(stack, 'POST', `/accounts/${id}/webhooks`, { url: PUBLIC_URL, events: ['send'] });
+    const created = await admin<{ id: string }>(stack, 'POST', `/accounts/${id}/webhooks`, {
+      url: PUBLIC_URL,
+      events: ['send'],
+    });
     const del = await admin(stack, 'DELETE', `/webhooks/${created.body.id}`);
     expect(del.body).toEqual({ success: true, message: expect.any(String) });
     expect((await admin<{ webhooks: unknown[] }>(stack, 'GET', `/accounts/${id}/webhooks`)).body.webhooks).toEqual([]);
@@ -164,16 +216,26 @@ describe('webhooks', () => {
     const receiver = await startWebhookReceiver();
     try {
       const s = await createSender(stack, 'rebind', 'rebind.example');
-      const hook = await admin<{ id: string }>(stack, 'POST', `/accounts/${s.accountId}/webhooks`, { url: PUBLIC_URL, events: ['delivery'] });
+      const hook = await admin<{ id: string }>(stack, 'POST', `/accounts/${s.accountId}/webhooks`, {
+        url: PUBLIC_URL,
+        events: ['delivery'],
+      });
       // What a name that now resolves to a loopback address amounts to: the stored URL points there.
       await stack.mailer.sql`update webhooks set url = ${`${receiver.url}/rebound`} where id = ${hook.body.id}`;
       await call('POST', `${stack.api}/emails`, { token: s.key, body: validEmail({ from: 'x@rebind.example' }) });
-      const discarded = await eventually(async () => {
-        const r = await admin<{ deliveries: { status: string; attempts: { status_code: number; error: string }[] }[] }>(stack, 'GET', `/webhooks/${hook.body.id}/deliveries`);
-        return r.body.deliveries[0]?.status === 'discarded' ? r.body.deliveries[0] : undefined;
-      }, 30_000, 200);
+      const discarded = await eventually(
+        async () => {
+          const r = await admin<{
+            deliveries: { status: string; attempts: { status_code: number; error: string }[] }[];
+          }>(stack, 'GET', `/webhooks/${hook.body.id}/deliveries`);
+          return r.body.deliveries[0]?.status === 'discarded' ? r.body.deliveries[0] : undefined;
+        },
+        30_000,
+        200,
+      );
       expect(discarded.attempts).toHaveLength(4);
-      for (const a of discarded.attempts) expect(a).toMatchObject({ status_code: 0, error: expect.stringMatching(/private or loopback/) });
+      for (const a of discarded.attempts)
+        expect(a).toMatchObject({ status_code: 0, error: expect.stringMatching(/private or loopback/) });
       expect(receiver.received).toEqual([]);
     } finally {
       await receiver.close();
@@ -185,10 +247,15 @@ describe('webhooks', () => {
 
     it('a loopback URL is accepted', async () => {
       const res = await call('POST', `${open.admin}/accounts/${open.accountId}/webhooks`, {
-        token: ADMIN_TOKEN, body: { url: 'http://127.0.0.1:9/hook', events: ['delivery'] },
+        token: ADMIN_TOKEN,
+        body: { url: 'http://127.0.0.1:9/hook', events: ['delivery'] },
       });
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ url: 'http://127.0.0.1:9/hook', events: ['delivery'], secret: expect.any(String) });
+      expect(res.body).toMatchObject({
+        url: 'http://127.0.0.1:9/hook',
+        events: ['delivery'],
+        secret: expect.any(String),
+      });
     });
   });
 });

@@ -20,7 +20,12 @@ describe('404 for unknown ids', () => {
     ['GET', '/accounts/acc_unknown/domains', undefined, 'account acc_unknown not found'],
     ['POST', '/accounts/acc_unknown/api-keys', { name: 'k', permission: 'all' }, 'account acc_unknown not found'],
     ['GET', '/accounts/acc_unknown/api-keys', undefined, 'account acc_unknown not found'],
-    ['POST', '/accounts/acc_unknown/webhooks', { url: 'https://93.184.215.14/h', events: ['send'] }, 'account acc_unknown not found'],
+    [
+      'POST',
+      '/accounts/acc_unknown/webhooks',
+      { url: 'https://93.184.215.14/h', events: ['send'] },
+      'account acc_unknown not found',
+    ],
     ['GET', '/accounts/acc_unknown/webhooks', undefined, 'account acc_unknown not found'],
     ['POST', '/domains/dom_unknown/verify', { force: true }, 'domain dom_unknown not found'],
     ['PATCH', '/domains/dom_unknown', { open_tracking: true }, 'domain dom_unknown not found'],
@@ -34,11 +39,17 @@ describe('404 for unknown ids', () => {
 });
 
 /** Three emails to list, one to a refused recipient; their ids once every outcome is known (two delivered, one bounced). */
-async function sendListed(key: string, list: (query: string) => Promise<{ body: { total: number } }>): Promise<string[]> {
+async function sendListed(
+  key: string,
+  list: (query: string) => Promise<{ body: { total: number } }>,
+): Promise<string[]> {
   const ids: string[] = [];
   const recipients = ['a@example.net', 'bounce@example.net', 'c@example.net'];
   for (const [i, to] of recipients.entries()) {
-    const res = await call<{ id: string }>('POST', `${stack.api}/emails`, { token: key, body: validEmail({ from: 'l@list.example', to: [to], subject: `list ${i}` }) });
+    const res = await call<{ id: string }>('POST', `${stack.api}/emails`, {
+      token: key,
+      body: validEmail({ from: 'l@list.example', to: [to], subject: `list ${i}` }),
+    });
     expect(res.status).toBe(200);
     ids.push(res.body.id);
   }
@@ -49,11 +60,12 @@ async function sendListed(key: string, list: (query: string) => Promise<{ body: 
 describe('GET /emails: filters, pagination, newest first', () => {
   let s: Awaited<ReturnType<typeof createSender>>;
   const ids: string[] = [];
-  const list = (query = '') => call<{ data: Record<string, unknown>[]; total: number }>('GET', `${stack.api}/emails${query}`, { token: s.key });
+  const list = (query = '') =>
+    call<{ data: Record<string, unknown>[]; total: number }>('GET', `${stack.api}/emails${query}`, { token: s.key });
 
   beforeAll(async () => {
     s = await createSender(stack, 'lister', 'list.example');
-    ids.push(...await sendListed(s.key, list));
+    ids.push(...(await sendListed(s.key, list)));
   });
 
   it('lists every email of the account, newest first, with the list item fields only', async () => {
@@ -62,8 +74,12 @@ describe('GET /emails: filters, pagination, newest first', () => {
     expect(res.body.total).toBe(3);
     expect(res.body.data.map((e) => e.id)).toEqual([...ids].reverse());
     expect(res.body.data[0]).toEqual({
-      id: ids[2], from: 'l@list.example', to: ['c@example.net'],
-      subject: 'list 2', status: 'delivered', created_at: expect.stringMatching(ISO),
+      id: ids[2],
+      from: 'l@list.example',
+      to: ['c@example.net'],
+      subject: 'list 2',
+      status: 'delivered',
+      created_at: expect.stringMatching(ISO),
     });
     const created = res.body.data.map((e) => Date.parse(e.created_at as string));
     expect([...created].sort((a, b) => b - a)).toEqual(created);
@@ -71,7 +87,10 @@ describe('GET /emails: filters, pagination, newest first', () => {
 
   it('filters by status', async () => {
     const delivered = await list('?status=delivered');
-    expect(delivered.body).toEqual({ data: [expect.objectContaining({ id: ids[2] }), expect.objectContaining({ id: ids[0] })], total: 2 });
+    expect(delivered.body).toEqual({
+      data: [expect.objectContaining({ id: ids[2] }), expect.objectContaining({ id: ids[0] })],
+      total: 2,
+    });
     const bounced = await list('?status=bounced');
     expect(bounced.body).toEqual({ data: [expect.objectContaining({ id: ids[1], status: 'bounced' })], total: 1 });
     for (const status of ['pending', 'sent', 'complained']) {
@@ -102,7 +121,14 @@ describe('GET /emails: filters, pagination, newest first', () => {
 
   it('defaults to page 1 with 20 items', async () => {
     for (let i = 0; i < 20; i++) {
-      expect((await call('POST', `${stack.api}/emails`, { token: s.key, body: validEmail({ from: 'l@list.example', subject: `more ${i}` }) })).status).toBe(200);
+      expect(
+        (
+          await call('POST', `${stack.api}/emails`, {
+            token: s.key,
+            body: validEmail({ from: 'l@list.example', subject: `more ${i}` }),
+          })
+        ).status,
+      ).toBe(200);
     }
     const res = await list();
     expect(res.body.total).toBe(23);
@@ -114,6 +140,13 @@ describe('GET /emails: filters, pagination, newest first', () => {
 
   it('shows the detail of a bounced email with its status', async () => {
     const res = await call('GET', `${stack.api}/emails/${ids[1]}`, { token: s.key });
-    expect(res.body).toMatchObject({ id: ids[1], status: 'bounced', to: ['bounce@example.net'], job_type: 'direct', job_id: '', mal_status: 'healthy' });
+    expect(res.body).toMatchObject({
+      id: ids[1],
+      status: 'bounced',
+      to: ['bounce@example.net'],
+      job_type: 'direct',
+      job_id: '',
+      mal_status: 'healthy',
+    });
   });
 });

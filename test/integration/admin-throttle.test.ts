@@ -41,7 +41,9 @@ function getFrom(from: string, path: string, token?: string, forwardedFor?: stri
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text) as Answer['body'] }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text) as Answer['body'] }),
+      );
     });
     req.on('error', reject);
   });
@@ -74,7 +76,8 @@ describe('failed admin-token attempts', () => {
 
   it('behind a trusted proxy count each client by its X-Forwarded-For, and never by what an untrusted peer claims', async () => {
     // Two clients behind the proxy: the guesser's failures are its own.
-    for (let i = 0; i <= ADMIN_AUTH_LIMITS.perClient; i++) await getFrom(PROXY, '/accounts', guess(i, 'p'), '198.51.100.1');
+    for (let i = 0; i <= ADMIN_AUTH_LIMITS.perClient; i++)
+      await getFrom(PROXY, '/accounts', guess(i, 'p'), '198.51.100.1');
     expect((await getFrom(PROXY, '/accounts', guess(0, 'q'), '198.51.100.1')).status).toBe(429);
     expect((await getFrom(PROXY, '/accounts', guess(0, 'q'), '198.51.100.2')).status).toBe(401);
     expect((await getFrom(PROXY, '/accounts', ADMIN_TOKEN, '198.51.100.1')).status).toBe(200);
@@ -88,14 +91,17 @@ describe('failed admin-token attempts', () => {
 
   it('do not count a missing or malformed header (no guess was made)', async () => {
     const client = '127.0.0.4';
-    for (let i = 0; i < ADMIN_AUTH_LIMITS.perClient + 5; i++) expect((await getFrom(client, '/accounts')).status).toBe(401);
+    for (let i = 0; i < ADMIN_AUTH_LIMITS.perClient + 5; i++)
+      expect((await getFrom(client, '/accounts')).status).toBe(401);
     expect((await getFrom(client, '/accounts', guess(0, 'm'))).status).toBe(401);
   });
 
   it('over gRPC count against the same address as REST, and are answered RESOURCE_EXHAUSTED with retry-after; the right token still passes', async () => {
     // The gRPC client connects from 127.0.0.1; this test file's other calls come from other addresses.
     for (let i = 0; i < ADMIN_AUTH_LIMITS.perClient; i++) {
-      expect(failed(await rpc(admin, 'ListAccounts', {}, bearer(guess(i, 'y')))).code).toBe(grpc.status.UNAUTHENTICATED);
+      expect(failed(await rpc(admin, 'ListAccounts', {}, bearer(guess(i, 'y')))).code).toBe(
+        grpc.status.UNAUTHENTICATED,
+      );
     }
     const refused = failed(await rpc(admin, 'ListAccounts', {}, bearer(guess(99, 'y'))));
     const rest = await call('GET', `${stack.admin}/accounts`, { token: guess(100, 'y') });

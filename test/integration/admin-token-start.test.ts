@@ -12,8 +12,14 @@ const root = path.resolve(import.meta.dirname, '../..');
 describe('the admin token length', () => {
   it('npm start stops at once with that message and a failing exit code', () => {
     const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/start.ts'], {
-      cwd: root, encoding: 'utf8', timeout: 30_000,
-      env: { ...process.env, MAILER_ADMIN_TOKEN: 'adm_short', MAILER_DATA_DIR: path.join(os.tmpdir(), 'never-created') },
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: {
+        ...process.env,
+        MAILER_ADMIN_TOKEN: 'adm_short',
+        MAILER_DATA_DIR: path.join(os.tmpdir(), 'never-created'),
+      },
     });
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('MAILER_ADMIN_TOKEN must be at least 32 characters long');

@@ -11,7 +11,11 @@ const UNAUTHORIZED = { error: 'unauthorized', message: 'Invalid or missing API k
 /** Every endpoint of the spec, with a body that is valid for it, so that only authorization decides. */
 const endpoints = (from = 'sender@example.com'): { method: string; path: string; body?: unknown }[] => [
   { method: 'POST', path: '/emails', body: validEmail({ from }) },
-  { method: 'POST', path: '/emails/schedule', body: validEmail({ from, scheduled_at: new Date(Date.now() + 3_600_000).toISOString() }) },
+  {
+    method: 'POST',
+    path: '/emails/schedule',
+    body: validEmail({ from, scheduled_at: new Date(Date.now() + 3_600_000).toISOString() }),
+  },
   { method: 'GET', path: '/emails/scheduled' },
   { method: 'GET', path: '/emails/scheduled/sch_01jzzzzzzzzzzzzzzzzzzzzzzz' },
   { method: 'DELETE', path: '/emails/scheduled/sch_01jzzzzzzzzzzzzzzzzzzzzzzz' },
@@ -76,7 +80,8 @@ describe('401: missing, wrong, deleted or malformed API keys', () => {
     }
     // The same bodies with a valid key: the body is judged (400, 400, 413).
     const statuses = [];
-    for (const b of bodies) statuses.push((await call('POST', `${stack.api}/emails`, { ...b, token: stack.apiKey })).status);
+    for (const b of bodies)
+      statuses.push((await call('POST', `${stack.api}/emails`, { ...b, token: stack.apiKey })).status);
     expect(statuses).toEqual([400, 400, 413]);
   });
 
@@ -91,7 +96,10 @@ describe('401: missing, wrong, deleted or malformed API keys', () => {
     const del = await admin(stack, 'DELETE', `/api-keys/${id}`);
     expect(del.body).toEqual({ success: true, message: expect.any(String) });
     for (const e of endpoints()) {
-      const res = await call(e.method, `${stack.api}${e.path}`, { token: key, ...(e.body !== undefined ? { body: e.body } : {}) });
+      const res = await call(e.method, `${stack.api}${e.path}`, {
+        token: key,
+        ...(e.body !== undefined ? { body: e.body } : {}),
+      });
       expect(res.status, `${e.method} ${e.path}`).toBe(401);
       expect(res.body).toEqual(UNAUTHORIZED);
     }
@@ -103,7 +111,10 @@ describe('401: missing, wrong, deleted or malformed API keys', () => {
 /** A new account sending from `domain`, and an email it sent (200) and reads back (200). */
 async function senderWithEmail(name: string, domain: string) {
   const s = await createSender(stack, name, domain);
-  const sent = await call<{ id: string }>('POST', `${stack.api}/emails`, { token: s.key, body: validEmail({ from: `a@${domain}` }) });
+  const sent = await call<{ id: string }>('POST', `${stack.api}/emails`, {
+    token: s.key,
+    body: validEmail({ from: `a@${domain}` }),
+  });
   expect(sent.status).toBe(200);
   expect((await call('GET', `${stack.api}/emails/${sent.body.id}`, { token: s.key })).status).toBe(200);
   return { ...s, emailId: sent.body.id };
@@ -117,7 +128,10 @@ describe('401: missing, wrong, deleted or malformed API keys', () => {
     expect(patched.body.status).toBe('banned');
 
     for (const e of [...endpoints('a@banned.example'), { method: 'GET', path: `/emails/${emailId}` }]) {
-      const res = await call(e.method, `${stack.api}${e.path}`, { token: s.key, ...('body' in e && e.body !== undefined ? { body: e.body } : {}) });
+      const res = await call(e.method, `${stack.api}${e.path}`, {
+        token: s.key,
+        ...('body' in e && e.body !== undefined ? { body: e.body } : {}),
+      });
       expect(res.status, `${e.method} ${e.path}`).toBe(401);
       expect(res.body.error).toBe('unauthorized');
       expect(typeof res.body.message).toBe('string');
@@ -134,10 +148,18 @@ describe('403: permission levels, sender domains and paused accounts', () => {
   });
 
   it('a read_only key cannot send (403 permission denied) and nothing is stored', async () => {
-    const res = await call('POST', `${stack.api}/emails`, { token: readOnly, body: validEmail({ subject: 'read-only attempt' }) });
+    const res = await call('POST', `${stack.api}/emails`, {
+      token: readOnly,
+      body: validEmail({ subject: 'read-only attempt' }),
+    });
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ error: 'permission denied', message: expect.stringMatching(/read_only.*permission to send/) });
-    const list = await call<{ data: { subject: string }[] }>('GET', `${stack.api}/emails?page_size=100`, { token: readOnly });
+    expect(res.body).toEqual({
+      error: 'permission denied',
+      message: expect.stringMatching(/read_only.*permission to send/),
+    });
+    const list = await call<{ data: { subject: string }[] }>('GET', `${stack.api}/emails?page_size=100`, {
+      token: readOnly,
+    });
     expect(list.body.data.some((e) => e.subject === 'read-only attempt')).toBe(false);
   });
 
@@ -153,7 +175,10 @@ describe('403: permission levels, sender domains and paused accounts', () => {
   });
 
   it('a send_only key can send and query status', async () => {
-    const sent = await call<{ id: string; status: string }>('POST', `${stack.api}/emails`, { token: sendOnly, body: validEmail() });
+    const sent = await call<{ id: string; status: string }>('POST', `${stack.api}/emails`, {
+      token: sendOnly,
+      body: validEmail(),
+    });
     expect(sent.status).toBe(200);
     expect(sent.body.status).toBe('pending');
     const one = await call('GET', `${stack.api}/emails/${sent.body.id}`, { token: sendOnly });
@@ -167,45 +192,72 @@ describe('403: permission levels, sender domains and paused accounts', () => {
   it('a key with allowed_domains may send only from those domains; the 403 names the domain', async () => {
     await addDomain(stack, stack.accountId, 'second.example');
     const restricted = (await createKey(stack, stack.accountId, 'all', ['example.com'])).key;
-    const ok = await call('POST', `${stack.api}/emails`, { token: restricted, body: validEmail({ from: 'a@example.com' }) });
+    const ok = await call('POST', `${stack.api}/emails`, {
+      token: restricted,
+      body: validEmail({ from: 'a@example.com' }),
+    });
     expect(ok.status).toBe(200);
-    const refused = await call('POST', `${stack.api}/emails`, { token: restricted, body: validEmail({ from: 'a@second.example' }) });
+    const refused = await call('POST', `${stack.api}/emails`, {
+      token: restricted,
+      body: validEmail({ from: 'a@second.example' }),
+    });
     expect(refused.status).toBe(403);
     expect(refused.body).toEqual({ error: 'permission denied', message: expect.stringContaining('second.example') });
     // The domain itself is verified: an unrestricted key of the same account may send from it.
-    const unrestricted = await call('POST', `${stack.api}/emails`, { token: stack.apiKey, body: validEmail({ from: 'a@second.example' }) });
+    const unrestricted = await call('POST', `${stack.api}/emails`, {
+      token: stack.apiKey,
+      body: validEmail({ from: 'a@second.example' }),
+    });
     expect(unrestricted.status).toBe(200);
   });
 
   it('sending from an unverified domain of the account is 403 naming the domain', async () => {
     await addDomain(stack, stack.accountId, 'unverified.example', false);
-    const res = await call('POST', `${stack.api}/emails`, { token: stack.apiKey, body: validEmail({ from: 'a@unverified.example' }) });
+    const res = await call('POST', `${stack.api}/emails`, {
+      token: stack.apiKey,
+      body: validEmail({ from: 'a@unverified.example' }),
+    });
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ error: 'permission denied', message: expect.stringContaining('unverified.example') });
   });
 
   it('sending from a domain the account never added is 403', async () => {
-    const res = await call('POST', `${stack.api}/emails`, { token: stack.apiKey, body: validEmail({ from: 'a@nowhere.example' }) });
+    const res = await call('POST', `${stack.api}/emails`, {
+      token: stack.apiKey,
+      body: validEmail({ from: 'a@nowhere.example' }),
+    });
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ error: 'permission denied', message: expect.stringContaining('nowhere.example') });
   });
 
   it('sending from a domain verified by another account is 403', async () => {
     const other = await createSender(stack, 'other', 'other-account.example');
-    const own = await call('POST', `${stack.api}/emails`, { token: other.key, body: validEmail({ from: 'a@other-account.example' }) });
+    const own = await call('POST', `${stack.api}/emails`, {
+      token: other.key,
+      body: validEmail({ from: 'a@other-account.example' }),
+    });
     expect(own.status).toBe(200);
-    const res = await call('POST', `${stack.api}/emails`, { token: stack.apiKey, body: validEmail({ from: 'a@other-account.example' }) });
+    const res = await call('POST', `${stack.api}/emails`, {
+      token: stack.apiKey,
+      body: validEmail({ from: 'a@other-account.example' }),
+    });
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ error: 'permission denied', message: expect.stringContaining('other-account.example') });
   });
 
   it('a paused account gets 403 on send and 200 on reads; healthy again, it can send', async () => {
     const s = await createSender(stack, 'to be paused', 'paused.example');
-    const before = await call<{ id: string }>('POST', `${stack.api}/emails`, { token: s.key, body: validEmail({ from: 'a@paused.example' }) });
+    const before = await call<{ id: string }>('POST', `${stack.api}/emails`, {
+      token: s.key,
+      body: validEmail({ from: 'a@paused.example' }),
+    });
     expect(before.status).toBe(200);
 
     await admin(stack, 'PATCH', `/accounts/${s.accountId}`, { status: 'paused' });
-    const send = await call('POST', `${stack.api}/emails`, { token: s.key, body: validEmail({ from: 'a@paused.example' }) });
+    const send = await call('POST', `${stack.api}/emails`, {
+      token: s.key,
+      body: validEmail({ from: 'a@paused.example' }),
+    });
     expect(send.status).toBe(403);
     expect(send.body).toEqual({ error: 'permission denied', message: expect.stringMatching(/paused/) });
     const list = await call<{ total: number }>('GET', `${stack.api}/emails`, { token: s.key });
@@ -214,11 +266,14 @@ describe('403: permission levels, sender domains and paused accounts', () => {
     expect((await call('GET', `${stack.api}/emails/${before.body.id}`, { token: s.key })).status).toBe(200);
 
     await admin(stack, 'PATCH', `/accounts/${s.accountId}`, { status: 'healthy' });
-    expect((await call('POST', `${stack.api}/emails`, { token: s.key, body: validEmail({ from: 'a@paused.example' }) })).status).toBe(200);
+    expect(
+      (await call('POST', `${stack.api}/emails`, { token: s.key, body: validEmail({ from: 'a@paused.example' }) }))
+        .status,
+    ).toBe(200);
   });
 });
 
-describe('404: another account\'s email', () => {
+describe("404: another account's email", () => {
   it('answers {error: "not found", message: "email <id> not found"} for another account\'s email and an unknown one', async () => {
     const { emailId } = await senderWithEmail('owner', 'owner.example');
 
@@ -226,7 +281,9 @@ describe('404: another account\'s email', () => {
     expect(foreign.status).toBe(404);
     expect(foreign.body).toEqual({ error: 'not found', message: `email ${emailId} not found` });
 
-    const list = await call<{ data: { id: string }[] }>('GET', `${stack.api}/emails?page_size=100`, { token: stack.apiKey });
+    const list = await call<{ data: { id: string }[] }>('GET', `${stack.api}/emails?page_size=100`, {
+      token: stack.apiKey,
+    });
     expect(list.body.data.map((e) => e.id)).not.toContain(emailId);
 
     const unknown = await call('GET', `${stack.api}/emails/em_nonexistent`, { token: stack.apiKey });

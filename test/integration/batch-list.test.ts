@@ -17,7 +17,10 @@ describe('GET /emails/batch', () => {
     const from = () => ({ from: 'l@batch-lister.example' });
     const completed: string[] = [];
     for (let i = 0; i < 21; i++) completed.push(await sendBatchOk(s.key, items(1, `lister ${i}`, from)));
-    const failedJob = await sendBatchOk(s.key, items(2, 'lister failing', (i) => ({ ...from(), to: [`x${i}@refused.example`] })));
+    const failedJob = await sendBatchOk(
+      s.key,
+      items(2, 'lister failing', (i) => ({ ...from(), to: [`x${i}@refused.example`] })),
+    );
     for (const id of completed) await finished(id, s.key);
     await finished(failedJob, s.key);
 
@@ -39,11 +42,23 @@ describe('GET /emails/batch', () => {
     expect(all.body.total_count).toBe(23);
     expect(all.body.batch_jobs.map((j) => j.job_id)).toEqual(newestFirst.slice(0, 20));
     expect(all.body.batch_jobs[0]).toEqual({
-      job_id: running, total_count: 1, sent_count: 0, failed_count: 0, status: 'processing', created_at: expect.stringMatching(ISO),
+      job_id: running,
+      total_count: 1,
+      sent_count: 0,
+      failed_count: 0,
+      status: 'processing',
+      created_at: expect.stringMatching(ISO),
     });
-    expect(all.body.batch_jobs[1]).toMatchObject({ job_id: failedJob, status: 'failed', failed_count: 2, completed_at: expect.stringMatching(ISO) });
+    expect(all.body.batch_jobs[1]).toMatchObject({
+      job_id: failedJob,
+      status: 'failed',
+      failed_count: 2,
+      completed_at: expect.stringMatching(ISO),
+    });
     expect((await listJobs('?page=2', s.key)).body.batch_jobs.map((j) => j.job_id)).toEqual(newestFirst.slice(20));
-    expect((await listJobs('?page=3&limit=4', s.key)).body.batch_jobs.map((j) => j.job_id)).toEqual(newestFirst.slice(8, 12));
+    expect((await listJobs('?page=3&limit=4', s.key)).body.batch_jobs.map((j) => j.job_id)).toEqual(
+      newestFirst.slice(8, 12),
+    );
     expect((await listJobs('?limit=100', s.key)).body.batch_jobs).toHaveLength(23);
 
     const byStatus = async (status: string) => (await listJobs(`?status=${status}&limit=100`, s.key)).body;
@@ -72,14 +87,17 @@ describe('GET /emails/batch', () => {
     expect(mine.body.batch_jobs.map((j) => j.job_id)).not.toContain(running);
   }, 90_000);
 
-  it('an unknown job and another account\'s job are 404 with the contract body', async () => {
+  it("an unknown job and another account's job are 404 with the contract body", async () => {
     const unknown = 'bat_00000000000000000000000000';
     const res = await getJob(unknown);
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: 'not found', message: `batch job ${unknown} not found` });
 
     const other = await createSender(stack, 'other batcher', 'other-batch.example');
-    const theirs = await sendBatchOk(other.key, items(1, 'theirs', () => ({ from: 'o@other-batch.example' })));
+    const theirs = await sendBatchOk(
+      other.key,
+      items(1, 'theirs', () => ({ from: 'o@other-batch.example' })),
+    );
     const denied = await getJob(theirs);
     expect(denied.status).toBe(404);
     expect(denied.body).toEqual({ error: 'not found', message: `batch job ${theirs} not found` });

@@ -73,10 +73,14 @@ describe('GET /emails/batch/:id while the job runs', () => {
     })();
 
     // Held at the gate: the job is visibly half-way.
-    const halfway = await eventually(async () => {
-      const last = seen[seen.length - 1];
-      return last && last.sent_count === GATE ? last : undefined;
-    }, 30_000, 10);
+    const halfway = await eventually(
+      async () => {
+        const last = seen[seen.length - 1];
+        return last && last.sent_count === GATE ? last : undefined;
+      },
+      30_000,
+      10,
+    );
     expect(halfway.status).toBe('processing');
     expect(halfway.failed_count).toBe(0);
     expect('completed_at' in halfway).toBe(false);
@@ -88,15 +92,22 @@ describe('GET /emails/batch/:id while the job runs', () => {
     polling = false;
     const last = seen[seen.length - 1]!;
     expect(last).toEqual({
-      job_id: jobId, total_count: N, sent_count: N, failed_count: 0, status: 'completed',
-      created_at: expect.stringMatching(ISO), completed_at: expect.stringMatching(ISO),
+      job_id: jobId,
+      total_count: N,
+      sent_count: N,
+      failed_count: 0,
+      status: 'completed',
+      created_at: expect.stringMatching(ISO),
+      completed_at: expect.stringMatching(ISO),
     });
 
     expectNeverBackwards(seen, N);
     const distinct = new Set(seen.map((s) => s.sent_count));
     expect(distinct.size).toBeGreaterThan(3);
-    console.info(`batch progress: ${seen.length} polls, ${distinct.size} distinct sent_count values, ` +
-      `statuses ${[...new Set(seen.map((s) => s.status))].join(' -> ')}`);
+    console.info(
+      `batch progress: ${seen.length} polls, ${distinct.size} distinct sent_count values, ` +
+        `statuses ${[...new Set(seen.map((s) => s.status))].join(' -> ')}`,
+    );
 
     // Every email arrived exactly once and is listed with the job.
     const msgs = arrivedWithTag(tag);
@@ -112,9 +123,18 @@ describe('GET /emails/batch/:id while the job runs', () => {
 describe('permanent refusals', () => {
   it('a refused recipient fails its email without stopping the rest: 10 with 3 refused is sent 7, failed 3, completed', async () => {
     const refused = new Set([2, 5, 9]);
-    const jobId = await sendBatchOk(stack.apiKey, items(10, 'partial', (i) => (refused.has(i) ? { to: [`nobody${i}@refused.example`] } : {})));
+    const jobId = await sendBatchOk(
+      stack.apiKey,
+      items(10, 'partial', (i) => (refused.has(i) ? { to: [`nobody${i}@refused.example`] } : {})),
+    );
     const done = await finished(jobId);
-    expect(done).toMatchObject({ total_count: 10, sent_count: 7, failed_count: 3, status: 'completed', completed_at: expect.stringMatching(ISO) });
+    expect(done).toMatchObject({
+      total_count: 10,
+      sent_count: 7,
+      failed_count: 3,
+      status: 'completed',
+      completed_at: expect.stringMatching(ISO),
+    });
 
     const listed = await emailsOfJob(jobId);
     expect(listed.total).toBe(10);
@@ -123,20 +143,33 @@ describe('permanent refusals', () => {
       expect(e.status, e.subject).toBe(refused.has(i) ? 'bounced' : 'delivered');
     }
     await sleep(300);
-    expect(arrivedWithTag('partial').map((m) => m.parsed.subject).sort())
-      .toEqual([0, 1, 3, 4, 6, 7, 8].map((i) => `partial ${i}`).sort());
+    expect(
+      arrivedWithTag('partial')
+        .map((m) => m.parsed.subject)
+        .sort(),
+    ).toEqual([0, 1, 3, 4, 6, 7, 8].map((i) => `partial ${i}`).sort());
   });
 
   it('a batch where every email is refused ends failed, with completed_at', async () => {
-    const jobId = await sendBatchOk(stack.apiKey, items(4, 'all refused', (i) => ({ to: [`gone${i}@refused.example`] })));
+    const jobId = await sendBatchOk(
+      stack.apiKey,
+      items(4, 'all refused', (i) => ({ to: [`gone${i}@refused.example`] })),
+    );
     const done = await finished(jobId);
     expect(done).toEqual({
-      job_id: jobId, total_count: 4, sent_count: 0, failed_count: 4, status: 'failed',
-      created_at: expect.stringMatching(ISO), completed_at: expect.stringMatching(ISO),
+      job_id: jobId,
+      total_count: 4,
+      sent_count: 0,
+      failed_count: 4,
+      status: 'failed',
+      created_at: expect.stringMatching(ISO),
+      completed_at: expect.stringMatching(ISO),
     });
     const listed = await emailsOfJob(jobId);
     expect(listed.data.map((e) => e.status)).toEqual(['bounced', 'bounced', 'bounced', 'bounced']);
-    const bouncedFilter = await call<{ total: number }>('GET', `${stack.api}/emails?job_id=${jobId}&status=bounced`, { token: stack.apiKey });
+    const bouncedFilter = await call<{ total: number }>('GET', `${stack.api}/emails?job_id=${jobId}&status=bounced`, {
+      token: stack.apiKey,
+    });
     expect(bouncedFilter.body.total).toBe(4);
     expect(arrivedWithTag('all refused')).toHaveLength(0);
   });

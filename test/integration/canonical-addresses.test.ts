@@ -15,20 +15,31 @@ const stack = useStack();
 
 type Detail = { email: { status: string; to: string[] }; events: { type: string; data: Record<string, unknown> }[] };
 const detail = (id: string) => admin<Detail>(stack, 'GET', `/emails/${id}`);
-const settled = (id: string) => eventually(async () => {
-  const r = await detail(id);
-  return r.body.email.status === 'pending' ? undefined : r.body;
-}, 30_000);
+const settled = (id: string) =>
+  eventually(async () => {
+    const r = await detail(id);
+    return r.body.email.status === 'pending' ? undefined : r.body;
+  }, 30_000);
 const send = async (to: string[], subject: string) => {
-  const res = await call<{ id: string }>('POST', `${stack.api}/emails`, { token: stack.apiKey, body: validEmail({ to, subject }) });
+  const res = await call<{ id: string }>('POST', `${stack.api}/emails`, {
+    token: stack.apiKey,
+    body: validEmail({ to, subject }),
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.id;
 };
 const suppressions = async () =>
-  (await admin<{ suppressions: { email_address: string }[] }>(stack, 'GET', `/accounts/${stack.accountId}/suppressions`)).body.suppressions.map((s) => s.email_address);
+  (
+    await admin<{ suppressions: { email_address: string }[] }>(
+      stack,
+      'GET',
+      `/accounts/${stack.accountId}/suppressions`,
+    )
+  ).body.suppressions.map((s) => s.email_address);
 
 beforeAll(() => {
-  stack.sink.refuseRecipient = (a) => (a === 'victim@customers.test' ? `550 5.1.1 <${a}>: Recipient address rejected: User unknown` : undefined);
+  stack.sink.refuseRecipient = (a) =>
+    a === 'victim@customers.test' ? `550 5.1.1 <${a}>: Recipient address rejected: User unknown` : undefined;
 });
 
 describe('one canonical form of every address', () => {
@@ -40,14 +51,22 @@ describe('one canonical form of every address', () => {
     const spellings = ['victim@ｃustomers.test', 'victim@cus\u00ADtomers.test', 'Victim@CUSTOMERS.test'];
     const single = await Promise.all(spellings.map((to, i) => send([to], `single ${i}`)));
     const batch = await call<{ job_id: string }>('POST', `${stack.api}/emails/batch`, {
-      token: stack.apiKey, body: { emails: spellings.map((to, i) => validEmail({ to: [to], subject: `batch ${i}` })) },
+      token: stack.apiKey,
+      body: { emails: spellings.map((to, i) => validEmail({ to: [to], subject: `batch ${i}` })) },
     });
     expect(batch.status).toBe(200);
     const scheduled = await call<{ id: string }>('POST', `${stack.api}/emails/schedule`, {
-      token: stack.apiKey, body: validEmail({ to: [spellings[0]], subject: 'scheduled', scheduled_at: new Date(Date.now() + 1500).toISOString() }),
+      token: stack.apiKey,
+      body: validEmail({
+        to: [spellings[0]],
+        subject: 'scheduled',
+        scheduled_at: new Date(Date.now() + 1500).toISOString(),
+      }),
     });
     expect(scheduled.status).toBe(200);
-    const listed = await call<{ to: string[] }>('GET', `${stack.api}/emails/scheduled/${scheduled.body.id}`, { token: stack.apiKey });
+    const listed = await call<{ to: string[] }>('GET', `${stack.api}/emails/scheduled/${scheduled.body.id}`, {
+      token: stack.apiKey,
+    });
     expect(listed.body.to).toEqual(['victim@customers.test']);
 
     for (const id of single) {
@@ -58,7 +77,9 @@ describe('one canonical form of every address', () => {
       expect(d.events.map((e) => [e.type, e.data.bounce_subtype])).toEqual([['bounce', 'Suppressed']]);
     }
     const batchEmails = await eventually(async () => {
-      const r = await call<{ data: { id: string; status: string }[] }>('GET', `${stack.api}/emails?page_size=100`, { token: stack.apiKey });
+      const r = await call<{ data: { id: string; status: string }[] }>('GET', `${stack.api}/emails?page_size=100`, {
+        token: stack.apiKey,
+      });
       const ours = r.body.data.filter((e) => e.status === 'bounced');
       return ours.length >= 1 + single.length + spellings.length + 1 ? ours : undefined;
     }, 30_000);
@@ -83,7 +104,10 @@ describe('one canonical form of every address', () => {
     expect(d.email.to).toEqual(['Bob <bob@xn--bcher-kva.de>']);
     expect(d.events.map((e) => [e.type, e.data.bounce_subtype])).toEqual([['bounce', 'Suppressed']]);
 
-    const erased = await admin<Record<string, number>>(stack, 'POST', '/recipients/erase', { address: 'bob@bücher.de', account_id: stack.accountId });
+    const erased = await admin<Record<string, number>>(stack, 'POST', '/recipients/erase', {
+      address: 'bob@bücher.de',
+      account_id: stack.accountId,
+    });
     expect(erased.status).toBe(200);
     expect(erased.body.emails).toBe(2);
     expect((await detail(id)).body.email.to).toEqual(['erased@erased.invalid']);
@@ -96,7 +120,10 @@ describe('one canonical form of every address', () => {
       const res = await call('POST', `${stack.api}/emails`, { token: key, body: validEmail({ from }) });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
     }
-    const refused = await call('POST', `${stack.api}/emails`, { token: key, body: validEmail({ from: 'a@example.com' }) });
+    const refused = await call('POST', `${stack.api}/emails`, {
+      token: key,
+      body: validEmail({ from: 'a@example.com' }),
+    });
     expect(refused.status).toBe(403);
   });
 });

@@ -23,8 +23,16 @@ const KILLS = 3;
  */
 type Load = { name: string; rate: number; recipientsOf: (i: number) => string[] };
 const LOADS: Load[] = [
-  { name: 'emails to one or two recipients', rate: 100, recipientsOf: (i) => (i % 3 === 0 ? [`r${i}@example.net`, `cc${i}@example.org`] : [`r${i}@example.net`]) },
-  { name: 'emails to 20 recipients each', rate: 5, recipientsOf: (i) => Array.from({ length: 20 }, (_, k) => `r${i}-${k}@example.net`) },
+  {
+    name: 'emails to one or two recipients',
+    rate: 100,
+    recipientsOf: (i) => (i % 3 === 0 ? [`r${i}@example.net`, `cc${i}@example.org`] : [`r${i}@example.net`]),
+  },
+  {
+    name: 'emails to 20 recipients each',
+    rate: 5,
+    recipientsOf: (i) => Array.from({ length: 20 }, (_, k) => `r${i}-${k}@example.net`),
+  },
 ];
 /** The receiving server's own work between the final dot and its 250 (writing, scanning), as real ones do. */
 const SERVER_WORK_MS = 100;
@@ -39,7 +47,6 @@ const BOUND_PER_KILL = 2 * RELAY_CONNECTIONS;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const deployment = useCrashDeployments('crash-bound');
 
-
 /** Sends at `load.rate` a second until stop(); every send must be accepted (the API is not killed). */
 function steadyLoad(api: string, key: string, { rate: RATE, recipientsOf }: Load) {
   const ids: string[] = [];
@@ -52,13 +59,19 @@ function steadyLoad(api: string, key: string, { rate: RATE, recipientsOf }: Load
       const due = started + (i * 1000) / RATE;
       if (due > Date.now()) await sleep(due - Date.now());
       const p = call('POST', `${api}/emails`, {
-        token: key, body: { from: 'sender@example.com', to: recipientsOf(i), subject: `load ${i}`, text: `message ${i}` },
-      }).then((res) => {
-        if (res.status === 200) ids.push(res.body.id as string);
-        else failures.push(`${res.status} ${res.text}`);
-      }, (err: unknown) => {
-        failures.push(String(err));
-      }).finally(() => inFlight.delete(p));
+        token: key,
+        body: { from: 'sender@example.com', to: recipientsOf(i), subject: `load ${i}`, text: `message ${i}` },
+      })
+        .then(
+          (res) => {
+            if (res.status === 200) ids.push(res.body.id as string);
+            else failures.push(`${res.status} ${res.text}`);
+          },
+          (err: unknown) => {
+            failures.push(String(err));
+          },
+        )
+        .finally(() => inFlight.delete(p));
       inFlight.add(p);
     }
     await Promise.all(inFlight);
@@ -74,58 +87,78 @@ function steadyLoad(api: string, key: string, { rate: RATE, recipientsOf }: Load
 }
 
 describe('the crash bound, measured under load', () => {
-  it.each(LOADS)(`the worker SIGKILLed ${KILLS} times under a steady load ($name): per kill, only copies the server had read arrive twice, at most the bound; none lost`, async (shape) => {
-    const RATE = shape.rate;
-    const started = Date.now();
-    const d = await deployment({ MAILER_RATE_LIMIT: '100000' });
-    // Every copy as the server read it (final dot), by email and envelope recipient, with the time it came.
-    const arrivals = new Map<string, number[]>();
-    d.sink.beforeAccept = async (raw, session) => {
-      const emailId = /^x-mail-email-id:\s*(\S+)/im.exec(raw.toString('latin1'))?.[1] ?? '';
-      const copy = `${emailId} ${session.envelope.rcptTo.map((r) => r.address).join(',')}`;
-      arrivals.set(copy, [...(arrivals.get(copy) ?? []), Date.now()]);
-      await sleep(SERVER_WORK_MS);
-    };
-    const api = spawnService('api', d.env('api'));
-    await waitReady(d.baseUrl, api);
-    const key = await defaultAccountKey(d.baseUrl, 'crash-bound');
-    await withDb(d.databaseUrl, (sql) => sql`update accounts set daily_quota = 1000000`);
-    const load = steadyLoad(d.api, key, shape);
+  it.each(LOADS)(
+    `the worker SIGKILLed ${KILLS} times under a steady load ($name): per kill, only copies the server had read arrive twice, at most the bound; none lost`,
+    async (shape) => {
+      const RATE = shape.rate;
+      const started = Date.now();
+      const d = await deployment({ MAILER_RATE_LIMIT: '100000' });
+      // Every copy as the server read it (final dot), by email and envelope recipient, with the time it came.
+      const arrivals = new Map<string, number[]>();
+      d.sink.beforeAccept = async (raw, session) => {
+        const emailId = /^x-mail-email-id:\s*(\S+)/im.exec(raw.toString('latin1'))?.[1] ?? '';
+        const copy = `${emailId} ${session.envelope.rcptTo.map((r) => r.address).join(',')}`;
+        arrivals.set(copy, [...(arrivals.get(copy) ?? []), Date.now()]);
+        await sleep(SERVER_WORK_MS);
+      };
+      const api = spawnService('api', d.env('api'));
+      await waitReady(d.baseUrl, api);
+      const key = await defaultAccountKey(d.baseUrl, 'crash-bound');
+      await withDb(d.databaseUrl, (sql) => sql`update accounts set daily_quota = 1000000`);
+      const load = steadyLoad(d.api, key, shape);
 
-    let worker: Child = spawnService('worker-1', d.env('worker'));
-    const kills: number[] = [];
-    for (let k = 1; k <= KILLS; k++) {
-      // Delivering at full speed when killed.
-      const before = arrivals.size;
-      await eventually(async () => arrivals.size >= before + RATE, 30_000, 20);
-      await sleep(KILL_EVERY_MS - 1_000);
-      await kill(worker);
-      kills.push(Date.now());
-      // A supervisor starts it again at once (as compose's restart policy does).
-      worker = spawnService(`worker-${k + 1}`, d.env('worker'));
-    }
-    await sleep(1_000);
-    await load.stop();
-    expect(load.failures).toEqual([]);
+      let worker: Child = spawnService('worker-1', d.env('worker'));
+      const kills: number[] = [];
+      for (let k = 1; k <= KILLS; k++) {
+        // Delivering at full speed when killed.
+        const before = arrivals.size;
+        await eventually(async () => arrivals.size >= before + RATE, 30_000, 20);
+        await sleep(KILL_EVERY_MS - 1_000);
+        await kill(worker);
+        kills.push(Date.now());
+        // A supervisor starts it again at once (as compose's restart policy does).
+        worker = spawnService(`worker-${k + 1}`, d.env('worker'));
+      }
+      await sleep(1_000);
+      await load.stop();
+      expect(load.failures).toEqual([]);
 
-    // The dead workers' emails come free once their leases lapse and Temporal retries their activities.
-    await eventually(async () => (await withDb(d.databaseUrl, (sql) => sql`select 1 from emails where status = 'pending' limit 1`)).length === 0, 60_000, 250);
-    await sleep(1_500);
+      // The dead workers' emails come free once their leases lapse and Temporal retries their activities.
+      await eventually(
+        async () =>
+          (await withDb(d.databaseUrl, (sql) => sql`select 1 from emails where status = 'pending' limit 1`)).length ===
+          0,
+        60_000,
+        250,
+      );
+      await sleep(1_500);
 
-    const expected = await withDb(d.databaseUrl, (sql) => sql<{ id: string; to_addresses: string[] }[]>`select id, to_addresses from emails`);
-    expect(expected).toHaveLength(load.ids.length);
-    const expectedCopies = expected.flatMap((e) => e.to_addresses.map((to) => `${e.id} ${to}`)).sort();
-    expect([...arrivals.keys()].sort(), 'every copy arrived, nothing else').toEqual(expectedCopies);
+      const expected = await withDb(
+        d.databaseUrl,
+        (sql) => sql<{ id: string; to_addresses: string[] }[]>`select id, to_addresses from emails`,
+      );
+      expect(expected).toHaveLength(load.ids.length);
+      const expectedCopies = expected.flatMap((e) => e.to_addresses.map((to) => `${e.id} ${to}`)).sort();
+      expect([...arrivals.keys()].sort(), 'every copy arrived, nothing else').toEqual(expectedCopies);
 
-    // Each second copy belongs to the kill that followed its first arrival.
-    const twice = [...arrivals].filter(([, times]) => times.length > 1);
-    for (const [copy, times] of twice) expect(times.length, copy).toBe(2);
-    const perKill = kills.map((at, k) => twice.filter(([, [first]]) => first! <= at && (k === 0 || first! > kills[k - 1]!)).length);
-    expect(perKill.reduce((a, b) => a + b, 0), 'every second copy is of one read before a kill').toBe(twice.length);
-    const wait = twice.map(([, [first, second]]) => second! - first!);
-    console.info(`crash bound under load, ${shape.name}: ${load.ids.length} emails (${expectedCopies.length} copies) at ${RATE}/s, ${KILLS} SIGKILLs of the worker; ` +
-      `copies arriving twice per kill: ${perKill.join(', ')} (bound ${BOUND_PER_KILL}); second copies ${Math.min(...wait)}-${Math.max(...wait)} ms after the first ` +
-      `(test ${Date.now() - started} ms)`);
-    for (const n of perKill) expect(n).toBeLessThanOrEqual(BOUND_PER_KILL);
-  }, 150_000);
+      // Each second copy belongs to the kill that followed its first arrival.
+      const twice = [...arrivals].filter(([, times]) => times.length > 1);
+      for (const [copy, times] of twice) expect(times.length, copy).toBe(2);
+      const perKill = kills.map(
+        (at, k) => twice.filter(([, [first]]) => first! <= at && (k === 0 || first! > kills[k - 1]!)).length,
+      );
+      expect(
+        perKill.reduce((a, b) => a + b, 0),
+        'every second copy is of one read before a kill',
+      ).toBe(twice.length);
+      const wait = twice.map(([, [first, second]]) => second! - first!);
+      console.info(
+        `crash bound under load, ${shape.name}: ${load.ids.length} emails (${expectedCopies.length} copies) at ${RATE}/s, ${KILLS} SIGKILLs of the worker; ` +
+          `copies arriving twice per kill: ${perKill.join(', ')} (bound ${BOUND_PER_KILL}); second copies ${Math.min(...wait)}-${Math.max(...wait)} ms after the first ` +
+          `(test ${Date.now() - started} ms)`,
+      );
+      for (const n of perKill) expect(n).toBeLessThanOrEqual(BOUND_PER_KILL);
+    },
+    150_000,
+  );
 });

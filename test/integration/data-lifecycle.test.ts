@@ -13,15 +13,28 @@ import { useStack } from '../helpers/use-stack.js';
 const stack = useStack();
 
 const db = () => createSql(stack.databaseUrl, { max: 1 });
-type Email = Record<string, unknown> & { id: string; status: string; to: string[]; subject: string; html: string; text: string; attachments: unknown[] };
-const getEmail = async (id: string) => (await call<Email>('GET', `${stack.api}/emails/${id}`, { token: stack.apiKey })).body;
+type Email = Record<string, unknown> & {
+  id: string;
+  status: string;
+  to: string[];
+  subject: string;
+  html: string;
+  text: string;
+  attachments: unknown[];
+};
+const getEmail = async (id: string) =>
+  (await call<Email>('GET', `${stack.api}/emails/${id}`, { token: stack.apiKey })).body;
 
 async function send(body: Record<string, unknown>): Promise<string> {
-  const res = await call<{ id: string }>('POST', `${stack.api}/emails`, { token: stack.apiKey, body: validEmail(body) });
+  const res = await call<{ id: string }>('POST', `${stack.api}/emails`, {
+    token: stack.apiKey,
+    body: validEmail(body),
+  });
   expect(res.status, res.text).toBe(200);
   return res.body.id;
 }
-const settled = (id: string, status = 'delivered') => eventually(async () => (await getEmail(id)).status === status, 30_000, 100);
+const settled = (id: string, status = 'delivered') =>
+  eventually(async () => (await getEmail(id)).status === status, 30_000, 100);
 
 describe('retention', () => {
   it('runs as an hourly Temporal schedule; an email whose content expired still answers GET /emails/{id} in the same shape', async () => {
@@ -30,10 +43,18 @@ describe('retention', () => {
     try {
       const schedule = new Client({ connection }).schedule.getHandle(retentionScheduleId(stack.taskQueue));
       const described = await schedule.describe();
-      expect(described.action).toMatchObject({ type: 'startWorkflow', workflowType: 'purgeExpiredDataWorkflow', taskQueue: stack.taskQueue });
+      expect(described.action).toMatchObject({
+        type: 'startWorkflow',
+        workflowType: 'purgeExpiredDataWorkflow',
+        taskQueue: stack.taskQueue,
+      });
       expect(described.spec.intervals?.[0]?.every).toBe(3_600_000);
 
-      const young = await send({ subject: 'Kept', html: '<p>kept</p>', attachments: [{ filename: 'a.txt', content: Buffer.from('a').toString('base64') }] });
+      const young = await send({
+        subject: 'Kept',
+        html: '<p>kept</p>',
+        attachments: [{ filename: 'a.txt', content: Buffer.from('a').toString('base64') }],
+      });
       await settled(young);
       const old = idDaysAgo('email', 31);
       await insertEmail(sql, { id: old, accountId: stack.accountId });
@@ -41,15 +62,27 @@ describe('retention', () => {
       expect(before).toMatchObject({ text: 'text body', attachments: [expect.any(Object)] });
 
       await schedule.trigger();
-      const after = await eventually(async () => {
-        const e = await getEmail(old);
-        return e.text === '' && e;
-      }, 45_000, 200);
+      const after = await eventually(
+        async () => {
+          const e = await getEmail(old);
+          return e.text === '' && e;
+        },
+        45_000,
+        200,
+      );
       expect(Object.keys(after).sort()).toEqual(Object.keys(before).sort());
       expect(after).toEqual({ ...before, html: '', text: '', headers: {}, attachments: [] });
-      expect(await getEmail(young)).toMatchObject({ subject: 'Kept', html: expect.stringContaining('kept'), attachments: [expect.any(Object)] });
+      expect(await getEmail(young)).toMatchObject({
+        subject: 'Kept',
+        html: expect.stringContaining('kept'),
+        attachments: [expect.any(Object)],
+      });
       // Lists read what remains.
-      const listed = await call<{ data: { id: string; subject: string }[] }>('GET', `${stack.api}/emails?page_size=100`, { token: stack.apiKey });
+      const listed = await call<{ data: { id: string; subject: string }[] }>(
+        'GET',
+        `${stack.api}/emails?page_size=100`,
+        { token: stack.apiKey },
+      );
       expect(listed.body.data.find((e) => e.id === old)).toMatchObject({ subject: 'Subject' });
     } finally {
       await connection.close();
@@ -80,17 +113,25 @@ describe('erasure', () => {
     const sql = db();
     try {
       const a = await send({
-        to: [`Gone Person <${GONE}>`, 'keep@example.net'], subject: `For ${KEY}`, text: 'Dear Gone Person', headers: { 'X-Ref': KEY },
-        tags: { user: 'gone' }, attachments: [{ filename: 'a.txt', content: Buffer.from(`to ${KEY}`).toString('base64') }],
+        to: [`Gone Person <${GONE}>`, 'keep@example.net'],
+        subject: `For ${KEY}`,
+        text: 'Dear Gone Person',
+        headers: { 'X-Ref': KEY },
+        tags: { user: 'gone' },
+        attachments: [{ filename: 'a.txt', content: Buffer.from(`to ${KEY}`).toString('base64') }],
       });
       await settled(a);
-      stack.sink.refuseRecipient = (r) => (r.toLowerCase() === KEY ? `550 5.1.1 <${r}>: Recipient address rejected: User unknown` : undefined);
+      stack.sink.refuseRecipient = (r) =>
+        r.toLowerCase() === KEY ? `550 5.1.1 <${r}>: Recipient address rejected: User unknown` : undefined;
       const b = await send({ to: [GONE] });
       await settled(b, 'bounced');
       const scheduled = await call<{ id: string }>('POST', `${stack.api}/emails/schedule`, {
-        token: stack.apiKey, body: validEmail({ to: [`Gone Person <${GONE}>`], scheduled_at: inMs(86_400_000) }),
+        token: stack.apiKey,
+        body: validEmail({ to: [`Gone Person <${GONE}>`], scheduled_at: inMs(86_400_000) }),
       });
-      expect((await call('DELETE', `${stack.api}/emails/scheduled/${scheduled.body.id}`, { token: stack.apiKey })).status).toBe(200);
+      expect(
+        (await call('DELETE', `${stack.api}/emails/scheduled/${scheduled.body.id}`, { token: stack.apiKey })).status,
+      ).toBe(200);
       // What other paths leave: a webhook attempt whose receiver echoed the address, a repeat window, a caught copy, an idempotent answer.
       const [delivery] = await sql<{ id: string }[]>`select id from events where email_id = ${a} and type = 'delivery'`;
       await sql`insert into webhooks (id, account_id, url, events, secret, deleted_at) values ('wh_erase', ${stack.accountId}, 'https://example.org/h', '{delivery}', 's', now())`;
@@ -104,8 +145,16 @@ describe('erasure', () => {
 
       const erased = await admin(stack, 'POST', '/recipients/erase', { address: 'GONE.person@example.net' });
       expect(erased.body).toEqual({
-        emails: 2, scheduled_emails: 1, attachments: 1, events: expect.any(Number), webhook_attempts: 1, tracking_windows: 1, caught_messages: 1,
-        suppressions: 1, idempotency_keys: 1, skipped_pending: 0,
+        emails: 2,
+        scheduled_emails: 1,
+        attachments: 1,
+        events: expect.any(Number),
+        webhook_attempts: 1,
+        tracking_windows: 1,
+        caught_messages: 1,
+        suppressions: 1,
+        idempotency_keys: 1,
+        skipped_pending: 0,
       });
       expect(erased.body.events).toBeGreaterThanOrEqual(2);
       expect(await traces(sql, KEY)).toEqual([]);
@@ -115,17 +164,39 @@ describe('erasure', () => {
       const after = await getEmail(a);
       expect(Object.keys(after).sort()).toEqual(Object.keys(before).sort());
       expect(after).toMatchObject({
-        id: a, status: 'delivered', to: ['erased@erased.invalid', 'keep@example.net'], subject: '', text: '', html: '', headers: {}, tags: {}, attachments: [],
+        id: a,
+        status: 'delivered',
+        to: ['erased@erased.invalid', 'keep@example.net'],
+        subject: '',
+        text: '',
+        html: '',
+        headers: {},
+        tags: {},
+        attachments: [],
       });
-      const suppressions = await admin<{ suppressions: { email_address: string; reason: string; email_id: string }[] }>(stack, 'GET', `/accounts/${stack.accountId}/suppressions`);
-      expect(suppressions.body.suppressions).toEqual([expect.objectContaining({ email_address: expect.stringMatching(/^sha256:[0-9a-f]{64}$/), reason: 'bounce', email_id: b })]);
+      const suppressions = await admin<{ suppressions: { email_address: string; reason: string; email_id: string }[] }>(
+        stack,
+        'GET',
+        `/accounts/${stack.accountId}/suppressions`,
+      );
+      expect(suppressions.body.suppressions).toEqual([
+        expect.objectContaining({
+          email_address: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+          reason: 'bounce',
+          email_id: b,
+        }),
+      ]);
 
       // The suppression still holds, whatever the case of the address.
       stack.sink.refuseRecipient = () => undefined;
       const received = stack.sink.messages.length;
       const d = await send({ to: [KEY.toUpperCase()] });
       await settled(d, 'bounced');
-      const detail = await admin<{ events: { type: string; data: { bounce_subtype?: string } }[] }>(stack, 'GET', `/emails/${d}`);
+      const detail = await admin<{ events: { type: string; data: { bounce_subtype?: string } }[] }>(
+        stack,
+        'GET',
+        `/emails/${d}`,
+      );
       expect(detail.body.events.find((e) => e.type === 'bounce')?.data.bounce_subtype).toBe('Suppressed');
       expect(stack.sink.messages.length).toBe(received);
     } finally {
@@ -137,19 +208,37 @@ describe('erasure', () => {
     const id = await send({ to: ['scoped@example.net'] });
     await settled(id);
     const other = await createAccount(stack, 'other');
-    expect((await admin(stack, 'POST', '/recipients/erase', { address: 'scoped@example.net', account_id: other })).body).toMatchObject({ emails: 0 });
+    expect(
+      (await admin(stack, 'POST', '/recipients/erase', { address: 'scoped@example.net', account_id: other })).body,
+    ).toMatchObject({ emails: 0 });
     expect((await getEmail(id)).to).toEqual(['scoped@example.net']);
-    expect((await admin(stack, 'POST', '/recipients/erase', { address: 'scoped@example.net', account_id: stack.accountId })).body).toMatchObject({ emails: 1 });
+    expect(
+      (await admin(stack, 'POST', '/recipients/erase', { address: 'scoped@example.net', account_id: stack.accountId }))
+        .body,
+    ).toMatchObject({ emails: 1 });
     expect((await getEmail(id)).to).toEqual(['erased@erased.invalid']);
   });
 
-  it('erases one email\'s content, keeping its addresses and status; refuses a pending one', async () => {
-    const id = await send({ to: ['content@example.net'], subject: 'Private', headers: { 'X-A': 'b' }, attachments: [{ filename: 'a.txt', content: 'YQ==' }] });
+  it("erases one email's content, keeping its addresses and status; refuses a pending one", async () => {
+    const id = await send({
+      to: ['content@example.net'],
+      subject: 'Private',
+      headers: { 'X-A': 'b' },
+      attachments: [{ filename: 'a.txt', content: 'YQ==' }],
+    });
     await settled(id);
     const res = await admin(stack, 'POST', `/emails/${id}/erase`, {});
     expect(res.body).toMatchObject({ emails: 1, attachments: 1, skipped_pending: 0 });
     expect(await getEmail(id)).toMatchObject({
-      id, status: 'delivered', to: ['content@example.net'], subject: '', text: '', html: '', headers: {}, tags: {}, attachments: [],
+      id,
+      status: 'delivered',
+      to: ['content@example.net'],
+      subject: '',
+      text: '',
+      html: '',
+      headers: {},
+      tags: {},
+      attachments: [],
     });
 
     const sql = db();
@@ -174,6 +263,13 @@ describe('erasure', () => {
     await admin(stack, 'POST', '/recipients/erase', { address: 'a@example.net', account_id: 'acc_missing' }, 404);
     const anonymous = await call('POST', `${stack.admin}/recipients/erase`, { body: { address: 'a@example.net' } });
     expect(anonymous.status).toBe(401);
-    expect((await call('POST', `${stack.admin}/recipients/erase`, { token: `${ADMIN_TOKEN}x`, body: { address: 'a@example.net' } })).status).toBe(401);
+    expect(
+      (
+        await call('POST', `${stack.admin}/recipients/erase`, {
+          token: `${ADMIN_TOKEN}x`,
+          body: { address: 'a@example.net' },
+        })
+      ).status,
+    ).toBe(401);
   });
 });

@@ -32,10 +32,14 @@ const emailIdOf = (m: SinkMessage) => /^x-mail-email-id:\s*(\S+)/im.exec(m.raw.t
 /** One copy: the email (its X-Mail-Email-Id) and the recipient of its envelope. */
 const copyKey = (m: SinkMessage) => `${emailIdOf(m)} ${m.envelopeTo.join(',')}`;
 
-
 async function queue(api: string, key: string): Promise<void> {
   for (let i = 0; i < EMAILS; i += 50) {
-    const emails = Array.from({ length: 50 }, (_, j) => ({ from: 'sender@example.com', to: recipientsOf(i + j), subject: `restart ${i + j}`, text: 'x' }));
+    const emails = Array.from({ length: 50 }, (_, j) => ({
+      from: 'sender@example.com',
+      to: recipientsOf(i + j),
+      subject: `restart ${i + j}`,
+      text: 'x',
+    }));
     const res = await call('POST', `${api}/emails/batch`, { token: key, body: { emails } });
     expect(res.status, res.text).toBe(200);
   }
@@ -54,7 +58,10 @@ describe('a database restart while outcomes are in flight', () => {
       const api = spawnService('api', d.env('api'));
       await waitReady(d.baseUrl, api);
       await queue(d.api, await defaultAccountKey(d.baseUrl, 'db-restart'));
-      const expected = await withDb(d.databaseUrl, (sql) => sql<{ id: string; to_addresses: string[] }[]>`select id, to_addresses from emails`);
+      const expected = await withDb(
+        d.databaseUrl,
+        (sql) => sql<{ id: string; to_addresses: string[] }[]>`select id, to_addresses from emails`,
+      );
       expect(expected).toHaveLength(EMAILS);
       const expectedCopies = expected.flatMap((e) => e.to_addresses.map((to) => `${e.id} ${to}`)).sort();
 
@@ -68,7 +75,13 @@ describe('a database restart while outcomes are in flight', () => {
       proxy.back();
       const backAt = Date.now();
 
-      await eventually(async () => (await withDb(d.databaseUrl, (sql) => sql`select 1 from emails where status = 'pending' limit 1`)).length === 0, 45_000, 200);
+      await eventually(
+        async () =>
+          (await withDb(d.databaseUrl, (sql) => sql`select 1 from emails where status = 'pending' limit 1`)).length ===
+          0,
+        45_000,
+        200,
+      );
       const settledAfter = Date.now() - backAt;
       // A second copy from a lapsed lease would come within a second of its email leaving `pending`.
       await sleep(1_500);
@@ -76,12 +89,17 @@ describe('a database restart while outcomes are in flight', () => {
       const counts = new Map<string, number>();
       for (const m of d.sink.messages) counts.set(copyKey(m), (counts.get(copyKey(m)) ?? 0) + 1);
       const twice = [...counts].filter(([, n]) => n > 1);
-      console.info(`database restart: ${atCut} copies accepted before the cut, ${acceptedWhileDown} while the database was away ${OUTAGE_MS} ms, ` +
-        `${counts.size} of ${expectedCopies.length} copies arrived, ${twice.length} twice; settled ${settledAfter} ms after it was back (test ${Date.now() - started} ms)`);
+      console.info(
+        `database restart: ${atCut} copies accepted before the cut, ${acceptedWhileDown} while the database was away ${OUTAGE_MS} ms, ` +
+          `${counts.size} of ${expectedCopies.length} copies arrived, ${twice.length} twice; settled ${settledAfter} ms after it was back (test ${Date.now() - started} ms)`,
+      );
       expect(acceptedWhileDown, 'outcomes were in flight while the database was away').toBeGreaterThan(0);
       expect(twice).toEqual([]);
       expect([...counts.keys()].sort()).toEqual(expectedCopies);
-      const statuses = await withDb(d.databaseUrl, (sql) => sql<{ status: string; n: number }[]>`select status, count(*)::int as n from emails group by status`);
+      const statuses = await withDb(
+        d.databaseUrl,
+        (sql) => sql<{ status: string; n: number }[]>`select status, count(*)::int as n from emails group by status`,
+      );
       expect(statuses).toEqual([{ status: 'delivered', n: EMAILS }]);
     } finally {
       await proxy.close();

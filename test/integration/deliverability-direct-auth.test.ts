@@ -2,8 +2,20 @@ import crypto from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { admin } from '../helpers/admin-fixtures.js';
 import {
-  arrivalFor, expectAllPass, expectDkimPass, MAILER_ADDRESS, MAILER_HOSTNAME, publishMx, receiverVerdict, recordOf, sendEmail, setUpSenderDomain,
-  useMailWorld, verpPattern, waitForStatus, type DomainView,
+  arrivalFor,
+  expectAllPass,
+  expectDkimPass,
+  MAILER_ADDRESS,
+  MAILER_HOSTNAME,
+  publishMx,
+  receiverVerdict,
+  recordOf,
+  sendEmail,
+  setUpSenderDomain,
+  useMailWorld,
+  verpPattern,
+  waitForStatus,
+  type DomainView,
 } from '../helpers/deliverability.js';
 
 /**
@@ -24,11 +36,32 @@ beforeAll(async () => {
 describe('a sender domain set up through DNS', () => {
   it('lists every record to publish, and after verification ownership, SPF and DKIM are verified', () => {
     expect(recordOf(domain, 'ownership')).toMatchObject({ type: 'TXT', name: `_mailer.${SENDER}`, status: 'verified' });
-    expect(recordOf(domain, 'spf')).toMatchObject({ type: 'TXT', name: SENDER, value: `v=spf1 a:${MAILER_HOSTNAME} ~all`, status: 'verified' });
-    expect(recordOf(domain, 'dkim')).toMatchObject({ type: 'TXT', name: expect.stringMatching(new RegExp(`^[A-Za-z0-9_-]+\\._domainkey\\.${SENDER.replace('.', '\\.')}$`)), status: 'verified' });
-    expect(recordOf(domain, 'return_path')).toMatchObject({ type: 'MX', name: `rp.${SENDER}`, value: `10 ${MAILER_HOSTNAME}` });
-    expect(recordOf(domain, 'return_path_spf')).toMatchObject({ type: 'TXT', name: `rp.${SENDER}`, value: `v=spf1 a:${MAILER_HOSTNAME} -all` });
-    expect(recordOf(domain, 'dmarc')).toMatchObject({ type: 'TXT', name: `_dmarc.${SENDER}`, value: expect.stringMatching(/^v=DMARC1; p=none;/) });
+    expect(recordOf(domain, 'spf')).toMatchObject({
+      type: 'TXT',
+      name: SENDER,
+      value: `v=spf1 a:${MAILER_HOSTNAME} ~all`,
+      status: 'verified',
+    });
+    expect(recordOf(domain, 'dkim')).toMatchObject({
+      type: 'TXT',
+      name: expect.stringMatching(new RegExp(`^[A-Za-z0-9_-]+\\._domainkey\\.${SENDER.replace('.', '\\.')}$`)),
+      status: 'verified',
+    });
+    expect(recordOf(domain, 'return_path')).toMatchObject({
+      type: 'MX',
+      name: `rp.${SENDER}`,
+      value: `10 ${MAILER_HOSTNAME}`,
+    });
+    expect(recordOf(domain, 'return_path_spf')).toMatchObject({
+      type: 'TXT',
+      name: `rp.${SENDER}`,
+      value: `v=spf1 a:${MAILER_HOSTNAME} -all`,
+    });
+    expect(recordOf(domain, 'dmarc')).toMatchObject({
+      type: 'TXT',
+      name: `_dmarc.${SENDER}`,
+      value: expect.stringMatching(/^v=DMARC1; p=none;/),
+    });
   });
 
   it('publishes an RSA-2048 public key and never shows the private key', async () => {
@@ -44,8 +77,12 @@ describe('a sender domain set up through DNS', () => {
 });
 
 describe('direct delivery', () => {
-  it('reaches the recipient domain\'s MX with the VERP envelope sender, and the receiver finds DKIM, SPF and DMARC passing', async () => {
-    const id = await sendEmail(world.stack, { from: `Shop <x@${SENDER}>`, to: ['reader@inbox.test'], subject: 'Authenticated' });
+  it("reaches the recipient domain's MX with the VERP envelope sender, and the receiver finds DKIM, SPF and DMARC passing", async () => {
+    const id = await sendEmail(world.stack, {
+      from: `Shop <x@${SENDER}>`,
+      to: ['reader@inbox.test'],
+      subject: 'Authenticated',
+    });
     const message = await arrivalFor(world, 'reader@inbox.test');
     expect(message.host).toBe('127.0.0.2');
     expect(message.envelopeFrom).toMatch(verpPattern(SENDER));
@@ -55,13 +92,20 @@ describe('direct delivery', () => {
 
     const verdict = await receiverVerdict(world, message);
     expectAllPass(verdict, SENDER);
-    expect(verdict.dkim.find((d) => d.domain === SENDER)?.selector).toBe(recordOf(domain, 'dkim').name.split('._domainkey.')[0]);
+    expect(verdict.dkim.find((d) => d.domain === SENDER)?.selector).toBe(
+      recordOf(domain, 'dkim').name.split('._domainkey.')[0],
+    );
     expect(verdict.dmarc.policy).toBe('reject');
     await waitForStatus(world.stack, id, ['delivered']);
   });
 
-  it('signs relaxed/relaxed with rsa-sha256, so a receiver\'s added headers and re-wrapped whitespace keep it valid', async () => {
-    await sendEmail(world.stack, { from: `x@${SENDER}`, to: ['canon@inbox.test'], subject: 'Canonicalization', html: '<p>Hello <b>there</b></p>' });
+  it("signs relaxed/relaxed with rsa-sha256, so a receiver's added headers and re-wrapped whitespace keep it valid", async () => {
+    await sendEmail(world.stack, {
+      from: `x@${SENDER}`,
+      to: ['canon@inbox.test'],
+      subject: 'Canonicalization',
+      html: '<p>Hello <b>there</b></p>',
+    });
     const message = await arrivalFor(world, 'canon@inbox.test');
     const signature = /^DKIM-Signature:([^\r\n]*(?:\r?\n[ \t][^\r\n]*)*)/im.exec(message.raw.toString())?.[1] ?? '';
     expect(signature.replace(/\s+/g, '')).toMatch(/(^|;)c=relaxed\/relaxed(;|$)/);
@@ -71,7 +115,9 @@ describe('direct delivery', () => {
     const raw = message.raw.toString();
     const split = raw.indexOf('\r\n\r\n') + 4;
     const body = raw.slice(split).replace(/([^\r\n])\r\n/g, '$1  \r\n');
-    const rewritten = Buffer.from(`Received: from relay.receiver.test by mx.receiver.test; ${new Date().toUTCString()}\r\n${raw.slice(0, split)}${body}`);
+    const rewritten = Buffer.from(
+      `Received: from relay.receiver.test by mx.receiver.test; ${new Date().toUTCString()}\r\n${raw.slice(0, split)}${body}`,
+    );
     expect(body).not.toBe(raw.slice(split));
     expectDkimPass(await receiverVerdict(world, { ...message, raw: rewritten }), SENDER);
   });
@@ -97,7 +143,7 @@ describe('direct delivery', () => {
 });
 
 describe('direct delivery', () => {
-  it('the delivery event\'s smtp_response is the recipient MX\'s own reply', async () => {
+  it("the delivery event's smtp_response is the recipient MX's own reply", async () => {
     const id = await sendEmail(world.stack, { from: `x@${SENDER}`, to: ['reply@inbox.test'] });
     const message = await arrivalFor(world, 'reply@inbox.test');
     const detail = await waitForStatus(world.stack, id, ['delivered']);
@@ -106,8 +152,12 @@ describe('direct delivery', () => {
     expect(message.reply).toMatch(/^250 2\.0\.0 Ok: queued as \w+ at 127\.0\.0\.2$/);
   });
 
-  it('an email to two recipient domains reaches each domain\'s own MX, each copy passing authentication', async () => {
-    const id = await sendEmail(world.stack, { from: `x@${SENDER}`, to: ['first@inbox.test', 'second@other.test'], subject: 'Two domains' });
+  it("an email to two recipient domains reaches each domain's own MX, each copy passing authentication", async () => {
+    const id = await sendEmail(world.stack, {
+      from: `x@${SENDER}`,
+      to: ['first@inbox.test', 'second@other.test'],
+      subject: 'Two domains',
+    });
     const first = await arrivalFor(world, 'first@inbox.test');
     const second = await arrivalFor(world, 'second@other.test');
     expect([first.host, first.envelopeTo]).toEqual(['127.0.0.2', ['first@inbox.test']]);
@@ -134,9 +184,12 @@ describe('direct delivery', () => {
   });
 
   it('a domain whose records are not published is not verified, and its records say so', async () => {
-    const res = await admin<{ id: string }>(world.stack, 'POST', `/accounts/${world.stack.accountId}/domains`, { name: 'unpublished.test' });
+    const res = await admin<{ id: string }>(world.stack, 'POST', `/accounts/${world.stack.accountId}/domains`, {
+      name: 'unpublished.test',
+    });
     const checked = await admin<DomainView>(world.stack, 'POST', `/domains/${res.body.id}/verify`, {});
     expect(checked.body.verified).toBe(false);
-    for (const purpose of ['ownership', 'spf', 'dkim']) expect(['pending', 'failed']).toContain(recordOf(checked.body, purpose).status);
+    for (const purpose of ['ownership', 'spf', 'dkim'])
+      expect(['pending', 'failed']).toContain(recordOf(checked.body, purpose).status);
   });
 });

@@ -1,7 +1,15 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { admin } from '../helpers/admin-fixtures.js';
 import {
-  arrivalFor, expectAllPass, publishMx, receiverVerdict, sendEmail, setUpSenderDomain, useMailWorld, verpPattern, waitForStatus,
+  arrivalFor,
+  expectAllPass,
+  publishMx,
+  receiverVerdict,
+  sendEmail,
+  setUpSenderDomain,
+  useMailWorld,
+  verpPattern,
+  waitForStatus,
 } from '../helpers/deliverability.js';
 
 /**
@@ -22,7 +30,10 @@ afterEach(async () => {
 
 describe('MX selection', () => {
   it('when the preferred MX is down, the next one gets the message', async () => {
-    publishMx(world.dns, 'failover.test', [{ ip: '127.0.0.2', priority: 10 }, { ip: '127.0.0.3', priority: 20 }]);
+    publishMx(world.dns, 'failover.test', [
+      { ip: '127.0.0.2', priority: 10 },
+      { ip: '127.0.0.3', priority: 20 },
+    ]);
     await world.mx.host('127.0.0.2').setBehaviour('down');
     const id = await sendEmail(world.stack, { from: FROM, to: ['user@failover.test'] });
     const message = await arrivalFor(world, 'user@failover.test');
@@ -35,7 +46,10 @@ describe('MX selection', () => {
 
   it('tries MX hosts in preference order, not in the order DNS lists them', async () => {
     // Listed with the less preferred first; all up: the preferred one (lower number) must get it.
-    world.dns.set('order.test', 'MX', [{ exchange: 'backup.order.test', priority: 50 }, { exchange: 'main.order.test', priority: 5 }]);
+    world.dns.set('order.test', 'MX', [
+      { exchange: 'backup.order.test', priority: 50 },
+      { exchange: 'main.order.test', priority: 5 },
+    ]);
     world.dns.set('backup.order.test', 'A', ['127.0.0.4']);
     world.dns.set('main.order.test', 'A', ['127.0.0.3']);
     const id = await sendEmail(world.stack, { from: FROM, to: ['user@order.test'] });
@@ -76,7 +90,7 @@ describe('MX selection', () => {
   });
 });
 
-describe('the recipient server\'s answers', () => {
+describe("the recipient server's answers", () => {
   it('greylisting: a 451 4.7.1 on the first attempt, the retry is accepted; the email ends delivered with no bounce', async () => {
     publishMx(world.dns, 'grey.test', [{ ip: '127.0.0.4', priority: 10 }]);
     const host = world.mx.host('127.0.0.4');
@@ -94,30 +108,46 @@ describe('the recipient server\'s answers', () => {
     expectAllPass(await receiverVerdict(world, message), SENDER);
   }, 100_000);
 
-  it('a 550 for the recipient ends the email bounced, Permanent, with the server\'s diagnostic; the address is suppressed', async () => {
+  it("a 550 for the recipient ends the email bounced, Permanent, with the server's diagnostic; the address is suppressed", async () => {
     publishMx(world.dns, 'strict.test', [{ ip: '127.0.0.2', priority: 10 }]);
-    world.mx.host('127.0.0.2').refuseRecipient = (a) => (a === 'gone@strict.test' ? '550 5.1.1 <gone@strict.test>: Recipient address rejected: User unknown' : undefined);
+    world.mx.host('127.0.0.2').refuseRecipient = (a) =>
+      a === 'gone@strict.test' ? '550 5.1.1 <gone@strict.test>: Recipient address rejected: User unknown' : undefined;
     const id = await sendEmail(world.stack, { from: FROM, to: ['gone@strict.test'] });
     const detail = await waitForStatus(world.stack, id, ['bounced']);
     expect(detail.events.find((e) => e.type === 'bounce')?.data).toEqual({
       bounce_type: 'Permanent',
       bounce_subtype: 'General',
-      bounced_recipients: [{ email_address: 'gone@strict.test', status: '5.1.1', diagnostic_code: expect.stringContaining('User unknown') }],
+      bounced_recipients: [
+        {
+          email_address: 'gone@strict.test',
+          status: '5.1.1',
+          diagnostic_code: expect.stringContaining('User unknown'),
+        },
+      ],
     });
-    const supp = await admin<{ suppressions: { email_address: string; reason: string }[] }>(world.stack, 'GET', `/accounts/${world.stack.accountId}/suppressions`);
-    expect(supp.body.suppressions.map((s) => [s.email_address, s.reason])).toContainEqual(['gone@strict.test', 'bounce']);
+    const supp = await admin<{ suppressions: { email_address: string; reason: string }[] }>(
+      world.stack,
+      'GET',
+      `/accounts/${world.stack.accountId}/suppressions`,
+    );
+    expect(supp.body.suppressions.map((s) => [s.email_address, s.reason])).toContainEqual([
+      'gone@strict.test',
+      'bounce',
+    ]);
   });
 
   it('one recipient refused and one accepted at the same MX: delivered to one, a Permanent bounce for the other', async () => {
     publishMx(world.dns, 'mixed.test', [{ ip: '127.0.0.3', priority: 10 }]);
-    world.mx.host('127.0.0.3').refuseRecipient = (a) => (a === 'nobody@mixed.test' ? '550 5.1.1 <nobody@mixed.test>: no such user' : undefined);
+    world.mx.host('127.0.0.3').refuseRecipient = (a) =>
+      a === 'nobody@mixed.test' ? '550 5.1.1 <nobody@mixed.test>: no such user' : undefined;
     const id = await sendEmail(world.stack, { from: FROM, to: ['somebody@mixed.test', 'nobody@mixed.test'] });
     const message = await arrivalFor(world, 'somebody@mixed.test');
     expect(message.envelopeTo).toEqual(['somebody@mixed.test']);
     const detail = await waitForStatus(world.stack, id, ['delivered']);
     expect(detail.events.find((e) => e.type === 'delivery')?.data.recipients).toEqual(['somebody@mixed.test']);
     expect(detail.events.find((e) => e.type === 'bounce')?.data).toMatchObject({
-      bounce_type: 'Permanent', bounced_recipients: [{ email_address: 'nobody@mixed.test', status: '5.1.1' }],
+      bounce_type: 'Permanent',
+      bounced_recipients: [{ email_address: 'nobody@mixed.test', status: '5.1.1' }],
     });
   });
 });

@@ -1,7 +1,16 @@
 import crypto from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  expectDkimPass, MAILER_HOSTNAME, recordOf, sendEmail, setUpSenderDomain, useMailWorld, verpPattern, waitForStatus, type DomainView, type MailWorld,
+  expectDkimPass,
+  MAILER_HOSTNAME,
+  recordOf,
+  sendEmail,
+  setUpSenderDomain,
+  useMailWorld,
+  verpPattern,
+  waitForStatus,
+  type DomainView,
+  type MailWorld,
 } from '../helpers/deliverability.js';
 import { eventually } from '../helpers/http.js';
 import { verifyAsReceiver } from '../helpers/mail-verifier.js';
@@ -27,18 +36,33 @@ const relayed = (w: MailWorld, recipient: string) =>
 
 /** A receiver behind the relay: DKIM (and DMARC through it) is what survives the extra hop. */
 const verdictOf = (message: SinkMessage) =>
-  verifyAsReceiver(message.raw, { ip: '127.0.0.1', helo: MAILER_HOSTNAME, mailFrom: message.envelopeFrom, dns: world.dns });
+  verifyAsReceiver(message.raw, {
+    ip: '127.0.0.1',
+    helo: MAILER_HOSTNAME,
+    mailFrom: message.envelopeFrom,
+    dns: world.dns,
+  });
 
 describe('relay mode', () => {
   it('hands the relay a message DKIM-signed by the From domain, with the VERP envelope sender', async () => {
-    const id = await sendEmail(world.stack, { from: 'Shop <x@shop-relay.test>', to: ['reader@example.net'], subject: 'Relayed' });
+    const id = await sendEmail(world.stack, {
+      from: 'Shop <x@shop-relay.test>',
+      to: ['reader@example.net'],
+      subject: 'Relayed',
+    });
     const message = await relayed(world, 'reader@example.net');
     expect(message.envelopeFrom).toMatch(verpPattern('shop-relay.test'));
     expect(message.envelopeFrom.startsWith(`b-${id}.0-`)).toBe(true);
     const verdict = await verdictOf(message);
     expectDkimPass(verdict, 'shop-relay.test');
-    expect(verdict.dkim.find((d) => d.domain === 'shop-relay.test')?.selector).toBe(recordOf(shop, 'dkim').name.split('._domainkey.')[0]);
-    expect(verdict.dmarc, verdict.headers).toMatchObject({ status: 'pass', policy: 'reject', domain: 'shop-relay.test' });
+    expect(verdict.dkim.find((d) => d.domain === 'shop-relay.test')?.selector).toBe(
+      recordOf(shop, 'dkim').name.split('._domainkey.')[0],
+    );
+    expect(verdict.dmarc, verdict.headers).toMatchObject({
+      status: 'pass',
+      policy: 'reject',
+      domain: 'shop-relay.test',
+    });
     await waitForStatus(world.stack, id, ['delivered']);
   });
 
@@ -57,18 +81,27 @@ describe('relay mode', () => {
       subject: 'Grüße aus Köln — 日本語',
       text: 'Straße, Café, naïve.\nA long line '.concat('x'.repeat(200)),
       html: '<p>Grüße <b>aus</b> Köln</p>',
-      attachments: [{ filename: 'notes.txt', content_type: 'text/plain', content: Buffer.from('line one\nline two\n').toString('base64') }],
+      attachments: [
+        {
+          filename: 'notes.txt',
+          content_type: 'text/plain',
+          content: Buffer.from('line one\nline two\n').toString('base64'),
+        },
+      ],
     });
     const message = await relayed(world, 'rich@example.net');
     expect(message.parsed.attachments.map((a) => a.filename)).toEqual(['notes.txt']);
     expectDkimPass(await verdictOf(message), 'shop-relay.test');
   });
 
-  it('the receiver\'s pass depends on the published key: another key in DNS and the signature no longer verifies', async () => {
+  it("the receiver's pass depends on the published key: another key in DNS and the signature no longer verifies", async () => {
     await sendEmail(world.stack, { from: 'x@shop-relay.test', to: ['keycheck@example.net'] });
     const message = await relayed(world, 'keycheck@example.net');
     const dkim = recordOf(shop, 'dkim');
-    const other = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+    const other = crypto
+      .generateKeyPairSync('rsa', { modulusLength: 2048 })
+      .publicKey.export({ type: 'spki', format: 'der' })
+      .toString('base64');
     world.dns.set(dkim.name, 'TXT', [`v=DKIM1; k=rsa; p=${other}`]);
     try {
       const verdict = await verdictOf(message);

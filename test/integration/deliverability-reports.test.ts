@@ -29,7 +29,11 @@ interface Sent {
 /** Sends from the sender domain to `to` and waits until the relay took it and its outcome is recorded. */
 async function delivered(to: string[]): Promise<Sent> {
   const id = await sendEmail(world.stack, { from: `Reports <x@${SENDER}>`, to });
-  const message = await eventually(async () => world.stack.sink.messages.find((m) => m.parsed.headers.get('x-mail-email-id') === id), 45_000, 50);
+  const message = await eventually(
+    async () => world.stack.sink.messages.find((m) => m.parsed.headers.get('x-mail-email-id') === id),
+    45_000,
+    50,
+  );
   await waitForStatus(world.stack, id, ['delivered']);
   expect(message.envelopeFrom).toMatch(verpPattern(SENDER));
   return { id, message, returnPath: message.envelopeFrom };
@@ -51,8 +55,16 @@ async function mailToReturnPath(address: string, report: Buffer): Promise<string
 }
 
 async function stateOf(id: string) {
-  const detail = await admin<{ email: { status: string }; events: { type: string; data: Record<string, unknown> }[] }>(world.stack, 'GET', `/emails/${id}`);
-  const supp = await admin<{ suppressions: { email_address: string; reason: string }[] }>(world.stack, 'GET', `/accounts/${world.stack.accountId}/suppressions`);
+  const detail = await admin<{ email: { status: string }; events: { type: string; data: Record<string, unknown> }[] }>(
+    world.stack,
+    'GET',
+    `/emails/${id}`,
+  );
+  const supp = await admin<{ suppressions: { email_address: string; reason: string }[] }>(
+    world.stack,
+    'GET',
+    `/accounts/${world.stack.accountId}/suppressions`,
+  );
   return {
     status: detail.body.email.status,
     feedback: detail.body.events.filter((e) => e.type === 'bounce' || e.type === 'complaint'),
@@ -69,15 +81,26 @@ describe('reports at the return path', () => {
 
     const after = await stateOf(sent.id);
     expect(after.status).toBe('bounced');
-    expect(after.feedback.map((e) => [e.type, e.data])).toEqual([['bounce', {
-      bounce_type: 'Permanent',
-      bounce_subtype: 'General',
-      bounced_recipients: [{ email_address: 'gone@example.net', status: '5.1.1', diagnostic_code: expect.stringContaining('User unknown') }],
-    }]]);
+    expect(after.feedback.map((e) => [e.type, e.data])).toEqual([
+      [
+        'bounce',
+        {
+          bounce_type: 'Permanent',
+          bounce_subtype: 'General',
+          bounced_recipients: [
+            {
+              email_address: 'gone@example.net',
+              status: '5.1.1',
+              diagnostic_code: expect.stringContaining('User unknown'),
+            },
+          ],
+        },
+      ],
+    ]);
     expect(after.suppressions).toContain('gone@example.net bounce');
   });
 
-  it('an ARF report at the return path, its complainer redacted, is a complaint of the email\'s recipient', async () => {
+  it("an ARF report at the return path, its complainer redacted, is a complaint of the email's recipient", async () => {
     const sent = await delivered(['reader@example.net']);
     const quoted = withoutHeaders(headerBlock(sent.message.raw), ['To']) + 'To: redacted@receiver.test\r\n';
     const arf = buildArf({ feedbackType: 'abuse', originalHeaders: quoted });
@@ -85,11 +108,13 @@ describe('reports at the return path', () => {
 
     const after = await stateOf(sent.id);
     expect(after.status).toBe('complained');
-    expect(after.feedback.map((e) => [e.type, e.data])).toEqual([['complaint', { complaint_feedback_type: 'abuse', complained_recipients: ['reader@example.net'] }]]);
+    expect(after.feedback.map((e) => [e.type, e.data])).toEqual([
+      ['complaint', { complaint_feedback_type: 'abuse', complained_recipients: ['reader@example.net'] }],
+    ]);
     expect(after.suppressions).toContain('reader@example.net complaint');
   });
 
-  it('a DSN at the return path speaks only for the email\'s own recipients', async () => {
+  it("a DSN at the return path speaks only for the email's own recipients", async () => {
     const sent = await delivered(['own@example.net']);
     const before = await stateOf(sent.id);
     expect(await mailToReturnPath(sent.returnPath, buildDsn({ recipient: 'stranger@example.org' }))).toMatch(/^250 /);
@@ -104,14 +129,20 @@ describe('forged reports are answered 550 and recorded nowhere', () => {
     const [local, domain] = sent.returnPath.split('@') as [string, string];
     const mac = local.slice(local.lastIndexOf('-') + 1);
     const forgedMac = `${local.slice(0, local.lastIndexOf('-') + 1)}${mac.slice(0, -1)}${mac.endsWith('a') ? 'b' : 'a'}`;
-    for (const address of [`${forgedMac}@${domain}`, `b-${sent.id}@${domain}`, `b-${sent.id}-${'a'.repeat(mac.length)}@${domain}`]) {
-      await expect(mailToReturnPath(address, buildDsn({ recipient: 'victim@example.net' }))).rejects.toMatchObject({ responseCode: 550 });
+    for (const address of [
+      `${forgedMac}@${domain}`,
+      `b-${sent.id}@${domain}`,
+      `b-${sent.id}-${'a'.repeat(mac.length)}@${domain}`,
+    ]) {
+      await expect(mailToReturnPath(address, buildDsn({ recipient: 'victim@example.net' }))).rejects.toMatchObject({
+        responseCode: 550,
+      });
     }
     expect(await stateOf(sent.id)).toEqual(before);
     expect(before.status).toBe('delivered');
   });
 
-  it('one email\'s valid return path quoting another email\'s headers is refused, and neither email changes', async () => {
+  it("one email's valid return path quoting another email's headers is refused, and neither email changes", async () => {
     const mine = await delivered(['mine@example.net']);
     const target = await delivered(['target@example.net']);
     const beforeMine = await stateOf(mine.id);

@@ -57,7 +57,10 @@ async function staleBacklog(sql: Sql, token: string): Promise<string[]> {
   const ids = await sql<{ id: string }[]>`
     update emails set status = 'pending', lease_token = ${token}, lease_until = now() + interval '1 minute'
     where id in (select id from emails where id like 'em_plan%' order by id limit ${BACKLOG}) returning id`;
-  return ids.map((r) => r.id).sort().slice(0, 3);
+  return ids
+    .map((r) => r.id)
+    .sort()
+    .slice(0, 3);
 }
 
 describe('delivery statements under stale statistics', () => {
@@ -71,10 +74,23 @@ describe('delivery statements under stale statistics', () => {
       expect(await scansOf((sql) => repo(sql).renewLeases(ids, token, { seconds: 120, belowSeconds: 90 }))).toBe(0);
       expect(await scansOf((sql) => repo(sql).lease(ids, 'token-other', 60))).toBe(0);
       const outcomes = ids.map((id) => ({
-        token, outcome: { id, status: 'delivered' as const, messageId: `<${id}@plan>`, response: '250 OK', sentAt: new Date(), events: [], suppress: [] },
+        token,
+        outcome: {
+          id,
+          status: 'delivered' as const,
+          messageId: `<${id}@plan>`,
+          response: '250 OK',
+          sentAt: new Date(),
+          events: [],
+          suppress: [],
+        },
       }));
       let recorded = new Map<string, string>();
-      expect(await scansOf(async (sql) => { recorded = await recordOutcomes(sql, outcomes); })).toBe(0);
+      expect(
+        await scansOf(async (sql) => {
+          recorded = await recordOutcomes(sql, outcomes);
+        }),
+      ).toBe(0);
       expect(recorded.size).toBe(3);
       const statuses = await setup<{ status: string }[]>`select status from emails where id = any(${ids})`;
       expect(statuses.map((r) => r.status)).toEqual(['delivered', 'delivered', 'delivered']);

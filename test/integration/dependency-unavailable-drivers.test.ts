@@ -21,7 +21,11 @@ async function thrown(fn: () => Promise<unknown>): Promise<unknown> {
 /** The drivers against a closed port: the classification rules on made-up errors are test/unit/dependency-unavailable.test.ts. */
 describe('isDatabaseUnavailable', () => {
   it('recognises the postgres library failing to connect, and toAppError answers it 503 with Retry-After', async () => {
-    const sql = postgres(`postgres://u:p@127.0.0.1:${await freePort()}/db`, { max: 1, connect_timeout: 2, onnotice: () => {} });
+    const sql = postgres(`postgres://u:p@127.0.0.1:${await freePort()}/db`, {
+      max: 1,
+      connect_timeout: 2,
+      onnotice: () => {},
+    });
     const err = await thrown(() => sql`select 1`);
     await sql.end({ timeout: 1 });
     expect(isDatabaseUnavailable(err)).toBe(true);
@@ -35,12 +39,15 @@ describe('isDatabaseUnavailable', () => {
 });
 
 describe('isTemporalUnavailable', () => {
-  it('recognises a workflow start that cannot reach the server, and the worker\'s failed connect', async () => {
+  it("recognises a workflow start that cannot reach the server, and the worker's failed connect", async () => {
     const address = `127.0.0.1:${await freePort()}`;
     const connection = Connection.lazy({ address });
     const client = new Client({ connection });
-    const startErr = await thrown(() => connection.withDeadline(Date.now() + 500, () =>
-      client.workflow.start('nothing', { workflowId: 'w', taskQueue: 'q' })));
+    const startErr = await thrown(() =>
+      connection.withDeadline(Date.now() + 500, () =>
+        client.workflow.start('nothing', { workflowId: 'w', taskQueue: 'q' }),
+      ),
+    );
     await connection.close();
     expect(isTemporalUnavailable(startErr)).toBe(true);
     expect(isDatabaseUnavailable(startErr)).toBe(false);

@@ -1,6 +1,9 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDirectTransport, type DirectTransportOptions } from '../../src/delivery/transport/direct/direct-transport.js';
+import {
+  createDirectTransport,
+  type DirectTransportOptions,
+} from '../../src/delivery/transport/direct/direct-transport.js';
 import { createHostPools } from '../../src/delivery/transport/direct/host-pool.js';
 import type { BuiltMessage } from '../../src/delivery/transport/send-built.js';
 import type { MailTransport } from '../../src/delivery/transport/transport.js';
@@ -22,8 +25,13 @@ afterEach(async () => {
 async function setUp(specs: MxHostSpec[], zone: FakeZone, options: Partial<DirectTransportOptions> = {}) {
   network = await startMxHosts(specs);
   transport = createDirectTransport({
-    resolver: fakeDnsResolver(zone), port: network.port, name: 'mailer.test', allowPrivate: true,
-    logger: pino({ level: 'silent' }), random: () => 0, ...options,
+    resolver: fakeDnsResolver(zone),
+    port: network.port,
+    name: 'mailer.test',
+    allowPrivate: true,
+    logger: pino({ level: 'silent' }),
+    random: () => 0,
+    ...options,
   });
   return { hosts: network.hosts, transport };
 }
@@ -47,14 +55,18 @@ const waitUntil = async (check: () => boolean, timeoutMs = 15_000) => {
 
 describe('direct MX delivery against real SMTP servers', () => {
   it('delivers one message to two domains, each to its own MX (one by MX record, one by implicit MX)', async () => {
-    const { hosts, transport } = await setUp(
-      [{ address: '127.0.0.2' }, { address: '127.0.0.3' }],
-      { mx: { 'one.test': [{ exchange: 'mx.one.test', priority: 10 }] }, a: { 'mx.one.test': ['127.0.0.2'], 'two.test': ['127.0.0.3'] } },
-    );
+    const { hosts, transport } = await setUp([{ address: '127.0.0.2' }, { address: '127.0.0.3' }], {
+      mx: { 'one.test': [{ exchange: 'mx.one.test', priority: 10 }] },
+      a: { 'mx.one.test': ['127.0.0.2'], 'two.test': ['127.0.0.3'] },
+    });
     const result = await transport.send(message(['a@one.test', 'c@two.test', 'B@ONE.test']));
     expect(result.refused).toEqual([]);
     expect(result.deferred).toEqual([]);
-    expect(result.accepted.map((a) => [a.address, a.mx]).sort()).toEqual([['B@ONE.test', 'mx.one.test'], ['a@one.test', 'mx.one.test'], ['c@two.test', 'two.test']]);
+    expect(result.accepted.map((a) => [a.address, a.mx]).sort()).toEqual([
+      ['B@ONE.test', 'mx.one.test'],
+      ['a@one.test', 'mx.one.test'],
+      ['c@two.test', 'two.test'],
+    ]);
     for (const a of result.accepted) expect(a.response).toMatch(/^250 /);
     const [one, two] = hosts;
     // nodemailer writes the domain in lower case on the wire; the result keeps the address as the envelope had it.
@@ -68,12 +80,19 @@ describe('direct MX delivery against real SMTP servers', () => {
   });
 
   it('fails over to the next MX when the preferred one is not listening', async () => {
-    const { hosts, transport } = await setUp(
-      [{ address: '127.0.0.3' }],
-      { mx: { 'failover.test': [{ exchange: 'mx2.failover.test', priority: 20 }, { exchange: 'mx1.failover.test', priority: 10 }] }, a: { 'mx1.failover.test': ['127.0.0.2'], 'mx2.failover.test': ['127.0.0.3'] } },
-    );
+    const { hosts, transport } = await setUp([{ address: '127.0.0.3' }], {
+      mx: {
+        'failover.test': [
+          { exchange: 'mx2.failover.test', priority: 20 },
+          { exchange: 'mx1.failover.test', priority: 10 },
+        ],
+      },
+      a: { 'mx1.failover.test': ['127.0.0.2'], 'mx2.failover.test': ['127.0.0.3'] },
+    });
     const result = await transport.send(message(['x@failover.test']));
-    expect(result.accepted).toEqual([{ address: 'x@failover.test', response: expect.stringMatching(/^250 /), mx: 'mx2.failover.test' }]);
+    expect(result.accepted).toEqual([
+      { address: 'x@failover.test', response: expect.stringMatching(/^250 /), mx: 'mx2.failover.test' },
+    ]);
     expect(hosts[0]?.received).toHaveLength(1);
   });
 
@@ -81,16 +100,39 @@ describe('direct MX delivery against real SMTP servers', () => {
     let backupReceived = 0;
     const { hosts, transport } = await setUp(
       [
-        { address: '127.0.0.2', data: (raw) => (raw.toString().includes('Subject: busy') ? '451 4.3.0 try again later' : '554 5.7.1 message refused by policy') },
-        { address: '127.0.0.3', data: () => { backupReceived++; return undefined; } },
+        {
+          address: '127.0.0.2',
+          data: (raw) =>
+            raw.toString().includes('Subject: busy')
+              ? '451 4.3.0 try again later'
+              : '554 5.7.1 message refused by policy',
+        },
+        {
+          address: '127.0.0.3',
+          data: () => {
+            backupReceived++;
+            return undefined;
+          },
+        },
       ],
-      { mx: { 'mx4.test': [{ exchange: 'primary.mx4.test', priority: 1 }, { exchange: 'backup.mx4.test', priority: 2 }] }, a: { 'primary.mx4.test': ['127.0.0.2'], 'backup.mx4.test': ['127.0.0.3'] } },
+      {
+        mx: {
+          'mx4.test': [
+            { exchange: 'primary.mx4.test', priority: 1 },
+            { exchange: 'backup.mx4.test', priority: 2 },
+          ],
+        },
+        a: { 'primary.mx4.test': ['127.0.0.2'], 'backup.mx4.test': ['127.0.0.3'] },
+      },
     );
     const busy = await transport.send(message(['a@mx4.test', 'b@mx4.test'], 'busy'));
     expect(busy.accepted.map((a) => a.mx)).toEqual(['backup.mx4.test', 'backup.mx4.test']);
     const refused = await transport.send(message(['a@mx4.test', 'b@mx4.test'], 'spam'));
     expect(refused.accepted).toEqual([]);
-    expect(refused.refused.map((r) => [r.address, r.failure.kind, r.failure.code, r.failure.status])).toEqual([['a@mx4.test', 'hard', 554, '5.7.1'], ['b@mx4.test', 'hard', 554, '5.7.1']]);
+    expect(refused.refused.map((r) => [r.address, r.failure.kind, r.failure.code, r.failure.status])).toEqual([
+      ['a@mx4.test', 'hard', 554, '5.7.1'],
+      ['b@mx4.test', 'hard', 554, '5.7.1'],
+    ]);
     expect(backupReceived).toBe(1);
     expect(hosts[1]?.received).toHaveLength(1);
   });
@@ -98,13 +140,21 @@ describe('direct MX delivery against real SMTP servers', () => {
   it('defers every recipient on a greylisting 451 from the only MX, and delivers on the next send', async () => {
     const seen = new Set<string>();
     const { hosts, transport } = await setUp(
-      [{ address: '127.0.0.2', rcptTo: (to) => (seen.has(to) ? undefined : (seen.add(to), '451 4.7.1 greylisted, try again later')) }],
+      [
+        {
+          address: '127.0.0.2',
+          rcptTo: (to) => (seen.has(to) ? undefined : (seen.add(to), '451 4.7.1 greylisted, try again later')),
+        },
+      ],
       { mx: { 'grey.test': [{ exchange: 'mx.grey.test', priority: 0 }] }, a: { 'mx.grey.test': ['127.0.0.2'] } },
     );
     const first = await transport.send(message(['one@grey.test', 'two@grey.test']));
     expect(first.accepted).toEqual([]);
     expect(first.refused).toEqual([]);
-    expect(first.deferred.map((d) => [d.address, d.failure.kind, d.failure.code, d.failure.status])).toEqual([['one@grey.test', 'soft', 451, '4.7.1'], ['two@grey.test', 'soft', 451, '4.7.1']]);
+    expect(first.deferred.map((d) => [d.address, d.failure.kind, d.failure.code, d.failure.status])).toEqual([
+      ['one@grey.test', 'soft', 451, '4.7.1'],
+      ['two@grey.test', 'soft', 451, '4.7.1'],
+    ]);
     const retry = await transport.send(message(['one@grey.test', 'two@grey.test']));
     expect(retry.accepted.map((a) => a.address)).toEqual(['one@grey.test', 'two@grey.test']);
     expect(retry.deferred).toEqual([]);
@@ -115,21 +165,31 @@ describe('direct MX delivery against real SMTP servers', () => {
 describe('direct MX delivery against real SMTP servers', () => {
   it('refuses the one recipient the MX refuses at RCPT and delivers to the others', async () => {
     const { hosts, transport } = await setUp(
-      [{ address: '127.0.0.2', rcptTo: (to) => (to.startsWith('nobody@') ? '550 5.1.1 no such user here' : undefined) }],
+      [
+        {
+          address: '127.0.0.2',
+          rcptTo: (to) => (to.startsWith('nobody@') ? '550 5.1.1 no such user here' : undefined),
+        },
+      ],
       { mx: { 'users.test': [{ exchange: 'mx.users.test', priority: 5 }] }, a: { 'mx.users.test': ['127.0.0.2'] } },
     );
     const result = await transport.send(message(['alice@users.test', 'nobody@users.test', 'bob@users.test']));
     expect(result.accepted.map((a) => a.address)).toEqual(['alice@users.test', 'bob@users.test']);
-    expect(result.refused).toEqual([{ address: 'nobody@users.test', failure: expect.objectContaining({ kind: 'hard', code: 550, status: '5.1.1' }) }]);
+    expect(result.refused).toEqual([
+      { address: 'nobody@users.test', failure: expect.objectContaining({ kind: 'hard', code: 550, status: '5.1.1' }) },
+    ]);
     expect(result.deferred).toEqual([]);
     expect(hosts[0]?.received[0]?.envelopeTo).toEqual(['alice@users.test', 'bob@users.test']);
   });
 
   it('uses STARTTLS when offered, with a self-signed certificate, giving the MX name as SNI', async () => {
-    const { hosts, transport } = await setUp(
-      [{ address: '127.0.0.2', tls: MX_TLS }, { address: '127.0.0.3' }],
-      { mx: { 'tls.test': [{ exchange: 'mx.tls.test', priority: 1 }], 'plain.test': [{ exchange: 'mx.plain.test', priority: 1 }] }, a: { 'mx.tls.test': ['127.0.0.2'], 'mx.plain.test': ['127.0.0.3'] } },
-    );
+    const { hosts, transport } = await setUp([{ address: '127.0.0.2', tls: MX_TLS }, { address: '127.0.0.3' }], {
+      mx: {
+        'tls.test': [{ exchange: 'mx.tls.test', priority: 1 }],
+        'plain.test': [{ exchange: 'mx.plain.test', priority: 1 }],
+      },
+      a: { 'mx.tls.test': ['127.0.0.2'], 'mx.plain.test': ['127.0.0.3'] },
+    });
     const result = await transport.send(message(['a@tls.test', 'b@plain.test']));
     expect(result.accepted).toHaveLength(2);
     expect(hosts[0]?.received.map((r) => [r.secure, r.servername])).toEqual([[true, 'mx.tls.test']]);
@@ -155,10 +215,13 @@ describe('direct MX delivery against real SMTP servers', () => {
 
 describe('direct MX delivery against real SMTP servers', () => {
   it('reuses connections: several messages to one host take fewer connections than messages', async () => {
-    const { hosts, transport } = await setUp(
-      [{ address: '127.0.0.2' }],
-      { mx: { 'reuse.test': [{ exchange: 'mx.reuse.test', priority: 1 }], 'alias.test': [{ exchange: 'mx.reuse.test', priority: 1 }] }, a: { 'mx.reuse.test': ['127.0.0.2'] } },
-    );
+    const { hosts, transport } = await setUp([{ address: '127.0.0.2' }], {
+      mx: {
+        'reuse.test': [{ exchange: 'mx.reuse.test', priority: 1 }],
+        'alias.test': [{ exchange: 'mx.reuse.test', priority: 1 }],
+      },
+      a: { 'mx.reuse.test': ['127.0.0.2'] },
+    });
     for (let i = 0; i < 5; i++) {
       const result = await transport.send(message([`u${i}@${i % 2 === 0 ? 'reuse' : 'alias'}.test`]));
       expect(result.accepted).toHaveLength(1);
@@ -171,7 +234,9 @@ describe('direct MX delivery against real SMTP servers', () => {
     const { hosts, transport } = await setUp(
       [{ address: '127.0.0.2', data: () => new Promise((r) => setTimeout(() => r(undefined), 150)) }],
       {
-        mx: Object.fromEntries(['d1.test', 'd2.test', 'd3.test'].map((d) => [d, [{ exchange: 'shared-mx.test', priority: 1 }]])),
+        mx: Object.fromEntries(
+          ['d1.test', 'd2.test', 'd3.test'].map((d) => [d, [{ exchange: 'shared-mx.test', priority: 1 }]]),
+        ),
         a: { 'shared-mx.test': ['127.0.0.2'] },
       },
       { maxConnectionsPerHost: 2 },
@@ -205,7 +270,9 @@ describe('direct MX delivery against real SMTP servers', () => {
       { allowPrivate: false },
     );
     const result = await transport.send(message(['a@lo.test']));
-    expect(result.deferred).toEqual([{ address: 'a@lo.test', failure: expect.objectContaining({ kind: 'soft', code: 0 }) }]);
+    expect(result.deferred).toEqual([
+      { address: 'a@lo.test', failure: expect.objectContaining({ kind: 'soft', code: 0 }) },
+    ]);
     expect(hosts[0]?.connections).toBe(0);
   });
 });
@@ -214,9 +281,20 @@ describe('host pools', () => {
   it('keep at most maxPools, closing the least recently used idle one to make room', async () => {
     network = await startMxHosts([{ address: '127.0.0.2' }, { address: '127.0.0.3' }]);
     const [first, second] = network.hosts;
-    const pools = createHostPools({ port: network.port, name: 'mailer.test', maxConnectionsPerHost: 2, idleMs: 30_000, maxPools: 1, logger: pino({ level: 'silent' }) });
+    const pools = createHostPools({
+      port: network.port,
+      name: 'mailer.test',
+      maxConnectionsPerHost: 2,
+      idleMs: 30_000,
+      maxPools: 1,
+      logger: pino({ level: 'silent' }),
+    });
     try {
-      const mail = (to: string) => ({ envelope: { from: 'a@sender.test', to: [to] }, messageId: '<pool@mailer.test>', raw: Buffer.from('Subject: x\r\n\r\nx\r\n') });
+      const mail = (to: string) => ({
+        envelope: { from: 'a@sender.test', to: [to] },
+        messageId: '<pool@mailer.test>',
+        raw: Buffer.from('Subject: x\r\n\r\nx\r\n'),
+      });
       await pools.send({ exchange: 'one.test', address: '127.0.0.2' }, mail('a@one.test'));
       await pools.send({ exchange: 'two.test', address: '127.0.0.3' }, mail('b@two.test'));
       expect(pools.size()).toBe(1);

@@ -9,8 +9,15 @@ import { describe, expect, it } from 'vitest';
  */
 const root = path.resolve(import.meta.dirname, '../..');
 /** The README and every markdown file under docs/, src/ (a module's README) and bench/. */
-const docs = ['README.md', ...['docs', 'src', 'bench'].flatMap((dir) =>
-  fs.readdirSync(path.join(root, dir), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.md')).map((f) => `${dir}/${f}`))].sort();
+const docs = [
+  'README.md',
+  ...['docs', 'src', 'bench'].flatMap((dir) =>
+    fs
+      .readdirSync(path.join(root, dir), { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `${dir}/${f}`),
+  ),
+].sort();
 
 /** `[text](target)` outside code spans and fenced blocks; the target without an optional title. */
 function linksOf(markdown: string): string[] {
@@ -24,7 +31,10 @@ function anchorsOf(markdown: string): Set<string> {
   const prose = markdown.replace(/^```[\s\S]*?^```/gm, '');
   for (const [, heading] of prose.matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
     const text = heading!.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
-    const slug = text.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+    const slug = text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
     let anchor = slug;
     for (let n = 1; anchors.has(anchor); n++) anchor = `${slug}-${n}`;
     anchors.add(anchor);
@@ -56,7 +66,15 @@ function danglingLinks(file: string, markdown = fs.readFileSync(path.join(root, 
 
 describe('markdown links', () => {
   it('reads the README and the markdown of docs/, src/ and bench/', () => {
-    expect(docs).toEqual(expect.arrayContaining(['README.md', 'bench/README.md', 'docs/api.md', 'docs/benchmark.md', 'src/delivery/README.md']));
+    expect(docs).toEqual(
+      expect.arrayContaining([
+        'README.md',
+        'bench/README.md',
+        'docs/api.md',
+        'docs/benchmark.md',
+        'src/delivery/README.md',
+      ]),
+    );
   });
 
   it.each(docs)('%s: every relative link resolves inside the repository', (file) => {
@@ -65,7 +83,8 @@ describe('markdown links', () => {
 
   it('finds a link that leaves the repository, a missing file and a missing heading', () => {
     // As if it were docs/probe.md: read from the text, nothing is written into the tree.
-    const probe = '# Probe\n[a](../../shared/CONTRACT.md) [b](nowhere.md) [c](api.md#no-such-heading) [d](#probe) [e](#elsewhere) `[f](code.md)`\n';
+    const probe =
+      '# Probe\n[a](../../shared/CONTRACT.md) [b](nowhere.md) [c](api.md#no-such-heading) [d](#probe) [e](#elsewhere) `[f](code.md)`\n';
     expect(danglingLinks('docs/probe.md', probe)).toEqual([
       '../../shared/CONTRACT.md (outside the repository)',
       'nowhere.md (no such file)',

@@ -13,8 +13,21 @@ import { ISO_MS as ISO } from '../helpers/time.js';
 import { useStack } from '../helpers/use-stack.js';
 import { startDnsServer, type DnsServer } from '../helpers/dns-server.js';
 
-interface DnsRecord { type: string; name: string; value: string; purpose: string; status: string }
-interface Domain { id: string; name: string; verified: boolean; dns_records: DnsRecord[]; dns_checked_at: string; dns_failing_since: string }
+interface DnsRecord {
+  type: string;
+  name: string;
+  value: string;
+  purpose: string;
+  status: string;
+}
+interface Domain {
+  id: string;
+  name: string;
+  verified: boolean;
+  dns_records: DnsRecord[];
+  dns_checked_at: string;
+  dns_failing_since: string;
+}
 
 const HOSTNAME = 'mx.mailer.test';
 let zone: DnsServer;
@@ -67,26 +80,43 @@ describe('domain authentication against a real DNS server', () => {
     ]);
     expect(find(domain, 'spf')[0]!.value).toBe(`v=spf1 a:${HOSTNAME} ~all`);
     expect(find(domain, 'return_path')[0]!.value).toBe(`10 ${HOSTNAME}`);
-    expect(find(domain, 'dkim')[0]!.value).toMatch(/^v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA[A-Za-z0-9+/]+=*$/);
+    expect(find(domain, 'dkim')[0]!.value).toMatch(
+      /^v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA[A-Za-z0-9+/]+=*$/,
+    );
     expect(domain).toMatchObject({ verified: false, dns_checked_at: '', dns_failing_since: '' });
 
     const sql = db();
     try {
-      const [key] = await sql<{ private_key_sealed: string; status: string }[]>`select private_key_sealed, status from dkim_keys where domain_id = ${domain.id}`;
+      const [key] = await sql<
+        { private_key_sealed: string; status: string }[]
+      >`select private_key_sealed, status from dkim_keys where domain_id = ${domain.id}`;
       expect(key!.status).toBe('active');
       expect(key!.private_key_sealed).toMatch(/^kb2\./);
       expect(key!.private_key_sealed).not.toContain('PRIVATE KEY');
-      const signing = await (await keyring(sql)).signingKey((await sql`select account_id from domains where id = ${domain.id}`)[0]!.account_id as string, 'fresh.example');
+      const signing = await (
+        await keyring(sql)
+      ).signingKey(
+        (await sql`select account_id from domains where id = ${domain.id}`)[0]!.account_id as string,
+        'fresh.example',
+      );
       expect(signing?.privateKey).toMatch(/^-----BEGIN PRIVATE KEY-----/);
       // No answer about the domain carries any of it.
-      const listed = await call('GET', `${stack.admin}/accounts/${(await sql`select account_id from domains where id = ${domain.id}`)[0]!.account_id}/domains`, { token: ADMIN_TOKEN });
+      const listed = await call(
+        'GET',
+        `${stack.admin}/accounts/${(await sql`select account_id from domains where id = ${domain.id}`)[0]!.account_id}/domains`,
+        { token: ADMIN_TOKEN },
+      );
       for (const text of [JSON.stringify(domain), listed.text]) {
         expect(text).not.toContain('PRIVATE KEY');
         expect(text).not.toContain(key!.private_key_sealed.slice(0, 40));
         expect(text).not.toContain(signing!.privateKey.split('\n')[1]!);
       }
       // The seeded default domain got its key at start too.
-      expect((await sql`select count(*)::int as n from dkim_keys k join domains d on d.id = k.domain_id where d.name = 'example.com'`)[0]!.n).toBe(1);
+      expect(
+        (
+          await sql`select count(*)::int as n from dkim_keys k join domains d on d.id = k.domain_id where d.name = 'example.com'`
+        )[0]!.n,
+      ).toBe(1);
     } finally {
       await sql.end();
     }
@@ -100,7 +130,14 @@ describe('domain authentication against a real DNS server', () => {
     // Two SPF records make SPF a permerror at receivers: failed, even with ours among them.
     zone.set('checked.example', 'TXT', [`v=spf1 a:${HOSTNAME} ~all`, 'v=spf1 mx -all']);
     let d = await verify(domain.id);
-    expect(statuses(d)).toEqual(['ownership:verified', 'spf:failed', 'dkim:pending', 'return_path:pending', 'return_path_spf:pending', 'dmarc:pending']);
+    expect(statuses(d)).toEqual([
+      'ownership:verified',
+      'spf:failed',
+      'dkim:pending',
+      'return_path:pending',
+      'return_path_spf:pending',
+      'dmarc:pending',
+    ]);
     expect(d.verified).toBe(false);
     expect(d.dns_checked_at).toMatch(ISO);
 
@@ -110,14 +147,28 @@ describe('domain authentication against a real DNS server', () => {
     zone.set(dkim.name, 'TXT', ['v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAnotours']);
     zone.set('rp.checked.example', 'MX', [{ exchange: 'elsewhere.test', priority: 10 }]);
     d = await verify(domain.id);
-    expect(statuses(d)).toEqual(['ownership:verified', 'spf:verified', 'dkim:failed', 'return_path:failed', 'return_path_spf:pending', 'dmarc:pending']);
+    expect(statuses(d)).toEqual([
+      'ownership:verified',
+      'spf:verified',
+      'dkim:failed',
+      'return_path:failed',
+      'return_path_spf:pending',
+      'dmarc:pending',
+    ]);
     expect(d.verified).toBe(false);
     expect((await admin<{ daily_quota: number }>(stack, 'GET', `/accounts/${accountId}`)).body.daily_quota).toBe(100);
 
     zone.remove(dkim.name);
     publish(d.dns_records, ['dkim', 'return_path_spf', 'dmarc']);
     d = await verify(domain.id);
-    expect(statuses(d)).toEqual(['ownership:verified', 'spf:verified', 'dkim:verified', 'return_path:failed', 'return_path_spf:verified', 'dmarc:verified']);
+    expect(statuses(d)).toEqual([
+      'ownership:verified',
+      'spf:verified',
+      'dkim:verified',
+      'return_path:failed',
+      'return_path_spf:verified',
+      'dmarc:verified',
+    ]);
     expect(d).toMatchObject({ verified: true, dns_failing_since: '' });
     expect((await admin<{ daily_quota: number }>(stack, 'GET', `/accounts/${accountId}`)).body.daily_quota).toBe(1000);
 
@@ -149,7 +200,10 @@ describe('domain authentication against a real DNS server', () => {
     const fresh = dkims[1]!;
     expect(fresh.name).not.toBe(dkims[0]!.name);
     expect(fresh.name).toMatch(/^m\d{8}-2\._domainkey\.rotate\.example$/);
-    const again = await call('POST', `${stack.admin}/domains/${domain.id}/dkim/rotate`, { token: ADMIN_TOKEN, body: {} });
+    const again = await call('POST', `${stack.admin}/domains/${domain.id}/dkim/rotate`, {
+      token: ADMIN_TOKEN,
+      body: {},
+    });
     expect(again.status).toBe(409);
     expect(again.body).toEqual({ error: 'conflict', message: expect.stringContaining('rotate.example') });
 
@@ -163,11 +217,20 @@ describe('domain authentication against a real DNS server', () => {
       const promoted = await verify(domain.id);
       expect(find(promoted, 'dkim').map((r) => [r.name, r.status])).toEqual([[fresh.name, 'verified']]);
       expect(promoted).toMatchObject({ verified: true, dns_failing_since: '' });
-      expect((await (await keyring(sql)).signingKey(accountId, 'rotate.example'))?.keySelector).toBe(fresh.name.split('.')[0]);
-      const keys = await sql<{ selector: string; status: string }[]>`select selector, status from dkim_keys where domain_id = ${domain.id} order by id`;
-      expect(keys.map((k) => [k.selector, k.status])).toEqual([[oldSelector, 'retired'], [fresh.name.split('.')[0], 'active']]);
+      expect((await (await keyring(sql)).signingKey(accountId, 'rotate.example'))?.keySelector).toBe(
+        fresh.name.split('.')[0],
+      );
+      const keys = await sql<
+        { selector: string; status: string }[]
+      >`select selector, status from dkim_keys where domain_id = ${domain.id} order by id`;
+      expect(keys.map((k) => [k.selector, k.status])).toEqual([
+        [oldSelector, 'retired'],
+        [fresh.name.split('.')[0], 'active'],
+      ]);
       // A new rotation may start once the last one is done.
-      expect(find((await admin<Domain>(stack, 'POST', `/domains/${domain.id}/dkim/rotate`, {})).body, 'dkim')).toHaveLength(2);
+      expect(
+        find((await admin<Domain>(stack, 'POST', `/domains/${domain.id}/dkim/rotate`, {})).body, 'dkim'),
+      ).toHaveLength(2);
     } finally {
       await sql.end();
     }
@@ -182,10 +245,18 @@ describe('domain authentication against a real DNS server', () => {
     const connection = await Connection.connect({ address: inject('temporalAddress') });
     const schedule = new Client({ connection }).schedule.getHandle(dnsRecheckScheduleId(stack.taskQueue));
     const listed = async () =>
-      (await admin<{ domains: Domain[] }>(stack, 'GET', `/accounts/${(await sql`select account_id from domains where id = ${domain.id}`)[0]!.account_id}/domains`)).body.domains[0]!;
+      (
+        await admin<{ domains: Domain[] }>(
+          stack,
+          'GET',
+          `/accounts/${(await sql`select account_id from domains where id = ${domain.id}`)[0]!.account_id}/domains`,
+        )
+      ).body.domains[0]!;
     /** Makes the domain due (its last check two hours old), runs the schedule now, and waits for the check. */
     const recheck = async () => {
-      const [row] = await sql<{ at: Date }[]>`update domains set dns_checked_at = now() - interval '2 hours' where id = ${domain.id} returning dns_checked_at as at`;
+      const [row] = await sql<
+        { at: Date }[]
+      >`update domains set dns_checked_at = now() - interval '2 hours' where id = ${domain.id} returning dns_checked_at as at`;
       const at = row!.at;
       await schedule.trigger();
       const deadline = Date.now() + 45_000;

@@ -1,7 +1,15 @@
 import postgres from 'postgres';
 import { afterAll, afterEach, describe, expect, it, onTestFailed } from 'vitest';
 import { call, eventually } from '../helpers/http.js';
-import { childLogs, createDeployment, kill, killAll, spawnService, waitReady, type Child } from '../helpers/service-process.js';
+import {
+  childLogs,
+  createDeployment,
+  kill,
+  killAll,
+  spawnService,
+  waitReady,
+  type Child,
+} from '../helpers/service-process.js';
 import { messageIdOf, type SmtpSink } from '../helpers/smtp-sink.js';
 import { ADMIN_TOKEN } from '../helpers/stack.js';
 import { RELAY_CONNECTIONS } from '../../src/app/outbound-transport.js';
@@ -43,9 +51,16 @@ async function deployment() {
 }
 
 async function keyOf(baseUrl: string): Promise<string> {
-  const accounts = await call<{ accounts: { id: string; name: string }[] }>('GET', `${baseUrl}/v1/mail/admin/accounts`, { token: ADMIN_TOKEN });
+  const accounts = await call<{ accounts: { id: string; name: string }[] }>(
+    'GET',
+    `${baseUrl}/v1/mail/admin/accounts`,
+    { token: ADMIN_TOKEN },
+  );
   const account = accounts.body.accounts.find((a) => a.name === 'default')!;
-  const key = await call('POST', `${baseUrl}/v1/mail/admin/accounts/${account.id}/api-keys`, { token: ADMIN_TOKEN, body: { name: 'dup', permission: 'all' } });
+  const key = await call('POST', `${baseUrl}/v1/mail/admin/accounts/${account.id}/api-keys`, {
+    token: ADMIN_TOKEN,
+    body: { name: 'dup', permission: 'all' },
+  });
   return key.body.key as string;
 }
 
@@ -54,7 +69,14 @@ async function backlog(api: string, key: string, tag: string): Promise<string[]>
   for (let i = 0; i < BACKLOG; i += 50) {
     const res = await call('POST', `${api}/emails/batch`, {
       token: key,
-      body: { emails: Array.from({ length: 50 }, (_, j) => ({ from: 'sender@example.com', to: [`r${i + j}@example.net`], subject: `${tag} ${i + j}`, text: 'x' })) },
+      body: {
+        emails: Array.from({ length: 50 }, (_, j) => ({
+          from: 'sender@example.com',
+          to: [`r${i + j}@example.net`],
+          subject: `${tag} ${i + j}`,
+          text: 'x',
+        })),
+      },
     });
     expect(res.status, res.text).toBe(200);
     const job = await call('GET', `${api}/emails?job_id=${res.body.job_id as string}&page_size=100`, { token: key });
@@ -86,7 +108,12 @@ async function queued(tag: string) {
 }
 
 /** Kills `worker` with `signal` once `n` messages reached the server, and waits for it to be gone. */
-async function stopMidway(worker: Child, arrived: Map<string, number>, n: number, signal: NodeJS.Signals): Promise<void> {
+async function stopMidway(
+  worker: Child,
+  arrived: Map<string, number>,
+  n: number,
+  signal: NodeJS.Signals,
+): Promise<void> {
   await eventually(async () => arrived.size >= n, 60_000, 5);
   worker.proc.kill(signal);
   await worker.exited;
@@ -114,7 +141,9 @@ describe('the duplicate window, measured', () => {
     expect([...arrived.keys()].filter((m) => !expected.has(m))).toEqual([]);
     expect(arrived.size).toBe(BACKLOG);
     expect([...arrived.values()].filter((n) => n > 1)).toEqual([]);
-    console.info(`duplicate window, SIGTERM: ${BACKLOG - left} delivered before the stop, ${left} after the restart, 0 duplicates`);
+    console.info(
+      `duplicate window, SIGTERM: ${BACKLOG - left} delivered before the stop, ${left} after the restart, 0 duplicates`,
+    );
   }, 180_000);
 
   it('SIGKILL mid-backlog: only messages in flight at the kill arrive twice, at most one per SMTP connection, with the same Message-ID', async () => {
@@ -140,6 +169,8 @@ describe('the duplicate window, measured', () => {
       expect(atKill.has(messageId)).toBe(true);
     }
     expect(twice.length).toBeLessThanOrEqual(CONNECTIONS_PER_WORKER);
-    console.info(`duplicate window, SIGKILL: ${atKill.size} read by the server before the kill, ${twice.length} arrived twice (bound ${CONNECTIONS_PER_WORKER})`);
+    console.info(
+      `duplicate window, SIGKILL: ${atKill.size} read by the server before the kill, ${twice.length} arrived twice (bound ${CONNECTIONS_PER_WORKER})`,
+    );
   }, 180_000);
 });

@@ -46,13 +46,20 @@ async function outbox(databaseUrl: string): Promise<{ unclaimed: number; groups:
   }
 }
 
-
 async function sendBurst(api: string, key: string, tag: string, n: number): Promise<string[]> {
-  const answers = await Promise.all(Array.from({ length: n }, (_, i) =>
-    call('POST', `${api}/emails`, {
-      token: key,
-      body: { from: 'sender@example.com', to: [`rcpt${i}@example.net`], subject: `${tag} ${i}`, text: `message ${i} of ${tag}` },
-    })));
+  const answers = await Promise.all(
+    Array.from({ length: n }, (_, i) =>
+      call('POST', `${api}/emails`, {
+        token: key,
+        body: {
+          from: 'sender@example.com',
+          to: [`rcpt${i}@example.net`],
+          subject: `${tag} ${i}`,
+          text: `message ${i} of ${tag}`,
+        },
+      }),
+    ),
+  );
   for (const a of answers) expect(a.status, a.text).toBe(200);
   return answers.map((a) => a.body.id as string);
 }
@@ -81,9 +88,8 @@ async function expectExactlyOnce(sink: SmtpSink, api: string, key: string, ids: 
   expect([...(await statuses(api, key, ids)).values()].every((s) => s === 'delivered')).toBe(true);
 }
 
-
 describe('crash safety: SIGKILL mid-delivery, then every accepted email arrives exactly once', () => {
-  it('the worker is killed while a message waits for the server\'s 250; the restarted worker delivers the rest, none twice', async () => {
+  it("the worker is killed while a message waits for the server's 250; the restarted worker delivers the rest, none twice", async () => {
     const started = Date.now();
     const { d, key } = await runningDeployment('api', 'api');
 
@@ -96,7 +102,17 @@ describe('crash safety: SIGKILL mid-delivery, then every accepted email arrives 
     const worker1 = spawnService('worker-1', d.env('worker'));
     await eventually(async () => control.held.length > 0, 60_000);
     // The four accepted ones are recorded before the kill: no message sits between the 250 and the commit.
-    await eventually(async () => d.sink.messages.length === 4 && allSent(d.api, key, d.sink.messages.map((m) => emailIdOf(m.messageId))), 20_000, 100);
+    await eventually(
+      async () =>
+        d.sink.messages.length === 4 &&
+        allSent(
+          d.api,
+          key,
+          d.sink.messages.map((m) => emailIdOf(m.messageId)),
+        ),
+      20_000,
+      100,
+    );
     const heldIds = control.held.map((h) => emailIdOf(h.messageId));
     expect(heldIds.every((id) => ids.includes(id))).toBe(true);
 
@@ -114,7 +130,9 @@ describe('crash safety: SIGKILL mid-delivery, then every accepted email arrives 
     spawnService('worker-2', d.env('worker'));
     await expectExactlyOnce(d.sink, d.api, key, ids);
     for (const id of heldIds) expect(d.sink.counts().get(`<${id}@example.com>`)).toBe(1);
-    console.info(`worker kill: ${heldIds.length} held at the kill, ${BURST} delivered exactly once in ${Date.now() - started} ms`);
+    console.info(
+      `worker kill: ${heldIds.length} held at the kill, ${BURST} delivered exactly once in ${Date.now() - started} ms`,
+    );
   }, 120_000);
 
   it('the whole service (role all) is killed right after answering 200 to a burst; after a restart each email arrives once', async () => {
@@ -138,7 +156,9 @@ describe('crash safety: SIGKILL mid-delivery, then every accepted email arrives 
     const now = await statuses(d.api, key, ids);
     expect([...now.values()].every((s) => s === 'pending' || s === 'delivered')).toBe(true);
     await expectExactlyOnce(d.sink, d.api, key, ids);
-    console.info(`process kill: outbox at the kill ${JSON.stringify(left)}, ${control.refused.length} messages refused, ${BURST} delivered exactly once ` +
-      `${Date.now() - killedAt} ms after the kill (test ${Date.now() - started} ms)`);
+    console.info(
+      `process kill: outbox at the kill ${JSON.stringify(left)}, ${control.refused.length} messages refused, ${BURST} delivered exactly once ` +
+        `${Date.now() - killedAt} ms after the kill (test ${Date.now() - started} ms)`,
+    );
   }, 120_000);
 });

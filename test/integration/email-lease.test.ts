@@ -14,7 +14,7 @@ async function accepted(): Promise<string> {
 }
 
 describe('emailDeliveries.lease', () => {
-  it('takes the free pending emails, answers when another live attempt\'s lease ends, and takes an expired one', async () => {
+  it("takes the free pending emails, answers when another live attempt's lease ends, and takes an expired one", async () => {
     const sql = createSql(stack.databaseUrl, { max: 1 });
     try {
       const repo = createEmailDeliveriesRepo(sql);
@@ -38,12 +38,16 @@ describe('emailDeliveries.lease', () => {
       // A lease that ran out is taken over, and counts an attempt.
       await sql`update emails set lease_until = now() - interval '1 second' where id = ${a}`;
       expect(await repo.lease([a], 'token-4', 60)).toEqual({ leased: [a], busyUntil: null });
-      const [row] = await sql<{ attempts: number; lease_token: string }[]>`select attempts, lease_token from emails where id = ${a}`;
+      const [row] = await sql<
+        { attempts: number; lease_token: string }[]
+      >`select attempts, lease_token from emails where id = ${a}`;
       expect(row).toEqual({ attempts: 2, lease_token: 'token-4' });
 
       // Renewal extends only the holder's leases that are running low.
       const leftOf = async (id: string) => {
-        const [r] = await sql<{ left: number }[]>`select extract(epoch from lease_until - now())::float8 as left from emails where id = ${id}`;
+        const [r] = await sql<
+          { left: number }[]
+        >`select extract(epoch from lease_until - now())::float8 as left from emails where id = ${id}`;
         return r!.left;
       };
       await repo.renewLeases([a], 'token-4', { seconds: 120, belowSeconds: 30 });

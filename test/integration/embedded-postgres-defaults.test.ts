@@ -57,23 +57,37 @@ afterAll(async () => {
 });
 
 describe('embedded PostgreSQL', () => {
-  it.skipIf(!asRoot)('run as root inside a 0700 directory, refuses at once, saying which directory and what to do', async () => {
-    const t0 = Date.now();
-    const err = await startEmbeddedPostgres({ dataDir, port, logger }).then(() => undefined, (e: unknown) => e as Error);
-    expect(err?.message).toContain(`cannot enter ${locked} (mode 0700, owner uid 0)`);
-    expect(err?.message).toContain(`chmod o+x ${locked}`);
-    expect(err?.message).toContain('MAILER_DATA_DIR');
-    expect(Date.now() - t0).toBeLessThan(5_000);
-    // `npm start` says the same and exits.
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/start.ts'], {
-      cwd: path.resolve(import.meta.dirname, '../..'), encoding: 'utf8', timeout: 60_000,
-      env: { ...process.env, MAILER_DATA_DIR: dataDir, MAILER_EMBEDDED_PG_PORT: String(port), DATABASE_URL: '', LOG_LEVEL: 'warn' },
-    });
-    expect(run.status).toBe(1);
-    expect(run.stderr).toContain(`chmod o+x ${locked}`);
-    // Nothing half-made that a later start would trip over.
-    await expect(fs.stat(path.join(dataDir, 'postgres'))).rejects.toMatchObject({ code: 'ENOENT' });
-  });
+  it.skipIf(!asRoot)(
+    'run as root inside a 0700 directory, refuses at once, saying which directory and what to do',
+    async () => {
+      const t0 = Date.now();
+      const err = await startEmbeddedPostgres({ dataDir, port, logger }).then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+      expect(err?.message).toContain(`cannot enter ${locked} (mode 0700, owner uid 0)`);
+      expect(err?.message).toContain(`chmod o+x ${locked}`);
+      expect(err?.message).toContain('MAILER_DATA_DIR');
+      expect(Date.now() - t0).toBeLessThan(5_000);
+      // `npm start` says the same and exits.
+      const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/start.ts'], {
+        cwd: path.resolve(import.meta.dirname, '../..'),
+        encoding: 'utf8',
+        timeout: 60_000,
+        env: {
+          ...process.env,
+          MAILER_DATA_DIR: dataDir,
+          MAILER_EMBEDDED_PG_PORT: String(port),
+          DATABASE_URL: '',
+          LOG_LEVEL: 'warn',
+        },
+      });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain(`chmod o+x ${locked}`);
+      // Nothing half-made that a later start would trip over.
+      await expect(fs.stat(path.join(dataDir, 'postgres'))).rejects.toMatchObject({ code: 'ENOENT' });
+    },
+  );
 
   it('starts once the directory can be passed through, with a random password kept 0600 in the data dir', async () => {
     await fs.chmod(locked, 0o711);
@@ -116,6 +130,8 @@ describe('embedded PostgreSQL', () => {
   it('says what to do when the password file no longer matches the cluster', async () => {
     await stop();
     await fs.writeFile(path.join(dataDir, 'postgres-password'), 'not-the-password-0123456789\n', { mode: 0o600 });
-    await expect(start()).rejects.toThrow(/does not accept the password in .*postgres-password: restore that file, or remove/);
+    await expect(start()).rejects.toThrow(
+      /does not accept the password in .*postgres-password: restore that file, or remove/,
+    );
   });
 });

@@ -29,7 +29,9 @@ it('a process whose encryption key is not the one the database records refuses t
   const first = await startStack();
   const { databaseUrl, taskQueue } = first;
   const sinkUrl = first.sink.url;
-  const [recorded] = await first.mailer.sql<{ value: string }[]>`select value from settings where name = 'encryption_key_fingerprint'`;
+  const [recorded] = await first.mailer.sql<
+    { value: string }[]
+  >`select value from settings where name = 'encryption_key_fingerprint'`;
   expect(recorded?.value).toMatch(/^[A-Za-z0-9_-]{8}$/);
   // No DKIM key sealed yet: what the second process sees when it starts before the first has made any (they
   // start at once), and the state the DKIM check could not catch.
@@ -40,12 +42,16 @@ it('a process whose encryption key is not the one the database records refuses t
   await fs.mkdir(dataDir, { recursive: true });
   const env = stackEnv(databaseUrl, sinkUrl, taskQueue, dataDir);
   const started = startMailer(loadConfig(env), { logger: createLogger('fatal', 'test'), env: process.env });
-  await expect(started).rejects.toThrow(new RegExp(`not the one this installation's database records \\(id ${recorded!.value}\\).*MAILER_ENCRYPTION_KEY`));
+  await expect(started).rejects.toThrow(
+    new RegExp(`not the one this installation's database records \\(id ${recorded!.value}\\).*MAILER_ENCRYPTION_KEY`),
+  );
   // It made nothing under its own key.
   const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
   try {
     expect(await sql`select id from dkim_keys`).toHaveLength(0);
-    expect((await sql<{ value: string }[]>`select value from settings where name = 'encryption_key_fingerprint'`)[0]?.value).toBe(recorded!.value);
+    expect(
+      (await sql<{ value: string }[]>`select value from settings where name = 'encryption_key_fingerprint'`)[0]?.value,
+    ).toBe(recorded!.value);
   } finally {
     await sql.end();
   }

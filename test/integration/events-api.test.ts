@@ -19,7 +19,13 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-type FeedEvent = { id: string; event: string; timestamp: string; email: Record<string, unknown>; data: Record<string, unknown> };
+type FeedEvent = {
+  id: string;
+  event: string;
+  timestamp: string;
+  email: Record<string, unknown>;
+  data: Record<string, unknown>;
+};
 type Page = { events: FeedEvent[]; next_cursor: string };
 
 async function feed(key: string, query = ''): Promise<Page> {
@@ -32,7 +38,10 @@ async function feed(key: string, query = ''): Promise<Page> {
 async function sendAndSettle(key: string, from: string, n: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
-    const res = await call<{ id: string }>('POST', `${stack.api}/emails`, { token: key, body: validEmail({ from, subject: `feed ${i}` }) });
+    const res = await call<{ id: string }>('POST', `${stack.api}/emails`, {
+      token: key,
+      body: validEmail({ from, subject: `feed ${i}` }),
+    });
     expect(res.status, res.text).toBe(200);
     ids.push(res.body.id);
   }
@@ -44,7 +53,12 @@ async function sendAndSettle(key: string, from: string, n: number): Promise<stri
 }
 
 /** Every event after `after`, page by page of `limit`, and the pages' sizes. */
-async function readAll(key: string, limit: number, extra = '', after = ''): Promise<{ events: FeedEvent[]; sizes: number[]; cursor: string }> {
+async function readAll(
+  key: string,
+  limit: number,
+  extra = '',
+  after = '',
+): Promise<{ events: FeedEvent[]; sizes: number[]; cursor: string }> {
   const events: FeedEvent[] = [];
   const sizes: number[] = [];
   let cursor = after;
@@ -62,7 +76,7 @@ async function readAll(key: string, limit: number, extra = '', after = ''): Prom
 }
 
 describe('events API', () => {
-  it('pages oldest first with the cursor, filters by type, and shows no other account\'s events', async () => {
+  it("pages oldest first with the cursor, filters by type, and shows no other account's events", async () => {
     const a = await createSender(stack, 'feed-a', 'feed-a.example');
     const b = await createSender(stack, 'feed-b', 'feed-b.example');
     const sentA = await sendAndSettle(a.key, 'a@feed-a.example', 3);
@@ -79,22 +93,29 @@ describe('events API', () => {
 
     const deliveries = await readAll(a.key, 2, '&type=delivery');
     expect(deliveries.events.map((e) => e.event)).toEqual(['delivery', 'delivery', 'delivery']);
-    expect(deliveries.events.map((e) => e.id)).toEqual(paged.events.filter((e) => e.event === 'delivery').map((e) => e.id));
+    expect(deliveries.events.map((e) => e.id)).toEqual(
+      paged.events.filter((e) => e.event === 'delivery').map((e) => e.id),
+    );
 
     const readOnly = await createKey(stack, b.accountId, 'read_only');
     const ofB = await readAll(readOnly.key, 1000);
     expect(ofB.events.map((e) => e.email.id)).toEqual([sentB[0], sentB[0]]);
     // A cursor of another account's feed reads only the caller's own events after that position.
     const cursorOfA = (await feed(a.key, '?limit=1')).next_cursor;
-    expect((await feed(b.key, `?after=${cursorOfA}`)).events.map((e) => e.email.id).every((id) => id === sentB[0])).toBe(true);
+    expect(
+      (await feed(b.key, `?after=${cursorOfA}`)).events.map((e) => e.email.id).every((id) => id === sentB[0]),
+    ).toBe(true);
 
     // The cursor of the last page is where polling resumes: a new event, and only it, follows it.
     const [later] = await sendAndSettle(a.key, 'a@feed-a.example', 1);
     const rest = await readAll(a.key, 100, '', paged.cursor);
-    expect(rest.events.map((e) => [e.email.id, e.event])).toEqual([[later, 'send'], [later, 'delivery']]);
+    expect(rest.events.map((e) => [e.email.id, e.event])).toEqual([
+      [later, 'send'],
+      [later, 'delivery'],
+    ]);
   });
 
-  it('refuses a bad limit, type or cursor with the spec\'s 400', async () => {
+  it("refuses a bad limit, type or cursor with the spec's 400", async () => {
     const cases: [string, RegExp][] = [
       ['?limit=1001', /limit must be from 1 to 1000/],
       ['?limit=-1', /limit must be from 1 to 1000/],
@@ -113,15 +134,19 @@ describe('events API', () => {
     const end = await feed(stack.apiKey, '?after=9999999999999999999-zzzzzzzzzzzzzzzzzzzzzzzzzz');
     expect(end).toEqual({ events: [], next_cursor: '9999999999999999999-zzzzzzzzzzzzzzzzzzzzzzzzzz' });
   });
-
 });
 
 describe('events API', () => {
   it('an event is the very body its webhook sent, with the same id', async () => {
     const s = await createSender(stack, 'feed-hook', 'feed-hook.example');
-    await admin(stack, 'POST', `/accounts/${s.accountId}/webhooks`, { url: `${receiver.url}/feed-hook`, events: ['send', 'delivery'] });
+    await admin(stack, 'POST', `/accounts/${s.accountId}/webhooks`, {
+      url: `${receiver.url}/feed-hook`,
+      events: ['send', 'delivery'],
+    });
     await sendAndSettle(s.key, 'Feed Hook <hook@feed-hook.example>', 1);
-    const hooks = await eventually(async () => (receiver.on('/feed-hook').length >= 2 ? receiver.on('/feed-hook') : undefined));
+    const hooks = await eventually(async () =>
+      receiver.on('/feed-hook').length >= 2 ? receiver.on('/feed-hook') : undefined,
+    );
     const { events } = await feed(s.key);
     expect(events).toHaveLength(2);
     for (const e of events) {
@@ -136,11 +161,15 @@ describe('events API', () => {
     const [first] = await sendAndSettle(s.key, 'l@feed-late.example', 1);
     const sql = postgres(stack.databaseUrl, { max: 2, onnotice: () => {} });
     let release!: () => void;
-    const released = new Promise<void>((r) => { release = r; });
+    const released = new Promise<void>((r) => {
+      release = r;
+    });
     try {
       const lateId = newId('event');
       let inserted!: () => void;
-      const isInserted = new Promise<void>((r) => { inserted = r; });
+      const isInserted = new Promise<void>((r) => {
+        inserted = r;
+      });
       // The late event has the smaller id and begins first, but commits after the next email's events.
       const open = sql.begin(async (tx) => {
         await tx`insert into events (id, email_id, account_id, type, data) values (${lateId}, ${first!}, ${s.accountId}, 'open', '{}')`;
@@ -149,7 +178,10 @@ describe('events API', () => {
       });
       await isInserted;
       const before = (await feed(s.key)).next_cursor;
-      const res = await call<{ id: string }>('POST', `${stack.api}/emails`, { token: s.key, body: validEmail({ from: 'l@feed-late.example' }) });
+      const res = await call<{ id: string }>('POST', `${stack.api}/emails`, {
+        token: s.key,
+        body: validEmail({ from: 'l@feed-late.example' }),
+      });
       expect(res.status).toBe(200);
       // Its events are committed, but the feed does not pass the open transaction's position.
       await eventually(async () => (await sql`select 1 from events where email_id = ${res.body.id}`).length === 2);
@@ -161,7 +193,10 @@ describe('events API', () => {
         return page.events.length === 3 ? page.events : undefined;
       });
       expect(after.map((e) => e.id)[0]).toBe(lateId);
-      expect(after.slice(1).map((e) => [e.email.id, e.event])).toEqual([[res.body.id, 'send'], [res.body.id, 'delivery']]);
+      expect(after.slice(1).map((e) => [e.email.id, e.event])).toEqual([
+        [res.body.id, 'send'],
+        [res.body.id, 'delivery'],
+      ]);
     } finally {
       release();
       await sql.end({ timeout: 5 });

@@ -4,7 +4,11 @@ import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, describe, expect, inject, it, onTestFailed } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { PASSWORD_FILE, startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../src/local/embedded-postgres.js';
+import {
+  PASSWORD_FILE,
+  startEmbeddedPostgres,
+  type EmbeddedPostgresHandle,
+} from '../../src/local/embedded-postgres.js';
 import { createLogger } from '../../src/logger.js';
 import { startMailer, type Mailer } from '../../src/main.js';
 import { startDevServer, type DevServer } from '../../src/local/temporal-dev-server.js';
@@ -71,7 +75,10 @@ async function newDeployment(temporalAddress: string) {
   await fs.mkdir(dataDir, { recursive: true });
   const env = (extra: Record<string, string>) =>
     stackEnv(`postgres://postgres:${OWN_PASSWORD}@127.0.0.1:${port}/mailer`, sink.url, taskQueue, dataDir, {
-      TEMPORAL_ADDRESS: temporalAddress, MAILER_RATE_LIMIT: '100000', MAILER_ENCRYPTION_KEY: SHARED_ENCRYPTION_KEY, ...extra,
+      TEMPORAL_ADDRESS: temporalAddress,
+      MAILER_RATE_LIMIT: '100000',
+      MAILER_ENCRYPTION_KEY: SHARED_ENCRYPTION_KEY,
+      ...extra,
     });
   return { sink, env };
 }
@@ -79,23 +86,36 @@ async function newDeployment(temporalAddress: string) {
 async function startApi(env: NodeJS.ProcessEnv): Promise<Mailer> {
   const config = loadConfig(env);
   // Quieter than the stack's `warn`: every 503 of the outage logs one.
-  const mailer = await startMailer(config, { logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'error', 'faults-api'), env: process.env });
+  const mailer = await startMailer(config, {
+    logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'error', 'faults-api'),
+    env: process.env,
+  });
   mailers.add(mailer);
   return mailer;
 }
 
 async function apiKeyFor(restUrl: string): Promise<string> {
-  const accounts = await call<{ accounts: { id: string; name: string }[] }>('GET', `${restUrl}/v1/mail/admin/accounts`, { token: ADMIN_TOKEN });
+  const accounts = await call<{ accounts: { id: string; name: string }[] }>(
+    'GET',
+    `${restUrl}/v1/mail/admin/accounts`,
+    { token: ADMIN_TOKEN },
+  );
   expect(accounts.status, accounts.text).toBe(200);
   const account = accounts.body.accounts.find((a) => a.name === 'default')!;
   const key = await call('POST', `${restUrl}/v1/mail/admin/accounts/${account.id}/api-keys`, {
-    token: ADMIN_TOKEN, body: { name: 'faults', permission: 'all' },
+    token: ADMIN_TOKEN,
+    body: { name: 'faults', permission: 'all' },
   });
   expect(key.status, key.text).toBe(200);
   return key.body.key as string;
 }
 
-const draft = (subject: string) => ({ from: 'sender@example.com', to: ['someone@example.net'], subject, text: subject });
+const draft = (subject: string) => ({
+  from: 'sender@example.com',
+  to: ['someone@example.net'],
+  subject,
+  text: subject,
+});
 
 /** A /readyz answer names the components that are down and nothing else: no address, no driver text. */
 function expectNotReady(res: JsonResponse, down: string[]): void {
@@ -107,7 +127,14 @@ function expectNotReady(res: JsonResponse, down: string[]): void {
 }
 
 /** An answer to one of the calls hammer() keeps making: when it came, and how long it took. */
-interface Answer { what: string; status: number; retryAfter: string | null; body: Record<string, unknown>; at: number; ms: number }
+interface Answer {
+  what: string;
+  status: number;
+  retryAfter: string | null;
+  body: Record<string, unknown>;
+  at: number;
+  ms: number;
+}
 
 /** Keeps making each call (`what`, `fn`, then a pause of `gapMs`) until stop(), recording every answer. */
 function hammer(calls: [what: string, fn: () => Promise<JsonResponse>, gapMs: number][]) {
@@ -117,7 +144,14 @@ function hammer(calls: [what: string, fn: () => Promise<JsonResponse>, gapMs: nu
     while (hammering) {
       const sent = Date.now();
       const res = await fn();
-      answers.push({ what, status: res.status, retryAfter: res.headers.get('retry-after'), body: res.body, at: Date.now(), ms: Date.now() - sent });
+      answers.push({
+        what,
+        status: res.status,
+        retryAfter: res.headers.get('retry-after'),
+        body: res.body,
+        at: Date.now(),
+        ms: Date.now() - sent,
+      });
       await sleep(gapMs);
     }
   });
@@ -186,21 +220,31 @@ describe('faults answered honestly', () => {
     await startOwnPostgres();
     const restartedAt = Date.now();
     // Back: every kind of call succeeds again within a few seconds.
-    await eventually(async () => {
-      const recent = answers.filter((a) => a.at > restartedAt);
-      return ['list', 'send'].every((w) => recent.some((a) => a.what === w && a.status === 200));
-    }, 15_000, 100);
+    await eventually(
+      async () => {
+        const recent = answers.filter((a) => a.at > restartedAt);
+        return ['list', 'send'].every((w) => recent.some((a) => a.what === w && a.status === 200));
+      },
+      15_000,
+      100,
+    );
     const recoveredAt = Date.now();
     await sleep(500);
     await stop();
 
     const statuses = new Map<string, number>();
     for (const a of answers) statuses.set(`${a.what} ${a.status}`, (statuses.get(`${a.what} ${a.status}`) ?? 0) + 1);
-    console.info(`PostgreSQL down ${restartedAt - stoppedAt} ms, calls succeed again ${recoveredAt - restartedAt} ms after it is back; ` +
-      `slowest 503 ${Math.max(...answers.filter((a) => a.status === 503).map((a) => a.ms))} ms; answers: ` +
-      JSON.stringify(Object.fromEntries(statuses)));
+    console.info(
+      `PostgreSQL down ${restartedAt - stoppedAt} ms, calls succeed again ${recoveredAt - restartedAt} ms after it is back; ` +
+        `slowest 503 ${Math.max(...answers.filter((a) => a.status === 503).map((a) => a.ms))} ms; answers: ` +
+        JSON.stringify(Object.fromEntries(statuses)),
+    );
     expectOnlyAllowedAnswers(answers);
-    for (const what of ['list', 'get', 'send']) expect(answers.some((a) => a.what === what && a.status === 503), `${what} saw the outage`).toBe(true);
+    for (const what of ['list', 'get', 'send'])
+      expect(
+        answers.some((a) => a.what === what && a.status === 503),
+        `${what} saw the outage`,
+      ).toBe(true);
     // The 503s come promptly (no request waits out the driver's reconnect backoff), and so does recovery.
     const slowest = Math.max(...answers.filter((a) => a.status === 503).map((a) => a.ms));
     expect(slowest).toBeLessThan(3_000);
@@ -227,16 +271,24 @@ describe('faults answered honestly', () => {
 
     // The worker starts with neither dependency up: it must wait, saying so, and not exit.
     const worker = spawnService('worker', d.env({ MAILER_ROLE: 'worker' }));
-    await eventually(async () => {
-      if (!worker.alive) throw new Error(`worker exited:\n${worker.output.slice(-40).join('\n')}`);
-      return worker.output.filter((l) => l.includes('database unreachable at start; retrying')).length >= 2;
-    }, 20_000, 100);
+    await eventually(
+      async () => {
+        if (!worker.alive) throw new Error(`worker exited:\n${worker.output.slice(-40).join('\n')}`);
+        return worker.output.filter((l) => l.includes('database unreachable at start; retrying')).length >= 2;
+      },
+      20_000,
+      100,
+    );
 
     await startOwnPostgres();
-    await eventually(async () => {
-      if (!worker.alive) throw new Error(`worker exited:\n${worker.output.slice(-40).join('\n')}`);
-      return worker.output.some((l) => l.includes('Temporal unreachable at start; retrying'));
-    }, 20_000, 100);
+    await eventually(
+      async () => {
+        if (!worker.alive) throw new Error(`worker exited:\n${worker.output.slice(-40).join('\n')}`);
+        return worker.output.some((l) => l.includes('Temporal unreachable at start; retrying'));
+      },
+      20_000,
+      100,
+    );
 
     // The API comes up without Temporal: sends are accepted (they need only the database), /readyz says what is down.
     const api = await startApi(d.env({ MAILER_ROLE: 'api' }));
@@ -248,15 +300,27 @@ describe('faults answered honestly', () => {
     // Its workflow start fails (Temporal is down) but the email is accepted; the start is retried.
     const dueAt = Date.now() + 2_000;
     const scheduled = await call('POST', `${base}/emails/schedule`, {
-      token: key, body: { ...draft('scheduled while Temporal was down'), scheduled_at: new Date(dueAt).toISOString() },
+      token: key,
+      body: { ...draft('scheduled while Temporal was down'), scheduled_at: new Date(dueAt).toISOString() },
     });
     expect(scheduled.status, scheduled.text).toBe(200);
     const scheduledId = scheduled.body.id as string;
     const workflowStarted = async () =>
-      (await api.sql<{ workflow_started: boolean }[]>`select workflow_started from scheduled_emails where id = ${scheduledId}`)[0]!.workflow_started;
+      (
+        await api.sql<
+          { workflow_started: boolean }[]
+        >`select workflow_started from scheduled_emails where id = ${scheduledId}`
+      )[0]!.workflow_started;
     expect(await workflowStarted()).toBe(false);
 
-    dev = await startDevServer({ cli: inject('temporalCli'), dataDir: temporalDir, port: temporalPort, namespace: 'default', ui: false, logger });
+    dev = await startDevServer({
+      cli: inject('temporalCli'),
+      dataDir: temporalDir,
+      port: temporalPort,
+      namespace: 'default',
+      ui: false,
+      logger,
+    });
     const backAt = Date.now();
 
     // The failed start is retried within seconds (backoff of at most a few seconds by now), not at the next sweep.
@@ -266,12 +330,22 @@ describe('faults answered honestly', () => {
 
     // The worker came up and delivers both, once each.
     const subjects = ['sent while Temporal was down', 'scheduled while Temporal was down'];
-    await eventually(async () => subjects.every((s) => d.sink.messages.some((m) => m.parsed.subject === s)), 40_000, 100);
+    await eventually(
+      async () => subjects.every((s) => d.sink.messages.some((m) => m.parsed.subject === s)),
+      40_000,
+      100,
+    );
     const deliveredAfter = Date.now() - backAt;
     await sleep(1_000);
-    for (const s of subjects) expect(d.sink.messages.filter((m) => m.parsed.subject === s), s).toHaveLength(1);
+    for (const s of subjects)
+      expect(
+        d.sink.messages.filter((m) => m.parsed.subject === s),
+        s,
+      ).toHaveLength(1);
     expect(worker.alive).toBe(true);
     await eventually(async () => (await call('GET', `${api.restUrl}/readyz`)).status === 200, 10_000, 200);
-    console.info(`Temporal back: the failed scheduled start went through after ${startedAfter} ms, both emails delivered after ${deliveredAfter} ms`);
+    console.info(
+      `Temporal back: the failed scheduled start went through after ${startedAfter} ms, both emails delivered after ${deliveredAfter} ms`,
+    );
   }, 150_000);
 });

@@ -3,7 +3,15 @@ import path from 'node:path';
 import { afterAll, beforeEach, expect, it, onTestFailed } from 'vitest';
 import { call, eventually } from '../helpers/http.js';
 import { freePort } from '../helpers/ports.js';
-import { childLogs, createDeployment, kill, killAll, spawnService, waitReady, type Child } from '../helpers/service-process.js';
+import {
+  childLogs,
+  createDeployment,
+  kill,
+  killAll,
+  spawnService,
+  waitReady,
+  type Child,
+} from '../helpers/service-process.js';
 
 /**
  * The first start's API key outlives a process that stops between creating it and printing it: it is kept
@@ -20,15 +28,42 @@ beforeEach(() => {
   onTestFailed(() => console.error(childLogs()));
 });
 
-const logLine = (c: Child, msg: string) => c.output.map((l) => { try { return JSON.parse(l) as Record<string, unknown>; } catch { return undefined; } }).find((l) => l?.msg === msg);
+const logLine = (c: Child, msg: string) =>
+  c.output
+    .map((l) => {
+      try {
+        return JSON.parse(l) as Record<string, unknown>;
+      } catch {
+        return undefined;
+      }
+    })
+    .find((l) => l?.msg === msg);
 
 it('a first start stopped before its banner leaves its key to the next start, which prints it once', async () => {
   d = await createDeployment('first-key');
   // A worker whose Temporal does not answer waits for it, past the bootstrap and before the banner: stopped there.
-  const first = spawnService('first', { ...d.env('worker'), TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}`, LOG_LEVEL: 'info', MAILER_LOG_FORMAT: 'auto' });
-  await eventually(async () => logLine(first, 'Temporal unreachable at start; retrying') ?? (!first.alive && Promise.reject(new Error('exited'))), 60_000, 100);
-  const created = logLine(first, 'first run: created the default account and its API key, which the banner shows (kept in the data dir until then)');
-  expect(created).toMatchObject({ accountId: expect.stringMatching(/^acc_/), domain: 'example.com', keptIn: path.join(d.dataDir, 'first-run.json') });
+  const first = spawnService('first', {
+    ...d.env('worker'),
+    TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}`,
+    LOG_LEVEL: 'info',
+    MAILER_LOG_FORMAT: 'auto',
+  });
+  await eventually(
+    async () =>
+      logLine(first, 'Temporal unreachable at start; retrying') ??
+      (!first.alive && Promise.reject(new Error('exited'))),
+    60_000,
+    100,
+  );
+  const created = logLine(
+    first,
+    'first run: created the default account and its API key, which the banner shows (kept in the data dir until then)',
+  );
+  expect(created).toMatchObject({
+    accountId: expect.stringMatching(/^acc_/),
+    domain: 'example.com',
+    keptIn: path.join(d.dataDir, 'first-run.json'),
+  });
   expect(first.output.some((l) => l.includes('mailer is running'))).toBe(false);
   await kill(first);
 
@@ -46,7 +81,14 @@ it('a first start stopped before its banner leaves its key to the next start, wh
   expect(second.output).toContain('The first run stopped before showing its API key. It is shown once, now; keep it:');
   expect(second.output.filter((l) => l.includes(kept.apiKey) && l.startsWith('{'))).toEqual([]);
   // Shown: no longer kept in clear.
-  await eventually(async () => fs.access(file).then(() => false, () => true), 5_000);
+  await eventually(
+    async () =>
+      fs.access(file).then(
+        () => false,
+        () => true,
+      ),
+    5_000,
+  );
 
   // It is the key the first start created.
   expect((await call('GET', `${d.api}/events?limit=1`, { token: kept.apiKey })).status).toBe(200);

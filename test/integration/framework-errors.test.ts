@@ -41,7 +41,12 @@ function rawRequest(bytes: string): Promise<{ status: number; headers: string; b
 
 describe('framework errors in the spec shape', () => {
   it('an unknown route is 404 not found', async () => {
-    expectShape(await call('GET', `${stack.api}/nothing-here`, { token: stack.apiKey }), 404, 'not found', /route GET \/v1\/mail\/nothing-here not found/);
+    expectShape(
+      await call('GET', `${stack.api}/nothing-here`, { token: stack.apiKey }),
+      404,
+      'not found',
+      /route GET \/v1\/mail\/nothing-here not found/,
+    );
     expectShape(await call('GET', `${origin}/elsewhere`), 404, 'not found');
   });
 
@@ -61,35 +66,72 @@ describe('framework errors in the spec shape', () => {
   });
 
   it('a body over the endpoint limit is 413 payload too large', async () => {
-    const res = await call('POST', `${stack.admin}/accounts`, { token: 'x'.repeat(40), rawBody: JSON.stringify({ name: 'n'.repeat(2 * 1024 * 1024) }) });
+    const res = await call('POST', `${stack.admin}/accounts`, {
+      token: 'x'.repeat(40),
+      rawBody: JSON.stringify({ name: 'n'.repeat(2 * 1024 * 1024) }),
+    });
     // The management API judges the token first: a wrong one is 401 whatever the body.
     expect(res.status).toBe(401);
-    const accounts = await call('POST', `${stack.admin}/accounts`, { token: ADMIN_TOKEN, rawBody: JSON.stringify({ name: 'n'.repeat(2 * 1024 * 1024) }) });
+    const accounts = await call('POST', `${stack.admin}/accounts`, {
+      token: ADMIN_TOKEN,
+      rawBody: JSON.stringify({ name: 'n'.repeat(2 * 1024 * 1024) }),
+    });
     expectShape(accounts, 413, 'payload too large', /exceeds the limit of 1048576 bytes/);
-    const send = await call('POST', `${stack.api}/emails/batch`, { token: stack.apiKey, rawBody: `{"emails":["${'x'.repeat(65 * 1024 * 1024)}"]}` });
+    const send = await call('POST', `${stack.api}/emails/batch`, {
+      token: stack.apiKey,
+      rawBody: `{"emails":["${'x'.repeat(65 * 1024 * 1024)}"]}`,
+    });
     expectShape(send, 413, 'payload too large', /exceeds the limit of 67108864 bytes/);
   });
 
   it('a URL over 8 KiB is 414 uri too long', async () => {
-    expectShape(await call('GET', `${stack.api}/emails?job_id=${'a'.repeat(9000)}`, { token: stack.apiKey }), 414, 'uri too long', /maximum is 8192/);
+    expectShape(
+      await call('GET', `${stack.api}/emails?job_id=${'a'.repeat(9000)}`, { token: stack.apiKey }),
+      414,
+      'uri too long',
+      /maximum is 8192/,
+    );
   });
 
   it('a compressed body is 415 unsupported media type', async () => {
-    const res = await call('POST', `${stack.api}/emails`, { token: stack.apiKey, rawBody: '\x1f\x8b\x08', headers: { 'content-encoding': 'gzip', 'content-type': 'application/json' } });
+    const res = await call('POST', `${stack.api}/emails`, {
+      token: stack.apiKey,
+      rawBody: '\x1f\x8b\x08',
+      headers: { 'content-encoding': 'gzip', 'content-type': 'application/json' },
+    });
     expectShape(res, 415, 'unsupported media type', /Content-Encoding gzip/);
   });
 
   it('a URL with bad percent-encoding is 400 validation error', async () => {
-    expectShape(await call('GET', `${stack.api}/emails/%zz`, { token: stack.apiKey }), 400, 'validation error', /URL is not valid/);
-    expectShape(await call('GET', `${stack.api}/emails/scheduled/sch_%ED%A0%80`, { token: stack.apiKey }), 400, 'validation error');
+    expectShape(
+      await call('GET', `${stack.api}/emails/%zz`, { token: stack.apiKey }),
+      400,
+      'validation error',
+      /URL is not valid/,
+    );
+    expectShape(
+      await call('GET', `${stack.api}/emails/scheduled/sch_%ED%A0%80`, { token: stack.apiKey }),
+      400,
+      'validation error',
+    );
   });
 
   it('malformed JSON and a JSON body that is not an object are 400 validation error', async () => {
-    expectShape(await call('POST', `${stack.api}/emails`, { token: stack.apiKey, rawBody: '{"from":' }), 400, 'validation error', /not valid JSON/);
-    expectShape(await call('POST', `${stack.api}/emails`, { token: stack.apiKey, rawBody: '[1]' }), 400, 'validation error', /JSON object/);
+    expectShape(
+      await call('POST', `${stack.api}/emails`, { token: stack.apiKey, rawBody: '{"from":' }),
+      400,
+      'validation error',
+      /not valid JSON/,
+    );
+    expectShape(
+      await call('POST', `${stack.api}/emails`, { token: stack.apiKey, rawBody: '[1]' }),
+      400,
+      'validation error',
+      /JSON object/,
+    );
   });
 
-  it('what Node\'s HTTP parser refuses is answered in the same shape', async () => {
+  it("what Node's HTTP parser refuses is answered in the same shape", async () => {
     const garbage = await rawRequest('NOT HTTP AT ALL\r\n\r\n');
     expect(garbage.status).toBe(400);
     expect(garbage.body).toEqual({ error: 'validation error', message: 'The request is not valid HTTP/1.1' });
@@ -102,7 +144,11 @@ describe('framework errors in the spec shape', () => {
     const session = http2.connect(`http://${stack.grpcAddress}`);
     try {
       const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = session.request({ ':method': 'POST', ':path': '/mail.v1.NoSuchService/Nothing', 'content-type': 'application/json' });
+        const req = session.request({
+          ':method': 'POST',
+          ':path': '/mail.v1.NoSuchService/Nothing',
+          'content-type': 'application/json',
+        });
         let status = 0;
         let body = '';
         req.on('response', (h) => (status = Number(h[':status'])));
@@ -112,7 +158,10 @@ describe('framework errors in the spec shape', () => {
         req.end('{}');
       });
       expect(status).toBe(404);
-      expect(JSON.parse(body)).toEqual({ error: 'not found', message: 'procedure /mail.v1.NoSuchService/Nothing not found' });
+      expect(JSON.parse(body)).toEqual({
+        error: 'not found',
+        message: 'procedure /mail.v1.NoSuchService/Nothing not found',
+      });
     } finally {
       session.close();
     }

@@ -31,7 +31,14 @@ const logger = createLogger('silent', 'test');
 async function admitAnyKey(ctx: CallContext): Promise<Principal> {
   const key = callCredential(ctx);
   if (key === undefined || !key.startsWith('mk_')) throw new AppError('unauthorized', 'Invalid or missing API key');
-  ctx.principal = { keyId: key, accountId: 'acc_1', permission: 'all', allowedDomains: [], accountStatus: 'healthy', dailyQuota: 100 };
+  ctx.principal = {
+    keyId: key,
+    accountId: 'acc_1',
+    permission: 'all',
+    allowedDomains: [],
+    accountStatus: 'healthy',
+    dailyQuota: 100,
+  };
   return ctx.principal;
 }
 const refuseAdmin = async (): Promise<never> => {
@@ -42,8 +49,13 @@ async function startGrpc(limits: BytesInFlightLimits): Promise<{ address: string
   const bytes = new BytesInFlight(limits);
   const fake = createFakeEmailApi();
   const app = await buildGrpcApp({
-    emailApi: fake.emailApi as never, adminApi: Object.fromEntries(AdminService.methods.map((m) => [m.localName, refuseAdmin])),
-    admitApi: admitAnyKey, admitAdmin: refuseAdmin, logger, metrics: createMetrics(), bytesInFlight: bytes,
+    emailApi: fake.emailApi as never,
+    adminApi: Object.fromEntries(AdminService.methods.map((m) => [m.localName, refuseAdmin])),
+    admitApi: admitAnyKey,
+    admitAdmin: refuseAdmin,
+    logger,
+    metrics: createMetrics(),
+    bytesInFlight: bytes,
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   onTestFinished(() => app.close());
@@ -55,8 +67,18 @@ const PROTOCOLS: Protocol[] = ['grpc', 'grpc-web', 'connect'];
 
 function headersFor(protocol: Protocol, key: string, total: number): Record<string, string> {
   const headers: Record<string, string> = { authorization: `Bearer ${key}` };
-  if (protocol === 'connect') return { ...headers, 'content-type': 'application/proto', 'connect-protocol-version': '1', 'content-length': String(total) };
-  return { ...headers, 'content-type': protocol === 'grpc' ? 'application/grpc' : 'application/grpc-web+proto', ...(protocol === 'grpc' ? { te: 'trailers' } : {}) };
+  if (protocol === 'connect')
+    return {
+      ...headers,
+      'content-type': 'application/proto',
+      'connect-protocol-version': '1',
+      'content-length': String(total),
+    };
+  return {
+    ...headers,
+    'content-type': protocol === 'grpc' ? 'application/grpc' : 'application/grpc-web+proto',
+    ...(protocol === 'grpc' ? { te: 'trailers' } : {}),
+  };
 }
 
 /** A SendBatch message of `total` bytes (zeros after the envelope) in the given protocol. */
@@ -65,13 +87,26 @@ function push(address: string, protocol: Protocol, key: string, total: number): 
   return pushBody(address, '/mail.v1.EmailService/SendBatch', headersFor(protocol, key, total), { prefix, total });
 }
 
-function errorOf(protocol: Protocol, answer: H2Answer): { code: string; message: string; mailError: unknown; retryAfter: unknown } {
+function errorOf(
+  protocol: Protocol,
+  answer: H2Answer,
+): { code: string; message: string; mailError: unknown; retryAfter: unknown } {
   if (protocol === 'connect') {
     const body = JSON.parse(answer.body.toString('utf8')) as { code: string; message: string };
-    return { code: body.code, message: body.message, mailError: answer.headers['mail-error'], retryAfter: answer.headers['retry-after'] };
+    return {
+      code: body.code,
+      message: body.message,
+      mailError: answer.headers['mail-error'],
+      retryAfter: answer.headers['retry-after'],
+    };
   }
   const s = grpcStatus(answer);
-  return { code: grpc.status[s.code]!.toLowerCase(), message: s.message, mailError: s.metadata['mail-error'], retryAfter: s.metadata['retry-after'] };
+  return {
+    code: grpc.status[s.code]!.toLowerCase(),
+    message: s.message,
+    mailError: s.metadata['mail-error'],
+    retryAfter: s.metadata['retry-after'],
+  };
 }
 
 describe('gRPC request messages in flight', () => {
@@ -83,8 +118,11 @@ describe('gRPC request messages in flight', () => {
 
       const overKey = await push(address, protocol, 'mk_a', 12 * MiB);
       expect(errorOf(protocol, overKey)).toEqual({
-        code: 'resource_exhausted', mailError: 'too many requests', retryAfter: '1',
-        message: 'This API key already has 64 MiB of request bodies in flight (the most it may); retry once earlier requests are answered',
+        code: 'resource_exhausted',
+        mailError: 'too many requests',
+        retryAfter: '1',
+        message:
+          'This API key already has 64 MiB of request bodies in flight (the most it may); retry once earlier requests are answered',
       });
       // A declared length is refused before a byte is read; a gRPC stream at the chunk that overflows.
       expect(overKey.finishedWhenAnswered).toBe(false);
@@ -95,7 +133,9 @@ describe('gRPC request messages in flight', () => {
       third.allocate(60 * MiB);
       const overProcess = await push(address, protocol, 'mk_c', 12 * MiB);
       expect(errorOf(protocol, overProcess)).toMatchObject({
-        code: 'resource_exhausted', mailError: 'too many requests', retryAfter: '1',
+        code: 'resource_exhausted',
+        mailError: 'too many requests',
+        retryAfter: '1',
         message: 'The server already holds 128 MiB of request bodies in flight (the most it takes); retry shortly',
       });
       await eventually(async () => (bytes.held() === 120 * MiB ? true : undefined));
@@ -117,7 +157,10 @@ describe('gRPC request messages in flight', () => {
     other.allocate(60 * MiB);
     const email = { from: 'Sender <sender@example.com>', to: ['a@example.net'], subject: 'Hello', text: 'Hi' };
     const headers = { authorization: 'Bearer mk_a' };
-    for (const transport of [createGrpcTransport({ baseUrl: `http://${address}` }), createConnectTransport({ baseUrl: `http://${address}`, httpVersion: '2' })]) {
+    for (const transport of [
+      createGrpcTransport({ baseUrl: `http://${address}` }),
+      createConnectTransport({ baseUrl: `http://${address}`, httpVersion: '2' }),
+    ]) {
       const answer = await createClient(EmailService, transport).sendEmail(email, { headers });
       expect(answer.id).toBe(SENT_ID);
     }
@@ -131,12 +174,22 @@ describe('gRPC request messages in flight', () => {
     session.on('error', () => {});
     const streams = (['connect', 'grpc'] as const).map((protocol) => {
       const total = 40 * MiB;
-      const req = session.request({ ':method': 'POST', ':path': '/mail.v1.EmailService/SendBatch', ...headersFor(protocol, `mk_${protocol}`, total) });
+      const req = session.request({
+        ':method': 'POST',
+        ':path': '/mail.v1.EmailService/SendBatch',
+        ...headersFor(protocol, `mk_${protocol}`, total),
+      });
       req.on('error', () => {});
-      req.write(protocol === 'connect' ? Buffer.alloc(2 * MiB) : Buffer.concat([envelope(Buffer.alloc(0), { declaredLength: total - 5 }), Buffer.alloc(2 * MiB)]));
+      req.write(
+        protocol === 'connect'
+          ? Buffer.alloc(2 * MiB)
+          : Buffer.concat([envelope(Buffer.alloc(0), { declaredLength: total - 5 }), Buffer.alloc(2 * MiB)]),
+      );
       return req;
     });
-    await eventually(async () => (bytes.held('mk_connect') === 40 * MiB && bytes.held('mk_grpc') >= MiB ? true : undefined));
+    await eventually(async () =>
+      bytes.held('mk_connect') === 40 * MiB && bytes.held('mk_grpc') >= MiB ? true : undefined,
+    );
     session.destroy();
     await eventually(async () => (bytes.held() === 0 ? true : undefined));
     expect(streams.every((s) => s.destroyed)).toBe(true);

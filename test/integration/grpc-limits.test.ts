@@ -8,7 +8,6 @@ import { envelope, grpcStatus, pushBody, type H2Answer } from '../helpers/h2-pus
 import { call } from '../helpers/http.js';
 import { useStack } from '../helpers/use-stack.js';
 
-
 /**
  * The gRPC listener judges credentials before it reads a message, reads at most each RPC's limit, and
  * inflates a compressed message no further than that limit; for gRPC, gRPC-Web and Connect alike.
@@ -40,25 +39,46 @@ type Protocol = 'grpc' | 'grpc-web' | 'connect';
 const PROTOCOLS: Protocol[] = ['grpc', 'grpc-web', 'connect'];
 
 /** Pushes a message of `total` bytes (zeros after `message`) to `procedure` in the given protocol. */
-function push(protocol: Protocol, procedure: string, authorization: string | undefined, total: number, extra: Record<string, string> = {}) {
+function push(
+  protocol: Protocol,
+  procedure: string,
+  authorization: string | undefined,
+  total: number,
+  extra: Record<string, string> = {},
+) {
   const headers: Record<string, string> = { ...extra };
   if (authorization !== undefined) headers.authorization = authorization;
   if (protocol === 'connect') {
     // A Connect unary call is the bare message, its length declared up front.
-    Object.assign(headers, { 'content-type': 'application/proto', 'connect-protocol-version': '1', 'content-length': String(total) });
+    Object.assign(headers, {
+      'content-type': 'application/proto',
+      'connect-protocol-version': '1',
+      'content-length': String(total),
+    });
     return pushBody(stack.grpcAddress, procedure, headers, { prefix: Buffer.alloc(0), total });
   }
   headers['content-type'] = protocol === 'grpc' ? 'application/grpc' : 'application/grpc-web+proto';
   if (protocol === 'grpc') headers.te = 'trailers';
-  return pushBody(stack.grpcAddress, procedure, headers, { prefix: envelope(Buffer.alloc(0), { declaredLength: total - 5 }), total });
+  return pushBody(stack.grpcAddress, procedure, headers, {
+    prefix: envelope(Buffer.alloc(0), { declaredLength: total - 5 }),
+    total,
+  });
 }
 
 /** The error of an answer as the caller's protocol carries it: code, message and the `mail-error` field. */
-function errorOf(protocol: Protocol, answer: H2Answer): { code: string; message: string; mailError: string | undefined; httpStatus: number } {
+function errorOf(
+  protocol: Protocol,
+  answer: H2Answer,
+): { code: string; message: string; mailError: string | undefined; httpStatus: number } {
   if (protocol === 'connect') {
     const body = JSON.parse(answer.body.toString('utf8')) as { code: string; message: string };
     const mailError = answer.headers['mail-error'];
-    return { code: body.code, message: body.message, mailError: typeof mailError === 'string' ? mailError : undefined, httpStatus: answer.status };
+    return {
+      code: body.code,
+      message: body.message,
+      mailError: typeof mailError === 'string' ? mailError : undefined,
+      httpStatus: answer.status,
+    };
   }
   const s = grpcStatus(answer);
   const name = grpc.status[s.code]!.toLowerCase();
@@ -73,11 +93,17 @@ function expectAnsweredUnread(answer: H2Answer): void {
 describe('credentials are judged before the message is read', () => {
   for (const protocol of PROTOCOLS) {
     it(`${protocol}: a 50 MB SendBatch without a valid key is UNAUTHENTICATED before the body is read`, async () => {
-      for (const authorization of [undefined, 'Bearer mk_not-a-real-key-0123456789abcdefghijklmnopq', 'Basic dXNlcjpwYXNz']) {
+      for (const authorization of [
+        undefined,
+        'Bearer mk_not-a-real-key-0123456789abcdefghijklmnopq',
+        'Basic dXNlcjpwYXNz',
+      ]) {
         const answer = await push(protocol, '/mail.v1.EmailService/SendBatch', authorization, HUGE);
         expectAnsweredUnread(answer);
         expect(errorOf(protocol, answer)).toEqual({
-          code: 'unauthenticated', message: 'Invalid or missing API key', mailError: 'unauthorized',
+          code: 'unauthenticated',
+          message: 'Invalid or missing API key',
+          mailError: 'unauthorized',
           httpStatus: protocol === 'connect' ? 401 : 200,
         });
       }
@@ -88,9 +114,16 @@ describe('credentials are judged before the message is read', () => {
         const answer = await push(protocol, '/mail.v1.AdminService/CreateAccount', authorization, HUGE);
         expectAnsweredUnread(answer);
         // The same refusal as the REST management API's for the same header.
-        const rest = await call('POST', `${stack.admin}/accounts`, { headers: authorization ? { authorization } : {}, body: { name: 'x' } });
+        const rest = await call('POST', `${stack.admin}/accounts`, {
+          headers: authorization ? { authorization } : {},
+          body: { name: 'x' },
+        });
         expect(rest.status).toBe(401);
-        expect(errorOf(protocol, answer)).toMatchObject({ code: 'unauthenticated', message: rest.body.message, mailError: rest.body.error });
+        expect(errorOf(protocol, answer)).toMatchObject({
+          code: 'unauthenticated',
+          message: rest.body.message,
+          mailError: rest.body.error,
+        });
       }
     });
   }
@@ -108,7 +141,9 @@ describe('credentials are judged before the message is read', () => {
     expectAnsweredUnread(noKey);
     expect(grpcStatus(noKey).code).toBe(grpc.status.UNAUTHENTICATED);
 
-    const withKey = await push('grpc', '/mail.v1.EmailService/SendBatch', `Bearer ${await freshKey()}`, HUGE, { 'grpc-encoding': 'snappy' });
+    const withKey = await push('grpc', '/mail.v1.EmailService/SendBatch', `Bearer ${await freshKey()}`, HUGE, {
+      'grpc-encoding': 'snappy',
+    });
     expectAnsweredUnread(withKey);
     const s = grpcStatus(withKey);
     expect(s.code).toBe(grpc.status.UNIMPLEMENTED);
@@ -133,7 +168,9 @@ describe('credentials are judged before the message is read', () => {
 
 describe('each RPC reads at most its own limit', () => {
   it('a 2 MiB ListEmails is RESOURCE_EXHAUSTED, `payload too large`, naming the 1 MiB limit (grpc-js)', async () => {
-    const err = failed(await rpc(email, 'ListEmails', { page: 1, status: 'x'.repeat(2 * MiB) }, bearer(await freshKey())));
+    const err = failed(
+      await rpc(email, 'ListEmails', { page: 1, status: 'x'.repeat(2 * MiB) }, bearer(await freshKey())),
+    );
     expect(grpc.status[err.code]).toBe('RESOURCE_EXHAUSTED');
     expect(err.details).toBe('The request message exceeds the limit of 1048576 bytes for this method');
     expect(err.metadata.get('mail-error')).toEqual(['payload too large']);
@@ -144,7 +181,9 @@ describe('each RPC reads at most its own limit', () => {
       const answer = await push(protocol, '/mail.v1.EmailService/GetEmail', `Bearer ${await freshKey()}`, HUGE);
       expectAnsweredUnread(answer);
       expect(errorOf(protocol, answer)).toMatchObject({
-        code: 'resource_exhausted', message: 'The request message exceeds the limit of 1048576 bytes for this method', mailError: 'payload too large',
+        code: 'resource_exhausted',
+        message: 'The request message exceeds the limit of 1048576 bytes for this method',
+        mailError: 'payload too large',
       });
     });
   }
@@ -153,10 +192,20 @@ describe('each RPC reads at most its own limit', () => {
     const attachment = Buffer.alloc(1.75 * MiB, 7);
     const content = attachment.toString('base64');
     expect(content.length).toBeGreaterThan(2 * MiB);
-    const res = ok(await rpc(email, 'SendEmail', {
-      from: 'Sender <sender@example.com>', to: ['big@example.net'], subject: 'Big over gRPC', text: 'see attached',
-      attachments: [{ filename: 'big.bin', content, content_type: 'application/octet-stream' }],
-    }, bearer(await freshKey())));
+    const res = ok(
+      await rpc(
+        email,
+        'SendEmail',
+        {
+          from: 'Sender <sender@example.com>',
+          to: ['big@example.net'],
+          subject: 'Big over gRPC',
+          text: 'see attached',
+          attachments: [{ filename: 'big.bin', content, content_type: 'application/octet-stream' }],
+        },
+        bearer(await freshKey()),
+      ),
+    );
     expect(res.status).toBe('pending');
     const [msg] = await stack.sink.waitFor(1);
     expect(msg!.parsed.subject).toBe('Big over gRPC');
@@ -194,13 +243,25 @@ describe('compressed messages are inflated no further than the limit', () => {
     }
   }
 
-  for (const [rpcName, limit] of [['ListEmails', MiB], ['SendBatch', 64 * MiB]] as const) {
+  for (const [rpcName, limit] of [
+    ['ListEmails', MiB],
+    ['SendBatch', 64 * MiB],
+  ] as const) {
     it(`a gzip bomb (200 MB of zeros) to ${rpcName} is RESOURCE_EXHAUSTED, inflated no further than ${limit / MiB} MiB`, async () => {
       const key = await freshKey();
       const { result: answer, growth } = await peakGrowth(() =>
-        pushBody(stack.grpcAddress, `/mail.v1.EmailService/${rpcName}`, {
-          'content-type': 'application/grpc', te: 'trailers', 'grpc-encoding': 'gzip', authorization: `Bearer ${key}`,
-        }, { prefix: envelope(bomb, { compressed: true }) }));
+        pushBody(
+          stack.grpcAddress,
+          `/mail.v1.EmailService/${rpcName}`,
+          {
+            'content-type': 'application/grpc',
+            te: 'trailers',
+            'grpc-encoding': 'gzip',
+            authorization: `Bearer ${key}`,
+          },
+          { prefix: envelope(bomb, { compressed: true }) },
+        ),
+      );
       const s = grpcStatus(answer);
       expect(s.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
       expect(s.message).toBe(`The request message exceeds the limit of ${limit} bytes for this method`);
@@ -212,11 +273,22 @@ describe('compressed messages are inflated no further than the limit', () => {
   }
 
   it('a Connect gzip bomb to ListEmails is refused the same way', async () => {
-    const answer = await pushBody(stack.grpcAddress, '/mail.v1.EmailService/ListEmails', {
-      'content-type': 'application/proto', 'connect-protocol-version': '1', 'content-encoding': 'gzip', authorization: `Bearer ${await freshKey()}`,
-    }, { prefix: bomb });
+    const answer = await pushBody(
+      stack.grpcAddress,
+      '/mail.v1.EmailService/ListEmails',
+      {
+        'content-type': 'application/proto',
+        'connect-protocol-version': '1',
+        'content-encoding': 'gzip',
+        authorization: `Bearer ${await freshKey()}`,
+      },
+      { prefix: bomb },
+    );
     expect(errorOf('connect', answer)).toEqual({
-      code: 'resource_exhausted', message: 'The request message exceeds the limit of 1048576 bytes for this method', mailError: 'payload too large', httpStatus: 429,
+      code: 'resource_exhausted',
+      message: 'The request message exceeds the limit of 1048576 bytes for this method',
+      mailError: 'payload too large',
+      httpStatus: 429,
     });
   });
 });

@@ -20,13 +20,19 @@ describe('the test DNS server', () => {
   it('answers A, AAAA and MX records in preference order as published', async () => {
     dns.set('mx1.example.test', 'A', ['127.0.0.2']);
     dns.set('mx1.example.test', 'AAAA', ['::1']);
-    dns.set('example.test', 'MX', [{ exchange: 'mx2.example.test', priority: 20 }, { exchange: 'mx1.example.test', priority: 10 }]);
+    dns.set('example.test', 'MX', [
+      { exchange: 'mx2.example.test', priority: 20 },
+      { exchange: 'mx1.example.test', priority: 10 },
+    ]);
     expect(dns.servers).toBe(`127.0.0.1:${dns.port}`);
     expect(await resolver.resolve4('mx1.example.test')).toEqual(['127.0.0.2']);
     expect(await resolver.resolve4('MX1.Example.Test.')).toEqual(['127.0.0.2']);
     expect(await resolver.resolve6('mx1.example.test')).toEqual(['::1']);
     const mx = await resolver.resolveMx('example.test');
-    expect(mx.sort((a, b) => a.priority - b.priority)).toEqual([{ exchange: 'mx1.example.test', priority: 10 }, { exchange: 'mx2.example.test', priority: 20 }]);
+    expect(mx.sort((a, b) => a.priority - b.priority)).toEqual([
+      { exchange: 'mx1.example.test', priority: 10 },
+      { exchange: 'mx2.example.test', priority: 20 },
+    ]);
   });
 
   it('publishes a null MX as `0 .`', async () => {
@@ -47,7 +53,11 @@ describe('the test DNS server', () => {
     expect(chunks!.every((c) => Buffer.byteLength(c) <= 255)).toBe(true);
     expect(chunks!.join('')).toBe(record);
     expect(await resolver.resolveTxt('example.test')).toEqual([['v=spf1 a:mail.mailer.test -all']]);
-    const key = crypto.createPublicKey({ key: Buffer.from(chunks!.join('').split('p=')[1]!, 'base64'), format: 'der', type: 'spki' });
+    const key = crypto.createPublicKey({
+      key: Buffer.from(chunks!.join('').split('p=')[1]!, 'base64'),
+      format: 'der',
+      type: 'spki',
+    });
     expect(key.asymmetricKeyDetails?.modulusLength).toBe(2048);
   });
 

@@ -47,16 +47,27 @@ describe('verifyAsReceiver (mailauth over the test DNS server)', () => {
 
   it('a signed message from the authorised address passes DKIM (d = the From domain), SPF (the return-path domain) and DMARC', async () => {
     const verdict = await verifyAsReceiver(raw, context());
-    expect(verdict.dkim, verdict.headers).toEqual([{ status: 'pass', domain: DOMAIN, selector: SELECTOR, aligned: true }]);
+    expect(verdict.dkim, verdict.headers).toEqual([
+      { status: 'pass', domain: DOMAIN, selector: SELECTOR, aligned: true },
+    ]);
     expect(verdict.spf, verdict.headers).toEqual({ status: 'pass', domain: 'rp.sender.test' });
-    expect(verdict.dmarc, verdict.headers).toMatchObject({ status: 'pass', policy: 'reject', domain: DOMAIN, alignment: { spf: 'rp.sender.test', dkim: DOMAIN } });
+    expect(verdict.dmarc, verdict.headers).toMatchObject({
+      status: 'pass',
+      policy: 'reject',
+      domain: DOMAIN,
+      alignment: { spf: 'rp.sender.test', dkim: DOMAIN },
+    });
     expect(verdict.headers).toContain('Authentication-Results: mx.receiver.test;');
   });
 
   it('a body changed after signing does not pass DKIM: mailauth says neutral, "body hash did not verify" (RFC 6376 3.7)', async () => {
-    const tampered = Buffer.from(raw.toString().replace('The body the signature covers.', 'The body somebody changed.'));
+    const tampered = Buffer.from(
+      raw.toString().replace('The body the signature covers.', 'The body somebody changed.'),
+    );
     const verdict = await verifyAsReceiver(tampered, context());
-    expect(verdict.dkim).toEqual([{ status: 'neutral', domain: DOMAIN, selector: SELECTOR, aligned: true, comment: 'body hash did not verify' }]);
+    expect(verdict.dkim).toEqual([
+      { status: 'neutral', domain: DOMAIN, selector: SELECTOR, aligned: true, comment: 'body hash did not verify' },
+    ]);
     // SPF still passes and aligns (relaxed), so DMARC passes on it alone.
     expect(verdict.spf.status).toBe('pass');
     expect(verdict.dmarc.status).toBe('pass');

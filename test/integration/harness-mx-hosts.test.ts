@@ -3,7 +3,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startMxHosts, type MxHosts } from '../helpers/mx-hosts.js';
 
 /** A client as direct delivery is one: opportunistic STARTTLS, no certificate check, a name in EHLO. */
-async function send(hosts: MxHosts, ip: string, envelope: { from: string; to: string[] }, options: { ignoreTLS?: boolean } = {}) {
+async function send(
+  hosts: MxHosts,
+  ip: string,
+  envelope: { from: string; to: string[] },
+  options: { ignoreTLS?: boolean } = {},
+) {
   const transport = nodemailer.createTransport({
     host: ip,
     port: hosts.port,
@@ -13,7 +18,10 @@ async function send(hosts: MxHosts, ip: string, envelope: { from: string; to: st
     connectionTimeout: 5000,
   });
   try {
-    return await transport.sendMail({ envelope, raw: `From: a@sender.test\r\nTo: ${envelope.to.join(', ')}\r\nSubject: hi\r\nMessage-ID: <${Date.now()}@sender.test>\r\n\r\nhello\r\n` });
+    return await transport.sendMail({
+      envelope,
+      raw: `From: a@sender.test\r\nTo: ${envelope.to.join(', ')}\r\nSubject: hi\r\nMessage-ID: <${Date.now()}@sender.test>\r\n\r\nhello\r\n`,
+    });
   } finally {
     transport.close();
   }
@@ -35,7 +43,9 @@ describe('the MX host sinks', () => {
     expect(hosts.hosts.map((h) => h.ip)).toEqual(['127.0.0.2', '127.0.0.3', '127.0.0.4']);
     for (const host of hosts.hosts) {
       const info = await send(hosts, host.ip, { from: 'b-x@rp.sender.test', to: [`rcpt@${host.ip}.test`] });
-      expect(info.response).toMatch(new RegExp(`^250 2\\.0\\.0 Ok: queued as \\w+ at ${host.ip.replace(/\./g, '\\.')}$`));
+      expect(info.response).toMatch(
+        new RegExp(`^250 2\\.0\\.0 Ok: queued as \\w+ at ${host.ip.replace(/\./g, '\\.')}$`),
+      );
       expect(host.messages).toHaveLength(1);
       expect(host.messages[0]).toMatchObject({
         host: host.ip,
@@ -64,34 +74,51 @@ describe('the MX host sinks', () => {
   it('refuse: every recipient gets 550 5.1.1; refuseRecipient refuses one address on an accepting host', async () => {
     const host = hosts.host('127.0.0.2');
     await host.setBehaviour('refuse');
-    await expect(send(hosts, host.ip, { from: 'r@sender.test', to: ['nobody@x.test'] })).rejects.toMatchObject({ responseCode: 550, response: expect.stringMatching(/^550 5\.1\.1 /) });
+    await expect(send(hosts, host.ip, { from: 'r@sender.test', to: ['nobody@x.test'] })).rejects.toMatchObject({
+      responseCode: 550,
+      response: expect.stringMatching(/^550 5\.1\.1 /),
+    });
     await host.setBehaviour('accept');
     host.refuseRecipient = (a) => (a === 'gone@x.test' ? '550 5.1.1 <gone@x.test>: no such user' : undefined);
     const info = await send(hosts, host.ip, { from: 'r2@sender.test', to: ['gone@x.test', 'here@x.test'] });
     expect(info.accepted).toEqual(['here@x.test']);
     expect(info.rejected).toEqual(['gone@x.test']);
-    expect(host.attempts.filter((a) => a.envelopeFrom === 'r2@sender.test').map((a) => a.reply.slice(0, 3))).toEqual(['550', '250']);
+    expect(host.attempts.filter((a) => a.envelopeFrom === 'r2@sender.test').map((a) => a.reply.slice(0, 3))).toEqual([
+      '550',
+      '250',
+    ]);
   });
 
   it('greylist: 451 4.7.1 for the first attempt of each sender and recipient, accepted on the next', async () => {
     const host = hosts.host('127.0.0.4');
     await host.setBehaviour('greylist');
     const envelope = { from: 'grey@sender.test', to: ['grey@x.test'] };
-    await expect(send(hosts, host.ip, envelope)).rejects.toMatchObject({ responseCode: 451, response: expect.stringMatching(/^451 4\.7\.1 /) });
+    await expect(send(hosts, host.ip, envelope)).rejects.toMatchObject({
+      responseCode: 451,
+      response: expect.stringMatching(/^451 4\.7\.1 /),
+    });
     const mine = () => host.messages.filter((m) => m.envelopeFrom === envelope.from);
     expect(mine()).toHaveLength(0);
     await send(hosts, host.ip, envelope);
     expect(mine()).toHaveLength(1);
     // Another sender (another email's return path) is greylisted afresh.
-    await expect(send(hosts, host.ip, { from: 'grey2@sender.test', to: ['grey@x.test'] })).rejects.toMatchObject({ responseCode: 451 });
+    await expect(send(hosts, host.ip, { from: 'grey2@sender.test', to: ['grey@x.test'] })).rejects.toMatchObject({
+      responseCode: 451,
+    });
   });
 
   it('down: connections are refused; back up, it accepts again on the same port', async () => {
     const host = hosts.host('127.0.0.2');
     await host.setBehaviour('down');
-    await expect(send(hosts, host.ip, { from: 'd@sender.test', to: ['d@x.test'] })).rejects.toMatchObject({ code: 'ESOCKET' });
-    await expect(send(hosts, '127.0.0.3', { from: 'd@sender.test', to: ['d@x.test'] })).resolves.toMatchObject({ accepted: ['d@x.test'] });
+    await expect(send(hosts, host.ip, { from: 'd@sender.test', to: ['d@x.test'] })).rejects.toMatchObject({
+      code: 'ESOCKET',
+    });
+    await expect(send(hosts, '127.0.0.3', { from: 'd@sender.test', to: ['d@x.test'] })).resolves.toMatchObject({
+      accepted: ['d@x.test'],
+    });
     await host.setBehaviour('accept');
-    await expect(send(hosts, host.ip, { from: 'd2@sender.test', to: ['d@x.test'] })).resolves.toMatchObject({ accepted: ['d@x.test'] });
+    await expect(send(hosts, host.ip, { from: 'd2@sender.test', to: ['d@x.test'] })).resolves.toMatchObject({
+      accepted: ['d@x.test'],
+    });
   });
 });

@@ -3,7 +3,6 @@ import { createKey } from '../helpers/admin-fixtures.js';
 import { call, validEmail } from '../helpers/http.js';
 import { useStack } from '../helpers/use-stack.js';
 
-
 const stack = useStack();
 let root: string;
 beforeAll(async () => {
@@ -31,8 +30,12 @@ describe('health and metrics', () => {
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
     const text = await res.text();
     expect(text).toContain('# TYPE mailer_http_requests_total counter');
-    expect(text).toMatch(/^mailer_http_requests_total\{method="GET",route="\/v1\/mail\/emails",status="200"\} [1-9]\d*$/m);
-    expect(text).toMatch(/^mailer_http_requests_total\{method="GET",route="\/v1\/mail\/emails",status="401"\} [1-9]\d*$/m);
+    expect(text).toMatch(
+      /^mailer_http_requests_total\{method="GET",route="\/v1\/mail\/emails",status="200"\} [1-9]\d*$/m,
+    );
+    expect(text).toMatch(
+      /^mailer_http_requests_total\{method="GET",route="\/v1\/mail\/emails",status="401"\} [1-9]\d*$/m,
+    );
     expect(text).toContain('mailer_http_request_duration_seconds_bucket');
   });
 });
@@ -95,36 +98,85 @@ describe('GET /v1/mail/openapi.json', () => {
     for (const [method, path] of ADMIN_OPERATIONS) expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
   });
 
-  it('names fields and query parameters with the spec\'s snake_case JSON names', () => {
+  it("names fields and query parameters with the spec's snake_case JSON names", () => {
     const props = (name: string) => Object.keys(doc.components.schemas[name]?.properties ?? {});
-    expect(props('Email')).toEqual(expect.arrayContaining([
-      'id', 'message_id', 'from', 'to', 'cc', 'bcc', 'reply_to', 'subject', 'html', 'text', 'status', 'mal_status',
-      'created_at', 'headers', 'tags', 'attachments', 'job_type', 'job_id',
-    ]));
+    expect(props('Email')).toEqual(
+      expect.arrayContaining([
+        'id',
+        'message_id',
+        'from',
+        'to',
+        'cc',
+        'bcc',
+        'reply_to',
+        'subject',
+        'html',
+        'text',
+        'status',
+        'mal_status',
+        'created_at',
+        'headers',
+        'tags',
+        'attachments',
+        'job_type',
+        'job_id',
+      ]),
+    );
     expect(props('EmailSummary').sort()).toEqual(['created_at', 'from', 'id', 'status', 'subject', 'to']);
     expect(props('Attachment').sort()).toEqual(['content', 'content_id', 'content_type', 'filename']);
     expect(props('SendEmailResponse').sort()).toEqual(['id', 'message_id', 'status']);
-    expect(props('ScheduledEmail')).toEqual(expect.arrayContaining(['id', 'from', 'to', 'subject', 'scheduled_at', 'status', 'created_at', 'attempts']));
-    expect(props('BatchJob')).toEqual(expect.arrayContaining(['job_id', 'total_count', 'sent_count', 'failed_count', 'status', 'created_at', 'completed_at']));
+    expect(props('ScheduledEmail')).toEqual(
+      expect.arrayContaining(['id', 'from', 'to', 'subject', 'scheduled_at', 'status', 'created_at', 'attempts']),
+    );
+    expect(props('BatchJob')).toEqual(
+      expect.arrayContaining([
+        'job_id',
+        'total_count',
+        'sent_count',
+        'failed_count',
+        'status',
+        'created_at',
+        'completed_at',
+      ]),
+    );
     expect(props('ListEmailsResponse').sort()).toEqual(['data', 'total']);
     expect(props('ListScheduledEmailsResponse').sort()).toEqual(['scheduled_emails', 'total_count']);
     expect(props('Error')).toEqual(expect.arrayContaining(['error', 'message']));
 
-    const sendBody = (doc.paths['/v1/mail/emails']!.post!.requestBody as { content: Record<string, { schema: { properties: Record<string, unknown> } }> })
-      .content['application/json']!.schema.properties;
-    expect(Object.keys(sendBody).sort()).toEqual(['attachments', 'bcc', 'cc', 'from', 'headers', 'html', 'reply_to', 'subject', 'tags', 'text', 'to']);
+    const sendBody = (
+      doc.paths['/v1/mail/emails']!.post!.requestBody as {
+        content: Record<string, { schema: { properties: Record<string, unknown> } }>;
+      }
+    ).content['application/json']!.schema.properties;
+    expect(Object.keys(sendBody).sort()).toEqual([
+      'attachments',
+      'bcc',
+      'cc',
+      'from',
+      'headers',
+      'html',
+      'reply_to',
+      'subject',
+      'tags',
+      'text',
+      'to',
+    ]);
 
     const listParams = doc.paths['/v1/mail/emails']!.get!.parameters!.map((p) => `${p.in}:${p.name}`).sort();
     expect(listParams).toEqual(['query:job_id', 'query:job_type', 'query:page', 'query:page_size', 'query:status']);
     const scheduledParams = doc.paths['/v1/mail/emails/scheduled']!.get!.parameters!.map((p) => p.name).sort();
     expect(scheduledParams).toEqual(['limit', 'page', 'status']);
-    const scheduleBody = (doc.paths['/v1/mail/emails/schedule']!.post!.requestBody as { content: Record<string, { schema: { properties: Record<string, unknown> } }> })
-      .content['application/json']!.schema.properties;
+    const scheduleBody = (
+      doc.paths['/v1/mail/emails/schedule']!.post!.requestBody as {
+        content: Record<string, { schema: { properties: Record<string, unknown> } }>;
+      }
+    ).content['application/json']!.schema.properties;
     expect(Object.keys(scheduleBody)).toContain('scheduled_at');
 
     // No camelCase leaked anywhere into the schemas.
     for (const [name, schema] of Object.entries(doc.components.schemas)) {
-      for (const prop of Object.keys(schema.properties ?? {})) expect(prop, `${name}.${prop}`).toMatch(/^[a-z][a-z0-9_]*$/);
+      for (const prop of Object.keys(schema.properties ?? {}))
+        expect(prop, `${name}.${prop}`).toMatch(/^[a-z][a-z0-9_]*$/);
     }
   });
 
@@ -170,7 +222,10 @@ describe('scheduled and batch endpoints: credentials and permissions first', () 
   it('authenticate first: no key is 401, a wrong key is 401', async () => {
     for (const e of jobEndpoints()) {
       for (const token of [undefined, `mk_${'B'.repeat(43)}`]) {
-        const res = await call(e.method, `${stack.api}${e.path}`, { ...(token ? { token } : {}), ...(e.body !== undefined ? { body: e.body } : {}) });
+        const res = await call(e.method, `${stack.api}${e.path}`, {
+          ...(token ? { token } : {}),
+          ...(e.body !== undefined ? { body: e.body } : {}),
+        });
         expect(res.status, `${e.method} ${e.path}`).toBe(401);
         expect(res.body).toEqual({ error: 'unauthorized', message: 'Invalid or missing API key' });
       }
@@ -180,7 +235,10 @@ describe('scheduled and batch endpoints: credentials and permissions first', () 
   it('a read_only key may not schedule, cancel or batch (403) but may read (200, or 404 for an unknown id)', async () => {
     const { key } = await createKey(stack, stack.accountId, 'read_only');
     for (const e of jobEndpoints()) {
-      const res = await call(e.method, `${stack.api}${e.path}`, { token: key, ...(e.body !== undefined ? { body: e.body } : {}) });
+      const res = await call(e.method, `${stack.api}${e.path}`, {
+        token: key,
+        ...(e.body !== undefined ? { body: e.body } : {}),
+      });
       const expected = e.method !== 'GET' ? 403 : e.path.includes('_01j') ? 404 : 200;
       expect(res.status, `${e.method} ${e.path}`).toBe(expected);
       if (expected === 403) expect(res.body.error).toBe('permission denied');

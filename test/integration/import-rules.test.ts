@@ -12,7 +12,9 @@ import { afterAll, describe, expect, it } from 'vitest';
  * as if it were a file of the tree, and the graph rules run over a scratch tree of the same shape.
  */
 const root = path.resolve(import.meta.dirname, '../..');
-const { forbidden } = createRequire(import.meta.url)(path.join(root, '.dependency-cruiser.cjs')) as { forbidden: IForbiddenRuleType[] };
+const { forbidden } = createRequire(import.meta.url)(path.join(root, '.dependency-cruiser.cjs')) as {
+  forbidden: IForbiddenRuleType[];
+};
 
 describe('ESLint layer rules', () => {
   const eslint = new ESLint({ cwd: root });
@@ -20,7 +22,9 @@ describe('ESLint layer rules', () => {
     const [result] = await eslint.lintText(code, { filePath: path.join(root, filePath) });
     // A path outside the project would only fail to parse: each probe stands in for a real file.
     expect(result!.messages.filter((m) => m.fatal)).toEqual([]);
-    return result!.messages.filter((m) => m.ruleId === 'no-restricted-imports' || m.ruleId === '@typescript-eslint/no-restricted-imports');
+    return result!.messages.filter(
+      (m) => m.ruleId === 'no-restricted-imports' || m.ruleId === '@typescript-eslint/no-restricted-imports',
+    );
   };
 
   it.each([
@@ -40,8 +44,18 @@ describe('ESLint layer rules', () => {
   });
 
   it('allows an import down the layers', async () => {
-    expect(await violations('src/services/send-service.ts', "import { invalid } from '../errors.js';\nexport const probe = invalid;\n")).toEqual([]);
-    expect(await violations('src/domain/entities/scheduled.ts', "import type { LoadedEmail } from './delivery.js';\nexport type Probe = LoadedEmail;\n")).toEqual([]);
+    expect(
+      await violations(
+        'src/services/send-service.ts',
+        "import { invalid } from '../errors.js';\nexport const probe = invalid;\n",
+      ),
+    ).toEqual([]);
+    expect(
+      await violations(
+        'src/domain/entities/scheduled.ts',
+        "import type { LoadedEmail } from './delivery.js';\nexport type Probe = LoadedEmail;\n",
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -80,28 +94,37 @@ describe('dependency-cruiser graph rules', () => {
   }
 
   it('finds an import that runs up a layer', async () => {
-    expect(await broken({
-      'src/errors.ts': "import { down } from './db/db-unavailable.js';\nexport const x = down;\n",
-      'src/db/db-unavailable.ts': 'export const down = 1;\n',
-    })).toEqual(['kernel-imports-no-layer-above']);
-    expect(await broken({
-      'src/delivery/sender.ts': "import { client } from '../temporal/client.js';\nexport const x = client;\n",
-      'src/temporal/client.ts': 'export const client = 1;\n',
-    })).toEqual(['io-imports-no-layer-above']);
+    expect(
+      await broken({
+        'src/errors.ts': "import { down } from './db/db-unavailable.js';\nexport const x = down;\n",
+        'src/db/db-unavailable.ts': 'export const down = 1;\n',
+      }),
+    ).toEqual(['kernel-imports-no-layer-above']);
+    expect(
+      await broken({
+        'src/delivery/sender.ts': "import { client } from '../temporal/client.js';\nexport const x = client;\n",
+        'src/temporal/client.ts': 'export const client = 1;\n',
+      }),
+    ).toEqual(['io-imports-no-layer-above']);
   });
 
   it('finds a circle of two files', async () => {
-    expect(await broken({
-      'src/delivery/a.ts': "import { b } from './b.js';\nexport const a = () => b;\n",
-      'src/delivery/b.ts': "import { a } from './a.js';\nexport const b = () => a;\n",
-    })).toEqual(['no-circular']);
+    expect(
+      await broken({
+        'src/delivery/a.ts': "import { b } from './b.js';\nexport const a = () => b;\n",
+        'src/delivery/b.ts': "import { a } from './a.js';\nexport const b = () => a;\n",
+      }),
+    ).toEqual(['no-circular']);
   });
 
   it('passes a tree whose imports run down', async () => {
-    expect(await broken({
-      'src/services/s.ts': "import { d } from '../domain/d.js';\nimport { r } from '../db/r.js';\nexport const s = d + r;\n",
-      'src/db/r.ts': "import { d } from '../domain/d.js';\nexport const r = d;\n",
-      'src/domain/d.ts': 'export const d = 1;\n',
-    })).toEqual([]);
+    expect(
+      await broken({
+        'src/services/s.ts':
+          "import { d } from '../domain/d.js';\nimport { r } from '../db/r.js';\nexport const s = d + r;\n",
+        'src/db/r.ts': "import { d } from '../domain/d.js';\nexport const r = d;\n",
+        'src/domain/d.ts': 'export const d = 1;\n',
+      }),
+    ).toEqual([]);
   });
 });

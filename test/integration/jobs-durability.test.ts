@@ -36,7 +36,6 @@ async function waitWorkerUp(child: Child, ms = 4_000): Promise<void> {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const subjectOf = (raw: Buffer) => /^subject:\s*(.*)$/im.exec(raw.toString('latin1'))?.[1]?.trim() ?? '';
 
-
 /** Records when each message reached the receiving server (before its 250), by subject. */
 function timeArrivals(sink: SmtpSink): Map<string, number[]> {
   const seen = new Map<string, number[]>();
@@ -49,26 +48,45 @@ function timeArrivals(sink: SmtpSink): Map<string, number[]> {
 
 const deployment = useCrashDeployments('jobs-durability');
 
-
 async function schedule(api: string, key: string, subject: string, at: string): Promise<string> {
   const res = await call('POST', `${api}/emails/schedule`, {
-    token: key, body: { from: 'sender@example.com', to: ['later@example.net'], subject, text: subject, scheduled_at: at },
+    token: key,
+    body: { from: 'sender@example.com', to: ['later@example.net'], subject, text: subject, scheduled_at: at },
   });
   expect(res.status, res.text).toBe(200);
   return res.body.id as string;
 }
 
 /** A scheduled send arrived exactly once, not before its time; answers its lateness. */
-async function expectFiredOnce(api: string, key: string, arrivals: Map<string, number[]>, id: string, subject: string, at: number): Promise<number> {
-  const detail = await eventually(async () => {
-    const r = await call('GET', `${api}/emails/scheduled/${id}`, { token: key });
-    return r.body.status === 'sent' ? r.body : undefined;
-  }, 60_000, 100);
+async function expectFiredOnce(
+  api: string,
+  key: string,
+  arrivals: Map<string, number[]>,
+  id: string,
+  subject: string,
+  at: number,
+): Promise<number> {
+  const detail = await eventually(
+    async () => {
+      const r = await call('GET', `${api}/emails/scheduled/${id}`, { token: key });
+      return r.body.status === 'sent' ? r.body : undefined;
+    },
+    60_000,
+    100,
+  );
   expect(detail.attempts).toBe(1);
-  const emails = await eventually(async () => {
-    const r = await call<{ data: { id: string; status: string }[]; total: number }>('GET', `${api}/emails?job_id=${id}`, { token: key });
-    return r.body.total === 1 && r.body.data[0]!.status === 'delivered' ? r.body : undefined;
-  }, 30_000, 100);
+  const emails = await eventually(
+    async () => {
+      const r = await call<{ data: { id: string; status: string }[]; total: number }>(
+        'GET',
+        `${api}/emails?job_id=${id}`,
+        { token: key },
+      );
+      return r.body.total === 1 && r.body.data[0]!.status === 'delivered' ? r.body : undefined;
+    },
+    30_000,
+    100,
+  );
   const times = await eventually(async () => arrivals.get(subject), 10_000, 50);
   expect(times, subject).toHaveLength(1);
   expect(times[0]!, `${subject} arrived early`).toBeGreaterThanOrEqual(at);
@@ -81,7 +99,7 @@ afterAll(async () => {
 });
 
 describe('crash safety of batch jobs and scheduled sends', () => {
-  it('the worker is killed mid-batch while a message waits for the server\'s 250; a new worker finishes the job: each email once, counters exact', async () => {
+  it("the worker is killed mid-batch while a message waits for the server's 250; a new worker finishes the job: each email once, counters exact", async () => {
     const started = Date.now();
     const N = 60;
     const PASS = 12;
@@ -92,11 +110,17 @@ describe('crash safety of batch jobs and scheduled sends', () => {
     const key = await defaultAccountKey(d.baseUrl, 'jobs durability');
 
     const control = controlSink(d.sink, PASS);
-    const emails = Array.from({ length: N }, (_, i) => ({ from: 'sender@example.com', to: [`r${i}@example.net`], subject: `batch kill ${i}`, text: `message ${i}` }));
+    const emails = Array.from({ length: N }, (_, i) => ({
+      from: 'sender@example.com',
+      to: [`r${i}@example.net`],
+      subject: `batch kill ${i}`,
+      text: `message ${i}`,
+    }));
     const res = await call('POST', `${d.api}/emails/batch`, { token: key, body: { emails } });
     expect(res.status, res.text).toBe(200);
     const jobId = res.body.job_id as string;
-    const job = async () => (await call<Record<string, unknown>>('GET', `${d.api}/emails/batch/${jobId}`, { token: key })).body;
+    const job = async () =>
+      (await call<Record<string, unknown>>('GET', `${d.api}/emails/batch/${jobId}`, { token: key })).body;
 
     // The first messages are accepted and recorded; then the server stops answering.
     await eventually(async () => control.held.length > 0, 60_000);
@@ -114,13 +138,27 @@ describe('crash safety of batch jobs and scheduled sends', () => {
     control.acceptAll();
     const killedAt = Date.now();
     spawnService('worker-2', d.env('worker'));
-    const done = await eventually(async () => {
-      const j = await job();
-      return j.status === 'completed' || j.status === 'failed' ? j : undefined;
-    }, 90_000, 200);
-    expect(done).toMatchObject({ status: 'completed', sent_count: N, failed_count: 0, total_count: N, completed_at: expect.any(String) });
+    const done = await eventually(
+      async () => {
+        const j = await job();
+        return j.status === 'completed' || j.status === 'failed' ? j : undefined;
+      },
+      90_000,
+      200,
+    );
+    expect(done).toMatchObject({
+      status: 'completed',
+      sent_count: N,
+      failed_count: 0,
+      total_count: N,
+      completed_at: expect.any(String),
+    });
 
-    const listed = await call<{ data: { id: string; status: string }[]; total: number }>('GET', `${d.api}/emails?job_id=${jobId}&page_size=100`, { token: key });
+    const listed = await call<{ data: { id: string; status: string }[]; total: number }>(
+      'GET',
+      `${d.api}/emails?job_id=${jobId}&page_size=100`,
+      { token: key },
+    );
     expect(listed.body.total).toBe(N);
     expect(listed.body.data.every((e) => e.status === 'delivered')).toBe(true);
     const expected = listed.body.data.map((e) => `<${e.id}@example.com>`).sort();
@@ -131,13 +169,15 @@ describe('crash safety of batch jobs and scheduled sends', () => {
     expect([...counts.keys()].sort()).toEqual(expected);
     expect(d.sink.messages).toHaveLength(N);
     expect(await job()).toMatchObject({ sent_count: N, failed_count: 0 });
-    console.info(`batch worker kill: ${heldAtKill} messages held at the kill, ${N} delivered exactly once ` +
-      `${Date.now() - killedAt} ms after the kill (test ${Date.now() - started} ms)`);
+    console.info(
+      `batch worker kill: ${heldAtKill} messages held at the kill, ${N} delivered exactly once ` +
+        `${Date.now() - killedAt} ms after the kill (test ${Date.now() - started} ms)`,
+    );
   }, 120_000);
 });
 
 describe('crash safety of batch jobs and scheduled sends', () => {
-  it('the worker is killed while scheduled sends wait; a worker started after one\'s time sends each once, not early', async () => {
+  it("the worker is killed while scheduled sends wait; a worker started after one's time sends each once, not early", async () => {
     const d = await deployment();
     const api = spawnService('api', d.env('api'));
     const worker1 = spawnService('worker-1', d.env('worker'));
@@ -172,9 +212,11 @@ describe('crash safety of batch jobs and scheduled sends', () => {
     await sleep(1_000);
     expect([...d.sink.counts().values()]).toEqual([1, 1]);
     expect(worker2.alive).toBe(true);
-    console.info(`scheduled worker kill: the one due while no worker ran was sent ${lateness} ms after its time ` +
-      `(${arrivals.get('sched kill late')![0]! - restartAt} ms after the new worker was spawned); ` +
-      `the one due later ${coveredLateness} ms late`);
+    console.info(
+      `scheduled worker kill: the one due while no worker ran was sent ${lateness} ms after its time ` +
+        `(${arrivals.get('sched kill late')![0]! - restartAt} ms after the new worker was spawned); ` +
+        `the one due later ${coveredLateness} ms late`,
+    );
   }, 90_000);
 });
 
@@ -184,7 +226,14 @@ describe('crash safety of batch jobs and scheduled sends', () => {
     const temporalDir = path.join(inject('tmpRoot'), `temporal-${crypto.randomBytes(4).toString('hex')}`);
     await fs.mkdir(temporalDir, { recursive: true });
     const port = await freePort();
-    const devOptions = { cli: inject('temporalCli'), dataDir: temporalDir, port, namespace: 'default', ui: false, logger };
+    const devOptions = {
+      cli: inject('temporalCli'),
+      dataDir: temporalDir,
+      port,
+      namespace: 'default',
+      ui: false,
+      logger,
+    };
     let dev = await startDevServer(devOptions);
     devServers.add(dev);
 
@@ -199,10 +248,16 @@ describe('crash safety of batch jobs and scheduled sends', () => {
     // takes several seconds to poll again (7 s measured alone, more on a loaded machine), and what is due
     // inside that window is late by the recovery, not by a lost timer.
     const base = Date.now();
-    const pending = await Promise.all([9_000, 24_000, 25_000].map(async (ms, i) => {
-      const at = base + ms;
-      return { id: await schedule(d.api, key, `restart ${i}`, new Date(at).toISOString()), subject: `restart ${i}`, at };
-    }));
+    const pending = await Promise.all(
+      [9_000, 24_000, 25_000].map(async (ms, i) => {
+        const at = base + ms;
+        return {
+          id: await schedule(d.api, key, `restart ${i}`, new Date(at).toISOString()),
+          subject: `restart ${i}`,
+          at,
+        };
+      }),
+    );
 
     await sleep(1_000);
     const stoppedAt = Date.now();
@@ -235,15 +290,26 @@ describe('crash safety of batch jobs and scheduled sends', () => {
     const nextAt = Date.now() + 2_000;
     const next = await schedule(d.api, key, 'after restart', new Date(nextAt).toISOString());
     const batch = await call('POST', `${d.api}/emails/batch`, {
-      token: key, body: { emails: [{ from: 'sender@example.com', to: ['b@example.net'], subject: 'batch after restart', text: 'x' }] },
+      token: key,
+      body: {
+        emails: [{ from: 'sender@example.com', to: ['b@example.net'], subject: 'batch after restart', text: 'x' }],
+      },
     });
     expect(batch.status).toBe(200);
     late.push(await expectFiredOnce(d.api, key, arrivals, next, 'after restart', nextAt));
-    await eventually(async () => (await call('GET', `${d.api}/emails/batch/${batch.body.job_id as string}`, { token: key })).body.status === 'completed', 30_000, 100);
+    await eventually(
+      async () =>
+        (await call('GET', `${d.api}/emails/batch/${batch.body.job_id as string}`, { token: key })).body.status ===
+        'completed',
+      30_000,
+      100,
+    );
     await sleep(1_000);
     expect([...d.sink.counts().values()]).toEqual([1, 1, 1, 1, 1]);
     expect(service.alive).toBe(true);
-    console.info(`Temporal restart: down ${downMs} ms; the send due while it was down went out ${arrivals.get('restart 0')![0]! - backAt} ms ` +
-      `after it was back (${late[0]} ms late); lateness of those due after ${late[1]}, ${late[2]} ms, of one scheduled after ${late[3]} ms`);
+    console.info(
+      `Temporal restart: down ${downMs} ms; the send due while it was down went out ${arrivals.get('restart 0')![0]! - backAt} ms ` +
+        `after it was back (${late[0]} ms late); lateness of those due after ${late[1]}, ${late[2]} ms, of one scheduled after ${late[3]} ms`,
+    );
   }, 120_000);
 });

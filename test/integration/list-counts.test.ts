@@ -31,12 +31,22 @@ afterAll(async () => {
 
 const pick = <T>(list: readonly T[]): T => list[crypto.randomInt(list.length)]!;
 let seq = 0;
-const nextId = (prefix: string) => `${prefix}_${String(++seq).padStart(12, '0')}_${crypto.randomBytes(3).toString('hex')}`;
+const nextId = (prefix: string) =>
+  `${prefix}_${String(++seq).padStart(12, '0')}_${crypto.randomBytes(3).toString('hex')}`;
 
-const emailValues = (n: number, account = pick(ACCOUNTS)) => Array.from({ length: n }, () => ({
-  id: nextId('em'), account_id: account, job_type: pick(JOB_TYPES), from_address: 'a@example.com', to_addresses: ['b@example.net'],
-  subject: 's', size_bytes: 1, header_message_id: 'h', mailboxes: sql.json({}), sender_domain: 'example.com',
-}));
+const emailValues = (n: number, account = pick(ACCOUNTS)) =>
+  Array.from({ length: n }, () => ({
+    id: nextId('em'),
+    account_id: account,
+    job_type: pick(JOB_TYPES),
+    from_address: 'a@example.com',
+    to_addresses: ['b@example.net'],
+    subject: 's',
+    size_bytes: 1,
+    header_message_id: 'h',
+    mailboxes: sql.json({}),
+    sender_domain: 'example.com',
+  }));
 
 /** Counters against count(*), per account, list, status and job type: the rows that differ. */
 async function mismatches(db: postgres.Sql) {
@@ -79,14 +89,16 @@ async function randomWrite(): Promise<void> {
       where id = (select id from scheduled_emails where status = 'enqueued' order by random() limit 1)`;
   } else if (r < 92) {
     // rolled back: inserts and status changes that must leave no trace.
-    await sql.begin(async (tx) => {
-      await tx`insert into emails ${tx(emailValues(3))}`;
-      await tx`update emails set status = 'bounced' where id in (select id from emails order by random() limit 2)`;
-      await tx`insert into batch_jobs (id, account_id, total_count) values (${nextId('bat')}, ${pick(ACCOUNTS)}, 1)`;
-      throw new Error('rollback');
-    }).catch((err: Error) => {
-      if (err.message !== 'rollback') throw err;
-    });
+    await sql
+      .begin(async (tx) => {
+        await tx`insert into emails ${tx(emailValues(3))}`;
+        await tx`update emails set status = 'bounced' where id in (select id from emails order by random() limit 2)`;
+        await tx`insert into batch_jobs (id, account_id, total_count) values (${nextId('bat')}, ${pick(ACCOUNTS)}, 1)`;
+        throw new Error('rollback');
+      })
+      .catch((err: Error) => {
+        if (err.message !== 'rollback') throw err;
+      });
   } else {
     await sql`with gone as (delete from delivery_queue where email_id in (select id from emails order by random() limit 2) returning email_id)
       delete from emails where id in (select email_id from gone) and not exists (select 1 from events where email_id = emails.id)`;
@@ -99,16 +111,18 @@ describe('list counters (migration 0014)', () => {
     const writers = 10;
     const perWriter = 120;
     let deadlocks = 0;
-    await Promise.all(Array.from({ length: writers }, async () => {
-      for (let i = 0; i < perWriter; i += 1) {
-        // A deadlock between two random multi-row writes is PostgreSQL's answer, not a counting error:
-        // the loser is rolled back whole, which the counters must survive too.
-        await randomWrite().catch((err: { code?: string }) => {
-          if (err.code !== '40P01') throw err;
-          deadlocks += 1;
-        });
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: writers }, async () => {
+        for (let i = 0; i < perWriter; i += 1) {
+          // A deadlock between two random multi-row writes is PostgreSQL's answer, not a counting error:
+          // the loser is rolled back whole, which the counters must survive too.
+          await randomWrite().catch((err: { code?: string }) => {
+            if (err.code !== '40P01') throw err;
+            deadlocks += 1;
+          });
+        }
+      }),
+    );
     const [{ emails, batches, scheduled }] = await sql<[{ emails: number; batches: number; scheduled: number }]>`
       select (select count(*) from emails)::int as emails, (select count(*) from batch_jobs)::int as batches,
         (select count(*) from scheduled_emails)::int as scheduled`;
@@ -123,22 +137,39 @@ describe('list counters (migration 0014)', () => {
     const db = sql as unknown as Sql;
     const emails = createEmailsRepo(db);
     await sql`insert into emails ${sql(emailValues(300, 'acc_b').map((e, i) => ({ ...e, job_id: e.job_type === 'direct' ? '' : `bat_x${i % 4}` })))}`;
-    const filters: EmailFilter[] = [{}, { status: 'delivered' }, { jobType: 'batch' }, { status: 'pending', jobType: 'direct' },
-      { jobId: 'bat_x1' }, { jobId: 'bat_x2', status: 'pending' }];
+    const filters: EmailFilter[] = [
+      {},
+      { status: 'delivered' },
+      { jobType: 'batch' },
+      { status: 'pending', jobType: 'direct' },
+      { jobId: 'bat_x1' },
+      { jobId: 'bat_x2', status: 'pending' },
+    ];
     for (const f of filters) {
       const page = await emails.list('acc_b', f, 7, 14);
       const expected = await sql<{ id: string }[]>`select id from emails where account_id = 'acc_b'
         ${f.status ? sql`and status = ${f.status}` : sql``} ${f.jobType ? sql`and job_type = ${f.jobType}` : sql``}
         ${f.jobId ? sql`and job_id = ${f.jobId}` : sql``} order by id desc`;
       expect(page.total, JSON.stringify(f)).toBe(expected.length);
-      expect(page.rows.map((r) => r.id), JSON.stringify(f)).toEqual(expected.slice(14, 21).map((r) => r.id));
+      expect(
+        page.rows.map((r) => r.id),
+        JSON.stringify(f),
+      ).toEqual(expected.slice(14, 21).map((r) => r.id));
     }
     const batch = await createBatchRepo(db).list('acc_b', undefined, 5, 2);
     const batchIds = await sql<{ id: string }[]>`select id from batch_jobs where account_id = 'acc_b' order by id desc`;
-    expect([batch.total, batch.rows.map((r) => r.id)]).toEqual([batchIds.length, batchIds.slice(2, 7).map((r) => r.id)]);
+    expect([batch.total, batch.rows.map((r) => r.id)]).toEqual([
+      batchIds.length,
+      batchIds.slice(2, 7).map((r) => r.id),
+    ]);
     const sched = await createScheduledRepo(db).list('acc_b', 'enqueued', 5, 0);
-    const schedIds = await sql<{ id: string }[]>`select id from scheduled_emails where account_id = 'acc_b' and status = 'enqueued' order by id desc`;
-    expect([sched.total, sched.rows.map((r) => r.id)]).toEqual([schedIds.length, schedIds.slice(0, 5).map((r) => r.id)]);
+    const schedIds = await sql<
+      { id: string }[]
+    >`select id from scheduled_emails where account_id = 'acc_b' and status = 'enqueued' order by id desc`;
+    expect([sched.total, sched.rows.map((r) => r.id)]).toEqual([
+      schedIds.length,
+      schedIds.slice(0, 5).map((r) => r.id),
+    ]);
   });
 
   it('survive TRUNCATE of the listed tables', async () => {
@@ -170,7 +201,9 @@ describe('migration 0014 on existing rows', () => {
     await old`insert into batch_jobs (id, account_id, total_count, status) values ('bat_1', 'acc_a', 1, 'completed'), ('bat_2', 'acc_a', 1, 'failed')`;
     await old.unsafe(MIGRATIONS.find((x) => x.version === 14)!.sql);
     expect(await mismatches(old)).toEqual([]);
-    const [{ n }] = await old<[{ n: number }]>`select sum(n)::int as n from list_counts where list = 'emails' and account_id = 'acc_a' and status = 'bounced'`;
+    const [{ n }] = await old<
+      [{ n: number }]
+    >`select sum(n)::int as n from list_counts where list = 'emails' and account_id = 'acc_a' and status = 'bounced'`;
     expect(n).toBe(8);
   });
 });

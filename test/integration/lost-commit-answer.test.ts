@@ -35,7 +35,10 @@ beforeAll(async () => {
   const dataDir = path.join(inject('tmpRoot'), taskQueue);
   await fs.mkdir(dataDir, { recursive: true, mode: 0o700 });
   const config = loadConfig(stackEnv(proxy.url, sink.url, taskQueue, dataDir, { MAILER_RATE_LIMIT: '100000' }));
-  mailer = await startMailer(config, { logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'error', 'lost-commit'), env: process.env });
+  mailer = await startMailer(config, {
+    logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'error', 'lost-commit'),
+    env: process.env,
+  });
   base = `${mailer.restUrl}/v1/mail`;
   key = mailer.firstRun!.apiKey;
 }, 60_000);
@@ -48,12 +51,15 @@ afterAll(async () => {
 });
 
 const draft = (subject: string, extra: Record<string, unknown> = {}) => ({
-  from: 'sender@example.com', to: ['someone@example.net'], subject, text: subject, ...extra,
+  from: 'sender@example.com',
+  to: ['someone@example.net'],
+  subject,
+  text: subject,
+  ...extra,
 });
 
 /** Copies of each message carrying `subject` at the receiving server, by Message-ID. */
-const copiesOf = (subject: string) =>
-  sink.messages.filter((m) => m.parsed.subject === subject).map((m) => m.messageId);
+const copiesOf = (subject: string) => sink.messages.filter((m) => m.parsed.subject === subject).map((m) => m.messageId);
 
 /** Every message with `subject` arrived, `n` distinct ones, each once, and no second copy comes later. */
 async function expectDeliveredOnce(subject: string, n: number): Promise<void> {
@@ -82,7 +88,10 @@ describe('a lost commit answer is found out before the client is answered', () =
   it('a batch whose commit answer is lost answers 200 with its job, every email stored and delivered once', async () => {
     const subject = `lost-answer-batch-${crypto.randomBytes(4).toString('hex')}`;
     const cut = proxy.arm(subject, 'lose-answer');
-    const res = await call('POST', `${base}/emails/batch`, { token: key, body: { emails: [draft(subject), draft(subject, { to: ['other@example.net'] })] } });
+    const res = await call('POST', `${base}/emails/batch`, {
+      token: key,
+      body: { emails: [draft(subject), draft(subject, { to: ['other@example.net'] })] },
+    });
     await cut;
     expect(res.status, res.text).toBe(200);
     const jobId = res.body.jobId ?? res.body.job_id;
@@ -95,7 +104,10 @@ describe('a lost commit answer is found out before the client is answered', () =
     const subject = `lost-answer-scheduled-${crypto.randomBytes(4).toString('hex')}`;
     const cut = proxy.arm(subject, 'lose-answer');
     const scheduledAt = new Date(Date.now() + 3_000).toISOString();
-    const res = await call('POST', `${base}/emails/schedule`, { token: key, body: draft(subject, { scheduled_at: scheduledAt }) });
+    const res = await call('POST', `${base}/emails/schedule`, {
+      token: key,
+      body: draft(subject, { scheduled_at: scheduledAt }),
+    });
     await cut;
     expect(res.status, res.text).toBe(200);
     const id = res.body.id as string;
@@ -108,7 +120,9 @@ describe('a lost commit answer is found out before the client is answered', () =
     const subject = `lost-answer-group-${crypto.randomBytes(4).toString('hex')}`;
     const cut = proxy.arm(subject, 'lose-answer');
     // Sent in one turn: the accept writer (group commit) writes them with one statement.
-    const answers = await Promise.all([1, 2, 3, 4, 5].map(() => call('POST', `${base}/emails`, { token: key, body: draft(subject) })));
+    const answers = await Promise.all(
+      [1, 2, 3, 4, 5].map(() => call('POST', `${base}/emails`, { token: key, body: draft(subject) })),
+    );
     await cut;
     for (const res of answers) expect(res.status, res.text).toBe(200);
     const ids = answers.map((res) => res.body.id as string);

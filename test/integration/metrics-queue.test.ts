@@ -47,7 +47,10 @@ describe('the delivery queue gauges (MAILER_ROLE=api)', () => {
         expect(took).toBeLessThan(QUEUE_STATS_TIMEOUT_MS + 4000);
         expect(blocked.has('mailer_delivery_queue_depth')).toBe(false);
         expect(blocked.sum('mailer_delivery_queue_oldest_age_seconds')).toBeNaN();
-        expect(blocked.sum('mailer_delivery_queue_read_failures_total') - before.sum('mailer_delivery_queue_read_failures_total')).toBe(1);
+        expect(
+          blocked.sum('mailer_delivery_queue_read_failures_total') -
+            before.sum('mailer_delivery_queue_read_failures_total'),
+        ).toBe(1);
         // The rest of the scrape is there.
         expect(blocked.has('mailer_process_cpu_seconds_total')).toBe(true);
       });

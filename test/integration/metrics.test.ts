@@ -20,7 +20,11 @@ import { checkDashboard } from '../helpers/grafana-dashboard.js';
  * must have moved by what that traffic did.
  */
 // One retry a second after a temporary failure, so that an email deferred for good bounces within seconds.
-const stack = useStack({ MAILER_WEBHOOK_ALLOW_PRIVATE: '1', MAILER_SMTP_RETRY_ATTEMPTS: '1', MAILER_SMTP_RETRY_FIRST_SECONDS: '1' });
+const stack = useStack({
+  MAILER_WEBHOOK_ALLOW_PRIVATE: '1',
+  MAILER_SMTP_RETRY_ATTEMPTS: '1',
+  MAILER_SMTP_RETRY_FIRST_SECONDS: '1',
+});
 const clients = useGrpcClients(stack);
 let receiver: WebhookReceiver;
 let before: Scrape;
@@ -43,58 +47,104 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-const statusOf = async (id: string) => (await call('GET', `${stack.api}/emails/${id}`, { token: stack.apiKey })).body.status as string;
+const statusOf = async (id: string) =>
+  (await call('GET', `${stack.api}/emails/${id}`, { token: stack.apiKey })).body.status as string;
 const reaches = (id: string, status: string) => eventually(async () => (await statusOf(id)) === status, 30_000);
-const messageOf = (id: string) => eventually(async () => stack.sink.messages.find((m) => m.parsed.headers.get('x-mail-email-id') === id), 30_000);
+const messageOf = (id: string) =>
+  eventually(async () => stack.sink.messages.find((m) => m.parsed.headers.get('x-mail-email-id') === id), 30_000);
 
 async function send(to: string): Promise<string> {
-  const res = await call<{ id: string }>('POST', `${stack.api}/emails`, { token: stack.apiKey, body: validEmail({ to: [to] }) });
+  const res = await call<{ id: string }>('POST', `${stack.api}/emails`, {
+    token: stack.apiKey,
+    body: validEmail({ to: [to] }),
+  });
   expect(res.status, res.text).toBe(200);
   return res.body.id;
 }
 
 async function traffic(): Promise<void> {
-  for (const [path, events] of [['/flaky', ['delivery', 'bounce', 'complaint']], ['/down', ['send']]] as const) {
-    const hook = await admin(stack, 'POST', `/accounts/${stack.accountId}/webhooks`, { url: `${receiver.url}${path}`, events });
+  for (const [path, events] of [
+    ['/flaky', ['delivery', 'bounce', 'complaint']],
+    ['/down', ['send']],
+  ] as const) {
+    const hook = await admin(stack, 'POST', `/accounts/${stack.accountId}/webhooks`, {
+      url: `${receiver.url}${path}`,
+      events,
+    });
     expect(hook.status, hook.text).toBe(200);
   }
   const [complained, refused, reported, deferred] = await Promise.all([
-    send('reader@example.net'), send('bounce@example.net'), send('later@example.net'), send('full@example.net'),
+    send('reader@example.net'),
+    send('bounce@example.net'),
+    send('later@example.net'),
+    send('full@example.net'),
   ]);
-  await Promise.all([reaches(complained, 'delivered'), reaches(refused, 'bounced'), reaches(reported, 'delivered'), reaches(deferred, 'bounced')]);
+  await Promise.all([
+    reaches(complained, 'delivered'),
+    reaches(refused, 'bounced'),
+    reaches(reported, 'delivered'),
+    reaches(deferred, 'bounced'),
+  ]);
 
   // A complaint and a bounce report, mailed to the return path each message went out with.
   const complainedMessage = await messageOf(complained);
   const arf = buildArf({ feedbackType: 'abuse', originalHeaders: headerBlock(complainedMessage.raw) });
   expect(await mailReport(stack.mailer.inboundUrl!, arf, [complainedMessage.envelopeFrom])).toMatch(/^250 /);
   const reportedMessage = await messageOf(reported);
-  expect(await mailReport(stack.mailer.inboundUrl!, buildDsn({ recipient: 'later@example.net' }), [reportedMessage.envelopeFrom])).toMatch(/^250 /);
+  expect(
+    await mailReport(stack.mailer.inboundUrl!, buildDsn({ recipient: 'later@example.net' }), [
+      reportedMessage.envelopeFrom,
+    ]),
+  ).toMatch(/^250 /);
   await Promise.all([reaches(complained, 'complained'), reaches(reported, 'bounced')]);
 
   const scheduled = await call<{ id: string }>('POST', `${stack.api}/emails/schedule`, {
-    token: stack.apiKey, body: { ...validEmail({ subject: 'scheduled for the metrics' }), scheduled_at: new Date(Date.now() + 1500).toISOString() },
+    token: stack.apiKey,
+    body: {
+      ...validEmail({ subject: 'scheduled for the metrics' }),
+      scheduled_at: new Date(Date.now() + 1500).toISOString(),
+    },
   });
   expect(scheduled.status, scheduled.text).toBe(200);
-  await eventually(async () => stack.sink.messages.some((m) => m.parsed.subject === 'scheduled for the metrics'), 30_000);
+  await eventually(
+    async () => stack.sink.messages.some((m) => m.parsed.subject === 'scheduled for the metrics'),
+    30_000,
+  );
 
   await rpcTraffic(complained);
   // Every event has reached /flaky, and /down's deliveries have spent their four attempts.
   await eventually(async () => receiver.on('/flaky').filter((h) => h.body.event === 'complaint').length > 0, 30_000);
-  await eventually(async () => {
-    const [row] = await stack.mailer.sql<{ n: number }[]>`select count(*)::int as n from webhook_deliveries where status = 'pending'`;
-    return row!.n === 0;
-  }, 40_000, 200);
+  await eventually(
+    async () => {
+      const [row] = await stack.mailer.sql<
+        { n: number }[]
+      >`select count(*)::int as n from webhook_deliveries where status = 'pending'`;
+      return row!.n === 0;
+    },
+    40_000,
+    200,
+  );
 }
 
 async function rpcTraffic(emailId: string): Promise<void> {
   ok(await rpc(clients.email, 'GetEmail', { id: emailId }, bearer(stack.apiKey)));
   expect(failed(await rpc(clients.email, 'ListEmails', {}, bearer('mk_wrong'))).code).toBe(grpc.status.UNAUTHENTICATED);
-  expect(failed(await rpc(clients.email, 'GetEmail', { id: 'em_00000000000000000000000000' }, bearer(stack.apiKey))).code).toBe(grpc.status.NOT_FOUND);
+  expect(
+    failed(await rpc(clients.email, 'GetEmail', { id: 'em_00000000000000000000000000' }, bearer(stack.apiKey))).code,
+  ).toBe(grpc.status.NOT_FOUND);
   // Over GetEmail's read limit: refused before any interceptor runs.
-  expect(failed(await rpc(clients.email, 'GetEmail', { id: 'x'.repeat(1_100_000) }, bearer(stack.apiKey))).code).toBe(grpc.status.RESOURCE_EXHAUSTED);
-  const connect = createClient(EmailService, createConnectTransport({ baseUrl: `http://${stack.grpcAddress}`, httpVersion: '2' }));
+  expect(failed(await rpc(clients.email, 'GetEmail', { id: 'x'.repeat(1_100_000) }, bearer(stack.apiKey))).code).toBe(
+    grpc.status.RESOURCE_EXHAUSTED,
+  );
+  const connect = createClient(
+    EmailService,
+    createConnectTransport({ baseUrl: `http://${stack.grpcAddress}`, httpVersion: '2' }),
+  );
   await connect.listEmails({}, { headers: { authorization: `Bearer ${stack.apiKey}` } });
-  const refused = await connect.listEmails({}).then(() => undefined, (e: unknown) => e);
+  const refused = await connect.listEmails({}).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(refused).toBeInstanceOf(ConnectError);
   expect((refused as ConnectError).code).toBe(Code.Unauthenticated);
 }
@@ -107,7 +157,9 @@ describe('/metrics after traffic (role all)', () => {
     // The SDK's metrics, drained from its buffer: the worker of this stack's task queue, and its tasks' latencies.
     expect(after.types.get('temporal_workflow_task_schedule_to_start_latency_seconds')).toBe('histogram');
     expect(after.sum('temporal_worker_task_slots_available', { task_queue: stack.taskQueue })).toBeGreaterThan(0);
-    expect(after.sum('temporal_workflow_task_execution_latency_seconds_count', { task_queue: stack.taskQueue })).toBeGreaterThan(0);
+    expect(
+      after.sum('temporal_workflow_task_execution_latency_seconds_count', { task_queue: stack.taskQueue }),
+    ).toBeGreaterThan(0);
     expect(delta('temporal_request_total')).toBeGreaterThan(0);
   });
 
@@ -140,11 +192,17 @@ describe('/metrics after traffic (role all)', () => {
       select count(*) filter (where status_code between 200 and 299)::int as ok, count(*) filter (where status_code not between 200 and 299)::int as failed,
         (select count(*)::int from webhook_deliveries where status = 'discarded') as discarded
       from webhook_attempts`;
-    expect([delivered, retrying + failedLast, failedLast]).toEqual([recorded!.ok, recorded!.failed, recorded!.discarded]);
+    expect([delivered, retrying + failedLast, failedLast]).toEqual([
+      recorded!.ok,
+      recorded!.failed,
+      recorded!.discarded,
+    ]);
     expect(delta('mailer_webhook_post_duration_seconds_count')).toBe(delivered + retrying + failedLast);
     expect(delta('mailer_webhook_event_latency_seconds_count')).toBe(delivered);
     // The retried event waited out its one-second backoff before its 2xx.
-    const overOneSecond = delta('mailer_webhook_event_latency_seconds_bucket', { le: '+Inf' }) - delta('mailer_webhook_event_latency_seconds_bucket', { le: '1' });
+    const overOneSecond =
+      delta('mailer_webhook_event_latency_seconds_bucket', { le: '+Inf' }) -
+      delta('mailer_webhook_event_latency_seconds_bucket', { le: '1' });
     expect(overOneSecond).toBeGreaterThanOrEqual(1);
   });
 
@@ -166,7 +224,9 @@ describe('/metrics after traffic (role all)', () => {
     expect(rpcs('ListEmails', 'Unauthenticated', 'grpc')).toBe(1);
     expect(rpcs('ListEmails', 'OK', 'connect')).toBe(1);
     expect(rpcs('ListEmails', 'Unauthenticated', 'connect')).toBe(1);
-    expect(delta('mailer_rpc_request_duration_seconds_count', { service: 'mail.v1.EmailService', method: 'GetEmail' })).toBe(3);
+    expect(
+      delta('mailer_rpc_request_duration_seconds_count', { service: 'mail.v1.EmailService', method: 'GetEmail' }),
+    ).toBe(3);
   });
 
   it('reports the delivery queue, drained by now', () => {

@@ -16,16 +16,28 @@ describe('migration 4: parsed mailboxes', () => {
     await sql`insert into emails (id, account_id, job_type, from_address, to_addresses, cc_addresses, bcc_addresses, reply_to, subject, size_bytes, header_message_id)
       values ('em_1', 'acc_1', 'direct', 'Support Team <Support@Example.COM>', ${['"Doe, John" <john@example.net>', 'jane@example.net']},
         ${['<ann@example.net>']}, ${['hidden@example.net']}, ${['Help <help@example.com>']}, 's', 1, '<em_1@example.com>')`;
-    const draft = { from: '"Ops, Team" <ops@example.com>', to: ['rick@example.net'], cc: [], bcc: [], replyTo: [], subject: 's', senderDomain: 'example.com' };
+    const draft = {
+      from: '"Ops, Team" <ops@example.com>',
+      to: ['rick@example.net'],
+      cc: [],
+      bcc: [],
+      replyTo: [],
+      subject: 's',
+      senderDomain: 'example.com',
+    };
     await sql`insert into scheduled_emails (id, account_id, draft, from_address, to_addresses, subject, scheduled_at)
       values ('sch_1', 'acc_1', ${sql.json(draft)}, ${draft.from}, ${draft.to}, 's', now() + interval '1 hour')`;
 
     await db.apply(4);
 
-    const [email] = await sql`select mailboxes, sender_domain, from_address, to_addresses, cc_addresses, bcc_addresses, reply_to from emails where id = 'em_1'`;
+    const [email] =
+      await sql`select mailboxes, sender_domain, from_address, to_addresses, cc_addresses, bcc_addresses, reply_to from emails where id = 'em_1'`;
     expect(email!.mailboxes).toEqual({
       from: { name: 'Support Team', address: 'Support@Example.COM' },
-      to: [{ name: 'Doe, John', address: 'john@example.net' }, { name: '', address: 'jane@example.net' }],
+      to: [
+        { name: 'Doe, John', address: 'john@example.net' },
+        { name: '', address: 'jane@example.net' },
+      ],
       cc: [{ name: '', address: 'ann@example.net' }],
       bcc: [{ name: '', address: 'hidden@example.net' }],
       replyTo: [{ name: 'Help', address: 'help@example.com' }],

@@ -13,7 +13,11 @@ const modeOf = async (dir: string) => (await fs.stat(dir)).mode & 0o777;
 
 function capture() {
   const lines: Record<string, unknown>[] = [];
-  const logger = createLogger('info', 'test', new Writable({ write: (c: Buffer, _e, done) => (lines.push(JSON.parse(c.toString()) as never), done()) }));
+  const logger = createLogger(
+    'info',
+    'test',
+    new Writable({ write: (c: Buffer, _e, done) => (lines.push(JSON.parse(c.toString()) as never), done()) }),
+  );
   return { lines, logger };
 }
 
@@ -39,7 +43,15 @@ describe('the data dir', () => {
     await tightenDataDir(dir, 0o700, logger);
     await tightenDataDir(path.join(root, 'missing'), 0o700, logger);
     await new Promise((resolve) => setImmediate(resolve));
-    expect(lines).toEqual([expect.objectContaining({ level: 40, dataDir: dir, was: '0755', now: '0700', msg: 'the data dir was open to other users: its mode is now owner-only' })]);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: 40,
+        dataDir: dir,
+        was: '0755',
+        now: '0700',
+        msg: 'the data dir was open to other users: its mode is now owner-only',
+      }),
+    ]);
     await expect(fs.stat(path.join(root, 'missing'))).rejects.toThrow(/ENOENT/);
   });
 

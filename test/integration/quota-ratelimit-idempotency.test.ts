@@ -3,11 +3,12 @@ import { admin, createAccount, createKey, createSender, addDomain } from '../hel
 import { call, eventually, validEmail } from '../helpers/http.js';
 import { useStack } from '../helpers/use-stack.js';
 
-
 const stack = useStack();
 
-const nextUtcMidnight = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1)).toISOString();
-const sentToday = async (accountId: string) => (await admin<{ sent_today: number }>(stack, 'GET', `/accounts/${accountId}`)).body.sent_today;
+const nextUtcMidnight = (d: Date) =>
+  new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1)).toISOString();
+const sentToday = async (accountId: string) =>
+  (await admin<{ sent_today: number }>(stack, 'GET', `/accounts/${accountId}`)).body.sent_today;
 
 describe('daily quota', () => {
   it('a new account has 100 a day; verifying its first domain raises it to 1,000', async () => {
@@ -36,7 +37,9 @@ describe('daily quota', () => {
     const after = new Date();
     expect(refused.status).toBe(429);
     expect(Object.keys(refused.body)).toEqual(['error']);
-    expect([before, after].map((d) => `daily quota exceeded (3/3), resets at ${nextUtcMidnight(d)}`)).toContain(refused.body.error);
+    expect([before, after].map((d) => `daily quota exceeded (3/3), resets at ${nextUtcMidnight(d)}`)).toContain(
+      refused.body.error,
+    );
     const retryAfter = Number(refused.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(86_400);
@@ -65,25 +68,54 @@ describe('daily quota', () => {
   it('a refused send (validation, permission) does not use quota', async () => {
     const s = await createSender(stack, 'no waste', 'nowaste.example');
     await admin(stack, 'PATCH', `/accounts/${s.accountId}`, { daily_quota: 1 });
-    expect((await call('POST', `${stack.api}/emails`, { token: s.key, body: validEmail({ from: 'a@nowaste.example', subject: '' }) })).status).toBe(400);
-    expect((await call('POST', `${stack.api}/emails`, { token: s.key, body: validEmail({ from: 'a@unverified-here.example' }) })).status).toBe(403);
+    expect(
+      (
+        await call('POST', `${stack.api}/emails`, {
+          token: s.key,
+          body: validEmail({ from: 'a@nowaste.example', subject: '' }),
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await call('POST', `${stack.api}/emails`, {
+          token: s.key,
+          body: validEmail({ from: 'a@unverified-here.example' }),
+        })
+      ).status,
+    ).toBe(403);
     expect(await sentToday(s.accountId)).toBe(0);
-    expect((await call('POST', `${stack.api}/emails`, { token: s.key, body: validEmail({ from: 'a@nowaste.example' }) })).status).toBe(200);
+    expect(
+      (await call('POST', `${stack.api}/emails`, { token: s.key, body: validEmail({ from: 'a@nowaste.example' }) }))
+        .status,
+    ).toBe(200);
   });
 
   it('quotas are per account', async () => {
     const a = await createSender(stack, 'quota a', 'quota-a.example');
     const b = await createSender(stack, 'quota b', 'quota-b.example');
     await admin(stack, 'PATCH', `/accounts/${a.accountId}`, { daily_quota: 1 });
-    expect((await call('POST', `${stack.api}/emails`, { token: a.key, body: validEmail({ from: 'x@quota-a.example' }) })).status).toBe(200);
-    expect((await call('POST', `${stack.api}/emails`, { token: a.key, body: validEmail({ from: 'x@quota-a.example' }) })).status).toBe(429);
-    expect((await call('POST', `${stack.api}/emails`, { token: b.key, body: validEmail({ from: 'x@quota-b.example' }) })).status).toBe(200);
+    expect(
+      (await call('POST', `${stack.api}/emails`, { token: a.key, body: validEmail({ from: 'x@quota-a.example' }) }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await call('POST', `${stack.api}/emails`, { token: a.key, body: validEmail({ from: 'x@quota-a.example' }) }))
+        .status,
+    ).toBe(429);
+    expect(
+      (await call('POST', `${stack.api}/emails`, { token: b.key, body: validEmail({ from: 'x@quota-b.example' }) }))
+        .status,
+    ).toBe(200);
   });
 
   it('a quota of 0 refuses the first send with 0/0', async () => {
     const s = await createSender(stack, 'zero', 'zero.example');
     await admin(stack, 'PATCH', `/accounts/${s.accountId}`, { daily_quota: 0 });
-    const res = await call('POST', `${stack.api}/emails`, { token: s.key, body: validEmail({ from: 'x@zero.example' }) });
+    const res = await call('POST', `${stack.api}/emails`, {
+      token: s.key,
+      body: validEmail({ from: 'x@zero.example' }),
+    });
     expect(res.status).toBe(429);
     expect(res.body.error).toMatch(/^daily quota exceeded \(0\/0\), resets at /);
   });
@@ -97,7 +129,9 @@ beforeAll(async () => {
 });
 const post = (key: string | undefined, body: unknown) =>
   call<{ id: string; message_id: string; status: string }>('POST', `${stack.api}/emails`, {
-    token: s.key, body, ...(key !== undefined ? { headers: { 'idempotency-key': key } } : {}),
+    token: s.key,
+    body,
+    ...(key !== undefined ? { headers: { 'idempotency-key': key } } : {}),
   });
 const arrivedCount = (id: string) => stack.sink.messages.filter((m) => m.messageId.startsWith(`<${id}@`)).length;
 
@@ -118,7 +152,9 @@ describe('Idempotency-Key', () => {
     await eventually(async () => arrivedCount(control.body.id) === 1);
     expect(stack.sink.messages.filter((m) => m.envelopeTo.includes('once@example.net'))).toHaveLength(1);
 
-    const list = await call<{ data: { id: string; subject: string }[] }>('GET', `${stack.api}/emails?page_size=100`, { token: s.key });
+    const list = await call<{ data: { id: string; subject: string }[] }>('GET', `${stack.api}/emails?page_size=100`, {
+      token: s.key,
+    });
     expect(list.body.data.filter((e) => e.subject === 'idempotent once').map((e) => e.id)).toEqual([first.body.id]);
     // Quota counted once for the two requests (plus the control email).
     expect(await sentToday(s.accountId)).toBe(usedBefore + 2);
@@ -139,7 +175,9 @@ describe('Idempotency-Key', () => {
     const other = await post('order-43', validEmail({ from: 'i@idem.example', subject: 'second body' }));
     expect(other.status).toBe(400);
     expect(other.body).toEqual({ error: 'validation error', message: expect.stringContaining('Idempotency-Key') });
-    const list = await call<{ data: { subject: string }[] }>('GET', `${stack.api}/emails?page_size=100`, { token: s.key });
+    const list = await call<{ data: { subject: string }[] }>('GET', `${stack.api}/emails?page_size=100`, {
+      token: s.key,
+    });
     expect(list.body.data.filter((e) => e.subject === 'second body')).toEqual([]);
   });
 
@@ -151,10 +189,11 @@ describe('Idempotency-Key', () => {
     expect(b.status).toBe(200);
     expect(a.body.id).not.toBe(b.body.id);
     await eventually(async () => arrivedCount(a.body.id) === 1 && arrivedCount(b.body.id) === 1);
-    const list = await call<{ data: { subject: string }[] }>('GET', `${stack.api}/emails?page_size=100`, { token: s.key });
+    const list = await call<{ data: { subject: string }[] }>('GET', `${stack.api}/emails?page_size=100`, {
+      token: s.key,
+    });
     expect(list.body.data.filter((e) => e.subject === 'two keys')).toHaveLength(2);
   });
-
 });
 
 // A key across accounts, after a refused request, malformed, and after the quota is used up.
@@ -163,7 +202,9 @@ describe('Idempotency-Key', () => {
     const other = await createSender(stack, 'idem other', 'idem-other.example');
     const mine = await post('shared-key', validEmail({ from: 'i@idem.example', subject: 'mine' }));
     const theirs = await call<{ id: string }>('POST', `${stack.api}/emails`, {
-      token: other.key, headers: { 'idempotency-key': 'shared-key' }, body: validEmail({ from: 'i@idem-other.example', subject: 'theirs' }),
+      token: other.key,
+      headers: { 'idempotency-key': 'shared-key' },
+      body: validEmail({ from: 'i@idem-other.example', subject: 'theirs' }),
     });
     expect(mine.status).toBe(200);
     expect(theirs.status).toBe(200);
@@ -211,7 +252,10 @@ describe('rate limit (MAILER_RATE_LIMIT=5)', () => {
     const passed: Headers[] = [];
     let refused: Awaited<ReturnType<typeof call>> | undefined;
     for (let i = 0; i < 30 && !refused; i++) {
-      const res = await call('POST', `${limited.api}/emails`, { token: key, body: validEmail({ subject: `burst ${i}` }) });
+      const res = await call('POST', `${limited.api}/emails`, {
+        token: key,
+        body: validEmail({ subject: `burst ${i}` }),
+      });
       if (res.status === 429) refused = res;
       else {
         expect(res.status).toBe(200);
@@ -243,7 +287,9 @@ describe('rate limit (MAILER_RATE_LIMIT=5)', () => {
     expect(sixth.headers.get('ratelimit-reset')).toMatch(/^\d+$/);
 
     // The refused send was not stored; and the limit is per key: the account's other key is not limited.
-    const list = await call<{ data: { subject: string }[] }>('GET', `${limited.api}/emails?page_size=100`, { token: limited.apiKey });
+    const list = await call<{ data: { subject: string }[] }>('GET', `${limited.api}/emails?page_size=100`, {
+      token: limited.apiKey,
+    });
     expect(list.status).toBe(200);
     const stored = list.body.data.map((e) => e.subject).filter((subject) => subject.startsWith('burst '));
     expect(stored.sort()).toEqual(passed.map((_, i) => `burst ${i}`).sort());
@@ -259,7 +305,9 @@ describe('rate limit (MAILER_RATE_LIMIT=5)', () => {
   it('a burst of concurrent requests gets 5 answers through and refuses the rest', async () => {
     const { key } = await createKey(limited, limited.accountId, 'read_only');
     const started = Date.now();
-    const results = await Promise.all(Array.from({ length: 10 }, () => call('GET', `${limited.api}/emails`, { token: key })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => call('GET', `${limited.api}/emails`, { token: key })),
+    );
     const elapsed = Date.now() - started;
     const ok = results.filter((r) => r.status === 200).length;
     expect(results.every((r) => r.status === 200 || r.status === 429)).toBe(true);

@@ -48,16 +48,26 @@ describe('rate_buckets: the lease statement', () => {
     expect(await repo.lease('k2', 10, 5)).toEqual({ granted: 5, tokens: 0 });
   });
 
-  it("deleting an API key deletes its bucket, and only its own", async () => {
+  it('deleting an API key deletes its bucket, and only its own', async () => {
     const sql = pool(1);
     const [accounts, keys, buckets] = [createAccountsRepo(sql), createApiKeysRepo(sql), createRateBucketsRepo(sql)];
     await accounts.create({ id: 'acc_buckets', name: 'buckets', dailyQuota: 100 });
     for (const id of ['key_gone', 'key_kept']) {
-      await keys.create({ id, accountId: 'acc_buckets', name: id, permission: 'all', allowedDomains: [], keyHash: Buffer.from(id), keyPrefix: id });
+      await keys.create({
+        id,
+        accountId: 'acc_buckets',
+        name: id,
+        permission: 'all',
+        allowedDomains: [],
+        keyHash: Buffer.from(id),
+        keyPrefix: id,
+      });
       await buckets.lease(id, 1, 5);
     }
     expect(await keys.softDelete('key_gone')).toBe(true);
-    const left = await sql<{ key_id: string }[]>`select key_id from rate_buckets where key_id in ('key_gone', 'key_kept')`;
+    const left = await sql<
+      { key_id: string }[]
+    >`select key_id from rate_buckets where key_id in ('key_gone', 'key_kept')`;
     expect(left.map((r) => r.key_id)).toEqual(['key_kept']);
     expect(await keys.softDelete('key_gone')).toBe(false);
   });
@@ -65,7 +75,9 @@ describe('rate_buckets: the lease statement', () => {
   it('two processes leasing one bucket at once get no more than it holds and refills', async () => {
     const [a, b] = [createRateBucketsRepo(pool()), createRateBucketsRepo(pool())];
     const started = Date.now();
-    const leases = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? a : b).lease('shared', 1, 50)));
+    const leases = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? a : b).lease('shared', 1, 50)),
+    );
     const seconds = (Date.now() - started) / 1000;
     const granted = leases.reduce((n, l) => n + l.granted, 0);
     expect(granted).toBeGreaterThanOrEqual(50);
@@ -77,13 +89,15 @@ describe('rate_buckets: the lease statement', () => {
 async function timed(n: number, concurrency: number, fn: () => Promise<unknown>) {
   const times: number[] = [];
   let started = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (started++ < n) {
-      const t = performance.now();
-      await fn();
-      times.push(performance.now() - t);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (started++ < n) {
+        const t = performance.now();
+        await fn();
+        times.push(performance.now() - t);
+      }
+    }),
+  );
   times.sort((x, y) => x - y);
   const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
   return { p50: at(0.5), p99: at(0.99), mean: times.reduce((s, x) => s + x, 0) / times.length };
@@ -93,7 +107,9 @@ describe('what a request pays for the shared rate limit', () => {
   it('a lease of 5 (the default at rate 100) costs one round trip per 5 requests; printed against one per request and none', async () => {
     const repo = createRateBucketsRepo(pool(20));
     const trips = new Map<string, number>();
-    const counting = (name: string): BucketStore => ({ lease: (k, w, r) => (trips.set(name, (trips.get(name) ?? 0) + 1), repo.lease(k, w, r)) });
+    const counting = (name: string): BucketStore => ({
+      lease: (k, w, r) => (trips.set(name, (trips.get(name) ?? 0) + 1), repo.lease(k, w, r)),
+    });
     // A rate no run reaches, so every take is admitted and the figure is the cost of admitting; the lease
     // size is set apart from the rate (the default, 1/20 of it, is 5 at the default rate of 100).
     const rate = 100_000;
@@ -110,10 +126,14 @@ describe('what a request pays for the shared rate limit', () => {
       for (const concurrency of [1, 32]) {
         const key = `${name}-${concurrency}`;
         const f = await timed(2000, concurrency, () => rl.take(key));
-        figures.push(`${name.padEnd(38)} ${String(concurrency).padStart(2)} at a time: p50 ${f.p50.toFixed(3)} ms, p99 ${f.p99.toFixed(3)} ms, mean ${f.mean.toFixed(3)} ms`);
+        figures.push(
+          `${name.padEnd(38)} ${String(concurrency).padStart(2)} at a time: p50 ${f.p50.toFixed(3)} ms, p99 ${f.p99.toFixed(3)} ms, mean ${f.mean.toFixed(3)} ms`,
+        );
       }
     }
-    console.info(`rate limit cost per request (2,000 takes each):\n${figures.join('\n')}\nround trips for 4,000 takes: ${JSON.stringify(Object.fromEntries(trips))}`);
+    console.info(
+      `rate limit cost per request (2,000 takes each):\n${figures.join('\n')}\nround trips for 4,000 takes: ${JSON.stringify(Object.fromEntries(trips))}`,
+    );
     expect(trips.get('per request')).toBe(4000);
     // Concurrent requests wait for the lease under way rather than each asking: at most 800 leases of 5, 80 of 50.
     expect(trips.get('5')).toBeLessThanOrEqual(4000 / 5 + 2);

@@ -20,9 +20,15 @@ const stack = useStack({ MAILER_FBL_SOURCES: TRUSTED_LOOP });
 type Account = { status: string; complaint_rate: number };
 const accountOf = async (id: string) => (await admin<Account>(stack, 'GET', `/accounts/${id}`)).body;
 const suppressed = async (accountId: string) =>
-  (await stack.mailer.sql<{ address: string; reason: string }[]>`select address, reason from suppressions where account_id = ${accountId} order by address`)
-    .map((s) => `${s.address} ${s.reason}`);
-const eventsOf = (id: string) => stack.mailer.sql<{ type: string; data: Record<string, unknown> }[]>`select type, data from events where email_id = ${id} order by id`;
+  (
+    await stack.mailer.sql<
+      { address: string; reason: string }[]
+    >`select address, reason from suppressions where account_id = ${accountId} order by address`
+  ).map((s) => `${s.address} ${s.reason}`);
+const eventsOf = (id: string) =>
+  stack.mailer.sql<
+    { type: string; data: Record<string, unknown> }[]
+  >`select type, data from events where email_id = ${id} order by id`;
 
 /** Each recipient's copy of an email as the receiving server got it. */
 async function copiesOf(id: string, recipients: string[]): Promise<Map<string, SinkMessage>> {
@@ -33,13 +39,16 @@ async function copiesOf(id: string, recipients: string[]): Promise<Map<string, S
 }
 
 async function sendFrom(key: string, from: string, to: string[], cc: string[] = []): Promise<string> {
-  const res = await call<{ id: string }>('POST', `${stack.api}/emails`, { token: key, body: validEmail({ from, to, cc }) });
+  const res = await call<{ id: string }>('POST', `${stack.api}/emails`, {
+    token: key,
+    body: validEmail({ from, to, cc }),
+  });
   expect(res.status).toBe(200);
   return res.body.id;
 }
 
 describe('reports speak for the copy they came back for', () => {
-  it('a cc\'d recipient can neither bounce nor complain in another recipient\'s name', async () => {
+  it("a cc'd recipient can neither bounce nor complain in another recipient's name", async () => {
     const s = await createSender(stack, 'binding', 'binding.example');
     const id = await sendFrom(s.key, 'news@binding.example', ['victim@example.net'], ['mallory@example.net']);
     const copies = await copiesOf(id, ['victim@example.net', 'mallory@example.net']);
@@ -47,7 +56,11 @@ describe('reports speak for the copy they came back for', () => {
     const victims = copies.get('victim@example.net')!;
     // Two copies, two envelope senders: mallory sees only her own.
     expect(mine.envelopeFrom).not.toBe(victims.envelopeFrom);
-    await eventually(async () => (await call<{ status: string }>('GET', `${stack.api}/emails/${id}`, { token: s.key })).body.status === 'delivered');
+    await eventually(
+      async () =>
+        (await call<{ status: string }>('GET', `${stack.api}/emails/${id}`, { token: s.key })).body.status ===
+        'delivered',
+    );
 
     // Mallory mails a DSN naming the victim, quoting her copy's headers, to her own return path (and to the FBL address).
     const dsn = buildDsn({ recipient: 'victim@example.net', originalHeaders: headerBlock(mine.raw) });
@@ -67,7 +80,9 @@ describe('reports speak for the copy they came back for', () => {
     expect(await suppressed(s.accountId)).toEqual(['mallory@example.net complaint']);
 
     // The victim's own DSN, at the victim's return path, is the victim's bounce.
-    expect(await mailReport(stack.mailer.inboundUrl!, buildDsn({ recipient: 'victim@example.net' }), [victims.envelopeFrom])).toMatch(/^250 /);
+    expect(
+      await mailReport(stack.mailer.inboundUrl!, buildDsn({ recipient: 'victim@example.net' }), [victims.envelopeFrom]),
+    ).toMatch(/^250 /);
     expect(await suppressed(s.accountId)).toEqual(['mallory@example.net complaint', 'victim@example.net bounce']);
   });
 
@@ -75,14 +90,26 @@ describe('reports speak for the copy they came back for', () => {
     const s = await createSender(stack, 'health', 'health.example');
     const recipients = Array.from({ length: HEALTH_POLICY.minVolume }, (_, i) => `r${i}@example.net`);
     const res = await call<{ job_id: string }>('POST', `${stack.api}/emails/batch`, {
-      token: s.key, body: { emails: recipients.map((to, i) => validEmail({ from: 'news@health.example', to: [to], subject: `health ${i}` })) },
+      token: s.key,
+      body: {
+        emails: recipients.map((to, i) =>
+          validEmail({ from: 'news@health.example', to: [to], subject: `health ${i}` }),
+        ),
+      },
     });
     expect(res.status).toBe(200);
     const copies = await eventually(async () => {
-      const found = stack.sink.messages.filter((m) => m.parsed.subject?.startsWith('health ') && recipients.includes(m.envelopeTo[0]!));
+      const found = stack.sink.messages.filter(
+        (m) => m.parsed.subject?.startsWith('health ') && recipients.includes(m.envelopeTo[0]!),
+      );
       return found.length >= recipients.length ? found : undefined;
     }, 30_000);
-    await eventually(async () => (await call<{ status: string }>('GET', `${stack.api}/emails/batch/${res.body.job_id}`, { token: s.key })).body.status === 'completed', 30_000);
+    await eventually(
+      async () =>
+        (await call<{ status: string }>('GET', `${stack.api}/emails/batch/${res.body.job_id}`, { token: s.key })).body
+          .status === 'completed',
+      30_000,
+    );
     const complain = async (copy: SinkMessage, localAddress: string) => {
       const arf = buildArf({ originalHeaders: headerBlock(copy.raw) });
       expect(await mailReport(stack.mailer.inboundUrl!, arf, [copy.envelopeFrom], { localAddress })).toMatch(/^250 /);

@@ -26,7 +26,14 @@ const TAIL = Buffer.from('"}],"not_a_field":1}');
 async function admitAnyKey(ctx: CallContext): Promise<Principal> {
   const key = callCredential(ctx);
   if (key === undefined || !key.startsWith('mk_')) throw new AppError('unauthorized', 'Invalid or missing API key');
-  ctx.principal = { keyId: key, accountId: 'acc_1', permission: 'all', allowedDomains: [], accountStatus: 'healthy', dailyQuota: 100 };
+  ctx.principal = {
+    keyId: key,
+    accountId: 'acc_1',
+    permission: 'all',
+    allowedDomains: [],
+    accountStatus: 'healthy',
+    dailyQuota: 100,
+  };
   return ctx.principal;
 }
 
@@ -57,10 +64,22 @@ interface Upload {
  * POSTs a `size`-byte batch to /emails/batch, written 64 KiB at a time and no more once the answer came. With
  * `pauseAt`, writing stops there until resume(); `chunked` sends no Content-Length.
  */
-function upload(port: number, key: string, size: number, options: { chunked?: boolean; pauseAt?: number; path?: string } = {}): Upload {
+function upload(
+  port: number,
+  key: string,
+  size: number,
+  options: { chunked?: boolean; pauseAt?: number; path?: string } = {},
+): Upload {
   const headers: Record<string, string> = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   if (!options.chunked) headers['content-length'] = String(size);
-  const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: options.path ?? '/v1/mail/emails/batch', headers, agent: false });
+  const req = http.request({
+    host: '127.0.0.1',
+    port,
+    method: 'POST',
+    path: options.path ?? '/v1/mail/emails/batch',
+    headers,
+    agent: false,
+  });
   let sent = 0;
   let answeredAt: number | undefined;
   let resume = () => {};
@@ -74,8 +93,10 @@ function upload(port: number, key: string, size: number, options: { chunked?: bo
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
         resolve({
-          status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] as string | undefined,
-          body: text === '' ? {} : (JSON.parse(text) as Answer['body']), sentWhenAnswered: answeredAt!,
+          status: res.statusCode ?? 0,
+          retryAfter: res.headers['retry-after'] as string | undefined,
+          body: text === '' ? {} : (JSON.parse(text) as Answer['body']),
+          sentWhenAnswered: answeredAt!,
         });
         req.destroy();
       });
@@ -118,7 +139,9 @@ function upload(port: number, key: string, size: number, options: { chunked?: bo
     if (answeredAt === undefined && !req.destroyed) req.end(TAIL);
   })().catch(() => {});
   return {
-    answer, paused, resume: () => resume(),
+    answer,
+    paused,
+    resume: () => resume(),
     abort: () => {
       answer.catch(() => {});
       req.destroy();
@@ -126,7 +149,11 @@ function upload(port: number, key: string, size: number, options: { chunked?: bo
   };
 }
 
-const tooMany = (message: RegExp) => ({ status: 429, retryAfter: '1', body: { error: 'too many requests', message: expect.stringMatching(message) } });
+const tooMany = (message: RegExp) => ({
+  status: 429,
+  retryAfter: '1',
+  body: { error: 'too many requests', message: expect.stringMatching(message) },
+});
 
 describe('REST request bodies in flight', () => {
   it('one key sending six 60 MiB batches at once: one is read, five are 429 with Retry-After before their upload, and memory grows by one', async () => {
@@ -163,10 +190,16 @@ describe('REST request bodies in flight', () => {
     expect([bytes.held('mk_a'), bytes.held('mk_b')]).toEqual([20 * MiB, 20 * MiB]);
 
     const [a2, c1, d1] = await Promise.all([
-      upload(port, 'mk_a', 20 * MiB).answer, upload(port, 'mk_c', 20 * MiB).answer, upload(port, 'mk_d', 20 * MiB).answer,
+      upload(port, 'mk_a', 20 * MiB).answer,
+      upload(port, 'mk_c', 20 * MiB).answer,
+      upload(port, 'mk_d', 20 * MiB).answer,
     ]);
-    expect(a2).toMatchObject(tooMany(/^This API key already has 32 MiB of request bodies in flight \(the most it may\)/));
-    expect(c1).toMatchObject(tooMany(/^The server already holds 48 MiB of request bodies in flight \(the most it takes\); retry shortly$/));
+    expect(a2).toMatchObject(
+      tooMany(/^This API key already has 32 MiB of request bodies in flight \(the most it may\)/),
+    );
+    expect(c1).toMatchObject(
+      tooMany(/^The server already holds 48 MiB of request bodies in flight \(the most it takes\); retry shortly$/),
+    );
     expect(d1).toMatchObject(tooMany(/^The server already holds 48 MiB/));
     for (const a of [a2, c1, d1]) expect(a.sentWhenAnswered).toBeLessThan(8 * MiB);
 
@@ -202,9 +235,16 @@ describe('REST request bodies in flight', () => {
     await eventually(async () => (bytes.held('mk_a') === 20 * MiB ? true : undefined));
 
     // The same key, a real send within its cap: 200.
-    const body = JSON.stringify({ from: 'Sender <sender@example.com>', to: ['a@example.net'], subject: 'Hello', text: 'Hi' });
+    const body = JSON.stringify({
+      from: 'Sender <sender@example.com>',
+      to: ['a@example.net'],
+      subject: 'Hello',
+      text: 'Hi',
+    });
     const ok = await fetch(`http://127.0.0.1:${port}/v1/mail/emails`, {
-      method: 'POST', headers: { authorization: 'Bearer mk_a', 'content-type': 'application/json' }, body,
+      method: 'POST',
+      headers: { authorization: 'Bearer mk_a', 'content-type': 'application/json' },
+      body,
     });
     expect(ok.status).toBe(200);
 

@@ -18,7 +18,12 @@ let sql: Sql;
 const ACCOUNT = 'acc_retention';
 const logger = createLogger('warn', 'test');
 const service = (batch = { rows: 2, budgetMs: 60_000 }) =>
-  createRetentionService({ repo: createRetentionRepo(sql), removeFile: (p) => fs.rm(p, { force: true }), logger, batch });
+  createRetentionService({
+    repo: createRetentionRepo(sql),
+    removeFile: (p) => fs.rm(p, { force: true }),
+    logger,
+    batch,
+  });
 const POLICY = { contentDays: 30, eventsDays: 90 };
 
 beforeAll(async () => {
@@ -29,11 +34,23 @@ afterAll(async () => {
   await sql.end();
 });
 
-type ContentRow = { html: string; text_body: string; headers: object; subject: string; to_addresses: string[]; status: string; expired: boolean; attachments: number };
-const content = async (id: string) => (await sql<ContentRow[]>`
+type ContentRow = {
+  html: string;
+  text_body: string;
+  headers: object;
+  subject: string;
+  to_addresses: string[];
+  status: string;
+  expired: boolean;
+  attachments: number;
+};
+const content = async (id: string) =>
+  (
+    await sql<ContentRow[]>`
   select html, text_body, headers, subject, to_addresses, status, content_expired_at is not null as expired,
     (select count(*)::int from attachments where owner_id = ${id}) as attachments
-  from emails where id = ${id}`)[0]!;
+  from emails where id = ${id}`
+  )[0]!;
 
 describe('content', () => {
   it('drops the bodies, headers and attachments of emails past the days, keeps young and pending ones, in batches', async () => {
@@ -49,10 +66,23 @@ describe('content', () => {
     expect(run).toMatchObject({ emailContents: 5, attachments: 5, complete: true });
     for (const id of old) {
       expect(await content(id)).toEqual({
-        html: '', text_body: '', headers: {}, subject: 'Subject', to_addresses: ['rcpt@example.net'], status: 'delivered', expired: true, attachments: 0,
+        html: '',
+        text_body: '',
+        headers: {},
+        subject: 'Subject',
+        to_addresses: ['rcpt@example.net'],
+        status: 'delivered',
+        expired: true,
+        attachments: 0,
       });
     }
-    for (const id of [pendingOld, young]) expect(await content(id)).toMatchObject({ html: '<p>html body</p>', text_body: 'text body', expired: false, attachments: 1 });
+    for (const id of [pendingOld, young])
+      expect(await content(id)).toMatchObject({
+        html: '<p>html body</p>',
+        text_body: 'text body',
+        expired: false,
+        attachments: 1,
+      });
 
     // Done once: the next run finds nothing (the expired rows are out of the partial index).
     expect((await service().run(POLICY)).emailContents).toBe(0);
@@ -61,7 +91,11 @@ describe('content', () => {
   it('keeps everything with days 0, and stops on its time budget (the next run goes on)', async () => {
     const id = idDaysAgo('email', 400);
     await insertEmail(sql, { id, accountId: ACCOUNT });
-    expect(await service().run({ contentDays: 0, eventsDays: 0 })).toMatchObject({ emailContents: 0, events: 0, complete: true });
+    expect(await service().run({ contentDays: 0, eventsDays: 0 })).toMatchObject({
+      emailContents: 0,
+      events: 0,
+      complete: true,
+    });
     expect((await content(id)).expired).toBe(false);
     expect(await service({ rows: 2, budgetMs: 0 }).run(POLICY)).toMatchObject({ emailContents: 0, complete: false });
     expect((await content(id)).expired).toBe(false);
@@ -69,8 +103,19 @@ describe('content', () => {
   });
 
   it('drops the draft content and attachments of old scheduled emails once sent or cancelled, never of an enqueued one', async () => {
-    const draft = { from: { name: '', address: 'sender@example.com' }, to: [], subject: 'Later', html: '<p>later</p>', text: 'later', headers: { 'X-A': 'b' } };
-    const rows = { sent: idDaysAgo('scheduled', 40), enqueued: idDaysAgo('scheduled', 41), young: idDaysAgo('scheduled', 2) };
+    const draft = {
+      from: { name: '', address: 'sender@example.com' },
+      to: [],
+      subject: 'Later',
+      html: '<p>later</p>',
+      text: 'later',
+      headers: { 'X-A': 'b' },
+    };
+    const rows = {
+      sent: idDaysAgo('scheduled', 40),
+      enqueued: idDaysAgo('scheduled', 41),
+      young: idDaysAgo('scheduled', 2),
+    };
     for (const [status, id] of Object.entries(rows)) {
       await sql`
         insert into scheduled_emails (id, account_id, draft, from_address, to_addresses, subject, scheduled_at, status)
@@ -78,8 +123,11 @@ describe('content', () => {
       await sql`insert into attachments (owner_id, position, filename, content_type, content) values (${id}, 0, 'a', 'text/plain', '\\x00')`;
     }
     expect(await service().run({ contentDays: 30, eventsDays: 0 })).toMatchObject({ scheduledContents: 1 });
-    const read = async (id: string) => (await sql<{ draft: Record<string, unknown>; n: number }[]>`
-      select draft, (select count(*)::int from attachments where owner_id = ${id}) as n from scheduled_emails where id = ${id}`)[0]!;
+    const read = async (id: string) =>
+      (
+        await sql<{ draft: Record<string, unknown>; n: number }[]>`
+      select draft, (select count(*)::int from attachments where owner_id = ${id}) as n from scheduled_emails where id = ${id}`
+      )[0]!;
     expect(await read(rows.sent)).toEqual({ draft: { ...draft, html: '', text: '', headers: {} }, n: 0 });
     expect(await read(rows.enqueued)).toEqual({ draft, n: 1 });
     expect(await read(rows.young)).toEqual({ draft, n: 1 });
@@ -92,7 +140,12 @@ describe('history', () => {
     await sql`insert into webhooks (id, account_id, url, events, secret) values (${webhook}, ${ACCOUNT}, 'https://example.org/h', '{delivery}', 's')`;
     const emailId = idDaysAgo('email', 100);
     await insertEmail(sql, { id: emailId, accountId: ACCOUNT });
-    const events = { bare: idDaysAgo('event', 95), delivered: idDaysAgo('event', 94), pending: idDaysAgo('event', 93), young: idDaysAgo('event', 89) };
+    const events = {
+      bare: idDaysAgo('event', 95),
+      delivered: idDaysAgo('event', 94),
+      pending: idDaysAgo('event', 93),
+      young: idDaysAgo('event', 89),
+    };
     for (const [name, id] of Object.entries(events)) {
       // `delivery` events fan out to the webhook (the trigger of migration 0003); `send` ones do not.
       await sql`insert into events (id, email_id, account_id, type, created_at) values (${id}, ${emailId}, ${ACCOUNT}, ${name === 'bare' ? 'send' : 'delivery'}, now())`;
@@ -104,7 +157,13 @@ describe('history', () => {
     await sql`insert into tracking_windows (email_id, kind, target, last_event_at) values (${emailId}, 'open', '\\x', now())`;
 
     const run = await service().run({ contentDays: 0, eventsDays: 90 });
-    expect(run).toMatchObject({ events: 2, webhookDeliveries: 1, webhookAttempts: 1, trackingWindows: 1, complete: true });
+    expect(run).toMatchObject({
+      events: 2,
+      webhookDeliveries: 1,
+      webhookAttempts: 1,
+      trackingWindows: 1,
+      complete: true,
+    });
     const left = await sql<{ id: string }[]>`select id from events where email_id = ${emailId} order by id`;
     expect(left.map((r) => r.id)).toEqual([events.pending, events.young]);
     const deliveries = await sql<{ event_id: string; status: string; attempts: number }[]>`
@@ -118,7 +177,11 @@ describe('history', () => {
 
     // Once the pending delivery is done (and old enough), the next run takes it and its event.
     await sql`update webhook_deliveries set status = 'discarded' where event_id = ${events.pending}`;
-    expect(await service().run({ contentDays: 0, eventsDays: 90 })).toMatchObject({ events: 1, webhookDeliveries: 1, webhookAttempts: 1 });
+    expect(await service().run({ contentDays: 0, eventsDays: 90 })).toMatchObject({
+      events: 1,
+      webhookDeliveries: 1,
+      webhookAttempts: 1,
+    });
   });
 
   it('deletes caught mail past the days, its file too, and keeps young mail', async () => {

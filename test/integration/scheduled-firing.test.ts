@@ -9,7 +9,8 @@ import { inMs, sleep } from '../helpers/time.js';
  * SMTP server. Times are measured at the receiving server, on the same clock as the service.
  */
 
-const { stack, arrivals, lateness, scheduleOk, getScheduled, cancel, listScheduled, emailsOf, arrivedWithSubject } = useScheduledStack();
+const { stack, arrivals, lateness, scheduleOk, getScheduled, cancel, listScheduled, emailsOf, arrivedWithSubject } =
+  useScheduledStack();
 
 /** How late a message arrived after `at` (kept for the summary): never early, and under 4 s. */
 function expectOnTime(messageId: string, at: string): void {
@@ -21,7 +22,11 @@ function expectOnTime(messageId: string, at: string): void {
 
 /** The ids GET /emails lists for the job type alone. */
 const idsOfJobType = async (type: string) =>
-  (await call<{ data: { id: string }[] }>('GET', `${stack.api}/emails?job_type=${type}&page_size=100`, { token: stack.apiKey })).body.data.map((e) => e.id);
+  (
+    await call<{ data: { id: string }[] }>('GET', `${stack.api}/emails?job_type=${type}&page_size=100`, {
+      token: stack.apiKey,
+    })
+  ).body.data.map((e) => e.id);
 
 describe('firing', () => {
   let firedId = '';
@@ -29,11 +34,22 @@ describe('firing', () => {
   it('fires at its time, never early: the email arrives at or after scheduled_at, late by under 2 s, and is listed as job_type scheduled', async () => {
     const subject = `on time ${Date.now()}`;
     const at = inMs(2_500);
-    const attachment = { filename: 'plan.txt', content: Buffer.from('the plan').toString('base64'), content_type: 'text/plain' };
+    const attachment = {
+      filename: 'plan.txt',
+      content: Buffer.from('the plan').toString('base64'),
+      content_type: 'text/plain',
+    };
     const id = await scheduleOk(stack.apiKey, {
       ...validEmail({
-        subject, to: ['ontime@example.net'], cc: ['cc@example.net'], bcc: ['bcc@example.net'], reply_to: ['reply@example.com'],
-        html: '<p>on <b>time</b></p>', headers: { 'X-Sched': 'yes' }, tags: { kind: 'scheduled' }, attachments: [attachment],
+        subject,
+        to: ['ontime@example.net'],
+        cc: ['cc@example.net'],
+        bcc: ['bcc@example.net'],
+        reply_to: ['reply@example.com'],
+        html: '<p>on <b>time</b></p>',
+        headers: { 'X-Sched': 'yes' },
+        tags: { kind: 'scheduled' },
+        attachments: [attachment],
       }),
       scheduled_at: at,
     });
@@ -57,8 +73,16 @@ describe('firing', () => {
     expect(emailId).toMatch(/^em_/);
     expect(msg.messageId).toBe(`<${emailId}@example.com>`);
     // A copy per recipient (one Message-ID), fired together.
-    const copies = await eventually(async () => (arrivedWithSubject(subject).length >= 3 ? arrivedWithSubject(subject) : undefined), 10_000, 10);
-    expect(copies.flatMap((m) => m.envelopeTo).sort()).toEqual(['bcc@example.net', 'cc@example.net', 'ontime@example.net']);
+    const copies = await eventually(
+      async () => (arrivedWithSubject(subject).length >= 3 ? arrivedWithSubject(subject) : undefined),
+      10_000,
+      10,
+    );
+    expect(copies.flatMap((m) => m.envelopeTo).sort()).toEqual([
+      'bcc@example.net',
+      'cc@example.net',
+      'ontime@example.net',
+    ]);
     expect(msg.parsed.html).toContain('<b>time</b>');
     expect(msg.parsed.headers.get('x-sched')).toBe('yes');
     expect(msg.parsed.replyTo?.text).toBe('reply@example.com');
@@ -66,8 +90,15 @@ describe('firing', () => {
 
     const email = await call('GET', `${stack.api}/emails/${emailId}`, { token: stack.apiKey });
     expect(email.body).toMatchObject({
-      id: emailId, job_type: 'scheduled', job_id: id, status: 'delivered', subject, tags: { kind: 'scheduled' },
-      cc: ['cc@example.net'], bcc: ['bcc@example.net'], attachments: [attachment],
+      id: emailId,
+      job_type: 'scheduled',
+      job_id: id,
+      status: 'delivered',
+      subject,
+      tags: { kind: 'scheduled' },
+      cc: ['cc@example.net'],
+      bcc: ['bcc@example.net'],
+      attachments: [attachment],
     });
     // The email list filtered by job type alone finds it too; direct sends are not scheduled ones.
     expect(await idsOfJobType('scheduled')).toContain(emailId);
@@ -84,7 +115,9 @@ describe('firing', () => {
   it('several sends due at the same moment each fire once, none early', async () => {
     const at = inMs(2_000);
     const subjects = Array.from({ length: 5 }, (_, i) => `together ${i} ${Date.now()}`);
-    const ids = await Promise.all(subjects.map((subject) => scheduleOk(stack.apiKey, { ...validEmail({ subject }), scheduled_at: at })));
+    const ids = await Promise.all(
+      subjects.map((subject) => scheduleOk(stack.apiKey, { ...validEmail({ subject }), scheduled_at: at })),
+    );
     await eventually(async () => subjects.every((s) => arrivedWithSubject(s).length > 0), 10_000, 20);
     for (const subject of subjects) {
       const [msg, ...more] = arrivedWithSubject(subject);
@@ -99,8 +132,11 @@ describe('firing', () => {
     const at = new Date(Math.ceil((Date.now() + 7_000) / 1000) * 1000).toISOString();
     const stamp = Date.now();
     const [keptSubject, cancelledSubject] = [`ahead kept ${stamp}`, `ahead cancelled ${stamp}`];
-    const [kept, cancelled] = await Promise.all([keptSubject, cancelledSubject].map((subject) =>
-      scheduleOk(stack.apiKey, { ...validEmail({ subject, html: '<p>built <b>ahead</b></p>' }), scheduled_at: at })));
+    const [kept, cancelled] = await Promise.all(
+      [keptSubject, cancelledSubject].map((subject) =>
+        scheduleOk(stack.apiKey, { ...validEmail({ subject, html: '<p>built <b>ahead</b></p>' }), scheduled_at: at }),
+      ),
+    );
     // Cancelling still works until the email is fired, built or not.
     await sleep(Math.max(0, Date.parse(at) - Date.now() - 1_500));
     expect((await cancel(cancelled!)).status).toBe(200);
@@ -167,14 +203,17 @@ describe('DELETE /emails/scheduled/:id', () => {
     expect((await cancel(id)).status).toBe(200);
   });
 
-  it('an unknown id and another account\'s scheduled email are 404 with the contract body, for GET and DELETE', async () => {
+  it("an unknown id and another account's scheduled email are 404 with the contract body, for GET and DELETE", async () => {
     const unknown = 'sch_00000000000000000000000000';
     for (const res of [await cancel(unknown), await getScheduled(unknown)]) {
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ error: 'not found', message: `scheduled email ${unknown} not found` });
     }
     const other = await createSender(stack, 'other scheduler', 'other-sched.example');
-    const theirs = await scheduleOk(other.key, { ...validEmail({ from: 'x@other-sched.example' }), scheduled_at: inMs(3_600_000) });
+    const theirs = await scheduleOk(other.key, {
+      ...validEmail({ from: 'x@other-sched.example' }),
+      scheduled_at: inMs(3_600_000),
+    });
     for (const res of [await cancel(theirs), await getScheduled(theirs)]) {
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ error: 'not found', message: `scheduled email ${theirs} not found` });
@@ -191,13 +230,21 @@ describe('DELETE /emails/scheduled/:id', () => {
     const PAIRS = 10;
     const due = Date.now() + 1_500;
     const subjects = Array.from({ length: PAIRS }, (_, i) => `race ${i} ${due}`);
-    const ids = await Promise.all(subjects.map((subject) =>
-      scheduleOk(stack.apiKey, { ...validEmail({ subject, to: ['race@example.net'] }), scheduled_at: new Date(due).toISOString() })));
+    const ids = await Promise.all(
+      subjects.map((subject) =>
+        scheduleOk(stack.apiKey, {
+          ...validEmail({ subject, to: ['race@example.net'] }),
+          scheduled_at: new Date(due).toISOString(),
+        }),
+      ),
+    );
     // DELETEs spread from just before the due time to well after the typical firing, so both outcomes occur.
-    const answers = await Promise.all(ids.map(async (id, i) => {
-      await sleep(Math.max(0, due - 100 + i * 60 - Date.now()));
-      return cancel(id);
-    }));
+    const answers = await Promise.all(
+      ids.map(async (id, i) => {
+        await sleep(Math.max(0, due - 100 + i * 60 - Date.now()));
+        return cancel(id);
+      }),
+    );
 
     // Past the due time by far: every fired one has arrived, no cancelled one can still arrive.
     await sleep(Math.max(0, due - Date.now()) + 3_000);
@@ -228,6 +275,8 @@ describe('DELETE /emails/scheduled/:id', () => {
         expect(arrivals.get(arrived[0]!.messageId)!).toBeGreaterThanOrEqual(due);
       }
     }
-    console.info(`cancel race: ${outcomes.filter((o) => o === 'cancelled').length} cancelled, ${outcomes.filter((o) => o === 'sent').length} already sent`);
+    console.info(
+      `cancel race: ${outcomes.filter((o) => o === 'cancelled').length} cancelled, ${outcomes.filter((o) => o === 'sent').length} already sent`,
+    );
   });
 });

@@ -14,7 +14,10 @@ const { stack, scheduleOk, getScheduled, cancel, listScheduled } = useScheduledS
 describe('GET /emails/scheduled', () => {
   it('answers {scheduled_emails, total_count}, newest first, with page and limit (default 20, max 100) and the status filter', async () => {
     const s = await createSender(stack, 'lister', 'lister.example');
-    const body = (i: number, ms = 3_600_000) => ({ ...validEmail({ from: 'l@lister.example', subject: `list ${i}` }), scheduled_at: inMs(ms) });
+    const body = (i: number, ms = 3_600_000) => ({
+      ...validEmail({ from: 'l@lister.example', subject: `list ${i}` }),
+      scheduled_at: inMs(ms),
+    });
     const waiting: string[] = [];
     for (let i = 0; i < 22; i++) waiting.push(await scheduleOk(s.key, body(i)));
     const cancelled = waiting.splice(0, 2);
@@ -30,8 +33,14 @@ describe('GET /emails/scheduled', () => {
     const newestFirst = [sent, ...waiting.slice().reverse(), ...cancelled.slice().reverse()];
     expect(all.body.scheduled_emails.map((x) => x.id)).toEqual(newestFirst.slice(0, 20));
     expect(all.body.scheduled_emails[0]).toEqual({
-      id: sent, from: 'l@lister.example', to: ['rcpt@example.net'], subject: 'list 99', scheduled_at: expect.any(String),
-      status: 'sent', created_at: expect.any(String), attempts: 1,
+      id: sent,
+      from: 'l@lister.example',
+      to: ['rcpt@example.net'],
+      subject: 'list 99',
+      scheduled_at: expect.any(String),
+      status: 'sent',
+      created_at: expect.any(String),
+      attempts: 1,
     });
 
     const page2 = await listScheduled('?page=2&limit=20', s.key);

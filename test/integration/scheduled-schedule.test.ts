@@ -10,12 +10,16 @@ import { inMs, nextUtcMidnight } from '../helpers/time.js';
  */
 
 type Obj = Record<string, unknown>;
-const { stack, schedule, scheduleOk, getScheduled, cancel, listScheduled, emailsOf, arrivedWithSubject } = useScheduledStack();
+const { stack, schedule, scheduleOk, getScheduled, cancel, listScheduled, emailsOf, arrivedWithSubject } =
+  useScheduledStack();
 
 describe('POST /emails/schedule', () => {
   it('answers {id: "sch_...", status: "enqueued"}; the scheduled email reads back with the given time, attempts 0', async () => {
     const at = inMs(3_600_000);
-    const res = await schedule(stack.apiKey, { ...validEmail({ subject: 'Later', to: ['later@example.net'] }), scheduled_at: at });
+    const res = await schedule(stack.apiKey, {
+      ...validEmail({ subject: 'Later', to: ['later@example.net'] }),
+      scheduled_at: at,
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.body).toEqual({ id: expect.stringMatching(/^sch_[0-9a-z]{26}$/), status: 'enqueued' });
     const id = res.body.id as string;
@@ -56,7 +60,11 @@ describe('POST /emails/schedule', () => {
     const future = inMs(3_600_000);
     const bad: [string, Obj, RegExp][] = [
       ['missing subject', { ...validEmail({ subject: '' }), scheduled_at: future }, /subject/],
-      ['999-character subject', { ...validEmail({ subject: 's'.repeat(999) }), scheduled_at: future }, /subject.*999.*998/],
+      [
+        '999-character subject',
+        { ...validEmail({ subject: 's'.repeat(999) }), scheduled_at: future },
+        /subject.*999.*998/,
+      ],
       ['bad recipient', { ...validEmail({ to: ['not an address'] }), scheduled_at: future }, /to\[0\]/],
       ['no html nor text', { ...validEmail({ text: '' }), scheduled_at: future }, /html.*text/],
       ['scheduled_at missing', { ...validEmail() }, /scheduled_at/],
@@ -64,8 +72,16 @@ describe('POST /emails/schedule', () => {
       ['scheduled_at without a zone', { ...validEmail(), scheduled_at: future.slice(0, 19) }, /scheduled_at/],
       ['scheduled_at a date only', { ...validEmail(), scheduled_at: future.slice(0, 10) }, /scheduled_at/],
       // Refused as no date at all, not rolled over to March 2 (and then judged by its distance).
-      ['scheduled_at impossible date', { ...validEmail(), scheduled_at: '2030-02-30T09:00:00Z' }, /scheduled_at.*not an ISO 8601/],
-      ['scheduled_at impossible time', { ...validEmail(), scheduled_at: future.slice(0, 11) + '25:00:00Z' }, /scheduled_at.*not an ISO 8601/],
+      [
+        'scheduled_at impossible date',
+        { ...validEmail(), scheduled_at: '2030-02-30T09:00:00Z' },
+        /scheduled_at.*not an ISO 8601/,
+      ],
+      [
+        'scheduled_at impossible time',
+        { ...validEmail(), scheduled_at: future.slice(0, 11) + '25:00:00Z' },
+        /scheduled_at.*not an ISO 8601/,
+      ],
       ['scheduled_at in the past', { ...validEmail(), scheduled_at: inMs(-60_000) }, /scheduled_at.*future/],
       ['scheduled_at now', { ...validEmail(), scheduled_at: new Date().toISOString() }, /scheduled_at.*future/],
       ['scheduled_at 31 days ahead', { ...validEmail(), scheduled_at: inMs(31 * 86_400_000) }, /scheduled_at.*30 days/],
@@ -105,8 +121,12 @@ describe('POST /emails/schedule', () => {
   it('the quota is counted when the request is accepted, once (not again when the email fires); over it is 429 with the spec body', async () => {
     const s = await createSender(stack, 'scheduled quota', 'sched-quota.example');
     await admin(stack, 'PATCH', `/accounts/${s.accountId}`, { daily_quota: 2 });
-    const body = (i: number, ms = 3_600_000) => ({ ...validEmail({ from: 'q@sched-quota.example', subject: `quota ${i}` }), scheduled_at: inMs(ms) });
-    const sentToday = async () => (await admin<{ sent_today: number }>(stack, 'GET', `/accounts/${s.accountId}`)).body.sent_today;
+    const body = (i: number, ms = 3_600_000) => ({
+      ...validEmail({ from: 'q@sched-quota.example', subject: `quota ${i}` }),
+      scheduled_at: inMs(ms),
+    });
+    const sentToday = async () =>
+      (await admin<{ sent_today: number }>(stack, 'GET', `/accounts/${s.accountId}`)).body.sent_today;
 
     const fires = await scheduleOk(s.key, body(1, 800));
     expect(await sentToday()).toBe(1);
@@ -137,7 +157,11 @@ describe('POST /emails/schedule', () => {
     expect(again.body).toEqual(first.body);
     expect((await listScheduled('')).body.total_count).toBe(before + 1);
 
-    const other = await schedule(stack.apiKey, { ...body, subject: 'another body' }, { 'idempotency-key': 'sched-idem-1' });
+    const other = await schedule(
+      stack.apiKey,
+      { ...body, subject: 'another body' },
+      { 'idempotency-key': 'sched-idem-1' },
+    );
     expect(other.status).toBe(400);
     expect((await listScheduled('')).body.total_count).toBe(before + 1);
     expect((await cancel(first.body.id as string)).status).toBe(200);

@@ -18,7 +18,10 @@ describe('scheduled sends of deployments sharing a Temporal namespace', () => {
     const at = new Date(due).toISOString();
     const subject = `shared second ${due}`;
     for (const stack of [first, second]) {
-      const res = await call('POST', `${stack.api}/emails/schedule`, { token: stack.apiKey, body: { ...validEmail({ subject }), scheduled_at: at } });
+      const res = await call('POST', `${stack.api}/emails/schedule`, {
+        token: stack.apiKey,
+        body: { ...validEmail({ subject }), scheduled_at: at },
+      });
       expect(res.status, res.text).toBe(200);
     }
     const arrivedAt = async (stack: typeof first) => {

@@ -18,7 +18,10 @@ it('src/db/schema.sql is the schema after all migrations', async () => {
     const snapshot = await schemaSnapshot(sql as unknown as Sql);
     if (process.env.UPDATE_SCHEMA === '1') await fs.writeFile(FILE, snapshot);
     const committed = await fs.readFile(FILE, 'utf8').catch(() => '');
-    expect(committed, 'src/db/schema.sql is stale: UPDATE_SCHEMA=1 npx vitest run test/integration/schema-snapshot.test.ts').toBe(snapshot);
+    expect(
+      committed,
+      'src/db/schema.sql is stale: UPDATE_SCHEMA=1 npx vitest run test/integration/schema-snapshot.test.ts',
+    ).toBe(snapshot);
   } finally {
     await sql.end();
   }

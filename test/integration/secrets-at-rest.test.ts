@@ -35,10 +35,21 @@ afterAll(async () => {
 });
 
 const modeOf = async (file: string) => (await fs.stat(file)).mode & 0o777;
-const createHook = async () => (await admin<{ id: string; secret: string }>(stack, 'POST', `/accounts/${stack.accountId}/webhooks`, { url: HOOK_URL, events: ['complaint'] })).body;
+const createHook = async () =>
+  (
+    await admin<{ id: string; secret: string }>(stack, 'POST', `/accounts/${stack.accountId}/webhooks`, {
+      url: HOOK_URL,
+      events: ['complaint'],
+    })
+  ).body;
 const storedHook = async (id: string) =>
-  (await stack.mailer.sql<{ secret: string; previous_secret: string | null }[]>`select secret, previous_secret from webhooks where id = ${id}`)[0]!;
-const storedSetting = async (name: string) => (await stack.mailer.sql<{ value: string }[]>`select value from settings where name = ${name}`)[0]?.value;
+  (
+    await stack.mailer.sql<
+      { secret: string; previous_secret: string | null }[]
+    >`select secret, previous_secret from webhooks where id = ${id}`
+  )[0]!;
+const storedSetting = async (name: string) =>
+  (await stack.mailer.sql<{ value: string }[]>`select value from settings where name = ${name}`)[0]?.value;
 
 describe('secrets in the database', () => {
   it('a webhook secret is stored sealed for its own row: not the clear value, and copied into another row it does not open', async () => {
@@ -72,10 +83,12 @@ describe('secrets in the database', () => {
     expect(stored).toMatch(/^kb2\./);
     expect(stored).not.toContain(key);
     // Sealed for its name: the same value under another setting's name does not open.
-    await expect((async () => (await keyBoxOf(stack.mailer)).open(stored!, sealedContext.setting('other')))()).rejects.toThrow(/failed authentication/);
+    await expect(
+      (async () => (await keyBoxOf(stack.mailer)).open(stored!, sealedContext.setting('other')))(),
+    ).rejects.toThrow(/failed authentication/);
   });
 
-  it('records the encryption key\'s fingerprint (its key id, not the key)', async () => {
+  it("records the encryption key's fingerprint (its key id, not the key)", async () => {
     const box = await keyBoxOf(stack.mailer);
     expect(await storedSetting('encryption_key_fingerprint')).toBe(box.keyId);
   });
@@ -83,7 +96,10 @@ describe('secrets in the database', () => {
 
 describe('the data dir', () => {
   it('is 0700, and the key and caught mail in it 0600', async () => {
-    const res = await call<{ id: string }>('POST', `${stack.api}/emails`, { token: stack.apiKey, body: validEmail({ to: ['reader@example.net'] }) });
+    const res = await call<{ id: string }>('POST', `${stack.api}/emails`, {
+      token: stack.apiKey,
+      body: validEmail({ to: ['reader@example.net'] }),
+    });
     expect(res.status).toBe(200);
     const mailDir = path.join(stack.dataDir, 'mail');
     const [eml] = await eventually(async () => {
@@ -111,7 +127,10 @@ describe('an installation that stored its secrets in clear (an earlier version)'
     const [dkim] = await sql<{ id: string; private_key_sealed: string }[]>`
       select k.id, k.private_key_sealed from dkim_keys k join domains d on d.id = k.domain_id where d.name = 'example.com' and k.status = 'active'`;
     const pem = box.open(dkim!.private_key_sealed, sealedContext.dkimPrivateKey(dkim!.id));
-    const encryptionKey = Buffer.from((await fs.readFile(path.join(stack.dataDir, 'encryption-key'), 'utf8')).trim(), 'hex');
+    const encryptionKey = Buffer.from(
+      (await fs.readFile(path.join(stack.dataDir, 'encryption-key'), 'utf8')).trim(),
+      'hex',
+    );
     await sql`update dkim_keys set private_key_sealed = ${sealUnbound(encryptionKey, pem)} where id = ${dkim!.id}`;
     await stack.stop();
     // As an earlier version made it.
@@ -119,7 +138,9 @@ describe('an installation that stored its secrets in clear (an earlier version)'
 
     const env = stackEnv(stack.databaseUrl, '', stack.taskQueue, stack.dataDir, ENV);
     again = await startMailer(loadConfig(env), { logger: createLogger('fatal', 'test'), env: process.env });
-    const [row] = await again.sql<{ secret: string; previous_secret: string }[]>`select secret, previous_secret from webhooks where id = ${hook.id}`;
+    const [row] = await again.sql<
+      { secret: string; previous_secret: string }[]
+    >`select secret, previous_secret from webhooks where id = ${hook.id}`;
     expect(row!.secret).toMatch(/^kb2\./);
     expect(row!.previous_secret).toMatch(/^kb2\./);
     expect(box.open(row!.secret, sealedContext.webhookSecret(hook.id))).toBe(clearSecret);
@@ -127,7 +148,9 @@ describe('an installation that stored its secrets in clear (an earlier version)'
     const [tracking] = await again.sql<{ value: string }[]>`select value from settings where name = 'tracking_key'`;
     expect(tracking!.value).toMatch(/^kb2\./);
     expect(await trackingKeyOf(again)).toBe(clearTrackingKey);
-    const [resealed] = await again.sql<{ private_key_sealed: string }[]>`select private_key_sealed from dkim_keys where id = ${dkim!.id}`;
+    const [resealed] = await again.sql<
+      { private_key_sealed: string }[]
+    >`select private_key_sealed from dkim_keys where id = ${dkim!.id}`;
     expect(resealed!.private_key_sealed).toMatch(/^kb2\./);
     expect(box.open(resealed!.private_key_sealed, sealedContext.dkimPrivateKey(dkim!.id))).toBe(pem);
     expect(await modeOf(stack.dataDir)).toBe(0o700);

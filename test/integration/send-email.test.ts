@@ -3,7 +3,6 @@ import { call, eventually, validEmail } from '../helpers/http.js';
 import { useStack } from '../helpers/use-stack.js';
 import { returnPathPattern } from '../helpers/return-path.js';
 
-
 const stack = useStack();
 
 /** Fields of the sent email that GET /emails/:id answers as they were sent. */
@@ -14,7 +13,9 @@ const STORED = {
   reply_to: ['reply@example.com'],
   headers: { 'X-Campaign': 'spring' },
   tags: { category: 'welcome' },
-  attachments: [{ filename: 'hello.txt', content: Buffer.from('hello file').toString('base64'), content_type: 'text/plain' }],
+  attachments: [
+    { filename: 'hello.txt', content: Buffer.from('hello file').toString('base64'), content_type: 'text/plain' },
+  ],
 };
 
 describe('POST /emails delivers through SMTP', () => {
@@ -33,7 +34,11 @@ describe('POST /emails delivers through SMTP', () => {
       const copy = copies.find((m) => m.envelopeTo.join() === recipient);
       expect(copy?.envelopeFrom).toMatch(returnPathPattern(id, 'example.com', i));
     });
-    expect(copies.flatMap((m) => m.envelopeTo).sort()).toEqual(['a@example.net', 'c@example.net', 'hidden@example.net']);
+    expect(copies.flatMap((m) => m.envelopeTo).sort()).toEqual([
+      'a@example.net',
+      'c@example.net',
+      'hidden@example.net',
+    ]);
     const msg = copies[0];
     const p = msg!.parsed;
     expect(p.subject).toBe('Hello');

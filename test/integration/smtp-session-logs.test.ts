@@ -15,12 +15,16 @@ import { loadTlsCertificate } from '../../src/inbound/tls-certificate.js';
  */
 
 const lines: Record<string, unknown>[] = [];
-const logger = createLogger('info', 'test', new Writable({
-  write(chunk: Buffer, _enc, done) {
-    lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-    done();
-  },
-}));
+const logger = createLogger(
+  'info',
+  'test',
+  new Writable({
+    write(chunk: Buffer, _enc, done) {
+      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      done();
+    },
+  }),
+);
 let server: InboundServer;
 let dataDir: string;
 
@@ -28,7 +32,12 @@ beforeAll(async () => {
   dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'smtp-session-logs-'));
   const tls = await loadTlsCertificate({ certFile: undefined, keyFile: undefined, dataDir, hostname: 'localhost' });
   server = await startInboundServer({
-    host: '127.0.0.1', port: 0, logger, tls, acceptsRecipient: () => true, limits: { perAddress: 10, setupMs: 30_000 },
+    host: '127.0.0.1',
+    port: 0,
+    logger,
+    tls,
+    acceptsRecipient: () => true,
+    limits: { perAddress: 10, setupMs: 30_000 },
     async onMessage(raw) {
       // As a service deep inside would, with no logger bound to the connection.
       logger.warn({ subject: /^subject: (.*)$/im.exec(raw.toString())?.[1] }, 'handling a report');
@@ -42,8 +51,10 @@ afterAll(async () => {
   await fs.rm(dataDir, { recursive: true, force: true });
 });
 
-const send = (subject: string) => nodemailer.createTransport({ host: '127.0.0.1', port: server.port, ignoreTLS: true })
-  .sendMail({ from: 'a@example.com', to: 'bounces@example.com', subject, text: subject });
+const send = (subject: string) =>
+  nodemailer
+    .createTransport({ host: '127.0.0.1', port: server.port, ignoreTLS: true })
+    .sendMail({ from: 'a@example.com', to: 'bounces@example.com', subject, text: subject });
 
 describe('SMTP session ids in the logs', () => {
   it("each connection's lines carry its own session id, the listener's warning included", async () => {

@@ -17,7 +17,9 @@ const SETUP_SECONDS = 5;
 const PER_ADDRESS = 10;
 const PROXY = '127.0.0.9';
 const stack = useStack(async () => ({
-  MAILER_SUBMISSION_PORT: String(await freePort()), MAILER_SMTP_SETUP_SECONDS: String(SETUP_SECONDS), MAILER_SMTP_PROXY_PROTOCOL_FROM: PROXY,
+  MAILER_SUBMISSION_PORT: String(await freePort()),
+  MAILER_SMTP_SETUP_SECONDS: String(SETUP_SECONDS),
+  MAILER_SMTP_PROXY_PROTOCOL_FROM: PROXY,
 }));
 
 const where = (url: string) => {
@@ -35,24 +37,39 @@ interface Opened {
 
 /** `n` connections from `from` at once, each with its first reply (the greeting, or a 421). */
 async function openMany(to: { host: string; port: number }, from: string, n: number): Promise<Opened[]> {
-  return Promise.all(Array.from({ length: n }, async () => {
-    const smtp = await SmtpConversation.open(to.host, to.port, from);
-    return { smtp, first: await smtp.read() };
-  }));
+  return Promise.all(
+    Array.from({ length: n }, async () => {
+      const smtp = await SmtpConversation.open(to.host, to.port, from);
+      return { smtp, first: await smtp.read() };
+    }),
+  );
 }
 
 const closeAll = (opened: Opened[]) => opened.forEach((o) => o.smtp.close());
 
 /** PER_ADDRESS connections from each of `${prefix}.${from}` to `${prefix}.${to}`, all at once. */
-async function strangersFrom(prefix: string, from: number, to: number, listener: { host: string; port: number }): Promise<Opened[]> {
+async function strangersFrom(
+  prefix: string,
+  from: number,
+  to: number,
+  listener: { host: string; port: number },
+): Promise<Opened[]> {
   const addresses = Array.from({ length: to - from + 1 }, (_, i) => `${prefix}.${from + i}`);
   return (await Promise.all(addresses.map((a) => openMany(listener, a, PER_ADDRESS)))).flat();
 }
 
 /** How many of `opened` were told they had waited the longest (each is read for 300 ms at most; none is closed otherwise). */
 async function pushedOut(opened: Opened[]): Promise<number> {
-  const replies = await Promise.all(opened.map((o) => o.smtp.read(300).then((a) => a.text, (err: Error) => err.message)));
-  return replies.filter((r) => /^421 4\.7\.0 too many connections waiting; this one has waited the longest/.test(r)).length;
+  const replies = await Promise.all(
+    opened.map((o) =>
+      o.smtp.read(300).then(
+        (a) => a.text,
+        (err: Error) => err.message,
+      ),
+    ),
+  );
+  return replies.filter((r) => /^421 4\.7\.0 too many connections waiting; this one has waited the longest/.test(r))
+    .length;
 }
 
 /** A submission connection from `from` that has done STARTTLS and AUTH. */
@@ -80,13 +97,20 @@ async function sendOn(smtp: SmtpConversation, subject: string): Promise<string> 
 function client(localAddress: string) {
   const { host, port } = submission();
   return nodemailer.createTransport({
-    host, port, localAddress, secure: false, requireTLS: true, tls: { rejectUnauthorized: false }, auth: { user: 'any', pass: stack.apiKey },
+    host,
+    port,
+    localAddress,
+    secure: false,
+    requireTLS: true,
+    tls: { rejectUnauthorized: false },
+    auth: { user: 'any', pass: stack.apiKey },
   } satisfies SMTPTransport.Options);
 }
 const mail = (subject: string) => ({ from: 'app@example.com', to: 'ann@example.net', subject, text: 'body' });
 
 const greeted = (o: Opened[]) => o.filter((c) => c.first.code === 220).length;
-const refusedPerAddress = (o: Opened[]) => o.filter((c) => /^421 4\.7\.0 too many connections from your address \(10\)/.test(c.first.text)).length;
+const refusedPerAddress = (o: Opened[]) =>
+  o.filter((c) => /^421 4\.7\.0 too many connections from your address \(10\)/.test(c.first.text)).length;
 
 describe('SMTP submission slots', () => {
   it('100 idle connections from one address hold 10 slots: a client from another address still sends', async () => {
@@ -121,7 +145,10 @@ describe('SMTP submission slots', () => {
       rest = await strangersFrom('127.0.1', 11, 20, submission());
       expect(rest).toHaveLength(MAX_UNAUTHENTICATED_SUBMISSIONS);
       expect(greeted([...first, ...rest])).toBe(MAX_UNAUTHENTICATED_SUBMISSIONS + PER_ADDRESS);
-      for (const o of first) expect((await o.smtp.read(2_000)).text).toMatch(/^421 4\.7\.0 too many connections waiting; this one has waited the longest/);
+      for (const o of first)
+        expect((await o.smtp.read(2_000)).text).toMatch(
+          /^421 4\.7\.0 too many connections waiting; this one has waited the longest/,
+        );
 
       expect(await sendOn(established, 'through the flood')).toMatch(/^250 2\.0\.0 OK: queued as em_/);
       const info = await client('127.0.0.5').sendMail(mail('a new client in the flood'));
@@ -149,7 +176,10 @@ describe('SMTP submission slots', () => {
       await tlsOnly.startTls();
       expect((await tlsOnly.command('EHLO client.test')).code).toBe(250);
 
-      const [plainClosed, tlsClosed] = await Promise.all([idle.read(SETUP_SECONDS * 1000 + 5_000), tlsOnly.read(SETUP_SECONDS * 1000 + 5_000)]);
+      const [plainClosed, tlsClosed] = await Promise.all([
+        idle.read(SETUP_SECONDS * 1000 + 5_000),
+        tlsOnly.read(SETUP_SECONDS * 1000 + 5_000),
+      ]);
       const waited = Date.now() - start;
       expect(plainClosed.text).toBe(`421 4.4.2 STARTTLS and AUTH not done within ${SETUP_SECONDS} s, closing\r\n`);
       expect(tlsClosed.text).toBe(plainClosed.text);
@@ -232,7 +262,10 @@ describe('inbound report listener slots', () => {
       rest = await strangersFrom('127.0.2', 11, 15, inbound());
       expect(rest).toHaveLength(MAX_INBOUND_SETTING_UP);
       expect(greeted([...first, ...rest])).toBe(MAX_INBOUND_SETTING_UP + PER_ADDRESS);
-      for (const o of first) expect((await o.smtp.read(2_000)).text).toMatch(/^421 4\.7\.0 too many connections waiting; this one has waited the longest/);
+      for (const o of first)
+        expect((await o.smtp.read(2_000)).text).toMatch(
+          /^421 4\.7\.0 too many connections waiting; this one has waited the longest/,
+        );
 
       expect((await underway.data(notAReport)).text).toMatch(/^550 5\.7\.1 /);
       const sender = await atData('127.0.0.5');
@@ -267,7 +300,9 @@ describe('behind a TCP proxy that sends the PROXY protocol', () => {
         const other = await SmtpConversation.open(listener.host, listener.port, '127.0.0.10');
         opened.push({ smtp: other, first: await other.read() });
         expect(opened.at(-1)!.first.code).toBe(220);
-        expect((await other.command(`PROXY TCP4 203.0.113.9 ${listener.host} 40000 ${listener.port}`)).text).toMatch(/^500 /);
+        expect((await other.command(`PROXY TCP4 203.0.113.9 ${listener.host} 40000 ${listener.port}`)).text).toMatch(
+          /^500 /,
+        );
       } finally {
         closeAll(opened);
       }

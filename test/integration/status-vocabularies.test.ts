@@ -4,8 +4,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COUNTED_LISTS } from '../../src/db/index.js';
 import { createSql, type Sql } from '../../src/db/sql.js';
 import {
-  ACCOUNT_STATUSES, BATCH_STATUSES, DKIM_KEY_STATUSES, EMAIL_STATUSES, EVENT_TYPES, JOB_TYPES, PERMISSIONS, SCHEDULED_FILTERS,
-  SCHEDULED_STATUSES, SUPPRESSION_REASONS,
+  ACCOUNT_STATUSES,
+  BATCH_STATUSES,
+  DKIM_KEY_STATUSES,
+  EMAIL_STATUSES,
+  EVENT_TYPES,
+  JOB_TYPES,
+  PERMISSIONS,
+  SCHEDULED_FILTERS,
+  SCHEDULED_STATUSES,
+  SUPPRESSION_REASONS,
 } from '../../src/domain/catalog.js';
 import { DELIVERY_STATUSES } from '../../src/services/webhooks-service.js';
 import { createTestDatabase } from '../helpers/stack.js';
@@ -25,17 +33,31 @@ interface Vocabulary {
 const VOCABULARIES: Record<string, Vocabulary> = {
   EMAIL_STATUSES: { values: EMAIL_STATUSES, proto: ['Email.status'], checks: ['emails.status'] },
   JOB_TYPES: { values: JOB_TYPES, proto: ['Email.job_type'], checks: ['emails.job_type'] },
-  SCHEDULED_STATUSES: { values: SCHEDULED_STATUSES, proto: ['ScheduledEmail.status'], checks: ['scheduled_emails.status'] },
+  SCHEDULED_STATUSES: {
+    values: SCHEDULED_STATUSES,
+    proto: ['ScheduledEmail.status'],
+    checks: ['scheduled_emails.status'],
+  },
   SCHEDULED_FILTERS: { values: SCHEDULED_FILTERS, proto: ['ListScheduledEmailsRequest.status'], checks: [] },
-  BATCH_STATUSES: { values: BATCH_STATUSES, proto: ['BatchJob.status', 'ListBatchJobsRequest.status'], checks: ['batch_jobs.status'] },
-  EVENT_TYPES: { values: EVENT_TYPES, proto: ['EmailEvent.type', 'MailEvent.event', 'ListEventsRequest.type'], checks: ['events.type'] },
+  BATCH_STATUSES: {
+    values: BATCH_STATUSES,
+    proto: ['BatchJob.status', 'ListBatchJobsRequest.status'],
+    checks: ['batch_jobs.status'],
+  },
+  EVENT_TYPES: {
+    values: EVENT_TYPES,
+    proto: ['EmailEvent.type', 'MailEvent.event', 'ListEventsRequest.type'],
+    checks: ['events.type'],
+  },
   ACCOUNT_STATUSES: { values: ACCOUNT_STATUSES, proto: ['Account.status'], checks: ['accounts.status'] },
   SUPPRESSION_REASONS: { values: SUPPRESSION_REASONS, proto: ['Suppression.reason'], checks: ['suppressions.reason'] },
   PERMISSIONS: { values: PERMISSIONS, proto: ['ApiKey.permission'], checks: ['api_keys.permission'] },
   DKIM_KEY_STATUSES: { values: DKIM_KEY_STATUSES, proto: [], checks: ['dkim_keys.status'] },
   COUNTED_LISTS: { values: COUNTED_LISTS, proto: [], checks: ['list_counts.list'] },
   DELIVERY_STATUSES: {
-    values: DELIVERY_STATUSES, proto: ['WebhookDelivery.status', 'ListWebhookDeliveriesRequest.status'], checks: ['webhook_deliveries.status'],
+    values: DELIVERY_STATUSES,
+    proto: ['WebhookDelivery.status', 'ListWebhookDeliveriesRequest.status'],
+    checks: ['webhook_deliveries.status'],
   },
 };
 /** Columns whose CHECK allows a part of a vocabulary: tracking records only opens and clicks. */
@@ -80,7 +102,11 @@ async function checkVocabularies(): Promise<Map<string, string[]>> {
   const found = new Map<string, string[]>();
   for (const { tbl, def } of rows) {
     const m = /^CHECK \(\((\w+) = ANY \(ARRAY\[(.*)\]\)\)\)$/.exec(def);
-    if (m) found.set(`${tbl}.${m[1]}`, [...m[2]!.matchAll(/'([^']*)'::text/g)].map((v) => v[1]!));
+    if (m)
+      found.set(
+        `${tbl}.${m[1]}`,
+        [...m[2]!.matchAll(/'([^']*)'::text/g)].map((v) => v[1]!),
+      );
   }
   return found;
 }
@@ -91,7 +117,8 @@ describe('status vocabularies', () => {
     const claimed = Object.values(VOCABULARIES).flatMap((v) => v.proto);
     expect([...proto.keys()].sort()).toEqual([...claimed].sort());
     for (const [name, v] of Object.entries(VOCABULARIES)) {
-      for (const field of v.proto) expect({ name, field, values: proto.get(field) }).toEqual({ name, field, values: [...v.values] });
+      for (const field of v.proto)
+        expect({ name, field, values: proto.get(field) }).toEqual({ name, field, values: [...v.values] });
     }
   });
 
@@ -101,7 +128,11 @@ describe('status vocabularies', () => {
     expect([...checks.keys()].sort()).toEqual(claimed.sort());
     for (const [name, v] of Object.entries(VOCABULARIES)) {
       for (const column of v.checks) {
-        expect({ name, column, values: [...checks.get(column)!].sort() }).toEqual({ name, column, values: [...v.values].sort() });
+        expect({ name, column, values: [...checks.get(column)!].sort() }).toEqual({
+          name,
+          column,
+          values: [...v.values].sort(),
+        });
       }
     }
     for (const [column, whole] of Object.entries(SUBSETS)) {

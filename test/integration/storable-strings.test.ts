@@ -35,7 +35,11 @@ describe('NUL and unpaired surrogates are refused at the boundary (REST)', () =>
     ['a tag name', { tags: { [`t${NUL}`]: 'v' } }, 'tags key:'],
     ['a header value', { headers: { 'X-A': `v${LONE}` } }, 'headers'],
     ['a to entry', { to: ['ok@example.net', `a${NUL}@example.net`] }, 'to[1]:'],
-    ['an attachment filename', { attachments: [{ filename: `a${NUL}.txt`, content: 'aGk=' }] }, 'attachments[0].filename:'],
+    [
+      'an attachment filename',
+      { attachments: [{ filename: `a${NUL}.txt`, content: 'aGk=' }] },
+      'attachments[0].filename:',
+    ],
   ])('%s', async (_what, fields, field) => {
     const before = (await call('GET', `${stack.api}/emails`, { token: stack.apiKey })).body.total;
     expect400(await send(validEmail(fields)), field);
@@ -43,21 +47,31 @@ describe('NUL and unpaired surrogates are refused at the boundary (REST)', () =>
   });
 
   it('inside a batch item, named with its index', async () => {
-    const res = await call('POST', `${stack.api}/emails/batch`, { token: stack.apiKey, body: { emails: [validEmail(), validEmail({ subject: `s${NUL}` })] } });
+    const res = await call('POST', `${stack.api}/emails/batch`, {
+      token: stack.apiKey,
+      body: { emails: [validEmail(), validEmail({ subject: `s${NUL}` })] },
+    });
     expect400(res, 'emails[1].subject:');
   });
 
   it('in a query parameter and in a path', async () => {
     expect400(await call('GET', `${stack.api}/emails?job_id=a%00b`, { token: stack.apiKey }), 'job_id:');
     expect400(await call('GET', `${stack.api}/emails/em_%00x`, { token: stack.apiKey }), 'id:');
-    
   });
 
   it('in management fields', async () => {
-    const adminCall = (method: string, path: string, body?: unknown) => call(method, `${stack.admin}${path}`, { token: ADMIN_TOKEN, body });
+    const adminCall = (method: string, path: string, body?: unknown) =>
+      call(method, `${stack.admin}${path}`, { token: ADMIN_TOKEN, body });
     expect400(await adminCall('POST', '/accounts', { name: `acme${NUL}` }), 'name:');
     expect400(await adminCall('POST', `/accounts/${stack.accountId}/domains`, { name: `x${NUL}.example` }), 'name:');
-    expect400(await adminCall('POST', `/accounts/${stack.accountId}/api-keys`, { name: 'k', permission: 'all', allowed_domains: [`a${LONE}.example`] }), 'allowed_domains');
+    expect400(
+      await adminCall('POST', `/accounts/${stack.accountId}/api-keys`, {
+        name: 'k',
+        permission: 'all',
+        allowed_domains: [`a${LONE}.example`],
+      }),
+      'allowed_domains',
+    );
     expect400(await adminCall('GET', `/accounts/acc_%00`), 'id:');
     const accounts = await adminCall('GET', '/accounts');
     expect((accounts.body.accounts as { name: string }[]).some((a) => a.name.startsWith('acme'))).toBe(false);
@@ -66,14 +80,34 @@ describe('NUL and unpaired surrogates are refused at the boundary (REST)', () =>
 
 describe('the same over gRPC', () => {
   it('SendEmail with a NUL in the subject is INVALID_ARGUMENT naming the field', async () => {
-    const err = failed(await rpc(clients.email, 'SendEmail', { from: 'Sender <sender@example.com>', to: ['r@example.net'], subject: `a${NUL}`, text: 'x' }, bearer(stack.apiKey)));
+    const err = failed(
+      await rpc(
+        clients.email,
+        'SendEmail',
+        { from: 'Sender <sender@example.com>', to: ['r@example.net'], subject: `a${NUL}`, text: 'x' },
+        bearer(stack.apiKey),
+      ),
+    );
     expect(grpc.status[err.code]).toBe('INVALID_ARGUMENT');
     expect(err.details).toContain('subject:');
     expect(err.metadata.get('mail-error')).toEqual(['validation error']);
   });
 
   it('a header map value and a management field', async () => {
-    const send = failed(await rpc(clients.email, 'SendEmail', { from: 'Sender <sender@example.com>', to: ['r@example.net'], subject: 's', text: 'x', headers: { 'X-A': `v${NUL}` } }, bearer(stack.apiKey)));
+    const send = failed(
+      await rpc(
+        clients.email,
+        'SendEmail',
+        {
+          from: 'Sender <sender@example.com>',
+          to: ['r@example.net'],
+          subject: 's',
+          text: 'x',
+          headers: { 'X-A': `v${NUL}` },
+        },
+        bearer(stack.apiKey),
+      ),
+    );
     expect(send.details).toContain('headers.X-A:');
     const created = failed(await rpc(clients.admin, 'CreateAccount', { name: `n${NUL}` }, bearer(ADMIN_TOKEN)));
     expect(grpc.status[created.code]).toBe('INVALID_ARGUMENT');

@@ -18,7 +18,10 @@ import { SmtpConversation } from '../helpers/smtp-conversation.js';
 
 const MiB = 1024 * 1024;
 const fixtures = path.resolve(import.meta.dirname, '../fixtures/tls');
-const tls = { cert: fs.readFileSync(path.join(fixtures, 'mx-cert.pem'), 'utf8'), key: fs.readFileSync(path.join(fixtures, 'mx-key.pem'), 'utf8') };
+const tls = {
+  cert: fs.readFileSync(path.join(fixtures, 'mx-cert.pem'), 'utf8'),
+  key: fs.readFileSync(path.join(fixtures, 'mx-key.pem'), 'utf8'),
+};
 
 /** A message of about `size` bytes: headers, then lines of x. */
 function message(size: number): string {
@@ -31,7 +34,12 @@ async function start(limits: { process: number; perKey: number }) {
   const submitted: { key: string; size: number }[] = [];
   let hold: Promise<void> | undefined;
   const server = await startSubmissionServer({
-    host: '127.0.0.1', port: 0, hostname: 'mailer.test', tls, logger: createLogger('silent', 'test'), bytesInFlight: bytes,
+    host: '127.0.0.1',
+    port: 0,
+    hostname: 'mailer.test',
+    tls,
+    logger: createLogger('silent', 'test'),
+    bytesInFlight: bytes,
     limits: { perAddress: 20, setupMs: 30_000 },
     handler: {
       login: async (password: string) => {
@@ -50,7 +58,9 @@ async function start(limits: { process: number; perKey: number }) {
   onTestFinished(() => server.close());
   let release = () => {};
   return {
-    bytes, submitted, port: server.port,
+    bytes,
+    submitted,
+    port: server.port,
     holdSubmissions: () => {
       hold = new Promise<void>((resolve) => (release = resolve));
     },
@@ -79,7 +89,7 @@ async function begin(c: SmtpConversation, size?: number): Promise<void> {
 }
 
 describe('SMTP submission: message bytes in flight', () => {
-  it('452 4.3.1 at MAIL FROM and after DATA over the key\'s cap, then the process\'s; 250 once the bytes are back', async () => {
+  it("452 4.3.1 at MAIL FROM and after DATA over the key's cap, then the process's; 250 once the bytes are back", async () => {
     const server = await start({ process: 6 * MiB, perKey: 4 * MiB });
     server.holdSubmissions();
     // One message of key a held in its submission: 3 MiB in flight.
@@ -93,7 +103,9 @@ describe('SMTP submission: message bytes in flight', () => {
     const second = await session(server.port, 'mk_a');
     const sized = await second.command(`MAIL FROM:<a@example.com> SIZE=${2 * MiB}`);
     expect(sized.code).toBe(452);
-    expect(sized.lines[0]).toBe('4.3.1 This API key already has 4 MiB of request bodies in flight (the most it may); retry once earlier requests are answered (retry in 1 s)');
+    expect(sized.lines[0]).toBe(
+      '4.3.1 This API key already has 4 MiB of request bodies in flight (the most it may); retry once earlier requests are answered (retry in 1 s)',
+    );
     // Without SIZE the transaction starts (there is room for a byte), and the message is refused as it overflows.
     await begin(second);
     const overKey = await second.data(message(2 * MiB));
@@ -103,7 +115,9 @@ describe('SMTP submission: message bytes in flight', () => {
 
     // Another key fits its own cap but not the process's.
     const third = await session(server.port, 'mk_b');
-    expect((await third.command(`MAIL FROM:<a@example.com> SIZE=${3 * MiB}`)).lines[0]).toMatch(/^4\.3\.1 The server already holds 6 MiB of request bodies in flight/);
+    expect((await third.command(`MAIL FROM:<a@example.com> SIZE=${3 * MiB}`)).lines[0]).toMatch(
+      /^4\.3\.1 The server already holds 6 MiB of request bodies in flight/,
+    );
     await begin(third);
     const overProcess = await third.data(message(3 * MiB));
     expect(overProcess.code).toBe(452);

@@ -19,14 +19,21 @@ const stack = useStack(async () => ({ MAILER_SUBMISSION_PORT: String(await freeP
 function client(pass: string) {
   const url = new URL(stack.mailer.submissionUrl!);
   return nodemailer.createTransport({
-    host: url.hostname, port: Number(url.port), secure: false, requireTLS: true,
-    tls: { rejectUnauthorized: false }, auth: { user: 'any', pass },
+    host: url.hostname,
+    port: Number(url.port),
+    secure: false,
+    requireTLS: true,
+    tls: { rejectUnauthorized: false },
+    auth: { user: 'any', pass },
   } satisfies SMTPTransport.Options);
 }
 
 /** The SMTP error a send fails with (nodemailer's responseCode and response). */
 async function refusal(send: Promise<unknown>): Promise<{ responseCode: number; response: string }> {
-  const err = (await send.then(() => undefined, (e: unknown) => e)) as { responseCode?: number; response?: string } | undefined;
+  const err = (await send.then(
+    () => undefined,
+    (e: unknown) => e,
+  )) as { responseCode?: number; response?: string } | undefined;
   if (!err) throw new Error('expected the send to be refused');
   return { responseCode: err.responseCode ?? 0, response: err.response ?? String(err) };
 }
@@ -47,12 +54,19 @@ async function copies(s: Stack, emailId: string, count: number): Promise<SinkMes
 
 /** Whether a receiver finds the message's DKIM signature valid, with the key example.com publishes. */
 async function dkimVerdict(s: Stack, raw: Buffer): Promise<{ status: string; domain: string }[]> {
-  const listed = await admin<{ domains: { name: string; dns_records: { name: string; value: string; purpose: string }[] }[] }>(
-    s, 'GET', `/accounts/${s.accountId}/domains`,
-  );
-  const dkim = listed.body.domains.find((d) => d.name === 'example.com')!.dns_records.find((r) => r.purpose === 'dkim')!;
+  const listed = await admin<{
+    domains: { name: string; dns_records: { name: string; value: string; purpose: string }[] }[];
+  }>(s, 'GET', `/accounts/${s.accountId}/domains`);
+  const dkim = listed.body.domains
+    .find((d) => d.name === 'example.com')!
+    .dns_records.find((r) => r.purpose === 'dkim')!;
   const result = await authenticate(raw, {
-    ip: '127.0.0.1', helo: 'mailer.test', sender: 'x@example.com', mta: 'mx.receiver.test', disableArc: true, disableBimi: true,
+    ip: '127.0.0.1',
+    helo: 'mailer.test',
+    sender: 'x@example.com',
+    mta: 'mx.receiver.test',
+    disableArc: true,
+    disableBimi: true,
     resolver: async (name: string, type: string) => {
       if (name === dkim.name && type === 'TXT') return [[dkim.value]];
       throw Object.assign(new Error(`no ${type} record for ${name}`), { code: 'ENOTFOUND' });
@@ -62,23 +76,40 @@ async function dkimVerdict(s: Stack, raw: Buffer): Promise<{ status: string; dom
 }
 
 describe('SMTP submission with nodemailer as the client', () => {
-  it('turns a message into an email like POST /emails (job_type direct), delivered signed with the service\'s return path', async () => {
+  it("turns a message into an email like POST /emails (job_type direct), delivered signed with the service's return path", async () => {
     const info = await client(stack.apiKey).sendMail({
-      from: 'App <app@example.com>', to: 'Ann <ann@example.net>', cc: 'cc@example.net', bcc: 'hidden@example.net',
-      replyTo: 'reply@example.com', subject: 'Over SMTP', text: 'plain body', html: '<p>html <b>body</b></p>',
+      from: 'App <app@example.com>',
+      to: 'Ann <ann@example.net>',
+      cc: 'cc@example.net',
+      bcc: 'hidden@example.net',
+      replyTo: 'reply@example.com',
+      subject: 'Over SMTP',
+      text: 'plain body',
+      html: '<p>html <b>body</b></p>',
       headers: { 'X-Campaign': 'smtp' },
       attachments: [{ filename: 'report.csv', content: 'a,b\n1,2\n', contentType: 'text/csv' }],
     });
     expect(info.response).toMatch(/^250 2\.0\.0 OK: queued as em_[0-9a-z]{26}$/);
     const id = idOf(info.response)!;
 
-    const listed = await call<{ data: { id: string }[] }>('GET', `${stack.api}/emails?limit=100`, { token: stack.apiKey });
+    const listed = await call<{ data: { id: string }[] }>('GET', `${stack.api}/emails?limit=100`, {
+      token: stack.apiKey,
+    });
     expect(listed.body.data.map((e) => e.id)).toContain(id);
     const detail = await call('GET', `${stack.api}/emails/${id}`, { token: stack.apiKey });
     expect(detail.body).toMatchObject({
-      id, from: 'App <app@example.com>', to: ['Ann <ann@example.net>'], cc: ['cc@example.net'], bcc: ['hidden@example.net'],
-      reply_to: ['reply@example.com'], subject: 'Over SMTP', text: 'plain body', html: '<p>html <b>body</b></p>',
-      headers: { 'X-Campaign': 'smtp' }, job_type: 'direct', job_id: '',
+      id,
+      from: 'App <app@example.com>',
+      to: ['Ann <ann@example.net>'],
+      cc: ['cc@example.net'],
+      bcc: ['hidden@example.net'],
+      reply_to: ['reply@example.com'],
+      subject: 'Over SMTP',
+      text: 'plain body',
+      html: '<p>html <b>body</b></p>',
+      headers: { 'X-Campaign': 'smtp' },
+      job_type: 'direct',
+      job_id: '',
     });
     const headerNames = Object.keys(detail.body.headers as object).map((h) => h.toLowerCase());
     expect(headerNames).not.toContain('message-id');
@@ -88,7 +119,9 @@ describe('SMTP submission with nodemailer as the client', () => {
     const all = await copies(stack, id, 3);
     const byRecipient = new Map(all.map((m) => [m.envelopeTo.join(), m]));
     expect([...byRecipient.keys()].sort()).toEqual(['ann@example.net', 'cc@example.net', 'hidden@example.net']);
-    ['ann@example.net', 'cc@example.net', 'hidden@example.net'].forEach((r, i) => expect(byRecipient.get(r)!.envelopeFrom).toMatch(returnPathPattern(id, 'example.com', i)));
+    ['ann@example.net', 'cc@example.net', 'hidden@example.net'].forEach((r, i) =>
+      expect(byRecipient.get(r)!.envelopeFrom).toMatch(returnPathPattern(id, 'example.com', i)),
+    );
     expect(new Set(all.map((m) => m.raw.toString())).size).toBe(1);
     const msg = all[0]!;
     expect(msg.raw.toString()).not.toContain('hidden@example.net');
@@ -96,48 +129,79 @@ describe('SMTP submission with nodemailer as the client', () => {
     expect(msg.parsed.text?.trim()).toBe('plain body');
     expect(msg.parsed.html).toContain('<b>body</b>');
     expect(msg.parsed.headers.get('x-campaign')).toBe('smtp');
-    expect(msg.parsed.attachments.map((a) => [a.filename, a.contentType, a.content.toString()])).toEqual([['report.csv', 'text/csv', 'a,b\n1,2\n']]);
+    expect(msg.parsed.attachments.map((a) => [a.filename, a.contentType, a.content.toString()])).toEqual([
+      ['report.csv', 'text/csv', 'a,b\n1,2\n'],
+    ]);
     expect(await dkimVerdict(stack, msg.raw)).toEqual([{ status: 'pass', domain: 'example.com' }]);
   });
 
   it('keeps an inline cid: image inline, with the same content id', async () => {
     const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
     const info = await client(stack.apiKey).sendMail({
-      from: 'app@example.com', to: 'ann@example.net', subject: 'Inline', html: '<p><img src="cid:logo@app"></p>',
+      from: 'app@example.com',
+      to: 'ann@example.net',
+      subject: 'Inline',
+      html: '<p><img src="cid:logo@app"></p>',
       attachments: [{ filename: 'logo.png', content: png, contentType: 'image/png', cid: 'logo@app' }],
     });
     const id = idOf(info.response)!;
 
-    const detail = await call<{ attachments: { filename: string; content_id: string }[] }>('GET', `${stack.api}/emails/${id}`, { token: stack.apiKey });
+    const detail = await call<{ attachments: { filename: string; content_id: string }[] }>(
+      'GET',
+      `${stack.api}/emails/${id}`,
+      { token: stack.apiKey },
+    );
     expect(detail.body.attachments.map((a) => [a.filename, a.content_id])).toEqual([['logo.png', 'logo@app']]);
     const msg = await arrival(stack, id);
     expect(msg.parsed.attachments).toHaveLength(1);
-    expect(msg.parsed.attachments[0]).toMatchObject({ filename: 'logo.png', contentId: '<logo@app>', related: true, contentDisposition: 'inline' });
+    expect(msg.parsed.attachments[0]).toMatchObject({
+      filename: 'logo.png',
+      contentId: '<logo@app>',
+      related: true,
+      contentDisposition: 'inline',
+    });
     expect(msg.parsed.attachments[0]!.content.equals(png)).toBe(true);
     expect(msg.parsed.html).toContain(`<img src="data:image/png;base64,${png.toString('base64')}">`);
   });
 
   it('answers a wrong API key 535 5.7.8, and sends nothing', async () => {
-    const r = await refusal(client('mk_not-a-real-key-0123456789').sendMail({ from: 'a@example.com', to: 'b@example.net', subject: 's', text: 't' }));
+    const r = await refusal(
+      client('mk_not-a-real-key-0123456789').sendMail({
+        from: 'a@example.com',
+        to: 'b@example.net',
+        subject: 's',
+        text: 't',
+      }),
+    );
     expect(r.responseCode).toBe(535);
     expect(r.response).toMatch(/^535 5\.7\.8 /);
   });
 
   it('answers a sender domain the key may not use 550 5.7.1: at MAIL FROM, and for a From header of another domain', async () => {
-    const envelope = await refusal(client(stack.apiKey).sendMail({ from: 'a@not-ours.test', to: 'b@example.net', subject: 's', text: 't' }));
+    const envelope = await refusal(
+      client(stack.apiKey).sendMail({ from: 'a@not-ours.test', to: 'b@example.net', subject: 's', text: 't' }),
+    );
     expect(envelope.responseCode).toBe(550);
     expect(envelope.response).toMatch(/^550 5\.7\.1 .*not-ours\.test/);
 
-    const header = await refusal(client(stack.apiKey).sendMail({
-      envelope: { from: 'a@example.com', to: ['b@example.net'] }, from: 'a@not-ours.test', to: 'b@example.net', subject: 's', text: 't',
-    }));
+    const header = await refusal(
+      client(stack.apiKey).sendMail({
+        envelope: { from: 'a@example.com', to: ['b@example.net'] },
+        from: 'a@not-ours.test',
+        to: 'b@example.net',
+        subject: 's',
+        text: 't',
+      }),
+    );
     expect(header.response).toMatch(/^550 5\.7\.1 .*not-ours\.test/);
   });
 
   it('holds a key to its allowed_domains, as the API does', async () => {
     await addDomain(stack, stack.accountId, 'second.test');
     const key = await createKey(stack, stack.accountId, 'send_only', ['second.test']);
-    const r = await refusal(client(key.key).sendMail({ from: 'a@example.com', to: 'b@example.net', subject: 's', text: 't' }));
+    const r = await refusal(
+      client(key.key).sendMail({ from: 'a@example.com', to: 'b@example.net', subject: 's', text: 't' }),
+    );
     expect(r.response).toMatch(/^550 5\.7\.1 .*example\.com/);
     const ok = await client(key.key).sendMail({ from: 'a@second.test', to: 'b@example.net', subject: 's', text: 't' });
     expect(idOf(ok.response)).toBeDefined();
@@ -173,10 +237,11 @@ async function recordingRelay(target: URL): Promise<{ port: number; sent: () => 
   return {
     port: (server.address() as net.AddressInfo).port,
     sent: () => Buffer.concat(chunks).toString('latin1'),
-    close: () => new Promise((resolve) => {
-      sockets.forEach((s) => s.destroy());
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        sockets.forEach((s) => s.destroy());
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -185,8 +250,16 @@ describe('SMTP submission, no credential in clear', () => {
     const relay = await recordingRelay(new URL(stack.mailer.submissionUrl!));
     try {
       // nodemailer logs in only where AUTH is offered, as Python's smtplib.login() and swaks do.
-      const inClear = nodemailer.createTransport({ host: '127.0.0.1', port: relay.port, secure: false, ignoreTLS: true, auth: { user: 'any', pass: stack.apiKey } });
-      const r = await refusal(inClear.sendMail({ from: 'a@example.com', to: 'b@example.net', subject: 's', text: 't' }));
+      const inClear = nodemailer.createTransport({
+        host: '127.0.0.1',
+        port: relay.port,
+        secure: false,
+        ignoreTLS: true,
+        auth: { user: 'any', pass: stack.apiKey },
+      });
+      const r = await refusal(
+        inClear.sendMail({ from: 'a@example.com', to: 'b@example.net', subject: 's', text: 't' }),
+      );
       expect(r.response).toMatch(/^530 5\.7\.0 Must issue a STARTTLS command first/);
       const sent = relay.sent();
       expect(sent).toMatch(/^EHLO /m);
@@ -217,7 +290,9 @@ describe('SMTP submission, a raw conversation', () => {
       // looked at, and nothing is taken before STARTTLS and AUTH.
       expect(ehlo.lines.filter((l) => /^AUTH\b/i.test(l))).toEqual([]);
       expect((await smtp.command(`AUTH PLAIN ${plain('any', stack.apiKey)}`)).text).toMatch(/^500 /);
-      expect((await smtp.command('MAIL FROM:<a@example.com>')).text).toMatch(/^530 5\.7\.0 Must issue a STARTTLS command first/);
+      expect((await smtp.command('MAIL FROM:<a@example.com>')).text).toMatch(
+        /^530 5\.7\.0 Must issue a STARTTLS command first/,
+      );
 
       expect((await smtp.command('STARTTLS')).code).toBe(220);
       await smtp.startTls();
@@ -239,16 +314,31 @@ describe('SMTP submission, a raw conversation', () => {
       for (const r of rcpts) expect((await smtp.command(`RCPT TO:<${r}>`)).code).toBe(250);
       expect((await smtp.command('RCPT TO:<r50@example.net>')).text).toMatch(/^452 4\.5\.3 too many recipients/);
       expect((await smtp.command('DATA')).code).toBe(354);
-      const done = await smtp.data([
-        'From: App <app@example.com>', 'To: r0@example.net', 'Subject: Raw', 'Message-ID: <original@client.test>',
-        'Received: from somewhere by client.test', 'X-Ticket: 42', '', 'Hello over raw SMTP.', '.leading dot', '',
-      ].join('\r\n'));
+      const done = await smtp.data(
+        [
+          'From: App <app@example.com>',
+          'To: r0@example.net',
+          'Subject: Raw',
+          'Message-ID: <original@client.test>',
+          'Received: from somewhere by client.test',
+          'X-Ticket: 42',
+          '',
+          'Hello over raw SMTP.',
+          '.leading dot',
+          '',
+        ].join('\r\n'),
+      );
       expect(done.text).toMatch(/^250 2\.0\.0 OK: queued as em_[0-9a-z]{26}\r\n$/);
       const id = idOf(done.text)!;
       expect((await smtp.command('QUIT')).code).toBe(221);
 
       const detail = await call('GET', `${stack.api}/emails/${id}`, { token: stack.apiKey });
-      expect(detail.body).toMatchObject({ to: ['r0@example.net'], subject: 'Raw', headers: { 'X-Ticket': '42' }, job_type: 'direct' });
+      expect(detail.body).toMatchObject({
+        to: ['r0@example.net'],
+        subject: 'Raw',
+        headers: { 'X-Ticket': '42' },
+        job_type: 'direct',
+      });
       expect((detail.body.bcc as string[]).sort()).toEqual(rcpts.slice(1).sort());
       expect(Object.keys(detail.body.headers as object)).toEqual(['X-Ticket']);
       const all = await copies(stack, id, 50);

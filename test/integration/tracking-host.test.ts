@@ -16,7 +16,11 @@ const PROXY = '127.0.0.12';
 const stack = useStack({ MAILER_TRACKING_URL: TRACKING_URL, MAILER_TRUSTED_PROXIES: PROXY });
 
 beforeAll(async () => {
-  const domains = await admin<{ domains: { id: string; name: string }[] }>(stack, 'GET', `/accounts/${stack.accountId}/domains`);
+  const domains = await admin<{ domains: { id: string; name: string }[] }>(
+    stack,
+    'GET',
+    `/accounts/${stack.accountId}/domains`,
+  );
   const domainId = domains.body.domains.find((d) => d.name === 'example.com')!.id;
   await admin(stack, 'PATCH', `/domains/${domainId}`, { open_tracking: true, click_tracking: true });
 });
@@ -44,9 +48,12 @@ function get(host: string, path: string, opts: { from?: string; forwardedFor?: s
 }
 
 describe('MAILER_TRACKING_URL', () => {
-  it('is where a sent email\'s pixel and tracked links point, served there without cookies and nowhere else', async () => {
+  it("is where a sent email's pixel and tracked links point, served there without cookies and nowhere else", async () => {
     const html = '<html><body><p><a href="https://example.org/offer?x=1">offer</a></p></body></html>';
-    const res = await call('POST', `${stack.api}/emails`, { token: stack.apiKey, body: validEmail({ html, text: 'Hi' }) });
+    const res = await call('POST', `${stack.api}/emails`, {
+      token: stack.apiKey,
+      body: validEmail({ html, text: 'Hi' }),
+    });
     expect(res.status).toBe(200);
     const id = res.body.id as string;
     const msg = await eventually(async () => stack.sink.messages.find((m) => m.messageId === `<${id}@example.com>`));
@@ -69,7 +76,9 @@ describe('MAILER_TRACKING_URL', () => {
     expect(click.headers['set-cookie']).toBeUndefined();
     // The hit is written within 500 ms of the answer at most: wait for it rather than race it.
     const [event] = await eventually(async () => {
-      const rows = await stack.mailer.sql<{ data: { ip_address: string } }[]>`select data from events where email_id = ${id} and type = 'click'`;
+      const rows = await stack.mailer.sql<
+        { data: { ip_address: string } }[]
+      >`select data from events where email_id = ${id} and type = 'click'`;
       return rows.length > 0 ? rows : undefined;
     });
     expect(event!.data.ip_address).toBe('198.51.100.23');
@@ -79,11 +88,14 @@ describe('MAILER_TRACKING_URL', () => {
     const refused = await get(restHost, linkPath);
     expect(refused.status).toBe(404);
     expect(refused.headers.location).toBeUndefined();
-    expect(JSON.parse(refused.body)).toEqual({ error: 'not found', message: `Tracking links are not served on this host: they are on ${TRACKING_URL}` });
+    expect(JSON.parse(refused.body)).toEqual({
+      error: 'not found',
+      message: `Tracking links are not served on this host: they are on ${TRACKING_URL}`,
+    });
     expect((await get(restHost, pixelPath)).status).toBe(404);
   });
 
-  it('leaves the console and the APIs to the console\'s host', async () => {
+  it("leaves the console and the APIs to the console's host", async () => {
     const restHost = new URL(stack.mailer.restUrl!).host;
     for (const path of ['/console', '/v1/mail/openapi.json', '/v1/mail/emails']) {
       const res = await get('track.mailer.test', path);

@@ -40,7 +40,10 @@ async function startTracked(name: string, env: Record<string, string> = {}): Pro
   const stack = await startStack({ MAILER_WEBHOOK_ALLOW_PRIVATE: '1', ...env });
   const tracker = createLinkTracker({ baseUrl: stack.mailer.restUrl!, key: await trackingKeyOf(stack.mailer) });
   const hookPath = `/${name}`;
-  await admin(stack, 'POST', `/accounts/${stack.accountId}/webhooks`, { url: `${receiver.url}${hookPath}`, events: ['open', 'click'] });
+  await admin(stack, 'POST', `/accounts/${stack.accountId}/webhooks`, {
+    url: `${receiver.url}${hookPath}`,
+    events: ['open', 'click'],
+  });
   return { stack, tracker, hookPath };
 }
 
@@ -51,22 +54,30 @@ async function sendEmail(stack: Stack): Promise<string> {
 }
 
 const eventsOf = (stack: Stack, emailId: string, type: 'open' | 'click') =>
-  stack.mailer.sql<{ id: string; data: Record<string, unknown> }[]>`select id, data from events where email_id = ${emailId} and type = ${type} order by id`;
+  stack.mailer.sql<
+    { id: string; data: Record<string, unknown> }[]
+  >`select id, data from events where email_id = ${emailId} and type = ${type} order by id`;
 
 /** Webhook deliveries queued for the email's events: what will ever be POSTed for it. */
 const queuedHooks = async (stack: Stack, emailId: string) =>
-  (await stack.mailer.sql<{ n: number }[]>`
-    select count(*)::int as n from webhook_deliveries d join events e on e.id = d.event_id where e.email_id = ${emailId}`)[0]!.n;
+  (
+    await stack.mailer.sql<{ n: number }[]>`
+    select count(*)::int as n from webhook_deliveries d join events e on e.id = d.event_id where e.email_id = ${emailId}`
+  )[0]!.n;
 
 type Detail = { open_count: number; click_count: number; events: { type: string }[] };
 const detail = async (stack: Stack, emailId: string) => (await admin<Detail>(stack, 'GET', `/emails/${emailId}`)).body;
 
 /** The counts once every hit has been written (the pixel answers after at most 500 ms, recorded or not). */
 const countsReach = (stack: Stack, emailId: string, opens: number, clicks: number) =>
-  eventually(async () => {
-    const d = await detail(stack, emailId);
-    return d.open_count === opens && d.click_count === clicks ? d : undefined;
-  }, 60_000, 100);
+  eventually(
+    async () => {
+      const d = await detail(stack, emailId);
+      return d.open_count === opens && d.click_count === clicks ? d : undefined;
+    },
+    60_000,
+    100,
+  );
 
 /** The webhook POSTs of an email at a path, after waiting for `n` and then QUIET_MS for any more. */
 async function hooksOf(path: string, emailId: string, n: number) {
@@ -91,11 +102,13 @@ describe('with the default window (10 minutes)', () => {
   it(`${REPLAYS} concurrent fetches of the pixel make one open event and one webhook POST, and count ${REPLAYS}`, async () => {
     const id = await sendEmail(t.stack);
     const url = t.tracker.pixelUrl(id);
-    const answers = await Promise.all(Array.from({ length: REPLAYS }, async () => {
-      const res = await GET(url);
-      await res.arrayBuffer();
-      return res.status;
-    }));
+    const answers = await Promise.all(
+      Array.from({ length: REPLAYS }, async () => {
+        const res = await GET(url);
+        await res.arrayBuffer();
+        return res.status;
+      }),
+    );
     expect(answers.filter((s) => s === 200)).toHaveLength(REPLAYS);
 
     const d = await countsReach(t.stack, id, REPLAYS, 0);
@@ -110,11 +123,13 @@ describe('with the default window (10 minutes)', () => {
     const id = await sendEmail(t.stack);
     const link = 'https://example.org/flood?x=1';
     const url = t.tracker.clickUrl(id, link);
-    const answers = await Promise.all(Array.from({ length: REPLAYS }, async () => {
-      const res = await GET(url);
-      await res.arrayBuffer();
-      return `${res.status} ${res.headers.get('location')}`;
-    }));
+    const answers = await Promise.all(
+      Array.from({ length: REPLAYS }, async () => {
+        const res = await GET(url);
+        await res.arrayBuffer();
+        return `${res.status} ${res.headers.get('location')}`;
+      }),
+    );
     expect(new Set(answers)).toEqual(new Set([`302 ${link}`]));
     await countsReach(t.stack, id, 0, REPLAYS);
 
@@ -148,7 +163,6 @@ describe('with the default window (10 minutes)', () => {
     expect(await eventsOf(t.stack, id, 'open')).toHaveLength(0);
     expect(await queuedHooks(t.stack, id)).toBe(MAX_TRACKING_EVENTS_PER_EMAIL);
   });
-
 });
 
 // HEAD, statements straight to the database, and an email never fetched.
@@ -158,7 +172,10 @@ describe('with the default window (10 minutes)', () => {
     const pixel = await fetch(t.tracker.pixelUrl(id), { method: 'HEAD' });
     expect(pixel.status).toBe(200);
     expect(pixel.headers.get('content-type')).toBe('image/gif');
-    const link = await fetch(t.tracker.clickUrl(id, 'https://example.org/head'), { method: 'HEAD', redirect: 'manual' });
+    const link = await fetch(t.tracker.clickUrl(id, 'https://example.org/head'), {
+      method: 'HEAD',
+      redirect: 'manual',
+    });
     expect(link.status).toBe(302);
     expect(link.headers.get('location')).toBe('https://example.org/head');
     const forged = await fetch(`${t.stack.mailer.restUrl}/t/c/forged`, { method: 'HEAD', redirect: 'manual' });
@@ -178,17 +195,24 @@ describe('with the default window (10 minutes)', () => {
     const rules = { windowSeconds: 600, maxEventsPerEmail: MAX_TRACKING_EVENTS_PER_EMAIL };
     const data = (at: Date) => ({ timestamp: at.toISOString(), ip_address: '192.0.2.1', user_agent: 'direct' });
     const id = await sendEmail(t.stack);
-    const opens = await Promise.all(Array.from({ length: 300 }, () => {
-      const at = new Date();
-      return repo.hit({ emailId: id, event: event(newId('event'), 'open', at, data(at)) }, rules, 2);
-    }));
+    const opens = await Promise.all(
+      Array.from({ length: 300 }, () => {
+        const at = new Date();
+        return repo.hit({ emailId: id, event: event(newId('event'), 'open', at, data(at)) }, rules, 2);
+      }),
+    );
     expect(opens.filter((o) => o === 'recorded')).toHaveLength(1);
     expect(opens.filter((o) => o === 'counted')).toHaveLength(299);
-    const links = Array.from({ length: MAX_TRACKING_EVENTS_PER_EMAIL + 50 }, (_, i) => `https://example.org/direct/${i}`);
-    const clicks = await Promise.all(links.map((link) => {
-      const at = new Date();
-      return repo.hit({ emailId: id, link, event: event(newId('event'), 'click', at, { ...data(at), link }) }, rules);
-    }));
+    const links = Array.from(
+      { length: MAX_TRACKING_EVENTS_PER_EMAIL + 50 },
+      (_, i) => `https://example.org/direct/${i}`,
+    );
+    const clicks = await Promise.all(
+      links.map((link) => {
+        const at = new Date();
+        return repo.hit({ emailId: id, link, event: event(newId('event'), 'click', at, { ...data(at), link }) }, rules);
+      }),
+    );
     // The open took one of the email's events.
     expect(clicks.filter((o) => o === 'recorded')).toHaveLength(MAX_TRACKING_EVENTS_PER_EMAIL - 1);
     expect(await repo.counts(id)).toEqual({ openCount: 600, clickCount: links.length });
@@ -197,7 +221,12 @@ describe('with the default window (10 minutes)', () => {
     expect(await queuedHooks(t.stack, id)).toBe(MAX_TRACKING_EVENTS_PER_EMAIL);
 
     const at = new Date();
-    expect(await repo.hit({ emailId: 'em_01jzzzzzzzzzzzzzzzzzzzzzzz', event: event(newId('event'), 'open', at, data(at)) }, rules)).toBe('unknown_email');
+    expect(
+      await repo.hit(
+        { emailId: 'em_01jzzzzzzzzzzzzzzzzzzzzzzz', event: event(newId('event'), 'open', at, data(at)) },
+        rules,
+      ),
+    ).toBe('unknown_email');
   });
 
   it('an email never fetched shows zero counts', async () => {

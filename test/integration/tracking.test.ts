@@ -17,7 +17,11 @@ let tracker: LinkTracker;
 
 beforeAll(async () => {
   tracker = createLinkTracker({ baseUrl: stack.mailer.restUrl!, key: await trackingKeyOf(stack.mailer) });
-  const domains = await admin<{ domains: { id: string; name: string }[] }>(stack, 'GET', `/accounts/${stack.accountId}/domains`);
+  const domains = await admin<{ domains: { id: string; name: string }[] }>(
+    stack,
+    'GET',
+    `/accounts/${stack.accountId}/domains`,
+  );
   const domainId = domains.body.domains.find((d) => d.name === 'example.com')!.id;
   await admin(stack, 'PATCH', `/domains/${domainId}`, { open_tracking: true, click_tracking: true });
 });
@@ -29,7 +33,9 @@ async function sendEmail(body: Record<string, unknown> = {}): Promise<string> {
 }
 
 const eventsOf = (emailId: string, type: 'open' | 'click') =>
-  stack.mailer.sql<{ data: Record<string, unknown> }[]>`select data from events where email_id = ${emailId} and type = ${type} order by id`;
+  stack.mailer.sql<
+    { data: Record<string, unknown> }[]
+  >`select data from events where email_id = ${emailId} and type = ${type} order by id`;
 
 /** GET without Authorization, as a mail client does; redirects are not followed. */
 const fetchAsClient = (url: string) => fetch(url, { headers: { 'user-agent': UA }, redirect: 'manual' });
@@ -42,7 +48,9 @@ describe('GET /t/o/:token (the pixel)', () => {
     expect(res.headers.get('content-type')).toBe('image/gif');
     expect(res.headers.get('cache-control')).toBe('no-store, private');
     expect(Buffer.from(await res.arrayBuffer())).toEqual(GIF);
-    const [open] = await eventually(async () => ((await eventsOf(id, 'open')).length === 1 ? eventsOf(id, 'open') : undefined));
+    const [open] = await eventually(async () =>
+      (await eventsOf(id, 'open')).length === 1 ? eventsOf(id, 'open') : undefined,
+    );
     expect(open!.data).toEqual({ timestamp: expect.stringMatching(ISO), ip_address: '127.0.0.1', user_agent: UA });
   });
 
@@ -59,7 +67,9 @@ describe('GET /t/o/:token (the pixel)', () => {
       expect(Buffer.from(await res.arrayBuffer())).toEqual(GIF);
     }
     expect(await eventsOf(id, 'open')).toEqual([]);
-    expect(await stack.mailer.sql`select 1 from events where email_id = 'em_01jzzzzzzzzzzzzzzzzzzzzzzz'`).toHaveLength(0);
+    expect(await stack.mailer.sql`select 1 from events where email_id = 'em_01jzzzzzzzzzzzzzzzzzzzzzzz'`).toHaveLength(
+      0,
+    );
   });
 });
 
@@ -72,7 +82,12 @@ describe('GET /t/c/:token (a tracked link)', () => {
     expect(res.headers.get('location')).toBe(link);
     expect(res.headers.get('cache-control')).toBe('no-store, private');
     const [click] = await eventsOf(id, 'click');
-    expect(click!.data).toEqual({ timestamp: expect.stringMatching(ISO), ip_address: '127.0.0.1', user_agent: UA, link });
+    expect(click!.data).toEqual({
+      timestamp: expect.stringMatching(ISO),
+      ip_address: '127.0.0.1',
+      user_agent: UA,
+      link,
+    });
   });
 
   it('answers 404 in the spec error form, never a redirect, for a forged or altered token', async () => {
@@ -80,8 +95,13 @@ describe('GET /t/c/:token (a tracked link)', () => {
     const signed = tracker.clickUrl(id, 'https://example.org/x');
     const token = signed.slice(signed.lastIndexOf('/') + 1);
     const bytes = Buffer.from(token, 'base64url');
-    const retargeted = Buffer.concat([Buffer.from(`${id}\nhttps://evil.example/`), bytes.subarray(-16)]).toString('base64url');
-    const otherKey = createLinkTracker({ baseUrl: stack.mailer.restUrl!, key: 'another-key-of-enough-bytes-0123456789' });
+    const retargeted = Buffer.concat([Buffer.from(`${id}\nhttps://evil.example/`), bytes.subarray(-16)]).toString(
+      'base64url',
+    );
+    const otherKey = createLinkTracker({
+      baseUrl: stack.mailer.restUrl!,
+      key: 'another-key-of-enough-bytes-0123456789',
+    });
     for (const url of [
       `${stack.mailer.restUrl}/t/c/${retargeted}`,
       `${stack.mailer.restUrl}/t/c/${token.slice(0, -4)}`,
@@ -106,8 +126,9 @@ describe('GET /t/c/:token (a tracked link)', () => {
 
 describe('tracking end to end', () => {
   it('end to end: HTML mail from a tracking domain carries a pixel and tracked links that record open and click', async () => {
-    const html = '<html><body><p>Hi <a href="https://example.org/welcome?a=1&amp;b=2">welcome</a>, '
-      + '<a href="mailto:help@example.com">write</a> or <a data-mailer-track="false" href="https://example.org/private">this</a>.</p></body></html>';
+    const html =
+      '<html><body><p>Hi <a href="https://example.org/welcome?a=1&amp;b=2">welcome</a>, ' +
+      '<a href="mailto:help@example.com">write</a> or <a data-mailer-track="false" href="https://example.org/private">this</a>.</p></body></html>';
     const id = await sendEmail({ html, text: 'Hi' });
     const msg = await eventually(async () => stack.sink.messages.find((m) => m.messageId === `<${id}@example.com>`));
     const sent = msg.parsed.html as string;
@@ -115,7 +136,11 @@ describe('tracking end to end', () => {
     const pixel = /<img src="([^"]+)" width="1" height="1" alt=""[^>]*><\/body>/.exec(sent)?.[1];
     expect(pixel, sent).toBe(tracker.pixelUrl(id));
     const hrefs = [...sent.matchAll(/href="([^"]+)"/g)].map((m) => m[1]!);
-    expect(hrefs).toEqual([expect.stringMatching(/\/t\/c\/[A-Za-z0-9_-]+$/), 'mailto:help@example.com', 'https://example.org/private']);
+    expect(hrefs).toEqual([
+      expect.stringMatching(/\/t\/c\/[A-Za-z0-9_-]+$/),
+      'mailto:help@example.com',
+      'https://example.org/private',
+    ]);
     expect(hrefs[0]!.startsWith(`${stack.mailer.restUrl}/t/c/`)).toBe(true);
 
     expect((await fetchAsClient(pixel!)).status).toBe(200);
@@ -123,10 +148,19 @@ describe('tracking end to end', () => {
     expect(click.status).toBe(302);
     expect(click.headers.get('location')).toBe('https://example.org/welcome?a=1&b=2');
 
-    const opens = await eventually(async () => ((await eventsOf(id, 'open')).length > 0 ? eventsOf(id, 'open') : undefined));
-    expect(opens.map((e) => e.data)).toEqual([{ timestamp: expect.stringMatching(ISO), ip_address: '127.0.0.1', user_agent: UA }]);
+    const opens = await eventually(async () =>
+      (await eventsOf(id, 'open')).length > 0 ? eventsOf(id, 'open') : undefined,
+    );
+    expect(opens.map((e) => e.data)).toEqual([
+      { timestamp: expect.stringMatching(ISO), ip_address: '127.0.0.1', user_agent: UA },
+    ]);
     expect((await eventsOf(id, 'click')).map((e) => e.data)).toEqual([
-      { timestamp: expect.stringMatching(ISO), ip_address: '127.0.0.1', user_agent: UA, link: 'https://example.org/welcome?a=1&b=2' },
+      {
+        timestamp: expect.stringMatching(ISO),
+        ip_address: '127.0.0.1',
+        user_agent: UA,
+        link: 'https://example.org/welcome?a=1&b=2',
+      },
     ]);
   });
 });

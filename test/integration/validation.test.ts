@@ -16,7 +16,11 @@ const send = (body: unknown) => call('POST', `${stack.api}/emails`, { token: sta
 const sendRaw = (rawBody: string, headers: Record<string, string> = {}) =>
   call('POST', `${stack.api}/emails`, { token: stack.apiKey, rawBody, headers });
 const b64 = (bytes: number) => Buffer.alloc(bytes, 0x61).toString('base64');
-const attachment = (bytes: number, i = 0) => ({ filename: `file${i}.bin`, content: b64(bytes), content_type: 'application/octet-stream' });
+const attachment = (bytes: number, i = 0) => ({
+  filename: `file${i}.bin`,
+  content: b64(bytes),
+  content_type: 'application/octet-stream',
+});
 const addresses = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i}@example.net`);
 
 /** A 400 in the spec's shape whose message contains every one of `parts`. */
@@ -60,11 +64,18 @@ describe('limits of the spec: 400 naming the field, its length and the maximum',
   });
 
   it('one attachment over 10 MB', async () => {
-    expect400(await send(validEmail({ attachments: [attachment(10 * MiB + 1)] })), 'attachments[0]', 10 * MiB + 1, 10 * MiB);
+    expect400(
+      await send(validEmail({ attachments: [attachment(10 * MiB + 1)] })),
+      'attachments[0]',
+      10 * MiB + 1,
+      10 * MiB,
+    );
   });
 
   it('total size over 10 MB with every part within its own limit', async () => {
-    const res = await send(validEmail({ attachments: [attachment(4 * MiB, 0), attachment(4 * MiB, 1)], html: 'h'.repeat(3 * MiB) }));
+    const res = await send(
+      validEmail({ attachments: [attachment(4 * MiB, 0), attachment(4 * MiB, 1)], html: 'h'.repeat(3 * MiB) }),
+    );
     expect400(res, 'total size', 10 * MiB);
     expect(res.body.message).toMatch(/total size (\d+) bytes/);
     expect(Number(/total size (\d+) bytes/.exec(res.body.message as string)![1])).toBeGreaterThan(11 * MiB);
@@ -75,7 +86,11 @@ describe('limits of the spec: 400 naming the field, its length and the maximum',
     const headers = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`X-Pad-${i}`, 'p'.repeat(2000)]));
     const ok = await send(validEmail({ text: 't', attachments: [attachment(10 * MiB - 50_000)] }));
     expect(ok.status).toBe(200);
-    expect400(await send(validEmail({ text: 't', attachments: [attachment(10 * MiB - 50_000)], headers })), 'total size', 10 * MiB);
+    expect400(
+      await send(validEmail({ text: 't', attachments: [attachment(10 * MiB - 50_000)], headers })),
+      'total size',
+      10 * MiB,
+    );
   });
 
   it('51 custom headers', async () => {
@@ -132,8 +147,16 @@ describe('required fields and their forms', () => {
     ['a header value as a number', { headers: { 'X-Num': 1 } }, 'headers'],
     ['tags as a string', { tags: 'welcome' }, 'tags'],
     ['attachments as an object', { attachments: { filename: 'a' } }, 'attachments'],
-    ['attachment content not base64', { attachments: [{ filename: 'a.txt', content: '***', content_type: 'text/plain' }] }, 'content'],
-    ['attachment filename as a number', { attachments: [{ filename: 7, content: 'aGk=', content_type: 'text/plain' }] }, 'filename'],
+    [
+      'attachment content not base64',
+      { attachments: [{ filename: 'a.txt', content: '***', content_type: 'text/plain' }] },
+      'content',
+    ],
+    [
+      'attachment filename as a number',
+      { attachments: [{ filename: 7, content: 'aGk=', content_type: 'text/plain' }] },
+      'filename',
+    ],
   ])('wrong JSON type: %s', async (_name, override, field) => {
     expect400(await send(validEmail(override)), field);
   });
@@ -143,16 +166,32 @@ describe('required fields and their forms', () => {
   });
 
   it('an unknown field inside an attachment is refused', async () => {
-    expect400(await send(validEmail({ attachments: [{ filename: 'a.txt', content: 'aGk=', content_type: 'text/plain', size: 2 }] })), 'size');
+    expect400(
+      await send(
+        validEmail({ attachments: [{ filename: 'a.txt', content: 'aGk=', content_type: 'text/plain', size: 2 }] }),
+      ),
+      'size',
+    );
   });
 
   it('attachment without content or filename', async () => {
-    expect400(await send(validEmail({ attachments: [{ filename: 'a.txt', content_type: 'text/plain' }] })), 'attachments[0].content');
-    expect400(await send(validEmail({ attachments: [{ content: 'aGk=', content_type: 'text/plain' }] })), 'attachments[0].filename');
+    expect400(
+      await send(validEmail({ attachments: [{ filename: 'a.txt', content_type: 'text/plain' }] })),
+      'attachments[0].content',
+    );
+    expect400(
+      await send(validEmail({ attachments: [{ content: 'aGk=', content_type: 'text/plain' }] })),
+      'attachments[0].filename',
+    );
   });
 
   it('attachment filename with a path is refused', async () => {
-    expect400(await send(validEmail({ attachments: [{ filename: '../etc/passwd', content: 'aGk=', content_type: 'text/plain' }] })), 'attachments[0].filename');
+    expect400(
+      await send(
+        validEmail({ attachments: [{ filename: '../etc/passwd', content: 'aGk=', content_type: 'text/plain' }] }),
+      ),
+      'attachments[0].filename',
+    );
   });
 });
 
@@ -173,7 +212,11 @@ describe('request bodies that are not a JSON object', () => {
   });
 
   it('a valid JSON body without a Content-Type header is read as JSON', async () => {
-    const res = await call('POST', `${stack.api}/emails`, { token: stack.apiKey, rawBody: JSON.stringify(validEmail()), headers: { 'content-type': 'text/plain' } });
+    const res = await call('POST', `${stack.api}/emails`, {
+      token: stack.apiKey,
+      rawBody: JSON.stringify(validEmail()),
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('pending');
   });
@@ -191,7 +234,10 @@ describe('request bodies that are not a JSON object', () => {
   });
 
   it('a body over the 1 MiB limit of a management route is 413 in the spec shape', async () => {
-    const res = await call('POST', `${stack.admin}/accounts`, { token: ADMIN_TOKEN, body: { name: 'n'.repeat(2 * MiB) } });
+    const res = await call('POST', `${stack.admin}/accounts`, {
+      token: ADMIN_TOKEN,
+      body: { name: 'n'.repeat(2 * MiB) },
+    });
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ error: 'payload too large', message: expect.stringContaining(String(MiB)) });
   });
@@ -213,8 +259,14 @@ describe('no header injection', () => {
       validEmail({ subject: 'inj-6', from: `"Evil\r\nBcc: ${injected}" <sender@example.com>` }),
       validEmail({ subject: 'inj-7', to: [`rcpt@example.net\r\nBcc: ${injected}`] }),
       validEmail({ subject: 'inj-8', reply_to: [`r@example.com\nBcc: ${injected}`] }),
-      validEmail({ subject: 'inj-9', attachments: [{ filename: `a.txt\r\nBcc: ${injected}`, content: 'aGk=', content_type: 'text/plain' }] }),
-      validEmail({ subject: 'inj-10', attachments: [{ filename: 'a.txt', content: 'aGk=', content_type: `text/plain\r\nBcc: ${injected}` }] }),
+      validEmail({
+        subject: 'inj-9',
+        attachments: [{ filename: `a.txt\r\nBcc: ${injected}`, content: 'aGk=', content_type: 'text/plain' }],
+      }),
+      validEmail({
+        subject: 'inj-10',
+        attachments: [{ filename: 'a.txt', content: 'aGk=', content_type: `text/plain\r\nBcc: ${injected}` }],
+      }),
     ];
     for (const body of attempts) {
       const res = await send(body);
@@ -229,16 +281,26 @@ describe('no header injection', () => {
       expect(m.raw.toString('latin1')).not.toContain(injected);
       expect(m.parsed.subject ?? '').not.toMatch(/^inj-/);
     }
-    const list = await call<{ data: { subject: string }[] }>('GET', `${stack.api}/emails?page_size=100`, { token: stack.apiKey });
+    const list = await call<{ data: { subject: string }[] }>('GET', `${stack.api}/emails?page_size=100`, {
+      token: stack.apiKey,
+    });
     expect(list.body.data.filter((e) => e.subject.startsWith('inj-'))).toEqual([]);
   });
 
-  it.each(['From', 'bcc', 'To', 'Subject', 'Message-ID', 'Content-Type', 'Reply-To', 'Sender', 'Return-Path', 'MIME-Version'])(
-    'refuses the reserved header %s in headers',
-    async (name) => {
-      expect400(await send(validEmail({ headers: { [name]: 'someone@evil.example' } })), 'headers', name);
-    },
-  );
+  it.each([
+    'From',
+    'bcc',
+    'To',
+    'Subject',
+    'Message-ID',
+    'Content-Type',
+    'Reply-To',
+    'Sender',
+    'Return-Path',
+    'MIME-Version',
+  ])('refuses the reserved header %s in headers', async (name) => {
+    expect400(await send(validEmail({ headers: { [name]: 'someone@evil.example' } })), 'headers', name);
+  });
 
   it('refuses a header name that is not a valid field name', async () => {
     expect400(await send(validEmail({ headers: { 'X Bad': 'v' } })), 'headers');
@@ -269,14 +331,20 @@ describe('GET /emails query parameters', () => {
     expect400(await list(query), field);
   });
 
-  it.each(['status=pending', 'status=sent', 'status=delivered', 'status=bounced', 'status=complained', 'job_type=direct', 'job_type=scheduled', 'job_type=batch'])(
-    '%s is accepted',
-    async (query) => {
-      const res = await list(query);
-      expect(res.status).toBe(200);
-      expect(typeof res.body.total).toBe('number');
-    },
-  );
+  it.each([
+    'status=pending',
+    'status=sent',
+    'status=delivered',
+    'status=bounced',
+    'status=complained',
+    'job_type=direct',
+    'job_type=scheduled',
+    'job_type=batch',
+  ])('%s is accepted', async (query) => {
+    const res = await list(query);
+    expect(res.status).toBe(200);
+    expect(typeof res.body.total).toBe('number');
+  });
 });
 
 describe('boundary values that pass', () => {
@@ -296,7 +364,9 @@ describe('boundary values that pass', () => {
     const res = await send(validEmail({ to, cc, bcc }));
     expect(res.status).toBe(200);
     await eventually(async () => {
-      const got = stack.sink.messages.filter((m) => m.messageId.startsWith(`<${res.body.id as string}@`)).flatMap((m) => m.envelopeTo);
+      const got = stack.sink.messages
+        .filter((m) => m.messageId.startsWith(`<${res.body.id as string}@`))
+        .flatMap((m) => m.envelopeTo);
       return got.length === 50 ? got : undefined;
     }).then((got) => expect(got.sort()).toEqual([...to, ...cc, ...bcc].sort()));
   });
@@ -311,7 +381,9 @@ describe('boundary values that pass', () => {
 
   it('exactly 10 attachments all arrive', async () => {
     const attachments = Array.from({ length: 10 }, (_, i) => ({
-      filename: `f${i}.txt`, content: Buffer.from(`content ${i}`).toString('base64'), content_type: 'text/plain',
+      filename: `f${i}.txt`,
+      content: Buffer.from(`content ${i}`).toString('base64'),
+      content_type: 'text/plain',
     }));
     const res = await send(validEmail({ attachments }));
     expect(res.status).toBe(200);
@@ -328,9 +400,15 @@ describe('boundary values that pass', () => {
 
   it('binary attachment content is stored byte for byte', async () => {
     const content = crypto.randomBytes(MiB).toString('base64');
-    const res = await send(validEmail({ attachments: [{ filename: 'random.bin', content, content_type: 'application/octet-stream' }] }));
+    const res = await send(
+      validEmail({ attachments: [{ filename: 'random.bin', content, content_type: 'application/octet-stream' }] }),
+    );
     expect(res.status).toBe(200);
-    const detail = await call<{ attachments: { content: string }[] }>('GET', `${stack.api}/emails/${res.body.id as string}`, { token: stack.apiKey });
+    const detail = await call<{ attachments: { content: string }[] }>(
+      'GET',
+      `${stack.api}/emails/${res.body.id as string}`,
+      { token: stack.apiKey },
+    );
     expect(detail.body.attachments[0]!.content).toBe(content);
   });
 });

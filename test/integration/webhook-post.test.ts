@@ -29,7 +29,12 @@ afterAll(async () => {
 describe('postWebhook', () => {
   it('POSTs the body with the given headers and a fixed User-Agent; keeps the status and the start of the answer', async () => {
     handler = (_req, _body, res) => res.writeHead(202).end(`accepted ${'x'.repeat(3000)}`);
-    const r = await postWebhook(`${base}/hook`, '{"a":1}', { 'content-type': 'application/json', 'x-mail-event': 'delivery' }, { allowPrivate: true });
+    const r = await postWebhook(
+      `${base}/hook`,
+      '{"a":1}',
+      { 'content-type': 'application/json', 'x-mail-event': 'delivery' },
+      { allowPrivate: true },
+    );
     expect(r.statusCode).toBe(202);
     expect(r.excerpt.startsWith('accepted ')).toBe(true);
     expect(r.excerpt.length).toBe(1024);
@@ -47,7 +52,10 @@ describe('postWebhook', () => {
     expect((await postWebhook(`${base}/r`, '{}', {}, { allowPrivate: true })).statusCode).toBe(302);
     expect(received.length).toBe(before + 1);
     handler = (_req, _body, res) => res.writeHead(500).end('boom');
-    expect(await postWebhook(`${base}/e`, '{}', {}, { allowPrivate: true })).toMatchObject({ statusCode: 500, excerpt: 'boom' });
+    expect(await postWebhook(`${base}/e`, '{}', {}, { allowPrivate: true })).toMatchObject({
+      statusCode: 500,
+      excerpt: 'boom',
+    });
   });
 
   it('gives up on a receiver slower than the time limit', async () => {

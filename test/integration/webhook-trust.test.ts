@@ -17,7 +17,11 @@ import { startWebhookReceiver, type ReceivedHook, type WebhookReceiver } from '.
  * Standard Webhooks headers checked by the reference library `standardwebhooks`, secret rotation with an
  * overlap, the auto-disable threshold (3 discards in a row here, no minimum duration) and bulk re-send.
  */
-const stack = useStack({ MAILER_WEBHOOK_ALLOW_PRIVATE: '1', MAILER_WEBHOOK_DISABLE_AFTER_DISCARDS: '3', MAILER_WEBHOOK_DISABLE_AFTER_HOURS: '0' });
+const stack = useStack({
+  MAILER_WEBHOOK_ALLOW_PRIVATE: '1',
+  MAILER_WEBHOOK_DISABLE_AFTER_DISCARDS: '3',
+  MAILER_WEBHOOK_DISABLE_AFTER_HOURS: '0',
+});
 let receiver: WebhookReceiver;
 let sql: postgres.Sql;
 
@@ -30,19 +34,31 @@ afterAll(async () => {
   await sql?.end();
 });
 
-type WebhookJson = { id: string; secret?: string; previous_secret_until?: string; disabled_at?: string; disabled_reason?: string };
+type WebhookJson = {
+  id: string;
+  secret?: string;
+  previous_secret_until?: string;
+  disabled_at?: string;
+  disabled_reason?: string;
+};
 type Deliveries = { deliveries: { id: string; status: string; discard_reason?: string; attempts: unknown[] }[] };
 
 async function senderWithHook(name: string, events = ['delivery']) {
   const domain = `${name}.example`;
   const s = await createSender(stack, name, domain);
   const path = `/${name}`;
-  const hook = await admin<WebhookJson>(stack, 'POST', `/accounts/${s.accountId}/webhooks`, { url: `${receiver.url}${path}`, events });
+  const hook = await admin<WebhookJson>(stack, 'POST', `/accounts/${s.accountId}/webhooks`, {
+    url: `${receiver.url}${path}`,
+    events,
+  });
   return { ...s, domain, path, webhookId: hook.body.id, secret: hook.body.secret! };
 }
 
 async function send(key: string, domain: string, subject: string): Promise<string> {
-  const res = await call<{ id: string }>('POST', `${stack.api}/emails`, { token: key, body: validEmail({ from: `n@${domain}`, subject }) });
+  const res = await call<{ id: string }>('POST', `${stack.api}/emails`, {
+    token: key,
+    body: validEmail({ from: `n@${domain}`, subject }),
+  });
   expect(res.status).toBe(200);
   return res.body.id;
 }
@@ -60,7 +76,8 @@ function libraryVerifies(secret: string, hook: ReceivedHook): boolean {
   }
 }
 
-const deliveriesOf = async (webhookId: string, query = '') => (await admin<Deliveries>(stack, 'GET', `/webhooks/${webhookId}/deliveries${query}`)).body.deliveries;
+const deliveriesOf = async (webhookId: string, query = '') =>
+  (await admin<Deliveries>(stack, 'GET', `/webhooks/${webhookId}/deliveries${query}`)).body.deliveries;
 
 describe('Standard Webhooks headers', () => {
   it('every delivery carries webhook-id/-timestamp/-signature that the reference library verifies with the secret as created', async () => {
@@ -93,7 +110,10 @@ describe('Standard Webhooks headers', () => {
     await sql`update webhooks set secret = ${sealed} where id = ${s.webhookId}`;
     await send(s.key, s.domain, 'old secret');
     const [hook] = await waitHooks(s.path, 1);
-    const independent = `sha256=${crypto.createHmac('sha256', old).update(`${hook!.headers['x-mail-timestamp'] as string}.${hook!.rawBody}`).digest('hex')}`;
+    const independent = `sha256=${crypto
+      .createHmac('sha256', old)
+      .update(`${hook!.headers['x-mail-timestamp'] as string}.${hook!.rawBody}`)
+      .digest('hex')}`;
     expect(hook!.headers['x-mail-signature']).toBe(independent);
     expect(standardWebhooksSecret(old)).toBe(`whsec_${bytes.toString('base64')}`.replace(/=+$/, ''));
     expect(libraryVerifies(standardWebhooksSecret(old), hook!)).toBe(true);
@@ -103,13 +123,16 @@ describe('Standard Webhooks headers', () => {
 describe('secret rotation', () => {
   it('during the overlap both secrets sign (library and X-Mail-Signature[-Previous]); after it only the new one', async () => {
     const s = await senderWithHook('rotate');
-    const rotated = await admin<WebhookJson>(stack, 'POST', `/webhooks/${s.webhookId}/rotate-secret`, { overlap_seconds: 10 });
+    const rotated = await admin<WebhookJson>(stack, 'POST', `/webhooks/${s.webhookId}/rotate-secret`, {
+      overlap_seconds: 10,
+    });
     const fresh = rotated.body.secret!;
     expect(fresh).toMatch(/^whsec_/);
     expect(fresh).not.toBe(s.secret);
     const until = Date.parse(rotated.body.previous_secret_until!);
     expect(until - Date.now()).toBeGreaterThan(5_000);
-    const [listed] = (await admin<{ webhooks: WebhookJson[] }>(stack, 'GET', `/accounts/${s.accountId}/webhooks`)).body.webhooks;
+    const [listed] = (await admin<{ webhooks: WebhookJson[] }>(stack, 'GET', `/accounts/${s.accountId}/webhooks`)).body
+      .webhooks;
     expect(listed).toEqual(expect.objectContaining({ previous_secret_until: rotated.body.previous_secret_until }));
     expect(listed).not.toHaveProperty('secret');
 
@@ -119,10 +142,17 @@ describe('secret rotation', () => {
     expect((during!.headers['webhook-signature'] as string).split(' ')).toHaveLength(2);
     expect(libraryVerifies(s.secret, during!)).toBe(true);
     expect(libraryVerifies(fresh, during!)).toBe(true);
-    const xmail = (secret: string, h: ReceivedHook) => verifyWebhookSignature({ secret, headers: h.headers, rawBody: h.rawBody }).ok;
+    const xmail = (secret: string, h: ReceivedHook) =>
+      verifyWebhookSignature({ secret, headers: h.headers, rawBody: h.rawBody }).ok;
     expect(xmail(fresh, during!)).toBe(true);
     expect(xmail(s.secret, during!)).toBe(true);
-    expect(verifyWebhookSignature({ secret: s.secret, headers: { ...during!.headers, 'x-mail-signature-previous': undefined }, rawBody: during!.rawBody }).ok).toBe(false);
+    expect(
+      verifyWebhookSignature({
+        secret: s.secret,
+        headers: { ...during!.headers, 'x-mail-signature-previous': undefined },
+        rawBody: during!.rawBody,
+      }).ok,
+    ).toBe(false);
 
     await new Promise((r) => setTimeout(r, Math.max(0, until - Date.now() + 200)));
     await send(s.key, s.domain, 'after overlap');
@@ -133,7 +163,8 @@ describe('secret rotation', () => {
     expect(libraryVerifies(s.secret, after)).toBe(false);
     expect(xmail(fresh, after)).toBe(true);
     expect(xmail(s.secret, after)).toBe(false);
-    const [relisted] = (await admin<{ webhooks: WebhookJson[] }>(stack, 'GET', `/accounts/${s.accountId}/webhooks`)).body.webhooks;
+    const [relisted] = (await admin<{ webhooks: WebhookJson[] }>(stack, 'GET', `/accounts/${s.accountId}/webhooks`))
+      .body.webhooks;
     expect(relisted).not.toHaveProperty('previous_secret_until');
   }, 60_000);
 
@@ -141,14 +172,26 @@ describe('secret rotation', () => {
     const s = await senderWithHook('rotverify');
     const fresh = (await admin<WebhookJson>(stack, 'POST', `/webhooks/${s.webhookId}/rotate-secret`, {})).body;
     expect(Date.parse(fresh.previous_secret_until!) - Date.now()).toBeGreaterThan(86_390_000);
-    expect((await admin(stack, 'POST', `/webhooks/${s.webhookId}/verify`, {})).body).toEqual({ success: true, status_code: 200 });
+    expect((await admin(stack, 'POST', `/webhooks/${s.webhookId}/verify`, {})).body).toEqual({
+      success: true,
+      status_code: 200,
+    });
     const [test] = receiver.on(s.path);
     expect(libraryVerifies(s.secret, test!)).toBe(true);
     expect(libraryVerifies(fresh.secret!, test!)).toBe(true);
-    const bad = await call('POST', `${stack.admin}/webhooks/${s.webhookId}/rotate-secret`, { token: ADMIN_TOKEN, body: { overlap_seconds: 604_801 } });
+    const bad = await call('POST', `${stack.admin}/webhooks/${s.webhookId}/rotate-secret`, {
+      token: ADMIN_TOKEN,
+      body: { overlap_seconds: 604_801 },
+    });
     expect(bad.status).toBe(400);
-    expect(bad.body).toEqual({ error: 'validation error', message: 'overlap_seconds must be from 0 to 604800; got 604801' });
-    const missing = await call('POST', `${stack.admin}/webhooks/wh_unknown/rotate-secret`, { token: ADMIN_TOKEN, body: {} });
+    expect(bad.body).toEqual({
+      error: 'validation error',
+      message: 'overlap_seconds must be from 0 to 604800; got 604801',
+    });
+    const missing = await call('POST', `${stack.admin}/webhooks/wh_unknown/rotate-secret`, {
+      token: ADMIN_TOKEN,
+      body: {},
+    });
     expect(missing.status).toBe(404);
   });
 });
@@ -160,19 +203,35 @@ describe('auto-disable and bulk re-send', () => {
     receiver.respond = (h) => (h.path === s.path && failing ? { status: 503 } : { status: 200 });
     const started = new Date().toISOString();
     for (const n of [1, 2, 3]) await send(s.key, s.domain, `failing ${n}`);
-    const disabled = await eventually(async () => {
-      const [w] = (await admin<{ webhooks: WebhookJson[] }>(stack, 'GET', `/accounts/${s.accountId}/webhooks`)).body.webhooks;
-      return w?.disabled_at ? w : undefined;
-    }, 40_000, 200);
-    expect(disabled.disabled_reason).toMatch(/^3 deliveries in a row discarded \(every attempt failed\) since \d{4}-\d\d-\d\dT/);
+    const disabled = await eventually(
+      async () => {
+        const [w] = (await admin<{ webhooks: WebhookJson[] }>(stack, 'GET', `/accounts/${s.accountId}/webhooks`)).body
+          .webhooks;
+        return w?.disabled_at ? w : undefined;
+      },
+      40_000,
+      200,
+    );
+    expect(disabled.disabled_reason).toMatch(
+      /^3 deliveries in a row discarded \(every attempt failed\) since \d{4}-\d\d-\d\dT/,
+    );
     expect(receiver.on(s.path)).toHaveLength(12);
 
     await send(s.key, s.domain, 'while disabled');
-    const skipped = await eventually(async () => (await deliveriesOf(s.webhookId)).find((d) => d.discard_reason === 'webhook_disabled'));
+    const skipped = await eventually(async () =>
+      (await deliveriesOf(s.webhookId)).find((d) => d.discard_reason === 'webhook_disabled'),
+    );
     expect(skipped).toMatchObject({ status: 'discarded', attempts: [] });
-    expect((await deliveriesOf(s.webhookId, '?status=discarded')).map((d) => d.discard_reason).sort())
-      .toEqual(['retries_exhausted', 'retries_exhausted', 'retries_exhausted', 'webhook_disabled']);
-    const refused = await call('POST', `${stack.admin}/webhooks/${s.webhookId}/resend`, { token: ADMIN_TOKEN, body: { from: started } });
+    expect((await deliveriesOf(s.webhookId, '?status=discarded')).map((d) => d.discard_reason).sort()).toEqual([
+      'retries_exhausted',
+      'retries_exhausted',
+      'retries_exhausted',
+      'webhook_disabled',
+    ]);
+    const refused = await call('POST', `${stack.admin}/webhooks/${s.webhookId}/resend`, {
+      token: ADMIN_TOKEN,
+      body: { from: started },
+    });
     expect(refused.status).toBe(400);
     expect(refused.body).toMatchObject({ message: expect.stringMatching(/is disabled .* enable it first$/) });
     await new Promise((r) => setTimeout(r, 500));
@@ -182,11 +241,21 @@ describe('auto-disable and bulk re-send', () => {
     const enabled = await admin<WebhookJson>(stack, 'POST', `/webhooks/${s.webhookId}/enable`, {});
     expect(enabled.body).not.toHaveProperty('disabled_at');
     expect(enabled.body).not.toHaveProperty('secret');
-    const resent = await admin(stack, 'POST', `/webhooks/${s.webhookId}/resend`, { from: started, to: new Date().toISOString() });
+    const resent = await admin(stack, 'POST', `/webhooks/${s.webhookId}/resend`, {
+      from: started,
+      to: new Date().toISOString(),
+    });
     expect(resent.body).toEqual({ queued: 4, has_more: false });
     const hooks = await waitHooks(s.path, 16);
-    expect(hooks.slice(12).map((h) => h.body.email!.subject).sort()).toEqual(['failing 1', 'failing 2', 'failing 3', 'while disabled']);
-    await eventually(async () => (await deliveriesOf(s.webhookId)).every((d) => d.status === 'succeeded' && d.discard_reason === undefined));
+    expect(
+      hooks
+        .slice(12)
+        .map((h) => h.body.email!.subject)
+        .sort(),
+    ).toEqual(['failing 1', 'failing 2', 'failing 3', 'while disabled']);
+    await eventually(async () =>
+      (await deliveriesOf(s.webhookId)).every((d) => d.status === 'succeeded' && d.discard_reason === undefined),
+    );
     receiver.respond = () => ({ status: 200 });
   }, 90_000);
 });
@@ -204,21 +273,40 @@ describe('auto-disable and bulk re-send', () => {
     // Both discarded, one in a range of its own (created_at set apart): only it is queued.
     await sql`update webhook_deliveries set status = 'discarded', discard_reason = 'retries_exhausted' where id in ${sql(ids)}`;
     await sql`update webhook_deliveries set created_at = '2020-01-01T00:00:00Z' where id = ${ids[0]!}`;
-    const res = await admin(stack, 'POST', `/webhooks/${s.webhookId}/resend`, { from: '2020-01-01T00:00:00Z', to: '2020-01-02T00:00:00Z' });
+    const res = await admin(stack, 'POST', `/webhooks/${s.webhookId}/resend`, {
+      from: '2020-01-01T00:00:00Z',
+      to: '2020-01-02T00:00:00Z',
+    });
     expect(res.body).toEqual({ queued: 1, has_more: false });
     await waitHooks(s.path, 3);
     expect(receiver.on(s.path)[2]!.headers['x-mail-delivery-id']).toBe(ids[0]);
-    expect((await admin(stack, 'POST', `/webhooks/${s.webhookId}/resend`, { from: '2020-01-01T00:00:00Z', to: '2020-01-02T00:00:00Z' })).body)
-      .toEqual({ queued: 0, has_more: false });
+    expect(
+      (
+        await admin(stack, 'POST', `/webhooks/${s.webhookId}/resend`, {
+          from: '2020-01-01T00:00:00Z',
+          to: '2020-01-02T00:00:00Z',
+        })
+      ).body,
+    ).toEqual({ queued: 0, has_more: false });
     for (const [body, message] of [
       [{}, /^from must be an ISO 8601 time/],
       [{ from: 'yesterday' }, /^from must be an ISO 8601 time/],
-      [{ from: '2020-01-02T00:00:00Z', to: '2020-01-01T00:00:00Z' }, /^from \(2020-01-02T00:00:00Z\) must be before to/],
+      [
+        { from: '2020-01-02T00:00:00Z', to: '2020-01-01T00:00:00Z' },
+        /^from \(2020-01-02T00:00:00Z\) must be before to/,
+      ],
     ] as const) {
       const bad = await call('POST', `${stack.admin}/webhooks/${s.webhookId}/resend`, { token: ADMIN_TOKEN, body });
       expect(bad.status).toBe(400);
       expect(bad.body).toMatchObject({ error: 'validation error', message: expect.stringMatching(message) });
     }
-    expect((await call('POST', `${stack.admin}/webhooks/wh_unknown/resend`, { token: ADMIN_TOKEN, body: { from: '2020-01-01T00:00:00Z' } })).status).toBe(404);
+    expect(
+      (
+        await call('POST', `${stack.admin}/webhooks/wh_unknown/resend`, {
+          token: ADMIN_TOKEN,
+          body: { from: '2020-01-01T00:00:00Z' },
+        })
+      ).status,
+    ).toBe(404);
   });
 });

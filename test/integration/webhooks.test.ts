@@ -17,7 +17,10 @@ const ALL_EVENTS = ['send', 'delivery', 'bounce', 'complaint', 'reject', 'open',
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
 beforeAll(async () => {
-  stack.sink.refuseRecipient = (a) => (a.startsWith('bounce') ? `550 5.1.1 <${a}>: Recipient address rejected: User unknown in virtual mailbox table` : undefined);
+  stack.sink.refuseRecipient = (a) =>
+    a.startsWith('bounce')
+      ? `550 5.1.1 <${a}>: Recipient address rejected: User unknown in virtual mailbox table`
+      : undefined;
   receiver = await startWebhookReceiver();
 });
 afterAll(async () => {
@@ -29,7 +32,10 @@ async function senderWithHook(name: string, events = ALL_EVENTS) {
   const domain = `${name}.example`;
   const s = await createSender(stack, name, domain);
   const path = `/${name}`;
-  const hook = await admin<{ id: string; secret: string }>(stack, 'POST', `/accounts/${s.accountId}/webhooks`, { url: `${receiver.url}${path}`, events });
+  const hook = await admin<{ id: string; secret: string }>(stack, 'POST', `/accounts/${s.accountId}/webhooks`, {
+    url: `${receiver.url}${path}`,
+    events,
+  });
   return { ...s, domain, path, webhookId: hook.body.id, secret: hook.body.secret };
 }
 
@@ -46,14 +52,27 @@ const independentSignature = (secret: string, timestamp: string, raw: string) =>
 const waitHooks = (path: string, n: number, timeoutMs = 20_000) =>
   eventually(async () => (receiver.on(path).length >= n ? receiver.on(path) : undefined), timeoutMs, 20);
 
-type Deliveries = { deliveries: { id: string; status: string; event_type: string; email_id: string; attempts: { attempt: number; status_code: number; latency_ms: number; response_excerpt: string; error: string }[] }[] };
+type Deliveries = {
+  deliveries: {
+    id: string;
+    status: string;
+    event_type: string;
+    email_id: string;
+    attempts: { attempt: number; status_code: number; latency_ms: number; response_excerpt: string; error: string }[];
+  }[];
+};
 
 describe('event webhooks', () => {
-  it('send then delivery, each with exactly the spec\'s headers, envelope and data, signed', async () => {
+  it("send then delivery, each with exactly the spec's headers, envelope and data, signed", async () => {
     const s = await senderWithHook('hdrs');
-    const id = await send(s.key, validEmail({ from: `Hdrs <news@${s.domain}>`, to: ['Rcpt <Rcpt@Example.net>'], subject: 'webhook headers' }));
+    const id = await send(
+      s.key,
+      validEmail({ from: `Hdrs <news@${s.domain}>`, to: ['Rcpt <Rcpt@Example.net>'], subject: 'webhook headers' }),
+    );
     // Events of one email go out in parallel, so they may arrive in any order: receivers order by timestamp.
-    const hooks = [...(await waitHooks(s.path, 2))].sort((x, y) => (x.body.event === 'send' ? -1 : 1) - (y.body.event === 'send' ? -1 : 1));
+    const hooks = [...(await waitHooks(s.path, 2))].sort(
+      (x, y) => (x.body.event === 'send' ? -1 : 1) - (y.body.event === 'send' ? -1 : 1),
+    );
     expect(hooks.map((h) => h.body.event)).toEqual(['send', 'delivery']);
     const email = await call<Record<string, unknown>>('GET', `${stack.api}/emails/${id}`, { token: s.key });
     expect(email.body.status).toBe('delivered');
@@ -64,7 +83,9 @@ describe('event webhooks', () => {
       expect(ts).toMatch(/^\d{10}$/);
       expect(Math.abs(Number(ts) - Date.now() / 1000)).toBeLessThan(30);
       expect(h.headers['x-mail-signature']).toBe(independentSignature(s.secret, ts, h.rawBody));
-      expect(verifyWebhookSignature({ secret: s.secret, headers: h.headers, rawBody: h.rawBody })).toEqual({ ok: true });
+      expect(verifyWebhookSignature({ secret: s.secret, headers: h.headers, rawBody: h.rawBody })).toEqual({
+        ok: true,
+      });
       expect(verifyWebhookSignature({ secret: 'whsec_wrong', headers: h.headers, rawBody: h.rawBody }).ok).toBe(false);
       expect(h.headers['user-agent']).toBe('mailer-webhooks/1');
       expect(h.headers['x-mail-delivery-id']).toMatch(/^whd_[0-9a-z]+$/);
@@ -73,37 +94,56 @@ describe('event webhooks', () => {
       expect(h.body.timestamp).toMatch(ISO);
       expect(h.body.email).toEqual({
         // The address in its canonical form: the local part as given, the domain in lower case (ASCII).
-        id, message_id: email.body.message_id, from: `Hdrs <news@${s.domain}>`, to: ['Rcpt <Rcpt@example.net>'],
-        subject: 'webhook headers', sent_at: expect.stringMatching(ISO),
+        id,
+        message_id: email.body.message_id,
+        from: `Hdrs <news@${s.domain}>`,
+        to: ['Rcpt <Rcpt@example.net>'],
+        subject: 'webhook headers',
+        sent_at: expect.stringMatching(ISO),
       });
     }
     expect(hooks[0]!.body.data).toEqual({});
     expect(hooks[1]!.body.data).toEqual({
-      processing_time_millis: expect.any(Number), recipients: ['rcpt@example.net'], smtp_response: expect.stringMatching(/^250 /),
+      processing_time_millis: expect.any(Number),
+      recipients: ['rcpt@example.net'],
+      smtp_response: expect.stringMatching(/^250 /),
     });
     expect(Date.parse(hooks[1]!.body.timestamp)).toBeGreaterThanOrEqual(Date.parse(hooks[0]!.body.timestamp));
     expect(new Set(hooks.map((h) => h.headers['x-mail-delivery-id'])).size).toBe(2);
   });
 
-  it('a permanent refusal is a bounce with the enhanced status and the server\'s reply, without sent_at; only subscribed events come', async () => {
+  it("a permanent refusal is a bounce with the enhanced status and the server's reply, without sent_at; only subscribed events come", async () => {
     const s = await senderWithHook('bnc', ['bounce']);
-    const id = await send(s.key, validEmail({ from: `b@${s.domain}`, to: ['bounce-one@example.net'], subject: 'will bounce' }));
+    const id = await send(
+      s.key,
+      validEmail({ from: `b@${s.domain}`, to: ['bounce-one@example.net'], subject: 'will bounce' }),
+    );
     const [hook] = await waitHooks(s.path, 1);
     expect(hook!.body.event).toBe('bounce');
     expect(hook!.body.email).not.toHaveProperty('sent_at');
     expect(hook!.body.email!.id).toBe(id);
     expect(hook!.body.data).toEqual({
-      bounce_type: 'Permanent', bounce_subtype: 'General',
-      bounced_recipients: [{ email_address: 'bounce-one@example.net', status: '5.1.1', diagnostic_code: expect.stringContaining('User unknown') }],
+      bounce_type: 'Permanent',
+      bounce_subtype: 'General',
+      bounced_recipients: [
+        {
+          email_address: 'bounce-one@example.net',
+          status: '5.1.1',
+          diagnostic_code: expect.stringContaining('User unknown'),
+        },
+      ],
     });
-    expect((await call<{ status: string }>('GET', `${stack.api}/emails/${id}`, { token: s.key })).body.status).toBe('bounced');
+    expect((await call<{ status: string }>('GET', `${stack.api}/emails/${id}`, { token: s.key })).body.status).toBe(
+      'bounced',
+    );
     await new Promise((r) => setTimeout(r, 500));
     expect(receiver.on(s.path).map((h) => h.body.event)).toEqual(['bounce']);
   });
 
   it('a receiver that fails twice gets the same event three times, 1 s then 2 s apart, and every attempt is recorded', async () => {
     const s = await senderWithHook('retry2', ['delivery']);
-    receiver.respond = (h, nth) => (h.path === s.path && nth <= 2 ? { status: 500, body: 'try later' } : { status: 200 });
+    receiver.respond = (h, nth) =>
+      h.path === s.path && nth <= 2 ? { status: 500, body: 'try later' } : { status: 200 };
     await send(s.key, validEmail({ from: `r@${s.domain}` }));
     const hooks = await waitHooks(s.path, 3);
     expect(new Set(hooks.map((h) => h.headers['x-mail-delivery-id'])).size).toBe(1);
@@ -119,7 +159,11 @@ describe('event webhooks', () => {
     });
     expect(listed).toHaveLength(1);
     expect(listed[0]!.id).toBe(hooks[0]!.headers['x-mail-delivery-id']);
-    expect(listed[0]!.attempts.map((a) => [a.attempt, a.status_code, a.error])).toEqual([[1, 500, 'HTTP 500'], [2, 500, 'HTTP 500'], [3, 200, '']]);
+    expect(listed[0]!.attempts.map((a) => [a.attempt, a.status_code, a.error])).toEqual([
+      [1, 500, 'HTTP 500'],
+      [2, 500, 'HTTP 500'],
+      [3, 200, ''],
+    ]);
     expect(listed[0]!.attempts[0]!.response_excerpt).toBe('try later');
     receiver.respond = () => ({ status: 200 });
   });
@@ -155,8 +199,17 @@ describe('event webhooks', () => {
       const r = await admin<Deliveries>(stack, 'GET', `/webhooks/${s.webhookId}/deliveries`);
       return r.body.deliveries[0]?.status === 'succeeded' ? r.body.deliveries[0] : undefined;
     });
-    expect(done.attempts.map((a) => [a.attempt, a.status_code])).toEqual([[1, 503], [2, 503], [3, 503], [4, 503], [5, 200]]);
-    const unknown = await call('POST', `${stack.admin}/webhook-deliveries/whd_unknown/resend`, { token: ADMIN_TOKEN, body: {} });
+    expect(done.attempts.map((a) => [a.attempt, a.status_code])).toEqual([
+      [1, 503],
+      [2, 503],
+      [3, 503],
+      [4, 503],
+      [5, 200],
+    ]);
+    const unknown = await call('POST', `${stack.admin}/webhook-deliveries/whd_unknown/resend`, {
+      token: ADMIN_TOKEN,
+      body: {},
+    });
     expect(unknown.status).toBe(404);
     expect(unknown.body).toEqual({ error: 'not found', message: 'webhook delivery whd_unknown not found' });
     receiver.respond = () => ({ status: 200 });
@@ -164,7 +217,8 @@ describe('event webhooks', () => {
 
   it('a receiver slower than 10 s times out: the attempt is recorded without a status and retried', async () => {
     const s = await senderWithHook('slow', ['delivery']);
-    receiver.respond = (h, nth) => (h.path === s.path && nth === 1 ? { status: 200, delayMs: 12_000 } : { status: 200 });
+    receiver.respond = (h, nth) =>
+      h.path === s.path && nth === 1 ? { status: 200, delayMs: 12_000 } : { status: 200 };
     await send(s.key, validEmail({ from: `s@${s.domain}` }));
     const hooks = await waitHooks(s.path, 2, 30_000);
     const gap = hooks[1]!.arrivedAt - hooks[0]!.arrivedAt;
@@ -180,7 +234,7 @@ describe('event webhooks', () => {
     receiver.respond = () => ({ status: 200 });
   }, 60_000);
 
-  it('another account\'s events never reach a webhook; a deleted webhook gets nothing more', async () => {
+  it("another account's events never reach a webhook; a deleted webhook gets nothing more", async () => {
     const a = await senderWithHook('isoa', ['delivery']);
     const b = await createSender(stack, 'isob', 'isob.example');
     await send(b.key, validEmail({ from: `x@isob.example` }));
@@ -203,32 +257,53 @@ describe('Verify', () => {
     const [hook] = receiver.on(s.path);
     expect(hook!.headers['x-mail-event']).toBe('test');
     expect(hook!.body).toMatchObject({ event: 'test', timestamp: expect.stringMatching(ISO) });
-    expect(hook!.headers['x-mail-signature']).toBe(independentSignature(s.secret, hook!.headers['x-mail-timestamp'] as string, hook!.rawBody));
+    expect(hook!.headers['x-mail-signature']).toBe(
+      independentSignature(s.secret, hook!.headers['x-mail-timestamp'] as string, hook!.rawBody),
+    );
   });
 
-  it('answers {success: false} with the receiver\'s status, or 0 when nothing answers', async () => {
+  it("answers {success: false} with the receiver's status, or 0 when nothing answers", async () => {
     const s = await senderWithHook('verifyfail');
     receiver.respond = (h: ReceivedHook) => (h.path === s.path ? { status: 410 } : { status: 200 });
-    expect((await admin(stack, 'POST', `/webhooks/${s.webhookId}/verify`, {})).body).toEqual({ success: false, status_code: 410 });
+    expect((await admin(stack, 'POST', `/webhooks/${s.webhookId}/verify`, {})).body).toEqual({
+      success: false,
+      status_code: 410,
+    });
     receiver.respond = () => ({ status: 200 });
-    const dead = await admin<{ id: string }>(stack, 'POST', `/accounts/${s.accountId}/webhooks`, { url: 'http://127.0.0.1:9/nothing', events: ['send'] });
-    expect((await admin(stack, 'POST', `/webhooks/${dead.body.id}/verify`, {})).body).toEqual({ success: false, status_code: 0 });
+    const dead = await admin<{ id: string }>(stack, 'POST', `/accounts/${s.accountId}/webhooks`, {
+      url: 'http://127.0.0.1:9/nothing',
+      events: ['send'],
+    });
+    expect((await admin(stack, 'POST', `/webhooks/${dead.body.id}/verify`, {})).body).toEqual({
+      success: false,
+      status_code: 0,
+    });
   });
 });
 
 describe('the event timeline (management API)', () => {
   it('GET /admin/emails/:id answers the email, its account and its events in order', async () => {
     const s = await createSender(stack, 'timeline', 'timeline.example');
-    const id = await send(s.key, validEmail({ from: 't@timeline.example', to: ['a@example.net', 'bounce-two@example.net'] }));
+    const id = await send(
+      s.key,
+      validEmail({ from: 't@timeline.example', to: ['a@example.net', 'bounce-two@example.net'] }),
+    );
     const detail = await eventually(async () => {
-      const r = await admin<{ email: { status: string }; account_id: string; events: { id: string; type: string; created_at: string; data: Record<string, unknown> }[] }>(stack, 'GET', `/emails/${id}`);
+      const r = await admin<{
+        email: { status: string };
+        account_id: string;
+        events: { id: string; type: string; created_at: string; data: Record<string, unknown> }[];
+      }>(stack, 'GET', `/emails/${id}`);
       return r.body.events.length >= 3 ? r.body : undefined;
     });
     expect(detail.account_id).toBe(s.accountId);
     expect(detail.email.status).toBe('delivered');
     expect(detail.events.map((e) => e.type)).toEqual(['send', 'delivery', 'bounce']);
     expect(detail.events[1]!.data).toMatchObject({ recipients: ['a@example.net'] });
-    expect(detail.events[2]!.data).toMatchObject({ bounce_type: 'Permanent', bounced_recipients: [expect.objectContaining({ email_address: 'bounce-two@example.net', status: '5.1.1' })] });
+    expect(detail.events[2]!.data).toMatchObject({
+      bounce_type: 'Permanent',
+      bounced_recipients: [expect.objectContaining({ email_address: 'bounce-two@example.net', status: '5.1.1' })],
+    });
     for (const e of detail.events) expect(e.created_at).toMatch(ISO);
     const missing = await call('GET', `${stack.admin}/emails/em_01hzzzzzzzzzzzzzzzzzzzzzzz`, { token: ADMIN_TOKEN });
     expect(missing.status).toBe(404);

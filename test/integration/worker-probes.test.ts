@@ -23,13 +23,16 @@ async function startWorkerProcess(): Promise<Mailer> {
   const taskQueue = `probes-${crypto.randomBytes(4).toString('hex')}`;
   const dataDir = path.join(inject('tmpRoot'), taskQueue);
   await fs.mkdir(dataDir, { recursive: true });
-  const env = stackEnv(await createTestDatabase(), started.sink.url, taskQueue, dataDir, { MAILER_ROLE: 'worker', MAILER_METRICS_TOKEN: METRICS_TOKEN });
+  const env = stackEnv(await createTestDatabase(), started.sink.url, taskQueue, dataDir, {
+    MAILER_ROLE: 'worker',
+    MAILER_METRICS_TOKEN: METRICS_TOKEN,
+  });
   started.mailer = await startMailer(loadConfig(env), { logger: createLogger('warn', 'test'), env: process.env });
   return started.mailer;
 }
 
 describe('a worker process serves its own probes (MAILER_WORKER_PORT)', () => {
-  it('answers /healthz and /readyz, /metrics with the delivery metrics behind the metrics token, and 404 in the spec\'s shape', async () => {
+  it("answers /healthz and /readyz, /metrics with the delivery metrics behind the metrics token, and 404 in the spec's shape", async () => {
     const worker = await startWorkerProcess();
     expect(worker.restUrl).toBeUndefined();
     const base = worker.workerProbeUrl!;

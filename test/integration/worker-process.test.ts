@@ -13,7 +13,8 @@ const started: WorkerProcess[] = [];
 function logFile(): string {
   return path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'worker-process-')), 'starts');
 }
-const pidsIn = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map(Number) : []);
+const pidsIn = (file: string) =>
+  fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map(Number) : [];
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
@@ -24,7 +25,12 @@ const alive = (pid: number) => {
 };
 
 async function start(mode: string, log: string): Promise<WorkerProcess> {
-  const w = await startWorkerProcess({ entry: ENTRY, env: { ...process.env, FIXTURE_MODE: mode, FIXTURE_LOG: log }, logger, stopGraceMs: 5_000 });
+  const w = await startWorkerProcess({
+    entry: ENTRY,
+    env: { ...process.env, FIXTURE_MODE: mode, FIXTURE_LOG: log },
+    logger,
+    stopGraceMs: 5_000,
+  });
   started.push(w);
   return w;
 }
@@ -34,7 +40,7 @@ afterEach(async () => {
 });
 
 describe('the worker child process of npm start (role all)', () => {
-  it('reports ready with its catcher, runs below the parent\'s priority, and stops on stop()', async () => {
+  it("reports ready with its catcher, runs below the parent's priority, and stops on stop()", async () => {
     const log = logFile();
     const w = await start('stay', log);
     expect(w.ready.catcherUrl).toBe('smtp://127.0.0.1:1');

@@ -93,8 +93,18 @@ describe('docker-compose.yml, as compose loads it', () => {
     }
     const api = loadConfig(services.api!.environment as Record<string, string>);
     const worker = loadConfig(services.worker!.environment as Record<string, string>);
-    expect(services.api!.healthcheck!.test).toEqual(['CMD', 'node', '/app/docker/healthcheck.js', `http://127.0.0.1:${api.port}/readyz`]);
-    expect(services.worker!.healthcheck!.test).toEqual(['CMD', 'node', '/app/docker/healthcheck.js', `http://127.0.0.1:${worker.workerPort}/readyz`]);
+    expect(services.api!.healthcheck!.test).toEqual([
+      'CMD',
+      'node',
+      '/app/docker/healthcheck.js',
+      `http://127.0.0.1:${api.port}/readyz`,
+    ]);
+    expect(services.worker!.healthcheck!.test).toEqual([
+      'CMD',
+      'node',
+      '/app/docker/healthcheck.js',
+      `http://127.0.0.1:${worker.workerPort}/readyz`,
+    ]);
     expect(worker.workerPort).toBe(8082);
   });
 
@@ -127,16 +137,20 @@ describe('docker-compose.yml, as compose loads it', () => {
     const wide = loadCompose({ ...REQUIRED, MAILER_BIND_ADDRESS: '0.0.0.0' }, ['observability']);
     expect(wide.stderr).toBe('');
     for (const p of [project, wide.project]) {
-      const published = Object.entries(p.services).flatMap(([name, s]) => (s.ports ?? []).map((port) => ({ name, ...port })));
+      const published = Object.entries(p.services).flatMap(([name, s]) =>
+        (s.ports ?? []).map((port) => ({ name, ...port })),
+      );
       // Whatever the addresses, a host port is bound once (0.0.0.0 and 127.0.0.1 would collide).
       const keys = published.map((port) => `${port.protocol}/${port.published}`);
       expect(new Set(keys).size, keys.join(', ')).toBe(keys.length);
-      for (const port of published) expect(port.host_ip, `${port.name} ${port.published}`).toMatch(/^(127\.0\.0\.1|0\.0\.0\.0)$/);
+      for (const port of published)
+        expect(port.host_ip, `${port.name} ${port.published}`).toMatch(/^(127\.0\.0\.1|0\.0\.0\.0)$/);
     }
     for (const port of Object.values(services).flatMap((s) => s.ports ?? [])) expect(port.host_ip).toBe('127.0.0.1');
     for (const name of MAILER_SERVICES) expect(services[name]!.ports ?? []).toEqual([]);
     // MAILER_BIND_ADDRESS widens the API's ports only, never the inbound report listener (no AUTH).
-    const proxyPorts = (p: ComposeProject) => Object.fromEntries((p.services.proxy!.ports ?? []).map((x) => [x.target, x.host_ip]));
+    const proxyPorts = (p: ComposeProject) =>
+      Object.fromEntries((p.services.proxy!.ports ?? []).map((x) => [x.target, x.host_ip]));
     expect(proxyPorts(wide.project)).toEqual({ 8080: '0.0.0.0', 8081: '0.0.0.0', 2587: '0.0.0.0', 2526: '127.0.0.1' });
   });
 
@@ -151,7 +165,9 @@ describe('docker-compose.yml, as compose loads it', () => {
   });
 
   it('mounts only files of this repository that exist, read-only', () => {
-    const binds = Object.values(services).flatMap((s) => s.volumes ?? []).filter((v) => v.type === 'bind');
+    const binds = Object.values(services)
+      .flatMap((s) => s.volumes ?? [])
+      .filter((v) => v.type === 'bind');
     expect(binds.length).toBeGreaterThanOrEqual(4);
     for (const v of binds) {
       expect(path.relative(repoRoot, v.source).startsWith('..'), v.source).toBe(false);

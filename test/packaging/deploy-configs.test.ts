@@ -45,10 +45,13 @@ describe('deploy/nginx/nginx.conf', () => {
     const out = new Map<string, { host: string; port: number; args: string[] }[]>();
     for (const ctx of ['http', 'stream']) {
       for (const u of children(only(conf, ctx).block, 'upstream')) {
-        out.set(u.args[0]!, children(u.block, 'server').map((s) => {
-          const [host, port] = s.args[0]!.split(':');
-          return { host: host!, port: Number(port), args: s.args.slice(1) };
-        }));
+        out.set(
+          u.args[0]!,
+          children(u.block, 'server').map((s) => {
+            const [host, port] = s.args[0]!.split(':');
+            return { host: host!, port: Number(port), args: s.args.slice(1) };
+          }),
+        );
       }
     }
     return out;
@@ -61,14 +64,22 @@ describe('deploy/nginx/nginx.conf', () => {
     }
     for (const server of children(only(conf, 'http').block, 'server')) {
       const root = children(server.block, 'location').find((l) => l.args.join(' ') === '/');
-      out.set(Number(only(server.block, 'listen').args[0]), only(root!.block, 'proxy_pass').args[0]!.replace('http://', ''));
+      out.set(
+        Number(only(server.block, 'listen').args[0]),
+        only(root!.block, 'proxy_pass').args[0]!.replace('http://', ''),
+      );
     }
     return out;
   };
 
   it('sends each published port of the proxy to the API replicas port of the same listener', () => {
     const api = settingsOf('api');
-    const expected = new Map([[8080, api.port], [8081, api.grpcPort], [2526, api.inboundPort], [2587, api.submissionPort]]);
+    const expected = new Map([
+      [8080, api.port],
+      [8081, api.grpcPort],
+      [2526, api.inboundPort],
+      [2587, api.submissionPort],
+    ]);
     const published = (services.proxy!.ports ?? []).map((p) => p.target).sort();
     expect([...listeners().keys()].sort()).toEqual(published);
     expect(published).toEqual([...expected.keys()].sort());
@@ -93,7 +104,8 @@ describe('deploy/nginx/nginx.conf', () => {
     }
     for (const ctx of ['http', 'stream']) {
       expect(only(only(conf, ctx).block, 'resolver').args[0]).toBe('127.0.0.11');
-      for (const u of children(only(conf, ctx).block, 'upstream')) expect(children(u.block, 'zone').length, u.args[0]).toBe(1);
+      for (const u of children(only(conf, ctx).block, 'upstream'))
+        expect(children(u.block, 'zone').length, u.args[0]).toBe(1);
     }
   });
 
@@ -110,17 +122,21 @@ describe('deploy/nginx/nginx.conf', () => {
 
   it('is the one peer whose X-Forwarded-For the API believes: a fixed address on a network it shares with the API replicas alone', () => {
     // What compose-go normalises: each service's networks, and the networks' address plans.
-    const networksOf = (name: string) => (services[name] as { networks?: Record<string, { ipv4_address?: string } | null> }).networks ?? { default: null };
+    const networksOf = (name: string) =>
+      (services[name] as { networks?: Record<string, { ipv4_address?: string } | null> }).networks ?? { default: null };
     const proxyNetworks = networksOf('proxy');
     expect(Object.keys(proxyNetworks)).toEqual(['edge']);
     const address = proxyNetworks.edge!.ipv4_address!;
     expect(settingsOf('api').trustedProxies).toEqual([address]);
     // Workers build no REST request: they trust nobody.
     expect(settingsOf('worker').trustedProxies).toEqual([]);
-    const onEdge = Object.keys(services).filter((name) => 'edge' in networksOf(name)).sort();
+    const onEdge = Object.keys(services)
+      .filter((name) => 'edge' in networksOf(name))
+      .sort();
     expect(onEdge).toEqual(['api', 'proxy']);
     // Inside the subnet, outside the range replicas take their addresses from: no replica can hold it.
-    const [plan] = (project.networks as Record<string, { ipam: { config: { subnet: string; ip_range: string }[] } }>).edge!.ipam.config;
+    const [plan] = (project.networks as Record<string, { ipam: { config: { subnet: string; ip_range: string }[] } }>)
+      .edge!.ipam.config;
     expect(inCidr(address, plan!.subnet)).toBe(true);
     expect(inCidr(address, plan!.ip_range)).toBe(false);
     expect(inCidr(plan!.ip_range.split('/')[0]!, plan!.subnet)).toBe(true);
@@ -128,19 +144,27 @@ describe('deploy/nginx/nginx.conf', () => {
     // nginx appends the peer it saw to whatever X-Forwarded-For came in (the API reads the rightmost
     // untrusted entry, so what a client wrote itself is never taken), and passes the Host the client asked
     // for (the tracking host is told apart by it).
-    const root = children(only(only(conf, 'http').block, 'server').block, 'location').find((l) => l.args.join(' ') === '/');
-    const headers = new Map(children(root!.block, 'proxy_set_header').map((d) => [d.args[0]!.toLowerCase(), d.args[1]]));
+    const root = children(only(only(conf, 'http').block, 'server').block, 'location').find(
+      (l) => l.args.join(' ') === '/',
+    );
+    const headers = new Map(
+      children(root!.block, 'proxy_set_header').map((d) => [d.args[0]!.toLowerCase(), d.args[1]]),
+    );
     expect(headers.get('x-forwarded-for')).toBe('$proxy_add_x_forwarded_for');
     expect(headers.get('host')).toBe('$host');
   });
 
   it('names each SMTP client in a PROXY protocol header, which the API believes from the proxy alone', () => {
     // Else every client of the SMTP listeners would have the proxy's address, and share its per-address cap.
-    const address = (services.proxy as { networks?: Record<string, { ipv4_address?: string }> }).networks!.edge!.ipv4_address!;
+    const address = (services.proxy as { networks?: Record<string, { ipv4_address?: string }> }).networks!.edge!
+      .ipv4_address!;
     const smtpPorts = [settingsOf('api').inboundPort, settingsOf('api').submissionPort];
     for (const server of children(only(conf, 'stream').block, 'server')) {
       const port = Number(only(server.block, 'listen').args[0]);
-      expect(children(server.block, 'proxy_protocol').map((d) => d.args), `listen ${port}`).toEqual(smtpPorts.includes(port) ? [['on']] : []);
+      expect(
+        children(server.block, 'proxy_protocol').map((d) => d.args),
+        `listen ${port}`,
+      ).toEqual(smtpPorts.includes(port) ? [['on']] : []);
     }
     expect(settingsOf('api').smtpProxyProtocolFrom).toEqual([address]);
     expect(settingsOf('worker').smtpProxyProtocolFrom).toEqual([]);
@@ -148,7 +172,7 @@ describe('deploy/nginx/nginx.conf', () => {
 });
 
 describe('MAILER_TRACKING_URL in docker-compose.yml', () => {
-  it('has mail link to a host name of its own, apart from the console\'s, through the proxy\'s REST port, in both roles', () => {
+  it("has mail link to a host name of its own, apart from the console's, through the proxy's REST port, in both roles", () => {
     const restPort = (services.proxy!.ports ?? []).find((p) => p.target === 8080)!.published;
     for (const role of ['api', 'worker']) {
       const c = settingsOf(role);
@@ -182,10 +206,20 @@ describe('deploy/prometheus/prometheus.yml', () => {
   it('scrapes every API and worker replica on its metrics port, found by compose service name', () => {
     const api = settingsOf('api');
     const worker = settingsOf('worker');
-    const targets = jobs.filter((j) => j.dns_sd_configs).map((j) => ({ job: j.job_name, path: j.metrics_path, sd: j.dns_sd_configs }));
+    const targets = jobs
+      .filter((j) => j.dns_sd_configs)
+      .map((j) => ({ job: j.job_name, path: j.metrics_path, sd: j.dns_sd_configs }));
     expect(targets).toEqual([
-      { job: 'mailer-api', path: '/metrics', sd: [expect.objectContaining({ names: ['api'], type: 'A', port: api.port })] },
-      { job: 'mailer-worker', path: '/metrics', sd: [expect.objectContaining({ names: ['worker'], type: 'A', port: worker.workerPort })] },
+      {
+        job: 'mailer-api',
+        path: '/metrics',
+        sd: [expect.objectContaining({ names: ['api'], type: 'A', port: api.port })],
+      },
+      {
+        job: 'mailer-worker',
+        path: '/metrics',
+        sd: [expect.objectContaining({ names: ['worker'], type: 'A', port: worker.workerPort })],
+      },
     ]);
     for (const t of targets) expect(services[t.sd![0]!.names[0]!]!.deploy?.replicas).toBe(2);
   });
@@ -217,17 +251,31 @@ describe('deploy/prometheus/prometheus.yml', () => {
 
 describe('deploy/grafana', () => {
   const grafanaEnv = () => services.grafana!.environment ?? {};
-  const mountTarget = () => (services.grafana!.volumes ?? []).find((v) => v.type === 'bind' && v.source === path.join(repoRoot, 'deploy/grafana'))!.target;
+  const mountTarget = () =>
+    (services.grafana!.volumes ?? []).find(
+      (v) => v.type === 'bind' && v.source === path.join(repoRoot, 'deploy/grafana'),
+    )!.target;
 
   it('provisions the compose Prometheus as its data source, with the uid the dashboard refers to', () => {
     expect(grafanaEnv().GF_PATHS_PROVISIONING).toBe(`${mountTarget()}/provisioning`);
-    const ds = loadYaml('deploy/grafana/provisioning/datasources/prometheus.yml') as { datasources: { uid: string; type: string; url: string; isDefault: boolean }[] };
-    expect(ds.datasources).toEqual([expect.objectContaining({ uid: 'prometheus', type: 'prometheus', url: 'http://prometheus:9090', isDefault: true })]);
+    const ds = loadYaml('deploy/grafana/provisioning/datasources/prometheus.yml') as {
+      datasources: { uid: string; type: string; url: string; isDefault: boolean }[];
+    };
+    expect(ds.datasources).toEqual([
+      expect.objectContaining({
+        uid: 'prometheus',
+        type: 'prometheus',
+        url: 'http://prometheus:9090',
+        isDefault: true,
+      }),
+    ]);
     expect(services.prometheus!.healthcheck!.test!.join(' ')).toContain('127.0.0.1:9090');
   });
 
   it('loads deploy/grafana/mailer-dashboard.json from where compose mounts it', () => {
-    const dashboards = loadYaml('deploy/grafana/provisioning/dashboards/mailer.yml') as { providers: { type: string; options: { path: string } }[] };
+    const dashboards = loadYaml('deploy/grafana/provisioning/dashboards/mailer.yml') as {
+      providers: { type: string; options: { path: string } }[];
+    };
     expect(dashboards.providers).toHaveLength(1);
     const provider = dashboards.providers[0]!;
     expect(provider.type).toBe('file');
@@ -237,7 +285,11 @@ describe('deploy/grafana', () => {
   });
 
   it('shows dashboards read-only, on loopback', () => {
-    expect(grafanaEnv()).toMatchObject({ GF_AUTH_ANONYMOUS_ENABLED: 'true', GF_AUTH_ANONYMOUS_ORG_ROLE: 'Viewer', GF_AUTH_DISABLE_LOGIN_FORM: 'true' });
+    expect(grafanaEnv()).toMatchObject({
+      GF_AUTH_ANONYMOUS_ENABLED: 'true',
+      GF_AUTH_ANONYMOUS_ORG_ROLE: 'Viewer',
+      GF_AUTH_DISABLE_LOGIN_FORM: 'true',
+    });
     expect((services.grafana!.ports ?? []).map((p) => p.host_ip)).toEqual(['127.0.0.1']);
   });
 });

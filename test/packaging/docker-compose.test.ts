@@ -25,7 +25,10 @@ const documented = new Set([...envExample.matchAll(/^([A-Z_][A-Z0-9_]*)=/gm)].ma
 
 describe('docker-compose.yml', () => {
   it('publishes every port on loopback (or on MAILER_BIND_ADDRESS, whose default is loopback)', () => {
-    const ports = compose.split('\n').map((line) => PORT_ENTRY.exec(line)?.[1]).filter((p): p is string => p !== undefined);
+    const ports = compose
+      .split('\n')
+      .map((line) => PORT_ENTRY.exec(line)?.[1])
+      .filter((p): p is string => p !== undefined);
     expect(ports.length).toBeGreaterThanOrEqual(4);
     for (const port of ports) {
       const host = port.slice(0, port.lastIndexOf(':', port.lastIndexOf(':') - 1));
@@ -34,8 +37,19 @@ describe('docker-compose.yml', () => {
   });
 
   it('gives no secret a default: each is a required variable', () => {
-    const secrets = compose.split('\n').map((line) => SECRET_KEY.exec(line)).filter((m) => m !== null);
-    expect(secrets.map((m) => m[1])).toEqual(expect.arrayContaining(['POSTGRES_PASSWORD', 'POSTGRES_PWD', 'MAILER_ADMIN_TOKEN', 'MAILER_ENCRYPTION_KEY', 'TEMPORAL_DB_PASSWORD']));
+    const secrets = compose
+      .split('\n')
+      .map((line) => SECRET_KEY.exec(line))
+      .filter((m) => m !== null);
+    expect(secrets.map((m) => m[1])).toEqual(
+      expect.arrayContaining([
+        'POSTGRES_PASSWORD',
+        'POSTGRES_PWD',
+        'MAILER_ADMIN_TOKEN',
+        'MAILER_ENCRYPTION_KEY',
+        'TEMPORAL_DB_PASSWORD',
+      ]),
+    );
     for (const [, key, value] of secrets) {
       // The metrics token is optional by design: unset, /metrics is open (documented).
       if (key === 'MAILER_METRICS_TOKEN') {
@@ -58,7 +72,11 @@ describe('docker-compose.yml', () => {
       expect(envExample, `${v.name} must have no value in .env.example`).toMatch(new RegExp(`^${v.name}=$`, 'm'));
     }
     // And nothing documented is unused.
-    for (const name of documented) expect(variables.map((v) => v.name), `${name} is documented but unused`).toContain(name);
+    for (const name of documented)
+      expect(
+        variables.map((v) => v.name),
+        `${name} is documented but unused`,
+      ).toContain(name);
   });
 
   it("creates Temporal's database role with the password from the environment", () => {
@@ -70,13 +88,20 @@ describe('docker-compose.yml', () => {
 
   const hasPyYaml = spawnSync('python3', ['-c', 'import yaml'], { stdio: 'ignore' }).status === 0;
   it.skipIf(!hasPyYaml)('parses as YAML, with the same published ports (PyYAML)', () => {
-    const script = 'import json, sys, yaml; d = yaml.safe_load(sys.stdin); print(json.dumps({k: v.get("ports", []) for k, v in d["services"].items()}))';
+    const script =
+      'import json, sys, yaml; d = yaml.safe_load(sys.stdin); print(json.dumps({k: v.get("ports", []) for k, v in d["services"].items()}))';
     const run = spawnSync('python3', ['-c', script], { input: compose, encoding: 'utf8' });
     expect(run.stderr).toBe('');
     const ports = JSON.parse(run.stdout) as Record<string, string[]>;
-    expect(Object.keys(ports)).toEqual(expect.arrayContaining(['postgres', 'temporal', 'temporal-ui', 'mailpit', 'api', 'worker']));
+    expect(Object.keys(ports)).toEqual(
+      expect.arrayContaining(['postgres', 'temporal', 'temporal-ui', 'mailpit', 'api', 'worker']),
+    );
     expect(ports.postgres).toEqual([]);
     expect(ports.temporal).toEqual([]);
-    for (const port of Object.values(ports).flat()) expect(LOOPBACK_HOSTS.some((h) => port.startsWith(`${h}:`)), port).toBe(true);
+    for (const port of Object.values(ports).flat())
+      expect(
+        LOOPBACK_HOSTS.some((h) => port.startsWith(`${h}:`)),
+        port,
+      ).toBe(true);
   });
 });

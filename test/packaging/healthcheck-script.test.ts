@@ -15,7 +15,9 @@ const seen: string[] = [];
 const server = http.createServer((req, res) => {
   seen.push(req.url ?? '');
   res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(status === 200 ? '{"status":"ready"}' : '{"error":"unavailable","message":"not ready: database unreachable"}');
+  res.end(
+    status === 200 ? '{"status":"ready"}' : '{"error":"unavailable","message":"not ready: database unreachable"}',
+  );
 });
 let port: number;
 let closedPort: number;
@@ -33,9 +35,14 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 function check(env: Record<string, string>, args: string[] = []): Promise<{ code: number; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [script, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 20_000 }, (err, _stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, stderr });
-    });
+    execFile(
+      process.execPath,
+      [script, ...args],
+      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 20_000 },
+      (err, _stdout, stderr) => {
+        resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, stderr });
+      },
+    );
   });
 }
 
@@ -43,7 +50,12 @@ describe('docker/healthcheck.js', () => {
   it('passes when the worker probe port answers /readyz with 200 (MAILER_ROLE=worker, MAILER_WORKER_PORT)', async () => {
     status = 200;
     seen.length = 0;
-    const result = await check({ MAILER_ROLE: 'worker', MAILER_WORKER_PORT: String(port), PORT: String(closedPort), HOST: '0.0.0.0' });
+    const result = await check({
+      MAILER_ROLE: 'worker',
+      MAILER_WORKER_PORT: String(port),
+      PORT: String(closedPort),
+      HOST: '0.0.0.0',
+    });
     expect(result).toEqual({ code: 0, stderr: '' });
     expect(seen).toEqual(['/readyz']);
   });
@@ -51,7 +63,12 @@ describe('docker/healthcheck.js', () => {
   it('fails when the API port answers /readyz with 503, saying why', async () => {
     status = 503;
     seen.length = 0;
-    const result = await check({ MAILER_ROLE: 'api', PORT: String(port), MAILER_WORKER_PORT: String(closedPort), HOST: '0.0.0.0' });
+    const result = await check({
+      MAILER_ROLE: 'api',
+      PORT: String(port),
+      MAILER_WORKER_PORT: String(closedPort),
+      HOST: '0.0.0.0',
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`http://127.0.0.1:${port}/readyz: 503`);
     expect(result.stderr).toContain('database unreachable');
@@ -69,7 +86,13 @@ describe('docker/healthcheck.js', () => {
   it('checks the URL it is given instead, as docker-compose.yml gives one per role', async () => {
     status = 200;
     seen.length = 0;
-    expect((await check({ MAILER_ROLE: 'worker', MAILER_WORKER_PORT: String(closedPort) }, [`http://127.0.0.1:${port}/readyz`])).code).toBe(0);
+    expect(
+      (
+        await check({ MAILER_ROLE: 'worker', MAILER_WORKER_PORT: String(closedPort) }, [
+          `http://127.0.0.1:${port}/readyz`,
+        ])
+      ).code,
+    ).toBe(0);
     expect(seen).toEqual(['/readyz']);
   });
 });

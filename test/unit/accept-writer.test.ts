@@ -22,7 +22,15 @@ function fakeEmails(refused: Set<string> = new Set()) {
 }
 
 /** How each promise settled, once all have. */
-const outcomes = (ps: Promise<void>[]) => Promise.all(ps.map((p) => p.then(() => 'ok', (err: Error) => err.message)));
+const outcomes = (ps: Promise<void>[]) =>
+  Promise.all(
+    ps.map((p) =>
+      p.then(
+        () => 'ok',
+        (err: Error) => err.message,
+      ),
+    ),
+  );
 
 describe('accept writer (group commit of accepted emails)', () => {
   it("writes the emails of one event-loop turn in one enqueuing statement, each request answered once it is committed; the next turn's in another", async () => {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { addressKey, canonicalAddress, formatMailbox, readMailbox, type ParsedAddress } from '../../src/domain/address.js';
+import {
+  addressKey,
+  canonicalAddress,
+  formatMailbox,
+  readMailbox,
+  type ParsedAddress,
+} from '../../src/domain/address.js';
 
 /** The mailbox, or undefined when readMailbox names a problem instead. */
 const parseAddress = (input: string): ParsedAddress | undefined => {
@@ -9,7 +15,13 @@ const parseAddress = (input: string): ParsedAddress | undefined => {
 
 describe('one canonical form of every address', () => {
   it('is the local part as written and the domain in its ASCII form, whichever way the domain was written', () => {
-    for (const written of ['bob@bücher.de', 'bob@BÜCHER.de', 'bob@xn--bcher-kva.de', 'bob@XN--BCHER-KVA.DE', 'bob@bu\u0308cher.de']) {
+    for (const written of [
+      'bob@bücher.de',
+      'bob@BÜCHER.de',
+      'bob@xn--bcher-kva.de',
+      'bob@XN--BCHER-KVA.DE',
+      'bob@bu\u0308cher.de',
+    ]) {
       expect(canonicalAddress(written)).toBe('bob@xn--bcher-kva.de');
     }
     expect(canonicalAddress('Bob@Example.COM')).toBe('Bob@example.com');
@@ -18,7 +30,8 @@ describe('one canonical form of every address', () => {
 
   it('compares without regard to case or to the form of the domain (the key suppressions, reports and erasure use)', () => {
     const key = addressKey('victim@customers.test');
-    for (const other of ['Victim@CUSTOMERS.test', 'victim@ｃustomers.test', 'victim@cus\u00ADtomers.test']) expect(addressKey(other)).toBe(key);
+    for (const other of ['Victim@CUSTOMERS.test', 'victim@ｃustomers.test', 'victim@cus\u00ADtomers.test'])
+      expect(addressKey(other)).toBe(key);
     expect(addressKey('bob@bücher.de')).toBe(addressKey('bob@xn--bcher-kva.de'));
     expect(addressKey('bob@bücher.de')).not.toBe(addressKey('bob@bucher.de'));
     // A report's text that is not a valid address keeps its own lower case.
@@ -115,7 +128,11 @@ describe('readMailbox: exactly one mailbox per entry', () => {
   });
 
   it('a quoted name may hold commas, semicolons and colons', () => {
-    expect(readMailbox('"Doe, John; Jr: CEO" <j@x.example>')).toEqual({ name: 'Doe, John; Jr: CEO', address: 'j@x.example', domain: 'x.example' });
+    expect(readMailbox('"Doe, John; Jr: CEO" <j@x.example>')).toEqual({
+      name: 'Doe, John; Jr: CEO',
+      address: 'j@x.example',
+      domain: 'x.example',
+    });
   });
 
   it('formatMailbox gives back text that reads as the same mailbox', () => {

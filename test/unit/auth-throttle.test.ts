@@ -21,13 +21,15 @@ function refusal(fn: () => void): AppError | undefined {
 /** The admin check as the service wires it, over a throttle with `limits` and a clock the test moves. */
 function adminAuth(limits: ThrottleLimits, clock: { t: number }) {
   const auth = createAuthService({
-    findPrincipal: async () => undefined, adminToken: TOKEN, adminThrottle: createAuthThrottle(limits, () => clock.t),
+    findPrincipal: async () => undefined,
+    adminToken: TOKEN,
+    adminThrottle: createAuthThrottle(limits, () => clock.t),
   });
   return (token: string | undefined, client: string) => refusal(() => auth.authenticateAdmin(token, client));
 }
 
 describe('admin-token throttle', () => {
-  it('answers a client\'s failures past its limit with 429 and Retry-After until the window ends', () => {
+  it("answers a client's failures past its limit with 429 and Retry-After until the window ends", () => {
     let t = 1_000_000;
     const throttle = createAuthThrottle(LIMITS, () => t);
     for (let i = 0; i < LIMITS.perClient; i++) expect(throttle.failed('10.0.0.1')).toBeUndefined();
@@ -35,7 +37,10 @@ describe('admin-token throttle', () => {
     const err = throttle.failed('10.0.0.1');
     expect(err?.kind).toBe('rate_limited');
     expect(err?.status).toBe(429);
-    expect(err?.body()).toEqual({ error: 'too many requests', message: 'Too many failed admin token attempts from this address; retry in 45 s' });
+    expect(err?.body()).toEqual({
+      error: 'too many requests',
+      message: 'Too many failed admin token attempts from this address; retry in 45 s',
+    });
     expect(errorMetadata(err!)['retry-after']).toBe('45');
     // Another address is not affected.
     expect(throttle.failed('10.0.0.2')).toBeUndefined();
@@ -83,7 +88,9 @@ describe('the admin token check (auth-service with the throttle)', () => {
 
     // Every address past the global limit (5 failures in all, 5 made): wrong tokens are 429 everywhere,
     // the right one passes everywhere.
-    expect(check(guess(0), '192.0.2.9')?.body().message).toMatch(/^Too many failed admin token attempts on this server; retry in \d+ s$/);
+    expect(check(guess(0), '192.0.2.9')?.body().message).toMatch(
+      /^Too many failed admin token attempts on this server; retry in \d+ s$/,
+    );
     for (const client of ['10.0.0.1', '192.0.2.9', '2001:db8::1']) expect(check(TOKEN, client), client).toBeUndefined();
   });
 

@@ -10,8 +10,15 @@ describe('request bytes in flight settings', () => {
   });
 
   it('refuse a key cap below the batch limit, and a process cap below the key cap, naming the setting', () => {
-    expect(loadConfig({ MAILER_BODY_MIB_IN_FLIGHT: '1024', MAILER_BODY_MIB_IN_FLIGHT_PER_KEY: '128' })).toMatchObject({ bodyMibInFlight: 1024, bodyMibInFlightPerKey: 128 });
-    expect(() => loadConfig({ MAILER_BODY_MIB_IN_FLIGHT_PER_KEY: '32' })).toThrow(/MAILER_BODY_MIB_IN_FLIGHT_PER_KEY must be an integer from 64 to/);
-    expect(() => loadConfig({ MAILER_BODY_MIB_IN_FLIGHT: '100', MAILER_BODY_MIB_IN_FLIGHT_PER_KEY: '128' })).toThrow('MAILER_BODY_MIB_IN_FLIGHT (100) must be at least MAILER_BODY_MIB_IN_FLIGHT_PER_KEY (128)');
+    expect(loadConfig({ MAILER_BODY_MIB_IN_FLIGHT: '1024', MAILER_BODY_MIB_IN_FLIGHT_PER_KEY: '128' })).toMatchObject({
+      bodyMibInFlight: 1024,
+      bodyMibInFlightPerKey: 128,
+    });
+    expect(() => loadConfig({ MAILER_BODY_MIB_IN_FLIGHT_PER_KEY: '32' })).toThrow(
+      /MAILER_BODY_MIB_IN_FLIGHT_PER_KEY must be an integer from 64 to/,
+    );
+    expect(() => loadConfig({ MAILER_BODY_MIB_IN_FLIGHT: '100', MAILER_BODY_MIB_IN_FLIGHT_PER_KEY: '128' })).toThrow(
+      'MAILER_BODY_MIB_IN_FLIGHT (100) must be at least MAILER_BODY_MIB_IN_FLIGHT_PER_KEY (128)',
+    );
   });
 });

@@ -10,7 +10,10 @@ describe('chunk loader (delivery content, one chunk ahead)', () => {
       return new Set(chunk);
     });
     expect((await loader.chunkOf('a')).has('a')).toBe(true);
-    expect(loads).toEqual([['a', 'b', 'c'], ['d', 'e', 'f']]);
+    expect(loads).toEqual([
+      ['a', 'b', 'c'],
+      ['d', 'e', 'f'],
+    ]);
     await loader.chunkOf('b');
     expect((await loader.chunkOf('e')).has('e')).toBe(true);
     expect(loads).toEqual([['a', 'b', 'c'], ['d', 'e', 'f'], ['g']]);

@@ -15,21 +15,39 @@ function fakeQueue() {
       backlog -= n;
       return Array.from({ length: n }, (_, i) => `id${i}`);
     },
-    async staleGroups() { return []; },
+    async staleGroups() {
+      return [];
+    },
     async unclaimGroup() {},
     async touchGroup() {},
   };
-  return { queue, starts, add: (n: number) => { backlog += n; } };
+  return {
+    queue,
+    starts,
+    add: (n: number) => {
+      backlog += n;
+    },
+  };
 }
 
-describe('the email dispatcher\'s gap between drains', () => {
+describe("the email dispatcher's gap between drains", () => {
   it('waits the longer gap only after a round that claimed a busy amount', async () => {
     const q = fakeQueue();
     let poke = () => {};
     const dispatcher = createDispatcher({
-      name: 'emails', queue: q.queue, channel: 'c', groupKind: 'deliveryGroup', logger: silent,
-      startGroup: async (_id, ids) => { q.starts.push({ at: performance.now(), size: ids.length }); return true; },
-      listen: async (_channel, onNotify) => { poke = onNotify; return { unlisten: async () => {} }; },
+      name: 'emails',
+      queue: q.queue,
+      channel: 'c',
+      groupKind: 'deliveryGroup',
+      logger: silent,
+      startGroup: async (_id, ids) => {
+        q.starts.push({ at: performance.now(), size: ids.length });
+        return true;
+      },
+      listen: async (_channel, onNotify) => {
+        poke = onNotify;
+        return { unlisten: async () => {} };
+      },
       groups: { size: 1000, minGapMs: 40, busy: { claimed: 100, gapMs: 250 } },
     });
     await dispatcher.start();

@@ -25,17 +25,25 @@ function table(rows: Record<string, { domainName: string; keyId: string; selecto
 }
 
 describe('DKIM keyring', () => {
-  it('answers the active key of the account\'s domain, opened; undefined for a domain without one', async () => {
-    const t = table({ 'acc_1/acme.test': { domainName: 'acme.test', keyId: 'dk_1', selector: 'm20261124', sealed: sealedFor('dk_1') } });
+  it("answers the active key of the account's domain, opened; undefined for a domain without one", async () => {
+    const t = table({
+      'acc_1/acme.test': { domainName: 'acme.test', keyId: 'dk_1', selector: 'm20261124', sealed: sealedFor('dk_1') },
+    });
     const ring = createDkimKeyring({ lookup: t.lookup, keyBox: box });
-    expect(await ring.signingKey('acc_1', 'Acme.Test')).toEqual({ domainName: 'acme.test', keySelector: 'm20261124', privateKey: PEM });
+    expect(await ring.signingKey('acc_1', 'Acme.Test')).toEqual({
+      domainName: 'acme.test',
+      keySelector: 'm20261124',
+      privateKey: PEM,
+    });
     expect(await ring.signingKey('acc_2', 'acme.test')).toBeUndefined();
     expect(await ring.signingKey('acc_1', 'not a domain')).toBeUndefined();
   });
 
   it('keeps keys for the TTL, then asks again; concurrent asks share one lookup', async () => {
     let clock = 0;
-    const t = table({ 'acc_1/acme.test': { domainName: 'acme.test', keyId: 'dk_1', selector: 's1', sealed: sealedFor('dk_1') } });
+    const t = table({
+      'acc_1/acme.test': { domainName: 'acme.test', keyId: 'dk_1', selector: 's1', sealed: sealedFor('dk_1') },
+    });
     const ring = createDkimKeyring({ lookup: t.lookup, keyBox: box, ttlMs: 60_000, now: () => clock });
     await Promise.all([ring.signingKey('acc_1', 'acme.test'), ring.signingKey('acc_1', 'acme.test')]);
     clock = 59_999;
@@ -69,14 +77,24 @@ describe('DKIM keyring', () => {
   });
 
   it('a key sealed for another key row does not open as this one; one sealed before keys were bound to rows (kb1) still does', async () => {
-    const moved = table({ 'acc/acme.test': { domainName: 'acme.test', keyId: 'dk_2', selector: 's1', sealed: sealedFor('dk_1') } });
-    await expect(createDkimKeyring({ lookup: moved.lookup, keyBox: box }).signingKey('acc', 'acme.test')).rejects.toThrow(/cannot be opened: .*failed authentication/);
-    const legacy = table({ 'acc/acme.test': { domainName: 'acme.test', keyId: 'dk_3', selector: 's1', sealed: sealUnbound(KEY, PEM) } });
-    expect((await createDkimKeyring({ lookup: legacy.lookup, keyBox: box }).signingKey('acc', 'acme.test'))?.privateKey).toBe(PEM);
+    const moved = table({
+      'acc/acme.test': { domainName: 'acme.test', keyId: 'dk_2', selector: 's1', sealed: sealedFor('dk_1') },
+    });
+    await expect(
+      createDkimKeyring({ lookup: moved.lookup, keyBox: box }).signingKey('acc', 'acme.test'),
+    ).rejects.toThrow(/cannot be opened: .*failed authentication/);
+    const legacy = table({
+      'acc/acme.test': { domainName: 'acme.test', keyId: 'dk_3', selector: 's1', sealed: sealUnbound(KEY, PEM) },
+    });
+    expect(
+      (await createDkimKeyring({ lookup: legacy.lookup, keyBox: box }).signingKey('acc', 'acme.test'))?.privateKey,
+    ).toBe(PEM);
   });
 
   it('the key prints and serialises without its private key, yet spreads whole into signer options', async () => {
-    const t = table({ 'acc/acme.test': { domainName: 'acme.test', keyId: 'dk_1', selector: 's1', sealed: sealedFor('dk_1') } });
+    const t = table({
+      'acc/acme.test': { domainName: 'acme.test', keyId: 'dk_1', selector: 's1', sealed: sealedFor('dk_1') },
+    });
     const key = (await createDkimKeyring({ lookup: t.lookup, keyBox: box }).signingKey('acc', 'acme.test'))!;
     expect(JSON.stringify({ key })).not.toContain('MIIsecret');
     expect(inspect(key)).not.toContain('MIIsecret');

@@ -19,23 +19,38 @@ function streamedHash(body: Buffer): Promise<string> {
 }
 
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-const dkimKey = { domainName: 'example.com', keySelector: 's1', privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string };
+const dkimKey = {
+  domainName: 'example.com',
+  keySelector: 's1',
+  privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+};
 const txt = `v=DKIM1; k=rsa; p=${(publicKey.export({ type: 'spki', format: 'der' }) as Buffer).toString('base64')}`;
 
 const email = {
-  id: 'em_1', accountId: 'acc', senderDomain: 'example.com', subject: 'Grüße   with  spaces \t and a long subject line that nodemailer folds over several header lines',
-  from: { name: 'Shop', address: 'shop@example.com' }, to: [{ name: 'Alice', address: 'alice@example.org' }], cc: [], bcc: [],
-  replyTo: [], html: '<p>Hello  Alice \t</p>\n\n\n', text: 'Hello   Alice  \r\n\r\n  trailing   \n\n', headers: { 'X-Custom': 'a   b' },
-  headerMessageId: '<m1@example.com>', createdAt: new Date('2026-01-02T03:04:05Z'),
+  id: 'em_1',
+  accountId: 'acc',
+  senderDomain: 'example.com',
+  subject: 'Grüße   with  spaces \t and a long subject line that nodemailer folds over several header lines',
+  from: { name: 'Shop', address: 'shop@example.com' },
+  to: [{ name: 'Alice', address: 'alice@example.org' }],
+  cc: [],
+  bcc: [],
+  replyTo: [],
+  html: '<p>Hello  Alice \t</p>\n\n\n',
+  text: 'Hello   Alice  \r\n\r\n  trailing   \n\n',
+  headers: { 'X-Custom': 'a   b' },
+  headerMessageId: '<m1@example.com>',
+  createdAt: new Date('2026-01-02T03:04:05Z'),
 } as unknown as EmailRow;
 
 describe('relaxedBody (one pass over the built body)', () => {
-  it('hashes exactly as nodemailer\'s streaming RelaxedBody, over bodies of whitespace, CR and LF runs', async () => {
+  it("hashes exactly as nodemailer's streaming RelaxedBody, over bodies of whitespace, CR and LF runs", async () => {
     const alphabet = [' ', '\t', '\r', '\n', 'a', 'é', '\r\n'];
     let seed = 7;
     const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
     const bodies = ['', '\r\n', '\r\n\r\n', ' ', 'a', 'a \r', 'a\r \n', ' \r\n x \r\n\r\n \r\n'];
-    for (let i = 0; i < 400; i++) bodies.push(Array.from({ length: next() % 30 }, () => alphabet[next() % alphabet.length]).join(''));
+    for (let i = 0; i < 400; i++)
+      bodies.push(Array.from({ length: next() % 30 }, () => alphabet[next() % alphabet.length]).join(''));
     for (const body of bodies) {
       const buffer = Buffer.from(body, 'latin1');
       const ours = (await import('node:crypto')).createHash('sha256').update(relaxedBody(buffer)).digest('base64');
@@ -52,10 +67,17 @@ async function streamSigned(message: Buffer, options: object): Promise<Buffer> {
 }
 
 describe('dkimSignBuffer', () => {
-  it('writes what nodemailer\'s DKIM stream writes, byte for byte (RSA PKCS#1 v1.5 signatures are deterministic)', async () => {
-    const unsigned = (await renderMessage(composeMessage(email, [], {
-      envelopeTo: ['alice@example.org'], reportToken: 'tok', returnPath: 'b+tok@example.com', dkim: undefined,
-    }))).raw as Buffer;
+  it("writes what nodemailer's DKIM stream writes, byte for byte (RSA PKCS#1 v1.5 signatures are deterministic)", async () => {
+    const unsigned = (
+      await renderMessage(
+        composeMessage(email, [], {
+          envelopeTo: ['alice@example.org'],
+          reportToken: 'tok',
+          returnPath: 'b+tok@example.com',
+          dkim: undefined,
+        }),
+      )
+    ).raw as Buffer;
     for (const options of [
       dkimKey,
       { ...dkimKey, domainName: 'EXAMPLE.com', headerFieldNames: 'From:To:Subject:Message-ID:X-Custom' },
@@ -74,15 +96,27 @@ describe('dkimSignBuffer', () => {
 
 describe('renderMessage', () => {
   it('signs the built message with a DKIM signature mailauth verifies', async () => {
-    const attachments = [{ filename: 'a.txt', content: Buffer.from('attached  \n\n'), contentType: 'text/plain', contentId: '' }];
-    const rendered = await renderMessage(composeMessage(email, attachments as never, {
-      envelopeTo: ['alice@example.org'], reportToken: 'tok', returnPath: 'b+tok@example.com', dkim: dkimKey,
-    }));
+    const attachments = [
+      { filename: 'a.txt', content: Buffer.from('attached  \n\n'), contentType: 'text/plain', contentId: '' },
+    ];
+    const rendered = await renderMessage(
+      composeMessage(email, attachments as never, {
+        envelopeTo: ['alice@example.org'],
+        reportToken: 'tok',
+        returnPath: 'b+tok@example.com',
+        dkim: dkimKey,
+      }),
+    );
     const raw = rendered.raw as Buffer;
     expect(raw.toString('latin1')).toMatch(/^DKIM-Signature: v=1; a=rsa-sha256; c=relaxed\/relaxed; d=example.com;/);
     expect(rendered.messageId).toBe('<m1@example.com>');
     const result = await authenticate(raw, {
-      ip: '127.0.0.1', helo: 'mailer.test', sender: 'b+tok@example.com', mta: 'mx.test', disableArc: true, disableBimi: true,
+      ip: '127.0.0.1',
+      helo: 'mailer.test',
+      sender: 'b+tok@example.com',
+      mta: 'mx.test',
+      disableArc: true,
+      disableBimi: true,
       resolver: async (name: string, type: string) => {
         if (name === 's1._domainkey.example.com' && type === 'TXT') return [[txt]];
         throw Object.assign(new Error(`no ${type} record for ${name}`), { code: 'ENOTFOUND' });
@@ -92,9 +126,14 @@ describe('renderMessage', () => {
   });
 
   it('leaves a message unsigned when the email has no key, ending it with a line break', async () => {
-    const rendered = await renderMessage(composeMessage(email, [], {
-      envelopeTo: ['alice@example.org'], reportToken: 'tok', returnPath: 'b+tok@example.com', dkim: undefined,
-    }));
+    const rendered = await renderMessage(
+      composeMessage(email, [], {
+        envelopeTo: ['alice@example.org'],
+        reportToken: 'tok',
+        returnPath: 'b+tok@example.com',
+        dkim: undefined,
+      }),
+    );
     const raw = (rendered.raw as Buffer).toString('latin1');
     expect(raw).not.toContain('DKIM-Signature');
     expect(raw).toContain('Message-ID: <m1@example.com>');

@@ -1,12 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { matchRecord, type Answer } from '../../src/domain/dns-match.js';
 import {
-  checksOut, dkimSelector, expectedRecords, failingRecords, nextStatus, type ExpectedRecord, type PublishedKey, type PublishSettings,
+  checksOut,
+  dkimSelector,
+  expectedRecords,
+  failingRecords,
+  nextStatus,
+  type ExpectedRecord,
+  type PublishedKey,
+  type PublishSettings,
   type StoredStatuses,
 } from '../../src/domain/dns-records.js';
 
 const SETTINGS: PublishSettings = { hostname: 'mx.mailer.test', spfInclude: undefined, returnPathDomain: undefined };
-const KEY = { id: 'dk_1', selector: 'm20261124', publicKey: 'MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAabc+/=', status: 'active' as const };
+const KEY = {
+  id: 'dk_1',
+  selector: 'm20261124',
+  publicKey: 'MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAabc+/=',
+  status: 'active' as const,
+};
 const PENDING = { id: 'dk_2', selector: 'm20261201', publicKey: 'MIIBIjANBgkqNEWKEY', status: 'pending' as const };
 const domain = (keys: PublishedKey[] = [KEY]) => ({ name: 'acme.test', verificationToken: 'tok123', keys });
 const records = (settings = SETTINGS, keys: PublishedKey[] = [KEY]) => expectedRecords(domain(keys), settings);
@@ -29,7 +41,11 @@ describe('records to publish', () => {
   });
 
   it('says include:<MAILER_SPF_INCLUDE> when set, and has no return-path records when MAILER_RETURN_PATH_DOMAIN is set', () => {
-    const rs = records({ hostname: 'mx.mailer.test', spfInclude: '_spf.mailer.test', returnPathDomain: 'bounces.mailer.test' });
+    const rs = records({
+      hostname: 'mx.mailer.test',
+      spfInclude: '_spf.mailer.test',
+      returnPathDomain: 'bounces.mailer.test',
+    });
     expect(byPurpose(rs, 'spf').value).toBe('v=spf1 include:_spf.mailer.test ~all');
     expect(rs.map((r) => r.purpose)).toEqual(['ownership', 'spf', 'dkim', 'dmarc']);
   });
@@ -62,7 +78,9 @@ describe('matching what DNS answered', () => {
   it('dkim: the p= tag equals our key, whitespace and tag order aside', () => {
     const dkim = byPurpose(rs, 'dkim');
     expect(matchRecord(dkim, txt(dkim.value))).toBe('verified');
-    expect(matchRecord(dkim, txt(`p=MIIBIjANBgkqhkiG9w0BAQEF AAOCAQ8AMIIBCgKCAQEAabc+/= ; k=rsa; v=DKIM1`))).toBe('verified');
+    expect(matchRecord(dkim, txt(`p=MIIBIjANBgkqhkiG9w0BAQEF AAOCAQ8AMIIBCgKCAQEAabc+/= ; k=rsa; v=DKIM1`))).toBe(
+      'verified',
+    );
     expect(matchRecord(dkim, txt('v=DKIM1;p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAabc+/='))).toBe('verified');
     expect(matchRecord(dkim, txt('v=DKIM1; k=rsa; p=MIIBIjANBgkqOTHER'))).toBe('failed');
     expect(matchRecord(dkim, txt(`v=DKIM1; k=ed25519; p=${KEY.publicKey}`))).toBe('failed');
@@ -72,7 +90,15 @@ describe('matching what DNS answered', () => {
 
   it('return path: an MX exchange that is our host, case and trailing dot aside', () => {
     const mx = byPurpose(rs, 'return_path');
-    expect(matchRecord(mx, { type: 'MX', values: [{ exchange: 'other.test', priority: 5 }, { exchange: 'MX.mailer.test.', priority: 20 }] })).toBe('verified');
+    expect(
+      matchRecord(mx, {
+        type: 'MX',
+        values: [
+          { exchange: 'other.test', priority: 5 },
+          { exchange: 'MX.mailer.test.', priority: 20 },
+        ],
+      }),
+    ).toBe('verified');
     expect(matchRecord(mx, { type: 'MX', values: [{ exchange: 'other.test', priority: 5 }] })).toBe('failed');
     expect(matchRecord(mx, { type: 'MX', values: [] })).toBe('absent');
     expect(matchRecord(byPurpose(rs, 'return_path_spf'), txt('v=spf1 a:mx.mailer.test -all'))).toBe('verified');
@@ -91,34 +117,79 @@ describe('statuses', () => {
     expect(nextStatus(undefined, 'verified')).toEqual({ status: 'verified', everVerified: true });
     expect(nextStatus(undefined, 'absent')).toEqual({ status: 'pending', everVerified: false });
     expect(nextStatus(undefined, 'failed')).toEqual({ status: 'failed', everVerified: false });
-    expect(nextStatus({ status: 'verified', everVerified: true }, 'absent')).toEqual({ status: 'failed', everVerified: true });
-    expect(nextStatus({ status: 'failed', everVerified: true }, 'absent')).toEqual({ status: 'failed', everVerified: true });
-    expect(nextStatus({ status: 'failed', everVerified: false }, 'absent')).toEqual({ status: 'pending', everVerified: false });
+    expect(nextStatus({ status: 'verified', everVerified: true }, 'absent')).toEqual({
+      status: 'failed',
+      everVerified: true,
+    });
+    expect(nextStatus({ status: 'failed', everVerified: true }, 'absent')).toEqual({
+      status: 'failed',
+      everVerified: true,
+    });
+    expect(nextStatus({ status: 'failed', everVerified: false }, 'absent')).toEqual({
+      status: 'pending',
+      everVerified: false,
+    });
   });
 
   it('a lookup that could not be made keeps the status it had', () => {
-    expect(nextStatus({ status: 'verified', everVerified: true }, 'unknown')).toEqual({ status: 'verified', everVerified: true });
+    expect(nextStatus({ status: 'verified', everVerified: true }, 'unknown')).toEqual({
+      status: 'verified',
+      everVerified: true,
+    });
     expect(nextStatus(undefined, 'unknown')).toEqual({ status: 'pending', everVerified: false });
   });
 
-  const statuses = (rs: ExpectedRecord[], status: (r: ExpectedRecord) => 'verified' | 'pending' | 'failed'): StoredStatuses =>
+  const statuses = (
+    rs: ExpectedRecord[],
+    status: (r: ExpectedRecord) => 'verified' | 'pending' | 'failed',
+  ): StoredStatuses =>
     Object.fromEntries(rs.map((r) => [r.key, { status: status(r), everVerified: status(r) === 'verified' }]));
 
   it('a domain checks out with ownership, spf and the active key verified; the advisory ones and a pending key do not count', () => {
     const rs = records(SETTINGS, [KEY, PENDING]);
-    expect(checksOut(rs, statuses(rs, (r) => (r.required ? 'verified' : 'pending')))).toBe(true);
-    expect(checksOut(rs, statuses(rs, (r) => (r.purpose === 'spf' ? 'failed' : 'verified')))).toBe(false);
+    expect(
+      checksOut(
+        rs,
+        statuses(rs, (r) => (r.required ? 'verified' : 'pending')),
+      ),
+    ).toBe(true);
+    expect(
+      checksOut(
+        rs,
+        statuses(rs, (r) => (r.purpose === 'spf' ? 'failed' : 'verified')),
+      ),
+    ).toBe(false);
     expect(checksOut(rs, {})).toBe(false);
     // Without an active key there is nothing to sign with: it cannot check out.
     const keyless = records(SETTINGS, []);
-    expect(checksOut(keyless, statuses(keyless, () => 'verified'))).toBe(false);
+    expect(
+      checksOut(
+        keyless,
+        statuses(keyless, () => 'verified'),
+      ),
+    ).toBe(false);
   });
 
   it('failing: required records failed; pending (never published) ones and advisory ones are not', () => {
     const rs = records();
-    expect(failingRecords(rs, statuses(rs, (r) => (r.purpose === 'dkim' ? 'failed' : 'verified'))).map((r) => r.purpose)).toEqual(['dkim']);
-    expect(failingRecords(rs, statuses(rs, () => 'pending'))).toEqual([]);
-    expect(failingRecords(rs, statuses(rs, (r) => (r.required ? 'verified' : 'failed')))).toEqual([]);
+    expect(
+      failingRecords(
+        rs,
+        statuses(rs, (r) => (r.purpose === 'dkim' ? 'failed' : 'verified')),
+      ).map((r) => r.purpose),
+    ).toEqual(['dkim']);
+    expect(
+      failingRecords(
+        rs,
+        statuses(rs, () => 'pending'),
+      ),
+    ).toEqual([]);
+    expect(
+      failingRecords(
+        rs,
+        statuses(rs, (r) => (r.required ? 'verified' : 'failed')),
+      ),
+    ).toEqual([]);
   });
 });
 

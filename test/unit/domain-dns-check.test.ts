@@ -6,14 +6,31 @@ import type { DnsResolver } from '../../src/net/dns-resolver.js';
 import { createDomainDnsCheck } from '../../src/services/domain-dns-check.js';
 
 const publish = { hostname: 'mx.mailer.test', spfInclude: undefined, returnPathDomain: 'bounces.mailer.test' };
-const key = (id: string, selector: string, status: DkimKeyRow['status']): DkimKeyRow =>
-  ({ id, domainId: 'dom_1', selector, algorithm: 'rsa', publicKey: `PUB${id}`, status, createdAt: new Date(0), activatedAt: null });
+const key = (id: string, selector: string, status: DkimKeyRow['status']): DkimKeyRow => ({
+  id,
+  domainId: 'dom_1',
+  selector,
+  algorithm: 'rsa',
+  publicKey: `PUB${id}`,
+  status,
+  createdAt: new Date(0),
+  activatedAt: null,
+});
 
 /** In-memory repositories and a zone behind the resolver seam. */
 function setup() {
   let domain: DomainRow = {
-    id: 'dom_1', accountId: 'acc_1', name: 'acme.test', verificationToken: 'tok', verifiedAt: new Date(0), openTracking: false, clickTracking: false,
-    createdAt: new Date(0), dnsCheckedAt: null, dnsStatuses: {}, dnsFailingSince: null,
+    id: 'dom_1',
+    accountId: 'acc_1',
+    name: 'acme.test',
+    verificationToken: 'tok',
+    verifiedAt: new Date(0),
+    openTracking: false,
+    clickTracking: false,
+    createdAt: new Date(0),
+    dnsCheckedAt: null,
+    dnsStatuses: {},
+    dnsFailingSince: null,
   };
   const keys = [key('dk_a', 'old', 'active'), key('dk_b', 'new', 'pending')];
   const txt = new Map<string, string[]>();
@@ -24,12 +41,18 @@ function setup() {
       if (broken.has(name)) throw Object.assign(new Error('SERVFAIL'), { code: 'ESERVFAIL' });
       return txt.get(name) ?? [];
     },
-    resolveMx: async () => [], resolve4: async () => [], resolve6: async () => [],
+    resolveMx: async () => [],
+    resolve4: async () => [],
+    resolve6: async () => [],
   };
   const checks = createDomainDnsCheck({
-    resolver, publish, now: () => new Date(clock), logger: pino({ level: 'silent' }),
+    resolver,
+    publish,
+    now: () => new Date(clock),
+    logger: pino({ level: 'silent' }),
     domains: {
-      recordDnsCheck: async (_id: string, c: DnsCheckState) => (domain = { ...domain, dnsCheckedAt: c.checkedAt, dnsStatuses: c.statuses, dnsFailingSince: c.failingSince }),
+      recordDnsCheck: async (_id: string, c: DnsCheckState) =>
+        (domain = { ...domain, dnsCheckedAt: c.checkedAt, dnsStatuses: c.statuses, dnsFailingSince: c.failingSince }),
       dueForRecheck: async () => [domain],
     },
     dkimKeys: {
@@ -75,22 +98,36 @@ describe('domain DNS check', () => {
     s.broken.add('acme.test');
     s.broken.add('_mailer.acme.test');
     const { records } = await s.checks.check(s.current());
-    expect(records.filter((r) => r.required).map((r) => s.current().dnsStatuses[r.key]?.status)).toEqual(['verified', 'verified', 'verified']);
+    expect(records.filter((r) => r.required).map((r) => s.current().dnsStatuses[r.key]?.status)).toEqual([
+      'verified',
+      'verified',
+      'verified',
+    ]);
     expect(s.current().dnsFailingSince).toBeNull();
   });
 
-  it('promotes a pending key once its record is found; the retired key\'s record and status are dropped', async () => {
+  it("promotes a pending key once its record is found; the retired key's record and status are dropped", async () => {
     const s = setup();
     s.publishAll();
     let checked = await s.checks.check(s.current());
-    expect(checked.records.filter((r) => r.purpose === 'dkim').map((r) => r.name)).toEqual(['old._domainkey.acme.test', 'new._domainkey.acme.test']);
+    expect(checked.records.filter((r) => r.purpose === 'dkim').map((r) => r.name)).toEqual([
+      'old._domainkey.acme.test',
+      'new._domainkey.acme.test',
+    ]);
     expect(s.keys.map((k) => k.status)).toEqual(['active', 'pending']);
 
     s.txt.set('new._domainkey.acme.test', ['v=DKIM1; k=rsa; p=PUBdk_b']);
     checked = await s.checks.check(s.current());
     expect(s.keys.map((k) => k.status)).toEqual(['retired', 'active']);
-    expect(checked.records.filter((r) => r.purpose === 'dkim').map((r) => [r.name, r.required])).toEqual([['new._domainkey.acme.test', true]]);
-    expect(Object.keys(s.current().dnsStatuses).sort()).toEqual(['dkim:new._domainkey.acme.test', 'dmarc:_dmarc.acme.test', 'ownership:_mailer.acme.test', 'spf:acme.test']);
+    expect(checked.records.filter((r) => r.purpose === 'dkim').map((r) => [r.name, r.required])).toEqual([
+      ['new._domainkey.acme.test', true],
+    ]);
+    expect(Object.keys(s.current().dnsStatuses).sort()).toEqual([
+      'dkim:new._domainkey.acme.test',
+      'dmarc:_dmarc.acme.test',
+      'ownership:_mailer.acme.test',
+      'spf:acme.test',
+    ]);
     expect(s.current().dnsStatuses['dkim:new._domainkey.acme.test']?.status).toBe('verified');
   });
 });

@@ -10,10 +10,24 @@ import { AttachmentSchema } from '../../src/gen/mail/v1/types_pb.js';
  * Records name each field of the interface once: the compiler refuses one missing or one too many.
  */
 const DRAFT_FIELDS: Record<keyof EmailDraft, true> = {
-  from: true, to: true, cc: true, bcc: true, replyTo: true, subject: true, html: true, text: true,
-  attachments: true, headers: true, tags: true,
+  from: true,
+  to: true,
+  cc: true,
+  bcc: true,
+  replyTo: true,
+  subject: true,
+  html: true,
+  text: true,
+  attachments: true,
+  headers: true,
+  tags: true,
 };
-const ATTACHMENT_FIELDS: Record<keyof AttachmentInput, true> = { filename: true, content: true, contentType: true, contentId: true };
+const ATTACHMENT_FIELDS: Record<keyof AttachmentInput, true> = {
+  filename: true,
+  content: true,
+  contentType: true,
+  contentId: true,
+};
 
 const fieldsOf = (schema: DescMessage) => schema.fields.map((f) => f.localName).sort();
 
@@ -31,7 +45,10 @@ describe('EmailDraft is the proto SendEmailRequest', () => {
   });
 
   it('takes the generated messages as they are, field types included', () => {
-    const wire: EmailDraft = create(SendEmailRequestSchema, { from: 'a@example.com', attachments: [{ filename: 'f' }] });
+    const wire: EmailDraft = create(SendEmailRequestSchema, {
+      from: 'a@example.com',
+      attachments: [{ filename: 'f' }],
+    });
     const scheduled: EmailDraft & { scheduledAt: string } = create(ScheduleEmailRequestSchema, { scheduledAt: 'x' });
     expect([wire.from, wire.attachments[0]!.filename, scheduled.scheduledAt]).toEqual(['a@example.com', 'f', 'x']);
   });

@@ -22,7 +22,11 @@ const draft = (overrides: Partial<EmailDraft> = {}): EmailDraft => ({
 
 /** n zero bytes, base64-encoded as a caller sends them. */
 const bytes = (n: number) => Buffer.alloc(n).toString('base64');
-const file = (n: number, i = 0) => ({ filename: `f${i}.bin`, content: bytes(n), contentType: 'application/octet-stream' });
+const file = (n: number, i = 0) => ({
+  filename: `f${i}.bin`,
+  content: bytes(n),
+  contentType: 'application/octet-stream',
+});
 /** The bytes the minimal draft's addresses count in the total (name and address of each mailbox). */
 const ADDRESS_BYTES = 'Sender'.length + 'sender@example.com'.length + 'rcpt@example.net'.length;
 /** What an attachment of `file` counts besides its content: its filename and media type. */
@@ -61,19 +65,25 @@ describe('validateDraft accepts', () => {
     expect(() => validateDraft(draft({ subject: 's'.repeat(998) }))).not.toThrow();
     expect(() => validateDraft(draft({ subject: '😀'.repeat(998) }))).not.toThrow();
     expect(() => validateDraft(draft({ to: many(20, 't'), cc: many(20, 'c'), bcc: many(10, 'b') }))).not.toThrow();
-    expect(() => validateDraft(draft({ headers: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`X-H${i}`, 'v'])) }))).not.toThrow();
+    expect(() =>
+      validateDraft(draft({ headers: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`X-H${i}`, 'v'])) })),
+    ).not.toThrow();
     expect(() => validateDraft(draft({ attachments: Array.from({ length: 10 }, (_, i) => file(1, i)) }))).not.toThrow();
     expect(() => validateDraft(draft({ html: 'h'.repeat(5 * MiB), text: '' }))).not.toThrow();
     expect(() => validateDraft(draft({ text: 't'.repeat(5 * MiB) }))).not.toThrow();
   });
 
   it('a total size of exactly 10 MiB', () => {
-    const v = validateDraft(draft({ subject: 's', text: 't', attachments: [file(10 * MiB - 2 - ADDRESS_BYTES - fileOverhead())] }));
+    const v = validateDraft(
+      draft({ subject: 's', text: 't', attachments: [file(10 * MiB - 2 - ADDRESS_BYTES - fileOverhead())] }),
+    );
     expect(v.size).toBe(10 * MiB);
   });
 
   it('an attachment with no content type (the default is applied later)', () => {
-    expect(() => validateDraft(draft({ attachments: [{ filename: 'a', content: bytes(1), contentType: '' }] }))).not.toThrow();
+    expect(() =>
+      validateDraft(draft({ attachments: [{ filename: 'a', content: bytes(1), contentType: '' }] })),
+    ).not.toThrow();
   });
 
   it('tabs in header values (folding whitespace is not a line break)', () => {
@@ -81,11 +91,20 @@ describe('validateDraft accepts', () => {
   });
 });
 
-describe('an attachment\'s content_id (an inline part)', () => {
+describe("an attachment's content_id (an inline part)", () => {
   const inline = (contentId: string, i = 0) => ({ ...file(1, i), contentId });
 
   it('is kept as given, and empty or absent is an ordinary attachment', () => {
-    const v = validateDraft(draft({ attachments: [inline('logo'), inline('', 1), file(1, 2), inline(`a.b-c_d@e!#$%&'*+/=?^\`{|}~"[]:;,${'x'.repeat(200)}`, 3)] }));
+    const v = validateDraft(
+      draft({
+        attachments: [
+          inline('logo'),
+          inline('', 1),
+          file(1, 2),
+          inline(`a.b-c_d@e!#$%&'*+/=?^\`{|}~"[]:;,${'x'.repeat(200)}`, 3),
+        ],
+      }),
+    );
     expect(v.attachments.map((a) => a.contentId)).toEqual(['logo', '', '', expect.stringMatching(/^a\.b-c_d@e/)]);
     expect(() => validateDraft(draft({ attachments: [inline('x'.repeat(255))] }))).not.toThrow();
   });
@@ -102,7 +121,9 @@ describe('an attachment\'s content_id (an inline part)', () => {
 
   it('is refused when two attachments share it, naming the second', () => {
     const message = refusal(draft({ attachments: [inline('logo'), inline('logo', 1)] }), 'emails[2].').message;
-    expect(message).toBe('emails[2].attachments[1].content_id: "logo" is already the content_id of emails[2].attachments[0]');
+    expect(message).toBe(
+      'emails[2].attachments[1].content_id: "logo" is already the content_id of emails[2].attachments[0]',
+    );
   });
 });
 
@@ -112,12 +133,28 @@ describe('validateDraft refuses, naming the field, its length and the maximum', 
     ['html over 5 MiB', { html: 'h'.repeat(5 * MiB + 1) }, ['html', String(5 * MiB + 1), String(5 * MiB)]],
     ['text over 5 MiB in bytes', { text: 'é'.repeat(3 * MiB) }, ['text', String(6 * MiB), String(5 * MiB)]],
     ['51 recipients', { to: many(17, 't'), cc: many(17, 'c'), bcc: many(17, 'b') }, ['to', 'cc', 'bcc', '51', '50']],
-    ['51 headers', { headers: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`X-H${i}`, 'v'])) }, ['headers', '51', '50']],
+    [
+      '51 headers',
+      { headers: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`X-H${i}`, 'v'])) },
+      ['headers', '51', '50'],
+    ],
     ['11 attachments', { attachments: Array.from({ length: 11 }, (_, i) => file(1, i)) }, ['attachments', '11', '10']],
-    ['an attachment over 10 MiB', { attachments: [file(1), file(10 * MiB + 1)] }, ['attachments[1].content', String(10 * MiB + 1), String(10 * MiB)]],
+    [
+      'an attachment over 10 MiB',
+      { attachments: [file(1), file(10 * MiB + 1)] },
+      ['attachments[1].content', String(10 * MiB + 1), String(10 * MiB)],
+    ],
     ['a total over 10 MiB', { attachments: [file(5 * MiB), file(5 * MiB)] }, ['total size', String(10 * MiB)]],
-    ['51 tags', { tags: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`t${i}`, 'v'])) }, ['tags', '51', '50']],
-    ['a header value over the limit', { headers: { 'X-Long': 'v'.repeat(LIMITS.headerValueChars + 1) } }, ['headers.X-Long', String(LIMITS.headerValueChars + 1)]],
+    [
+      '51 tags',
+      { tags: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`t${i}`, 'v'])) },
+      ['tags', '51', '50'],
+    ],
+    [
+      'a header value over the limit',
+      { headers: { 'X-Long': 'v'.repeat(LIMITS.headerValueChars + 1) } },
+      ['headers.X-Long', String(LIMITS.headerValueChars + 1)],
+    ],
   ] as const)('%s', (_name, overrides, parts) => {
     const err = refusal(draft(overrides as Partial<EmailDraft>));
     for (const p of parts) expect(err.message).toContain(p);
@@ -149,9 +186,12 @@ describe('validateDraft refuses, naming the field, its length and the maximum', 
     expect(refusal(draft({ subject: 'a\nb' })).message).toContain('subject');
   });
 
-  it.each(['a\r\nBcc: x@evil.example', 'a\nb', 'a\rb', 'a\0b', 'a\x1bb'])('a control character in a header value (%j)', (value) => {
-    expect(refusal(draft({ headers: { 'X-Test': value } })).message).toContain('headers.X-Test');
-  });
+  it.each(['a\r\nBcc: x@evil.example', 'a\nb', 'a\rb', 'a\0b', 'a\x1bb'])(
+    'a control character in a header value (%j)',
+    (value) => {
+      expect(refusal(draft({ headers: { 'X-Test': value } })).message).toContain('headers.X-Test');
+    },
+  );
 
   it('control characters are shown escaped in the message, never raw', () => {
     const err = refusal(draft({ headers: { 'X-A\r\nBcc': 'v' } }));
@@ -159,12 +199,23 @@ describe('validateDraft refuses, naming the field, its length and the maximum', 
     expect(err.message).not.toMatch(/[\r\n]/);
   });
 
-  it.each(['From', 'to', 'CC', 'Bcc', 'Reply-To', 'Subject', 'Date', 'Message-ID', 'MIME-Version', 'Content-Type', 'Content-Transfer-Encoding', 'Return-Path', 'DKIM-Signature'])(
-    'the reserved header %s',
-    (name) => {
-      expect(refusal(draft({ headers: { [name]: 'x' } })).message).toContain(`headers.${name}`);
-    },
-  );
+  it.each([
+    'From',
+    'to',
+    'CC',
+    'Bcc',
+    'Reply-To',
+    'Subject',
+    'Date',
+    'Message-ID',
+    'MIME-Version',
+    'Content-Type',
+    'Content-Transfer-Encoding',
+    'Return-Path',
+    'DKIM-Signature',
+  ])('the reserved header %s', (name) => {
+    expect(refusal(draft({ headers: { [name]: 'x' } })).message).toContain(`headers.${name}`);
+  });
 
   it.each(['X Space', 'X:Colon', '', 'Ünicode'])('an invalid header name %j', (name) => {
     expect(refusal(draft({ headers: { [name]: 'v' } })).message).toContain('not a valid header name');
@@ -178,24 +229,43 @@ describe('validateDraft refuses, naming the field, its length and the maximum', 
 describe('validateDraft refuses, naming the field, its length and the maximum', () => {
   it.each([
     ['empty filename', { filename: '', content: bytes(1), contentType: 'text/plain' }, 'attachments[0].filename'],
-    ['path in filename', { filename: 'a/b.txt', content: bytes(1), contentType: 'text/plain' }, 'attachments[0].filename'],
-    ['backslash in filename', { filename: 'a\\b.txt', content: bytes(1), contentType: 'text/plain' }, 'attachments[0].filename'],
-    ['CRLF in filename', { filename: 'a\r\n.txt', content: bytes(1), contentType: 'text/plain' }, 'attachments[0].filename'],
+    [
+      'path in filename',
+      { filename: 'a/b.txt', content: bytes(1), contentType: 'text/plain' },
+      'attachments[0].filename',
+    ],
+    [
+      'backslash in filename',
+      { filename: 'a\\b.txt', content: bytes(1), contentType: 'text/plain' },
+      'attachments[0].filename',
+    ],
+    [
+      'CRLF in filename',
+      { filename: 'a\r\n.txt', content: bytes(1), contentType: 'text/plain' },
+      'attachments[0].filename',
+    ],
     ['empty content', { filename: 'a.txt', content: bytes(0), contentType: 'text/plain' }, 'attachments[0].content'],
     ['bad content type', { filename: 'a.txt', content: bytes(1), contentType: 'text' }, 'attachments[0].content_type'],
-    ['CRLF in content type', { filename: 'a.txt', content: bytes(1), contentType: 'text/plain\r\nBcc: x@y.z' }, 'attachments[0].content_type'],
+    [
+      'CRLF in content type',
+      { filename: 'a.txt', content: bytes(1), contentType: 'text/plain\r\nBcc: x@y.z' },
+      'attachments[0].content_type',
+    ],
   ])('an attachment with %s', (_name, a, field) => {
     expect(refusal(draft({ attachments: [a] })).message).toContain(field);
   });
 
   it('prefixes field names inside a batch', () => {
     expect(refusal(draft({ subject: '' }), 'emails[3].').message).toBe('emails[3].subject is required');
-    expect(refusal(draft({ attachments: [file(6 * MiB), file(6 * MiB)] }), 'emails[7].').message).toMatch(/^emails\[7\]: total size/);
+    expect(refusal(draft({ attachments: [file(6 * MiB), file(6 * MiB)] }), 'emails[7].').message).toMatch(
+      /^emails\[7\]: total size/,
+    );
   });
 });
 
 describe('attachment content is strict base64, decoded once', () => {
-  const one = (content: string) => draft({ attachments: [{ filename: 'a.bin', content, contentType: 'application/octet-stream' }] });
+  const one = (content: string) =>
+    draft({ attachments: [{ filename: 'a.bin', content, contentType: 'application/octet-stream' }] });
 
   it('decodes standard, URL-safe, unpadded and line-wrapped base64 to the same bytes', () => {
     const data = Buffer.from([0xfb, 0xff, 0x00, 0x10, 0x20, 0x3e, 0x3f]);
@@ -213,6 +283,13 @@ describe('attachment content is strict base64, decoded once', () => {
   it('counts decoded bytes against the limits, not the length of the text', () => {
     const v = validateDraft(one(Buffer.alloc(3000).toString('base64')));
     expect(v.attachments[0]!.content.length).toBe(3000);
-    expect(v.size).toBe(ADDRESS_BYTES + Buffer.byteLength('Hello') + Buffer.byteLength('Hi') + 'a.bin'.length + 'application/octet-stream'.length + 3000);
+    expect(v.size).toBe(
+      ADDRESS_BYTES +
+        Buffer.byteLength('Hello') +
+        Buffer.byteLength('Hi') +
+        'a.bin'.length +
+        'application/octet-stream'.length +
+        3000,
+    );
   });
 });

@@ -38,7 +38,12 @@ function senderWith(answerAfterMs: Record<string, number>) {
         const [to] = message.envelope.to;
         await new Promise((r) => setTimeout(r, answerAfterMs[to!] ?? 0));
         log.push(`250 ${to}`);
-        return { messageId: message.messageId, accepted: [{ address: to!, response: `250 ok ${to}` }], refused: [], deferred: [] };
+        return {
+          messageId: message.messageId,
+          accepted: [{ address: to!, response: `250 ok ${to}` }],
+          refused: [],
+          deferred: [],
+        };
       },
       close: () => {},
     },
@@ -57,10 +62,29 @@ function senderWith(answerAfterMs: Record<string, number>) {
 function loadedEmail(id: string, to: string[], answered: LoadedEmail['answered'] = []): LoadedEmail {
   return {
     email: {
-      id, accountId: 'acc_1', jobType: 'direct', jobId: '', senderDomain: 'example.com', subject: 'Hello', html: '', text: 'hi',
-      from: { address: 'a@example.com', name: '' }, to: to.map((address) => ({ address, name: '' })),
-      cc: [], bcc: [], replyTo: [], headers: {}, tags: {}, status: 'pending', messageId: '', headerMessageId: `<${id}@example.com>`,
-      attachmentCount: 0, attempts: 0, createdAt: new Date('2026-11-25T10:00:00Z'), sentAt: null, remainingRecipients: null,
+      id,
+      accountId: 'acc_1',
+      jobType: 'direct',
+      jobId: '',
+      senderDomain: 'example.com',
+      subject: 'Hello',
+      html: '',
+      text: 'hi',
+      from: { address: 'a@example.com', name: '' },
+      to: to.map((address) => ({ address, name: '' })),
+      cc: [],
+      bcc: [],
+      replyTo: [],
+      headers: {},
+      tags: {},
+      status: 'pending',
+      messageId: '',
+      headerMessageId: `<${id}@example.com>`,
+      attachmentCount: 0,
+      attempts: 0,
+      createdAt: new Date('2026-11-25T10:00:00Z'),
+      sentAt: null,
+      remainingRecipients: null,
     },
     attachments: [],
     sender: { accountStatus: 'healthy', openTracking: false, clickTracking: false },
@@ -69,39 +93,61 @@ function loadedEmail(id: string, to: string[], answered: LoadedEmail['answered']
   };
 }
 
-const deliveredTo = (o: LeasedOutcome) => o.outcome.events.filter((e) => e.type === 'delivery').flatMap((e) => (e.data as { recipients: string[] }).recipients).sort();
+const deliveredTo = (o: LeasedOutcome) =>
+  o.outcome.events
+    .filter((e) => e.type === 'delivery')
+    .flatMap((e) => (e.data as { recipients: string[] }).recipients)
+    .sort();
 
-describe('copies answered before their email\'s outcome', () => {
+describe("copies answered before their email's outcome", () => {
   it('are kept as each is answered, before the outcome that records them all', async () => {
     const { sender, log, outcomes } = senderWith({ 'a@example.net': 0, 'b@example.net': 30, 'c@example.net': 60 });
     const loaded = loadedEmail('em_1', ['a@example.net', 'b@example.net', 'c@example.net']);
     expect(await sender.sendOne('lease-1', loaded, sender.prepare(loaded, new Set()))).toBe('sent');
-    expect(log).toEqual(['250 a@example.net', 'kept a@example.net', '250 b@example.net', 'kept b@example.net', '250 c@example.net', 'kept c@example.net', 'outcome']);
+    expect(log).toEqual([
+      '250 a@example.net',
+      'kept a@example.net',
+      '250 b@example.net',
+      'kept b@example.net',
+      '250 c@example.net',
+      'kept c@example.net',
+      'outcome',
+    ]);
     expect(outcomes.map((o) => [o.token, o.outcome.status])).toEqual([['lease-1', 'delivered']]);
     expect(deliveredTo(outcomes[0]!)).toEqual(['a@example.net', 'b@example.net', 'c@example.net']);
   });
 
-  it('a single recipient\'s copy is recorded by its outcome alone, as before', async () => {
+  it("a single recipient's copy is recorded by its outcome alone, as before", async () => {
     const { sender, log } = senderWith({});
     const loaded = loadedEmail('em_2', ['solo@example.net']);
     await sender.sendOne('lease-2', loaded, sender.prepare(loaded, new Set()));
     expect(log).toEqual(['250 solo@example.net', 'outcome']);
   });
 
-  it('left by an attempt that died are not sent again; the next attempt\'s outcome records them with its own', async () => {
+  it("left by an attempt that died are not sent again; the next attempt's outcome records them with its own", async () => {
     const { sender, sent, outcomes } = senderWith({});
-    const loaded = loadedEmail('em_3', ['a@example.net', 'b@example.net', 'c@example.net'], [{ address: 'a@example.net', response: '250 ok a' }]);
+    const loaded = loadedEmail(
+      'em_3',
+      ['a@example.net', 'b@example.net', 'c@example.net'],
+      [{ address: 'a@example.net', response: '250 ok a' }],
+    );
     expect(await sender.sendOne('lease-3', loaded, sender.prepare(loaded, new Set()))).toBe('sent');
     expect(sent.map((m) => m.envelope.to[0]).sort()).toEqual(['b@example.net', 'c@example.net']);
     // Each copy still under its own recipient's return path (b is the 2nd recipient, c the 3rd).
-    expect(sent.map((m) => m.envelope.from).sort()).toEqual(['b-em_3.1-token@rp.example.com', 'b-em_3.2-token@rp.example.com']);
+    expect(sent.map((m) => m.envelope.from).sort()).toEqual([
+      'b-em_3.1-token@rp.example.com',
+      'b-em_3.2-token@rp.example.com',
+    ]);
     expect(deliveredTo(outcomes[0]!)).toEqual(['a@example.net', 'b@example.net', 'c@example.net']);
     expect(outcomes[0]!.outcome.events.map((e) => e.type)).toContain('send');
   });
 
   it('when every copy had been answered before the attempt died, nothing is sent and the outcome records them', async () => {
     const { sender, sent, outcomes } = senderWith({});
-    const answered = [{ address: 'a@example.net', response: '250 ok a' }, { address: 'b@example.net', response: '250 ok b' }];
+    const answered = [
+      { address: 'a@example.net', response: '250 ok a' },
+      { address: 'b@example.net', response: '250 ok b' },
+    ];
     const loaded = loadedEmail('em_4', ['a@example.net', 'b@example.net'], answered);
     expect(await sender.sendOne('lease-4', loaded, sender.prepare(loaded, new Set()))).toBe('sent');
     expect(sent).toEqual([]);

@@ -28,10 +28,32 @@ function senderWith(prebuilt = createPrebuiltMessages({ maxBytes: 1 << 20, ttlMs
 function loadedEmail(id: string, tracking = false): LoadedEmail {
   return {
     email: {
-      id, accountId: 'acc_1', jobType: 'scheduled', jobId: 'sch_1', senderDomain: 'example.com', subject: 'Hello', html: '<p>hi</p>', text: 'hi',
-      from: { address: 'a@example.com', name: 'A' }, to: [{ address: 'x@example.net', name: '' }, { address: 'y@example.net', name: '' }],
-      cc: [], bcc: [], replyTo: [], headers: {}, tags: {}, status: 'pending', messageId: '', headerMessageId: `<${id}@example.com>`,
-      attachmentCount: 0, attempts: 0, createdAt: new Date('2026-11-25T10:00:00Z'), sentAt: null, remainingRecipients: null,
+      id,
+      accountId: 'acc_1',
+      jobType: 'scheduled',
+      jobId: 'sch_1',
+      senderDomain: 'example.com',
+      subject: 'Hello',
+      html: '<p>hi</p>',
+      text: 'hi',
+      from: { address: 'a@example.com', name: 'A' },
+      to: [
+        { address: 'x@example.net', name: '' },
+        { address: 'y@example.net', name: '' },
+      ],
+      cc: [],
+      bcc: [],
+      replyTo: [],
+      headers: {},
+      tags: {},
+      status: 'pending',
+      messageId: '',
+      headerMessageId: `<${id}@example.com>`,
+      attachmentCount: 0,
+      attempts: 0,
+      createdAt: new Date('2026-11-25T10:00:00Z'),
+      sentAt: null,
+      remainingRecipients: null,
     },
     attachments: [],
     sender: { accountStatus: 'healthy', openTracking: tracking, clickTracking: false },
@@ -78,7 +100,10 @@ describe('messages built ahead (scheduled emails)', () => {
   });
 
   it('without a store nothing is built ahead, and sends build as always', async () => {
-    const sender = createEmailSender({ ...({} as DeliveryDeps), emailDeliveries: { recordOutcomes: async () => new Map() } as unknown as DeliveryDeps['emailDeliveries'] });
+    const sender = createEmailSender({
+      ...({} as DeliveryDeps),
+      emailDeliveries: { recordOutcomes: async () => new Map() } as unknown as DeliveryDeps['emailDeliveries'],
+    });
     expect(await sender.buildAhead(loadedEmail('em_none'))).toBe(false);
   });
 });

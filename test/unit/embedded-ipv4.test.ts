@@ -19,8 +19,23 @@ describe('ipv6Groups', () => {
     expect(ipv6Groups(text)).toEqual(groups);
   });
 
-  it.each(['', ':', ':::', '1::2::3', '1:2:3:4:5:6:7:8:9', '1:2:3:4:5:6:7', '1:2:3:4:5:6:7:8::', ':1::2', '12345::', '::1.2.3', '::1.2.3.256',
-    '::01.2.3.4', '1.2.3.4::', '::g', '1.2.3.4'])('not an IPv6 address: %j', (text) => {
+  it.each([
+    '',
+    ':',
+    ':::',
+    '1::2::3',
+    '1:2:3:4:5:6:7:8:9',
+    '1:2:3:4:5:6:7',
+    '1:2:3:4:5:6:7:8::',
+    ':1::2',
+    '12345::',
+    '::1.2.3',
+    '::1.2.3.256',
+    '::01.2.3.4',
+    '1.2.3.4::',
+    '::g',
+    '1.2.3.4',
+  ])('not an IPv6 address: %j', (text) => {
     expect(ipv6Groups(text)).toBeUndefined();
   });
 });
@@ -34,7 +49,13 @@ describe('embeddedIPv4s', () => {
     ['64:ff9b::169.254.169.254', [{ form: 'nat64', ipv4: '169.254.169.254' }]],
     ['2002:7f00:1::1', [{ form: '6to4', ipv4: '127.0.0.1' }]],
     // RFC 4380's own example: server 65.54.227.120, client 192.0.2.45 (the last 32 bits inverted).
-    ['2001:0000:4136:e378:8000:63bf:3fff:fdd2', [{ form: 'teredo-server', ipv4: '65.54.227.120' }, { form: 'teredo-client', ipv4: '192.0.2.45' }]],
+    [
+      '2001:0000:4136:e378:8000:63bf:3fff:fdd2',
+      [
+        { form: 'teredo-server', ipv4: '65.54.227.120' },
+        { form: 'teredo-client', ipv4: '192.0.2.45' },
+      ],
+    ],
     ['2001:db8:1::5efe:10.0.0.1', [{ form: 'isatap', ipv4: '10.0.0.1' }]],
     ['2001:db8:1::200:5efe:8.8.8.8', [{ form: 'isatap', ipv4: '8.8.8.8' }]],
     ['2001:4860:4860::8888', []],
@@ -116,7 +137,13 @@ describe('isPrivateAddress sees the IPv4 address inside IPv6 transition forms', 
 });
 
 /** The forms the issue reproduced against direct delivery, and one more of each kind. */
-const TRANSITION_LOOPBACK = ['2002:7f00:1::1', '::127.0.0.1', `2001:0:4136:e378:8000:63bf:${teredoClient('127.0.0.1')}`, '::ffff:7f00:1', '64:ff9b::7f00:1'];
+const TRANSITION_LOOPBACK = [
+  '2002:7f00:1::1',
+  '::127.0.0.1',
+  `2001:0:4136:e378:8000:63bf:${teredoClient('127.0.0.1')}`,
+  '::ffff:7f00:1',
+  '64:ff9b::7f00:1',
+];
 
 describe('both callers go through the one check', () => {
   it('direct delivery never targets an MX whose AAAA is a transition form of loopback', async () => {
@@ -136,16 +163,24 @@ describe('both callers go through the one check', () => {
     expect(route.ok && route.targets.map((t) => t.address)).toEqual(['2002:808:808::1', '64:ff9b::8.8.4.4']);
   });
 
-  it.each(TRANSITION_LOOPBACK)('a webhook URL at [%s] is refused when registered and when posted to', async (address) => {
-    const url = `http://[${address}]:8080/hook`;
-    expect(await checkWebhookUrl(url, false)).toMatchObject({ ok: false, reason: expect.stringMatching(/private or loopback/) });
-    expect((await checkWebhookUrl(url, true)).ok).toBe(true);
-    const posted = await postWebhook(url, '{}', {}, { allowPrivate: false, timeoutMs: 1000 });
-    expect(posted).toMatchObject({ statusCode: 0, error: expect.stringMatching(/private or loopback/) });
-  });
+  it.each(TRANSITION_LOOPBACK)(
+    'a webhook URL at [%s] is refused when registered and when posted to',
+    async (address) => {
+      const url = `http://[${address}]:8080/hook`;
+      expect(await checkWebhookUrl(url, false)).toMatchObject({
+        ok: false,
+        reason: expect.stringMatching(/private or loopback/),
+      });
+      expect((await checkWebhookUrl(url, true)).ok).toBe(true);
+      const posted = await postWebhook(url, '{}', {}, { allowPrivate: false, timeoutMs: 1000 });
+      expect(posted).toMatchObject({ statusCode: 0, error: expect.stringMatching(/private or loopback/) });
+    },
+  );
 
   it.each(TRANSITION_LOOPBACK)('the webhook connection lookup refuses %s', async (address) => {
-    const err = await new Promise<NodeJS.ErrnoException | null>((resolve) => guardedLookup(false)(address, {}, (e) => resolve(e)));
+    const err = await new Promise<NodeJS.ErrnoException | null>((resolve) =>
+      guardedLookup(false)(address, {}, (e) => resolve(e)),
+    );
     expect(err?.code).toBe('EPRIVATE');
   });
 });

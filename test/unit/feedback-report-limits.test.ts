@@ -24,23 +24,48 @@ async function timed(raw: string): Promise<{ ms: number; report: Awaited<ReturnT
   return { ms: best, report };
 }
 
-const arf = (field: string, value: string) => fixture('arf-yahoo.eml').replace(new RegExp(`^${field}: .*$`, 'm'), () => `${field}: ${value}`);
-const dsn = (field: string, value: string) => fixture('dsn-postfix.eml').replace(new RegExp(`^${field}: .*$`, 'm'), () => `${field}: ${value}`);
+const arf = (field: string, value: string) =>
+  fixture('arf-yahoo.eml').replace(new RegExp(`^${field}: .*$`, 'm'), () => `${field}: ${value}`);
+const dsn = (field: string, value: string) =>
+  fixture('dsn-postfix.eml').replace(new RegExp(`^${field}: .*$`, 'm'), () => `${field}: ${value}`);
 
 describe('a report with a 64 KB pathological field parses in linear time', () => {
   const cases: [string, () => string][] = [
-    ['an Arrival-Date of opening parentheses', () => arf('Arrival-Date', `Tue, 04 Mar 2025 10:15:02 +0000 ${'('.repeat(FIELD_BYTES)}`)],
+    [
+      'an Arrival-Date of opening parentheses',
+      () => arf('Arrival-Date', `Tue, 04 Mar 2025 10:15:02 +0000 ${'('.repeat(FIELD_BYTES)}`),
+    ],
     ['an Arrival-Date of comments', () => arf('Arrival-Date', '(a)'.repeat(FIELD_BYTES / 3))],
     ['an Arrival-Date of spaces and parentheses', () => arf('Arrival-Date', ' ('.repeat(FIELD_BYTES / 2))],
-    ['an Original-Rcpt-To of spaces after its type', () => arf('Original-Rcpt-To', `rfc822;${' '.repeat(FIELD_BYTES)}\r`)],
+    [
+      'an Original-Rcpt-To of spaces after its type',
+      () => arf('Original-Rcpt-To', `rfc822;${' '.repeat(FIELD_BYTES)}\r`),
+    ],
     ['an Original-Rcpt-To of angle brackets', () => arf('Original-Rcpt-To', `<${'<'.repeat(FIELD_BYTES)}`)],
-    ['a Feedback-Type folded over thousands of lines', () => arf('Feedback-Type', `abuse${'\n x'.repeat(FIELD_BYTES / 3)}`)],
-    ['thousands of Original-Rcpt-To fields', () => arf('Original-Rcpt-To', Array.from({ length: FIELD_BYTES / 24 }, (_, i) => `r${i}@example.net`).join('\nOriginal-Rcpt-To: '))],
+    [
+      'a Feedback-Type folded over thousands of lines',
+      () => arf('Feedback-Type', `abuse${'\n x'.repeat(FIELD_BYTES / 3)}`),
+    ],
+    [
+      'thousands of Original-Rcpt-To fields',
+      () =>
+        arf(
+          'Original-Rcpt-To',
+          Array.from({ length: FIELD_BYTES / 24 }, (_, i) => `r${i}@example.net`).join('\nOriginal-Rcpt-To: '),
+        ),
+    ],
     ['a Diagnostic-Code of type characters', () => dsn('Diagnostic-Code', `${'a'.repeat(FIELD_BYTES)}`)],
     ['a Diagnostic-Code of spaces before a semicolon', () => dsn('Diagnostic-Code', `smtp${' '.repeat(FIELD_BYTES)}x`)],
     ['a Status of almost-codes', () => dsn('Status', '5.1.'.repeat(FIELD_BYTES / 4))],
     ['a Final-Recipient of at signs', () => dsn('Final-Recipient', `rfc822; ${'@'.repeat(FIELD_BYTES)}`)],
-    ['a quoted Message-ID of opening brackets', () => fixture('dsn-postfix.eml').replace(/^Message-ID: <em_.*$/m, () => `Message-ID: ${'<a'.repeat(FIELD_BYTES / 2)}`)],
+    [
+      'a quoted Message-ID of opening brackets',
+      () =>
+        fixture('dsn-postfix.eml').replace(
+          /^Message-ID: <em_.*$/m,
+          () => `Message-ID: ${'<a'.repeat(FIELD_BYTES / 2)}`,
+        ),
+    ],
   ];
   it.each(cases)('%s', async (_name, make) => {
     const raw = make();
@@ -52,12 +77,20 @@ describe('a report with a 64 KB pathological field parses in linear time', () =>
 
 describe('field lengths are bounded', () => {
   it('an over-long date is no date; a date with a trailing comment is one', async () => {
-    expect((await parseFeedbackReport(Buffer.from(arf('Arrival-Date', `Tue, 04 Mar 2025 10:15:02 +0000 (${'x'.repeat(500)})`))))).not.toHaveProperty('arrivalDate');
-    expect(await parseFeedbackReport(Buffer.from(arf('Arrival-Date', 'Tue, 04 Mar 2025 10:15:02 +0000 (UTC)')))).toMatchObject({ arrivalDate: new Date('2025-03-04T10:15:02Z') });
+    expect(
+      await parseFeedbackReport(
+        Buffer.from(arf('Arrival-Date', `Tue, 04 Mar 2025 10:15:02 +0000 (${'x'.repeat(500)})`)),
+      ),
+    ).not.toHaveProperty('arrivalDate');
+    expect(
+      await parseFeedbackReport(Buffer.from(arf('Arrival-Date', 'Tue, 04 Mar 2025 10:15:02 +0000 (UTC)'))),
+    ).toMatchObject({ arrivalDate: new Date('2025-03-04T10:15:02Z') });
   });
 
   it('an over-long feedback type is none', async () => {
-    expect(await parseFeedbackReport(Buffer.from(arf('Feedback-Type', `abuse${'x'.repeat(FIELD_BYTES)}`)))).toBeUndefined();
+    expect(
+      await parseFeedbackReport(Buffer.from(arf('Feedback-Type', `abuse${'x'.repeat(FIELD_BYTES)}`))),
+    ).toBeUndefined();
   });
 
   it(`at most ${MAX_RECIPIENTS} Original-Rcpt-To are read`, async () => {
@@ -67,10 +100,16 @@ describe('field lengths are bounded', () => {
   });
 
   it('a diagnostic is cut, and a folded field stops growing', async () => {
-    const report = await parseFeedbackReport(Buffer.from(dsn('Diagnostic-Code', `smtp; 550 5.1.1 ${'x'.repeat(FIELD_BYTES)}`)));
+    const report = await parseFeedbackReport(
+      Buffer.from(dsn('Diagnostic-Code', `smtp; 550 5.1.1 ${'x'.repeat(FIELD_BYTES)}`)),
+    );
     expect(report?.kind === 'bounce' && report.recipients[0]!.diagnostic_code.length).toBe(1000);
-    const folded = await parseFeedbackReport(Buffer.from(dsn('Diagnostic-Code', `smtp; 550 5.1.1 gone${'\n more'.repeat(FIELD_BYTES / 6)}`)));
-    expect(folded?.kind === 'bounce' && folded.recipients[0]!.diagnostic_code.length).toBeLessThanOrEqual(MAX_FIELD_CHARS);
+    const folded = await parseFeedbackReport(
+      Buffer.from(dsn('Diagnostic-Code', `smtp; 550 5.1.1 gone${'\n more'.repeat(FIELD_BYTES / 6)}`)),
+    );
+    expect(folded?.kind === 'bounce' && folded.recipients[0]!.diagnostic_code.length).toBeLessThanOrEqual(
+      MAX_FIELD_CHARS,
+    );
     expect(folded?.kind === 'bounce' && folded.recipients[0]!.status).toBe('5.1.1');
   });
 });

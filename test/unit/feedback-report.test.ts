@@ -7,7 +7,11 @@ const fixture = (name: string) => fs.readFileSync(path.join(import.meta.dirname,
 /** The fixtures are kept with LF line ends; over SMTP every line ends in CRLF. */
 const crlf = (raw: Buffer) => Buffer.from(raw.toString('utf8').replace(/\r?\n/g, '\r\n'));
 /** What a report's quoted original names: our email id, the Message-ID built from it, and its report token. */
-const quoted = (emailId: string, token: string) => ({ emailId, messageId: `<${emailId}@example.com>`, reportToken: `${emailId}-${token}` });
+const quoted = (emailId: string, token: string) => ({
+  emailId,
+  messageId: `<${emailId}@example.com>`,
+  reportToken: `${emailId}-${token}`,
+});
 
 describe('ARF abuse reports (RFC 5965) become complaints', () => {
   it('reads a Yahoo-style report with the original message attached', async () => {
@@ -45,14 +49,20 @@ describe('delivery status notifications (RFC 3464) become bounces', () => {
   it('reads a Postfix bounce: status, unfolded diagnostic without its type, the original message', async () => {
     expect(await parseFeedbackReport(crlf(fixture('dsn-postfix.eml')))).toEqual({
       kind: 'bounce',
-      recipients: [{
-        email_address: 'nobody@example.net',
-        status: '5.1.1',
-        diagnostic_code: '550 5.1.1 <nobody@example.net>: Recipient address rejected: User unknown in virtual mailbox table',
-        bounceType: 'Permanent',
-      }],
+      recipients: [
+        {
+          email_address: 'nobody@example.net',
+          status: '5.1.1',
+          diagnostic_code:
+            '550 5.1.1 <nobody@example.net>: Recipient address rejected: User unknown in virtual mailbox table',
+          bounceType: 'Permanent',
+        },
+      ],
       // The quoted original's Return-Path (here no return path of ours: inbound-feedback-service judges it).
-      original: { ...quoted('em_01jbq7m3k2x9f5v8r4t6w0y2zd', 'mti7yy6d6kio3ql4j4oztyij'), returnPath: 'sender@example.com' },
+      original: {
+        ...quoted('em_01jbq7m3k2x9f5v8r4t6w0y2zd', 'mti7yy6d6kio3ql4j4oztyij'),
+        returnPath: 'sender@example.com',
+      },
     });
   });
 
@@ -72,7 +82,8 @@ describe('delivery status notifications (RFC 3464) become bounces', () => {
 
   it('falls back to the X-Original-Message-ID of the report when no original headers are quoted', async () => {
     const raw = fixture('dsn-gmail-global.eml').toString();
-    const withoutOriginal = raw.slice(0, raw.indexOf('Content-Type: message/global-headers')) + '\n--000000000000b1c2d3062f6e9a10--\n';
+    const withoutOriginal =
+      raw.slice(0, raw.indexOf('Content-Type: message/global-headers')) + '\n--000000000000b1c2d3062f6e9a10--\n';
     const report = await parseFeedbackReport(Buffer.from(withoutOriginal));
     expect(report?.original).toEqual({ messageId: '<em_01jbq7m3k2x9f5v8r4t6w0y2ze@example.com>' });
   });
@@ -82,7 +93,12 @@ describe('delivery status notifications (RFC 3464) become bounces', () => {
     expect(report).toEqual({
       kind: 'bounce',
       recipients: [
-        { email_address: 'full@outlook.example', status: '4.2.2', diagnostic_code: '452 4.2.2 Mailbox full (Quota exceeded)', bounceType: 'Transient' },
+        {
+          email_address: 'full@outlook.example',
+          status: '4.2.2',
+          diagnostic_code: '452 4.2.2 Mailbox full (Quota exceeded)',
+          bounceType: 'Transient',
+        },
         {
           email_address: 'gone@outlook.example',
           status: '5.1.10',
@@ -102,13 +118,28 @@ describe('delivery status notifications (RFC 3464) become bounces', () => {
     const raw = fixture('dsn-postfix.eml').toString();
     const noStatus = await parseFeedbackReport(Buffer.from(raw.replace('Status: 5.1.1', 'Status: unknown')));
     expect(noStatus?.kind === 'bounce' && noStatus.recipients[0]!.status).toBe('5.1.1');
-    const nothing = await parseFeedbackReport(Buffer.from(raw.replace('Status: 5.1.1', 'Status: x').replace(/Diagnostic-Code:[^]*?\n--/, 'Diagnostic-Code: x-unix; gone\n\n--')));
-    expect(nothing?.kind === 'bounce' && nothing.recipients[0]).toMatchObject({ status: '5.0.0', diagnostic_code: 'gone', bounceType: 'Permanent' });
+    const nothing = await parseFeedbackReport(
+      Buffer.from(
+        raw
+          .replace('Status: 5.1.1', 'Status: x')
+          .replace(/Diagnostic-Code:[^]*?\n--/, 'Diagnostic-Code: x-unix; gone\n\n--'),
+      ),
+    );
+    expect(nothing?.kind === 'bounce' && nothing.recipients[0]).toMatchObject({
+      status: '5.0.0',
+      diagnostic_code: 'gone',
+      bounceType: 'Permanent',
+    });
   });
 
   it('reads at most 100 recipients of one report', async () => {
-    const blocks = Array.from({ length: 300 }, (_, i) => `Final-Recipient: rfc822; r${i}@example.net\nAction: failed\nStatus: 5.1.1\n`).join('\n');
-    const raw = fixture('dsn-postfix.eml').toString().replace(/Final-Recipient:[^]*?(?=\n--3F1B)/, blocks);
+    const blocks = Array.from(
+      { length: 300 },
+      (_, i) => `Final-Recipient: rfc822; r${i}@example.net\nAction: failed\nStatus: 5.1.1\n`,
+    ).join('\n');
+    const raw = fixture('dsn-postfix.eml')
+      .toString()
+      .replace(/Final-Recipient:[^]*?(?=\n--3F1B)/, blocks);
     const report = await parseFeedbackReport(Buffer.from(raw));
     expect(report?.kind === 'bounce' && report.recipients.length).toBe(100);
   });
@@ -122,6 +153,12 @@ describe('anything else is not a report', () => {
   it('junk', async () => {
     expect(await parseFeedbackReport(Buffer.alloc(0))).toBeUndefined();
     expect(await parseFeedbackReport(Buffer.from('not a message at all\r\n\r\n\0\x01\x02'))).toBeUndefined();
-    expect(await parseFeedbackReport(Buffer.from('Content-Type: multipart/report; report-type=delivery-status; boundary=x\r\n\r\n--x\r\nContent-Type: message/delivery-status\r\n\r\ngarbage'))).toBeUndefined();
+    expect(
+      await parseFeedbackReport(
+        Buffer.from(
+          'Content-Type: multipart/report; report-type=delivery-status; boundary=x\r\n\r\n--x\r\nContent-Type: message/delivery-status\r\n\r\ngarbage',
+        ),
+      ),
+    ).toBeUndefined();
   });
 });

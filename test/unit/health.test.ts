@@ -21,8 +21,12 @@ describe('the account health policy', () => {
 
   it('review → paused when it stays at a threshold, → healthy after 24 quiet hours, else stays', () => {
     expect(judgeHealth({ ...base, status: 'review', statusChangedAt: ago(1), sent: 50, bounced: 2 })).toBe('paused');
-    expect(judgeHealth({ ...base, status: 'review', statusChangedAt: ago(25), sent: 10, bounced: 0, lastIssueAt: ago(30) })).toBe('healthy');
-    expect(judgeHealth({ ...base, status: 'review', statusChangedAt: ago(25), sent: 10, bounced: 1, lastIssueAt: ago(2) })).toBe('review');
+    expect(
+      judgeHealth({ ...base, status: 'review', statusChangedAt: ago(25), sent: 10, bounced: 0, lastIssueAt: ago(30) }),
+    ).toBe('healthy');
+    expect(
+      judgeHealth({ ...base, status: 'review', statusChangedAt: ago(25), sent: 10, bounced: 1, lastIssueAt: ago(2) }),
+    ).toBe('review');
     expect(judgeHealth({ ...base, status: 'review', statusChangedAt: ago(23), sent: 0 })).toBe('review');
   });
 
@@ -30,8 +34,12 @@ describe('the account health policy', () => {
     const review = { ...base, status: 'review' as const, statusChangedAt: ago(1), sent: 60 };
     // Two complaints in 60 emails is far above 0.08 %, yet two people cannot pause an account.
     expect(judgeHealth({ ...review, complained: 2, complainants: 2 })).toBe('review');
-    expect(judgeHealth({ ...review, complained: 4, complainants: HEALTH_POLICY.minComplainantsToPause - 1 })).toBe('review');
-    expect(judgeHealth({ ...review, complained: 5, complainants: HEALTH_POLICY.minComplainantsToPause })).toBe('paused');
+    expect(judgeHealth({ ...review, complained: 4, complainants: HEALTH_POLICY.minComplainantsToPause - 1 })).toBe(
+      'review',
+    );
+    expect(judgeHealth({ ...review, complained: 5, complainants: HEALTH_POLICY.minComplainantsToPause })).toBe(
+      'paused',
+    );
     // Bounces need no such minimum.
     expect(judgeHealth({ ...review, bounced: 3 })).toBe('paused');
   });

@@ -4,9 +4,12 @@ import { createHitBatcher, HitDroppedError } from '../../src/services/hit-batche
 /** A write whose calls stay pending until the test settles them. */
 function controlledWrite() {
   const calls: { hit: string; count: number; settle: (err?: Error) => void }[] = [];
-  const write = vi.fn((hit: string, count: number) => new Promise<void>((resolve, reject) => {
-    calls.push({ hit, count, settle: (err) => (err ? reject(err) : resolve()) });
-  }));
+  const write = vi.fn(
+    (hit: string, count: number) =>
+      new Promise<void>((resolve, reject) => {
+        calls.push({ hit, count, settle: (err) => (err ? reject(err) : resolve()) });
+      }),
+  );
   return { calls, write };
 }
 const tick = () => new Promise((r) => setImmediate(r));
@@ -23,7 +26,10 @@ describe('hit batcher', () => {
     calls[0]!.settle();
     await first;
     await tick();
-    expect(calls.map((c) => [c.hit, c.count])).toEqual([['h1', 1], ['h2', 999]]);
+    expect(calls.map((c) => [c.hit, c.count])).toEqual([
+      ['h1', 1],
+      ['h2', 999],
+    ]);
     let restDone = false;
     void Promise.all(rest).then(() => (restDone = true));
     await tick();
@@ -61,7 +67,11 @@ describe('hit batcher', () => {
     await tick();
     for (const c of calls) c.settle();
     await tick();
-    expect(calls.map((c) => [c.hit, c.count])).toEqual([['running', 1], ['w1', 2], ['w2', 1]]);
+    expect(calls.map((c) => [c.hit, c.count])).toEqual([
+      ['running', 1],
+      ['w1', 2],
+      ['w2', 1],
+    ]);
     expect(onError).toHaveBeenCalledTimes(1);
   });
 

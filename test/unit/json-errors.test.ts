@@ -38,9 +38,11 @@ describe('describeJsonError (on the errors protobuf-es really raises)', () => {
 });
 
 describe('describeJsonError on fixed inputs', () => {
-  it('turns camelCase field names into the spec\'s snake_case', () => {
+  it("turns camelCase field names into the spec's snake_case", () => {
     const cause = new FieldError(SendEmailRequestSchema.field.replyTo, 'expected Array, got 1');
-    const err = new Error('cannot decode field mail.v1.SendEmailRequest.replyTo from JSON: expected Array, got 1', { cause });
+    const err = new Error('cannot decode field mail.v1.SendEmailRequest.replyTo from JSON: expected Array, got 1', {
+      cause,
+    });
     expect(describeJsonError(err)).toBe('reply_to: expected Array, got 1');
   });
 
@@ -49,6 +51,8 @@ describe('describeJsonError on fixed inputs', () => {
   });
 
   it('describes other message-level errors without the schema name', () => {
-    expect(describeJsonError('cannot decode message mail.v1.SendEmailRequest from JSON: expected object, got 5')).toBe('expected object, got 5');
+    expect(describeJsonError('cannot decode message mail.v1.SendEmailRequest from JSON: expected object, got 5')).toBe(
+      'expected object, got 5',
+    );
   });
 });

@@ -75,7 +75,9 @@ describe('encryption key', () => {
     expect(parseEncryptionKey(KEY.toString('hex'), 'K')).toEqual(KEY);
     expect(parseEncryptionKey(KEY.toString('base64'), 'K')).toEqual(KEY);
     expect(parseEncryptionKey(KEY.toString('base64url'), 'K')).toEqual(KEY);
-    expect(() => parseEncryptionKey('not-a-key-but-a-secret', 'MAILER_ENCRYPTION_KEY')).toThrow(/MAILER_ENCRYPTION_KEY must be 32 bytes/);
+    expect(() => parseEncryptionKey('not-a-key-but-a-secret', 'MAILER_ENCRYPTION_KEY')).toThrow(
+      /MAILER_ENCRYPTION_KEY must be 32 bytes/,
+    );
     try {
       parseEncryptionKey('not-a-key-but-a-secret', 'MAILER_ENCRYPTION_KEY');
     } catch (err) {

@@ -30,7 +30,9 @@ describe('the log format', () => {
     const pretty = loadConfig({ MAILER_LOG_FORMAT: 'pretty' }).logFormat;
     expect(resolveLogFormat(json, true)).toBe('json');
     expect(resolveLogFormat(pretty, undefined)).toBe('pretty');
-    expect(() => loadConfig({ MAILER_LOG_FORMAT: 'text' })).toThrow('MAILER_LOG_FORMAT must be auto, json or pretty, got "text"');
+    expect(() => loadConfig({ MAILER_LOG_FORMAT: 'text' })).toThrow(
+      'MAILER_LOG_FORMAT must be auto, json or pretty, got "text"',
+    );
   });
 
   it('json writes one JSON object a line; pretty writes the level, the name, the message and the fields for reading', async () => {

@@ -19,7 +19,7 @@ const repoRoot = path.resolve(import.meta.dirname, '../..');
 // In a folder that does not exist: without the guard the writes below fail too (ENOENT, not the rule), and write nothing.
 const scratch = path.join(os.tmpdir(), `unit-no-io-${process.pid}-absent`, 'never-written');
 
-describe('the unit project\'s no-I/O guard', () => {
+describe("the unit project's no-I/O guard", () => {
   it('refuses to start a process', () => {
     expect(() => spawnSync('true')).toThrow(RULE);
     expect(() => execFileSync('true')).toThrow(RULE);
@@ -37,7 +37,9 @@ describe('the unit project\'s no-I/O guard', () => {
     expect(() => udp.bind(0)).toThrow(RULE);
     expect(() => udp.send('x', 9, '127.0.0.1')).toThrow(RULE);
     udp.close();
-    await expect(fetch('http://127.0.0.1:2/')).rejects.toMatchObject({ cause: expect.objectContaining({ message: expect.stringMatching(RULE) as unknown }) });
+    await expect(fetch('http://127.0.0.1:2/')).rejects.toMatchObject({
+      cause: expect.objectContaining({ message: expect.stringMatching(RULE) as unknown }),
+    });
   });
 
   it('refuses DNS queries, but answers a literal address without one', async () => {
@@ -61,11 +63,13 @@ describe('the unit project\'s no-I/O guard', () => {
     expect(fs.existsSync(scratch)).toBe(false);
   });
 
-  it('refuses to read a repository file, but reads the test\'s fixtures', async () => {
+  it("refuses to read a repository file, but reads the test's fixtures", async () => {
     expect(() => fs.readFileSync(path.join(repoRoot, 'docker-compose.yml'))).toThrow(RULE);
     expect(() => fs.readdirSync(path.join(repoRoot, 'deploy'))).toThrow(RULE);
     await expect(fsp.readFile(path.join(repoRoot, 'Dockerfile'))).rejects.toThrow(RULE);
     expect(() => fs.openSync(path.join(repoRoot, 'package.json'), 'r')).toThrow(RULE);
-    expect(fs.readFileSync(path.join(repoRoot, 'test/fixtures/console-static/js/session.js'), 'utf8')).toContain('export');
+    expect(fs.readFileSync(path.join(repoRoot, 'test/fixtures/console-static/js/session.js'), 'utf8')).toContain(
+      'export',
+    );
   });
 });

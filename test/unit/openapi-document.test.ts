@@ -12,27 +12,39 @@ const op = (method: string, path: string): S => doc.paths[path][method];
 const body = (method: string, path: string): S => op(method, path).requestBody.content['application/json'].schema;
 const schema = (name: string): S => doc.components.schemas[name];
 const ops = (): [string, string, S][] =>
-  Object.entries(doc.paths as Record<string, S>).flatMap(([p, methods]) => Object.entries(methods).map(([m, o]) => [m, p, o as S] as [string, string, S]));
+  Object.entries(doc.paths as Record<string, S>).flatMap(([p, methods]) =>
+    Object.entries(methods).map(([m, o]) => [m, p, o as S] as [string, string, S]),
+  );
 
 describe('the OpenAPI document', () => {
-  it('states the send request\'s required fields and limits from LIMITS', () => {
+  it("states the send request's required fields and limits from LIMITS", () => {
     const send = body('post', '/v1/mail/emails');
     expect(send.required).toEqual(['from', 'to', 'subject']);
     expect(send.anyOf).toHaveLength(2);
     expect(send.additionalProperties).toBe(false);
     expect(send.properties.subject).toMatchObject({ minLength: 1, maxLength: LIMITS.subjectChars });
-    expect(send.properties.to).toMatchObject({ minItems: 1, maxItems: LIMITS.recipients, items: { maxLength: LIMITS.addressChars } });
+    expect(send.properties.to).toMatchObject({
+      minItems: 1,
+      maxItems: LIMITS.recipients,
+      items: { maxLength: LIMITS.addressChars },
+    });
     expect(send.properties.attachments.maxItems).toBe(LIMITS.attachments);
     expect(send.properties.headers.maxProperties).toBe(LIMITS.customHeaders);
     expect(send.properties.tags.propertyNames.maxLength).toBe(LIMITS.tagKeyChars);
     expect(schema('AttachmentInput').required).toEqual(['filename', 'content']);
     expect(schema('AttachmentInput').properties.filename.maxLength).toBe(LIMITS.filenameChars);
-    expect(schema('AttachmentInput').properties.content_id).toMatchObject({ maxLength: LIMITS.contentIdChars, pattern: expect.any(String) });
+    expect(schema('AttachmentInput').properties.content_id).toMatchObject({
+      maxLength: LIMITS.contentIdChars,
+      pattern: expect.any(String),
+    });
     const contentId = new RegExp(schema('AttachmentInput').properties.content_id.pattern as string);
     expect(['', 'logo', 'part1.x@example.com'].filter((id) => contentId.test(id))).toHaveLength(3);
     expect(['<logo>', 'my logo', 'a\tb', 'lögo'].filter((id) => contentId.test(id))).toEqual([]);
     expect(body('post', '/v1/mail/emails/schedule').properties.scheduled_at.format).toBe('date-time');
-    expect(body('post', '/v1/mail/emails/batch').properties.emails).toMatchObject({ minItems: 1, maxItems: LIMITS.batchEmails });
+    expect(body('post', '/v1/mail/emails/batch').properties.emails).toMatchObject({
+      minItems: 1,
+      maxItems: LIMITS.batchEmails,
+    });
   });
 
   it('keeps request and answer forms of a shared message apart (answers carry no input rules)', () => {
@@ -44,11 +56,13 @@ describe('the OpenAPI document', () => {
     expect(schema('Email').required).toContain('message_id');
   });
 
-  it('gives the vocabularies as enums and the management API\'s limits', () => {
+  it("gives the vocabularies as enums and the management API's limits", () => {
     expect(body('patch', '/v1/mail/admin/accounts/{id}').properties.status.enum).toEqual([...ACCOUNT_STATUSES]);
     expect(body('patch', '/v1/mail/admin/accounts/{id}').properties.daily_quota.maximum).toBe(DAILY_QUOTA_MAX);
     expect(body('post', '/v1/mail/admin/accounts/{id}/api-keys').properties.permission.enum).toEqual([...PERMISSIONS]);
-    expect(body('post', '/v1/mail/admin/accounts/{id}/webhooks').properties.events.items.enum).toEqual([...EVENT_TYPES]);
+    expect(body('post', '/v1/mail/admin/accounts/{id}/webhooks').properties.events.items.enum).toEqual([
+      ...EVENT_TYPES,
+    ]);
     const pageSize = op('get', '/v1/mail/emails').parameters.find((p: S) => p.name === 'page_size');
     expect(pageSize.schema).toMatchObject({ type: 'integer', minimum: 0, maximum: LIMITS.pageSizeMax });
   });
@@ -77,8 +91,11 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it('states the erasure request\'s required address and its limits', () => {
-    expect(body('post', '/v1/mail/admin/recipients/erase')).toMatchObject({ required: ['address'], properties: { address: { type: 'string', minLength: 1 } } });
+  it("states the erasure request's required address and its limits", () => {
+    expect(body('post', '/v1/mail/admin/recipients/erase')).toMatchObject({
+      required: ['address'],
+      properties: { address: { type: 'string', minLength: 1 } },
+    });
   });
 
   it('renders google.protobuf.Struct as a free-form object', () => {
@@ -87,17 +104,29 @@ describe('the OpenAPI document', () => {
   });
 
   it('has the Idempotency-Key header on exactly the three sends, and 409 there, on a DKIM rotation and on erasing a pending email only', () => {
-    const withKey = ops().filter(([, , o]) => o.parameters.some((p: S) => p.in === 'header' && p.name === 'Idempotency-Key')).map(([, , o]) => o.operationId);
+    const withKey = ops()
+      .filter(([, , o]) => o.parameters.some((p: S) => p.in === 'header' && p.name === 'Idempotency-Key'))
+      .map(([, , o]) => o.operationId);
     expect(withKey.sort()).toEqual(['scheduleEmail', 'sendBatch', 'sendEmail']);
-    expect(ops().filter(([, , o]) => o.responses[409]).map(([, , o]) => o.operationId).sort()).toEqual(['eraseEmail', 'rotateDomainDkim', 'scheduleEmail', 'sendBatch', 'sendEmail']);
+    expect(
+      ops()
+        .filter(([, , o]) => o.responses[409])
+        .map(([, , o]) => o.operationId)
+        .sort(),
+    ).toEqual(['eraseEmail', 'rotateDomainDkim', 'scheduleEmail', 'sendBatch', 'sendEmail']);
     // These 409s carry no Retry-After: only the request id every answer has.
-    expect(Object.keys(ops().find(([, , o]) => o.operationId === 'rotateDomainDkim')![2].responses[409].headers)).toEqual(['X-Request-Id']);
-    expect(Object.keys(ops().find(([, , o]) => o.operationId === 'eraseEmail')![2].responses[409].headers)).toEqual(['X-Request-Id']);
+    expect(
+      Object.keys(ops().find(([, , o]) => o.operationId === 'rotateDomainDkim')![2].responses[409].headers),
+    ).toEqual(['X-Request-Id']);
+    expect(Object.keys(ops().find(([, , o]) => o.operationId === 'eraseEmail')![2].responses[409].headers)).toEqual([
+      'X-Request-Id',
+    ]);
   });
 
   it('documents the X-Request-Id header on every answer of every operation', () => {
     for (const [, , o] of ops()) {
-      for (const answer of Object.values(o.responses as Record<string, S>)) expect(answer.headers['X-Request-Id']).toMatchObject({ required: true });
+      for (const answer of Object.values(o.responses as Record<string, S>))
+        expect(answer.headers['X-Request-Id']).toMatchObject({ required: true });
     }
   });
 });
@@ -114,7 +143,10 @@ describe('the OpenAPI document', () => {
       if (path.includes('{id}')) expected.push('414');
       for (const status of expected) expect(o.responses[status], `${where} ${status}`).toBeDefined();
       for (const [status, r] of Object.entries(o.responses as Record<string, S>)) {
-        if (status !== '200') expect(r.content['application/json'].schema, `${where} ${status}`).toEqual({ $ref: '#/components/schemas/Error' });
+        if (status !== '200')
+          expect(r.content['application/json'].schema, `${where} ${status}`).toEqual({
+            $ref: '#/components/schemas/Error',
+          });
       }
       if (!admin) {
         expect(o.responses[200].headers['RateLimit-Remaining'].required, where).toBe(true);
@@ -128,7 +160,8 @@ describe('the OpenAPI document', () => {
     const ids = ops().map(([, , o]) => o.operationId);
     expect(new Set(ids).size).toBe(ids.length);
     for (const [, , o] of ops()) {
-      for (const link of Object.values((o.responses[200].links ?? {}) as Record<string, S>)) expect(ids).toContain(link.operationId);
+      for (const link of Object.values((o.responses[200].links ?? {}) as Record<string, S>))
+        expect(ids).toContain(link.operationId);
     }
   });
 });

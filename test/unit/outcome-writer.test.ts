@@ -3,7 +3,10 @@ import { outcomeKey } from '../../src/db/index.js';
 import type { LeasedOutcome } from '../../src/domain/entities/delivery.js';
 import { createOutcomeWriter } from '../../src/delivery/outcome/outcome-writer.js';
 
-const entry = (id: string, token = 'tok'): LeasedOutcome => ({ token, outcome: { id, status: 'delivered', events: [], suppress: [] } });
+const entry = (id: string, token = 'tok'): LeasedOutcome => ({
+  token,
+  outcome: { id, status: 'delivered', events: [], suppress: [] },
+});
 const turn = () => new Promise((r) => setImmediate(r));
 
 /** The repository seam: records each call's ids, answers when told, as the lease holder of all but `lost`. */
@@ -13,7 +16,11 @@ function fakeWrite(lost: Set<string> = new Set()) {
   const write = (entries: LeasedOutcome[]) => {
     calls.push(entries.map((e) => e.outcome.id));
     return new Promise<Map<string, string>>((resolve, reject) => {
-      const answer = new Map(entries.filter((e) => !lost.has(e.outcome.id)).map((e) => [outcomeKey(e.token, e.outcome.id), `acc_${e.outcome.id}`]));
+      const answer = new Map(
+        entries
+          .filter((e) => !lost.has(e.outcome.id))
+          .map((e) => [outcomeKey(e.token, e.outcome.id), `acc_${e.outcome.id}`]),
+      );
       pending.push({ resolve: () => resolve(answer), reject });
     });
   };
@@ -73,14 +80,24 @@ describe('outcome writer while the database is unreachable (issue 22, item 11)',
     let downFor = 3;
     const write = (entries: LeasedOutcome[]) => {
       calls.push(entries.map((e) => e.outcome.id));
-      if (downFor-- > 0) return Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+      if (downFor-- > 0)
+        return Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
       return Promise.resolve(new Map(entries.map((e) => [outcomeKey(e.token, e.outcome.id), `acc_${e.outcome.id}`])));
     };
     const retries: number[] = [];
-    const writer = createOutcomeWriter(write, { firstWaitMs: 1, lastWaitMs: 4, onRetry: (_err, attempt) => retries.push(attempt) });
+    const writer = createOutcomeWriter(write, {
+      firstWaitMs: 1,
+      lastWaitMs: 4,
+      onRetry: (_err, attempt) => retries.push(attempt),
+    });
     const recorded = await Promise.all([writer.record(entry('e1')), writer.record(entry('e2'))]);
     expect(recorded).toEqual([{ accountId: 'acc_e1' }, { accountId: 'acc_e2' }]);
-    expect(calls).toEqual([['e1', 'e2'], ['e1', 'e2'], ['e1', 'e2'], ['e1', 'e2']]);
+    expect(calls).toEqual([
+      ['e1', 'e2'],
+      ['e1', 'e2'],
+      ['e1', 'e2'],
+      ['e1', 'e2'],
+    ]);
     expect(retries).toEqual([1, 2, 3]);
   });
 });

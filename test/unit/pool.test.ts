@@ -6,7 +6,9 @@ describe('pool (the delivery lanes)', () => {
     const started: number[] = [];
     const ended: number[] = [];
     let release!: () => void;
-    const slow = new Promise<void>((r) => { release = r; });
+    const slow = new Promise<void>((r) => {
+      release = r;
+    });
     const run = pool([1, 2, 3, 4, 5], 2, async (n) => {
       started.push(n);
       if (n === 1) await slow; // a lane still recording its outcome
@@ -14,7 +16,14 @@ describe('pool (the delivery lanes)', () => {
       ended.push(n);
     });
     let settled = false;
-    run.then(() => {}, () => {}).finally(() => { settled = true; });
+    run
+      .then(
+        () => {},
+        () => {},
+      )
+      .finally(() => {
+        settled = true;
+      });
     await new Promise((r) => setTimeout(r, 20));
     expect(started).toEqual([1, 2]);
     expect(settled, 'the pool waits for the lane in flight').toBe(false);

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { createPrebuiltMessages, type BuildTerms } from '../../src/delivery/message/prebuilt-messages.js';
 import type { BuiltMessage } from '../../src/delivery/transport/send-built.js';
 
-const message = (bytes: number, id = 'm'): BuiltMessage => ({ envelope: { from: 'b@r.test', to: ['a@x.test'] }, messageId: `<${id}>`, raw: Buffer.alloc(bytes, 'x') });
+const message = (bytes: number, id = 'm'): BuiltMessage => ({
+  envelope: { from: 'b@r.test', to: ['a@x.test'] },
+  messageId: `<${id}>`,
+  raw: Buffer.alloc(bytes, 'x'),
+});
 const key = { domainName: 'example.com', keySelector: 's1', privateKey: 'PEM' };
 const terms: BuildTerms = { openTracking: false, clickTracking: true, dkim: key };
 
@@ -18,8 +22,11 @@ describe('prebuilt messages', () => {
   it('a send under other terms gets nothing (tracking switched, the key rotated, signing off), and the message is gone', () => {
     const kept = createPrebuiltMessages({ maxBytes: 1000, ttlMs: 60_000 });
     const others: BuildTerms[] = [
-      { ...terms, openTracking: true }, { ...terms, clickTracking: false },
-      { ...terms, dkim: { ...key, keySelector: 's2' } }, { ...terms, dkim: { ...key, privateKey: 'OTHER' } }, { ...terms, dkim: undefined },
+      { ...terms, openTracking: true },
+      { ...terms, clickTracking: false },
+      { ...terms, dkim: { ...key, keySelector: 's2' } },
+      { ...terms, dkim: { ...key, privateKey: 'OTHER' } },
+      { ...terms, dkim: undefined },
     ];
     for (const other of others) {
       kept.put('em_1', message(10), terms);

@@ -24,7 +24,7 @@ describe('nextUtcMidnight', () => {
 });
 
 describe('quotaExceeded', () => {
-  it('is the spec\'s 429 whose body carries only `error` with the numbers and the reset time', () => {
+  it("is the spec's 429 whose body carries only `error` with the numbers and the reset time", () => {
     const err = quotaExceeded(100, 100, new Date('2025-03-09T22:00:00.000Z'));
     expect(err.status).toBe(429);
     expect(err.kind).toBe('quota_exceeded');
@@ -39,6 +39,8 @@ describe('quotaExceeded', () => {
   });
 
   it('reports the used count it is given, also when over the total', () => {
-    expect(quotaExceeded(7, 5, new Date('2025-03-09T00:00:00.000Z')).body().error).toBe('daily quota exceeded (7/5), resets at 2025-03-10T00:00:00.000Z');
+    expect(quotaExceeded(7, 5, new Date('2025-03-09T00:00:00.000Z')).body().error).toBe(
+      'daily quota exceeded (7/5), resets at 2025-03-10T00:00:00.000Z',
+    );
   });
 });

@@ -13,7 +13,10 @@ function clock(start = 1_000_000) {
 /** A store that counts its leases (the round trips to PostgreSQL in production). */
 function counted(store: BucketStore) {
   const calls = { n: 0 };
-  return { calls, store: { lease: (key: string, want: number, rate: number) => (calls.n++, store.lease(key, want, rate)) } };
+  return {
+    calls,
+    store: { lease: (key: string, want: number, rate: number) => (calls.n++, store.lease(key, want, rate)) },
+  };
 }
 
 /**
@@ -57,7 +60,12 @@ describe('createRateLimiter: the token bucket', () => {
     const err = await refusal(rl.take('k'));
     expect(err.status).toBe(429);
     expect(err.body()).toEqual({ error: 'too many requests', message: 'Rate limit exceeded' });
-    expect(errorMetadata(err)).toEqual({ 'ratelimit-limit': '5', 'ratelimit-remaining': '0', 'ratelimit-reset': '1', 'retry-after': '1' });
+    expect(errorMetadata(err)).toEqual({
+      'ratelimit-limit': '5',
+      'ratelimit-remaining': '0',
+      'ratelimit-reset': '1',
+      'retry-after': '1',
+    });
   });
 
   it('refills at `rate` tokens a second', async () => {
@@ -142,7 +150,11 @@ describe('createRateLimiter: leasing tokens from the shared store', () => {
     const { rl: a, process, ...c } = limiter(100);
     const b = process();
     let admitted = 0;
-    const tryTake = (p: typeof a) => p.take('k').then(() => admitted++, () => {});
+    const tryTake = (p: typeof a) =>
+      p.take('k').then(
+        () => admitted++,
+        () => {},
+      );
     // 3 s of 1,000 requests a second, split over both; the bucket allows 100 now and 100 a second.
     for (let ms = 0; ms < 3000; ms++) {
       await tryTake(ms % 2 === 0 ? a : b);
@@ -181,7 +193,10 @@ describe('createRateLimiter: leasing tokens from the shared store', () => {
     let admitted = 0;
     // 2 s of a request every millisecond: 100 of the burst and 200 of the rate get through.
     for (let ms = 0; ms < 2000; ms++) {
-      await rl.take('k').then(() => admitted++, () => {});
+      await rl.take('k').then(
+        () => admitted++,
+        () => {},
+      );
       c.advance(1);
     }
     expect(admitted).toBeGreaterThanOrEqual(300 - 2 * leaseSize(100));
@@ -207,13 +222,17 @@ describe('createRateLimiter: PostgreSQL unreachable', () => {
     return { state, store };
   }
 
-  it('falls back to this process\'s own buckets, says so once, and goes back to the shared ones when it answers', async () => {
+  it("falls back to this process's own buckets, says so once, and goes back to the shared ones when it answers", async () => {
     const c = clock();
     const { state, store } = failing(c);
     const events: string[] = [];
     const rl = createRateLimiter({
-      rate: 3, store, fallback: createMemoryBuckets(c.now), now: c.now,
-      onStoreDown: (err) => events.push(`down ${(err as { code: string }).code}`), onStoreBack: () => events.push('back'),
+      rate: 3,
+      store,
+      fallback: createMemoryBuckets(c.now),
+      now: c.now,
+      onStoreDown: (err) => events.push(`down ${(err as { code: string }).code}`),
+      onStoreBack: () => events.push('back'),
     });
     // Still limited, by the process's own bucket; the store is not asked again for a second.
     expect(await remainings(rl, 3)).toEqual([2, 1, 0]);
@@ -232,7 +251,13 @@ describe('createRateLimiter: PostgreSQL unreachable', () => {
     const c = clock();
     await expect(createRateLimiter({ rate: 3, store: failing(c).store, now: c.now }).take('k')).rejects.toBe(refused);
     const bug = new Error('syntax error');
-    const broken: BucketStore = { lease: async () => { throw bug; } };
-    await expect(createRateLimiter({ rate: 3, store: broken, fallback: createMemoryBuckets(c.now), now: c.now }).take('k')).rejects.toBe(bug);
+    const broken: BucketStore = {
+      lease: async () => {
+        throw bug;
+      },
+    };
+    await expect(
+      createRateLimiter({ rate: 3, store: broken, fallback: createMemoryBuckets(c.now), now: c.now }).take('k'),
+    ).rejects.toBe(bug);
   });
 });

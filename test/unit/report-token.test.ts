@@ -14,7 +14,7 @@ describe('report tokens', () => {
     expect(tokens.verify(token.toUpperCase())).toEqual({ emailId: ID });
   });
 
-  it('of one recipient\'s copy name the email and that recipient, and no other', () => {
+  it("of one recipient's copy name the email and that recipient, and no other", () => {
     const second = tokens.signRecipient(ID, 1);
     expect(second).toMatch(/^em_01jbq7m3k2x9f5v8r4t6w0y2zc\.1-[a-z2-7]{24}$/);
     expect(tokens.verify(second)).toEqual({ emailId: ID, recipient: 1 });
@@ -58,7 +58,10 @@ describe('the VERP return path b-<token>@<domain>', () => {
     expect(makeReturnPath(tokens, ID, 49, 'rp.example.com').split('@')[0]!.length).toBeLessThanOrEqual(64);
     expect(parseReturnPath(tokens, address)).toEqual({ emailId: ID, recipient: 0 });
     expect(parseReturnPath(tokens, address.toUpperCase())).toEqual({ emailId: ID, recipient: 0 });
-    expect(parseReturnPath(tokens, address.replace('rp.example.com', 'bounces.other.example'))).toEqual({ emailId: ID, recipient: 0 });
+    expect(parseReturnPath(tokens, address.replace('rp.example.com', 'bounces.other.example'))).toEqual({
+      emailId: ID,
+      recipient: 0,
+    });
   });
 
   it('names nothing when its token is forged, or it is no return path', () => {

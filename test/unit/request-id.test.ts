@@ -19,7 +19,10 @@ function capturingLogger() {
   const raw: string[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _enc, done) {
-      for (const line of chunk.toString('utf8').split('\n').filter((l) => l !== '')) {
+      for (const line of chunk
+        .toString('utf8')
+        .split('\n')
+        .filter((l) => l !== '')) {
         raw.push(line);
         lines.push(JSON.parse(line) as Record<string, unknown>);
       }
@@ -38,7 +41,7 @@ describe('request ids', () => {
     }
   });
 
-  it('answers every REST request with its id: the caller\'s when acceptable, else a new one, errors included', async () => {
+  it("answers every REST request with its id: the caller's when acceptable, else a new one, errors included", async () => {
     const { app } = await buildTestRestApp();
     const ok = await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'trace-me.1' } });
     expect(ok.statusCode).toBe(200);
@@ -56,15 +59,22 @@ describe('request ids', () => {
       await app.inject({ method: 'PATCH', url: '/v1/mail/emails', headers: { 'x-request-id': 'e-405' } }),
       await app.inject({ method: 'GET', url: '/v1/mail/emails/%zz', headers: { 'x-request-id': 'e-bad-url' } }),
       await app.inject({
-        method: 'POST', url: '/v1/mail/emails', payload: '{not json', headers: { authorization: `Bearer ${TEST_KEY}`, 'x-request-id': 'e-json' },
+        method: 'POST',
+        url: '/v1/mail/emails',
+        payload: '{not json',
+        headers: { authorization: `Bearer ${TEST_KEY}`, 'x-request-id': 'e-json' },
       }),
     ];
     expect(errors.map((r) => [r.statusCode, r.headers['x-request-id']])).toEqual([
-      [401, 'e-401'], [404, 'e-404'], [405, 'e-405'], [400, 'e-bad-url'], [400, 'e-json'],
+      [401, 'e-401'],
+      [404, 'e-404'],
+      [405, 'e-405'],
+      [400, 'e-bad-url'],
+      [400, 'e-json'],
     ]);
   });
 
-  it('puts the request id in every log line written while serving it, deep ones and the error handler\'s included', async () => {
+  it("puts the request id in every log line written while serving it, deep ones and the error handler's included", async () => {
     const { logger, lines, raw } = capturingLogger();
     // A handler that logs through a logger made at start (as services do), then fails.
     const failing = async () => {
@@ -77,13 +87,23 @@ describe('request ids', () => {
     const app = await buildRestApp({
       emailApi: { ...Object.fromEntries(EmailService.methods.map((m) => [m.localName, refuse])), sendEmail: failing },
       adminApi: Object.fromEntries(AdminService.methods.map((m) => [m.localName, refuse])),
-      admitApi: async () => undefined, admitAdmin: async () => undefined,
-      logger, metrics: createMetrics(), publicUrl: 'http://mailer.test', admitMetrics: () => {}, checkReady: async () => [],
+      admitApi: async () => undefined,
+      admitAdmin: async () => undefined,
+      logger,
+      metrics: createMetrics(),
+      publicUrl: 'http://mailer.test',
+      admitMetrics: () => {},
+      checkReady: async () => [],
       bytesInFlight: new BytesInFlight({ process: 256 * 1024 * 1024, perKey: 64 * 1024 * 1024 }),
     });
     onTestFinished(() => app.close());
 
-    const res = await app.inject({ method: 'POST', url: '/v1/mail/emails', payload: {}, headers: { 'x-request-id': 'req-logs-1' } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/mail/emails',
+      payload: {},
+      headers: { 'x-request-id': 'req-logs-1' },
+    });
     expect(res.statusCode).toBe(500);
     expect(res.headers['x-request-id']).toBe('req-logs-1');
     const deep = lines.find((l) => l.step === 'deep');
@@ -98,7 +118,7 @@ describe('request ids', () => {
     expect(lines.at(-1)).not.toHaveProperty('reqId');
   });
 
-  it('adds the work\'s fields to lines of any logger, the innermost winning, without repeating a bound key', () => {
+  it("adds the work's fields to lines of any logger, the innermost winning, without repeating a bound key", () => {
     const { logger, lines, raw } = capturingLogger();
     withLogFields({ reqId: 'r1' }, () => {
       withLogFields({ emailId: 'em_1' }, () => logger.info('inner'));

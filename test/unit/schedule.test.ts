@@ -43,6 +43,8 @@ describe('parseScheduledAt', () => {
   });
 
   it('accepts a leap day that exists', () => {
-    expect(parseScheduledAt('2028-02-29T09:00:00Z', new Date('2028-02-20T00:00:00Z')).toISOString()).toBe('2028-02-29T09:00:00.000Z');
+    expect(parseScheduledAt('2028-02-29T09:00:00Z', new Date('2028-02-20T00:00:00Z')).toISOString()).toBe(
+      '2028-02-29T09:00:00.000Z',
+    );
   });
 });

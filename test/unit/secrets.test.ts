@@ -1,7 +1,14 @@
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
-  digestsEqual, generateApiKey, generateToken, generateWebhookSecret, hashSecret, looksLikeApiKey, secretsEqual, sha256,
+  digestsEqual,
+  generateApiKey,
+  generateToken,
+  generateWebhookSecret,
+  hashSecret,
+  looksLikeApiKey,
+  secretsEqual,
+  sha256,
 } from '../../src/services/secrets.js';
 
 describe('API keys', () => {
@@ -18,12 +25,18 @@ describe('API keys', () => {
     expect(keys.size).toBe(100);
   });
 
-  it.each(['', 'mk_', `mk_${'a'.repeat(42)}`, `mk_${'a'.repeat(44)}`, `xx_${'a'.repeat(43)}`, `mk_${'a'.repeat(42)}=`, ` mk_${'a'.repeat(43)}`, `mk_${'a'.repeat(43)} `])(
-    'looksLikeApiKey refuses %j',
-    (value) => {
-      expect(looksLikeApiKey(value)).toBe(false);
-    },
-  );
+  it.each([
+    '',
+    'mk_',
+    `mk_${'a'.repeat(42)}`,
+    `mk_${'a'.repeat(44)}`,
+    `xx_${'a'.repeat(43)}`,
+    `mk_${'a'.repeat(42)}=`,
+    ` mk_${'a'.repeat(43)}`,
+    `mk_${'a'.repeat(43)} `,
+  ])('looksLikeApiKey refuses %j', (value) => {
+    expect(looksLikeApiKey(value)).toBe(false);
+  });
 });
 
 describe('comparisons', () => {
@@ -43,7 +56,9 @@ describe('comparisons', () => {
 
   it('sha256 is the SHA-256 of strings and bytes', () => {
     expect(sha256('abc').toString('hex')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
-    expect(sha256(new Uint8Array([0x61, 0x62, 0x63])).toString('hex')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(sha256(new Uint8Array([0x61, 0x62, 0x63])).toString('hex')).toBe(
+      'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+    );
   });
 });
 

@@ -12,7 +12,7 @@ describe('SMTP submission answers AppErrors from one table', () => {
     ['rate_limited', 451, '4.7.0'],
     ['unavailable', 451, '4.3.0'],
     ['internal', 451, '4.3.0'],
-  ] as const)('%s is %d %s, with the error\'s message', (kind, code, enhanced) => {
+  ] as const)("%s is %d %s, with the error's message", (kind, code, enhanced) => {
     const reply = smtpReplyFor(new AppError(kind, `the ${kind} message`));
     expect(reply.responseCode).toBe(code);
     expect(reply.message).toBe(`${enhanced} the ${kind} message`);

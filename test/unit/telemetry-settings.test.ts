@@ -10,14 +10,27 @@ const logger = createLogger('silent', 'test');
 const settings = (env: Record<string, string>) => loadConfig({ ...env });
 
 describe('tracing settings', () => {
-  it('sends traces to the traces endpoint as given, else to the base endpoint\'s /v1/traces, else nowhere', () => {
+  it("sends traces to the traces endpoint as given, else to the base endpoint's /v1/traces, else nowhere", () => {
     expect(tracesUrl(settings({}))).toBeUndefined();
-    expect(tracesUrl(settings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }))).toBe('http://collector:4318/v1/traces');
-    expect(tracesUrl(settings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://other/x' }))).toBe('http://other/x');
+    expect(tracesUrl(settings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }))).toBe(
+      'http://collector:4318/v1/traces',
+    );
+    expect(
+      tracesUrl(
+        settings({
+          OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+          OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://other/x',
+        }),
+      ),
+    ).toBe('http://other/x');
   });
 
   it('reads OTEL_RESOURCE_ATTRIBUTES as the specification writes it and refuses a malformed one', () => {
-    expect(settings({ OTEL_RESOURCE_ATTRIBUTES: 'a=1, b = two%20words ,c=x=y' }).otelResourceAttributes).toEqual({ a: '1', b: 'two words', c: 'x=y' });
+    expect(settings({ OTEL_RESOURCE_ATTRIBUTES: 'a=1, b = two%20words ,c=x=y' }).otelResourceAttributes).toEqual({
+      a: '1',
+      b: 'two words',
+      c: 'x=y',
+    });
     expect(settings({}).otelResourceAttributes).toEqual({});
     expect(() => settings({ OTEL_RESOURCE_ATTRIBUTES: 'novalue' })).toThrow(/key=value/);
     expect(() => settings({ OTEL_RESOURCE_ATTRIBUTES: 'a=%zz' })).toThrow(/percent-encoding/);

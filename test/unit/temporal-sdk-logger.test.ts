@@ -9,7 +9,8 @@ function capture() {
   const lines: Record<string, unknown>[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of chunk.toString().split('\n'))
+        if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
       done();
     },
   });
@@ -20,7 +21,8 @@ describe('the Temporal SDK logger', () => {
   it('writes an activity failure with its message, type and cause (the SDK names it `error`: it used to be written {})', async () => {
     const { lines, logger } = capture();
     const failure = ApplicationFailure.create({
-      message: 'the DKIM key of example.com (selector s1) cannot be opened', type: 'internal',
+      message: 'the DKIM key of example.com (selector s1) cannot be opened',
+      type: 'internal',
       cause: new Error('a sealed value failed authentication for dkim_keys.private_key_sealed/dk_1'),
     });
     // As node_modules/@temporalio/worker/lib/activity.js logs it, with the activity's attributes composed in.
@@ -33,7 +35,9 @@ describe('the Temporal SDK logger', () => {
     expect(line).not.toHaveProperty('error');
     const err = line.err as { type: string; message: string; stack: string };
     expect(err.type).toBe('ApplicationFailure');
-    expect(err.message).toBe('the DKIM key of example.com (selector s1) cannot be opened: a sealed value failed authentication for dkim_keys.private_key_sealed/dk_1');
+    expect(err.message).toBe(
+      'the DKIM key of example.com (selector s1) cannot be opened: a sealed value failed authentication for dkim_keys.private_key_sealed/dk_1',
+    );
     expect(err.stack).toContain('caused by: Error: a sealed value failed authentication');
     expect(plain.err).toMatchObject({ type: 'Error', message: 'plain' });
   });

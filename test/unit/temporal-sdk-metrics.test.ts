@@ -13,8 +13,11 @@ setTemporalMetricsSource(() => {
 
 const metric = (name: string, kind: BufferedMetricUpdate['metric']['kind'], unit = '', description = `${name} help`) =>
   ({ name, kind, unit, description, valueType: 'int' }) as BufferedMetricUpdate['metric'];
-const update = (m: BufferedMetricUpdate['metric'], value: number, attributes: Record<string, string | number | boolean> = {}): BufferedMetricUpdate =>
-  ({ metric: m, value, attributes }) as BufferedMetricUpdate;
+const update = (
+  m: BufferedMetricUpdate['metric'],
+  value: number,
+  attributes: Record<string, string | number | boolean> = {},
+): BufferedMetricUpdate => ({ metric: m, value, attributes }) as BufferedMetricUpdate;
 
 describe('the Temporal SDK metrics in Prometheus text', () => {
   it('is empty before anything was buffered', async () => {
@@ -31,7 +34,8 @@ describe('the Temporal SDK metrics in Prometheus text', () => {
       update(requests, 1, { operation: 'PollWorkflowTaskQueue' }),
       update(slots, 40, { worker_type: 'ActivityWorker', task_queue: 'q' }),
       update(slots, 37, { worker_type: 'ActivityWorker', task_queue: 'q' }),
-      update(cached, 5), update(cached, -2),
+      update(cached, 5),
+      update(cached, -2),
     ];
     const s = parseExposition(await temporalMetricsText());
     expect(s.types.get('temporal_request_total')).toBe('counter');
@@ -45,7 +49,11 @@ describe('the Temporal SDK metrics in Prometheus text', () => {
 
     // Counters keep counting across drains.
     pending = [update(requests, 4, { operation: 'PollWorkflowTaskQueue' })];
-    expect(parseExposition(await temporalMetricsText()).sum('temporal_request_total', { operation: 'PollWorkflowTaskQueue' })).toBe(5);
+    expect(
+      parseExposition(await temporalMetricsText()).sum('temporal_request_total', {
+        operation: 'PollWorkflowTaskQueue',
+      }),
+    ).toBe(5);
   });
 
   it('makes duration histograms (unit s) _seconds histograms with cumulative buckets, a sum and a count', async () => {
@@ -55,7 +63,9 @@ describe('the Temporal SDK metrics in Prometheus text', () => {
     const name = 'temporal_activity_execution_latency_seconds';
     expect(s.types.get(name)).toBe('histogram');
     const bucket = (le: string) => s.sum(`${name}_bucket`, { activity_type: 'deliverEmails', le });
-    expect([bucket('0.001'), bucket('0.005'), bucket('0.25'), bucket('10'), bucket('60'), bucket('+Inf')]).toEqual([0, 1, 3, 4, 4, 5]);
+    expect([bucket('0.001'), bucket('0.005'), bucket('0.25'), bucket('10'), bucket('60'), bucket('+Inf')]).toEqual([
+      0, 1, 3, 4, 4, 5,
+    ]);
     expect(s.sum(`${name}_count`)).toBe(5);
     expect(s.sum(`${name}_sum`)).toBeCloseTo(127.403, 6);
   });

@@ -25,11 +25,19 @@ const tracker = createLinkTracker({ baseUrl: TRACKING_URL, key: crypto.randomByt
 
 async function appWith(publicUrl: string, trackingUrl: string) {
   const tracking = createTrackingService({
-    hits: { hit: async () => 'recorded' as const }, tokens: tracker, now: () => new Date(), windowSeconds: 600, onError: () => {},
+    hits: { hit: async () => 'recorded' as const },
+    tokens: tracker,
+    now: () => new Date(),
+    windowSeconds: 600,
+    onError: () => {},
   });
   const { app } = await buildTestRestApp({
     publicUrl,
-    plugins: [trackingHostPlugin({ publicUrl, trackingUrl }), trackingRoutes(tracking), consolePlugin({ publicUrl, staticDir: CONSOLE_FIXTURE })],
+    plugins: [
+      trackingHostPlugin({ publicUrl, trackingUrl }),
+      trackingRoutes(tracking),
+      consolePlugin({ publicUrl, staticDir: CONSOLE_FIXTURE }),
+    ],
   });
   return (host: string, url: string) => app.inject({ method: 'GET', url, headers: { host } });
 }
@@ -57,17 +65,30 @@ describe('MAILER_TRACKING_URL on a host of its own', () => {
         const res = await get(host, path);
         expect(res.statusCode, `${host} ${path}`).toBe(404);
         expect(res.headers.location).toBeUndefined();
-        expect(res.json()).toEqual({ error: 'not found', message: 'Tracking links are not served on this host: they are on https://track.example.net' });
+        expect(res.json()).toEqual({
+          error: 'not found',
+          message: 'Tracking links are not served on this host: they are on https://track.example.net',
+        });
       }
     }
   });
 
   it('serves the console and the APIs on any host but the tracking host, which keeps only the probes', async () => {
     const get = await appWith(PUBLIC_URL, TRACKING_URL);
-    for (const path of ['/console', '/console/js/session.js', '/v1/mail/openapi.json', '/v1/mail/emails', '/v1/mail/admin/accounts', '/metrics']) {
+    for (const path of [
+      '/console',
+      '/console/js/session.js',
+      '/v1/mail/openapi.json',
+      '/v1/mail/emails',
+      '/v1/mail/admin/accounts',
+      '/metrics',
+    ]) {
       const res = await get('track.example.net', path);
       expect(res.statusCode, path).toBe(404);
-      expect(res.json()).toEqual({ error: 'not found', message: `route GET ${path} not found: this host serves tracking links only` });
+      expect(res.json()).toEqual({
+        error: 'not found',
+        message: `route GET ${path} not found: this host serves tracking links only`,
+      });
     }
     expect((await get('track.example.net', '/healthz')).statusCode).toBe(200);
     expect((await get('console.example.com', '/console')).statusCode).toBe(200);
@@ -75,7 +96,7 @@ describe('MAILER_TRACKING_URL on a host of its own', () => {
     expect((await get('127.0.0.1:8080', '/v1/mail/openapi.json')).statusCode).toBe(200);
   });
 
-  it('splits nothing while tracking shares the console\'s host name (the default), whatever the ports', async () => {
+  it("splits nothing while tracking shares the console's host name (the default), whatever the ports", async () => {
     expect(separateTrackingHost('http://127.0.0.1:8080', 'http://127.0.0.1:8080')).toBeUndefined();
     expect(separateTrackingHost('https://mail.example.com', 'https://MAIL.example.com:8443/track')).toBeUndefined();
     expect(separateTrackingHost('https://mail.example.com', 'https://t.mail.example.com')).toBe('t.mail.example.com');
@@ -91,13 +112,17 @@ describe('MAILER_TRACKING_URL, the setting', () => {
     expect(loadConfig({}).trackingUrl).toBe('http://127.0.0.1:8080');
     expect(loadConfig({ HOST: '0.0.0.0', PORT: '9000' }).trackingUrl).toBe('http://0.0.0.0:9000');
     expect(loadConfig({ MAILER_PUBLIC_URL: PUBLIC_URL }).trackingUrl).toBe(PUBLIC_URL);
-    expect(loadConfig({ MAILER_PUBLIC_URL: PUBLIC_URL, MAILER_TRACKING_URL: TRACKING_URL }).trackingUrl).toBe(TRACKING_URL);
+    expect(loadConfig({ MAILER_PUBLIC_URL: PUBLIC_URL, MAILER_TRACKING_URL: TRACKING_URL }).trackingUrl).toBe(
+      TRACKING_URL,
+    );
     for (const bad of ['track.example.net', 'ftp://track.example.net', 'javascript:alert(1)']) {
-      expect(() => loadConfig({ MAILER_TRACKING_URL: bad }), bad).toThrow(`MAILER_TRACKING_URL must be an http:// or https:// URL, got "${bad}"`);
+      expect(() => loadConfig({ MAILER_TRACKING_URL: bad }), bad).toThrow(
+        `MAILER_TRACKING_URL must be an http:// or https:// URL, got "${bad}"`,
+      );
     }
   });
 
-  it('is warned about at start in production (NODE_ENV=production) while it shares the console\'s host', () => {
+  it("is warned about at start in production (NODE_ENV=production) while it shares the console's host", () => {
     const logged = (env: NodeJS.ProcessEnv) => {
       const lines: { level: number; msg: string; trackingUrl?: string }[] = [];
       const sink = new Writable({
@@ -113,9 +138,17 @@ describe('MAILER_TRACKING_URL, the setting', () => {
     expect(more).toEqual([]);
     expect(warning).toMatchObject({ level: 40, trackingUrl: PUBLIC_URL });
     expect(warning!.msg).toContain('Set MAILER_TRACKING_URL to a URL on a host name of its own');
-    expect(logged({ NODE_ENV: 'production', MAILER_PUBLIC_URL: PUBLIC_URL, MAILER_TRACKING_URL: 'https://console.example.com:8443' })).toHaveLength(1);
+    expect(
+      logged({
+        NODE_ENV: 'production',
+        MAILER_PUBLIC_URL: PUBLIC_URL,
+        MAILER_TRACKING_URL: 'https://console.example.com:8443',
+      }),
+    ).toHaveLength(1);
     // Apart: nothing to say. In development (NODE_ENV anything else or unset) the default is fine.
-    expect(logged({ NODE_ENV: 'production', MAILER_PUBLIC_URL: PUBLIC_URL, MAILER_TRACKING_URL: TRACKING_URL })).toEqual([]);
+    expect(
+      logged({ NODE_ENV: 'production', MAILER_PUBLIC_URL: PUBLIC_URL, MAILER_TRACKING_URL: TRACKING_URL }),
+    ).toEqual([]);
     expect(logged({ MAILER_PUBLIC_URL: PUBLIC_URL })).toEqual([]);
     expect(logged({ NODE_ENV: 'development' })).toEqual([]);
   });

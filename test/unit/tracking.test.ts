@@ -1,7 +1,12 @@
 import crypto from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import type { HitOutcome, TrackingHit, TrackingRules } from '../../src/domain/entities/tracking.js';
-import { createLinkTracker, decodeAttribute, MAX_LINK_BYTES, MAX_TRACKED_LINKS } from '../../src/delivery/message/tracking.js';
+import {
+  createLinkTracker,
+  decodeAttribute,
+  MAX_LINK_BYTES,
+  MAX_TRACKED_LINKS,
+} from '../../src/delivery/message/tracking.js';
 import { createTrackingService, MAX_TRACKING_EVENTS_PER_EMAIL } from '../../src/services/tracking-service.js';
 
 /** CPU time since `start`, in ms: on a shared machine wall time also measures the waiting. */
@@ -25,7 +30,8 @@ const linkOf = (href: string) => tracker.verifyClick(tokenOf(decodeAttribute(hre
 
 describe('click tracking: which links are rewritten', () => {
   it('rewrites http and https links to signed URLs under the public URL, keeping the rest of the HTML byte for byte', () => {
-    const html = '<p>Hi <a class="x" href="https://example.org/a">A</a> and <a href="http://example.org/b" target="_blank">B</a></p>';
+    const html =
+      '<p>Hi <a class="x" href="https://example.org/a">A</a> and <a href="http://example.org/b" target="_blank">B</a></p>';
     const out = tracker.rewrite(html, ID, CLICK);
     const [a, b] = hrefs(out);
     expect(a).toMatch(/^https:\/\/track\.example\/t\/c\/[A-Za-z0-9_-]+$/);
@@ -36,19 +42,34 @@ describe('click tracking: which links are rewritten', () => {
 
   it('leaves mailto:, tel:, anchors, relative and other schemes alone', () => {
     const html = [
-      '<a href="mailto:a@example.org">m</a>', '<a href="tel:+15551234">t</a>', '<a href="#top">#</a>', '<a href="/relative">r</a>',
-      '<a href="javascript:alert(1)">j</a>', '<a href="ftp://example.org/f">f</a>', '<a href="">e</a>', '<a name="x">n</a>', '<a href>h</a>',
+      '<a href="mailto:a@example.org">m</a>',
+      '<a href="tel:+15551234">t</a>',
+      '<a href="#top">#</a>',
+      '<a href="/relative">r</a>',
+      '<a href="javascript:alert(1)">j</a>',
+      '<a href="ftp://example.org/f">f</a>',
+      '<a href="">e</a>',
+      '<a name="x">n</a>',
+      '<a href>h</a>',
       '<a href="https://">bad</a>',
     ].join('');
     expect(tracker.rewrite(html, ID, CLICK)).toBe(html);
   });
 
   it('keeps the quoting of each href: double, single, unquoted, any case', () => {
-    const out = tracker.rewrite(`<A HREF='https://example.org/s'>s</A> <a href=https://example.org/u>u</a> <a href = "https://example.org/d">d</a>`, ID, CLICK);
+    const out = tracker.rewrite(
+      `<A HREF='https://example.org/s'>s</A> <a href=https://example.org/u>u</a> <a href = "https://example.org/d">d</a>`,
+      ID,
+      CLICK,
+    );
     const single = /<A HREF='([^']+)'>s<\/A>/.exec(out)![1]!;
     const unquoted = /<a href=([^ >]+)>u<\/a>/.exec(out)![1]!;
     const double = /<a href = "([^"]+)">d<\/a>/.exec(out)![1]!;
-    expect([linkOf(single), linkOf(unquoted), linkOf(double)]).toEqual(['https://example.org/s', 'https://example.org/u', 'https://example.org/d']);
+    expect([linkOf(single), linkOf(unquoted), linkOf(double)]).toEqual([
+      'https://example.org/s',
+      'https://example.org/u',
+      'https://example.org/d',
+    ]);
   });
 
   it('decodes entities in hrefs for the link it signs, as a browser reads the attribute', () => {
@@ -68,13 +89,16 @@ describe('click tracking: which links are rewritten', () => {
   });
 
   it('reads tags as HTML does: a > inside quotes, an <a> inside another attribute, the first of two hrefs', () => {
-    const html = '<img alt="<a href=\'https://example.org/not-a-link\'>"><a title="1 > 0" href="https://example.org/x" href="https://example.org/y">x</a>';
+    const html =
+      '<img alt="<a href=\'https://example.org/not-a-link\'>"><a title="1 > 0" href="https://example.org/x" href="https://example.org/y">x</a>';
     const out = tracker.rewrite(html, ID, CLICK);
     expect(out).toContain(`<img alt="<a href='https://example.org/not-a-link'>">`);
     const [first, second] = hrefs(out);
     expect(linkOf(first!)).toBe('https://example.org/x');
     expect(second).toBe('https://example.org/y');
-    expect(tracker.rewrite('<abbr href="https://example.org/">a</abbr><area href="https://example.org/">', ID, CLICK)).toContain('href="https://example.org/"');
+    expect(
+      tracker.rewrite('<abbr href="https://example.org/">a</abbr><area href="https://example.org/">', ID, CLICK),
+    ).toContain('href="https://example.org/"');
   });
 
   it('leaves a tag that never closes alone', () => {
@@ -83,7 +107,8 @@ describe('click tracking: which links are rewritten', () => {
   });
 
   it('leaves a link alone that opts out with data-mailer-track="false"', () => {
-    const html = '<a data-mailer-track="false" href="https://example.org/private">p</a><a href="https://example.org/p2" DATA-MAILER-TRACK=FALSE>q</a>';
+    const html =
+      '<a data-mailer-track="false" href="https://example.org/private">p</a><a href="https://example.org/p2" DATA-MAILER-TRACK=FALSE>q</a>';
     expect(tracker.rewrite(html, ID, CLICK)).toBe(html);
     const tracked = tracker.rewrite('<a data-mailer-track="true" href="https://example.org/t">t</a>', ID, CLICK);
     expect(linkOf(hrefs(tracked)[0]!)).toBe('https://example.org/t');
@@ -102,9 +127,16 @@ describe('click tracking: which links are rewritten', () => {
   it('leaves links longer than the limit alone, and signs each distinct link once up to the limit per email', () => {
     const long = `https://example.org/${'a'.repeat(MAX_LINK_BYTES)}`;
     expect(tracker.rewrite(`<a href="${long}">l</a>`, ID, CLICK)).toBe(`<a href="${long}">l</a>`);
-    const same = tracker.rewrite('<a href="https://example.org/s">1</a><a href="https://example.org/s">2</a>', ID, CLICK);
+    const same = tracker.rewrite(
+      '<a href="https://example.org/s">1</a><a href="https://example.org/s">2</a>',
+      ID,
+      CLICK,
+    );
     expect(new Set(hrefs(same)).size).toBe(1);
-    const many = Array.from({ length: MAX_TRACKED_LINKS + 1 }, (_, i) => `<a href="https://example.org/${i}">${i}</a>`).join('');
+    const many = Array.from(
+      { length: MAX_TRACKED_LINKS + 1 },
+      (_, i) => `<a href="https://example.org/${i}">${i}</a>`,
+    ).join('');
     const out = hrefs(tracker.rewrite(many, ID, CLICK));
     expect(out.filter((h) => h.startsWith(BASE))).toHaveLength(MAX_TRACKED_LINKS);
     expect(out.at(-1)).toBe(`https://example.org/${MAX_TRACKED_LINKS}`);
@@ -155,7 +187,11 @@ describe('tokens', () => {
     expect(tracker.verifyOpen(open)).toBe(ID);
     expect(tracker.verifyClick(click)).toEqual({ emailId: ID, link, redirectTo: link });
     const odd = tracker.verifyClick(tokenOf(tracker.clickUrl(ID, 'https://Example.ORG/a b?q=é')));
-    expect(odd).toEqual({ emailId: ID, link: 'https://Example.ORG/a b?q=é', redirectTo: 'https://example.org/a%20b?q=%C3%A9' });
+    expect(odd).toEqual({
+      emailId: ID,
+      link: 'https://Example.ORG/a b?q=é',
+      redirectTo: 'https://example.org/a%20b?q=%C3%A9',
+    });
   });
 
   it('refuse a token for email A with link X rewritten to link Y or to email B', () => {
@@ -166,7 +202,8 @@ describe('tokens', () => {
 
   it('refuse tampered, truncated, extended, foreign and malformed tokens', () => {
     const flip = (t: string, i: number) => t.slice(0, i) + (t[i] === 'A' ? 'B' : 'A') + t.slice(i + 1);
-    for (const i of [0, 5, click.length - 3, click.length - 1]) expect(tracker.verifyClick(flip(click, i))).toBeUndefined();
+    for (const i of [0, 5, click.length - 3, click.length - 1])
+      expect(tracker.verifyClick(flip(click, i))).toBeUndefined();
     expect(tracker.verifyClick(click.slice(0, -4))).toBeUndefined();
     expect(tracker.verifyClick(click.slice(4))).toBeUndefined();
     expect(tracker.verifyClick(`${click}AAAA`)).toBeUndefined();
@@ -219,7 +256,12 @@ describe('performance', () => {
   });
 
   it('stays linear on hostile HTML (unclosed quotes, endless tags)', () => {
-    for (const hostile of [`<a "`.repeat(1_250_000), `<a x='`.repeat(800_000), `<a href=https://example.org/>`.repeat(170_000), '<'.repeat(5_000_000)]) {
+    for (const hostile of [
+      `<a "`.repeat(1_250_000),
+      `<a x='`.repeat(800_000),
+      `<a href=https://example.org/>`.repeat(170_000),
+      '<'.repeat(5_000_000),
+    ]) {
       const started = process.cpuUsage();
       tracker.rewrite(hostile, ID, { open: true, click: true });
       expect(cpuMs(started)).toBeLessThan(2000);
@@ -233,29 +275,46 @@ describe('tracking service', () => {
   const setup = (hit: (h: TrackingHit, rules: TrackingRules, count?: number) => Promise<HitOutcome>) => {
     const onError = vi.fn();
     const hits = { hit: vi.fn(hit) };
-    return { hits, onError, service: createTrackingService({ hits, tokens: tracker, now: () => at, windowSeconds: 42, onError }) };
+    return {
+      hits,
+      onError,
+      service: createTrackingService({ hits, tokens: tracker, now: () => at, windowSeconds: 42, onError }),
+    };
   };
   const RULES = { windowSeconds: 42, maxEventsPerEmail: MAX_TRACKING_EVENTS_PER_EMAIL };
 
   it('hands an open with the spec data to the repository, with the window and the cap', async () => {
     const { hits, service } = setup(async () => 'recorded');
     await service.open(tokenOf(tracker.pixelUrl(ID)), { ...client, userAgent: 'x'.repeat(5000) });
-    expect(hits.hit).toHaveBeenCalledWith({
-      emailId: ID,
-      event: {
-        id: expect.stringMatching(/^evt_/), type: 'open', at,
-        data: { timestamp: '2030-01-02T03:04:05.000Z', ip_address: '203.0.113.9', user_agent: 'x'.repeat(512) },
+    expect(hits.hit).toHaveBeenCalledWith(
+      {
+        emailId: ID,
+        event: {
+          id: expect.stringMatching(/^evt_/),
+          type: 'open',
+          at,
+          data: { timestamp: '2030-01-02T03:04:05.000Z', ip_address: '203.0.113.9', user_agent: 'x'.repeat(512) },
+        },
       },
-    }, RULES, 1);
+      RULES,
+      1,
+    );
   });
 
   it('hands a click with its link and answers the redirect; a bad token reaches no repository', async () => {
     const { hits, service } = setup(async () => 'counted');
-    expect(await service.click(tokenOf(tracker.clickUrl(ID, 'https://example.org/x')), client)).toBe('https://example.org/x');
+    expect(await service.click(tokenOf(tracker.clickUrl(ID, 'https://example.org/x')), client)).toBe(
+      'https://example.org/x',
+    );
     const [hit, rules, count] = hits.hit.mock.calls[0]!;
     expect(hit.link).toBe('https://example.org/x');
     expect(count).toBe(1);
-    expect(hit.event.data).toEqual({ timestamp: at.toISOString(), ip_address: client.ip, user_agent: client.userAgent, link: 'https://example.org/x' });
+    expect(hit.event.data).toEqual({
+      timestamp: at.toISOString(),
+      ip_address: client.ip,
+      user_agent: client.userAgent,
+      link: 'https://example.org/x',
+    });
     expect(rules).toEqual(RULES);
     expect(await service.click('forged', client)).toBeUndefined();
     await service.open('forged', client);
@@ -272,7 +331,9 @@ describe('tracking service', () => {
   it('still redirects when the hit cannot be recorded, and reports why', async () => {
     const failure = new Error('database down');
     const { onError, service } = setup(async () => Promise.reject(failure));
-    expect(await service.click(tokenOf(tracker.clickUrl(ID, 'https://example.org/x')), client)).toBe('https://example.org/x');
+    expect(await service.click(tokenOf(tracker.clickUrl(ID, 'https://example.org/x')), client)).toBe(
+      'https://example.org/x',
+    );
     await service.open(tokenOf(tracker.pixelUrl(ID)), client);
     expect(onError.mock.calls).toEqual([[failure], [failure]]);
   });

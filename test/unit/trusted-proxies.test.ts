@@ -50,9 +50,15 @@ describe('MAILER_TRUSTED_PROXIES', () => {
 
   it('is read as addresses and CIDR ranges, refusing anything else at start', () => {
     expect(loadConfig({}).trustedProxies).toEqual([]);
-    expect(loadConfig({ MAILER_TRUSTED_PROXIES: ' 172.30.80.10 , 10.0.0.0/8,fd00::/8 ' }).trustedProxies).toEqual(['172.30.80.10', '10.0.0.0/8', 'fd00::/8']);
+    expect(loadConfig({ MAILER_TRUSTED_PROXIES: ' 172.30.80.10 , 10.0.0.0/8,fd00::/8 ' }).trustedProxies).toEqual([
+      '172.30.80.10',
+      '10.0.0.0/8',
+      'fd00::/8',
+    ]);
     for (const bad of ['proxy', '10.0.0.0/33', 'fd00::/129', '10.0.0.1/8/8', '10.0.0.0/x', '*']) {
-      expect(() => loadConfig({ MAILER_TRUSTED_PROXIES: bad }), bad).toThrow(/^MAILER_TRUSTED_PROXIES must list IP addresses or CIDR ranges/);
+      expect(() => loadConfig({ MAILER_TRUSTED_PROXIES: bad }), bad).toThrow(
+        /^MAILER_TRUSTED_PROXIES must list IP addresses or CIDR ranges/,
+      );
     }
   });
 });

@@ -34,22 +34,35 @@ describe('webhook activities: disabling', () => {
     expect(logged.filter((l) => l.level === 'warn')).toEqual([]);
     await activities.discardWebhook({ deliveryId: 'whd_2' });
     expect(logged.filter((l) => l.level === 'warn')).toEqual([
-      { level: 'warn', fields: { webhookId: 'wh_1', reason: '10 deliveries in a row discarded' }, msg: expect.stringMatching(/^webhook disabled: .*enable/) },
+      {
+        level: 'warn',
+        fields: { webhookId: 'wh_1', reason: '10 deliveries in a row discarded' },
+        msg: expect.stringMatching(/^webhook disabled: .*enable/),
+      },
     ]);
   });
 
   it('a delivery of a webhook disabled since it was queued is discarded unattempted, not counted', async () => {
     const calls: unknown[][] = [];
-    const { activities, posts } = setup(async (...args) => {
-      calls.push(args);
-      return {};
-    }, async () => ({ id: 'whd_3', status: 'pending', webhook: { id: 'wh_1', url: 'http://x', secrets: ['whsec_a'], disabled: true }, email: { id: 'em_1' } } as never));
+    const { activities, posts } = setup(
+      async (...args) => {
+        calls.push(args);
+        return {};
+      },
+      async () =>
+        ({
+          id: 'whd_3',
+          status: 'pending',
+          webhook: { id: 'wh_1', url: 'http://x', secrets: ['whsec_a'], disabled: true },
+          email: { id: 'em_1' },
+        }) as never,
+    );
     expect(await activities.sendWebhook({ deliveryId: 'whd_3' })).toBe('skipped');
     expect(calls).toEqual([['whd_3', 'webhook_disabled']]);
     expect(posts).toEqual([]);
   });
 
-  it('counts an attempt as the last (failed, not retrying) at the workflow\'s own last attempt', () => {
+  it("counts an attempt as the last (failed, not retrying) at the workflow's own last attempt", () => {
     // The attempt runs outside the workflow (in the dispatcher too), so it knows the schedule's length as a constant.
     expect(WEBHOOK_RETRY.maximumAttempts).toBe(WEBHOOK_LAST_ATTEMPT);
   });

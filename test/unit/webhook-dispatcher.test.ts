@@ -8,7 +8,7 @@ import { createWebhookDispatcher, type WebhookDispatcherDeps } from '../../src/w
  * The dispatcher's own decisions (what it attempts at once, what it hands to workflows, what the sweep
  * leaves alone), with its seams faked: the queue (an array of queued ids), the attempt, the workflow start.
  */
-const delivery = (id: string): DeliveryToSend => ({ id, status: 'pending', attempt: 1 } as DeliveryToSend);
+const delivery = (id: string): DeliveryToSend => ({ id, status: 'pending', attempt: 1 }) as DeliveryToSend;
 const quiet = { warn: () => {}, info: () => {} } as unknown as Logger;
 const until = async (cond: () => boolean, ms = 3000) => {
   const deadline = Date.now() + ms;
@@ -18,7 +18,11 @@ const until = async (cond: () => boolean, ms = 3000) => {
   }
 };
 
-function setup(opts: { concurrency: number; send: (d: DeliveryToSend) => Promise<AttemptOutcome>; stale?: { groupId: string; ids: string[] }[] }) {
+function setup(opts: {
+  concurrency: number;
+  send: (d: DeliveryToSend) => Promise<AttemptOutcome>;
+  stale?: { groupId: string; ids: string[] }[];
+}) {
   const queued: string[] = [];
   const claims: number[] = [];
   const starts: { groupId: string; ids: string[]; retryAt?: Record<string, number> }[] = [];
@@ -39,7 +43,11 @@ function setup(opts: { concurrency: number; send: (d: DeliveryToSend) => Promise
   };
   const attempt = { admit: async () => true, send: opts.send } as unknown as WebhookAttempt;
   const dispatcher = createWebhookDispatcher({
-    queue, attempt, channel: 'c', concurrency: opts.concurrency, logger: quiet,
+    queue,
+    attempt,
+    channel: 'c',
+    concurrency: opts.concurrency,
+    logger: quiet,
     startGroup: async (groupId, ids, retryAt) => {
       starts.push({ groupId, ids, ...(retryAt ? { retryAt } : {}) });
       return true;
@@ -87,7 +95,10 @@ describe('webhook dispatcher', () => {
   });
 
   it('hands failed first attempts to one workflow of their own, each retry due 1 s after its failure', async () => {
-    const t = setup({ concurrency: 8, send: async (d) => (d.id === 'ok' ? { result: 'succeeded' } : { result: 'failed', error: 'HTTP 500' }) });
+    const t = setup({
+      concurrency: 8,
+      send: async (d) => (d.id === 'ok' ? { result: 'succeeded' } : { result: 'failed', error: 'HTTP 500' }),
+    });
     await t.dispatcher.start();
     stop = t.dispatcher.stop;
     const before = Date.now();
@@ -139,7 +150,10 @@ describe('webhook dispatcher', () => {
         await held;
         return { result: 'succeeded' };
       },
-      stale: [{ groupId: 'whg_mine', ids: ['mine'] }, { groupId: 'whg_dead', ids: ['orphan'] }],
+      stale: [
+        { groupId: 'whg_mine', ids: ['mine'] },
+        { groupId: 'whg_dead', ids: ['orphan'] },
+      ],
     });
     await t.dispatcher.start();
     stop = async () => {

@@ -20,7 +20,9 @@ describe('Standard Webhooks signing', () => {
     expect(standardKeyOf(old)).toEqual(bytes);
     expect(standardKeyOf(secret)).toEqual(bytes);
     expect(standardWebhooksSecret(old)).toBe(secret.replace(/=+$/, ''));
-    expect(Buffer.from(new Webhook(standardWebhooksSecret(old)).sign('x', new Date(0), body))).toEqual(Buffer.from(standardSignatureFor(old, 'x', 0, body)));
+    expect(Buffer.from(new Webhook(standardWebhooksSecret(old)).sign('x', new Date(0), body))).toEqual(
+      Buffer.from(standardSignatureFor(old, 'x', 0, body)),
+    );
     expect(standardWebhooksSecret(secret)).toBe(secret);
   });
 
@@ -33,7 +35,9 @@ describe('Standard Webhooks signing', () => {
     expect(h['webhook-signature']!.split(' ')).toHaveLength(2);
     expect(h['x-mail-signature-previous']).toMatch(/^sha256=[0-9a-f]{64}$/);
     for (const s of [secret, previous]) expect(new Webhook(s).verify(body, h)).toEqual(JSON.parse(body));
-    expect(() => new Webhook(`whsec_${crypto.randomBytes(32).toString('base64')}`).verify(body, h)).toThrow(/No matching signature/);
+    expect(() => new Webhook(`whsec_${crypto.randomBytes(32).toString('base64')}`).verify(body, h)).toThrow(
+      /No matching signature/,
+    );
     const single = webhookHeaders([secret], 'send', body, 'whd_abc', now);
     expect(single).not.toHaveProperty('x-mail-signature-previous');
     expect(single['x-mail-signature']).toBe(h['x-mail-signature']);

@@ -35,8 +35,11 @@ function stubs(first: DeliverEmailsResult, retryOutcome: (emailId: string) => Se
 const run = (activities: object, input: Parameters<typeof deliverEmailsWorkflow>[0]) =>
   withStubWorker(activities, (client, taskQueue) =>
     client.workflow.execute<typeof deliverEmailsWorkflow>('deliverEmailsWorkflow', {
-      taskQueue, workflowId: `wf-test-${Date.now()}-${Math.random().toString(36).slice(2)}`, args: [input],
-    }));
+      taskQueue,
+      workflowId: `wf-test-${Date.now()}-${Math.random().toString(36).slice(2)}`,
+      args: [input],
+    }),
+  );
 
 describe('deliverEmailsWorkflow (stub activities)', () => {
   it('sends the group once and retries nothing when every email is final', async () => {
@@ -46,8 +49,13 @@ describe('deliverEmailsWorkflow (stub activities)', () => {
   });
 
   it('retries each temporary failure on its own and gives up on the one whose budget runs out', async () => {
-    const { activities, calls } = stubs({ sent: 1, bounced: 0, retry: ['em_b', 'em_c'] }, (id) => (id === 'em_b' ? 'sent' : 'soft'));
-    const tally = await run(activities, { emailIds: ['em_a', 'em_b', 'em_c'], retry: { retries: 2, firstDelaySeconds: 1 } });
+    const { activities, calls } = stubs({ sent: 1, bounced: 0, retry: ['em_b', 'em_c'] }, (id) =>
+      id === 'em_b' ? 'sent' : 'soft',
+    );
+    const tally = await run(activities, {
+      emailIds: ['em_a', 'em_b', 'em_c'],
+      retry: { retries: 2, firstDelaySeconds: 1 },
+    });
     expect(tally).toEqual({ sent: 2, bounced: 1, retried: 2 });
     expect(calls.retryEmail.filter((id) => id === 'em_b')).toHaveLength(1);
     expect(calls.retryEmail.filter((id) => id === 'em_c')).toHaveLength(2);

@@ -8,14 +8,18 @@ import { withStubWorker } from '../helpers/stub-worker.js';
  * first attempt already made by the dispatcher (`retryAt`), and when the last failure discards it.
  */
 function stubs(acknowledges: (deliveryId: string, call: number) => boolean) {
-  const calls = { sendWebhook: [] as { deliveryId: string; notBefore?: number; at: number }[], discardWebhook: [] as string[] };
+  const calls = {
+    sendWebhook: [] as { deliveryId: string; notBefore?: number; at: number }[],
+    discardWebhook: [] as string[],
+  };
   return {
     calls,
     activities: {
       async sendWebhook(input: { deliveryId: string; notBefore?: number }) {
         calls.sendWebhook.push({ ...input, at: Date.now() });
         const n = calls.sendWebhook.filter((c) => c.deliveryId === input.deliveryId).length;
-        if (!acknowledges(input.deliveryId, n)) throw ApplicationFailure.retryable('HTTP 500', 'WebhookNotAcknowledged');
+        if (!acknowledges(input.deliveryId, n))
+          throw ApplicationFailure.retryable('HTTP 500', 'WebhookNotAcknowledged');
         return 'succeeded';
       },
       async discardWebhook({ deliveryId }: { deliveryId: string }) {
@@ -28,14 +32,20 @@ function stubs(acknowledges: (deliveryId: string, call: number) => boolean) {
 const run = (activities: object, input: Parameters<typeof deliverWebhooksWorkflow>[0]) =>
   withStubWorker(activities, (client, taskQueue) =>
     client.workflow.execute<typeof deliverWebhooksWorkflow>('deliverWebhooksWorkflow', {
-      taskQueue, workflowId: `wf-test-${Date.now()}-${Math.random().toString(36).slice(2)}`, args: [input],
-    }));
+      taskQueue,
+      workflowId: `wf-test-${Date.now()}-${Math.random().toString(36).slice(2)}`,
+      args: [input],
+    }),
+  );
 
 describe('deliverWebhooksWorkflow (stub activities)', () => {
-  it('after the dispatcher\'s failed first attempt: 3 more attempts, the first with its notBefore, then the discard', async () => {
+  it("after the dispatcher's failed first attempt: 3 more attempts, the first with its notBefore, then the discard", async () => {
     const { activities, calls } = stubs((id) => id === 'whd_ok');
     const notBefore = Date.now() + 500;
-    const tally = await run(activities, { deliveryIds: ['whd_ok', 'whd_bad'], retryAt: { whd_ok: notBefore, whd_bad: notBefore } });
+    const tally = await run(activities, {
+      deliveryIds: ['whd_ok', 'whd_bad'],
+      retryAt: { whd_ok: notBefore, whd_bad: notBefore },
+    });
     expect(tally).toEqual({ succeeded: 1, discarded: 1 });
     const bad = calls.sendWebhook.filter((c) => c.deliveryId === 'whd_bad');
     expect(bad).toHaveLength(3);

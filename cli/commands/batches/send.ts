@@ -20,16 +20,26 @@ export default class BatchesSend extends EmailCommand {
     'from,to,subject,text,tag:campaign',
     'hello@example.com,a@example.net;b@example.net,Hi,Hello there,spring',
     '',
-    'A progress bar then follows the job\'s counters (on stderr) until it is completed or failed, and the finished ' +
+    "A progress bar then follows the job's counters (on stderr) until it is completed or failed, and the finished " +
       'job is printed (as JSON with --json). With --no-wait the accepted job is printed at once instead.',
   ].join('\n');
 
-  static override examples = commandExamples(['--file newsletter.json', '--file recipients.csv --json', '--file recipients.csv --no-wait --idempotency-key spring-2026']);
+  static override examples = commandExamples([
+    '--file newsletter.json',
+    '--file recipients.csv --json',
+    '--file recipients.csv --no-wait --idempotency-key spring-2026',
+  ]);
 
   static override flags = {
     file: Flags.string({ char: 'F', summary: 'JSON or CSV file of up to 100 emails.', required: true }),
-    wait: Flags.boolean({ summary: 'Follow the job until it finishes (--no-wait: just submit it).', default: true, allowNo: true }),
-    'idempotency-key': Flags.string({ summary: 'Idempotency-Key: the same key and file within 24 hours sends only once.' }),
+    wait: Flags.boolean({
+      summary: 'Follow the job until it finishes (--no-wait: just submit it).',
+      default: true,
+      allowNo: true,
+    }),
+    'idempotency-key': Flags.string({
+      summary: 'Idempotency-Key: the same key and file within 24 hours sends only once.',
+    }),
     interval: Flags.integer({ summary: 'Milliseconds between progress polls.', default: 500, min: 100, hidden: true }),
   };
 
@@ -39,11 +49,16 @@ export default class BatchesSend extends EmailCommand {
     const client = await this.emailClient(flags);
     const accepted = await client.sendBatch({ emails }, { headers: idempotencyHeaders(flags) });
     if (!flags.wait) {
-      await this.print(flags.json, accepted, () => this.log(`Batch job ${accepted.jobId} accepted: ${accepted.totalCount} emails (${accepted.status}).`));
+      await this.print(flags.json, accepted, () =>
+        this.log(`Batch job ${accepted.jobId} accepted: ${accepted.totalCount} emails (${accepted.status}).`),
+      );
       return;
     }
     const showProgress = !flags.json || process.stderr.isTTY;
-    if (showProgress) this.note(`Batch job ${accepted.jobId} accepted: ${accepted.totalCount} emails. Following it (Ctrl-C stops watching, not the job).`);
+    if (showProgress)
+      this.note(
+        `Batch job ${accepted.jobId} accepted: ${accepted.totalCount} emails. Following it (Ctrl-C stops watching, not the job).`,
+      );
     const bar = new ProgressBar();
     const job = await followBatchJob(client, accepted.jobId, (j) => showProgress && bar.update(j), flags.interval);
     bar.done();

@@ -10,5 +10,6 @@ export default adminCommand({
   examples: ['dom_01JZ8Q4V6T3N2K5M7P9R0S1T2U'],
   args: { id: idArg('Domain id (dom_...).') },
   call: (api, { args }) => api.rotateDomainDkim({ id: args.id }),
-  show: (domain, { bin }) => `${showDomain(domain)}\n\nPublish the pending dkim record above, then: ${bin} domains verify ${domain.id}`,
+  show: (domain, { bin }) =>
+    `${showDomain(domain)}\n\nPublish the pending dkim record above, then: ${bin} domains verify ${domain.id}`,
 });

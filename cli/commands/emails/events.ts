@@ -8,5 +8,8 @@ export default adminCommand({
   ...byId('Email', 'em', (api: AdminClient, req) => api.getEmailDetail(req)),
   show: (res, { args }) =>
     `${args.id}  ${res.email?.status ?? ''}  account ${res.accountId}\n` +
-    table(['TIME', 'EVENT', 'DATA'], res.events.map((e) => [e.createdAt, e.type, JSON.stringify(e.data ?? {})])),
+    table(
+      ['TIME', 'EVENT', 'DATA'],
+      res.events.map((e) => [e.createdAt, e.type, JSON.stringify(e.data ?? {})]),
+    ),
 });

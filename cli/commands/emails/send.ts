@@ -15,7 +15,12 @@ export default emailCommand({
   flags: messageFlags,
   call: async (api, { flags }) => api.sendEmail(await messageFromFlags(flags), { headers: idempotencyHeaders(flags) }),
   show(res, { bin, log, note }) {
-    log(fields([['id', res.id], ['status', res.status]]));
+    log(
+      fields([
+        ['id', res.id],
+        ['status', res.status],
+      ]),
+    );
     note(`Follow it with: ${bin} emails get ${res.id}`);
   },
 });

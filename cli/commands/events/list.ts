@@ -7,7 +7,10 @@ export default emailCommand({
   description: 'The last line is the cursor to pass as --after for the next page (next_cursor with --json).',
   examples: ['', '--type bounce --limit 500', '--after <next_cursor> --json'],
   flags: {
-    after: Flags.string({ summary: 'Start after this cursor (a next_cursor printed before); default: the first event.', default: '' }),
+    after: Flags.string({
+      summary: 'Start after this cursor (a next_cursor printed before); default: the first event.',
+      default: '',
+    }),
     limit: Flags.integer({ summary: 'Events per page (up to 1000).', default: 100, min: 1, max: 1000 }),
     type: Flags.option({ options: EVENT_TYPE_OPTIONS, summary: 'Only events of this type.' })(),
   },

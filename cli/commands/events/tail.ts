@@ -19,7 +19,10 @@ export default class EventsTail extends EmailCommand {
   static override examples = commandExamples(['', '--type bounce', '--after <cursor> --json', '--no-follow --json']);
   static override flags = {
     type: Flags.option({ options: EVENT_TYPE_OPTIONS, summary: 'Only events of this type.' })(),
-    after: Flags.string({ summary: 'Start after this cursor (as printed on stop, or a next_cursor); default: the first event.', default: '' }),
+    after: Flags.string({
+      summary: 'Start after this cursor (as printed on stop, or a next_cursor); default: the first event.',
+      default: '',
+    }),
     interval: Flags.integer({ summary: 'Milliseconds between polls once caught up.', default: 1000, min: 100 }),
     follow: Flags.boolean({ summary: 'Keep polling for new events once caught up.', default: true, allowNo: true }),
     count: Flags.integer({ summary: 'Stop after printing this many events.', min: 1 }),
@@ -38,10 +41,12 @@ export default class EventsTail extends EmailCommand {
       while (!stop.signal.aborted) {
         // With --count, never more than are still wanted: the page's next_cursor is then where the last one printed is.
         const limit = flags.count === undefined ? PAGE : Math.min(PAGE, flags.count - printed);
-        const res = await api.listEvents({ after: cursor, limit, type: flags.type ?? '' }, { signal: stop.signal }).catch((err: unknown) => {
-          if (stop.signal.aborted) return undefined;
-          throw err;
-        });
+        const res = await api
+          .listEvents({ after: cursor, limit, type: flags.type ?? '' }, { signal: stop.signal })
+          .catch((err: unknown) => {
+            if (stop.signal.aborted) return undefined;
+            throw err;
+          });
         if (!res) break;
         for (const e of res.events) this.log(flags.json ? JSON.stringify(messageToJson(e)) : eventLine(e));
         printed += res.events.length;

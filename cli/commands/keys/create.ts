@@ -12,10 +12,22 @@ export default adminCommand({
   flags: {
     account: accountFlag,
     name: Flags.string({ summary: 'Label of the key.', required: true }),
-    permission: Flags.option({ options: ['read_only', 'send_only', 'all'] as const, summary: 'What the key may do.', required: true })(),
-    'allowed-domain': Flags.string({ summary: 'Sender domain the key may send from (repeatable; default: any verified domain).', multiple: true }),
+    permission: Flags.option({
+      options: ['read_only', 'send_only', 'all'] as const,
+      summary: 'What the key may do.',
+      required: true,
+    })(),
+    'allowed-domain': Flags.string({
+      summary: 'Sender domain the key may send from (repeatable; default: any verified domain).',
+      multiple: true,
+    }),
   },
   call: (api, { flags }) =>
-    api.createApiKey({ accountId: flags.account, name: flags.name, permission: flags.permission, allowedDomains: flags['allowed-domain'] ?? [] }),
+    api.createApiKey({
+      accountId: flags.account,
+      name: flags.name,
+      permission: flags.permission,
+      allowedDomains: flags['allowed-domain'] ?? [],
+    }),
   show: (key) => `${showApiKey(key)}\n\nAPI key (shown once, it cannot be read again; keep it):\n  ${key.key ?? ''}`,
 });

@@ -29,6 +29,14 @@ export default class ScheduledCreate extends EmailCommand {
     const request = { ...(await messageFromFlags(flags)), scheduledAt: when };
     const api = await this.emailClient(flags);
     const res = await api.scheduleEmail(request, { headers: idempotencyHeaders(flags) });
-    await this.print(flags.json, res, () => this.log(fields([['id', res.id], ['status', res.status], ['scheduled_at', when]])));
+    await this.print(flags.json, res, () =>
+      this.log(
+        fields([
+          ['id', res.id],
+          ['status', res.status],
+          ['scheduled_at', when],
+        ]),
+      ),
+    );
   }
 }

@@ -2,7 +2,8 @@ import { Flags } from '@oclif/core';
 import { MailerCommand } from '../../lib/base-command.js';
 
 export default class ServerMigrate extends MailerCommand {
-  static override summary = "Apply the database migrations not yet applied, then exit (the service's own start does it too).";
+  static override summary =
+    "Apply the database migrations not yet applied, then exit (the service's own start does it too).";
   static override description =
     'Migrates DATABASE_URL, or the embedded PostgreSQL in MAILER_DATA_DIR when it is unset. Safe to run beside running ' +
     'servers: migrations take a PostgreSQL advisory lock. Logs go to stderr.';
@@ -13,22 +14,29 @@ export default class ServerMigrate extends MailerCommand {
   ];
 
   static override baseFlags = {
-    json: Flags.boolean({ description: 'Print the result as JSON: {applied: [versions], version, database}.', helpGroup: 'GLOBAL' }),
+    json: Flags.boolean({
+      description: 'Print the result as JSON: {applied: [versions], version, database}.',
+      helpGroup: 'GLOBAL',
+    }),
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(ServerMigrate);
-    const [{ loadConfig }, { migrate }, { MIGRATIONS }, { createSql }, { startEmbeddedPostgres }, { pino }] = await Promise.all([
-      import('../../../src/config.js'),
-      import('../../../src/db/migrate.js'),
-      import('../../../src/db/migrations/index.js'),
-      import('../../../src/db/sql.js'),
-      import('../../../src/local/embedded-postgres.js'),
-      import('pino'),
-    ]);
+    const [{ loadConfig }, { migrate }, { MIGRATIONS }, { createSql }, { startEmbeddedPostgres }, { pino }] =
+      await Promise.all([
+        import('../../../src/config.js'),
+        import('../../../src/db/migrate.js'),
+        import('../../../src/db/migrations/index.js'),
+        import('../../../src/db/sql.js'),
+        import('../../../src/local/embedded-postgres.js'),
+        import('pino'),
+      ]);
     const config = loadConfig(process.env);
     // Logs on stderr: stdout carries the result.
-    const logger = pino({ name: 'mailer', level: config.logLevel, base: undefined, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ dest: 2, sync: true }));
+    const logger = pino(
+      { name: 'mailer', level: config.logLevel, base: undefined, timestamp: pino.stdTimeFunctions.isoTime },
+      pino.destination({ dest: 2, sync: true }),
+    );
     let url = config.databaseUrl;
     let stopEmbedded: (() => Promise<void>) | undefined;
     if (!url) {
@@ -52,7 +60,10 @@ export default class ServerMigrate extends MailerCommand {
     }
     const names = new Map(MIGRATIONS.map((m) => [m.version, m.name]));
     if (applied.length === 0) this.log(`${database}: up to date (schema version ${version}).`);
-    else this.log(`${database}: applied ${applied.map((v) => `${v} ${names.get(v) ?? ''}`.trim()).join(', ')} (schema version ${version}).`);
+    else
+      this.log(
+        `${database}: applied ${applied.map((v) => `${v} ${names.get(v) ?? ''}`.trim()).join(', ')} (schema version ${version}).`,
+      );
   }
 }
 

@@ -20,7 +20,10 @@ export default class ServerStart extends BaseCommand {
 
   // A long-running process without a result: its output is the banner and the JSON log lines (no --json).
   static override flags = {
-    role: Flags.option({ options: ['api', 'worker', 'all'] as const, summary: 'Which parts run in this process (default: MAILER_ROLE, else all).' })(),
+    role: Flags.option({
+      options: ['api', 'worker', 'all'] as const,
+      summary: 'Which parts run in this process (default: MAILER_ROLE, else all).',
+    })(),
   };
 
   async run(): Promise<void> {

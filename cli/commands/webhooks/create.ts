@@ -20,8 +20,16 @@ export default adminCommand({
   args: { url: Args.string({ description: 'Where events are POSTed (https://...).', required: true }) },
   flags: {
     account: accountFlag,
-    event: Flags.option({ options: EVENTS, char: 'e', summary: 'Event type to receive (repeatable).', multiple: true, multipleNonGreedy: true, required: true })(),
+    event: Flags.option({
+      options: EVENTS,
+      char: 'e',
+      summary: 'Event type to receive (repeatable).',
+      multiple: true,
+      multipleNonGreedy: true,
+      required: true,
+    })(),
   },
   call: (api, { args, flags }) => api.createWebhook({ accountId: flags.account, url: args.url, events: flags.event }),
-  show: (webhook) => `${showWebhook(webhook)}\n\nSigning secret (shown once, it cannot be read again; keep it):\n  ${webhook.secret ?? ''}`,
+  show: (webhook) =>
+    `${showWebhook(webhook)}\n\nSigning secret (shown once, it cannot be read again; keep it):\n  ${webhook.secret ?? ''}`,
 });

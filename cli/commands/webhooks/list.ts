@@ -7,5 +7,9 @@ import type { AdminClient } from '../../lib/rpc.js';
 export default adminCommand({
   summary: "List an account's webhooks (never their secrets).",
   ...ofAccount((api: AdminClient, req) => api.listWebhooks(req)),
-  show: (res) => table(['ID', 'URL', 'EVENTS', 'STATE', 'CREATED'], res.webhooks.map((w) => [w.id, w.url, list(w.events), webhookState(w), w.createdAt])),
+  show: (res) =>
+    table(
+      ['ID', 'URL', 'EVENTS', 'STATE', 'CREATED'],
+      res.webhooks.map((w) => [w.id, w.url, list(w.events), webhookState(w), w.createdAt]),
+    ),
 });

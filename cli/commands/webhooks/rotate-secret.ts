@@ -11,8 +11,13 @@ export default adminCommand({
     'Receivers switch to the new secret any time within the overlap; after it only the new one signs.',
   ...idOf('Webhook', 'wh', '', '--overlap 3600', '--overlap 0 --json'),
   flags: {
-    overlap: Flags.integer({ summary: 'Seconds the old secret keeps signing (default 86400: 24 h; 0 ends it now).', min: 0, max: 604_800 }),
+    overlap: Flags.integer({
+      summary: 'Seconds the old secret keeps signing (default 86400: 24 h; 0 ends it now).',
+      min: 0,
+      max: 604_800,
+    }),
   },
   call: (api, { args, flags }) => api.rotateWebhookSecret({ id: args.id, overlapSeconds: flags.overlap }),
-  show: (webhook) => `${showWebhook(webhook)}\n\nNew signing secret (shown once, it cannot be read again; keep it):\n  ${webhook.secret ?? ''}`,
+  show: (webhook) =>
+    `${showWebhook(webhook)}\n\nNew signing secret (shown once, it cannot be read again; keep it):\n  ${webhook.secret ?? ''}`,
 });

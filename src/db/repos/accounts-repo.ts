@@ -3,12 +3,30 @@ import { idAt } from '../../ids.js';
 import type { Sql } from '../sql.js';
 import type { AccountRow } from '../../domain/entities/accounts.js';
 
-type Raw = { id: string; name: string; status: AccountStatus; daily_quota: number; status_changed_at: Date; created_at: Date };
+type Raw = {
+  id: string;
+  name: string;
+  status: AccountStatus;
+  daily_quota: number;
+  status_changed_at: Date;
+  created_at: Date;
+};
 const toAccount = (r: Raw): AccountRow => ({
-  id: r.id, name: r.name, status: r.status, dailyQuota: r.daily_quota, statusChangedAt: r.status_changed_at, createdAt: r.created_at,
+  id: r.id,
+  name: r.name,
+  status: r.status,
+  dailyQuota: r.daily_quota,
+  statusChangedAt: r.status_changed_at,
+  createdAt: r.created_at,
 });
 
-async function moveHealth(sql: Sql, id: string, from: AccountStatus, to: AccountStatus, reviewQuotaFactor: number): Promise<boolean> {
+async function moveHealth(
+  sql: Sql,
+  id: string,
+  from: AccountStatus,
+  to: AccountStatus,
+  reviewQuotaFactor: number,
+): Promise<boolean> {
   const rows = await sql`
     update accounts set
       status = ${to}::text,
@@ -33,12 +51,16 @@ export function createAccountsRepo(sql: Sql) {
     },
 
     async get(id: string): Promise<AccountRow | undefined> {
-      const [row] = await sql<Raw[]>`select id, name, status, daily_quota, status_changed_at, created_at from accounts where id = ${id}`;
+      const [row] = await sql<
+        Raw[]
+      >`select id, name, status, daily_quota, status_changed_at, created_at from accounts where id = ${id}`;
       return row && toAccount(row);
     },
 
     async list(): Promise<AccountRow[]> {
-      const rows = await sql<Raw[]>`select id, name, status, daily_quota, status_changed_at, created_at from accounts order by id`;
+      const rows = await sql<
+        Raw[]
+      >`select id, name, status, daily_quota, status_changed_at, created_at from accounts order by id`;
       return rows.map(toAccount);
     },
 
@@ -64,7 +86,8 @@ export function createAccountsRepo(sql: Sql) {
      * A move of the health policy, only if the account is still `from` (an operator's change in between
      * wins). Entering review keeps the quota aside and reduces it; back to healthy restores it.
      */
-    moveHealth: (id: string, from: AccountStatus, to: AccountStatus, reviewQuotaFactor: number) => moveHealth(sql, id, from, to, reviewQuotaFactor),
+    moveHealth: (id: string, from: AccountStatus, to: AccountStatus, reviewQuotaFactor: number) =>
+      moveHealth(sql, id, from, to, reviewQuotaFactor),
 
     /**
      * Accounts the health policy may move without a new event: those in review (recovery), and healthy ones
@@ -81,7 +104,9 @@ export function createAccountsRepo(sql: Sql) {
     },
 
     async usedToday(id: string, day: string): Promise<number> {
-      const [row] = await sql<{ used: number }[]>`select used from quota_usage where account_id = ${id} and day = ${day}::date`;
+      const [row] = await sql<
+        { used: number }[]
+      >`select used from quota_usage where account_id = ${id} and day = ${day}::date`;
       return row?.used ?? 0;
     },
 

@@ -6,19 +6,37 @@ import type { IdempotencyCompletion, NewEmail } from '../../domain/entities/emai
 import type { BatchRow } from '../../domain/entities/batches.js';
 
 type Raw = {
-  id: string; account_id: string; status: BatchStatus; total_count: number; sent_count: number; failed_count: number;
-  created_at: Date; completed_at: Date | null;
+  id: string;
+  account_id: string;
+  status: BatchStatus;
+  total_count: number;
+  sent_count: number;
+  failed_count: number;
+  created_at: Date;
+  completed_at: Date | null;
 };
 const COLUMNS = 'id, account_id, status, total_count, sent_count, failed_count, created_at, completed_at';
 const toBatch = (r: Raw): BatchRow => ({
-  id: r.id, accountId: r.account_id, status: r.status, totalCount: r.total_count, sentCount: r.sent_count,
-  failedCount: r.failed_count, createdAt: r.created_at, completedAt: r.completed_at,
+  id: r.id,
+  accountId: r.account_id,
+  status: r.status,
+  totalCount: r.total_count,
+  sentCount: r.sent_count,
+  failedCount: r.failed_count,
+  createdAt: r.created_at,
+  completedAt: r.completed_at,
 });
 
 export function createBatchRepo(sql: Sql) {
   return {
     /** The job, every email of it (with attachments) and the Idempotency-Key's answer, in one statement. */
-    async create(job: { id: string; accountId: string; apiKeyId: string; emails: NewEmail[]; idempotency?: IdempotencyCompletion }): Promise<void> {
+    async create(job: {
+      id: string;
+      accountId: string;
+      apiKeyId: string;
+      emails: NewEmail[];
+      idempotency?: IdempotencyCompletion;
+    }): Promise<void> {
       const files = attachmentRows(job.emails);
       const idem = job.idempotency;
       // Each `name as (insert into ... ${helper}` stays on one line: see emails-repo's note on helpers.

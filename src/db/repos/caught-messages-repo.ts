@@ -1,10 +1,25 @@
 import type { Sql } from '../sql.js';
 import type { CaughtMessageRow } from '../../domain/entities/caught-messages.js';
 
-type Raw = { id: string; message_id: string; envelope_from: string; envelope_to: string[]; subject: string; size: number; path: string; received_at: Date };
+type Raw = {
+  id: string;
+  message_id: string;
+  envelope_from: string;
+  envelope_to: string[];
+  subject: string;
+  size: number;
+  path: string;
+  received_at: Date;
+};
 const toRow = (r: Raw): CaughtMessageRow => ({
-  id: r.id, messageId: r.message_id, envelopeFrom: r.envelope_from, envelopeTo: r.envelope_to, subject: r.subject,
-  size: r.size, path: r.path, receivedAt: r.received_at,
+  id: r.id,
+  messageId: r.message_id,
+  envelopeFrom: r.envelope_from,
+  envelopeTo: r.envelope_to,
+  subject: r.subject,
+  size: r.size,
+  path: r.path,
+  receivedAt: r.received_at,
 });
 
 export function createCaughtMessagesRepo(sql: Sql) {

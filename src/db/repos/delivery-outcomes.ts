@@ -16,13 +16,23 @@ export const outcomeKey = (token: string, emailId: string) => `${token} ${emailI
 export async function recordOutcomes(sql: Sql, entries: LeasedOutcome[]): Promise<Map<string, string>> {
   if (entries.length === 0) return new Map();
   const outcomes = entries.map(({ token, outcome: o }) => ({
-    id: o.id, token, status: o.status, message_id: o.messageId ?? null, response: o.response ?? null,
-    sent_at: o.sentAt?.toISOString() ?? null, error: o.error ?? null,
+    id: o.id,
+    token,
+    status: o.status,
+    message_id: o.messageId ?? null,
+    response: o.response ?? null,
+    sent_at: o.sentAt?.toISOString() ?? null,
+    error: o.error ?? null,
     // Only a pending outcome sets the recipients still to try; the others keep what the row has.
-    set_remaining: o.status === 'pending', remaining: o.status === 'pending' ? o.remaining ?? null : null,
+    set_remaining: o.status === 'pending',
+    remaining: o.status === 'pending' ? (o.remaining ?? null) : null,
   }));
-  const events = entries.flatMap(({ outcome: o }) => o.events.map((e) => ({ email_id: o.id, id: e.id, type: e.type, data: e.data, at: e.at.toISOString() })));
-  const suppress = entries.flatMap(({ outcome: o }) => o.suppress.map((s) => ({ email_id: o.id, id: s.id, address: s.address, reason: s.reason })));
+  const events = entries.flatMap(({ outcome: o }) =>
+    o.events.map((e) => ({ email_id: o.id, id: e.id, type: e.type, data: e.data, at: e.at.toISOString() })),
+  );
+  const suppress = entries.flatMap(({ outcome: o }) =>
+    o.suppress.map((s) => ({ email_id: o.id, id: s.id, address: s.address, reason: s.reason })),
+  );
   const rows = await sql<{ id: string; account_id: string; token: string }[]>`
     with o as (
       select * from jsonb_to_recordset(${jsonb(sql, outcomes)}) as o(

@@ -20,7 +20,11 @@ export async function deliveryQueueStats(sql: Sql, timeoutMs: number): Promise<Q
   });
   try {
     const [row] = await Promise.race([query, timedOut]);
-    return { waiting: row?.waiting ?? 0, claimed: row?.claimed ?? 0, oldestAgeSeconds: Math.max(0, row?.oldest_age ?? 0) };
+    return {
+      waiting: row?.waiting ?? 0,
+      claimed: row?.claimed ?? 0,
+      oldestAgeSeconds: Math.max(0, row?.oldest_age ?? 0),
+    };
   } finally {
     clearTimeout(timer);
   }

@@ -5,12 +5,24 @@ import type { DkimKeyRow } from '../../domain/entities/dkim-keys.js';
 export type { DkimKeyStatus };
 
 type Raw = {
-  id: string; domain_id: string; selector: string; algorithm: 'rsa'; public_key: string; status: DkimKeyStatus;
-  created_at: Date; activated_at: Date | null;
+  id: string;
+  domain_id: string;
+  selector: string;
+  algorithm: 'rsa';
+  public_key: string;
+  status: DkimKeyStatus;
+  created_at: Date;
+  activated_at: Date | null;
 };
 const toKey = (r: Raw): DkimKeyRow => ({
-  id: r.id, domainId: r.domain_id, selector: r.selector, algorithm: r.algorithm, publicKey: r.public_key, status: r.status,
-  createdAt: r.created_at, activatedAt: r.activated_at,
+  id: r.id,
+  domainId: r.domain_id,
+  selector: r.selector,
+  algorithm: r.algorithm,
+  publicKey: r.public_key,
+  status: r.status,
+  createdAt: r.created_at,
+  activatedAt: r.activated_at,
 });
 
 export function createDkimKeysRepo(sql: Sql) {
@@ -20,7 +32,12 @@ export function createDkimKeysRepo(sql: Sql) {
      * indexes decide, so processes adding keys at once cannot both succeed.
      */
     async insert(k: {
-      id: string; domainId: string; selector: string; publicKey: string; privateKeySealed: string; status: 'active' | 'pending';
+      id: string;
+      domainId: string;
+      selector: string;
+      publicKey: string;
+      privateKeySealed: string;
+      status: 'active' | 'pending';
     }): Promise<DkimKeyRow | undefined> {
       const [row] = await sql<Raw[]>`
         insert into dkim_keys (id, domain_id, selector, public_key, private_key_sealed, status, activated_at)
@@ -42,7 +59,9 @@ export function createDkimKeysRepo(sql: Sql) {
 
     /** Every selector the domain has used, retired ones included (a selector is never reused). */
     async selectors(domainId: string): Promise<string[]> {
-      return (await sql<{ selector: string }[]>`select selector from dkim_keys where domain_id = ${domainId}`).map((r) => r.selector);
+      return (await sql<{ selector: string }[]>`select selector from dkim_keys where domain_id = ${domainId}`).map(
+        (r) => r.selector,
+      );
     },
 
     /**
@@ -51,7 +70,8 @@ export function createDkimKeysRepo(sql: Sql) {
      */
     async promote(domainId: string, keyId: string): Promise<boolean> {
       return sql.begin(async (tx) => {
-        const [pending] = await tx`select 1 from dkim_keys where id = ${keyId} and domain_id = ${domainId} and status = 'pending' for update`;
+        const [pending] =
+          await tx`select 1 from dkim_keys where id = ${keyId} and domain_id = ${domainId} and status = 'pending' for update`;
         if (!pending) return false;
         await tx`update dkim_keys set status = 'retired', retired_at = now() where domain_id = ${domainId} and status = 'active'`;
         await tx`update dkim_keys set status = 'active', activated_at = now() where id = ${keyId}`;
@@ -60,7 +80,10 @@ export function createDkimKeysRepo(sql: Sql) {
     },
 
     /** The sealed private key that signs mail from this account's domain: its active key. */
-    async sealedSigningKey(accountId: string, domainName: string): Promise<{ domainName: string; keyId: string; selector: string; sealed: string } | undefined> {
+    async sealedSigningKey(
+      accountId: string,
+      domainName: string,
+    ): Promise<{ domainName: string; keyId: string; selector: string; sealed: string } | undefined> {
       const [row] = await sql<{ name: string; id: string; selector: string; private_key_sealed: string }[]>`
         select d.name, k.id, k.selector, k.private_key_sealed from domains d join dkim_keys k on k.domain_id = d.id and k.status = 'active'
         where d.account_id = ${accountId} and d.name = ${domainName}`;
@@ -80,13 +103,17 @@ export function createDkimKeysRepo(sql: Sql) {
 
     /** The selector of the domain's active key (the one that signs), if it has one. */
     async activeSelector(domainId: string): Promise<string | undefined> {
-      const [row] = await sql<{ selector: string }[]>`select selector from dkim_keys where domain_id = ${domainId} and status = 'active'`;
+      const [row] = await sql<
+        { selector: string }[]
+      >`select selector from dkim_keys where domain_id = ${domainId} and status = 'active'`;
       return row?.selector;
     },
 
     /** The ids of the encryption keys the stored private keys are sealed under (key-box.ts format). */
     async sealingKeyIds(): Promise<string[]> {
-      return (await sql<{ id: string }[]>`select distinct split_part(private_key_sealed, '.', 2) as id from dkim_keys`).map((r) => r.id);
+      return (
+        await sql<{ id: string }[]>`select distinct split_part(private_key_sealed, '.', 2) as id from dkim_keys`
+      ).map((r) => r.id);
     },
 
     /**

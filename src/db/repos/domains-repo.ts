@@ -3,19 +3,40 @@ import type { Sql } from '../sql.js';
 import type { DomainRow, DnsCheckState } from '../../domain/entities/domains.js';
 
 type Raw = {
-  id: string; account_id: string; name: string; verification_token: string; verified_at: Date | null;
-  open_tracking: boolean; click_tracking: boolean; created_at: Date;
-  dns_checked_at: Date | null; dns_statuses: StoredStatuses; dns_failing_since: Date | null;
+  id: string;
+  account_id: string;
+  name: string;
+  verification_token: string;
+  verified_at: Date | null;
+  open_tracking: boolean;
+  click_tracking: boolean;
+  created_at: Date;
+  dns_checked_at: Date | null;
+  dns_statuses: StoredStatuses;
+  dns_failing_since: Date | null;
 };
 const toDomain = (r: Raw): DomainRow => ({
-  id: r.id, accountId: r.account_id, name: r.name, verificationToken: r.verification_token, verifiedAt: r.verified_at,
-  openTracking: r.open_tracking, clickTracking: r.click_tracking, createdAt: r.created_at,
-  dnsCheckedAt: r.dns_checked_at, dnsStatuses: r.dns_statuses, dnsFailingSince: r.dns_failing_since,
+  id: r.id,
+  accountId: r.account_id,
+  name: r.name,
+  verificationToken: r.verification_token,
+  verifiedAt: r.verified_at,
+  openTracking: r.open_tracking,
+  clickTracking: r.click_tracking,
+  createdAt: r.created_at,
+  dnsCheckedAt: r.dns_checked_at,
+  dnsStatuses: r.dns_statuses,
+  dnsFailingSince: r.dns_failing_since,
 });
 
 export function createDomainsRepo(sql: Sql) {
   return {
-    async create(d: { id: string; accountId: string; name: string; verificationToken: string }): Promise<DomainRow | undefined> {
+    async create(d: {
+      id: string;
+      accountId: string;
+      name: string;
+      verificationToken: string;
+    }): Promise<DomainRow | undefined> {
       const [row] = await sql<Raw[]>`
         insert into domains (id, account_id, name, verification_token)
         values (${d.id}, ${d.accountId}, ${d.name}, ${d.verificationToken})
@@ -41,9 +62,12 @@ export function createDomainsRepo(sql: Sql) {
     /** Marks the domain verified; answers whether it is the account's first verified domain. */
     async markVerified(id: string): Promise<{ domain: DomainRow; first: boolean } | undefined> {
       return sql.begin(async (tx) => {
-        const [row] = await tx<Raw[]>`update domains set verified_at = coalesce(verified_at, now()) where id = ${id} returning *`;
+        const [row] = await tx<
+          Raw[]
+        >`update domains set verified_at = coalesce(verified_at, now()) where id = ${id} returning *`;
         if (!row) return undefined;
-        const [other] = await tx`select 1 from domains where account_id = ${row.account_id} and id <> ${id} and verified_at is not null limit 1`;
+        const [other] =
+          await tx`select 1 from domains where account_id = ${row.account_id} and id <> ${id} and verified_at is not null limit 1`;
         return { domain: toDomain(row), first: !other };
       }) as Promise<{ domain: DomainRow; first: boolean } | undefined>;
     },
@@ -64,7 +88,10 @@ export function createDomainsRepo(sql: Sql) {
       return rows.map(toDomain);
     },
 
-    async updateTracking(id: string, patch: { openTracking?: boolean; clickTracking?: boolean }): Promise<DomainRow | undefined> {
+    async updateTracking(
+      id: string,
+      patch: { openTracking?: boolean; clickTracking?: boolean },
+    ): Promise<DomainRow | undefined> {
       const [row] = await sql<Raw[]>`
         update domains set
           open_tracking = coalesce(${patch.openTracking ?? null}::boolean, open_tracking),

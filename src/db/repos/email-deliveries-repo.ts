@@ -37,23 +37,40 @@ export function createEmailDeliveriesRepo(sql: Sql) {
     /** Several emails with their attachments and senders, in two queries (ids not found are absent). */
     async loadMany(ids: string[]): Promise<Map<string, LoadedEmail>> {
       if (ids.length === 0) return new Map();
-      const rows = await sql<(EmailRaw & {
-        account_status: AccountStatus; open_tracking: boolean | null; click_tracking: boolean | null; last_error: string | null; answered_recipients: AnsweredCopy[] | null;
-      })[]>`
+      const rows = await sql<
+        (EmailRaw & {
+          account_status: AccountStatus;
+          open_tracking: boolean | null;
+          click_tracking: boolean | null;
+          last_error: string | null;
+          answered_recipients: AnsweredCopy[] | null;
+        })[]
+      >`
         select m.*, a.status as account_status, d.open_tracking, d.click_tracking
         from emails m
         join accounts a on a.id = m.account_id
         left join domains d on d.account_id = m.account_id and d.name = m.sender_domain
         where m.id = any(${ids})`;
       const withFiles = rows.filter((r) => r.attachment_count > 0).map((r) => r.id);
-      const files = withFiles.length > 0
-        ? await sql<(AttachmentRaw & { owner_id: string })[]>`
+      const files =
+        withFiles.length > 0
+          ? await sql<(AttachmentRaw & { owner_id: string })[]>`
             select owner_id, filename, content_type, content, content_id from attachments where owner_id = any(${withFiles}) order by owner_id, position`
-        : [];
+          : [];
       const out = new Map<string, LoadedEmail>();
       for (const r of rows) {
-        const sender = { accountStatus: r.account_status, openTracking: r.open_tracking === true, clickTracking: r.click_tracking === true };
-        out.set(r.id, { email: toEmail(r), attachments: [], sender, lastError: r.last_error ?? '', answered: r.answered_recipients ?? [] });
+        const sender = {
+          accountStatus: r.account_status,
+          openTracking: r.open_tracking === true,
+          clickTracking: r.click_tracking === true,
+        };
+        out.set(r.id, {
+          email: toEmail(r),
+          attachments: [],
+          sender,
+          lastError: r.last_error ?? '',
+          answered: r.answered_recipients ?? [],
+        });
       }
       for (const f of files) out.get(f.owner_id)?.attachments.push(toAttachment(f));
       return out;
@@ -85,7 +102,6 @@ export function createEmailDeliveriesRepo(sql: Sql) {
         from jsonb_to_recordset(${sql.json(rows as never)}) as a(id text, token text, copies jsonb)
         where m.id = any(${rows.map((r) => r.id)}) and m.id = a.id and m.lease_token = a.token and m.status is not distinct from 'pending'`;
     },
-
   };
 }
 export type EmailDeliveriesRepo = ReturnType<typeof createEmailDeliveriesRepo>;

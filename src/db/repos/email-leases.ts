@@ -34,7 +34,11 @@ export function createEmailLeases(sql: Sql) {
      * and outcome a write), so renewing by token alone scanned the whole table every few seconds per attempt
      * (docs/benchmark.md, "Figures behind the code's choices").
      */
-    async renewLeases(ids: string[], token: string, { seconds, belowSeconds }: { seconds: number; belowSeconds: number }): Promise<void> {
+    async renewLeases(
+      ids: string[],
+      token: string,
+      { seconds, belowSeconds }: { seconds: number; belowSeconds: number },
+    ): Promise<void> {
       await sql`
         update emails set lease_until = now() + make_interval(secs => ${seconds})
         where id = any(${ids}) and lease_token = ${token} and status is not distinct from 'pending'

@@ -5,17 +5,44 @@ import { messageIdFor } from '../../domain/message-id.js';
 import { activeTraceparent } from '../../telemetry/spans.js';
 import type { Sql } from '../sql.js';
 import { countedTotal } from './list-counts.js';
-import type { NewEmail, EmailSource, StoredAttachment, AttachmentRaw, EmailRow, EmailSummaryRow, EmailFilter, EmailRaw, IdempotencyCompletion } from '../../domain/entities/emails.js';
+import type {
+  NewEmail,
+  EmailSource,
+  StoredAttachment,
+  AttachmentRaw,
+  EmailRow,
+  EmailSummaryRow,
+  EmailFilter,
+  EmailRaw,
+  IdempotencyCompletion,
+} from '../../domain/entities/emails.js';
 
 export const toAttachment = (r: AttachmentRaw): StoredAttachment => ({
-  filename: r.filename, contentType: r.content_type, content: r.content, contentId: r.content_id ?? '',
+  filename: r.filename,
+  contentType: r.content_type,
+  content: r.content,
+  contentId: r.content_id ?? '',
 });
 
 export const toEmail = (r: EmailRaw): EmailRow => ({
-  id: r.id, accountId: r.account_id, jobType: r.job_type, jobId: r.job_id, ...r.mailboxes, senderDomain: r.sender_domain,
-  subject: r.subject, html: r.html, text: r.text_body,
-  headers: r.headers, tags: r.tags, status: r.status, messageId: r.message_id, headerMessageId: r.header_message_id,
-  attachmentCount: r.attachment_count, attempts: r.attempts, createdAt: r.created_at, sentAt: r.sent_at,
+  id: r.id,
+  accountId: r.account_id,
+  jobType: r.job_type,
+  jobId: r.job_id,
+  ...r.mailboxes,
+  senderDomain: r.sender_domain,
+  subject: r.subject,
+  html: r.html,
+  text: r.text_body,
+  headers: r.headers,
+  tags: r.tags,
+  status: r.status,
+  messageId: r.message_id,
+  headerMessageId: r.header_message_id,
+  attachmentCount: r.attachment_count,
+  attempts: r.attempts,
+  createdAt: r.created_at,
+  sentAt: r.sent_at,
   remainingRecipients: r.remaining_recipients ?? null,
   traceparent: r.traceparent ?? null,
 });
@@ -68,7 +95,9 @@ export function emailRow(e: EmailSource, json: (value: object) => unknown = (val
 
 /** Column values of accepted emails, for one multi-row insert. */
 export function emailRows(sql: Sql, emails: NewEmail[]) {
-  return emails.map((e) => emailRow({ ...e, attachmentCount: e.draft.attachments.length }, (value) => sql.json(value as never)));
+  return emails.map((e) =>
+    emailRow({ ...e, attachmentCount: e.draft.attachments.length }, (value) => sql.json(value as never)),
+  );
 }
 
 /** Attachment rows of emails (or scheduled emails): owner_id is the owner's id. */
@@ -101,7 +130,10 @@ export function createEmailsRepo(sql: Sql) {
      * Stores accepted emails, their attachments and their place in the delivery queue in one transaction,
      * with the Idempotency-Key's answer when there is one: either all of it is durable or none is.
      */
-    async accept(emails: NewEmail[], options: { enqueue: boolean; idempotency?: IdempotencyCompletion }): Promise<void> {
+    async accept(
+      emails: NewEmail[],
+      options: { enqueue: boolean; idempotency?: IdempotencyCompletion },
+    ): Promise<void> {
       const rows = emailRows(sql, emails);
       const attachments = attachmentRows(emails);
       // One statement whose data-modifying CTEs commit together or not at all: one round trip, where
@@ -131,7 +163,12 @@ export function createEmailsRepo(sql: Sql) {
      * only those rows are read. The total is the counters' (list-counts.ts), or with a job id a count
      * bounded by the job's size (a batch's 100 emails at most, a scheduled email's one).
      */
-    async list(accountId: string, filter: EmailFilter, limit: number, offset: number): Promise<{ rows: EmailSummaryRow[]; total: number }> {
+    async list(
+      accountId: string,
+      filter: EmailFilter,
+      limit: number,
+      offset: number,
+    ): Promise<{ rows: EmailSummaryRow[]; total: number }> {
       // `job_id <> ''` repeats the job id index's predicate, so that a generic plan may still use it.
       const where = sql`account_id = ${accountId}
         ${filter.status ? sql`and status = ${filter.status}` : sql``}
@@ -147,7 +184,14 @@ export function createEmailsRepo(sql: Sql) {
           : countedTotal(sql, accountId, 'emails', filter),
       ]);
       return {
-        rows: rows.map((r) => ({ id: r.id, from: r.from, to: r.to, subject: r.subject, status: r.status, createdAt: r.created_at })),
+        rows: rows.map((r) => ({
+          id: r.id,
+          from: r.from,
+          to: r.to,
+          subject: r.subject,
+          status: r.status,
+          createdAt: r.created_at,
+        })),
         total,
       };
     },
@@ -156,7 +200,10 @@ export function createEmailsRepo(sql: Sql) {
      * The email a report mailed back (ARF, DSN) is about, in any account: by the X-Mail-Email-Id it carried,
      * else by its Message-ID. `recipients` are the bare addresses of to, cc and bcc.
      */
-    async findForFeedback(ref: { emailId?: string; headerMessageId?: string }): Promise<{ id: string; status: EmailStatus; recipients: string[]; headerMessageId: string } | undefined> {
+    async findForFeedback(ref: {
+      emailId?: string;
+      headerMessageId?: string;
+    }): Promise<{ id: string; status: EmailStatus; recipients: string[]; headerMessageId: string } | undefined> {
       const emailId = ref.emailId ?? null;
       const [row] = await sql<{ id: string; status: EmailStatus; recipients: string[]; headerMessageId: string }[]>`
         select id, status, to_addresses || cc_addresses || bcc_addresses as recipients, header_message_id as "headerMessageId" from emails

@@ -5,14 +5,31 @@ import { jsonb, type Sql, type Tx } from '../sql.js';
 import type { ErasureCounts, ScannedChunk } from '../../domain/entities/erasure.js';
 
 export const noErasure = (): ErasureCounts => ({
-  emails: 0, scheduledEmails: 0, attachments: 0, events: 0, webhookAttempts: 0, trackingWindows: 0, caughtMessages: 0, suppressions: 0,
-  idempotencyKeys: 0, skippedPending: 0,
+  emails: 0,
+  scheduledEmails: 0,
+  attachments: 0,
+  events: 0,
+  webhookAttempts: 0,
+  trackingWindows: 0,
+  caughtMessages: 0,
+  suppressions: 0,
+  idempotencyKeys: 0,
+  skippedPending: 0,
 });
 
 type EmailAddressRow = {
-  id: string; status: string; header_message_id: string; mailboxes: Mailboxes; from_address: string; to_addresses: string[];
-  cc_addresses: string[]; bcc_addresses: string[]; reply_to: string[]; remaining_recipients: string[] | null;
-  smtp_response: string | null; last_error: string | null;
+  id: string;
+  status: string;
+  header_message_id: string;
+  mailboxes: Mailboxes;
+  from_address: string;
+  to_addresses: string[];
+  cc_addresses: string[];
+  bcc_addresses: string[];
+  reply_to: string[];
+  remaining_recipients: string[] | null;
+  smtp_response: string | null;
+  last_error: string | null;
 };
 
 /**
@@ -44,7 +61,14 @@ export function createErasureRepo(sql: Sql) {
           caught as (delete from caught_messages where message_id = ${email.header_message_id} returning path)
           select (select count(*) from drafts)::int as scheduled, (select count(*) from dropped)::int as attachments,
             (select count(*) from windows)::int as windows, array(select path from caught) as paths`;
-        const counts = { ...noErasure(), emails: 1, scheduledEmails: r!.scheduled, attachments: r!.attachments, trackingWindows: r!.windows, caughtMessages: r!.paths.length };
+        const counts = {
+          ...noErasure(),
+          emails: 1,
+          scheduledEmails: r!.scheduled,
+          attachments: r!.attachments,
+          trackingWindows: r!.windows,
+          caughtMessages: r!.paths.length,
+        };
         return { counts, paths: r!.paths.filter((p) => p !== '') };
       }) as Promise<'not_found' | 'pending' | { counts: ErasureCounts; paths: string[] }>;
     },
@@ -83,7 +107,10 @@ export function createErasureRepo(sql: Sql) {
             cc_addresses = r.cc_addresses, bcc_addresses = r.bcc_addresses, reply_to = r.reply_to, remaining_recipients = r.remaining_recipients,
             smtp_response = r.smtp_response, last_error = r.last_error,
             subject = '', html = '', text_body = '', headers = '{}', tags = '{}', content_expired_at = now()
-          from jsonb_to_recordset(${jsonb(tx, done.map((r) => redactedEmail(r, address)))}) as r(
+          from jsonb_to_recordset(${jsonb(
+            tx,
+            done.map((r) => redactedEmail(r, address)),
+          )}) as r(
             id text, mailboxes jsonb, from_address text, to_addresses text[], cc_addresses text[], bcc_addresses text[], reply_to text[],
             remaining_recipients text[], smtp_response text, last_error text)
           where e.id = r.id`;
@@ -124,7 +151,9 @@ function redactedEmail(r: EmailAddressRow, address: string) {
 async function redactEvents(tx: Tx, emailIds: string[], address: string): Promise<number> {
   const events = await tx<{ id: string; data: JsonValue }[]>`
     select id, data from events where email_id = any(${emailIds}) and strpos(lower(data::text), ${address.toLowerCase()}) > 0 for update`;
-  const changed = events.filter((e) => mentionsAddress(e.data, address)).map((e) => ({ id: e.id, data: redactJson(e.data, address) }));
+  const changed = events
+    .filter((e) => mentionsAddress(e.data, address))
+    .map((e) => ({ id: e.id, data: redactJson(e.data, address) }));
   if (changed.length === 0) return 0;
   await tx`
     update events e set data = r.data from jsonb_to_recordset(${jsonb(tx, changed)}) as r(id text, data jsonb) where e.id = r.id`;
@@ -140,7 +169,11 @@ async function redactAttempts(tx: Tx, emailIds: string[], address: string): Prom
     where e.email_id = any(${emailIds}) and (strpos(lower(a.response_excerpt), ${key}) > 0 or strpos(lower(a.error), ${key}) > 0)
     for update of a`;
   if (attempts.length === 0) return 0;
-  const rows = attempts.map((a) => ({ ...a, response_excerpt: redactText(a.response_excerpt, address), error: redactText(a.error, address) }));
+  const rows = attempts.map((a) => ({
+    ...a,
+    response_excerpt: redactText(a.response_excerpt, address),
+    error: redactText(a.error, address),
+  }));
   await tx`
     update webhook_attempts w set response_excerpt = r.response_excerpt, error = r.error
     from jsonb_to_recordset(${jsonb(tx, rows)}) as r(delivery_id text, attempt int, response_excerpt text, error text)

@@ -4,7 +4,8 @@ import type { JsonObject } from '../../domain/json.js';
 import { addressDigest } from './address-digest.js';
 import type { ScannedChunk } from '../../domain/entities/erasure.js';
 
-const ofAccount = (sql: Sql, accountId: string | undefined) => (accountId === undefined ? sql`` : sql`and account_id = ${accountId}`);
+const ofAccount = (sql: Sql, accountId: string | undefined) =>
+  accountId === undefined ? sql`` : sql`and account_id = ${accountId}`;
 
 /**
  * The statements of an address's erasure outside the emails (erasure-repo.ts): scheduled emails, caught
@@ -13,7 +14,12 @@ const ofAccount = (sql: Sql, accountId: string | undefined) => (accountId === un
 export function createErasureTracesRepo(sql: Sql) {
   return {
     /** The next `limit` scheduled emails after `after` in id order; hits: those whose addresses or draft mention the address. */
-    async scanScheduled(key: string, accountId: string | undefined, after: string, limit: number): Promise<ScannedChunk> {
+    async scanScheduled(
+      key: string,
+      accountId: string | undefined,
+      after: string,
+      limit: number,
+    ): Promise<ScannedChunk> {
       const [r] = await sql<{ last: string | null; hits: string[] }[]>`
         with scanned as (
           select id, from_address, to_addresses, draft from scheduled_emails where id > ${after} ${ofAccount(sql, accountId)}
@@ -27,9 +33,14 @@ export function createErasureTracesRepo(sql: Sql) {
     },
 
     /** Rewrites those scheduled emails without the address and without their content; enqueued ones are left (and counted). */
-    async redactScheduled(ids: string[], address: string): Promise<{ scheduledEmails: number; attachments: number; skippedPending: number }> {
+    async redactScheduled(
+      ids: string[],
+      address: string,
+    ): Promise<{ scheduledEmails: number; attachments: number; skippedPending: number }> {
       return sql.begin(async (tx) => {
-        const rows = await tx<{ id: string; status: string; draft: JsonObject; from_address: string; to_addresses: string[] }[]>`
+        const rows = await tx<
+          { id: string; status: string; draft: JsonObject; from_address: string; to_addresses: string[] }[]
+        >`
           select id, status, draft, from_address, to_addresses from scheduled_emails where id = any(${ids}) order by id for update`;
         const done = rows.filter((r) => r.status !== 'enqueued');
         if (done.length > 0) {
@@ -45,13 +56,20 @@ export function createErasureTracesRepo(sql: Sql) {
             from jsonb_to_recordset(${jsonb(tx, redacted)}) as r(id text, draft jsonb, from_address text, to_addresses text[])
             where s.id = r.id`;
         }
-        const dropped = done.length === 0 ? [] : await tx`delete from attachments where owner_id = any(${done.map((r) => r.id)}) returning 1`;
+        const dropped =
+          done.length === 0
+            ? []
+            : await tx`delete from attachments where owner_id = any(${done.map((r) => r.id)}) returning 1`;
         return { scheduledEmails: done.length, attachments: dropped.length, skippedPending: rows.length - done.length };
       }) as Promise<{ scheduledEmails: number; attachments: number; skippedPending: number }>;
     },
 
     /** Deletes the next `limit` caught messages after `after` sent from or to the address; answers where the scan got and their files. */
-    async deleteCaught(key: string, after: string, limit: number): Promise<{ last: string | undefined; deleted: number; paths: string[] }> {
+    async deleteCaught(
+      key: string,
+      after: string,
+      limit: number,
+    ): Promise<{ last: string | undefined; deleted: number; paths: string[] }> {
       const [r] = await sql<{ last: string | null; paths: string[] | null; deleted: number }[]>`
         with scanned as (
           select id, envelope_from, envelope_to from caught_messages where id > ${after} order by id limit ${limit}),
@@ -87,7 +105,8 @@ export function createErasureTracesRepo(sql: Sql) {
 
     /** Deletes the Idempotency-Key records whose stored answer mentions the address (a replay would show it again). */
     async dropIdempotencyKeys(key: string, accountId: string | undefined): Promise<number> {
-      const rows = await sql`delete from idempotency_keys where strpos(lower(response::text), ${key}) > 0 ${ofAccount(sql, accountId)} returning 1`;
+      const rows =
+        await sql`delete from idempotency_keys where strpos(lower(response::text), ${key}) > 0 ${ofAccount(sql, accountId)} returning 1`;
       return rows.length;
     },
   };

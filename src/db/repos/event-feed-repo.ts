@@ -5,13 +5,32 @@ import type { Sql } from '../sql.js';
 import type { FeedEvent } from '../../domain/entities/events.js';
 
 type Raw = {
-  id: string; type: EventType; created_at: Date; data: Record<string, unknown>; tx: string;
-  email_id: string; message_id: string; mailboxes: Mailboxes; subject: string; sent_at: Date | null;
+  id: string;
+  type: EventType;
+  created_at: Date;
+  data: Record<string, unknown>;
+  tx: string;
+  email_id: string;
+  message_id: string;
+  mailboxes: Mailboxes;
+  subject: string;
+  sent_at: Date | null;
 };
 
 const toFeedEvent = (r: Raw): FeedEvent => ({
-  id: r.id, type: r.type, at: r.created_at, data: r.data, position: { tx: r.tx, id: r.id },
-  email: { id: r.email_id, messageId: r.message_id, from: r.mailboxes.from, to: r.mailboxes.to, subject: r.subject, sentAt: r.sent_at },
+  id: r.id,
+  type: r.type,
+  at: r.created_at,
+  data: r.data,
+  position: { tx: r.tx, id: r.id },
+  email: {
+    id: r.email_id,
+    messageId: r.message_id,
+    from: r.mailboxes.from,
+    to: r.mailboxes.to,
+    subject: r.subject,
+    sentAt: r.sent_at,
+  },
 });
 
 /**
@@ -22,7 +41,12 @@ const toFeedEvent = (r: Raw): FeedEvent => ({
  */
 export function createEventFeedRepo(sql: Sql) {
   return {
-    async after(accountId: string, position: FeedPosition | undefined, type: EventType | undefined, limit: number): Promise<FeedEvent[]> {
+    async after(
+      accountId: string,
+      position: FeedPosition | undefined,
+      type: EventType | undefined,
+      limit: number,
+    ): Promise<FeedEvent[]> {
       const rows = await sql<Raw[]>`
         select e.id, e.type, e.created_at, e.data, e.tx::text as tx,
           m.id as email_id, m.message_id, m.mailboxes, m.subject, m.sent_at

@@ -7,7 +7,10 @@ import type { EventRow, DayCounts, HealthCounts } from '../../domain/entities/ev
 
 /** Rows as one JSON parameter, expanded in SQL by `jsonb_to_recordset` (one statement for any number). */
 const eventsJson = (sql: Sql | Tx, events: NewEvent[]) =>
-  jsonb(sql, events.map((e) => ({ id: e.id, type: e.type, data: e.data, at: e.at.toISOString() })));
+  jsonb(
+    sql,
+    events.map((e) => ({ id: e.id, type: e.type, data: e.data, at: e.at.toISOString() })),
+  );
 
 /**
  * The parts of a statement that change an email (a CTE `changed` returning its id and account_id) and record,
@@ -29,8 +32,22 @@ export function recordedWithChange(sql: Sql | Tx, events: NewEvent[], suppress: 
       returning 1)`;
 }
 
-type Raw = { id: string; email_id: string; account_id: string; type: EventType; data: Record<string, unknown>; created_at: Date };
-const toEvent = (r: Raw): EventRow => ({ id: r.id, emailId: r.email_id, accountId: r.account_id, type: r.type, data: r.data, createdAt: r.created_at });
+type Raw = {
+  id: string;
+  email_id: string;
+  account_id: string;
+  type: EventType;
+  data: Record<string, unknown>;
+  created_at: Date;
+};
+const toEvent = (r: Raw): EventRow => ({
+  id: r.id,
+  emailId: r.email_id,
+  accountId: r.account_id,
+  type: r.type,
+  data: r.data,
+  createdAt: r.created_at,
+});
 
 /** A complaint to record; `countsForHealth` false keeps it out of the health policy's counts (an untrusted source). */
 type ComplaintChange = { ev: NewEvent; suppress: NewSuppression[]; countsForHealth: boolean };
@@ -58,7 +75,9 @@ async function applyComplaint(
 }
 
 async function perDay(sql: Sql, accountId: string, days: number): Promise<DayCounts[]> {
-  const from = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate() - (days - 1)));
+  const from = new Date(
+    Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate() - (days - 1)),
+  );
   return sql<DayCounts[]>`
     with days as (
       select d::date as day from generate_series(${from}::date, (now() at time zone 'utc')::date, interval '1 day') d),
@@ -93,7 +112,12 @@ export function createEventsRepo(sql: Sql) {
      * and the suppressions, in one statement. A complaint wins over a later bounce report. Answers the
      * account, or undefined when the email does not exist.
      */
-    async applyFeedback(emailId: string, status: Extract<EmailStatus, 'bounced' | 'complained'>, ev: NewEvent, suppress: NewSuppression[]): Promise<{ accountId: string } | undefined> {
+    async applyFeedback(
+      emailId: string,
+      status: Extract<EmailStatus, 'bounced' | 'complained'>,
+      ev: NewEvent,
+      suppress: NewSuppression[],
+    ): Promise<{ accountId: string } | undefined> {
       const [row] = await sql<{ account_id: string }[]>`
         with changed as (
           update emails set status = case when status = 'complained' then status else ${status} end
@@ -110,7 +134,8 @@ export function createEventsRepo(sql: Sql) {
      * first, so two copies of one report arriving together are judged one after the other. Answers
      * undefined when the email does not exist.
      */
-    applyComplaint: (emailId: string, decide: (prior: PriorComplaints) => ComplaintChange | undefined) => applyComplaint(sql, emailId, decide),
+    applyComplaint: (emailId: string, decide: (prior: PriorComplaints) => ComplaintChange | undefined) =>
+      applyComplaint(sql, emailId, decide),
 
     async timeline(emailId: string): Promise<EventRow[]> {
       return (await sql<Raw[]>`select * from events where email_id = ${emailId} order by created_at, id`).map(toEvent);
@@ -121,7 +146,9 @@ export function createEventsRepo(sql: Sql) {
 
     /** What the health policy judges: sends, counted bounces and complaints of the account since `since`. */
     async healthCounts(accountId: string, since: Date): Promise<HealthCounts> {
-      const [row] = await sql<{ sent: number; bounced: number; complained: number; complainants: number; last_issue_at: Date | null }[]>`
+      const [row] = await sql<
+        { sent: number; bounced: number; complained: number; complainants: number; last_issue_at: Date | null }[]
+      >`
         select
           count(*) filter (where type = 'send')::int as sent,
           count(distinct email_id) filter (where type = 'bounce' and data->>'bounce_subtype' <> 'Suppressed')::int as bounced,
@@ -132,7 +159,13 @@ export function createEventsRepo(sql: Sql) {
         left join lateral jsonb_array_elements_text(case when type = 'complaint' then data->'complained_recipients' end) as c(recipient) on true
         where account_id = ${accountId} and id >= ${idAt('event', since)} and created_at >= ${since}`;
       const r = row!;
-      return { sent: r.sent, bounced: r.bounced, complained: r.complained, complainants: r.complainants, lastIssueAt: r.last_issue_at };
+      return {
+        sent: r.sent,
+        bounced: r.bounced,
+        complained: r.complained,
+        complainants: r.complainants,
+        lastIssueAt: r.last_issue_at,
+      };
     },
   };
 }

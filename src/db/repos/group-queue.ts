@@ -7,7 +7,10 @@ import type { ClaimedGroup } from '../../domain/entities/delivery.js';
  * group per workflow. Concurrent dispatchers skip each other's rows. `waiting` narrows which rows still
  * need a workflow (a table whose entries stay after their work is done says which are not done).
  */
-export function createGroupQueue(sql: Sql, q: { table: string; id: string; order: string; waiting: postgres.PendingQuery<postgres.Row[]> }) {
+export function createGroupQueue(
+  sql: Sql,
+  q: { table: string; id: string; order: string; waiting: postgres.PendingQuery<postgres.Row[]> },
+) {
   const table = sql(q.table);
   const id = sql(q.id);
   return {

@@ -8,7 +8,14 @@ import type { Reservation } from '../../domain/entities/idempotency.js';
  */
 export function createIdempotencyRepo(sql: Sql) {
   return {
-    async reserve(a: { accountId: string; key: string; operation: string; requestHash: Buffer; ttlHours: number; staleSeconds: number }): Promise<Reservation> {
+    async reserve(a: {
+      accountId: string;
+      key: string;
+      operation: string;
+      requestHash: Buffer;
+      ttlHours: number;
+      staleSeconds: number;
+    }): Promise<Reservation> {
       const taken = await sql`
         insert into idempotency_keys (account_id, key, operation, request_hash)
         values (${a.accountId}, ${a.key}, ${a.operation}, ${a.requestHash})
@@ -33,7 +40,8 @@ export function createIdempotencyRepo(sql: Sql) {
     },
 
     async purgeExpired(ttlHours: number): Promise<number> {
-      const rows = await sql`delete from idempotency_keys where created_at < now() - make_interval(hours => ${ttlHours}) returning 1`;
+      const rows =
+        await sql`delete from idempotency_keys where created_at < now() - make_interval(hours => ${ttlHours}) returning 1`;
       return rows.length;
     },
   };

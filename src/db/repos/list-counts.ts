@@ -9,7 +9,12 @@ export type CountedList = (typeof COUNTED_LISTS)[number];
  * counters the triggers keep in the writing transactions (src/db/schema.sql, list_counts_*): a sum over at most a few
  * hundred rows, whatever the list's length. float8 holds any count exactly up to 2^53.
  */
-export async function countedTotal(sql: Sql, accountId: string, list: CountedList, filter: { status?: string; jobType?: string }): Promise<number> {
+export async function countedTotal(
+  sql: Sql,
+  accountId: string,
+  list: CountedList,
+  filter: { status?: string; jobType?: string },
+): Promise<number> {
   const [row] = await sql<{ n: number }[]>`
     select coalesce(sum(n), 0)::float8 as n from list_counts
     where account_id = ${accountId} and list = ${list}

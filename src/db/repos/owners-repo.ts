@@ -5,7 +5,8 @@ export function createOwnersRepo(sql: Sql) {
   const owner = async (rows: Promise<{ account_id: string }[]>) => (await rows)[0]?.account_id;
   return {
     ofEmail: (id: string) => owner(sql<{ account_id: string }[]>`select account_id from emails where id = ${id}`),
-    ofScheduled: (id: string) => owner(sql<{ account_id: string }[]>`select account_id from scheduled_emails where id = ${id}`),
+    ofScheduled: (id: string) =>
+      owner(sql<{ account_id: string }[]>`select account_id from scheduled_emails where id = ${id}`),
   };
 }
 export type OwnersRepo = ReturnType<typeof createOwnersRepo>;

@@ -28,7 +28,9 @@ export function createQuotaRepo(sql: Sql) {
     },
 
     async used(accountId: string, day: string): Promise<number> {
-      const [row] = await sql<{ used: number }[]>`select used from quota_usage where account_id = ${accountId} and day = ${day}::date`;
+      const [row] = await sql<
+        { used: number }[]
+      >`select used from quota_usage where account_id = ${accountId} and day = ${day}::date`;
       return row?.used ?? 0;
     },
   };

@@ -10,13 +10,29 @@ import type { IdempotencyCompletion, StoredDraft } from '../../domain/entities/e
 import type { ScheduledRow, CancelOutcome } from '../../domain/entities/scheduled.js';
 
 type Raw = {
-  id: string; account_id: string; from: Mailbox; to: Mailbox[]; subject: string; scheduled_at: Date;
-  status: ScheduledStatus; attempts: number; email_id: string | null; created_at: Date;
+  id: string;
+  account_id: string;
+  from: Mailbox;
+  to: Mailbox[];
+  subject: string;
+  scheduled_at: Date;
+  status: ScheduledStatus;
+  attempts: number;
+  email_id: string | null;
+  created_at: Date;
 };
 const COLUMNS = `id, account_id, draft->'from' as from, draft->'to' as to, subject, scheduled_at, status, attempts, email_id, created_at`;
 const toScheduled = (r: Raw): ScheduledRow => ({
-  id: r.id, accountId: r.account_id, from: r.from, to: r.to, subject: r.subject, scheduledAt: r.scheduled_at,
-  status: r.status, attempts: r.attempts, emailId: r.email_id, createdAt: r.created_at,
+  id: r.id,
+  accountId: r.account_id,
+  from: r.from,
+  to: r.to,
+  subject: r.subject,
+  scheduledAt: r.scheduled_at,
+  status: r.status,
+  attempts: r.attempts,
+  emailId: r.email_id,
+  createdAt: r.created_at,
 });
 
 /**
@@ -25,7 +41,13 @@ const toScheduled = (r: Raw): ScheduledRow => ({
  */
 const FIRE_BYTES = 64 * 1024 * 1024;
 
-type DueRaw = { id: string; account_id: string; api_key_id: string | null; draft: StoredDraft; attachment_count: number };
+type DueRaw = {
+  id: string;
+  account_id: string;
+  api_key_id: string | null;
+  draft: StoredDraft;
+  attachment_count: number;
+};
 
 /**
  * Each due email becomes `sent` and its email is created (with its attachments, job_type scheduled, the
@@ -34,17 +56,33 @@ type DueRaw = { id: string; account_id: string; api_key_id: string | null; draft
  * atomically. The rows are built by emailRow, like every other email's. `newEmailId` names the email of a
  * scheduled email (by its id); answers the ids of the emails created.
  */
-async function fireDue(sql: Sql, q: { from: Date; to: Date; newEmailId: (scheduledId: string) => string; limit: number; onLateness?: (seconds: number[]) => void }): Promise<string[]> {
+async function fireDue(
+  sql: Sql,
+  q: {
+    from: Date;
+    to: Date;
+    newEmailId: (scheduledId: string) => string;
+    limit: number;
+    onLateness?: (seconds: number[]) => void;
+  },
+): Promise<string[]> {
   const due = await sql<DueRaw[]>`
     select d.id, d.account_id, d.api_key_id, d.draft, (select count(*) from attachments a where a.owner_id = d.id)::int as attachment_count
     from (${waitingScheduled(sql, { from: q.from, to: q.to, limit: q.limit, dueOnly: true })}) d
     where d.bytes_before < ${FIRE_BYTES}
     order by d.scheduled_at, d.id`;
   if (due.length === 0) return [];
-  const rows = due.map((d) => emailRow({
-    id: q.newEmailId(d.id), accountId: d.account_id, apiKeyId: d.api_key_id, jobType: 'scheduled', jobId: d.id,
-    draft: d.draft, attachmentCount: d.attachment_count,
-  }));
+  const rows = due.map((d) =>
+    emailRow({
+      id: q.newEmailId(d.id),
+      accountId: d.account_id,
+      apiKeyId: d.api_key_id,
+      jobType: 'scheduled',
+      jobId: d.id,
+      draft: d.draft,
+      attachmentCount: d.attachment_count,
+    }),
+  );
   // The column names are emailRow's own keys, not input.
   const columns = sql.unsafe(Object.keys(rows[0]!).join(', '));
   const [row] = await sql<{ ids: string[]; lateness: number[] }[]>`
@@ -70,7 +108,14 @@ async function fireDue(sql: Sql, q: { from: Date; to: Date; newEmailId: (schedul
 export function createScheduledRepo(sql: Sql) {
   return {
     /** Stores a scheduled email, its attachments and the Idempotency-Key's answer in one statement. */
-    async create(s: { id: string; accountId: string; apiKeyId: string; draft: ValidDraft; scheduledAt: Date; idempotency?: IdempotencyCompletion }): Promise<void> {
+    async create(s: {
+      id: string;
+      accountId: string;
+      apiKeyId: string;
+      draft: ValidDraft;
+      scheduledAt: Date;
+      idempotency?: IdempotencyCompletion;
+    }): Promise<void> {
       const { attachments, ...rest } = s.draft;
       const stored: StoredDraft = rest;
       const files = attachmentRows([{ id: s.id, draft: { attachments } }]);
@@ -107,7 +152,9 @@ export function createScheduledRepo(sql: Sql) {
         where id = ${id} and account_id = ${accountId} and status = 'enqueued' returning id`;
       if (changed.length > 0) return 'cancelled';
       // Not waiting any more: a status never goes back to enqueued, so this read cannot be stale.
-      const [row] = await sql<{ status: ScheduledStatus }[]>`select status from scheduled_emails where id = ${id} and account_id = ${accountId}`;
+      const [row] = await sql<
+        { status: ScheduledStatus }[]
+      >`select status from scheduled_emails where id = ${id} and account_id = ${accountId}`;
       if (!row) return 'not_found';
       return row.status === 'cancelled' ? 'already_cancelled' : 'already_sent';
     },
@@ -117,7 +164,12 @@ export function createScheduledRepo(sql: Sql) {
      * number at a time; answers how many fired (0: none is due), and tells `onLateness` how many seconds
      * after its time each one fired.
      */
-    fireDue: (from: Date, to: Date, newEmailId: (scheduledId: string) => string, opts: { limit?: number; onLateness?: (seconds: number[]) => void } = {}): Promise<string[]> =>
+    fireDue: (
+      from: Date,
+      to: Date,
+      newEmailId: (scheduledId: string) => string,
+      opts: { limit?: number; onLateness?: (seconds: number[]) => void } = {},
+    ): Promise<string[]> =>
       fireDue(sql, { from, to, newEmailId, limit: opts.limit ?? 500, onLateness: opts.onLateness }),
 
     /** The scheduled emails due in [from, to) as the emails firing will make of them, to build their messages ahead (scheduled-upcoming.ts). */
@@ -131,7 +183,6 @@ export function createScheduledRepo(sql: Sql) {
         where status = 'enqueued' and scheduled_at >= ${from} and scheduled_at < ${to}`;
       return row?.at ?? undefined;
     },
-
   };
 }
 export type ScheduledRepo = ReturnType<typeof createScheduledRepo>;

@@ -6,8 +6,14 @@ import { waitingScheduled } from './scheduled-window.js';
 import type { UpcomingEmail } from '../../domain/entities/scheduled.js';
 
 type Raw = {
-  id: string; account_id: string; api_key_id: string | null; draft: StoredDraft; scheduled_at: Date;
-  account_status: AccountStatus; open_tracking: boolean | null; click_tracking: boolean | null;
+  id: string;
+  account_id: string;
+  api_key_id: string | null;
+  draft: StoredDraft;
+  scheduled_at: Date;
+  account_status: AccountStatus;
+  open_tracking: boolean | null;
+  click_tracking: boolean | null;
 };
 
 /**
@@ -18,7 +24,8 @@ type Raw = {
  * largest, and it is read when they are sent.
  */
 export async function upcomingScheduled(
-  sql: Sql, q: { from: Date; to: Date; newEmailId: () => string; limit: number; maxBytes: number },
+  sql: Sql,
+  q: { from: Date; to: Date; newEmailId: () => string; limit: number; maxBytes: number },
 ): Promise<UpcomingEmail[]> {
   const rows = await sql<Raw[]>`
     select u.id, u.account_id, u.api_key_id, u.draft, u.scheduled_at, a.status as account_status, d.open_tracking, d.click_tracking
@@ -28,10 +35,32 @@ export async function upcomingScheduled(
     where u.bytes_before < ${q.maxBytes}
     order by u.scheduled_at, u.id`;
   return rows.map((r) => {
-    const row = emailRow({ id: q.newEmailId(), accountId: r.account_id, apiKeyId: r.api_key_id, jobType: 'scheduled', jobId: r.id, draft: r.draft, attachmentCount: 0 });
+    const row = emailRow({
+      id: q.newEmailId(),
+      accountId: r.account_id,
+      apiKeyId: r.api_key_id,
+      jobType: 'scheduled',
+      jobId: r.id,
+      draft: r.draft,
+      attachmentCount: 0,
+    });
     const email = toEmail({
-      ...row, mailboxes: mailboxesOf(r.draft), headers: r.draft.headers, tags: r.draft.tags, status: 'pending', message_id: '', attempts: 0, created_at: r.scheduled_at, sent_at: null, remaining_recipients: null });
-    const sender = { accountStatus: r.account_status, openTracking: r.open_tracking === true, clickTracking: r.click_tracking === true };
+      ...row,
+      mailboxes: mailboxesOf(r.draft),
+      headers: r.draft.headers,
+      tags: r.draft.tags,
+      status: 'pending',
+      message_id: '',
+      attempts: 0,
+      created_at: r.scheduled_at,
+      sent_at: null,
+      remaining_recipients: null,
+    });
+    const sender = {
+      accountStatus: r.account_status,
+      openTracking: r.open_tracking === true,
+      clickTracking: r.click_tracking === true,
+    };
     return { scheduledId: r.id, loaded: { email, attachments: [], sender, lastError: '', answered: [] } };
   });
 }

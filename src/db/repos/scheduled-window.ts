@@ -7,7 +7,10 @@ import type { Sql } from '../sql.js';
  * `dueOnly` keeps those whose time has come on the database's clock; `withoutAttachments` leaves out those
  * with files.
  */
-export function waitingScheduled(sql: Sql, q: { from: Date; to: Date; limit: number; dueOnly?: boolean; withoutAttachments?: boolean }) {
+export function waitingScheduled(
+  sql: Sql,
+  q: { from: Date; to: Date; limit: number; dueOnly?: boolean; withoutAttachments?: boolean },
+) {
   return sql`
     select id, account_id, api_key_id, draft, scheduled_at,
       sum((draft->>'size')::bigint) over (order by scheduled_at, id) - (draft->>'size')::bigint as bytes_before

@@ -2,16 +2,30 @@ import type { Sql } from '../sql.js';
 import { addressDigest } from './address-digest.js';
 import type { SuppressionRow } from '../../domain/entities/suppressions.js';
 
-type Raw = { id: string; account_id: string; address: string; reason: 'bounce' | 'complaint'; email_id: string | null; created_at: Date };
+type Raw = {
+  id: string;
+  account_id: string;
+  address: string;
+  reason: 'bounce' | 'complaint';
+  email_id: string | null;
+  created_at: Date;
+};
 const toSuppression = (r: Raw): SuppressionRow => ({
-  id: r.id, accountId: r.account_id, address: r.address, reason: r.reason, emailId: r.email_id ?? '', createdAt: r.created_at,
+  id: r.id,
+  accountId: r.account_id,
+  address: r.address,
+  reason: r.reason,
+  emailId: r.email_id ?? '',
+  createdAt: r.created_at,
 });
 
 /** Addresses an account no longer sends to (lower case), put there by a hard bounce or a complaint. */
 export function createSuppressionsRepo(sql: Sql) {
   return {
     async list(accountId: string): Promise<SuppressionRow[]> {
-      return (await sql<Raw[]>`select * from suppressions where account_id = ${accountId} order by id desc limit 1000`).map(toSuppression);
+      return (
+        await sql<Raw[]>`select * from suppressions where account_id = ${accountId} order by id desc limit 1000`
+      ).map(toSuppression);
     },
 
     async delete(id: string): Promise<boolean> {

@@ -3,7 +3,8 @@ import type { Sql } from '../sql.js';
 import type { TrackingHit, TrackingRules, HitOutcome, TrackingCounts } from '../../domain/entities/tracking.js';
 
 /** The pixel's window is keyed by nothing; a link's by its digest (links run to 2 KB, index keys should not). */
-const targetKey = (link: string | undefined) => (link === undefined ? Buffer.alloc(0) : crypto.createHash('sha256').update(link).digest());
+const targetKey = (link: string | undefined) =>
+  link === undefined ? Buffer.alloc(0) : crypto.createHash('sha256').update(link).digest();
 
 /** Counters saturate here instead of failing the statement. */
 const INT_MAX = 2_147_483_647;

@@ -5,27 +5,70 @@ import type { Sql } from '../sql.js';
 import type { EmailRaw } from '../../domain/entities/emails.js';
 import { toEmail } from './emails-repo.js';
 import { createGroupQueue } from './group-queue.js';
-import type { WebhookDeliveryStatus, DiscardReason, DisableThreshold, WebhookAttemptRow, WebhookDeliveryRow, DeliveryToSend } from '../../domain/entities/webhooks.js';
+import type {
+  WebhookDeliveryStatus,
+  DiscardReason,
+  DisableThreshold,
+  WebhookAttemptRow,
+  WebhookDeliveryRow,
+  DeliveryToSend,
+} from '../../domain/entities/webhooks.js';
 
 export const WEBHOOK_QUEUE_CHANNEL = 'mailer_webhook_queue';
 
 type DeliveryRaw = {
-  id: string; webhook_id: string; event_id: string; type: EventType; email_id: string; status: WebhookDeliveryStatus;
-  created_at: Date; completed_at: Date | null; discard_reason: DiscardReason | null; attempts: { attempt: number; started_at: string; status_code: number; latency_ms: number; response_excerpt: string; error: string }[];
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  type: EventType;
+  email_id: string;
+  status: WebhookDeliveryStatus;
+  created_at: Date;
+  completed_at: Date | null;
+  discard_reason: DiscardReason | null;
+  attempts: {
+    attempt: number;
+    started_at: string;
+    status_code: number;
+    latency_ms: number;
+    response_excerpt: string;
+    error: string;
+  }[];
 };
 
 const toDelivery = (r: DeliveryRaw): WebhookDeliveryRow => ({
-  id: r.id, webhookId: r.webhook_id, eventId: r.event_id, eventType: r.type, emailId: r.email_id, status: r.status,
-  createdAt: r.created_at, completedAt: r.completed_at, discardReason: r.discard_reason,
+  id: r.id,
+  webhookId: r.webhook_id,
+  eventId: r.event_id,
+  eventType: r.type,
+  emailId: r.email_id,
+  status: r.status,
+  createdAt: r.created_at,
+  completedAt: r.completed_at,
+  discardReason: r.discard_reason,
   attempts: r.attempts.map((a) => ({
-    attempt: a.attempt, startedAt: new Date(a.started_at), statusCode: a.status_code, latencyMs: a.latency_ms,
-    responseExcerpt: a.response_excerpt, error: a.error,
+    attempt: a.attempt,
+    startedAt: new Date(a.started_at),
+    statusCode: a.status_code,
+    latencyMs: a.latency_ms,
+    responseExcerpt: a.response_excerpt,
+    error: a.error,
   })),
 });
 
 type SendingRaw = {
-  d_id: string; d_status: WebhookDeliveryStatus; d_attempt: number; w_id: string; url: string | null; secret: string | null; previous: string | null;
-  disabled: boolean; e_id: string; e_type: EventType; e_at: Date; e_data: Record<string, unknown>;
+  d_id: string;
+  d_status: WebhookDeliveryStatus;
+  d_attempt: number;
+  w_id: string;
+  url: string | null;
+  secret: string | null;
+  previous: string | null;
+  disabled: boolean;
+  e_id: string;
+  e_type: EventType;
+  e_at: Date;
+  e_data: Record<string, unknown>;
 } & EmailRaw;
 
 /** Deliveries (rows of `source`: id, status, webhook_id, event_id, attempt_count) with what sending needs. */
@@ -50,14 +93,17 @@ const toSending = (row: SendingRaw, box: SecretBox): DeliveryToSend => {
     id: row.d_id,
     status: row.d_status,
     attempt: row.d_attempt,
-    webhook: row.url !== null && secret !== null
-      ? {
-        id: row.w_id, url: row.url, disabled: row.disabled,
-        get secrets() {
-          return previous !== null ? [open(secret), open(previous)] : [open(secret)];
-        },
-      }
-      : undefined,
+    webhook:
+      row.url !== null && secret !== null
+        ? {
+            id: row.w_id,
+            url: row.url,
+            disabled: row.disabled,
+            get secrets() {
+              return previous !== null ? [open(secret), open(previous)] : [open(secret)];
+            },
+          }
+        : undefined,
     event: { id: row.e_id, type: row.e_type, at: row.e_at, data: row.e_data },
     email: toEmail(row),
   };
@@ -90,7 +136,12 @@ async function claimForSending(sql: Sql, box: SecretBox, groupId: string, limit:
   return rows.map((row) => toSending(row, box));
 }
 
-async function discard(sql: Sql, id: string, reason: DiscardReason, threshold?: DisableThreshold): Promise<{ disabledWebhook?: { id: string; reason: string } }> {
+async function discard(
+  sql: Sql,
+  id: string,
+  reason: DiscardReason,
+  threshold?: DisableThreshold,
+): Promise<{ disabledWebhook?: { id: string; reason: string } }> {
   const counts = reason === 'retries_exhausted' && threshold !== undefined;
   const discards = threshold?.discards ?? 0;
   const hours = threshold?.hours ?? 0;
@@ -128,7 +179,8 @@ const deliveriesWhere = (sql: Sql, where: postgres.PendingQuery<postgres.Row[]>,
  * of its own, so an operator sees every status code, latency and error.
  */
 export function createWebhookDeliveriesRepo(sql: Sql, box: SecretBox) {
-  const selectDeliveries = (where: postgres.PendingQuery<postgres.Row[]>, limit: number) => deliveriesWhere(sql, where, limit);
+  const selectDeliveries = (where: postgres.PendingQuery<postgres.Row[]>, limit: number) =>
+    deliveriesWhere(sql, where, limit);
 
   /** The one way a delivery is queued again (single and bulk re-send): a fresh retry budget, then a wake-up. */
   const requeueWhere = async (where: postgres.PendingQuery<postgres.Row[]>): Promise<number> => {
@@ -140,7 +192,12 @@ export function createWebhookDeliveriesRepo(sql: Sql, box: SecretBox) {
   };
 
   return {
-    ...createGroupQueue(sql, { table: 'webhook_deliveries', id: 'id', order: 'created_at', waiting: sql`status = 'pending'` }),
+    ...createGroupQueue(sql, {
+      table: 'webhook_deliveries',
+      id: 'id',
+      order: 'created_at',
+      waiting: sql`status = 'pending'`,
+    }),
 
     loadForSending: (id: string) => loadForSending(sql, box, id),
 
@@ -190,10 +247,18 @@ export function createWebhookDeliveriesRepo(sql: Sql, box: SecretBox) {
      * Bulk re-send: queues again, oldest first, at most `limit` deliveries of a webhook discarded whose
      * event came in [from, to); `more` says whether others in the range are left for a next call.
      */
-    async requeueDiscarded(webhookId: string, range: { from: Date; to: Date }, limit: number): Promise<{ queued: number; more: boolean }> {
+    async requeueDiscarded(
+      webhookId: string,
+      range: { from: Date; to: Date },
+      limit: number,
+    ): Promise<{ queued: number; more: boolean }> {
       const inRange = sql`webhook_id = ${webhookId} and status = 'discarded' and created_at >= ${range.from} and created_at < ${range.to}`;
-      const queued = await requeueWhere(sql`id in (select id from webhook_deliveries where ${inRange} order by created_at, id limit ${limit})`);
-      const [left] = await sql<{ more: boolean }[]>`select exists (select 1 from webhook_deliveries where ${inRange}) as more`;
+      const queued = await requeueWhere(
+        sql`id in (select id from webhook_deliveries where ${inRange} order by created_at, id limit ${limit})`,
+      );
+      const [left] = await sql<
+        { more: boolean }[]
+      >`select exists (select 1 from webhook_deliveries where ${inRange}) as more`;
       return { queued, more: left!.more };
     },
 
@@ -202,8 +267,14 @@ export function createWebhookDeliveriesRepo(sql: Sql, box: SecretBox) {
       return row && toDelivery(row);
     },
 
-    async listForWebhook(webhookId: string, status: WebhookDeliveryStatus | undefined, limit: number): Promise<WebhookDeliveryRow[]> {
-      const where = status ? sql`d.webhook_id = ${webhookId} and d.status = ${status}` : sql`d.webhook_id = ${webhookId}`;
+    async listForWebhook(
+      webhookId: string,
+      status: WebhookDeliveryStatus | undefined,
+      limit: number,
+    ): Promise<WebhookDeliveryRow[]> {
+      const where = status
+        ? sql`d.webhook_id = ${webhookId} and d.status = ${status}`
+        : sql`d.webhook_id = ${webhookId}`;
       return (await selectDeliveries(where, limit)).map(toDelivery);
     },
   };

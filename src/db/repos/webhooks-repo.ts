@@ -3,22 +3,42 @@ import type { Sql } from '../sql.js';
 import type { WebhookRow } from '../../domain/entities/webhooks.js';
 
 type Raw = {
-  id: string; account_id: string; url: string; events: string[]; secret: string; previous_secret: string | null;
-  previous_secret_until: Date | null; disabled_at: Date | null; disabled_reason: string | null; created_at: Date;
+  id: string;
+  account_id: string;
+  url: string;
+  events: string[];
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: Date | null;
+  disabled_at: Date | null;
+  disabled_reason: string | null;
+  created_at: Date;
 };
 /** The row with its secrets opened: both are stored sealed for their webhook (sealedContext.webhookSecret). */
 const toWebhook = (r: Raw, box: SecretBox): WebhookRow => {
   const context = sealedContext.webhookSecret(r.id);
   return {
-    id: r.id, accountId: r.account_id, url: r.url, events: r.events, secret: box.open(r.secret, context),
+    id: r.id,
+    accountId: r.account_id,
+    url: r.url,
+    events: r.events,
+    secret: box.open(r.secret, context),
     previousSecret: r.previous_secret === null ? null : box.open(r.previous_secret, context),
-    previousSecretUntil: r.previous_secret_until, disabledAt: r.disabled_at, disabledReason: r.disabled_reason, createdAt: r.created_at,
+    previousSecretUntil: r.previous_secret_until,
+    disabledAt: r.disabled_at,
+    disabledReason: r.disabled_reason,
+    createdAt: r.created_at,
   };
 };
 
 /** The secrets that sign a request now: the current one, then the previous one while its overlap lasts. */
-export function signingSecrets(w: Pick<WebhookRow, 'secret' | 'previousSecret' | 'previousSecretUntil'>, now = new Date()): string[] {
-  return w.previousSecret !== null && w.previousSecretUntil !== null && w.previousSecretUntil > now ? [w.secret, w.previousSecret] : [w.secret];
+export function signingSecrets(
+  w: Pick<WebhookRow, 'secret' | 'previousSecret' | 'previousSecretUntil'>,
+  now = new Date(),
+): string[] {
+  return w.previousSecret !== null && w.previousSecretUntil !== null && w.previousSecretUntil > now
+    ? [w.secret, w.previousSecret]
+    : [w.secret];
 }
 
 /**
@@ -28,7 +48,13 @@ export function signingSecrets(w: Pick<WebhookRow, 'secret' | 'previousSecret' |
 export function createWebhooksRepo(sql: Sql, box: SecretBox) {
   const webhook = (r: Raw) => toWebhook(r, box);
   return {
-    async create(w: { id: string; accountId: string; url: string; events: string[]; secret: string }): Promise<WebhookRow> {
+    async create(w: {
+      id: string;
+      accountId: string;
+      url: string;
+      events: string[];
+      secret: string;
+    }): Promise<WebhookRow> {
       const [row] = await sql<Raw[]>`
         insert into webhooks (id, account_id, url, events, secret)
         values (${w.id}, ${w.accountId}, ${w.url}, ${w.events}, ${box.seal(w.secret, sealedContext.webhookSecret(w.id))}) returning *`;
@@ -41,11 +67,14 @@ export function createWebhooksRepo(sql: Sql, box: SecretBox) {
     },
 
     async listByAccount(accountId: string): Promise<WebhookRow[]> {
-      return (await sql<Raw[]>`select * from webhooks where account_id = ${accountId} and deleted_at is null order by id`).map(webhook);
+      return (
+        await sql<Raw[]>`select * from webhooks where account_id = ${accountId} and deleted_at is null order by id`
+      ).map(webhook);
     },
 
     async softDelete(id: string): Promise<boolean> {
-      const rows = await sql`update webhooks set deleted_at = now() where id = ${id} and deleted_at is null returning id`;
+      const rows =
+        await sql`update webhooks set deleted_at = now() where id = ${id} and deleted_at is null returning id`;
       return rows.length > 0;
     },
 
@@ -82,7 +111,8 @@ export function createWebhooksRepo(sql: Sql, box: SecretBox) {
       for (const r of rows) {
         const clear = (v: string | null) => v !== null && !box.isBound(v);
         if (!clear(r.secret) && !clear(r.previous_secret)) continue;
-        const seal = (v: string | null) => (v === null || !clear(v) ? v : box.seal(v, sealedContext.webhookSecret(r.id)));
+        const seal = (v: string | null) =>
+          v === null || !clear(v) ? v : box.seal(v, sealedContext.webhookSecret(r.id));
         const done = await sql`
           update webhooks set secret = ${seal(r.secret)}, previous_secret = ${seal(r.previous_secret)}
           where id = ${r.id} and secret = ${r.secret} and previous_secret is not distinct from ${r.previous_secret} returning id`;

@@ -18,7 +18,10 @@ export interface DkimKeyring {
 
 export interface DkimKeyringDeps {
   /** The active key, sealed (dkim-keys-repo.ts sealedSigningKey). */
-  lookup: (accountId: string, domainName: string) => Promise<{ domainName: string; keyId: string; selector: string; sealed: string } | undefined>;
+  lookup: (
+    accountId: string,
+    domainName: string,
+  ) => Promise<{ domainName: string; keyId: string; selector: string; sealed: string } | undefined>;
   keyBox: Pick<KeyBox, 'openAllowingUnbound'>;
   ttlMs?: number;
   maxEntries?: number;
@@ -58,7 +61,10 @@ export function createDkimKeyring(deps: DkimKeyringDeps): DkimKeyring {
       pem = deps.keyBox.openAllowingUnbound(found.sealed, sealedContext.dkimPrivateKey(found.keyId));
     } catch (err) {
       // The key box's messages name no secret; this adds which domain's key it was.
-      throw new Error(`the DKIM key of ${found.domainName} (selector ${found.selector}) cannot be opened: ${(err as Error).message}`, { cause: err });
+      throw new Error(
+        `the DKIM key of ${found.domainName} (selector ${found.selector}) cannot be opened: ${(err as Error).message}`,
+        { cause: err },
+      );
     }
     return signingKey(found.domainName, found.selector, pem);
   }

@@ -9,7 +9,8 @@ import { normalizeDomain } from 'nodemailer/lib/shared';
 const signInThreadPool = promisify(rsaSign);
 
 /** nodemailer's default list of signed header fields (RFC 4871 5.5), for options without one. */
-const DEFAULT_FIELDS = 'From:Sender:Reply-To:Subject:Date:Message-ID:To:Cc:MIME-Version:Content-Type:Content-Transfer-Encoding:' +
+const DEFAULT_FIELDS =
+  'From:Sender:Reply-To:Subject:Date:Message-ID:To:Cc:MIME-Version:Content-Type:Content-Transfer-Encoding:' +
   'Content-ID:Content-Description:Resent-Date:Resent-From:Resent-Sender:Resent-To:Resent-Cc:Resent-Message-ID:In-Reply-To:' +
   'References:List-Id:List-Help:List-Unsubscribe:List-Subscribe:List-Post:List-Owner:List-Archive:OTP-Token';
 
@@ -21,7 +22,10 @@ const DEFAULT_FIELDS = 'From:Sender:Reply-To:Subject:Date:Message-ID:To:Cc:MIME-
  * instead of a byte loop in a Transform stream.
  */
 export function relaxedBody(body: Buffer): Buffer {
-  let text = body.toString('latin1').replace(/[ \t]+/g, ' ').replace(/ ?\r?\n/g, '\r\n');
+  let text = body
+    .toString('latin1')
+    .replace(/[ \t]+/g, ' ')
+    .replace(/ ?\r?\n/g, '\r\n');
   if (!text.endsWith('\r\n')) {
     // The last line has no line break: drop its trailing space, and break it if anything is left of it.
     if (text.endsWith(' ')) text = text.slice(0, -1);
@@ -46,7 +50,11 @@ function headerEnd(message: Buffer): number {
 
 /** Relaxed canonicalization of one header field's value (RFC 6376 3.4.2), as nodemailer's signer does it. */
 function relaxedHeaderLine(line: string): string {
-  return line.slice(line.indexOf(':') + 1).replace(/\r?\n/g, '').replace(/[ \t]+/g, ' ').replace(/^ | $/g, '');
+  return line
+    .slice(line.indexOf(':') + 1)
+    .replace(/\r?\n/g, '')
+    .replace(/[ \t]+/g, ' ')
+    .replace(/^ | $/g, '');
 }
 
 /** The DKIM-Signature field up to its empty `b=` tag, folded, as nodemailer writes it. */
@@ -55,8 +63,14 @@ function dkimField(options: DKIMSignOptions, fieldNames: string, bodyHash: strin
   // eslint-disable-next-line no-control-regex -- control characters are what it removes
   const clean = (value: string | undefined) => (value ?? '').replace(/[\x00-\x1f\x7f;=]/g, '');
   const tags = [
-    'v=1', 'a=rsa-sha256', 'c=relaxed/relaxed', `d=${normalizeDomain(clean(options.domainName), false)}`, 'q=dns/txt',
-    `s=${clean(options.keySelector)}`, `bh=${bodyHash}`, `h=${clean(fieldNames)}`,
+    'v=1',
+    'a=rsa-sha256',
+    'c=relaxed/relaxed',
+    `d=${normalizeDomain(clean(options.domainName), false)}`,
+    'q=dns/txt',
+    `s=${clean(options.keySelector)}`,
+    `bh=${bodyHash}`,
+    `h=${clean(fieldNames)}`,
   ].join('; ');
   return `${foldLines(`DKIM-Signature: ${tags}`, 76)};\r\n b=`;
 }
@@ -73,8 +87,14 @@ export async function dkimSignBuffer(message: Buffer, options: DKIMSignOptions):
   const split = headerEnd(message);
   const parser = new MessageParser();
   parser.rawHeaders = message.subarray(0, split);
-  const bodyHash = createHash('sha256').update(relaxedBody(message.subarray(split))).digest('base64');
-  const canonical = sign.relaxedHeaders(parser.parseHeaders(), options.headerFieldNames ?? DEFAULT_FIELDS, options.skipFields);
+  const bodyHash = createHash('sha256')
+    .update(relaxedBody(message.subarray(split)))
+    .digest('base64');
+  const canonical = sign.relaxedHeaders(
+    parser.parseHeaders(),
+    options.headerFieldNames ?? DEFAULT_FIELDS,
+    options.skipFields,
+  );
   const field = dkimField(options, canonical.fieldNames, bodyHash);
   const signed = `${canonical.headers}dkim-signature:${relaxedHeaderLine(field)}`;
   let signature: Buffer;
@@ -83,6 +103,9 @@ export async function dkimSignBuffer(message: Buffer, options: DKIMSignOptions):
   } catch {
     return message;
   }
-  const b = signature.toString('base64').replace(/(^.{73}|.{75}(?!\r?\n|\r))/g, '$&\r\n ').trim();
+  const b = signature
+    .toString('base64')
+    .replace(/(^.{73}|.{75}(?!\r?\n|\r))/g, '$&\r\n ')
+    .trim();
   return Buffer.concat([Buffer.from(`${field}${b}\r\n`, 'latin1'), message]);
 }

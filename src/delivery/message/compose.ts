@@ -24,9 +24,25 @@ export interface Sending {
  * (nodemailer's only one) survives the re-folding relays do.
  */
 const SIGNED_HEADERS = [
-  'From', 'Sender', 'Reply-To', 'Subject', 'Date', 'Message-ID', 'To', 'Cc', 'MIME-Version', 'Content-Type',
-  'Content-Transfer-Encoding', 'Content-ID', 'Content-Description', 'In-Reply-To', 'References', 'List-Id',
-  'List-Unsubscribe', 'List-Unsubscribe-Post', 'X-Mail-Email-Id',
+  'From',
+  'Sender',
+  'Reply-To',
+  'Subject',
+  'Date',
+  'Message-ID',
+  'To',
+  'Cc',
+  'MIME-Version',
+  'Content-Type',
+  'Content-Transfer-Encoding',
+  'Content-ID',
+  'Content-Description',
+  'In-Reply-To',
+  'References',
+  'List-Id',
+  'List-Unsubscribe',
+  'List-Unsubscribe-Post',
+  'X-Mail-Email-Id',
 ].join(':');
 
 /** A message for nodemailer with the envelope it goes out under (the return path, the recipients left to try). */
@@ -56,12 +72,17 @@ export function composeMessage(email: EmailRow, attachments: StoredAttachment[],
     headers: { ...email.headers, 'X-Mail-Email-Id': email.id, [REPORT_TOKEN_HEADER]: send.reportToken },
     // A content id makes the part inline (Content-ID: <id>, in multipart/related with the html that shows it).
     attachments: attachments.map((a) => ({
-      filename: a.filename, content: a.content, contentType: a.contentType, ...(a.contentId === '' ? {} : { cid: a.contentId }),
+      filename: a.filename,
+      content: a.content,
+      contentType: a.contentType,
+      ...(a.contentId === '' ? {} : { cid: a.contentId }),
     })),
     // Content comes only from the request: never let a value make nodemailer read a file or fetch a URL.
     disableFileAccess: true,
     disableUrlAccess: true,
     // nodemailer hands privateKey to crypto's sign(), which takes a KeyObject as well as PEM text.
-    ...(send.dkim ? { dkim: { ...send.dkim, privateKey: parsedPrivateKey(send.dkim), headerFieldNames: SIGNED_HEADERS } } : {}),
+    ...(send.dkim
+      ? { dkim: { ...send.dkim, privateKey: parsedPrivateKey(send.dkim), headerFieldNames: SIGNED_HEADERS } }
+      : {}),
   };
 }

@@ -18,7 +18,12 @@ export interface PrebuiltMessages {
 }
 
 const sameKey = (a: DkimSigningKey | undefined, b: DkimSigningKey | undefined) =>
-  a === b || (a !== undefined && b !== undefined && a.domainName === b.domainName && a.keySelector === b.keySelector && a.privateKey === b.privateKey);
+  a === b ||
+  (a !== undefined &&
+    b !== undefined &&
+    a.domainName === b.domainName &&
+    a.keySelector === b.keySelector &&
+    a.privateKey === b.privateKey);
 
 const sameTerms = (a: BuildTerms, b: BuildTerms) =>
   a.openTracking === b.openTracking && a.clickTracking === b.clickTracking && sameKey(a.dkim, b.dkim);
@@ -30,7 +35,11 @@ const sameTerms = (a: BuildTerms, b: BuildTerms) =>
  * built under other terms (tracking switched, the DKIM key rotated), builds it as usual. Bounded by bytes, and
  * each message is forgotten once taken, dropped, or `ttlMs` after it was kept.
  */
-export function createPrebuiltMessages(options: { maxBytes: number; ttlMs: number; now?: () => number }): PrebuiltMessages {
+export function createPrebuiltMessages(options: {
+  maxBytes: number;
+  ttlMs: number;
+  now?: () => number;
+}): PrebuiltMessages {
   const now = options.now ?? Date.now;
   const kept = new Map<string, { message: BuiltMessage; terms: BuildTerms; until: number }>();
   let bytes = 0;

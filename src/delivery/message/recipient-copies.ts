@@ -9,7 +9,11 @@ import type { TransportResult } from '../transport/transport.js';
  * recipient is one transaction; one to n recipients is n transactions, sent at once over the
  * transport's connections.
  */
-export function recipientCopies(message: BuiltMessage, envelopeTo: string[], returnPathOf: (recipient: string) => string): BuiltMessage[] {
+export function recipientCopies(
+  message: BuiltMessage,
+  envelopeTo: string[],
+  returnPathOf: (recipient: string) => string,
+): BuiltMessage[] {
   return envelopeTo.map((recipient) => ({ ...message, envelope: { from: returnPathOf(recipient), to: [recipient] } }));
 }
 

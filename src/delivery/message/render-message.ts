@@ -45,7 +45,12 @@ export async function renderMessage(message: ComposedMessage): Promise<BuiltMess
 function build(root: MimeNode): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    const sink = new Writable({ write(chunk: Buffer, _encoding, done) { chunks.push(chunk); done(); } });
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        chunks.push(chunk);
+        done();
+      },
+    });
     root.stream(sink, {}, (err) => {
       if (err) return reject(err);
       const message = Buffer.concat(chunks);

@@ -71,10 +71,12 @@ function base32(bytes: Buffer): string {
 export function createReportTokens(secret: Buffer | string): ReportTokens {
   if (Buffer.byteLength(secret) < 16) throw new Error('the report token secret must have at least 16 bytes');
   const key = crypto.createHmac('sha256', secret).update(KEY_PURPOSE).digest();
-  const mac = (emailId: string) => base32(crypto.createHmac('sha256', key).update(emailId).digest().subarray(0, MAC_BYTES));
+  const mac = (emailId: string) =>
+    base32(crypto.createHmac('sha256', key).update(emailId).digest().subarray(0, MAC_BYTES));
 
   const subjectOf = (emailId: string) => {
-    if (emailId.length > MAX_TOKEN_EMAIL_ID_CHARS || !EMAIL_ID.test(emailId)) throw new Error(`not an email id: ${emailId}`);
+    if (emailId.length > MAX_TOKEN_EMAIL_ID_CHARS || !EMAIL_ID.test(emailId))
+      throw new Error(`not an email id: ${emailId}`);
     return emailId;
   };
 
@@ -97,7 +99,14 @@ export function createReportTokens(secret: Buffer | string): ReportTokens {
       const dot = subject.indexOf('.');
       const emailId = dot < 0 ? subject : subject.slice(0, dot);
       const recipient = dot < 0 ? undefined : subject.slice(dot + 1);
-      if (dash < 1 || given.length !== MAC_CHARS || !EMAIL_ID.test(emailId) || emailId.length > MAX_TOKEN_EMAIL_ID_CHARS || !MAC.test(given)) return undefined;
+      if (
+        dash < 1 ||
+        given.length !== MAC_CHARS ||
+        !EMAIL_ID.test(emailId) ||
+        emailId.length > MAX_TOKEN_EMAIL_ID_CHARS ||
+        !MAC.test(given)
+      )
+        return undefined;
       if (recipient !== undefined && !RECIPIENT.test(recipient)) return undefined;
       if (!crypto.timingSafeEqual(Buffer.from(given), Buffer.from(mac(subject)))) return undefined;
       return recipient === undefined ? { emailId } : { emailId, recipient: Number(recipient) };

@@ -19,7 +19,8 @@ export function makeReturnPath(tokens: ReportTokens, emailId: string, recipient:
 /** The return-path address carrying an email's report token (made once per message: see the send path). */
 export function returnPathAddress(token: string, domain: string): string {
   const local = `${RETURN_PATH_PREFIX}${token}`;
-  if (local.length > MAX_LOCAL_PART_CHARS) throw new Error(`the return path of token ${token} would exceed ${MAX_LOCAL_PART_CHARS} characters`);
+  if (local.length > MAX_LOCAL_PART_CHARS)
+    throw new Error(`the return path of token ${token} would exceed ${MAX_LOCAL_PART_CHARS} characters`);
   if (domain === '' || domain.includes('@')) throw new Error(`not a domain: ${domain}`);
   return `${local}@${domain}`;
 }
@@ -27,7 +28,9 @@ export function returnPathAddress(token: string, domain: string): string {
 /** True for an address shaped like a return path (`b-...@...`), whether or not its token is valid. */
 export function isReturnPath(address: string): boolean {
   const at = address.lastIndexOf('@');
-  return at > RETURN_PATH_PREFIX.length && address.slice(0, RETURN_PATH_PREFIX.length).toLowerCase() === RETURN_PATH_PREFIX;
+  return (
+    at > RETURN_PATH_PREFIX.length && address.slice(0, RETURN_PATH_PREFIX.length).toLowerCase() === RETURN_PATH_PREFIX
+  );
 }
 
 /**

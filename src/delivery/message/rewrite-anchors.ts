@@ -46,14 +46,20 @@ export function rewriteAnchors(html: string, replace: (rawHref: string) => strin
     },
     onattribname(start, end) {
       // Only names as long as the two wanted are sliced: a hostile tag may have millions of attributes.
-      const name = anchor && (end - start === 4 || end - start === OPT_OUT_ATTRIBUTE.length) ? html.slice(start, end).toLowerCase() : '';
+      const name =
+        anchor && (end - start === 4 || end - start === OPT_OUT_ATTRIBUTE.length)
+          ? html.slice(start, end).toLowerCase()
+          : '';
       const which = name === 'href' ? 'href' : name === OPT_OUT_ATTRIBUTE ? 'optOut' : undefined;
       attribute = which && anchor?.[which] === undefined ? { name: which, nameEnd: end } : undefined;
     },
     onattribend(quote, endIndex) {
       // A bare attribute has no value; endIndex is just past the value and its closing quote.
       if (anchor && attribute) {
-        const at = { start: valueStart(html, attribute.nameEnd), end: quote === QuoteType.Unquoted ? endIndex : endIndex - 1 };
+        const at = {
+          start: valueStart(html, attribute.nameEnd),
+          end: quote === QuoteType.Unquoted ? endIndex : endIndex - 1,
+        };
         anchor[attribute.name] = quote === QuoteType.NoValue ? null : at;
       }
       attribute = undefined;

@@ -31,7 +31,10 @@ export function createScheduledPreparer(deps: {
 }): ScheduledPreparer {
   return {
     async prepare(from, to, until) {
-      const upcoming = await deps.scheduled.upcoming(from, to, () => newId('email'), { limit: PREPARE_LIMIT, maxBytes: PREPARE_BYTES });
+      const upcoming = await deps.scheduled.upcoming(from, to, () => newId('email'), {
+        limit: PREPARE_LIMIT,
+        maxBytes: PREPARE_BYTES,
+      });
       const prepared = new Map<string, string>();
       await pool(upcoming, CONCURRENCY, async ({ scheduledId, loaded }) => {
         // Past `until` the rest is left to be built when sent, so the firing is not held up.

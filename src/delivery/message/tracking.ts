@@ -40,7 +40,8 @@ export const MAX_TRACKED_LINKS = 1000;
 const MAX_EMAIL_ID_BYTES = 64;
 /** An href longer than this, as written, is left alone: no real link is, and the work per link stays bounded. */
 const MAX_RAW_HREF = MAX_LINK_BYTES * 8;
-const PIXEL_ATTRIBUTES = 'width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0;margin:0;padding:0"';
+const PIXEL_ATTRIBUTES =
+  'width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0;margin:0;padding:0"';
 
 /**
  * The value a browser reads from an attribute as written, `&amp;` and the other references decoded (a legacy
@@ -59,17 +60,20 @@ export function createLinkTracker(options: { baseUrl: string; key: Buffer | stri
 
   // The newline separates the email id from the link in a click token.
   const checkId = (emailId: string) => {
-    if (emailId === '' || emailId.includes('\n') || Buffer.byteLength(emailId) > MAX_EMAIL_ID_BYTES) throw new Error(`not an email id: ${emailId}`);
+    if (emailId === '' || emailId.includes('\n') || Buffer.byteLength(emailId) > MAX_EMAIL_ID_BYTES)
+      throw new Error(`not an email id: ${emailId}`);
     return emailId;
   };
   const pixelUrl = (emailId: string) => `${base}${OPEN_PATH}${sealer.seal('o', checkId(emailId))}`;
-  const clickUrl = (emailId: string, link: string) => `${base}${CLICK_PATH}${sealer.seal('c', `${checkId(emailId)}\n${link}`)}`;
+  const clickUrl = (emailId: string, link: string) =>
+    `${base}${CLICK_PATH}${sealer.seal('c', `${checkId(emailId)}\n${link}`)}`;
 
   /** The link an href stands for, if it is one to track. */
   const trackable = (rawHref: string): string | undefined => {
     if (rawHref.length > MAX_RAW_HREF) return undefined;
     const url = attributeValue(rawHref);
-    if (!/^https?:/i.test(url) || url.startsWith(trackingPrefix) || Buffer.byteLength(url) > MAX_LINK_BYTES) return undefined;
+    if (!/^https?:/i.test(url) || url.startsWith(trackingPrefix) || Buffer.byteLength(url) > MAX_LINK_BYTES)
+      return undefined;
     return URL.canParse(url) ? url : undefined;
   };
 

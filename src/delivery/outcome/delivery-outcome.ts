@@ -27,7 +27,7 @@ import type { AcceptedRecipient, TransportResult } from '../transport/transport.
 
 /** RFC 3463: "delivery time expired", what a Transient bounce says when the last reply gave no code. */
 const EXPIRED_STATUS = '4.4.7';
-const SUPPRESSED_DIAGNOSTIC = 'not sent: the address is on the account\'s suppression list';
+const SUPPRESSED_DIAGNOSTIC = "not sent: the address is on the account's suppression list";
 
 /**
  * Every recipient's address key (canonical, lower case: the form suppressions are kept in), each once, in the
@@ -45,8 +45,17 @@ export function pendingRecipientsOf(email: Pick<EmailRow, 'to' | 'cc' | 'bcc' | 
   return email.remainingRecipients ?? recipientsOf(email);
 }
 
-function bounceEvent(at: Date, type: BounceType, subtype: 'General' | 'Suppressed', recipients: BouncedRecipient[]): NewEvent {
-  return event(newId('event'), 'bounce', at, { bounce_type: type, bounce_subtype: subtype, bounced_recipients: recipients });
+function bounceEvent(
+  at: Date,
+  type: BounceType,
+  subtype: 'General' | 'Suppressed',
+  recipients: BouncedRecipient[],
+): NewEvent {
+  return event(newId('event'), 'bounce', at, {
+    bounce_type: type,
+    bounce_subtype: subtype,
+    bounced_recipients: recipients,
+  });
 }
 
 const suppressedRecipients = (addresses: string[]): BouncedRecipient[] =>
@@ -68,11 +77,13 @@ export interface Attempt extends Pick<TransportResult, 'accepted' | 'refused' | 
 function deliveryEvents(email: EmailRow, a: Attempt): NewEvent[] {
   const byReply = new Map<string, string[]>();
   for (const r of a.accepted) byReply.set(r.response, [...(byReply.get(r.response) ?? []), addressKey(r.address)]);
-  return [...byReply].map(([response, recipients]) => event(newId('event'), 'delivery', a.answeredAt, {
-    processing_time_millis: Math.max(0, a.answeredAt.getTime() - email.createdAt.getTime()),
-    recipients,
-    smtp_response: response,
-  }));
+  return [...byReply].map(([response, recipients]) =>
+    event(newId('event'), 'delivery', a.answeredAt, {
+      processing_time_millis: Math.max(0, a.answeredAt.getTime() - email.createdAt.getTime()),
+      recipients,
+      smtp_response: response,
+    }),
+  );
 }
 
 /** An attempt in which some server answered for at least one recipient (the others may be deferred). */
@@ -82,29 +93,59 @@ export function attemptOutcome(email: EmailRow, a: Attempt): DeliveryOutcome {
   // Only a refusal that says the address is dead suppresses it; a blocked message or sender does not.
   const dead = a.refused.filter((r) => refusalClass(r.failure.status, r.failure.diagnostic) === 'recipient');
   const blocked = a.refused.filter((r) => !dead.includes(r));
-  for (const [type, refused] of [['Permanent', dead], ['Transient', blocked]] as const) {
+  for (const [type, refused] of [
+    ['Permanent', dead],
+    ['Transient', blocked],
+  ] as const) {
     if (refused.length === 0) continue;
-    events.push(bounceEvent(a.answeredAt, type, 'General', refused.map((r) => ({
-      email_address: addressKey(r.address), status: r.failure.status, diagnostic_code: r.failure.diagnostic,
-    }))));
+    events.push(
+      bounceEvent(
+        a.answeredAt,
+        type,
+        'General',
+        refused.map((r) => ({
+          email_address: addressKey(r.address),
+          status: r.failure.status,
+          diagnostic_code: r.failure.diagnostic,
+        })),
+      ),
+    );
   }
-  if (a.suppressed.length > 0) events.push(bounceEvent(a.answeredAt, 'Permanent', 'Suppressed', suppressedRecipients(a.suppressed)));
-  const suppress = suppressionsOf(dead.map((r) => r.address), 'bounce');
+  if (a.suppressed.length > 0)
+    events.push(bounceEvent(a.answeredAt, 'Permanent', 'Suppressed', suppressedRecipients(a.suppressed)));
+  const suppress = suppressionsOf(
+    dead.map((r) => r.address),
+    'bounce',
+  );
   const delivered = a.accepted.length > 0 || email.sentAt !== null;
   const firstAccepted = a.accepted[0];
   const common = {
-    id: email.id, events, suppress,
-    ...(firstAccepted ? { messageId: a.messageId, response: firstAccepted.response, sentAt: email.sentAt ?? a.answeredAt } : {}),
+    id: email.id,
+    events,
+    suppress,
+    ...(firstAccepted
+      ? { messageId: a.messageId, response: firstAccepted.response, sentAt: email.sentAt ?? a.answeredAt }
+      : {}),
   };
   if (a.deferred.length > 0) {
-    return { ...common, status: 'pending', remaining: a.deferred.map((d) => addressKey(d.address)), error: a.deferred[0]!.failure.diagnostic };
+    return {
+      ...common,
+      status: 'pending',
+      remaining: a.deferred.map((d) => addressKey(d.address)),
+      error: a.deferred[0]!.failure.diagnostic,
+    };
   }
   if (delivered) return { ...common, status: 'delivered' };
   return { ...common, status: 'bounced', error: a.refused[0]?.failure.diagnostic ?? 'refused' };
 }
 
 /** The retry budget is spent: the last temporary failure becomes a Transient bounce of the recipients still remaining. */
-export function transientBounceOutcome(email: EmailRow, at: Date, lastError: string, answered: AcceptedRecipient[] = []): DeliveryOutcome {
+export function transientBounceOutcome(
+  email: EmailRow,
+  at: Date,
+  lastError: string,
+  answered: AcceptedRecipient[] = [],
+): DeliveryOutcome {
   // A 5xx retried as temporary (552 5.2.2 mailbox full) keeps its own status.
   const status = /\b([45]\.\d{1,3}\.\d{1,3})\b/.exec(lastError)?.[1] ?? EXPIRED_STATUS;
   const diagnostic = lastError === '' ? 'retry budget exhausted after temporary failures' : lastError;
@@ -112,9 +153,27 @@ export function transientBounceOutcome(email: EmailRow, at: Date, lastError: str
   const send = firstHanding(email) ? [event(newId('event'), 'send', at, {})] : [];
   // Copies the last attempt handed over before it died (email-sender.ts keeps them) were delivered, not bounced.
   const handed = new Set(answered.map((a) => addressKey(a.address)));
-  const deliveries = deliveryEvents(email, { accepted: answered, refused: [], deferred: [], handedAt: at, answeredAt: at, messageId: email.headerMessageId, suppressed: [] });
+  const deliveries = deliveryEvents(email, {
+    accepted: answered,
+    refused: [],
+    deferred: [],
+    handedAt: at,
+    answeredAt: at,
+    messageId: email.headerMessageId,
+    suppressed: [],
+  });
   const left = pendingRecipientsOf(email).filter((a) => !handed.has(a));
-  const bounce = left.length === 0 ? [] : [bounceEvent(at, 'Transient', 'General', left.map((a) => ({ email_address: a, status, diagnostic_code: diagnostic })))];
+  const bounce =
+    left.length === 0
+      ? []
+      : [
+          bounceEvent(
+            at,
+            'Transient',
+            'General',
+            left.map((a) => ({ email_address: a, status, diagnostic_code: diagnostic })),
+          ),
+        ];
   const first = answered[0];
   return {
     id: email.id,
@@ -129,11 +188,20 @@ export function transientBounceOutcome(email: EmailRow, at: Date, lastError: str
 
 export function suppressedOutcome(email: EmailRow, at: Date, addresses: string[]): DeliveryOutcome {
   return {
-    id: email.id, status: 'bounced', error: SUPPRESSED_DIAGNOSTIC,
-    events: [bounceEvent(at, 'Permanent', 'Suppressed', suppressedRecipients(addresses))], suppress: [],
+    id: email.id,
+    status: 'bounced',
+    error: SUPPRESSED_DIAGNOSTIC,
+    events: [bounceEvent(at, 'Permanent', 'Suppressed', suppressedRecipients(addresses))],
+    suppress: [],
   };
 }
 
 export function rejectedOutcome(email: EmailRow, at: Date, reason: string): DeliveryOutcome {
-  return { id: email.id, status: 'bounced', error: reason, events: [event(newId('event'), 'reject', at, { reason })], suppress: [] };
+  return {
+    id: email.id,
+    status: 'bounced',
+    error: reason,
+    events: [event(newId('event'), 'reject', at, { reason })],
+    suppress: [],
+  };
 }

@@ -71,14 +71,21 @@ export function createDispatcher(deps: DispatcherDeps) {
   const sweep = () => sweepStale(deps);
   const { groups } = deps;
   let lastClaimed = 0;
-  const minGapMs = () => (groups?.busy && lastClaimed >= groups.busy.claimed ? groups.busy.gapMs : groups?.minGapMs ?? MIN_GAP_MS);
+  const minGapMs = () =>
+    groups?.busy && lastClaimed >= groups.busy.claimed ? groups.busy.gapMs : (groups?.minGapMs ?? MIN_GAP_MS);
   const loop = createOutboxLoop({
-    channel: deps.channel, listen: deps.listen, pollMs: POLL_MS, minGapMs,
+    channel: deps.channel,
+    listen: deps.listen,
+    pollMs: POLL_MS,
+    minGapMs,
     round: async () => {
       lastClaimed = await drain(deps);
       return false;
     },
-    sweep, sweepMs: SWEEP_MS, name: deps.name, logger: deps.logger,
+    sweep,
+    sweepMs: SWEEP_MS,
+    name: deps.name,
+    logger: deps.logger,
   });
   return {
     start: loop.start,
@@ -107,7 +114,11 @@ async function drain(deps: DispatcherDeps): Promise<number> {
       await deps.startGroup(groupId, ids);
     } catch (err) {
       // If this fails too, the claim goes stale and the sweep hands the group out again.
-      await queue.unclaimGroup(groupId).catch((e: unknown) => logger.warn({ err: e, groupId }, 'could not release a group whose workflow did not start'));
+      await queue
+        .unclaimGroup(groupId)
+        .catch((e: unknown) =>
+          logger.warn({ err: e, groupId }, 'could not release a group whose workflow did not start'),
+        );
       throw err;
     }
     if (ids.length < size) return claimed;
@@ -119,6 +130,10 @@ async function sweepStale(deps: DispatcherDeps): Promise<void> {
   for (const group of await queue.staleGroups(STALE_SECONDS)) {
     const started = await deps.startGroup(group.groupId, group.ids);
     await queue.touchGroup(group.groupId);
-    if (started) logger.warn({ groupId: group.groupId, entries: group.ids.length }, `restarted a group of ${deps.name} left unstarted`);
+    if (started)
+      logger.warn(
+        { groupId: group.groupId, entries: group.ids.length },
+        `restarted a group of ${deps.name} left unstarted`,
+      );
   }
 }

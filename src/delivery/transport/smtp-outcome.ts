@@ -25,17 +25,22 @@ export function classifySmtpError(err: unknown): SmtpFailure {
   const code = typeof e.responseCode === 'number' ? e.responseCode : 0;
   const diagnostic = (e.response ?? e.message ?? String(err)).slice(0, 1000);
   const status = ENHANCED.exec(diagnostic)?.[1] ?? (code >= 500 ? '5.0.0' : code >= 400 ? '4.0.0' : '');
-  if (code >= 500 && code < 600) return { kind: refusalClass(status, diagnostic) === 'retry' ? 'soft' : 'hard', code, status, diagnostic };
+  if (code >= 500 && code < 600)
+    return { kind: refusalClass(status, diagnostic) === 'retry' ? 'soft' : 'hard', code, status, diagnostic };
   if (code >= 400 && code < 500) return { kind: 'soft', code, status, diagnostic };
-  if (e.code !== undefined && PERMANENT_CODES.has(e.code)) return { kind: 'hard', code, status: status || '5.6.0', diagnostic };
+  if (e.code !== undefined && PERMANENT_CODES.has(e.code))
+    return { kind: 'hard', code, status: status || '5.6.0', diagnostic };
   return { kind: 'soft', code, status: status || '4.4.1', diagnostic };
 }
 
 /** The per-recipient refusals nodemailer reports when the server accepted some recipients but not all. */
-export function rejectedRecipients(info: { rejected?: unknown[]; rejectedErrors?: unknown[] }): { address: string; failure: SmtpFailure }[] {
+export function rejectedRecipients(info: {
+  rejected?: unknown[];
+  rejectedErrors?: unknown[];
+}): { address: string; failure: SmtpFailure }[] {
   const errors = (info.rejectedErrors ?? []) as { recipient?: string }[];
   return (info.rejected ?? []).map((r, i) => ({
-    address: String(typeof r === 'string' ? r : (r as { address?: string }).address ?? r),
+    address: String(typeof r === 'string' ? r : ((r as { address?: string }).address ?? r)),
     failure: classifySmtpError(errors[i] ?? { responseCode: 550, response: '550 recipient rejected' }),
   }));
 }

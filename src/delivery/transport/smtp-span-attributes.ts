@@ -8,7 +8,10 @@ const REPLY_CODE = /^([245]\d\d)\b/;
  * and deferred. Addresses are left out: they are personal data, and the email id leads to them.
  */
 export function smtpSpanAttributes(result: TransportResult, host: string | undefined): Record<string, string | number> {
-  const hosts = host !== undefined ? [host] : [...new Set(result.accepted.map((a) => a.mx).filter((mx): mx is string => mx !== undefined))];
+  const hosts =
+    host !== undefined
+      ? [host]
+      : [...new Set(result.accepted.map((a) => a.mx).filter((mx): mx is string => mx !== undefined))];
   const failure = (result.refused[0] ?? result.deferred[0])?.failure;
   const reply = result.accepted[0]?.response ?? failure?.diagnostic ?? '';
   const code = Number(REPLY_CODE.exec(reply)?.[1] ?? failure?.code ?? 0);

@@ -87,5 +87,8 @@ export function createMailTransport(url: string, options: TransportOptions): Mai
 
 /** Failures sorted into refused (hard) and deferred (soft). */
 export function split(failed: FailedRecipient[]): { refused: FailedRecipient[]; deferred: FailedRecipient[] } {
-  return { refused: failed.filter((f) => f.failure.kind === 'hard'), deferred: failed.filter((f) => f.failure.kind === 'soft') };
+  return {
+    refused: failed.filter((f) => f.failure.kind === 'hard'),
+    deferred: failed.filter((f) => f.failure.kind === 'soft'),
+  };
 }

@@ -82,10 +82,24 @@ export interface EmailFilter {
 }
 
 export type EmailRaw = {
-  id: string; account_id: string; job_type: JobType; job_id: string; mailboxes: Mailboxes; sender_domain: string;
-  subject: string; html: string; text_body: string;
-  headers: Record<string, string>; tags: Record<string, string>; status: EmailStatus; message_id: string;
-  header_message_id: string; attachment_count: number; attempts: number; created_at: Date; sent_at: Date | null;
+  id: string;
+  account_id: string;
+  job_type: JobType;
+  job_id: string;
+  mailboxes: Mailboxes;
+  sender_domain: string;
+  subject: string;
+  html: string;
+  text_body: string;
+  headers: Record<string, string>;
+  tags: Record<string, string>;
+  status: EmailStatus;
+  message_id: string;
+  header_message_id: string;
+  attachment_count: number;
+  attempts: number;
+  created_at: Date;
+  sent_at: Date | null;
   remaining_recipients?: string[] | null;
   traceparent?: string | null;
 };

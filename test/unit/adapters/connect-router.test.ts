@@ -19,7 +19,7 @@ async function refusal(call: Promise<unknown>): Promise<ConnectError> {
 }
 
 describe('Connect router (in memory)', () => {
-  it('refuses a call without a key with Unauthenticated and the spec\'s message', async () => {
+  it("refuses a call without a key with Unauthenticated and the spec's message", async () => {
     const { transport, sent } = createTestConnectTransport();
     const err = await refusal(createClient(EmailService, transport).sendEmail(email));
     expect(err.code).toBe(Code.Unauthenticated);
@@ -27,7 +27,7 @@ describe('Connect router (in memory)', () => {
     expect(sent).toEqual([]);
   });
 
-  it('answers SendEmail with the handler\'s result, as the REST app does', async () => {
+  it("answers SendEmail with the handler's result, as the REST app does", async () => {
     const { transport, sent } = createTestConnectTransport();
     const res = await createClient(EmailService, transport).sendEmail(email, bearer);
     expect(res).toMatchObject({ id: SENT_ID, messageId: '', status: 'pending' });

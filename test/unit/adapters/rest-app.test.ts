@@ -7,7 +7,7 @@ import { buildTestRestApp } from '../../helpers/in-memory-apps.js';
 const email = { from: 'Sender <sender@example.com>', to: ['a@example.net'], subject: 'Hello', text: 'Hi' };
 
 describe('REST app (in memory)', () => {
-  it('refuses a request without a key with 401 in the spec\'s shape, before the handler runs', async () => {
+  it("refuses a request without a key with 401 in the spec's shape, before the handler runs", async () => {
     const { app, sent } = await buildTestRestApp();
     const res = await app.inject({ method: 'POST', url: '/v1/mail/emails', payload: email });
     expect(res.statusCode).toBe(401);
@@ -18,16 +18,24 @@ describe('REST app (in memory)', () => {
   it('answers a body with an unknown field 400 validation error, naming the field', async () => {
     const { app, sent } = await buildTestRestApp();
     const res = await app.inject({
-      method: 'POST', url: '/v1/mail/emails', headers: { authorization: `Bearer ${TEST_KEY}` }, payload: { ...email, subjcet: 'typo' },
+      method: 'POST',
+      url: '/v1/mail/emails',
+      headers: { authorization: `Bearer ${TEST_KEY}` },
+      payload: { ...email, subjcet: 'typo' },
     });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ error: 'validation error', message: expect.stringContaining('subjcet') });
     expect(sent).toEqual([]);
   });
 
-  it('encodes the handler\'s answer in the spec\'s JSON: snake_case, implicit defaults written, RateLimit-* headers', async () => {
+  it("encodes the handler's answer in the spec's JSON: snake_case, implicit defaults written, RateLimit-* headers", async () => {
     const { app, sent } = await buildTestRestApp();
-    const res = await app.inject({ method: 'POST', url: '/v1/mail/emails', headers: { authorization: `Bearer ${TEST_KEY}` }, payload: email });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/mail/emails',
+      headers: { authorization: `Bearer ${TEST_KEY}` },
+      payload: email,
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ id: SENT_ID, message_id: '', status: 'pending' });
     expect(res.headers['ratelimit-limit']).toBeDefined();

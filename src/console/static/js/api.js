@@ -58,11 +58,14 @@ export const createAccount = (name) => request('POST', '/accounts', { body: { na
 export const getAccount = (accountId) => request('GET', `/accounts/${id(accountId)}`);
 /** changes: {status?, daily_quota?} */
 export const updateAccount = (accountId, changes) => request('PATCH', `/accounts/${id(accountId)}`, { body: changes });
-export const getAccountStats = (accountId, days) => request('GET', `/accounts/${id(accountId)}/stats`, { query: { days } });
+export const getAccountStats = (accountId, days) =>
+  request('GET', `/accounts/${id(accountId)}/stats`, { query: { days } });
 
 export const listDomains = (accountId) => request('GET', `/accounts/${id(accountId)}/domains`);
-export const createDomain = (accountId, name) => request('POST', `/accounts/${id(accountId)}/domains`, { body: { name } });
-export const verifyDomain = (domainId, force) => request('POST', `/domains/${id(domainId)}/verify`, { body: { force } });
+export const createDomain = (accountId, name) =>
+  request('POST', `/accounts/${id(accountId)}/domains`, { body: { name } });
+export const verifyDomain = (domainId, force) =>
+  request('POST', `/domains/${id(domainId)}/verify`, { body: { force } });
 /** A new DKIM key to publish; it signs once its record is found (409 while one is pending). */
 export const rotateDomainDkim = (domainId) => request('POST', `/domains/${id(domainId)}/dkim/rotate`, { body: {} });
 /** changes: {open_tracking?, click_tracking?} */
@@ -75,16 +78,21 @@ export const deleteApiKey = (keyId) => request('DELETE', `/api-keys/${id(keyId)}
 
 export const listWebhooks = (accountId) => request('GET', `/accounts/${id(accountId)}/webhooks`);
 /** webhook: {url, events} */
-export const createWebhook = (accountId, webhook) => request('POST', `/accounts/${id(accountId)}/webhooks`, { body: webhook });
+export const createWebhook = (accountId, webhook) =>
+  request('POST', `/accounts/${id(accountId)}/webhooks`, { body: webhook });
 export const deleteWebhook = (webhookId) => request('DELETE', `/webhooks/${id(webhookId)}`);
 export const verifyWebhook = (webhookId) => request('POST', `/webhooks/${id(webhookId)}/verify`, { body: {} });
 export const enableWebhook = (webhookId) => request('POST', `/webhooks/${id(webhookId)}/enable`, { body: {} });
 /** A new signing secret (in the answer only); the old one keeps signing until previous_secret_until (default 24 h). */
-export const rotateWebhookSecret = (webhookId) => request('POST', `/webhooks/${id(webhookId)}/rotate-secret`, { body: {} });
+export const rotateWebhookSecret = (webhookId) =>
+  request('POST', `/webhooks/${id(webhookId)}/rotate-secret`, { body: {} });
 /** range: {from, to} (ISO 8601): queues that range's discarded deliveries again; answers {queued, has_more}. */
-export const resendWebhookDeliveries = (webhookId, range) => request('POST', `/webhooks/${id(webhookId)}/resend`, { body: range });
-export const listWebhookDeliveries = (webhookId, query) => request('GET', `/webhooks/${id(webhookId)}/deliveries`, { query });
-export const resendWebhookDelivery = (deliveryId) => request('POST', `/webhook-deliveries/${id(deliveryId)}/resend`, { body: {} });
+export const resendWebhookDeliveries = (webhookId, range) =>
+  request('POST', `/webhooks/${id(webhookId)}/resend`, { body: range });
+export const listWebhookDeliveries = (webhookId, query) =>
+  request('GET', `/webhooks/${id(webhookId)}/deliveries`, { query });
+export const resendWebhookDelivery = (deliveryId) =>
+  request('POST', `/webhook-deliveries/${id(deliveryId)}/resend`, { body: {} });
 
 /** query: {status?, job_type?, job_id?, page?, page_size?} */
 export const listEmails = (accountId, query) => request('GET', `/accounts/${id(accountId)}/emails`, { query });
@@ -92,7 +100,8 @@ export const getEmail = (emailId) => request('GET', `/emails/${id(emailId)}`);
 
 /** query: {status?, page?, limit?} */
 export const listBatchJobs = (accountId, query) => request('GET', `/accounts/${id(accountId)}/batches`, { query });
-export const listScheduledEmails = (accountId, query) => request('GET', `/accounts/${id(accountId)}/scheduled`, { query });
+export const listScheduledEmails = (accountId, query) =>
+  request('GET', `/accounts/${id(accountId)}/scheduled`, { query });
 export const cancelScheduledEmail = (scheduledId) => request('DELETE', `/scheduled/${id(scheduledId)}`);
 
 export const listSuppressions = (accountId) => request('GET', `/accounts/${id(accountId)}/suppressions`);

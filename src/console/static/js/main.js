@@ -52,7 +52,12 @@ async function show() {
 
   let node;
   try {
-    node = await match.route.page.render({ params: match.params, query, onCleanup: (fn) => visit.cleanups.push(fn), refresh: show });
+    node = await match.route.page.render({
+      params: match.params,
+      query,
+      onCleanup: (fn) => visit.cleanups.push(fn),
+      refresh: show,
+    });
   } catch (err) {
     node = errorPanel(err);
   }

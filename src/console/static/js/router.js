@@ -12,7 +12,9 @@ export function currentRoute() {
 
 /** A hash link: href('/accounts/x', {page: 2}) is '#/accounts/x?page=2'; empty query values are dropped. */
 export function href(path, query = {}) {
-  const params = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined && v !== null && v !== ''));
+  const params = new URLSearchParams(
+    Object.entries(query).filter(([, v]) => v !== undefined && v !== null && v !== ''),
+  );
   const search = params.toString();
   return `#${path}${search ? `?${search}` : ''}`;
 }

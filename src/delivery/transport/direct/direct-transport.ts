@@ -35,20 +35,35 @@ interface Outcome {
   failed: FailedRecipient[];
 }
 
-const failAll = (recipients: string[], failure: SmtpFailure): Outcome => ({ accepted: [], failed: recipients.map((address) => ({ address, failure })) });
-const merge = (outcomes: Outcome[]): Outcome => ({ accepted: outcomes.flatMap((o) => o.accepted), failed: outcomes.flatMap((o) => o.failed) });
+const failAll = (recipients: string[], failure: SmtpFailure): Outcome => ({
+  accepted: [],
+  failed: recipients.map((address) => ({ address, failure })),
+});
+const merge = (outcomes: Outcome[]): Outcome => ({
+  accepted: outcomes.flatMap((o) => o.accepted),
+  failed: outcomes.flatMap((o) => o.failed),
+});
 
 /**
  * One transaction tried at each MX address in turn until one settles it. When none does, the recipients
  * wait for a retry with the last temporary failure (a permanent refusal at a host's greeting settles them
  * only when no host failed temporarily: that one may take the message later).
  */
-async function deliverTransaction(pools: HostPools, route: MxRoute & { ok: true }, message: BuiltMessage, recipients: string[], logger: DirectTransportOptions['logger']): Promise<Outcome> {
+async function deliverTransaction(
+  pools: HostPools,
+  route: MxRoute & { ok: true },
+  message: BuiltMessage,
+  recipients: string[],
+  logger: DirectTransportOptions['logger'],
+): Promise<Outcome> {
   const failures = [...route.skipped];
   for (const target of route.targets) {
     const attempt = await attemptTarget(pools, target, message, recipients);
     if (attempt.done) return attempt;
-    logger.info({ mx: target.exchange, address: target.address, failure: attempt.failure.diagnostic }, 'direct delivery: MX host failed; trying the next');
+    logger.info(
+      { mx: target.exchange, address: target.address, failure: attempt.failure.diagnostic },
+      'direct delivery: MX host failed; trying the next',
+    );
     failures.push(attempt.failure);
   }
   const soft = failures.filter((f) => f.kind === 'soft');
@@ -77,14 +92,18 @@ export function createDirectTransport(options: DirectTransportOptions): MailTran
     const route = await resolveMxRoute(domain, routeOptions);
     if (!route.ok) return failAll(recipients, route.failure);
     const transactions = chunk(recipients, MAX_RECIPIENTS_PER_TRANSACTION);
-    return merge(await Promise.all(transactions.map((part) => deliverTransaction(pools, route, message, part, options.logger))));
+    return merge(
+      await Promise.all(transactions.map((part) => deliverTransaction(pools, route, message, part, options.logger))),
+    );
   };
 
   return {
     async send(message) {
       // Every domain's transaction sends the same bytes, so the same Message-ID.
       const groups = groupByDomain(message.envelope.to);
-      const outcome = merge(await Promise.all([...groups].map(([domain, recipients]) => deliverDomain(domain, recipients, message))));
+      const outcome = merge(
+        await Promise.all([...groups].map(([domain, recipients]) => deliverDomain(domain, recipients, message))),
+      );
       return { messageId: message.messageId, accepted: outcome.accepted, ...split(outcome.failed) };
     },
     close: () => pools.close(),

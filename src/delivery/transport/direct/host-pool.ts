@@ -131,7 +131,10 @@ export function createHostPools(options: HostPoolOptions): HostPools {
       const current = pools.get(key);
       if (closed || current?.plaintext) return;
       if (current) retire(pools, key, current);
-      options.logger.info({ host: target.exchange, address: target.address }, 'direct delivery: TLS handshake failed; sending in plain text');
+      options.logger.info(
+        { host: target.exchange, address: target.address },
+        'direct delivery: TLS handshake failed; sending in plain text',
+      );
       pools.set(key, openPool(target, true, options));
     },
     size: () => pools.size,

@@ -57,7 +57,10 @@ function shuffle<T>(items: T[], random: () => number): T[] {
 }
 
 /** The mail hosts of a domain: its MX hosts in order, or (no MX at all) the domain itself, RFC 5321 5.1. */
-async function mailHosts(domain: string, options: RouteOptions): Promise<{ hosts: string[]; implicit: boolean } | SmtpFailure> {
+async function mailHosts(
+  domain: string,
+  options: RouteOptions,
+): Promise<{ hosts: string[]; implicit: boolean } | SmtpFailure> {
   let records: MxRecord[];
   try {
     records = await options.resolver.resolveMx(domain);

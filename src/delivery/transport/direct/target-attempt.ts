@@ -7,8 +7,7 @@ import type { MxTarget } from './mx-route.js';
 
 /** What one transaction ended with: every recipient answered for, or a failure that sends it to the next host. */
 export type Attempt =
-  | { done: true; accepted: AcceptedRecipient[]; failed: FailedRecipient[] }
-  | { done: false; failure: SmtpFailure };
+  { done: true; accepted: AcceptedRecipient[]; failed: FailedRecipient[] } | { done: false; failure: SmtpFailure };
 
 /**
  * Steps before MAIL FROM: a refusal there (a 554 greeting, a 5xx to EHLO) is about this host, not the
@@ -19,7 +18,8 @@ const SESSION_COMMANDS = new Set(['CONN', 'EHLO', 'HELO', 'LHLO', 'STARTTLS']);
 type Sent = { info: SentMessageInfo } | { err: unknown };
 
 /** Node and OpenSSL's ways of saying a TLS handshake failed (as zone-mta's tls-retry reads them). */
-const TLS_FAILURE = /SSL routines|before secure TLS connection was established|wrong version number|alert handshake failure/i;
+const TLS_FAILURE =
+  /SSL routines|before secure TLS connection was established|wrong version number|alert handshake failure/i;
 
 export function isTlsFailure(err: unknown): boolean {
   const e = err as { code?: string; originalCode?: string; message?: string };
@@ -60,7 +60,10 @@ function allAnswered(recipients: string[], named: FailedRecipient[], failure: Sm
 export function judgeFailure(err: unknown, recipients: string[]): Attempt {
   const failure = classifySmtpError(err);
   // Every recipient refused at RCPT, each with its own reply: those replies are the verdict.
-  const refused = named(rejectedRecipients(err as { rejected?: unknown[]; rejectedErrors?: unknown[] }), asWritten(recipients));
+  const refused = named(
+    rejectedRecipients(err as { rejected?: unknown[]; rejectedErrors?: unknown[] }),
+    asWritten(recipients),
+  );
   if (refused.length > 0) return { done: true, accepted: [], failed: allAnswered(recipients, refused, failure) };
   const command = (err as { command?: string }).command ?? '';
   // A permanent refusal of the message itself (MAIL FROM, DATA): every MX of a domain shares one policy.
@@ -74,7 +77,12 @@ export function judgeFailure(err: unknown, recipients: string[]): Attempt {
  * One SMTP transaction for `recipients` (all of one domain) at one MX address. A TLS handshake that fails
  * is retried once on a plain-text connection (RFC 7435: opportunistic encryption never blocks delivery).
  */
-export async function attemptTarget(pools: HostPools, target: MxTarget, message: BuiltMessage, recipients: string[]): Promise<Attempt> {
+export async function attemptTarget(
+  pools: HostPools,
+  target: MxTarget,
+  message: BuiltMessage,
+  recipients: string[],
+): Promise<Attempt> {
   const envelope = { ...message.envelope, to: recipients };
   const transaction = { ...message, envelope };
   let sent = await sendOnce(pools, target, transaction);
@@ -85,6 +93,14 @@ export async function attemptTarget(pools: HostPools, target: MxTarget, message:
   if ('err' in sent) return judgeFailure(sent.err, recipients);
   const { info } = sent;
   const original = asWritten(recipients);
-  const accepted = (info.accepted as unknown[]).map((a) => ({ address: original(String(a)), response: String(info.response), mx: target.exchange }));
-  return { done: true, accepted, failed: named(rejectedRecipients(info as { rejected?: unknown[]; rejectedErrors?: unknown[] }), original) };
+  const accepted = (info.accepted as unknown[]).map((a) => ({
+    address: original(String(a)),
+    response: String(info.response),
+    mx: target.exchange,
+  }));
+  return {
+    done: true,
+    accepted,
+    failed: named(rejectedRecipients(info as { rejected?: unknown[]; rejectedErrors?: unknown[] }), original),
+  };
 }

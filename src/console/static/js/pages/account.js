@@ -29,15 +29,31 @@ export async function render(ctx) {
   const { id, tab = 'overview', itemId } = ctx.params;
   const current = SECTIONS.find((x) => x.id === tab);
   const page = itemId ? current?.itemPage : current?.page;
-  if (!page) throw new ApiError(404, 'not found', `There is no page ${tab}${itemId ? `/${itemId}` : ''} for an account.`);
+  if (!page)
+    throw new ApiError(404, 'not found', `There is no page ${tab}${itemId ? `/${itemId}` : ''} for an account.`);
 
   const account = await getAccount(id);
   const body = await page.render({ ...ctx, account, itemId });
-  return h('div', { class: 'page' },
+  return h(
+    'div',
+    { class: 'page' },
     pageHeader(account.name, { crumbs: [['Accounts', href('/accounts')]], meta: pill(account.status) }),
     h('p', { class: 'sub page-sub' }, account.id),
-    h('nav', { class: 'tabs', 'aria-label': 'Account sections' },
-      h('ul', {}, SECTIONS.map((x) =>
-        h('li', {}, h('a', { href: href(`/accounts/${id}/${x.id}`), 'aria-current': x.id === tab ? 'page' : null }, x.label))))),
-    body);
+    h(
+      'nav',
+      { class: 'tabs', 'aria-label': 'Account sections' },
+      h(
+        'ul',
+        {},
+        SECTIONS.map((x) =>
+          h(
+            'li',
+            {},
+            h('a', { href: href(`/accounts/${id}/${x.id}`), 'aria-current': x.id === tab ? 'page' : null }, x.label),
+          ),
+        ),
+      ),
+    ),
+    body,
+  );
 }

@@ -16,49 +16,80 @@ export async function render() {
 
   async function load() {
     const { accounts } = await listAccounts();
-    replaceChildren(list, dataTable({
-      caption: 'Accounts',
-      empty: 'No accounts yet.',
-      columns: [
-        { label: 'Name' }, { label: 'Status' }, { label: 'Daily quota', numeric: true }, { label: 'Used today' },
-        { label: 'Bounce rate', numeric: true }, { label: 'Complaint rate', numeric: true }, { label: 'Created' },
-        { label: h('span', { class: 'visually-hidden' }, 'Actions') },
-      ],
-      rows: accounts.map((a) => [
-        h('a', { href: href(`/accounts/${a.id}`) }, a.name, h('span', { class: 'sub' }, a.id)),
-        pill(a.status),
-        formatNumber(a.daily_quota),
-        quotaUsed(a),
-        bounceRate(a),
-        complaintRate(a),
-        formatTime(a.created_at),
-        h('button', {
-          type: 'button', class: 'button secondary small', 'aria-label': `Edit ${a.name}`,
-          onclick: async () => {
-            if (await editAccount(a)) await load().catch(announceError);
-          },
-        }, 'Edit'),
-      ]),
-    }));
+    replaceChildren(
+      list,
+      dataTable({
+        caption: 'Accounts',
+        empty: 'No accounts yet.',
+        columns: [
+          { label: 'Name' },
+          { label: 'Status' },
+          { label: 'Daily quota', numeric: true },
+          { label: 'Used today' },
+          { label: 'Bounce rate', numeric: true },
+          { label: 'Complaint rate', numeric: true },
+          { label: 'Created' },
+          { label: h('span', { class: 'visually-hidden' }, 'Actions') },
+        ],
+        rows: accounts.map((a) => [
+          h('a', { href: href(`/accounts/${a.id}`) }, a.name, h('span', { class: 'sub' }, a.id)),
+          pill(a.status),
+          formatNumber(a.daily_quota),
+          quotaUsed(a),
+          bounceRate(a),
+          complaintRate(a),
+          formatTime(a.created_at),
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'button secondary small',
+              'aria-label': `Edit ${a.name}`,
+              onclick: async () => {
+                if (await editAccount(a)) await load().catch(announceError);
+              },
+            },
+            'Edit',
+          ),
+        ]),
+      }),
+    );
   }
 
   const name = h('input', { name: 'name', required: true, maxlength: 200, autocomplete: 'off' });
-  const form = onSubmit(h('form', { class: 'inline-form' },
-    field('Account name', name),
-    h('button', { type: 'submit', class: 'button primary' }, 'Create account')), async () => {
-    try {
-      const account = await createAccount(name.value.trim());
-      name.value = '';
-      announce(`Account ${account.name} created.`);
-      await load();
-    } catch (err) {
-      announceError(err);
-    }
-  });
+  const form = onSubmit(
+    h(
+      'form',
+      { class: 'inline-form' },
+      field('Account name', name),
+      h('button', { type: 'submit', class: 'button primary' }, 'Create account'),
+    ),
+    async () => {
+      try {
+        const account = await createAccount(name.value.trim());
+        name.value = '';
+        announce(`Account ${account.name} created.`);
+        await load();
+      } catch (err) {
+        announceError(err);
+      }
+    },
+  );
 
   await load();
-  return h('div', { class: 'page' },
+  return h(
+    'div',
+    { class: 'page' },
     pageHeader('Accounts'),
     section('All accounts', list),
-    section('New account', h('p', { class: 'hint' }, 'A new account is healthy with a quota of 100 emails a day; its first verified domain raises it to 1,000.'), form));
+    section(
+      'New account',
+      h(
+        'p',
+        { class: 'hint' },
+        'A new account is healthy with a quota of 100 emails a day; its first verified domain raises it to 1,000.',
+      ),
+      form,
+    ),
+  );
 }

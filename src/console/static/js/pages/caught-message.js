@@ -9,20 +9,32 @@ import { dataTable } from '../ui/table.js';
 
 export async function render({ params }) {
   const { message, html, text, headers } = await getCaughtMessage(params.id);
-  return h('div', { class: 'page' },
+  return h(
+    'div',
+    { class: 'page' },
     pageHeader(message.subject || '(no subject)', { crumbs: [['Mail catcher', href('/catcher')]] }),
-    section('Envelope', h('dl', { class: 'facts' },
-      fact('From', message.from),
-      fact('To', formatAddresses(message.to)),
-      fact('Received', formatTime(message.received_at)),
-      fact('Size', formatBytes(message.size)),
-      fact('Message-ID', h('code', {}, message.message_id || '—')),
-      fact('File', h('code', {}, message.path)))),
+    section(
+      'Envelope',
+      h(
+        'dl',
+        { class: 'facts' },
+        fact('From', message.from),
+        fact('To', formatAddresses(message.to)),
+        fact('Received', formatTime(message.received_at)),
+        fact('Size', formatBytes(message.size)),
+        fact('Message-ID', h('code', {}, message.message_id || '—')),
+        fact('File', h('code', {}, message.path)),
+      ),
+    ),
     section('Content', mailPreview({ html, text, subject: message.subject })),
-    section('Headers', dataTable({
-      caption: 'Headers',
-      empty: 'No headers.',
-      columns: [{ label: 'Name' }, { label: 'Value' }],
-      rows: Object.entries(headers).map(([name, value]) => [name, h('code', { class: 'header-value' }, value)]),
-    })));
+    section(
+      'Headers',
+      dataTable({
+        caption: 'Headers',
+        empty: 'No headers.',
+        columns: [{ label: 'Name' }, { label: 'Value' }],
+        rows: Object.entries(headers).map(([name, value]) => [name, h('code', { class: 'header-value' }, value)]),
+      }),
+    ),
+  );
 }

@@ -14,38 +14,78 @@ export async function render({ params }) {
     ? h('a', { href: href(`/accounts/${accountId}/emails`, { job_id: email.job_id }) }, email.job_id)
     : null;
 
-  return h('div', { class: 'page' },
+  return h(
+    'div',
+    { class: 'page' },
     pageHeader(email.subject || '(no subject)', {
-      crumbs: [['Accounts', href('/accounts')], [account.name, href(`/accounts/${accountId}`)], ['Emails', href(`/accounts/${accountId}/emails`)]],
+      crumbs: [
+        ['Accounts', href('/accounts')],
+        [account.name, href(`/accounts/${accountId}`)],
+        ['Emails', href(`/accounts/${accountId}/emails`)],
+      ],
       meta: pill(email.status),
     }),
     h('p', { class: 'sub page-sub' }, email.id),
-    h('div', { class: 'split' },
+    h(
+      'div',
+      { class: 'split' },
       section('Events', timeline(events)),
-      section('Details', h('dl', { class: 'facts one-column' },
-        fact('From', email.from),
-        fact('To', formatAddresses(email.to)),
-        email.cc.length ? fact('Cc', formatAddresses(email.cc)) : null,
-        email.bcc.length ? fact('Bcc', formatAddresses(email.bcc)) : null,
-        email.reply_to.length ? fact('Reply-To', formatAddresses(email.reply_to)) : null,
-        fact('Message-ID', email.message_id ? h('code', {}, email.message_id) : '—'),
-        fact('Source', email.job_type, jobLink ? [' · ', jobLink] : null),
-        fact('Created', formatTime(email.created_at)),
-        // Repeats within the tracking window make no event, so the timeline alone undercounts them.
-        opens || clicks ? fact('Tracked', `${opens} opens · ${clicks} clicks (repeats included)`) : null,
-        Object.keys(email.tags).length ? fact('Tags', Object.entries(email.tags).map(([k, v]) => h('code', { class: 'tag' }, `${k}=${v}`))) : null,
-        email.attachments.length ? fact('Attachments', email.attachments.map((a) => a.filename).join(', ')) : null))),
-    section('Content', mailPreview({ html: email.html, text: email.text, subject: email.subject })));
+      section(
+        'Details',
+        h(
+          'dl',
+          { class: 'facts one-column' },
+          fact('From', email.from),
+          fact('To', formatAddresses(email.to)),
+          email.cc.length ? fact('Cc', formatAddresses(email.cc)) : null,
+          email.bcc.length ? fact('Bcc', formatAddresses(email.bcc)) : null,
+          email.reply_to.length ? fact('Reply-To', formatAddresses(email.reply_to)) : null,
+          fact('Message-ID', email.message_id ? h('code', {}, email.message_id) : '—'),
+          fact('Source', email.job_type, jobLink ? [' · ', jobLink] : null),
+          fact('Created', formatTime(email.created_at)),
+          // Repeats within the tracking window make no event, so the timeline alone undercounts them.
+          opens || clicks ? fact('Tracked', `${opens} opens · ${clicks} clicks (repeats included)`) : null,
+          Object.keys(email.tags).length
+            ? fact(
+                'Tags',
+                Object.entries(email.tags).map(([k, v]) => h('code', { class: 'tag' }, `${k}=${v}`)),
+              )
+            : null,
+          email.attachments.length ? fact('Attachments', email.attachments.map((a) => a.filename).join(', ')) : null,
+        ),
+      ),
+    ),
+    section('Content', mailPreview({ html: email.html, text: email.text, subject: email.subject })),
+  );
 }
 
 function timeline(events) {
-  if (events.length === 0) return h('p', { class: 'empty' }, 'No events yet: the email has not been handed to a mail server.');
-  return h('ol', { class: 'timeline' }, events.map((e) => {
-    const data = Object.entries(e.data ?? {});
-    return h('li', { class: 'timeline-item', 'data-event': e.type },
-      h('div', { class: 'timeline-head' }, pill(e.type), h('time', { datetime: e.created_at }, formatTime(e.created_at))),
-      data.length
-        ? h('dl', { class: 'event-data' }, data.map(([k, v]) => h('div', {}, h('dt', {}, k), h('dd', {}, typeof v === 'string' ? v : JSON.stringify(v)))))
-        : null);
-  }));
+  if (events.length === 0)
+    return h('p', { class: 'empty' }, 'No events yet: the email has not been handed to a mail server.');
+  return h(
+    'ol',
+    { class: 'timeline' },
+    events.map((e) => {
+      const data = Object.entries(e.data ?? {});
+      return h(
+        'li',
+        { class: 'timeline-item', 'data-event': e.type },
+        h(
+          'div',
+          { class: 'timeline-head' },
+          pill(e.type),
+          h('time', { datetime: e.created_at }, formatTime(e.created_at)),
+        ),
+        data.length
+          ? h(
+              'dl',
+              { class: 'event-data' },
+              data.map(([k, v]) =>
+                h('div', {}, h('dt', {}, k), h('dd', {}, typeof v === 'string' ? v : JSON.stringify(v))),
+              ),
+            )
+          : null,
+      );
+    }),
+  );
 }

@@ -8,37 +8,61 @@ import { onSubmit } from '../ui/form.js';
 
 export async function render() {
   const input = h('input', {
-    id: 'admin-token', name: 'token', type: 'password', required: true, autocomplete: 'off', spellcheck: 'false',
+    id: 'admin-token',
+    name: 'token',
+    type: 'password',
+    required: true,
+    autocomplete: 'off',
+    spellcheck: 'false',
     'aria-describedby': 'admin-token-hint',
   });
   const error = h('p', { class: 'form-error', id: 'sign-in-error', hidden: true });
-  const form = onSubmit(h('form', { class: 'sign-in-form', 'aria-labelledby': 'sign-in-title' },
-    h('div', { class: 'field' },
-      h('label', { for: 'admin-token' }, 'Admin token'),
-      input,
-      h('span', { class: 'hint', id: 'admin-token-hint' }, 'MAILER_ADMIN_TOKEN, printed by the first npm start and kept in .data/admin-token.')),
-    error,
-    h('button', { type: 'submit', class: 'button primary wide' }, 'Sign in')), async () => {
-    const token = input.value.trim();
-    try {
-      await checkToken(token);
-    } catch (err) {
-      error.textContent = err.message;
-      error.hidden = false;
-      input.setAttribute('aria-invalid', 'true');
-      input.setAttribute('aria-describedby', 'sign-in-error admin-token-hint');
-      announce(err.message, 'error');
-      input.focus();
-      return;
-    }
-    session.signIn(token);
-    navigate('/accounts');
-    announce('Signed in.');
-  });
+  const form = onSubmit(
+    h(
+      'form',
+      { class: 'sign-in-form', 'aria-labelledby': 'sign-in-title' },
+      h(
+        'div',
+        { class: 'field' },
+        h('label', { for: 'admin-token' }, 'Admin token'),
+        input,
+        h(
+          'span',
+          { class: 'hint', id: 'admin-token-hint' },
+          'MAILER_ADMIN_TOKEN, printed by the first npm start and kept in .data/admin-token.',
+        ),
+      ),
+      error,
+      h('button', { type: 'submit', class: 'button primary wide' }, 'Sign in'),
+    ),
+    async () => {
+      const token = input.value.trim();
+      try {
+        await checkToken(token);
+      } catch (err) {
+        error.textContent = err.message;
+        error.hidden = false;
+        input.setAttribute('aria-invalid', 'true');
+        input.setAttribute('aria-describedby', 'sign-in-error admin-token-hint');
+        announce(err.message, 'error');
+        input.focus();
+        return;
+      }
+      session.signIn(token);
+      navigate('/accounts');
+      announce('Signed in.');
+    },
+  );
 
-  return h('div', { class: 'sign-in' },
-    h('div', { class: 'card sign-in-card' },
+  return h(
+    'div',
+    { class: 'sign-in' },
+    h(
+      'div',
+      { class: 'card sign-in-card' },
       h('div', { class: 'brand large' }, 'mailer'),
       h('h1', { class: 'page-title', id: 'sign-in-title', tabindex: -1 }, 'Sign in to the console'),
-      form));
+      form,
+    ),
+  );
 }

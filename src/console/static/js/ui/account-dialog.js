@@ -10,7 +10,14 @@ const ACCOUNT_STATUSES = ['healthy', 'review', 'paused', 'banned'];
 /** Resolves with the updated account, or undefined when nothing changed. */
 export async function editAccount(account) {
   const status = select('status', ACCOUNT_STATUSES, account.status);
-  const quota = h('input', { name: 'daily_quota', type: 'number', min: 0, step: 1, required: true, value: account.daily_quota });
+  const quota = h('input', {
+    name: 'daily_quota',
+    type: 'number',
+    min: 0,
+    step: 1,
+    required: true,
+    value: account.daily_quota,
+  });
   const answer = await showDialog({
     title: `Edit ${account.name}`,
     content: [

@@ -41,49 +41,78 @@ export function dailyBarChart({ title, rows, stacks, tableOnly = [] }) {
 
   const grid = Array.from({ length: TICKS + 1 }, (_, i) => {
     const v = (max / TICKS) * i;
-    return s('g', { class: 'tick' },
+    return s(
+      'g',
+      { class: 'tick' },
       s('line', { x1: MARGIN.left, x2: WIDTH - MARGIN.right, y1: y(v), y2: y(v) }),
-      s('text', { x: MARGIN.left - 6, y: y(v), 'text-anchor': 'end', 'dominant-baseline': 'middle' }, formatNumber(v)));
+      s('text', { x: MARGIN.left - 6, y: y(v), 'text-anchor': 'end', 'dominant-baseline': 'middle' }, formatNumber(v)),
+    );
   });
   const days = rows.map((r, i) => {
     const x0 = MARGIN.left + i * dayW + dayW * 0.1;
     const bars = stacks.flatMap((stack, j) => {
       let base = 0;
-      return stack.filter((x) => r[x.key] > 0).map((x) => {
-        const rect = s('rect', {
-          class: `bar series-${x.key}`,
-          x: x0 + j * barW,
-          y: y(base + r[x.key]),
-          width: Math.max(barW - 1, 1),
-          height: y(base) - y(base + r[x.key]),
-        }, s('title', {}, `${r.day}: ${formatNumber(r[x.key])} ${x.label.toLowerCase()}`));
-        base += r[x.key];
-        return rect;
-      });
+      return stack
+        .filter((x) => r[x.key] > 0)
+        .map((x) => {
+          const rect = s(
+            'rect',
+            {
+              class: `bar series-${x.key}`,
+              x: x0 + j * barW,
+              y: y(base + r[x.key]),
+              width: Math.max(barW - 1, 1),
+              height: y(base) - y(base + r[x.key]),
+            },
+            s('title', {}, `${r.day}: ${formatNumber(r[x.key])} ${x.label.toLowerCase()}`),
+          );
+          base += r[x.key];
+          return rect;
+        });
     });
-    const label = i % labelEvery === 0
-      ? s('text', { x: x0 + (dayW * 0.8) / 2, y: HEIGHT - 8, 'text-anchor': 'middle' }, r.day.slice(5))
-      : null;
+    const label =
+      i % labelEvery === 0
+        ? s('text', { x: x0 + (dayW * 0.8) / 2, y: HEIGHT - 8, 'text-anchor': 'middle' }, r.day.slice(5))
+        : null;
     return s('g', { class: 'day' }, bars, label);
   });
 
   const columns = [...charted, ...tableOnly];
-  return h('figure', { class: 'chart' },
-    s('svg', { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: 'img', 'aria-labelledby': `${titleId} ${descId}`, class: 'chart-svg' },
+  return h(
+    'figure',
+    { class: 'chart' },
+    s(
+      'svg',
+      { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: 'img', 'aria-labelledby': `${titleId} ${descId}`, class: 'chart-svg' },
       s('title', { id: titleId }, title),
-      s('desc', { id: descId },
+      s(
+        'desc',
+        { id: descId },
         `${rows.length} days from ${rows[0]?.day ?? '—'} to ${rows.at(-1)?.day ?? '—'}, in all: `,
-        `${columns.map((x) => `${formatNumber(total(x.key))} ${x.label.toLowerCase()}`).join(', ')}.`),
+        `${columns.map((x) => `${formatNumber(total(x.key))} ${x.label.toLowerCase()}`).join(', ')}.`,
+      ),
       grid,
-      days),
-    h('figcaption', {},
-      h('ul', { class: 'legend' }, charted.map((x) => h('li', {}, h('span', { class: `swatch series-${x.key}`, 'aria-hidden': 'true' }), x.label))),
-      h('details', { class: 'chart-data' },
+      days,
+    ),
+    h(
+      'figcaption',
+      {},
+      h(
+        'ul',
+        { class: 'legend' },
+        charted.map((x) => h('li', {}, h('span', { class: `swatch series-${x.key}`, 'aria-hidden': 'true' }), x.label)),
+      ),
+      h(
+        'details',
+        { class: 'chart-data' },
         h('summary', {}, 'Show the numbers'),
         dataTable({
           caption: title,
           empty: 'No days.',
           columns: [{ label: 'Day' }, ...columns.map((x) => ({ label: x.label, numeric: true }))],
           rows: rows.map((r) => [r.day, ...columns.map((x) => formatNumber(r[x.key]))]),
-        }))));
+        }),
+      ),
+    ),
+  );
 }

@@ -16,7 +16,19 @@ async function copyFrom(input) {
 
 /** A read-only field with a Copy button; `label` names both for assistive technology. */
 export function copyField({ id, label, value, className = '' }) {
-  const input = h('input', { id, class: `copy-input ${className}`, type: 'text', readonly: true, value, spellcheck: 'false', autocomplete: 'off' });
-  const button = h('button', { type: 'button', class: 'button secondary small', 'aria-label': `Copy ${label}`, onclick: () => copyFrom(input) }, 'Copy');
+  const input = h('input', {
+    id,
+    class: `copy-input ${className}`,
+    type: 'text',
+    readonly: true,
+    value,
+    spellcheck: 'false',
+    autocomplete: 'off',
+  });
+  const button = h(
+    'button',
+    { type: 'button', class: 'button secondary small', 'aria-label': `Copy ${label}`, onclick: () => copyFrom(input) },
+    'Copy',
+  );
   return h('div', { class: 'copy-field' }, input, button);
 }

@@ -12,26 +12,45 @@ import { h, uniqueId } from '../dom.js';
 export function showDialog({ title, content, actions = [{ label: 'Close', value: 'close', variant: 'primary' }] }) {
   const opener = document.activeElement;
   const titleId = uniqueId('dialog-title');
-  const dialog = h('dialog', { class: 'dialog', 'aria-labelledby': titleId },
-    h('form', { method: 'dialog' },
+  const dialog = h(
+    'dialog',
+    { class: 'dialog', 'aria-labelledby': titleId },
+    h(
+      'form',
+      { method: 'dialog' },
       h('h2', { id: titleId, class: 'dialog-title' }, title),
       h('div', { class: 'dialog-body' }, content),
-      h('div', { class: 'dialog-actions' },
-        actions.map((a) => h('button', {
-          type: 'submit',
-          value: a.value,
-          class: `button ${a.variant ?? 'secondary'}`,
-          formnovalidate: a.value === 'cancel',
-        }, a.label)))));
+      h(
+        'div',
+        { class: 'dialog-actions' },
+        actions.map((a) =>
+          h(
+            'button',
+            {
+              type: 'submit',
+              value: a.value,
+              class: `button ${a.variant ?? 'secondary'}`,
+              formnovalidate: a.value === 'cancel',
+            },
+            a.label,
+          ),
+        ),
+      ),
+    ),
+  );
   document.body.append(dialog);
   dialog.showModal();
   return new Promise((resolve) => {
-    dialog.addEventListener('close', () => {
-      // Removed, not hidden: a secret shown once must not stay in the page.
-      dialog.remove();
-      if (opener && document.contains(opener)) opener.focus();
-      resolve(dialog.returnValue);
-    }, { once: true });
+    dialog.addEventListener(
+      'close',
+      () => {
+        // Removed, not hidden: a secret shown once must not stay in the page.
+        dialog.remove();
+        if (opener && document.contains(opener)) opener.focus();
+        resolve(dialog.returnValue);
+      },
+      { once: true },
+    );
   });
 }
 

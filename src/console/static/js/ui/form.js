@@ -15,9 +15,12 @@ export function field(label, control, hint) {
 
 /** A <select> of plain values; '' may be offered as the "all" choice with `anyLabel`. */
 export function select(name, values, selected, anyLabel) {
-  return h('select', { name },
+  return h(
+    'select',
+    { name },
     anyLabel ? h('option', { value: '', selected: !selected }, anyLabel) : null,
-    values.map((v) => h('option', { value: v, selected: v === selected }, v)));
+    values.map((v) => h('option', { value: v, selected: v === selected }, v)),
+  );
 }
 
 /** Calls `onSubmit(form)` instead of navigating, with the submit button disabled while it runs. */

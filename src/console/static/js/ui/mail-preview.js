@@ -9,7 +9,13 @@ export function mailPreview({ html, text, subject }) {
   return [
     h('h3', { class: 'subhead' }, 'HTML'),
     html
-      ? h('iframe', { class: 'mail-frame', sandbox: '', referrerpolicy: 'no-referrer', title: `HTML of “${subject}”`, srcdoc: html })
+      ? h('iframe', {
+          class: 'mail-frame',
+          sandbox: '',
+          referrerpolicy: 'no-referrer',
+          title: `HTML of “${subject}”`,
+          srcdoc: html,
+        })
       : h('p', { class: 'empty' }, 'No HTML part.'),
     h('h3', { class: 'subhead' }, 'Text'),
     text ? h('pre', { class: 'mail-text' }, text) : h('p', { class: 'empty' }, 'No text part.'),

@@ -3,14 +3,27 @@ import { h } from '../dom.js';
 
 /** The page's <h1>, with optional breadcrumb links ([label, href]) above and actions beside it. */
 export function pageHeader(title, { crumbs = [], meta = null, actions = null } = {}) {
-  return h('header', { class: 'page-header' },
+  return h(
+    'header',
+    { class: 'page-header' },
     crumbs.length
-      ? h('nav', { 'aria-label': 'Breadcrumb', class: 'crumbs' },
-        h('ol', {}, crumbs.map(([label, href]) => h('li', {}, h('a', { href }, label)))))
+      ? h(
+          'nav',
+          { 'aria-label': 'Breadcrumb', class: 'crumbs' },
+          h(
+            'ol',
+            {},
+            crumbs.map(([label, href]) => h('li', {}, h('a', { href }, label))),
+          ),
+        )
       : null,
-    h('div', { class: 'page-title-row' },
+    h(
+      'div',
+      { class: 'page-title-row' },
       h('h1', { class: 'page-title', tabindex: -1 }, h('span', { class: 'title-text' }, title), meta),
-      actions ? h('div', { class: 'page-actions' }, actions) : null));
+      actions ? h('div', { class: 'page-actions' }, actions) : null,
+    ),
+  );
 }
 
 export function section(title, ...children) {
@@ -18,9 +31,12 @@ export function section(title, ...children) {
 }
 
 export function errorPanel(err) {
-  return h('div', { class: 'card error-panel', role: 'alert' },
+  return h(
+    'div',
+    { class: 'card error-panel', role: 'alert' },
     h('h1', { class: 'page-title', tabindex: -1 }, err.status === 404 ? 'Not found' : 'Something went wrong'),
-    h('p', {}, err.message || String(err)));
+    h('p', {}, err.message || String(err)),
+  );
 }
 
 /** One label and value of a <dl class="facts">. */

@@ -10,15 +10,28 @@ export function batchProgress({ total_count: total, sent_count: sent, failed_cou
   sentBar.style.width = share(sent);
   failedBar.style.width = share(failed);
   const words = `${sent} of ${total} sent${failed ? `, ${failed} failed` : ''}`;
-  return h('div', { class: 'progress' },
-    h('div', {
-      class: 'progress-track',
-      role: 'progressbar',
-      'aria-valuemin': 0,
-      'aria-valuemax': total,
-      'aria-valuenow': done,
-      'aria-valuetext': words,
-      'aria-label': 'Batch progress',
-    }, sentBar, failedBar),
-    h('span', { class: 'progress-text' }, `${done}/${total}`, failed ? h('span', { class: 'failed-count' }, ` (${failed} failed)`) : null));
+  return h(
+    'div',
+    { class: 'progress' },
+    h(
+      'div',
+      {
+        class: 'progress-track',
+        role: 'progressbar',
+        'aria-valuemin': 0,
+        'aria-valuemax': total,
+        'aria-valuenow': done,
+        'aria-valuetext': words,
+        'aria-label': 'Batch progress',
+      },
+      sentBar,
+      failedBar,
+    ),
+    h(
+      'span',
+      { class: 'progress-text' },
+      `${done}/${total}`,
+      failed ? h('span', { class: 'failed-count' }, ` (${failed} failed)`) : null,
+    ),
+  );
 }

@@ -28,20 +28,30 @@ export async function render({ account, query, onCleanup }) {
 
   async function load() {
     const { batch_jobs: jobs, total_count: total } = await listBatchJobs(account.id, { status, page, limit: LIMIT });
-    replaceChildren(list, pagedTable(
-      {
-        caption: `Batch jobs of ${account.name}`,
-        empty: 'No batch jobs.',
-        columns: [{ label: 'Job' }, { label: 'Status' }, { label: 'Progress' }, { label: 'Created' }, { label: 'Completed' }],
-        rows: jobs.map((j) => [
-          h('a', { href: href(`/accounts/${account.id}/emails`, { job_id: j.job_id }) }, h('code', {}, j.job_id)),
-          pill(j.status),
-          batchProgress(j),
-          formatTime(j.created_at),
-          formatTime(j.completed_at),
-        ]),
-      },
-      { page, pageSize: LIMIT, total, label: 'Batch jobs', onPage: (p) => navigate(path, { status, page: p }) }));
+    replaceChildren(
+      list,
+      pagedTable(
+        {
+          caption: `Batch jobs of ${account.name}`,
+          empty: 'No batch jobs.',
+          columns: [
+            { label: 'Job' },
+            { label: 'Status' },
+            { label: 'Progress' },
+            { label: 'Created' },
+            { label: 'Completed' },
+          ],
+          rows: jobs.map((j) => [
+            h('a', { href: href(`/accounts/${account.id}/emails`, { job_id: j.job_id }) }, h('code', {}, j.job_id)),
+            pill(j.status),
+            batchProgress(j),
+            formatTime(j.created_at),
+            formatTime(j.completed_at),
+          ]),
+        },
+        { page, pageSize: LIMIT, total, label: 'Batch jobs', onPage: (p) => navigate(path, { status, page: p }) },
+      ),
+    );
     return jobs.some((j) => j.status === 'pending' || j.status === 'processing');
   }
 
@@ -57,5 +67,13 @@ export async function render({ account, query, onCleanup }) {
   }
 
   if (await load()) timer = setTimeout(poll, POLL_MS);
-  return section('Batch jobs', h('div', { class: 'toolbar' }, statusFilter(STATUSES, status, (s) => navigate(path, { status: s }))), list);
+  return section(
+    'Batch jobs',
+    h(
+      'div',
+      { class: 'toolbar' },
+      statusFilter(STATUSES, status, (s) => navigate(path, { status: s })),
+    ),
+    list,
+  );
 }

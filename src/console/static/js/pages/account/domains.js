@@ -18,22 +18,37 @@ export async function render({ account }) {
 
   async function load() {
     const { domains } = await listDomains(account.id);
-    replaceChildren(list, domains.length ? domains.map((d) => domainCard(d, load)) : h('p', { class: 'empty' }, 'No domains yet.'));
+    replaceChildren(
+      list,
+      domains.length ? domains.map((d) => domainCard(d, load)) : h('p', { class: 'empty' }, 'No domains yet.'),
+    );
   }
 
-  const name = h('input', { name: 'name', required: true, placeholder: 'mail.example.com', autocomplete: 'off', spellcheck: 'false' });
-  const form = onSubmit(h('form', { class: 'inline-form' },
-    field('Domain name', name),
-    h('button', { type: 'submit', class: 'button primary' }, 'Add domain')), async () => {
-    try {
-      const domain = await createDomain(account.id, name.value.trim());
-      name.value = '';
-      announce(`Domain ${domain.name} added: publish its DNS records, then verify it.`);
-      await load();
-    } catch (err) {
-      announceError(err);
-    }
+  const name = h('input', {
+    name: 'name',
+    required: true,
+    placeholder: 'mail.example.com',
+    autocomplete: 'off',
+    spellcheck: 'false',
   });
+  const form = onSubmit(
+    h(
+      'form',
+      { class: 'inline-form' },
+      field('Domain name', name),
+      h('button', { type: 'submit', class: 'button primary' }, 'Add domain'),
+    ),
+    async () => {
+      try {
+        const domain = await createDomain(account.id, name.value.trim());
+        name.value = '';
+        announce(`Domain ${domain.name} added: publish its DNS records, then verify it.`);
+        await load();
+      } catch (err) {
+        announceError(err);
+      }
+    },
+  );
 
   await load();
   return h('div', { class: 'stack' }, section('Add a sender domain', form), list);
@@ -50,14 +65,23 @@ const PURPOSES = {
 
 function domainCard(domain, reload) {
   const verify = async (force) => {
-    if (force && !(await confirmAction({
-      title: `Mark ${domain.name} verified?`,
-      message: 'The DNS records will not be checked. Use this only for a domain you know the account controls.',
-      confirmLabel: 'Mark verified',
-    }))) return;
+    if (
+      force &&
+      !(await confirmAction({
+        title: `Mark ${domain.name} verified?`,
+        message: 'The DNS records will not be checked. Use this only for a domain you know the account controls.',
+        confirmLabel: 'Mark verified',
+      }))
+    )
+      return;
     try {
       const d = await verifyDomain(domain.id, force);
-      announce(d.verified ? `${d.name} is verified.` : `${d.name} is not verified yet: its ownership, SPF and DKIM records must all be found.`, d.verified ? 'info' : 'error');
+      announce(
+        d.verified
+          ? `${d.name} is verified.`
+          : `${d.name} is not verified yet: its ownership, SPF and DKIM records must all be found.`,
+        d.verified ? 'info' : 'error',
+      );
       await reload();
     } catch (err) {
       announceError(err);
@@ -65,11 +89,15 @@ function domainCard(domain, reload) {
   };
 
   const rotate = async () => {
-    if (!(await confirmAction({
-      title: `Rotate the DKIM key of ${domain.name}?`,
-      message: 'A new key is made with a new selector. Publish its record; it signs once a check finds it, and the current key signs until then.',
-      confirmLabel: 'Rotate key',
-    }))) return;
+    if (
+      !(await confirmAction({
+        title: `Rotate the DKIM key of ${domain.name}?`,
+        message:
+          'A new key is made with a new selector. Publish its record; it signs once a check finds it, and the current key signs until then.',
+        confirmLabel: 'Rotate key',
+      }))
+    )
+      return;
     try {
       await rotateDomainDkim(domain.id);
       announce(`A new DKIM key for ${domain.name}: publish its record, then verify.`);
@@ -93,12 +121,36 @@ function domainCard(domain, reload) {
     return h('div', { class: 'switch' }, input, h('label', { for: input.id }, label));
   };
 
-  return h('section', { class: 'card', 'aria-label': `Domain ${domain.name}`, 'data-domain': domain.name },
-    h('div', { class: 'card-head' },
-      h('h2', { class: 'card-title' }, domain.name, ' ', pill(domain.verified ? 'verified' : 'unverified'),
+  return h(
+    'section',
+    { class: 'card', 'aria-label': `Domain ${domain.name}`, 'data-domain': domain.name },
+    h(
+      'div',
+      { class: 'card-head' },
+      h(
+        'h2',
+        { class: 'card-title' },
+        domain.name,
+        ' ',
+        pill(domain.verified ? 'verified' : 'unverified'),
         // Records that checked out once and no longer do: the domain still sends, but receivers may refuse it.
-        domain.dns_failing_since ? [' ', h('span', { class: 'failing-badge', title: `Since ${formatTime(domain.dns_failing_since)}` }, pill('failed', 'DNS failing'))] : null),
-      h('span', { class: 'sub' }, `Added ${formatTime(domain.created_at)} · ${domain.dns_checked_at ? `DNS checked ${formatTime(domain.dns_checked_at)}` : 'DNS not checked yet'}`)),
+        domain.dns_failing_since
+          ? [
+              ' ',
+              h(
+                'span',
+                { class: 'failing-badge', title: `Since ${formatTime(domain.dns_failing_since)}` },
+                pill('failed', 'DNS failing'),
+              ),
+            ]
+          : null,
+      ),
+      h(
+        'span',
+        { class: 'sub' },
+        `Added ${formatTime(domain.created_at)} · ${domain.dns_checked_at ? `DNS checked ${formatTime(domain.dns_checked_at)}` : 'DNS not checked yet'}`,
+      ),
+    ),
     dataTable({
       caption: `DNS records for ${domain.name}`,
       showCaption: false,
@@ -112,13 +164,26 @@ function domainCard(domain, reload) {
         copyField({ id: uniqueId('dns'), label: `${r.type} record ${i + 1} value`, value: r.value }),
       ]),
     }),
-    h('div', { class: 'card-actions' },
-      domain.verified ? null : h('button', { type: 'button', class: 'button primary', onclick: () => verify(false) }, 'Verify'),
-      domain.verified ? null : h('button', { type: 'button', class: 'button secondary', onclick: () => verify(true) }, 'Force verify'),
-      domain.verified ? h('button', { type: 'button', class: 'button secondary', onclick: () => verify(false) }, 'Check DNS records') : null,
+    h(
+      'div',
+      { class: 'card-actions' },
+      domain.verified
+        ? null
+        : h('button', { type: 'button', class: 'button primary', onclick: () => verify(false) }, 'Verify'),
+      domain.verified
+        ? null
+        : h('button', { type: 'button', class: 'button secondary', onclick: () => verify(true) }, 'Force verify'),
+      domain.verified
+        ? h('button', { type: 'button', class: 'button secondary', onclick: () => verify(false) }, 'Check DNS records')
+        : null,
       h('button', { type: 'button', class: 'button secondary', onclick: rotate }, 'Rotate DKIM key'),
-      h('fieldset', { class: 'switches' },
+      h(
+        'fieldset',
+        { class: 'switches' },
         h('legend', { class: 'visually-hidden' }, `Tracking for ${domain.name}`),
         toggle('Open tracking', 'open_tracking'),
-        toggle('Click tracking', 'click_tracking'))));
+        toggle('Click tracking', 'click_tracking'),
+      ),
+    ),
+  );
 }

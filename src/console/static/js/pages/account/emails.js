@@ -25,17 +25,30 @@ export async function render({ account, query }) {
 
   const status = select('status', EMAIL_STATUSES, filters.status, 'any');
   const jobType = select('job_type', JOB_TYPES, filters.job_type, 'any');
-  const jobId = h('input', { name: 'job_id', value: filters.job_id, autocomplete: 'off', spellcheck: 'false', placeholder: 'bat_… or sch_…' });
-  const form = onSubmit(h('form', { class: 'toolbar', role: 'search', 'aria-label': 'Filter emails' },
-    field('Status', status),
-    field('Job type', jobType),
-    field('Job id', jobId),
-    h('button', { type: 'submit', class: 'button secondary' }, 'Filter'),
-    h('a', { class: 'button ghost', href: href(path) }, 'Clear')), () => {
-    navigate(path, { status: status.value, job_type: jobType.value, job_id: jobId.value.trim() });
+  const jobId = h('input', {
+    name: 'job_id',
+    value: filters.job_id,
+    autocomplete: 'off',
+    spellcheck: 'false',
+    placeholder: 'bat_… or sch_…',
   });
+  const form = onSubmit(
+    h(
+      'form',
+      { class: 'toolbar', role: 'search', 'aria-label': 'Filter emails' },
+      field('Status', status),
+      field('Job type', jobType),
+      field('Job id', jobId),
+      h('button', { type: 'submit', class: 'button secondary' }, 'Filter'),
+      h('a', { class: 'button ghost', href: href(path) }, 'Clear'),
+    ),
+    () => {
+      navigate(path, { status: status.value, job_type: jobType.value, job_id: jobId.value.trim() });
+    },
+  );
 
-  return section('Emails',
+  return section(
+    'Emails',
     form,
     dataTable({
       caption: `Emails of ${account.name}`,
@@ -49,5 +62,12 @@ export async function render({ account, query }) {
         formatTime(e.created_at),
       ]),
     }),
-    pagination({ page, pageSize: PAGE_SIZE, total, label: 'Emails', onPage: (p) => navigate(path, { ...filters, page: p }) }));
+    pagination({
+      page,
+      pageSize: PAGE_SIZE,
+      total,
+      label: 'Emails',
+      onPage: (p) => navigate(path, { ...filters, page: p }),
+    }),
+  );
 }

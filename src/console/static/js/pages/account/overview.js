@@ -15,34 +15,60 @@ const PERIODS = ['7', '30', '90'];
 // delivered), opens and clicks are not outcomes, so they are in the table only.
 const STACKS = [
   [{ key: 'accepted', label: 'Accepted' }],
-  [{ key: 'delivered', label: 'Delivered' }, { key: 'bounced', label: 'Bounced' }, { key: 'complained', label: 'Complained' }],
+  [
+    { key: 'delivered', label: 'Delivered' },
+    { key: 'bounced', label: 'Bounced' },
+    { key: 'complained', label: 'Complained' },
+  ],
 ];
-const TABLE_ONLY = [{ key: 'sent', label: 'Sent' }, { key: 'opened', label: 'Opened' }, { key: 'clicked', label: 'Clicked' }];
+const TABLE_ONLY = [
+  { key: 'sent', label: 'Sent' },
+  { key: 'opened', label: 'Opened' },
+  { key: 'clicked', label: 'Clicked' },
+];
 
 export async function render({ account, query, refresh }) {
   const days = PERIODS.includes(query.days) ? query.days : '30';
   const stats = await getAccountStats(account.id, Number(days));
 
-  const facts = h('dl', { class: 'facts' },
+  const facts = h(
+    'dl',
+    { class: 'facts' },
     fact('Status', pill(account.status)),
     fact('Daily quota', formatNumber(account.daily_quota)),
     fact('Used today', quotaUsed(account)),
     fact('Bounce rate', bounceRate(account)),
     fact('Complaint rate', complaintRate(account)),
-    fact('Created', formatTime(account.created_at)));
-  const edit = h('button', {
-    type: 'button', class: 'button secondary',
-    onclick: async () => {
-      if (await editAccount(account)) refresh();
+    fact('Created', formatTime(account.created_at)),
+  );
+  const edit = h(
+    'button',
+    {
+      type: 'button',
+      class: 'button secondary',
+      onclick: async () => {
+        if (await editAccount(account)) refresh();
+      },
     },
-  }, 'Edit status and quota');
+    'Edit status and quota',
+  );
 
   const period = select('days', PERIODS, days);
   period.addEventListener('change', () => navigate(`/accounts/${account.id}/overview`, { days: period.value }));
 
-  return h('div', { class: 'stack' },
+  return h(
+    'div',
+    { class: 'stack' },
     section('Health and quota', facts, h('div', { class: 'card-actions' }, edit)),
-    section('Sends and outcomes per day',
+    section(
+      'Sends and outcomes per day',
       h('div', { class: 'toolbar' }, field('Period (days)', period)),
-      dailyBarChart({ title: `Sends and outcomes, last ${days} days (UTC)`, rows: stats.days, stacks: STACKS, tableOnly: TABLE_ONLY })));
+      dailyBarChart({
+        title: `Sends and outcomes, last ${days} days (UTC)`,
+        rows: stats.days,
+        stacks: STACKS,
+        tableOnly: TABLE_ONLY,
+      }),
+    ),
+  );
 }

@@ -21,25 +21,50 @@ export async function render({ account, query }) {
   const list = h('div');
 
   async function load() {
-    const { scheduled_emails: items, total_count: total } = await listScheduledEmails(account.id, { status, page, limit: LIMIT });
-    replaceChildren(list, pagedTable(
-      {
-        caption: `Scheduled emails of ${account.name}`,
-        empty: 'No scheduled emails.',
-        columns: [{ label: 'Subject' }, { label: 'To' }, { label: 'Send at' }, { label: 'Status' }, { label: 'Attempts', numeric: true }, { label: 'Created' }, { label: h('span', { class: 'visually-hidden' }, 'Actions') }],
-        rows: items.map((x) => [
-          h('span', {}, x.subject || '(no subject)', h('span', { class: 'sub' }, x.id)),
-          formatAddresses(x.to),
-          formatTime(x.scheduled_at),
-          pill(x.status),
-          String(x.attempts),
-          formatTime(x.created_at),
-          x.status === 'enqueued'
-            ? h('button', { type: 'button', class: 'button danger small', 'aria-label': `Cancel ${x.subject}`, onclick: () => cancel(x) }, 'Cancel')
-            : null,
-        ]),
-      },
-      { page, pageSize: LIMIT, total, label: 'Scheduled emails', onPage: (p) => navigate(path, { status, page: p }) }));
+    const { scheduled_emails: items, total_count: total } = await listScheduledEmails(account.id, {
+      status,
+      page,
+      limit: LIMIT,
+    });
+    replaceChildren(
+      list,
+      pagedTable(
+        {
+          caption: `Scheduled emails of ${account.name}`,
+          empty: 'No scheduled emails.',
+          columns: [
+            { label: 'Subject' },
+            { label: 'To' },
+            { label: 'Send at' },
+            { label: 'Status' },
+            { label: 'Attempts', numeric: true },
+            { label: 'Created' },
+            { label: h('span', { class: 'visually-hidden' }, 'Actions') },
+          ],
+          rows: items.map((x) => [
+            h('span', {}, x.subject || '(no subject)', h('span', { class: 'sub' }, x.id)),
+            formatAddresses(x.to),
+            formatTime(x.scheduled_at),
+            pill(x.status),
+            String(x.attempts),
+            formatTime(x.created_at),
+            x.status === 'enqueued'
+              ? h(
+                  'button',
+                  {
+                    type: 'button',
+                    class: 'button danger small',
+                    'aria-label': `Cancel ${x.subject}`,
+                    onclick: () => cancel(x),
+                  },
+                  'Cancel',
+                )
+              : null,
+          ]),
+        },
+        { page, pageSize: LIMIT, total, label: 'Scheduled emails', onPage: (p) => navigate(path, { status, page: p }) },
+      ),
+    );
   }
 
   async function cancel(item) {
@@ -59,5 +84,13 @@ export async function render({ account, query }) {
   }
 
   await load();
-  return section('Scheduled emails', h('div', { class: 'toolbar' }, statusFilter(STATUSES, status, (s) => navigate(path, { status: s }))), list);
+  return section(
+    'Scheduled emails',
+    h(
+      'div',
+      { class: 'toolbar' },
+      statusFilter(STATUSES, status, (s) => navigate(path, { status: s })),
+    ),
+    list,
+  );
 }

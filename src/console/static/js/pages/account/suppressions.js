@@ -14,18 +14,36 @@ export async function render({ account }) {
 
   async function load() {
     const { suppressions } = await listSuppressions(account.id);
-    replaceChildren(list, dataTable({
-      caption: `Suppressed addresses of ${account.name}`,
-      empty: 'No suppressed addresses.',
-      columns: [{ label: 'Address' }, { label: 'Reason' }, { label: 'Email' }, { label: 'Since' }, { label: h('span', { class: 'visually-hidden' }, 'Actions') }],
-      rows: suppressions.map((x) => [
-        x.email_address,
-        pill(x.reason),
-        x.email_id ? h('a', { href: href(`/emails/${x.email_id}`) }, h('code', {}, x.email_id)) : '—',
-        formatTime(x.created_at),
-        h('button', { type: 'button', class: 'button secondary small', 'aria-label': `Remove ${x.email_address}`, onclick: () => remove(x) }, 'Remove'),
-      ]),
-    }));
+    replaceChildren(
+      list,
+      dataTable({
+        caption: `Suppressed addresses of ${account.name}`,
+        empty: 'No suppressed addresses.',
+        columns: [
+          { label: 'Address' },
+          { label: 'Reason' },
+          { label: 'Email' },
+          { label: 'Since' },
+          { label: h('span', { class: 'visually-hidden' }, 'Actions') },
+        ],
+        rows: suppressions.map((x) => [
+          x.email_address,
+          pill(x.reason),
+          x.email_id ? h('a', { href: href(`/emails/${x.email_id}`) }, h('code', {}, x.email_id)) : '—',
+          formatTime(x.created_at),
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'button secondary small',
+              'aria-label': `Remove ${x.email_address}`,
+              onclick: () => remove(x),
+            },
+            'Remove',
+          ),
+        ]),
+      }),
+    );
   }
 
   async function remove(item) {

@@ -21,29 +21,53 @@ export async function render({ account, itemId, query }) {
 
   async function load() {
     const { deliveries } = await listWebhookDeliveries(webhook.id, { status, limit: 100 });
-    replaceChildren(list, dataTable({
-      caption: `Deliveries to ${webhook.url}, newest first`,
-      empty: 'No deliveries yet.',
-      columns: [{ label: 'Event' }, { label: 'Email' }, { label: 'Status' }, { label: 'Attempts' }, { label: 'Created' }, { label: h('span', { class: 'visually-hidden' }, 'Actions') }],
-      rows: deliveries.map((d) => {
-        const detailId = uniqueId('attempts');
-        return {
-          detailId,
-          detail: attemptsTable(d),
-          cells: [
-            h('span', {}, pill(d.event_type), h('span', { class: 'sub' }, d.event_id || d.id)),
-            d.email_id ? h('a', { href: href(`/emails/${d.email_id}`) }, h('code', {}, d.email_id)) : '—',
-            // Why a discarded one was: retries_exhausted, webhook_disabled or webhook_deleted.
-            h('span', {}, pill(d.status), d.discard_reason ? h('span', { class: 'sub' }, d.discard_reason.replaceAll('_', ' ')) : null),
-            disclosure(attemptsSummary(d.attempts ?? []), detailId),
-            formatTime(d.created_at),
-            d.status === 'discarded'
-              ? h('button', { type: 'button', class: 'button primary small', 'aria-label': `Resend ${d.event_type} ${d.id}`, onclick: (e) => resend(d, e.currentTarget) }, 'Resend')
-              : null,
-          ],
-        };
+    replaceChildren(
+      list,
+      dataTable({
+        caption: `Deliveries to ${webhook.url}, newest first`,
+        empty: 'No deliveries yet.',
+        columns: [
+          { label: 'Event' },
+          { label: 'Email' },
+          { label: 'Status' },
+          { label: 'Attempts' },
+          { label: 'Created' },
+          { label: h('span', { class: 'visually-hidden' }, 'Actions') },
+        ],
+        rows: deliveries.map((d) => {
+          const detailId = uniqueId('attempts');
+          return {
+            detailId,
+            detail: attemptsTable(d),
+            cells: [
+              h('span', {}, pill(d.event_type), h('span', { class: 'sub' }, d.event_id || d.id)),
+              d.email_id ? h('a', { href: href(`/emails/${d.email_id}`) }, h('code', {}, d.email_id)) : '—',
+              // Why a discarded one was: retries_exhausted, webhook_disabled or webhook_deleted.
+              h(
+                'span',
+                {},
+                pill(d.status),
+                d.discard_reason ? h('span', { class: 'sub' }, d.discard_reason.replaceAll('_', ' ')) : null,
+              ),
+              disclosure(attemptsSummary(d.attempts ?? []), detailId),
+              formatTime(d.created_at),
+              d.status === 'discarded'
+                ? h(
+                    'button',
+                    {
+                      type: 'button',
+                      class: 'button primary small',
+                      'aria-label': `Resend ${d.event_type} ${d.id}`,
+                      onclick: (e) => resend(d, e.currentTarget),
+                    },
+                    'Resend',
+                  )
+                : null,
+            ],
+          };
+        }),
       }),
-    }));
+    );
   }
 
   async function resend(delivery, button) {
@@ -58,22 +82,37 @@ export async function render({ account, itemId, query }) {
     }
   }
 
-  const filter = statusFilter(STATUSES, status, (s) => navigate(`/accounts/${account.id}/webhooks/${webhook.id}`, { status: s }));
-  const refresh = h('button', { type: 'button', class: 'button secondary', onclick: () => load().then(() => announce('Deliveries refreshed.'), announceError) }, 'Refresh');
+  const filter = statusFilter(STATUSES, status, (s) =>
+    navigate(`/accounts/${account.id}/webhooks/${webhook.id}`, { status: s }),
+  );
+  const refresh = h(
+    'button',
+    {
+      type: 'button',
+      class: 'button secondary',
+      onclick: () => load().then(() => announce('Deliveries refreshed.'), announceError),
+    },
+    'Refresh',
+  );
 
   await load();
-  return h('div', { class: 'stack' },
+  return h(
+    'div',
+    { class: 'stack' },
     h('p', {}, h('a', { href: href(`/accounts/${account.id}/webhooks`) }, '← All webhooks')),
-    section(`Deliveries to ${webhook.url}`,
-      h('div', { class: 'toolbar' }, filter, refresh),
-      list),
-    section('Re-send discarded', resendRangeForm(webhook, load)));
+    section(`Deliveries to ${webhook.url}`, h('div', { class: 'toolbar' }, filter, refresh), list),
+    section('Re-send discarded', resendRangeForm(webhook, load)),
+  );
 }
 
 /** '4 attempts · last HTTP 500': how it went, on the button that shows each attempt. */
 function attemptsSummary(attempts) {
   const last = attempts.at(-1);
-  const outcome = !last ? 'none yet' : last.status_code ? `last HTTP ${last.status_code}` : `last: ${last.error || 'no answer'}`;
+  const outcome = !last
+    ? 'none yet'
+    : last.status_code
+      ? `last HTTP ${last.status_code}`
+      : `last: ${last.error || 'no answer'}`;
   return `${attempts.length} ${attempts.length === 1 ? 'attempt' : 'attempts'} · ${outcome}`;
 }
 
@@ -81,7 +120,14 @@ function attemptsTable(delivery) {
   return dataTable({
     caption: `Attempts of delivery ${delivery.id}`,
     empty: 'No attempt yet.',
-    columns: [{ label: 'Attempt', numeric: true }, { label: 'Started' }, { label: 'Status code', numeric: true }, { label: 'Latency', numeric: true }, { label: 'Response' }, { label: 'Error' }],
+    columns: [
+      { label: 'Attempt', numeric: true },
+      { label: 'Started' },
+      { label: 'Status code', numeric: true },
+      { label: 'Latency', numeric: true },
+      { label: 'Response' },
+      { label: 'Error' },
+    ],
     rows: (delivery.attempts ?? []).map((a) => [
       String(a.attempt),
       formatTime(a.started_at),

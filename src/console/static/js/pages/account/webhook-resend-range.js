@@ -18,23 +18,49 @@ function localInputValue(date) {
  */
 export function resendRangeForm(webhook, reload) {
   const now = new Date();
-  const from = h('input', { name: 'from', type: 'datetime-local', required: true, value: localInputValue(new Date(now.getTime() - 86_400_000)) });
-  const to = h('input', { name: 'to', type: 'datetime-local', required: true, value: localInputValue(new Date(now.getTime() + 60_000)) });
-  const result = h('span', { class: 'resend-result' });
-  return onSubmit(h('form', { class: 'grid-form' },
-    field('From', from, 'Discarded deliveries whose event came in at or after this time…'),
-    field('To', to, '…and before this one, in your time zone.'),
-    h('div', { class: 'form-actions' }, h('button', { type: 'submit', class: 'button primary' }, 'Re-send discarded'), result)), async () => {
-    result.textContent = '';
-    try {
-      // new Date() reads a datetime-local value in the browser's zone; the API wants an instant with its zone.
-      const answer = await resendWebhookDeliveries(webhook.id, { from: new Date(from.value).toISOString(), to: new Date(to.value).toISOString() });
-      const queued = answer.queued ?? 0;
-      result.textContent = answer.has_more ? `${queued} queued; more remain: run again` : `${queued} queued`;
-      announce(`${queued} discarded ${queued === 1 ? 'delivery' : 'deliveries'} of ${webhook.url} queued again${answer.has_more ? '; more remain: run again' : ''}.`);
-      await reload().catch(announceError);
-    } catch (err) {
-      announceError(err);
-    }
+  const from = h('input', {
+    name: 'from',
+    type: 'datetime-local',
+    required: true,
+    value: localInputValue(new Date(now.getTime() - 86_400_000)),
   });
+  const to = h('input', {
+    name: 'to',
+    type: 'datetime-local',
+    required: true,
+    value: localInputValue(new Date(now.getTime() + 60_000)),
+  });
+  const result = h('span', { class: 'resend-result' });
+  return onSubmit(
+    h(
+      'form',
+      { class: 'grid-form' },
+      field('From', from, 'Discarded deliveries whose event came in at or after this time…'),
+      field('To', to, '…and before this one, in your time zone.'),
+      h(
+        'div',
+        { class: 'form-actions' },
+        h('button', { type: 'submit', class: 'button primary' }, 'Re-send discarded'),
+        result,
+      ),
+    ),
+    async () => {
+      result.textContent = '';
+      try {
+        // new Date() reads a datetime-local value in the browser's zone; the API wants an instant with its zone.
+        const answer = await resendWebhookDeliveries(webhook.id, {
+          from: new Date(from.value).toISOString(),
+          to: new Date(to.value).toISOString(),
+        });
+        const queued = answer.queued ?? 0;
+        result.textContent = answer.has_more ? `${queued} queued; more remain: run again` : `${queued} queued`;
+        announce(
+          `${queued} discarded ${queued === 1 ? 'delivery' : 'deliveries'} of ${webhook.url} queued again${answer.has_more ? '; more remain: run again' : ''}.`,
+        );
+        await reload().catch(announceError);
+      } catch (err) {
+        announceError(err);
+      }
+    },
+  );
 }

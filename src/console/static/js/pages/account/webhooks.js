@@ -2,7 +2,14 @@
  * Webhooks: create (the signing secret is shown once), see which are disabled (their deliveries kept failing)
  * and enable them, send a test request, rotate the signing secret (the new one shown once), open deliveries, delete.
  */
-import { createWebhook, deleteWebhook, enableWebhook, listWebhooks, rotateWebhookSecret, verifyWebhook } from '../../api.js';
+import {
+  createWebhook,
+  deleteWebhook,
+  enableWebhook,
+  listWebhooks,
+  rotateWebhookSecret,
+  verifyWebhook,
+} from '../../api.js';
 import { h, replaceChildren, uniqueId } from '../../dom.js';
 import { formatTime } from '../../format.js';
 import { href } from '../../router.js';
@@ -21,27 +28,74 @@ export async function render({ account }) {
 
   async function load() {
     const { webhooks } = await listWebhooks(account.id);
-    replaceChildren(list, dataTable({
-      caption: `Webhooks of ${account.name}`,
-      empty: 'No webhooks yet.',
-      columns: [{ label: 'URL' }, { label: 'Events' }, { label: 'State' }, { label: 'Created' }, { label: 'Test request' }, { label: h('span', { class: 'visually-hidden' }, 'Actions') }],
-      rows: webhooks.map((w) => {
-        const result = h('span', { class: 'verify-result', 'data-webhook': w.id });
-        return [
-          h('span', { class: 'url' }, w.url, h('span', { class: 'sub' }, w.id)),
-          w.events.join(', '),
-          stateOf(w, enable),
-          formatTime(w.created_at),
-          h('div', { class: 'row-actions' },
-            h('button', { type: 'button', class: 'button secondary small', 'aria-label': `Verify ${w.url}`, onclick: (e) => verify(w, e.currentTarget, result) }, 'Verify'),
-            result),
-          h('div', { class: 'row-actions' },
-            h('a', { class: 'button secondary small', href: href(`/accounts/${account.id}/webhooks/${w.id}`) }, 'Deliveries'),
-            h('button', { type: 'button', class: 'button secondary small', 'aria-label': `Rotate secret of ${w.url}`, onclick: () => rotate(w) }, 'Rotate secret'),
-            h('button', { type: 'button', class: 'button danger small', 'aria-label': `Delete webhook ${w.url}`, onclick: () => remove(w) }, 'Delete')),
-        ];
+    replaceChildren(
+      list,
+      dataTable({
+        caption: `Webhooks of ${account.name}`,
+        empty: 'No webhooks yet.',
+        columns: [
+          { label: 'URL' },
+          { label: 'Events' },
+          { label: 'State' },
+          { label: 'Created' },
+          { label: 'Test request' },
+          { label: h('span', { class: 'visually-hidden' }, 'Actions') },
+        ],
+        rows: webhooks.map((w) => {
+          const result = h('span', { class: 'verify-result', 'data-webhook': w.id });
+          return [
+            h('span', { class: 'url' }, w.url, h('span', { class: 'sub' }, w.id)),
+            w.events.join(', '),
+            stateOf(w, enable),
+            formatTime(w.created_at),
+            h(
+              'div',
+              { class: 'row-actions' },
+              h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'button secondary small',
+                  'aria-label': `Verify ${w.url}`,
+                  onclick: (e) => verify(w, e.currentTarget, result),
+                },
+                'Verify',
+              ),
+              result,
+            ),
+            h(
+              'div',
+              { class: 'row-actions' },
+              h(
+                'a',
+                { class: 'button secondary small', href: href(`/accounts/${account.id}/webhooks/${w.id}`) },
+                'Deliveries',
+              ),
+              h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'button secondary small',
+                  'aria-label': `Rotate secret of ${w.url}`,
+                  onclick: () => rotate(w),
+                },
+                'Rotate secret',
+              ),
+              h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'button danger small',
+                  'aria-label': `Delete webhook ${w.url}`,
+                  onclick: () => remove(w),
+                },
+                'Delete',
+              ),
+            ),
+          ];
+        }),
       }),
-    }));
+    );
   }
 
   async function enable(webhook) {
@@ -57,8 +111,9 @@ export async function render({ account }) {
   async function rotate(webhook) {
     const confirmed = await confirmAction({
       title: 'Rotate the signing secret?',
-      message: `${webhook.url} gets a new secret. Requests carry signatures with both the old and the new one for 24 hours, `
-        + 'so the receiver can switch to the new secret in that time.',
+      message:
+        `${webhook.url} gets a new secret. Requests carry signatures with both the old and the new one for 24 hours, ` +
+        'so the receiver can switch to the new secret in that time.',
       confirmLabel: 'Rotate secret',
     });
     if (!confirmed) return;
@@ -105,10 +160,22 @@ export async function render({ account }) {
 /** Active, or disabled since when and why, with the button that enables it again. */
 function stateOf(webhook, enable) {
   if (!webhook.disabled_at) return pill('active');
-  return h('div', { class: 'webhook-state' },
+  return h(
+    'div',
+    { class: 'webhook-state' },
     pill('disabled'),
     h('span', { class: 'sub' }, `since ${formatTime(webhook.disabled_at)}: ${webhook.disabled_reason ?? ''}`),
-    h('button', { type: 'button', class: 'button secondary small', 'aria-label': `Enable ${webhook.url}`, onclick: () => enable(webhook) }, 'Enable'));
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'button secondary small',
+        'aria-label': `Enable ${webhook.url}`,
+        onclick: () => enable(webhook),
+      },
+      'Enable',
+    ),
+  );
 }
 
 /** Sends the signed test request and shows its answer in `result`, next to the row's button. */
@@ -121,7 +188,10 @@ async function verify(webhook, button, result) {
     const answer = code ? `HTTP ${code}` : 'no answer';
     result.className = `verify-result ${success ? 'ok' : 'failed'}`;
     result.textContent = success ? `Success: ${answer}` : `Failed: ${answer}`;
-    announce(`Test request to ${webhook.url}: ${success ? 'success' : 'failed'}, ${answer}.`, success ? 'info' : 'error');
+    announce(
+      `Test request to ${webhook.url}: ${success ? 'success' : 'failed'}, ${answer}.`,
+      success ? 'info' : 'error',
+    );
   } catch (err) {
     result.className = 'verify-result failed';
     result.textContent = `Error: ${err.message}`;
@@ -133,26 +203,50 @@ async function verify(webhook, button, result) {
 
 /** The form that creates a webhook for the event types ticked; `reload` refreshes the list after. */
 function newWebhookForm(account, reload) {
-  const url = h('input', { name: 'url', type: 'url', required: true, placeholder: 'https://example.com/hooks/mail', autocomplete: 'off', spellcheck: 'false' });
-  const boxes = EVENT_TYPES.map((type) => h('input', { type: 'checkbox', name: 'events', value: type, id: uniqueId(`event-${type}`), checked: true }));
-  return onSubmit(h('form', { class: 'grid-form' },
-    field('Endpoint URL', url, 'Receives a signed POST for each selected event (X-Mail-Signature).'),
-    h('fieldset', { class: 'checkboxes' },
-      h('legend', {}, 'Events'),
-      boxes.map((box) => h('div', { class: 'check' }, box, h('label', { for: box.id }, box.value)))),
-    h('div', { class: 'form-actions' }, h('button', { type: 'submit', class: 'button primary' }, 'Create webhook'))), async (f) => {
-    const events = boxes.filter((b) => b.checked).map((b) => b.value);
-    if (events.length === 0) {
-      announce('Choose at least one event.', 'error');
-      boxes[0].focus();
-      return;
-    }
-    await createThenShowSecret(f, () => createWebhook(account.id, { url: url.value.trim(), events }), reload, (created) => ({
-      title: 'Webhook signing secret',
-      label: 'Signing secret',
-      secret: created.secret,
-      note: 'Receivers check X-Mail-Signature: sha256= HMAC-SHA256 of "{X-Mail-Timestamp}.{raw body}" keyed with this secret, '
-        + 'or the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) with any Standard Webhooks library and this same secret.',
-    }));
+  const url = h('input', {
+    name: 'url',
+    type: 'url',
+    required: true,
+    placeholder: 'https://example.com/hooks/mail',
+    autocomplete: 'off',
+    spellcheck: 'false',
   });
+  const boxes = EVENT_TYPES.map((type) =>
+    h('input', { type: 'checkbox', name: 'events', value: type, id: uniqueId(`event-${type}`), checked: true }),
+  );
+  return onSubmit(
+    h(
+      'form',
+      { class: 'grid-form' },
+      field('Endpoint URL', url, 'Receives a signed POST for each selected event (X-Mail-Signature).'),
+      h(
+        'fieldset',
+        { class: 'checkboxes' },
+        h('legend', {}, 'Events'),
+        boxes.map((box) => h('div', { class: 'check' }, box, h('label', { for: box.id }, box.value))),
+      ),
+      h('div', { class: 'form-actions' }, h('button', { type: 'submit', class: 'button primary' }, 'Create webhook')),
+    ),
+    async (f) => {
+      const events = boxes.filter((b) => b.checked).map((b) => b.value);
+      if (events.length === 0) {
+        announce('Choose at least one event.', 'error');
+        boxes[0].focus();
+        return;
+      }
+      await createThenShowSecret(
+        f,
+        () => createWebhook(account.id, { url: url.value.trim(), events }),
+        reload,
+        (created) => ({
+          title: 'Webhook signing secret',
+          label: 'Signing secret',
+          secret: created.secret,
+          note:
+            'Receivers check X-Mail-Signature: sha256= HMAC-SHA256 of "{X-Mail-Timestamp}.{raw body}" keyed with this secret, ' +
+            'or the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) with any Standard Webhooks library and this same secret.',
+        }),
+      );
+    },
+  );
 }
