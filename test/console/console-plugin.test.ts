@@ -34,7 +34,7 @@ describe('console plugin', () => {
   it('writes the public URL into the page as an escaped attribute', async () => {
     const res = await app.inject({ url: '/console' });
     expect(res.body).toContain(
-      '<meta name="mailer-public-url" content="https://mail.example.com/&quot;&gt;&lt;script&gt;">',
+      '<meta name="mailer-public-url" content="https://mail.example.com/&quot;&gt;&lt;script&gt;" />',
     );
   });
 
