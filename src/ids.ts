@@ -20,6 +20,7 @@ export const ID_PREFIXES = {
   event: 'evt',
   caught: 'cau',
   suppression: 'sup',
+  template: 'tpl',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -263,6 +263,49 @@ CREATE TABLE suppressions (
   CONSTRAINT suppressions_account_id_address_key UNIQUE (account_id, address)
 );
 
+-- Every version of a template's content, immutable once written: subject, html, text (text_body), variables
+-- ([{name, required, default?}]) and localizations ({locale: {subject?, html?, text?}}).
+CREATE TABLE template_versions (
+  template_id text NOT NULL,
+  version integer NOT NULL,
+  subject text NOT NULL,
+  html text NOT NULL DEFAULT ''::text,
+  text_body text NOT NULL DEFAULT ''::text,
+  variables jsonb NOT NULL DEFAULT '[]'::jsonb,
+  localizations jsonb NOT NULL DEFAULT '{}'::jsonb,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  CONSTRAINT template_versions_localizations_check CHECK ((jsonb_typeof(localizations) = 'object'::text)),
+  CONSTRAINT template_versions_subject_check CHECK ((subject <> ''::text)),
+  CONSTRAINT template_versions_variables_check CHECK ((jsonb_typeof(variables) = 'array'::text)),
+  CONSTRAINT template_versions_version_check CHECK ((version >= 1)),
+  CONSTRAINT template_versions_template_id_fkey FOREIGN KEY (template_id) REFERENCES templates(id),
+  CONSTRAINT template_versions_pkey PRIMARY KEY (template_id, version)
+);
+
+-- An account's stored templates (CONTRACT.md "Templates"), one row per template: its name, alias and which
+-- version is live. Content is in template_versions. Soft-deleted (deleted_at), so an email's template
+-- reference still names stored content; configuration, not mail, so retention and address erasure leave it.
+CREATE TABLE templates (
+  id text NOT NULL,
+  account_id text NOT NULL,
+  name text NOT NULL,
+  alias text,
+  latest_version integer NOT NULL,
+  published_version integer NOT NULL,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  updated_at timestamp with time zone NOT NULL DEFAULT now(),
+  deleted_at timestamp with time zone,
+  CONSTRAINT templates_alias_check CHECK (((alias ~ '^[a-z0-9._-]{1,64}$'::text) AND (alias !~~ 'tpl\_%'::text))),
+  CONSTRAINT templates_latest_version_check CHECK ((latest_version >= 1)),
+  CONSTRAINT templates_name_check CHECK ((name <> ''::text)),
+  CONSTRAINT templates_published_not_after_latest CHECK ((published_version <= latest_version)),
+  CONSTRAINT templates_published_version_check CHECK ((published_version >= 1)),
+  CONSTRAINT templates_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
+  CONSTRAINT templates_latest_version_fkey FOREIGN KEY (id, latest_version) REFERENCES template_versions(template_id, version) DEFERRABLE INITIALLY DEFERRED,
+  CONSTRAINT templates_published_version_fkey FOREIGN KEY (id, published_version) REFERENCES template_versions(template_id, version) DEFERRABLE INITIALLY DEFERRED,
+  CONSTRAINT templates_pkey PRIMARY KEY (id)
+);
+
 CREATE TABLE tracking_counts (
   email_id text NOT NULL,
   open_count integer NOT NULL DEFAULT 0,
@@ -361,6 +404,8 @@ CREATE INDEX scheduled_emails_account ON public.scheduled_emails USING btree (ac
 CREATE INDEX scheduled_emails_account_status ON public.scheduled_emails USING btree (account_id, status, id);
 CREATE INDEX scheduled_emails_content_kept ON public.scheduled_emails USING btree (id) WHERE ((content_expired_at IS NULL) AND (status <> 'enqueued'::text));
 CREATE INDEX scheduled_emails_unstarted ON public.scheduled_emails USING btree (created_at) WHERE ((NOT workflow_started) AND (status = 'enqueued'::text));
+CREATE INDEX templates_account ON public.templates USING btree (account_id, id) WHERE (deleted_at IS NULL);
+CREATE UNIQUE INDEX templates_alias_key ON public.templates USING btree (account_id, alias) WHERE ((deleted_at IS NULL) AND (alias IS NOT NULL));
 CREATE INDEX webhook_deliveries_claimed ON public.webhook_deliveries USING btree (claimed_at) WHERE ((group_id IS NOT NULL) AND (status = 'pending'::text));
 CREATE INDEX webhook_deliveries_discarded ON public.webhook_deliveries USING btree (webhook_id, created_at) WHERE (status = 'discarded'::text);
 CREATE INDEX webhook_deliveries_event ON public.webhook_deliveries USING btree (event_id);
