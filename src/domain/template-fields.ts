@@ -95,7 +95,6 @@ function checkName(name: string): string {
   if (name.trim() === '') throw invalid('name is required');
   const n = chars(name);
   if (n > TEMPLATE_LIMITS.nameChars) tooLong('name', n, TEMPLATE_LIMITS.nameChars, 'characters');
-  // eslint-disable-next-line no-control-regex
   if (/[\0-\x1f\x7f]/.test(name)) throw invalid('name must not contain control characters or line breaks');
   return name;
 }
