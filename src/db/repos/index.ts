@@ -18,6 +18,7 @@ import { createRateBucketsRepo } from './rate-buckets-repo.js';
 import { createScheduledRepo } from './scheduled-repo.js';
 import { createSettingsRepo } from './settings-repo.js';
 import { createSuppressionsRepo } from './suppressions-repo.js';
+import { createTemplatesRepo } from './templates-repo.js';
 import { createTrackingRepo } from './tracking-repo.js';
 import { createWebhookDeliveriesRepo } from './webhook-deliveries-repo.js';
 import { createWebhooksRepo } from './webhooks-repo.js';
@@ -43,6 +44,7 @@ export function createRepos(sql: Sql, box: SecretBox) {
     scheduled: createScheduledRepo(sql),
     settings: createSettingsRepo(sql, box),
     suppressions: createSuppressionsRepo(sql),
+    templates: createTemplatesRepo(sql),
     tracking: createTrackingRepo(sql),
     webhookDeliveries: createWebhookDeliveriesRepo(sql, box),
     webhooks: createWebhooksRepo(sql, box),
