@@ -215,7 +215,7 @@ describe('templates: aliases, delete, accounts', () => {
     const onCreate = await failure(service.create(A, input({ alias: 'taken' })));
     expect([onCreate.status, onCreate.body()]).toEqual([
       409,
-      { error: 'conflict', message: 'alias taken is already used by another template of this account' },
+      { error: 'conflict', message: 'alias "taken" is already used by another template of this account' },
     ]);
     const other = await service.create(A, input({ alias: 'other' }));
     const onEdit = await failure(service.edit(A, other.id, { alias: 'taken' }));
@@ -224,6 +224,17 @@ describe('templates: aliases, delete, accounts', () => {
     expect(await service.get(A, other.id)).toEqual(other);
     // Another account may use the same alias.
     expect((await service.create(B, input({ alias: 'taken' }))).alias).toBe('taken');
+  });
+
+  it('two creates of one alias at once: one template, one 409', async () => {
+    const results = await Promise.allSettled([1, 2, 3].map(() => service.create(A, input({ alias: 'raced' }))));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    for (const r of results.filter((x) => x.status === 'rejected')) expect((r.reason as AppError).status).toBe(409);
+  });
+
+  it('an account that does not exist is 404, not a database error', async () => {
+    const err = await failure(service.create('acc_missing', input()));
+    expect([err.status, err.message]).toEqual([404, 'account acc_missing not found']);
   });
 
   it('a deleted template is gone for reads, edits, publish and sends, and its alias is free again', async () => {

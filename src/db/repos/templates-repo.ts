@@ -9,7 +9,7 @@ import type {
   TemplateVariable,
 } from '../../domain/entities/templates.js';
 import { isTemplateId } from '../../domain/template-fields.js';
-import { AppError } from '../../errors.js';
+import { AppError, notFound } from '../../errors.js';
 import { jsonb, type Sql, type Tx } from '../sql.js';
 
 type RawRow = {
@@ -58,14 +58,19 @@ export type VersionPick = 'latest' | 'published' | number;
 
 /** The unique index that keeps an alias to one live template of an account (migration 22). */
 const ALIAS_INDEX = 'templates_alias_key';
+const ACCOUNT_KEY = 'templates_account_id_fkey';
 
-/** A 409 for an alias another live template of the account holds; other errors pass through. */
-function aliasTaken(err: unknown, alias: string | null): unknown {
-  if (err instanceof postgres.PostgresError && err.code === '23505' && err.constraint_name === ALIAS_INDEX) {
-    return new AppError('conflict', `alias ${alias ?? ''} is already used by another template of this account`, {
+/**
+ * A write's failure in the API's terms: 409 for an alias another live template of the account holds, 404 for an
+ * account that does not exist (an operator's call may name one); other errors pass through.
+ */
+function writeFailure(err: unknown, accountId: string, alias: string | null): unknown {
+  if (!(err instanceof postgres.PostgresError)) return err;
+  if (err.code === '23505' && err.constraint_name === ALIAS_INDEX)
+    return new AppError('conflict', `alias "${alias ?? ''}" is already used by another template of this account`, {
       cause: err,
     });
-  }
+  if (err.code === '23503' && err.constraint_name === ACCOUNT_KEY) return notFound('account', accountId);
   return err;
 }
 
@@ -117,7 +122,7 @@ export function createTemplatesRepo(sql: Sql) {
           return toTemplate(row!, await insertVersion(tx, t.id, 1, t.draft.content));
         })) as Template;
       } catch (err) {
-        throw aliasTaken(err, t.draft.alias);
+        throw writeFailure(err, t.accountId, t.draft.alias);
       }
     },
 
@@ -167,7 +172,7 @@ export function createTemplatesRepo(sql: Sql) {
           return toTemplate(row!, await insertVersion(tx, locked.id, version, next.content));
         })) as Template | undefined;
       } catch (err) {
-        throw aliasTaken(err, alias);
+        throw writeFailure(err, accountId, alias);
       }
     },
 
