@@ -19,7 +19,7 @@ const layers = [
   ['kernel', '^src/(errors|config|ids|cidr)\\.ts$|^src/domain/'],
   [
     'support',
-    '^src/(logger|metrics|group-commit|bytes-in-flight|retry-at-start|private-dir)\\.ts$|^src/(telemetry|metrics|net|secrets)/',
+    '^src/(logger|metrics|group-commit|bytes-in-flight|retry-at-start|private-dir)\\.ts$|^src/(telemetry|metrics|net|secrets|templates)/',
   ],
   ['db', '^src/db/'],
   ['io', '^src/(delivery|inbound|webhooks)/'],

@@ -51,6 +51,7 @@ const LAYERS = [
       'bytes-in-flight',
       'retry-at-start',
       'private-dir',
+      'templates',
     ],
   ],
   ['db', ['db']],
@@ -226,7 +227,7 @@ export default tseslint.config(
   },
   // Cross-cutting helpers: over the kernel only.
   restrictLayer(
-    ['src/telemetry/**/*.ts', 'src/metrics/**/*.ts', 'src/net/**/*.ts', 'src/secrets/**/*.ts'],
+    ['src/telemetry/**/*.ts', 'src/metrics/**/*.ts', 'src/net/**/*.ts', 'src/secrets/**/*.ts', 'src/templates/**/*.ts'],
     ['fastify', '@fastify/*', '@connectrpc/*'],
     above('support', 'support modules import only the kernel and each other.'),
   ),

@@ -1,0 +1,106 @@
+import { invalid } from '../errors.js';
+import { formatBytes, LIMITS } from '../domain/limits.js';
+
+/**
+ * What one render may spend, charged while it runs (never after): each field's output against the send limit
+ * for that field, and the work of the whole render in steps. A template is data a user stored, and a send hands
+ * it data of its own: `{{#each}}` over a large array can ask for gigabytes of output, or (with bodies that
+ * output nothing) for minutes of looping. Both stop here, at the step that crosses the bound, with a 400.
+ */
+
+export type RenderedField = 'subject' | 'html' | 'text';
+
+/**
+ * Steps one render may take: one per loop iteration, per block helper call (`if`, `unless`, `with`, `each`,
+ * `lookup`) and per piece of output (a variable or a run of literal text). A 5,000-row table of ten cells is
+ * about 110,000 steps; a million take some 100–300 ms, so a template that would loop longer is refused within
+ * a fraction of a second instead of holding the event loop.
+ */
+export const MAX_RENDER_STEPS = 1_000_000;
+
+interface FieldCap {
+  max: number;
+  unit: 'characters' | 'bytes';
+  /** How the send limit reads in a message. */
+  shown: string;
+}
+
+/** The send limits (domain/limits.ts): a rendered field that exceeds them could not be sent anyway. */
+export const FIELD_CAPS: Readonly<Record<RenderedField, FieldCap>> = {
+  subject: { max: LIMITS.subjectChars, unit: 'characters', shown: `${LIMITS.subjectChars} characters` },
+  html: { max: LIMITS.htmlBytes, unit: 'bytes', shown: formatBytes(LIMITS.htmlBytes) },
+  text: { max: LIMITS.textBytes, unit: 'bytes', shown: formatBytes(LIMITS.textBytes) },
+};
+
+/** Code points of `s` (a subject's limit is in characters, as a send counts them), without building an array. */
+function codePoints(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length - 1; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
+}
+
+/** The size of `s` in the unit `field` is capped in: characters (code points) for a subject, else UTF-8 bytes. */
+export const measure = (field: RenderedField, s: string): number =>
+  FIELD_CAPS[field].unit === 'bytes' ? Buffer.byteLength(s, 'utf8') : codePoints(s);
+
+export class RenderBudget {
+  private steps = 0;
+  private field: RenderedField = 'subject';
+  /** The field as messages name it (`html`, `localizations.de.html`). */
+  private label: string = 'subject';
+  private used = 0;
+
+  constructor(
+    private readonly maxSteps: number = MAX_RENDER_STEPS,
+    private readonly caps: Readonly<Record<RenderedField, FieldCap>> = FIELD_CAPS,
+  ) {}
+
+  /** Starts charging output to `field` (each field has its own cap; the steps are the render's). */
+  startField(field: RenderedField, label: string = field): void {
+    this.field = field;
+    this.label = label;
+    this.used = 0;
+  }
+
+  /** One unit of work; throws once the render has taken more than its steps. */
+  step(): void {
+    if (++this.steps > this.maxSteps)
+      throw invalid(
+        `template ${this.label} takes more than ${this.maxSteps} steps to render (loops over too many items); render fewer items`,
+      );
+  }
+
+  /** Output about to be appended to the current field: a step, and its size against the field's cap. */
+  output(s: string): string {
+    this.step();
+    if (s === '') return s;
+    const cap = this.caps[this.field];
+    // Both units are at least a string's length / 2 (code points) or its length (UTF-8 bytes): a string far
+    // over the room is refused without being measured.
+    const floor = cap.unit === 'bytes' ? s.length : Math.ceil(s.length / 2);
+    this.charge(floor > cap.max - this.used ? floor : measure(this.field, s));
+    return s;
+  }
+
+  /** Output of a known size (measured by `measure`) charged to the current field. */
+  charge(size: number): void {
+    this.used += size;
+    const cap = this.caps[this.field];
+    if (this.used > cap.max)
+      throw invalid(`template ${this.label} renders more than ${cap.shown}, the limit of an email's ${this.field}`);
+  }
+
+  /** The steps taken so far (for tests and the record). */
+  get stepsTaken(): number {
+    return this.steps;
+  }
+}
