@@ -1,4 +1,5 @@
 import { invalid, type AppError } from '../errors.js';
+import { nestingBeyond } from './template-nesting.js';
 import {
   bodyOf,
   isBlock,
@@ -51,6 +52,9 @@ const refuse = (label: string, node: Node, reason: string): AppError =>
 
 /** A field's source parsed, or a 400 naming where it does not parse. */
 export function parseTemplate(env: HandlebarsEnv, source: string, label: string): Program {
+  const deep = nestingBeyond(source, MAX_TEMPLATE_NESTING);
+  if (deep !== undefined)
+    throw notCompiling(label, `${deep.what} nest deeper than ${MAX_TEMPLATE_NESTING}`, deep.line, deep.column);
   try {
     return env.parse(source);
   } catch (err) {
@@ -83,6 +87,7 @@ export function compileFailure(env: HandlebarsEnv, err: unknown, label: string):
 /** The grammar's tokens as a template writer sees them. */
 const TOKENS: Readonly<Record<string, string>> = {
   EOF: 'end of the template (is a block not closed?)',
+  INVALID: "text (is a '}}' missing?)",
   CLOSE: "'}}'",
   CLOSE_UNESCAPED: "'}}}'",
   CLOSE_RAW_BLOCK: "'}}}}'",
@@ -146,7 +151,7 @@ function checkProgram(program: Program | undefined, label: string, depth: number
       case 'CommentStatement':
         break;
       case 'MustacheStatement':
-        if (isMustache(statement)) checkMustache(statement, label, depth);
+        if (isMustache(statement)) checkMustache(statement, label);
         break;
       case 'BlockStatement':
         if (isBlock(statement)) checkBlock(statement, label, depth + 1);
@@ -163,23 +168,24 @@ function checkProgram(program: Program | undefined, label: string, depth: number
   }
 }
 
-function checkMustache(m: hbs.AST.MustacheStatement, label: string, depth: number): void {
+function checkMustache(m: hbs.AST.MustacheStatement, label: string): void {
   const name = simpleName(m.path);
   const call = m.params.length > 0 || hasHash(m.hash);
   if (name !== undefined && BLOCK_HELPERS.has(name))
     throw refuse(label, m, `${name} is a block: write {{#${name} ...}}...{{/${name}}}`);
   if (name === 'lookup') {
-    checkLookup(m, label, depth);
+    checkLookup(m, label, 0);
     return;
   }
   if (call) throw refuse(label, m, unknownHelper(m.path));
   if (!isPath(m.path) && !isPathLiteral(m.path)) throw refuse(label, m, `unsupported ${m.path.type} in {{ }}`);
 }
 
-function checkLookup(call: { params: Expression[]; hash: Hash | undefined } & Node, label: string, depth: number) {
+/** `nesting`: the sub-expressions around this call. */
+function checkLookup(call: { params: Expression[]; hash: Hash | undefined } & Node, label: string, nesting: number) {
   if (call.params.length !== 2 || hasHash(call.hash))
     throw refuse(label, call, 'lookup takes two arguments and no options: {{lookup object key}}');
-  for (const p of call.params) checkExpression(p, label, depth + 1);
+  for (const p of call.params) checkExpression(p, label, nesting);
 }
 
 function checkBlock(b: BlockStatement, label: string, depth: number): void {
@@ -201,8 +207,8 @@ function checkBlock(b: BlockStatement, label: string, depth: number): void {
           ? `#${name} takes no block parameters (as |...|)`
           : `#${name} takes at most ${maxParams} block parameter${maxParams > 1 ? 's' : ''}`,
       );
-    for (const p of b.params) checkExpression(p, label, depth);
-    for (const pair of b.hash?.pairs ?? []) checkExpression(pair.value, label, depth);
+    for (const p of b.params) checkExpression(p, label, 0);
+    for (const pair of b.hash?.pairs ?? []) checkExpression(pair.value, label, 0);
   } else {
     // A section over a variable: `{{#items}}...{{/items}}`, with nothing but the path.
     if (name === 'lookup') throw refuse(label, b, 'lookup is not a block: write {{lookup object key}}');
@@ -214,12 +220,12 @@ function checkBlock(b: BlockStatement, label: string, depth: number): void {
   checkProgram(b.inverse, label, depth);
 }
 
-function checkExpression(e: Expression, label: string, depth: number): void {
+function checkExpression(e: Expression, label: string, nesting: number): void {
   if (!isSubExpression(e)) return;
-  if (depth + 1 > MAX_TEMPLATE_NESTING)
+  if (nesting + 1 > MAX_TEMPLATE_NESTING)
     throw refuse(label, e, `sub-expressions nest deeper than ${MAX_TEMPLATE_NESTING}`);
   if (simpleName(e.path) !== 'lookup') throw refuse(label, e, unknownHelper(e.path));
-  checkLookup(e, label, depth + 1);
+  checkLookup(e, label, nesting + 1);
 }
 
 const hasHash = (hash: Hash | undefined) => hash !== undefined && hash.pairs.length > 0;
