@@ -30,6 +30,9 @@ describe('templates reach nothing but the variables', () => {
     '{{#each list}}{{constructor.name}}{{this.__defineGetter__}}{{/each}}',
     '{{list.constructor}}{{user.toString}}{{user.hasOwnProperty}}',
     '{{#with user}}{{__proto__.polluted}}{{/with}}',
+    // Prototype methods are not even called: Handlebars calls a function it is handed as a block's argument.
+    '{{#with user.toString}}{{this}}{{/with}}',
+    '{{#if user.valueOf}}called{{/if}}{{#each list.entries}}{{this}}{{/each}}',
   ])('%s renders empty', (source) => {
     expect(html(source, { user: { name: 'n' }, list: [{ a: 1 }] })).toBe('');
   });
