@@ -2,20 +2,26 @@ import { compileTemplate, type CompiledTemplate, type TemplateSource } from './t
 
 /**
  * Compiled templates by version (issue 24: "compiled once per version and cached"): least recently used first
- * out, bounded in entries and in the source characters they hold (a compiled template weighs a few times its
- * source, and a version may hold 20 MB of it). The key is the caller's and must name an immutable version, such
- * as `<template id>@<version>`: a stored version never changes, so an entry never goes stale.
+ * out, bounded in entries and in the memory they are estimated to hold. The key is the caller's and must name
+ * an immutable version, such as `<template id>@<version>`: a stored version never changes, so an entry never
+ * goes stale.
  */
 
-export const TEMPLATE_CACHE_DEFAULTS = { maxEntries: 1000, maxSourceChars: 32 * 1024 * 1024 } as const;
+export const TEMPLATE_CACHE_DEFAULTS = { maxEntries: 1000, maxBytes: 128 * 1024 * 1024 } as const;
+
+/**
+ * What a compiled version holds, estimated: its sources (UTF-16) and about 1.6 KB of compiled code per tag
+ * (measured: template-prescan.ts), rounded up.
+ */
+export const compiledBytes = (t: CompiledTemplate): number => 2 * t.sourceChars + 2048 * t.tags;
 
 export class CompiledTemplateCache {
   private readonly entries = new Map<string, CompiledTemplate>();
-  private chars = 0;
+  private bytes = 0;
 
   constructor(
     readonly maxEntries: number = TEMPLATE_CACHE_DEFAULTS.maxEntries,
-    readonly maxSourceChars: number = TEMPLATE_CACHE_DEFAULTS.maxSourceChars,
+    readonly maxBytes: number = TEMPLATE_CACHE_DEFAULTS.maxBytes,
   ) {}
 
   /** The compiled version under `key`, if cached (and now the most recently used). */
@@ -35,9 +41,9 @@ export class CompiledTemplateCache {
     const hit = this.get(key);
     if (hit !== undefined) return hit;
     const compiled = compileTemplate(typeof source === 'function' ? source() : source);
-    if (compiled.sourceChars <= this.maxSourceChars && this.maxEntries > 0) {
+    if (compiledBytes(compiled) <= this.maxBytes && this.maxEntries > 0) {
       this.entries.set(key, compiled);
-      this.chars += compiled.sourceChars;
+      this.bytes += compiledBytes(compiled);
       this.evict();
     }
     return compiled;
@@ -49,9 +55,9 @@ export class CompiledTemplateCache {
 
   private evict(): void {
     for (const [key, entry] of this.entries) {
-      if (this.entries.size <= this.maxEntries && this.chars <= this.maxSourceChars) return;
+      if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) return;
       this.entries.delete(key);
-      this.chars -= entry.sourceChars;
+      this.bytes -= compiledBytes(entry);
     }
   }
 }

@@ -1,10 +1,11 @@
 import Handlebars from 'handlebars';
-import { AppError } from '../errors.js';
+import { AppError, invalid } from '../errors.js';
 import type { JsonValue } from '../domain/json.js';
 import { MAX_RENDER_STEPS, measure, RenderBudget, type RenderedField } from './render-budget.js';
 import { instrument } from './template-instrument.js';
 import { localeLookupChain, pickLocalization } from './template-locale.js';
-import { checkTemplate, compileFailure, parseTemplate } from './template-syntax.js';
+import { tagsBeyond } from './template-prescan.js';
+import { checkTemplate, compileFailure, MAX_FIELD_TAGS, MAX_VERSION_TAGS, parseTemplate } from './template-syntax.js';
 import {
   renderContext,
   variableRules,
@@ -72,8 +73,9 @@ export interface CompiledTemplate {
   readonly variables: VariableRules;
   /** The variables the template uses (template-variables.ts), in the order they first appear. */
   readonly variablesUsed: readonly string[];
-  /** The length of its sources together, which a cache weighs it by. */
+  /** The length of its sources together, and their `{{ }}` tags: what a cache weighs it by. */
   readonly sourceChars: number;
+  readonly tags: number;
 }
 
 export interface RenderRequest {
@@ -226,6 +228,7 @@ function compileFields(
  * `template localizations.de.subject ...`). Pure and synchronous; cache the result (template-cache.ts).
  */
 export function compileTemplate(source: TemplateSource): CompiledTemplate {
+  const tags = versionTags(source);
   const used: string[] = [];
   const fields = compileFields(source, '', used, true);
   const localizations = new Map<string, CompiledLocalization>();
@@ -246,7 +249,22 @@ export function compileTemplate(source: TemplateSource): CompiledTemplate {
     variables: variableRules(source.variables ?? [], variablesInOrder),
     variablesUsed: variablesInOrder,
     sourceChars,
+    tags,
   };
+}
+
+/** The tags of every field together; a 400 past MAX_VERSION_TAGS, before anything is compiled. */
+function versionTags(source: TemplateSource): number {
+  const texts = [source.subject, source.html, source.text];
+  for (const l of Object.values(source.localizations ?? {})) texts.push(l.subject, l.html, l.text);
+  let tags = 0;
+  // Each field counted up to one past its own cap (that field is refused when it is compiled, naming where).
+  for (const text of texts) if (present(text)) tags += tagsBeyond(text, MAX_FIELD_TAGS).tags;
+  if (tags > MAX_VERSION_TAGS)
+    throw invalid(
+      `template does not compile: its fields and localizations hold more than ${MAX_VERSION_TAGS} {{ }} tags together`,
+    );
+  return tags;
 }
 
 /** The variables a compiled template uses (template-variables.ts gives the rule). */

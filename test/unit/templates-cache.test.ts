@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.js';
-import { CompiledTemplateCache } from '../../src/templates/template-cache.js';
+import { CompiledTemplateCache, compiledBytes } from '../../src/templates/template-cache.js';
 import { renderTemplate, type TemplateSource } from '../../src/templates/template-engine.js';
 
 const source = (n: number): TemplateSource => ({ subject: `v${n} {{x}}`, text: 't' });
@@ -32,17 +32,22 @@ describe('compiled templates are cached per version', () => {
     expect(cache.get('c')).toBeDefined();
   });
 
-  it('keeps at most maxSourceChars of sources, and never one larger than that', () => {
-    const cache = new CompiledTemplateCache(100, 20);
-    cache.compile('a', { subject: 'x'.repeat(8), text: 'y' }); // 9 characters
-    cache.compile('b', { subject: 'x'.repeat(8), text: 'y' });
-    cache.compile('c', { subject: 'x'.repeat(8), text: 'y' });
+  it('keeps at most maxBytes, as estimated from sources and tags, and never a version larger than that', () => {
+    const cache = new CompiledTemplateCache(100, 40);
+    const small = { subject: 'x'.repeat(8), text: 'y' }; // 9 characters, no tag: 18 bytes
+    expect(compiledBytes(cache.compile('a', small))).toBe(18);
+    cache.compile('b', small);
+    cache.compile('c', small);
     expect(cache.size).toBe(2);
     expect(cache.get('a')).toBeUndefined();
     const huge = cache.compile('huge', { subject: 'x'.repeat(30), text: 'y' });
     expect(renderTemplate(huge).subject).toHaveLength(30);
     expect(cache.get('huge')).toBeUndefined();
     expect(cache.size).toBe(2);
+    // A tag weighs as its compiled code does, far more than its characters.
+    expect(
+      compiledBytes(cache.compile('tag', { subject: '{{x}}', text: 't', variables: [{ name: 'x', required: false }] })),
+    ).toBe(2 * 6 + 2048);
   });
 
   it('does not cache a version that does not compile', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.js';
-import { MAX_TEMPLATE_NESTING } from '../../src/templates/template-syntax.js';
+import { MAX_FIELD_TAGS, MAX_TEMPLATE_NESTING, MAX_VERSION_TAGS } from '../../src/templates/template-syntax.js';
 import { compileTemplate, type TemplateSource } from '../../src/templates/template-engine.js';
 
 function message(source: TemplateSource): string {
@@ -68,8 +68,9 @@ describe('a template that does not compile is a 400 naming the field, line and c
     expect(message({ subject: 's', html: nested(MAX_TEMPLATE_NESTING + 1) })).toBe(
       `template html does not compile at line 1, column ${9 * MAX_TEMPLATE_NESTING + 1}: blocks nest deeper than ${MAX_TEMPLATE_NESTING}`,
     );
-    expect(message({ subject: 's', html: nested(50_000) })).toMatch(/blocks nest deeper than 100$/);
-    expect(message({ subject: 's', html: chain(50_000) })).toMatch(/blocks nest deeper than 100$/);
+    // (Within the tag cap: 4,800 and 4,902 tags.)
+    expect(message({ subject: 's', html: nested(2_400) })).toMatch(/blocks nest deeper than 100$/);
+    expect(message({ subject: 's', html: chain(4_900) })).toMatch(/blocks nest deeper than 100$/);
     expect(message({ subject: 's', html: `\n${sub(50_000)}` })).toMatch(
       /^template html does not compile at line 2, column 810: sub-expressions nest deeper than 100$/,
     );
@@ -87,5 +88,23 @@ describe('a template that does not compile is a 400 naming the field, line and c
       `{{{{raw}}}}${many('{{#if a}}')}{{{{/raw}}}}`,
     ].join('\n');
     expect(() => compileTemplate({ subject: 's', html })).not.toThrow();
+  });
+
+  it(`refuses more than ${MAX_FIELD_TAGS} tags in a field, or ${MAX_VERSION_TAGS} in a version, before compiling`, () => {
+    const tags = (n: number) => '<td>{{a}}</td>\n'.repeat(n);
+    expect(() => compileTemplate({ subject: 's', html: tags(MAX_FIELD_TAGS) })).not.toThrow();
+    const start = performance.now();
+    expect(message({ subject: 's', html: `{{{b}}}{{{{r}}}}x{{{{/r}}}}\\{{c}}${tags(MAX_FIELD_TAGS)}` })).toBe(
+      `template html does not compile at line ${MAX_FIELD_TAGS - 2}, column 5: more than ${MAX_FIELD_TAGS} {{ }} tags in one field`,
+    );
+    const fields = (n: number) => ({ subject: 's', html: tags(n), text: tags(n) });
+    const big = tags(MAX_FIELD_TAGS - 1);
+    expect(
+      message({ ...fields(MAX_FIELD_TAGS - 1), localizations: { de: { html: big }, fr: { html: big, text: big } } }),
+    ).toBe(
+      `template does not compile: its fields and localizations hold more than ${MAX_VERSION_TAGS} {{ }} tags together`,
+    );
+    // Refused by counting: compiling 25,000 tags would take over a second.
+    expect(performance.now() - start).toBeLessThan(1_000);
   });
 });

@@ -1,5 +1,11 @@
 /**
- * How deep a template's source nests, measured before Handlebars parses it. Handlebars' parser slows down
+ * What a template's source costs Handlebars, measured before it parses it: how many tags it holds and how deep
+ * it nests.
+ *
+ * Tags: compiling costs about 50 µs and keeps about 1.6 KB per `{{ }}` tag (a field of 20,000 tags: 1 s and
+ * 32 MB), whatever the text around them; so the number of tags is what bounds a compile, not the bytes.
+ *
+ * Nesting: measured before Handlebars parses it. Handlebars' parser slows down
  * sharply with nesting (about 0.1 s for 1,000 nested blocks, 3 s for 4,000: the same for `{{else if}}` chains
  * and nested sub-expressions), so a stored template could hold a create for minutes; this linear scan refuses
  * such a template first. It reads the source as Handlebars' lexer does, closely enough: block openers `{{#x}}`,
@@ -82,4 +88,21 @@ function position(source: string, index: number): { line: number; column: number
     lineStart = k + 1;
   }
   return { line, column: index - lineStart + 1 };
+}
+
+/**
+ * The `{{ }}` tags of `source` (an escaped `\{{` is text; a tag inside a comment counts, which errs on the safe
+ * side), and where the one after the first `max` starts, if there are more.
+ */
+export function tagsBeyond(source: string, max: number): { tags: number; beyond?: { line: number; column: number } } {
+  let tags = 0;
+  let i = source.indexOf('{{');
+  while (i !== -1) {
+    let end = i + 2;
+    // `{{{x}}}` and `{{{{raw}}}}` are one tag.
+    while (source[end] === '{') end++;
+    if (!(i > 0 && source[i - 1] === '\\') && ++tags > max) return { tags, beyond: position(source, i) };
+    i = source.indexOf('{{', end);
+  }
+  return { tags };
 }
