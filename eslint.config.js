@@ -76,7 +76,7 @@ const above = (layer, message, fromRoot = false) => {
   };
 };
 /** For the adapters: the layers below services that they must reach only through services/ and api/. */
-const below = (_adapter, message) => ({
+const below = (message) => ({
   regex: moduleRegex(['db', 'delivery', 'inbound', 'webhooks', 'local', 'temporal']),
   message,
 });
@@ -91,6 +91,19 @@ const restrictLayer = (files, group, ...patterns) => ({
     ),
   },
 });
+
+/** Packages that do I/O (or are a server): the kernel imports none of them. */
+const IO_PACKAGES = [
+  'postgres',
+  'fastify',
+  '@fastify/*',
+  '@connectrpc/*',
+  '@temporalio/*',
+  'smtp-server',
+  'mailparser',
+  'mailauth',
+  'undici',
+];
 
 const NO_UNKNOWN_CAST =
   'No `as unknown as` outside tests and src/gen: type the seam (a declared type, a type guard, a narrow wrapper, `satisfies`, a generic) instead of casting through unknown.';
@@ -178,18 +191,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': restrict(
         {
-          group: [
-            'postgres',
-            'fastify',
-            '@fastify/*',
-            '@connectrpc/*',
-            '@temporalio/*',
-            'smtp-server',
-            'mailparser',
-            'mailauth',
-            'undici',
-            'nodemailer',
-          ],
+          group: [...IO_PACKAGES, 'nodemailer'],
           message: 'the kernel imports nothing with I/O.',
         },
         above(
@@ -207,17 +209,7 @@ export default tseslint.config(
       'no-restricted-imports': restrict(
         { group: builtinPatterns.filter((m) => !m.endsWith('crypto')), message: 'domain/ is pure.' },
         {
-          group: [
-            'postgres',
-            'fastify',
-            '@fastify/*',
-            '@connectrpc/*',
-            '@temporalio/*',
-            'smtp-server',
-            'mailparser',
-            'mailauth',
-            'undici',
-          ],
+          group: IO_PACKAGES,
           message: 'domain/ imports nothing with I/O.',
         },
         { regex: '^nodemailer(?!/lib/addressparser$)', message: 'domain/ imports nothing with I/O.' },
@@ -282,14 +274,14 @@ export default tseslint.config(
     ['src/http/**/*.ts'],
     ['postgres', 'nodemailer'],
     above('adapters', 'http/ is an adapter over api/ and services/.'),
-    below('http', 'http/ is an adapter over api/ and services/: no SQL, no SMTP, no workflows.'),
+    below('http/ is an adapter over api/ and services/: no SQL, no SMTP, no workflows.'),
     { regex: '^(\\.\\./)+rpc/', message: 'http/ and rpc/ never import each other.' },
   ),
   restrictLayer(
     ['src/rpc/**/*.ts'],
     ['postgres', 'nodemailer'],
     above('adapters', 'rpc/ is an adapter over api/ and services/.'),
-    below('rpc', 'rpc/ is an adapter over api/ and services/: no SQL, no SMTP, no workflows.'),
+    below('rpc/ is an adapter over api/ and services/: no SQL, no SMTP, no workflows.'),
     { regex: '^(\\.\\./)+http/', message: 'http/ and rpc/ never import each other.' },
   ),
   {
