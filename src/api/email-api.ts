@@ -9,6 +9,7 @@ import { withStorableStrings } from './storable-strings.js';
 import type { Guard } from './guard.js';
 import { presentMailEvent } from './event-presenter.js';
 import { presentBatch, presentEmail, presentEmailSummary, presentScheduled } from './presenters.js';
+import { createTemplatesApi, type TemplatesApiDeps } from './templates-api.js';
 
 type EmailApi = Handlers<typeof EmailService>;
 
@@ -19,6 +20,7 @@ export interface EmailApiDeps {
   schedule: ScheduleService;
   batch: BatchService;
   events: EventsService;
+  templates: Omit<TemplatesApiDeps, 'guard'>;
 }
 
 const idempotencyKey = (ctx: CallContext) => ctx.requestHeader.get('idempotency-key') ?? undefined;
@@ -63,5 +65,7 @@ export function createEmailApi(deps: EmailApiDeps): EmailApi {
         const { events, nextCursor } = await deps.events.list(p, req);
         return { events: events.map(presentMailEvent), nextCursor };
       }),
+
+    ...createTemplatesApi({ guard: deps.guard, ...deps.templates }),
   });
 }

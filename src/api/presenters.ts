@@ -37,6 +37,7 @@ export function presentEmail(email: EmailRow, attachments: StoredAttachment[]): 
     })),
     jobType: email.jobType,
     jobId: email.jobId,
+    ...(email.template ? { template: email.template } : {}),
   };
 }
 

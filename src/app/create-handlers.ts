@@ -22,6 +22,10 @@ import { createScheduleService } from '../services/schedule-service.js';
 import { createSendService } from '../services/send-service.js';
 import { createSenderCheck } from '../services/sender-check.js';
 import { createSubmissionService } from '../services/submission-service.js';
+import { createDraftPreparer } from '../services/draft-preparer.js';
+import { createTemplateRenderer } from '../services/template-renderer.js';
+import { createTemplatesService } from '../services/templates-service.js';
+import { compileTemplate } from '../templates/template-engine.js';
 import type { UsageRecorder } from '../services/usage-recorder.js';
 import { createWebhooksService } from '../services/webhooks-service.js';
 import { signingSecrets } from '../db/index.js';
@@ -54,9 +58,14 @@ export function createHandlers(
     dkimKeys: repos.dkimKeys,
     requireDkimRecord: config.delivery === 'direct',
   });
+  // Every version is compiled before it is stored, so that one that does not compile is the create's 400.
+  const templates = createTemplatesService({ templates: repos.templates, checkCompiles: (c) => compileTemplate(c) });
+  const renderer = createTemplateRenderer({ templates: repos.templates, service: templates });
+  const drafts = createDraftPreparer(renderer);
   const send = createSendService({
     emails: repos.emails,
     accept,
+    drafts,
     assertMaySendFrom,
     usage,
     notifyQueued: deps.notifyQueued,
@@ -80,6 +89,7 @@ export function createHandlers(
   const schedule = createScheduleService({
     scheduled: repos.scheduled,
     accept,
+    drafts,
     assertMaySendFrom,
     usage,
     now,
@@ -88,12 +98,13 @@ export function createHandlers(
   const batch = createBatchService({
     batches: repos.batches,
     accept,
+    drafts,
     assertMaySendFrom,
     usage,
     startWorkflow: core.starters.startBatch,
   });
   const events = createEventsService({ feed: repos.eventFeed });
-  const emailApi = createEmailApi({ guard, send, query, schedule, batch, events });
+  const emailApi = createEmailApi({ guard, send, query, schedule, batch, events, templates: { templates, renderer } });
   const adminApi = createAdminApi({
     auth,
     accounts: createAccountsService({ accounts: repos.accounts, health: core.health, now }),

@@ -152,6 +152,7 @@ CREATE TABLE emails (
   traceparent text,
   content_expired_at timestamp with time zone,
   answered_recipients jsonb,
+  template jsonb,
   CONSTRAINT emails_job_type_check CHECK ((job_type = ANY (ARRAY['direct'::text, 'scheduled'::text, 'batch'::text]))),
   CONSTRAINT emails_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'sent'::text, 'delivered'::text, 'bounced'::text, 'complained'::text]))),
   CONSTRAINT emails_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),

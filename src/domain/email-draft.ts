@@ -1,4 +1,5 @@
 import { invalid } from '../errors.js';
+import type { TemplateRefInput, TemplateStamp } from './entities/templates.js';
 import { describeAddressProblem, readMailbox, type Mailbox } from './address.js';
 import { formatBytes, LIMITS } from './limits.js';
 
@@ -41,6 +42,8 @@ export interface EmailDraft extends AddressFields<string> {
   attachments: AttachmentInput[];
   headers: Record<string, string>;
   tags: Record<string, string>;
+  /** Instead of subject, html and text: a template, rendered at acceptance (services/draft-preparer.ts). */
+  template?: TemplateRefInput | undefined;
 }
 
 /** Every address field of an email, one mailbox per entry, as parsed at acceptance. */
@@ -50,7 +53,9 @@ export type Mailboxes = AddressFields<Mailbox>;
  * A send request once checked: every address field parsed into mailboxes (one per entry), which is what is
  * stored and what the message and its SMTP envelope are built from.
  */
-export interface ValidDraft extends Omit<EmailDraft, keyof Mailboxes | 'attachments'>, Mailboxes {
+export interface ValidDraft extends Omit<EmailDraft, keyof Mailboxes | 'attachments' | 'template'>, Mailboxes {
+  /** The template the subject and bodies were rendered from; absent when the send gave its own. */
+  template?: TemplateStamp;
   /** The From address's domain, in lower case: the domain the sender rules judge. */
   senderDomain: string;
   attachments: Attachment[];
@@ -299,5 +304,7 @@ export function validateDraft(draft: EmailDraft, prefix = ''): ValidDraft {
       `${prefix === '' ? 'email' : prefix.slice(0, -1)}: total size ${size} bytes exceeds the maximum of ${LIMITS.emailBytes} bytes (${formatBytes(LIMITS.emailBytes)})`,
     );
   }
-  return { ...draft, ...boxes, senderDomain, attachments, size };
+  // The template reference is the request's, not the email's: what was rendered from it is stamped by the caller.
+  const { template: _request, ...fields } = draft;
+  return { ...fields, ...boxes, senderDomain, attachments, size };
 }

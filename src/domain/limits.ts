@@ -38,6 +38,8 @@ export const BODY_LIMITS = {
   /** A 10 MiB email is about 13.4 MiB as base64 JSON; JSON escaping of HTML can add more. */
   singleSend: 32 * MiB,
   batch: 64 * MiB,
+  /** A template version holds up to 20 MiB of content (domain/template-fields.ts); JSON escaping can double it. */
+  template: 48 * MiB,
   other: 1 * MiB,
 } as const;
 

@@ -3,23 +3,30 @@ import type { AccountStatus, Permission } from './catalog.js';
 
 /**
  * What each key permission allows (spec, Authentication 4). Cancelling a scheduled email is neither
- * sending nor querying, so it needs `all`.
+ * sending nor querying, so it needs `all`; so does changing templates, which every later send renders
+ * (CONTRACT.md "Templates"). Reading templates is reading.
  */
-export type Operation = 'read' | 'send' | 'cancel';
+export type Operation = 'read' | 'send' | 'cancel' | 'manage_templates';
 
 const ALLOWED: Record<Permission, readonly Operation[]> = {
   read_only: ['read'],
   send_only: ['read', 'send'],
-  all: ['read', 'send', 'cancel'],
+  all: ['read', 'send', 'cancel', 'manage_templates'],
 };
 
-const VERB: Record<Operation, string> = { read: 'read emails', send: 'send emails', cancel: 'cancel scheduled emails' };
+const VERB: Record<Operation, string> = {
+  read: 'read emails',
+  send: 'send emails',
+  cancel: 'cancel scheduled emails',
+  manage_templates: 'change templates',
+};
 
 export function assertAllowed(permission: Permission, accountStatus: AccountStatus, op: Operation): void {
   if (!ALLOWED[permission].includes(op)) {
     throw new AppError('permission_denied', `This API key (${permission}) does not have permission to ${VERB[op]}`);
   }
-  if (accountStatus === 'paused' && op !== 'read') {
+  // A paused account may still read and prepare its templates; what it may not do is send.
+  if (accountStatus === 'paused' && op !== 'read' && op !== 'manage_templates') {
     throw new AppError('permission_denied', 'This account is paused: sending is suspended');
   }
 }

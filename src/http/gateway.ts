@@ -38,7 +38,10 @@ function decode(route: RestRoute, request: FastifyRequest): unknown {
       throw invalid('The request body must be a JSON object');
     input = { ...(body as Record<string, unknown>) };
   }
-  if (route.idField) input[route.idField] = (request.params as { id: string }).id;
+  const params = request.params as { id?: string; version?: string };
+  if (route.idField) input[route.idField] = params.id;
+  // A path segment is text; the JSON reader takes an integer field as a string of digits and refuses others.
+  if (route.versionField) input[route.versionField] = params.version;
   try {
     // Unknown body fields are refused (a misspelt field would otherwise be dropped silently); unknown
     // query parameters are ignored, as HTTP caches and proxies add their own.

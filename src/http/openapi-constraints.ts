@@ -13,6 +13,7 @@ import { CURSOR_PATTERN } from '../domain/event-cursor.js';
 import { LIMITS } from '../domain/limits.js';
 import { PAGE_MAX } from '../domain/pagination.js';
 import { MAX_SCHEDULE_DAYS } from '../domain/schedule.js';
+import { TEMPLATE_LIMITS } from '../domain/template-fields.js';
 import { DAILY_QUOTA_MAX, NAME_MAX as ACCOUNT_NAME_MAX } from '../services/accounts-service.js';
 import { DOMAIN as ALLOWED_DOMAIN, NAME_MAX as API_KEY_NAME_MAX } from '../services/api-keys-service.js';
 import { LIST_DEFAULT as CAUGHT_LIST_DEFAULT, LIST_MAX as CAUGHT_LIST_MAX } from '../services/caught-mail-service.js';
@@ -97,14 +98,22 @@ const draft: Constraints = {
   cc: addressList(0),
   bcc: addressList(0),
   reply_to: addressList(0),
-  subject: { minLength: 1, maxLength: LIMITS.subjectChars, pattern: '^[^\\r\\n\\x00]+$', description: 'One line.' },
+  subject: {
+    maxLength: LIMITS.subjectChars,
+    pattern: '^[^\\r\\n\\x00]*$',
+    description: 'One line; required unless `template` is given (then absent).',
+  },
   html: {
     maxLength: LIMITS.htmlBytes,
-    description: `html or text is required; at most ${LIMITS.htmlBytes} bytes in UTF-8.`,
+    description: `html or text is required unless \`template\` is given (then absent); at most ${LIMITS.htmlBytes} bytes in UTF-8.`,
   },
   text: {
     maxLength: LIMITS.textBytes,
-    description: `html or text is required; at most ${LIMITS.textBytes} bytes in UTF-8.`,
+    description: `html or text is required unless \`template\` is given (then absent); at most ${LIMITS.textBytes} bytes in UTF-8.`,
+  },
+  template: {
+    description:
+      'Instead of subject, html and text: a stored template, rendered when the email is accepted; every rule of a send applies to the result.',
   },
   attachments: { maxItems: LIMITS.attachments },
   headers: {
@@ -119,6 +128,55 @@ const draft: Constraints = {
     propertyNames: { minLength: 1, maxLength: LIMITS.tagKeyChars, pattern: '^[A-Za-z0-9_-]+$' },
     additionalProperties: { maxLength: LIMITS.tagValueChars, pattern: NO_CONTROL },
   },
+};
+
+const templateName = {
+  minLength: 1,
+  maxLength: TEMPLATE_LIMITS.nameChars,
+  pattern: '^[^\\x00-\\x1f\\x7f]*[^\\s\\uFEFF\\x00-\\x1f\\x7f][^\\x00-\\x1f\\x7f]*$',
+};
+const LOCALE = `[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*`;
+const locale = {
+  maxLength: TEMPLATE_LIMITS.localeChars,
+  pattern: `^(${LOCALE})?$`,
+  description:
+    "A language tag (`de`, `de-AT`): its localization, then its language alone, then the template's own fields; empty: the template's own.",
+};
+const versionPick = (what: string) => ({
+  minimum: 0,
+  maximum: 2_147_483_647,
+  description: `A version of the template; 0 or absent: ${what}.`,
+});
+const templateContent = (subjectRequired: boolean): Constraints => ({
+  name: templateName,
+  alias: {
+    maxLength: TEMPLATE_LIMITS.aliasChars,
+    pattern: '^[a-z0-9._-]*$',
+    description: `1-${TEMPLATE_LIMITS.aliasChars} of a-z 0-9 . _ -, unique in the account (409 when taken), not starting with tpl_; empty: none.`,
+  },
+  subject: {
+    ...(subjectRequired ? { minLength: 1 } : {}),
+    maxLength: LIMITS.subjectChars,
+    pattern: '^[^\\r\\n\\x00]*$',
+    description: 'Handlebars; one line, as rendered at most the subject limit of a send.',
+  },
+  html: { maxLength: LIMITS.htmlBytes, description: 'Handlebars; `{{x}}` is HTML-escaped, `{{{x}}}` is not.' },
+  text: { maxLength: LIMITS.textBytes, description: 'Handlebars; nothing is escaped.' },
+  variables: {
+    maxItems: TEMPLATE_LIMITS.variables,
+    description: 'Declared variables; one the template uses without declaring it is required.',
+  },
+  localizations: {
+    maxProperties: TEMPLATE_LIMITS.localizations,
+    propertyNames: { maxLength: TEMPLATE_LIMITS.localeChars, pattern: `^${LOCALE}$` },
+    description: 'Per-locale subject, html and text; each falls back on its own (de-AT, then de, then the template).',
+  },
+});
+const templateAnswer = {
+  version: { minimum: 1 },
+  published_version: { minimum: 1 },
+  created_at: dateTime,
+  updated_at: dateTime,
 };
 
 /** Keyed by component name (a request's nested message is `<Name>Input`), then JSON field name. */
@@ -145,6 +203,40 @@ export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
     limit: count(EVENTS_PAGE.max, EVENTS_PAGE.default),
     type: filterOf(EVENT_TYPES),
   },
+
+  TemplateRefInput: {
+    id: { minLength: 1, description: "The template's id (tpl_...) or alias; an unknown or deleted one is a 400." },
+    variables: {
+      description: "The values of the template's variables: any JSON (arrays and objects for {{#each}} and {{#with}}).",
+    },
+    locale,
+    version: versionPick('the published version'),
+  },
+  CreateTemplateRequest: templateContent(true),
+  UpdateTemplateRequest: {
+    ...templateContent(false),
+    variables: {
+      ...templateContent(false).variables,
+      items: { $ref: '#/components/schemas/TemplateVariableInput' },
+    },
+    localizations: {
+      ...templateContent(false).localizations,
+      additionalProperties: { $ref: '#/components/schemas/TemplateLocalizationInput' },
+    },
+  },
+  TemplateVariableInput: {
+    name: { minLength: 1, maxLength: TEMPLATE_LIMITS.variableNameChars, pattern: '^[A-Za-z_][A-Za-z0-9_-]*$' },
+    required: { description: 'Default true.' },
+    default: { description: 'Any JSON value, used when a send does not give the variable.' },
+  },
+  TemplateLocalizationInput: {
+    subject: { maxLength: LIMITS.subjectChars, pattern: '^[^\\r\\n\\x00]*$' },
+    html: { maxLength: LIMITS.htmlBytes },
+    text: { maxLength: LIMITS.textBytes },
+  },
+  ListTemplatesRequest: { page, page_size: pageSize },
+  PublishTemplateRequest: { version: versionPick('the latest') },
+  RenderTemplateRequest: { locale, version: versionPick('the published version') },
 
   // Requests of the management API.
   CreateAccountRequest: { name: { minLength: 1, maxLength: ACCOUNT_NAME_MAX, pattern: NOT_BLANK } },
@@ -241,6 +333,9 @@ export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
   DailyStats: { day: { format: 'date' } },
   Suppression: { reason: enumOf(SUPPRESSION_REASONS), created_at: dateTime },
   CaughtMessage: { received_at: dateTime },
+  Template: { ...templateAnswer, latest_version: { minimum: 1 } },
+  TemplateSummary: templateAnswer,
+  EmailTemplate: { version: { minimum: 1 } },
 };
 
 /** The Idempotency-Key header of the three send endpoints. */

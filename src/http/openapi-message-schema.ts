@@ -15,8 +15,11 @@ const UINT32_MAX = 4_294_967_295;
 
 /** The fields of a request that must be given: what proto3 cannot say (it has no required). */
 const REQUIRED_REQUEST_FIELDS: Record<string, string[]> = {
-  SendEmailRequest: ['from', 'to', 'subject'],
-  ScheduleEmailRequest: ['from', 'to', 'subject', 'scheduled_at'],
+  SendEmailRequest: ['from', 'to'],
+  ScheduleEmailRequest: ['from', 'to', 'scheduled_at'],
+  TemplateRefInput: ['id'],
+  CreateTemplateRequest: ['name', 'subject'],
+  TemplateVariableInput: ['name'],
   AttachmentInput: ['filename', 'content'],
   SendBatchRequest: ['emails'],
   CreateAccountRequest: ['name'],
@@ -26,8 +29,28 @@ const REQUIRED_REQUEST_FIELDS: Record<string, string[]> = {
   EraseRecipientRequest: ['address'],
 };
 
-/** Requests needing "html or text": the one cross-field rule a JSON Schema can state. */
-const HTML_OR_TEXT = new Set(['SendEmailRequest', 'ScheduleEmailRequest']);
+/**
+ * Requests that give either their own content (a subject, and html or text) or a template, never both: the one
+ * cross-field rule a JSON Schema can state.
+ */
+const CONTENT_OR_TEMPLATE = new Set(['SendEmailRequest', 'ScheduleEmailRequest']);
+const contentOrTemplate = {
+  oneOf: [
+    {
+      not: { required: ['template'] },
+      required: ['subject'],
+      properties: { subject: { minLength: 1 } },
+      anyOf: [
+        { required: ['html'], properties: { html: { minLength: 1 } } },
+        { required: ['text'], properties: { text: { minLength: 1 } } },
+      ],
+    },
+    {
+      required: ['template'],
+      properties: { subject: { maxLength: 0 }, html: { maxLength: 0 }, text: { maxLength: 0 } },
+    },
+  ],
+};
 
 function scalarSchema(t: ScalarType): Schema {
   switch (t) {
@@ -59,6 +82,9 @@ export class Components {
   ref(m: DescMessage, role: Role): Schema {
     // google.protobuf.Struct is a free-form JSON object on the wire, not its {fields: ...} message form.
     if (m.typeName === 'google.protobuf.Struct') return { type: 'object', additionalProperties: true };
+    // ListValue is a JSON array and Value any JSON value.
+    if (m.typeName === 'google.protobuf.ListValue') return { type: 'array' };
+    if (m.typeName === 'google.protobuf.Value') return {};
     const name = componentName(m, role);
     if (!this.pending.has(name)) this.pending.set(name, { message: m, role });
     return { $ref: `#/components/schemas/${name}` };
@@ -150,14 +176,7 @@ export function messageSchema(m: DescMessage, role: Role, components: Components
     type: 'object',
     properties,
     ...(required.length > 0 ? { required } : {}),
-    ...(role === 'request' && HTML_OR_TEXT.has(name)
-      ? {
-          anyOf: [
-            { required: ['html'], properties: { html: { minLength: 1 } } },
-            { required: ['text'], properties: { text: { minLength: 1 } } },
-          ],
-        }
-      : {}),
+    ...(role === 'request' && CONTENT_OR_TEMPLATE.has(name) ? contentOrTemplate : {}),
     additionalProperties: false,
   };
 }

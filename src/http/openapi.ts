@@ -2,7 +2,7 @@ import { BODY_LIMITS } from '../domain/limits.js';
 import { ERROR_TABLE } from '../errors.js';
 import { FIELD_CONSTRAINTS, IDEMPOTENCY_KEY_SCHEMA, NO_NUL, type Schema } from './openapi-constraints.js';
 import { Components, fieldSchema, messageSchema } from './openapi-message-schema.js';
-import { ADMIN_BASE, ADMIN_ROUTES, API_BASE, EMAIL_ROUTES, type RestRoute } from './rest-routes.js';
+import { ADMIN_BASE, ADMIN_ROUTES, API_BASE, EMAIL_ROUTES, PUBLIC_ROUTES, type RestRoute } from './rest-routes.js';
 
 /**
  * The OpenAPI 3.1 document of the REST gateway, generated from the route table, the proto descriptors and
@@ -18,6 +18,8 @@ const SENDS = new Set(['sendEmail', 'scheduleEmail', 'sendBatch']);
 const CONFLICTS: Record<string, string> = {
   rotateDomainDkim: 'A rotation is already pending: its new key waits for its DNS record',
   eraseEmail: 'The email is still being delivered (pending): erase it once it is delivered or bounced',
+  createTemplate: 'The alias is already used by another template of the account',
+  updateTemplate: 'The alias is already used by another template of the account',
 };
 
 /** Rules that depend on what is stored, which no schema can state: 400s for requests the schema allows. */
@@ -28,6 +30,11 @@ const STATE_RULES: Record<string, string> = {
   resendWebhookDeliveries:
     'A disabled webhook is a 400 (enable it first); so is a range whose from is not before its to.',
   eraseRecipient: 'An address that is not one bare, valid address is a 400.',
+  createTemplate: 'Content that does not compile (Handlebars) is a 400 naming the field, line and column.',
+  updateTemplate:
+    'Content that does not compile is a 400 naming the field, line and column; the edit is a new version, and sends keep the published one.',
+  renderTemplate:
+    "A required variable not given (with no default) is a 400 naming it; so is output past a send's limits. The answer is what a send with these variables would store.",
 };
 
 /** A request that succeeds against a fresh service (its default account sends from the verified example.com). */
@@ -39,6 +46,14 @@ const EXAMPLE_EMAIL = {
 };
 const REQUEST_EXAMPLES: Record<string, unknown> = {
   sendEmail: EXAMPLE_EMAIL,
+  createTemplate: {
+    name: 'Welcome',
+    subject: 'Welcome, {{name}}',
+    html: '<p>Hello {{name}}</p>',
+    text: 'Hello {{name}}',
+    variables: [{ name: 'name', default: 'there' }],
+    localizations: { de: { subject: 'Willkommen, {{name}}' } },
+  },
   sendBatch: { emails: [EXAMPLE_EMAIL, { ...EXAMPLE_EMAIL, to: ['other@example.net'] }] },
 };
 
@@ -69,6 +84,10 @@ const LINKS: Record<string, { from: string; to: string[] }> = {
     ],
   },
   createDomain: { from: 'id', to: ['verifyDomain', 'updateDomain'] },
+  createTemplate: {
+    from: 'id',
+    to: ['getTemplate', 'updateTemplate', 'getTemplateVersion', 'publishTemplate', 'renderTemplate', 'deleteTemplate'],
+  },
   createApiKey: { from: 'id', to: ['deleteApiKey'] },
   createWebhook: {
     from: 'id',
@@ -177,13 +196,25 @@ function responses(route: RestRoute, api: 'email' | 'admin', hasBody: boolean): 
 function operation(route: RestRoute, api: 'email' | 'admin', components: Components): Schema {
   const input = route.rpc.input;
   const constraints = FIELD_CONSTRAINTS[input.name] ?? {};
-  const pathParams = route.idField
-    ? [{ name: 'id', in: 'path', required: true, schema: { type: 'string', minLength: 1, pattern: NO_NUL } }]
-    : [];
+  const pathParams = [
+    ...(route.idField
+      ? [{ name: 'id', in: 'path', required: true, schema: { type: 'string', minLength: 1, pattern: NO_NUL } }]
+      : []),
+    ...(route.versionField
+      ? [
+          {
+            name: 'version',
+            in: 'path',
+            required: true,
+            schema: { type: 'integer', minimum: 1, maximum: 2_147_483_647 },
+          },
+        ]
+      : []),
+  ];
   const fromQuery = route.method === 'GET' || route.method === 'DELETE';
   const queryParams = fromQuery
     ? input.fields
-        .filter((f) => f.name !== route.idField)
+        .filter((f) => f.name !== route.idField && f.name !== route.versionField)
         .map((f) => ({
           name: f.name,
           in: 'query',
@@ -211,7 +242,7 @@ function operation(route: RestRoute, api: 'email' | 'admin', components: Compone
     operationId: name + (api === 'admin' && EMAIL_ROUTES.some((r) => r.rpc.localName === name) ? 'Admin' : ''),
     summary: route.summary,
     ...(STATE_RULES[name] ? { description: STATE_RULES[name] } : {}),
-    tags: [api === 'email' ? 'emails' : 'admin'],
+    tags: [api === 'admin' ? 'admin' : route.path.startsWith('/templates') ? 'templates' : 'emails'],
     security: [{ [api === 'email' ? 'apiKey' : 'adminToken']: [] }],
     parameters: [...pathParams, ...queryParams, ...idempotencyKey],
     ...(fromQuery
@@ -221,7 +252,12 @@ function operation(route: RestRoute, api: 'email' | 'admin', components: Compone
             required: true,
             content: {
               'application/json': {
-                schema: messageSchema(input, 'request', components, route.idField ? [route.idField] : []),
+                schema: messageSchema(
+                  input,
+                  'request',
+                  components,
+                  [route.idField, route.versionField].filter((f) => f !== undefined),
+                ),
                 ...(example ? { example } : {}),
               },
             },
@@ -236,11 +272,11 @@ export function buildOpenApi(publicUrl: string): Schema {
   const paths: Record<string, Record<string, Schema>> = {};
   const add = (base: string, routes: RestRoute[], api: 'email' | 'admin') => {
     for (const r of routes) {
-      const p = `${base}${r.path}`.replace(/:id/g, '{id}');
+      const p = `${base}${r.path}`.replace(/:(id|version)\b/g, '{$1}');
       (paths[p] ??= {})[r.method.toLowerCase()] = operation(r, api, components);
     }
   };
-  add(API_BASE, EMAIL_ROUTES, 'email');
+  add(API_BASE, PUBLIC_ROUTES, 'email');
   add(ADMIN_BASE, ADMIN_ROUTES, 'admin');
   const schemas: Record<string, Schema> = {
     Error: {
@@ -273,6 +309,7 @@ export function buildOpenApi(publicUrl: string): Schema {
     servers: [{ url: publicUrl }],
     tags: [
       { name: 'emails', description: 'The public API (an API key)' },
+      { name: 'templates', description: 'Stored, versioned templates a send can name (an API key)' },
       { name: 'admin', description: 'The management API (the admin token)' },
     ],
     paths,

@@ -15,14 +15,14 @@ import { registerGateway } from './gateway.js';
 import { buildOpenApi } from './openapi.js';
 import { registerProbeRoutes } from './probe-routes.js';
 import { registerRequestContext, requestIdOptions } from './request-context.js';
-import { ADMIN_BASE, ADMIN_ROUTES, API_BASE, EMAIL_ROUTES } from './rest-routes.js';
+import { ADMIN_BASE, ADMIN_ROUTES, API_BASE, PUBLIC_ROUTES } from './rest-routes.js';
 import { createRouteMethods } from './route-methods.js';
 
 /** The longest request target taken (path and query); longer is 414. Node refuses header blocks over 16 KiB itself. */
 export const MAX_URL_CHARS = 8192;
 
 export interface RestAppDeps {
-  /** The handlers the routes of EMAIL_ROUTES and ADMIN_ROUTES call (registerGateway refuses to start without one). */
+  /** The handlers the routes of PUBLIC_ROUTES and ADMIN_ROUTES call (registerGateway refuses to start without one). */
   emailApi: Partial<Handlers<typeof EmailService>>;
   adminApi: Partial<Handlers<typeof AdminService>>;
   /** Admits a call to the email API (key, rate limit) before its body is read. */
@@ -81,7 +81,7 @@ export async function buildRestApp(deps: RestAppDeps): Promise<FastifyInstance> 
     deps.metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
   });
 
-  registerGateway(app, API_BASE, EMAIL_ROUTES, deps.emailApi, deps.admitApi);
+  registerGateway(app, API_BASE, PUBLIC_ROUTES, deps.emailApi, deps.admitApi);
   registerGateway(app, ADMIN_BASE, ADMIN_ROUTES, deps.adminApi, deps.admitAdmin);
 
   registerServiceRoutes(app, deps);

@@ -14,6 +14,8 @@ export interface RestRoute {
   rpc: DescMethod;
   /** The request field the `:id` path parameter fills. */
   idField?: string;
+  /** The request field a `:version` path parameter fills (an integer). */
+  versionField?: string;
   bodyLimit?: number;
   summary: string;
 }
@@ -67,6 +69,66 @@ export const EMAIL_ROUTES: RestRoute[] = [
       "The account's events oldest first, as webhooks send them, from a cursor: poll with next_cursor to read each once",
   },
 ];
+
+/** CONTRACT.md "Templates": under the public API's base, with an API key. */
+export const TEMPLATE_ROUTES: RestRoute[] = [
+  {
+    method: 'POST',
+    path: '/templates',
+    rpc: e.createTemplate,
+    bodyLimit: BODY_LIMITS.template,
+    summary: 'Create a template (version 1, published)',
+  },
+  { method: 'GET', path: '/templates', rpc: e.listTemplates, summary: 'List templates, newest first' },
+  {
+    method: 'GET',
+    path: '/templates/:id',
+    rpc: e.getTemplate,
+    idField: 'id',
+    summary: 'Get a template (its latest version) by id or alias',
+  },
+  {
+    method: 'PATCH',
+    path: '/templates/:id',
+    rpc: e.updateTemplate,
+    idField: 'id',
+    bodyLimit: BODY_LIMITS.template,
+    summary: 'Edit a template: a new version; sends keep the published one until it is published',
+  },
+  {
+    method: 'GET',
+    path: '/templates/:id/versions/:version',
+    rpc: e.getTemplateVersion,
+    idField: 'id',
+    versionField: 'version',
+    summary: 'Get one version of a template',
+  },
+  {
+    method: 'POST',
+    path: '/templates/:id/publish',
+    rpc: e.publishTemplate,
+    idField: 'id',
+    summary: 'Make a version (default: the latest) the one sends use',
+  },
+  {
+    method: 'DELETE',
+    path: '/templates/:id',
+    rpc: e.deleteTemplate,
+    idField: 'id',
+    summary: 'Delete a template; later sends naming it are refused',
+  },
+  {
+    method: 'POST',
+    path: '/templates/:id/render',
+    rpc: e.renderTemplate,
+    idField: 'id',
+    bodyLimit: BODY_LIMITS.singleSend,
+    summary: 'Render the published version (or a given one) with variables, as a send would',
+  },
+];
+
+/** Every route of the public API (an API key). */
+export const PUBLIC_ROUTES: RestRoute[] = [...EMAIL_ROUTES, ...TEMPLATE_ROUTES];
 
 export const ADMIN_ROUTES: RestRoute[] = [
   { method: 'GET', path: '/accounts', rpc: a.listAccounts, summary: 'List accounts' },

@@ -1,13 +1,13 @@
 import type { BatchRepo } from '../db/index.js';
 import type { NewEmail } from '../domain/entities/emails.js';
 import { BATCH_STATUSES } from '../domain/catalog.js';
-import type { EmailDraft, ValidDraft } from '../domain/email-draft.js';
-import { validateDraft } from '../domain/email-draft.js';
+import type { EmailDraft } from '../domain/email-draft.js';
 import { LIMITS } from '../domain/limits.js';
 import { assertAllowed } from '../domain/permissions.js';
 import { invalid } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Accept } from './acceptance.js';
+import type { DraftPreparer } from './draft-preparer.js';
 import type { Principal } from './auth-service.js';
 import { ownedReads } from './owned-reads.js';
 import type { SenderCheck } from './sender-check.js';
@@ -16,6 +16,8 @@ import type { UsageRecorder } from './usage-recorder.js';
 export interface BatchDeps {
   batches: BatchRepo;
   accept: Accept;
+  /** Renders each item's template and checks every rule of a send, naming the item. */
+  drafts: Pick<DraftPreparer, 'prepareAll'>;
   assertMaySendFrom: SenderCheck;
   usage: Pick<UsageRecorder, 'emailsSent'>;
   /** Starts the job's workflow; a failed start is retried in the background (temporal/start-retrier), the sweep catching any left. */
@@ -41,7 +43,7 @@ export function createBatchService(deps: BatchDeps) {
       if (drafts.length > LIMITS.batchEmails) {
         throw invalid(`emails: ${drafts.length} emails exceed the maximum of ${LIMITS.batchEmails} per batch`);
       }
-      const valid: ValidDraft[] = drafts.map((d, i) => validateDraft(d, `emails[${i}].`));
+      const valid = await deps.drafts.prepareAll(principal.accountId, drafts);
       for (const domain of new Set(valid.map((v) => v.senderDomain))) await deps.assertMaySendFrom(principal, domain);
 
       const jobId = newId('batch');

@@ -1,12 +1,12 @@
 import type { ScheduledRepo } from '../db/index.js';
 import { SCHEDULED_FILTERS } from '../domain/catalog.js';
 import type { EmailDraft } from '../domain/email-draft.js';
-import { validateDraft } from '../domain/email-draft.js';
 import { assertAllowed } from '../domain/permissions.js';
 import { parseScheduledAt } from '../domain/schedule.js';
 import { invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Accept } from './acceptance.js';
+import type { DraftPreparer } from './draft-preparer.js';
 import type { Principal } from './auth-service.js';
 import { ownedReads } from './owned-reads.js';
 import type { SenderCheck } from './sender-check.js';
@@ -15,6 +15,8 @@ import type { UsageRecorder } from './usage-recorder.js';
 export interface ScheduleDeps {
   scheduled: ScheduledRepo;
   accept: Accept;
+  /** Renders a named template and checks every rule of a send. */
+  drafts: Pick<DraftPreparer, 'prepare'>;
   assertMaySendFrom: SenderCheck;
   usage: Pick<UsageRecorder, 'emailsSent'>;
   /** Makes sure a workflow will fire the email at its time (a delayed start); a failed start is retried in the background (temporal/start-retrier), the sweep catching any left. */
@@ -40,7 +42,7 @@ export function createScheduleService(deps: ScheduleDeps) {
     ): Promise<ScheduleResult> {
       assertAllowed(principal.permission, principal.accountStatus, 'send');
       const { scheduledAt: rawAt, ...fields } = draft;
-      const valid = validateDraft(fields);
+      const valid = await deps.drafts.prepare(principal.accountId, fields);
       const scheduledAt = parseScheduledAt(rawAt, deps.now());
       await deps.assertMaySendFrom(principal, valid.senderDomain);
       const id = newId('scheduled');

@@ -1,12 +1,12 @@
 import type { EmailsRepo } from '../db/index.js';
 import type { NewEmail } from '../domain/entities/emails.js';
 import type { EmailDraft } from '../domain/email-draft.js';
-import { validateDraft } from '../domain/email-draft.js';
 import { assertAllowed } from '../domain/permissions.js';
 import { newId } from '../ids.js';
 import { inSpan } from '../telemetry/spans.js';
 import { createAcceptWriter } from './accept-writer.js';
 import type { Accept } from './acceptance.js';
+import type { DraftPreparer } from './draft-preparer.js';
 import type { Principal } from './auth-service.js';
 import type { SenderCheck } from './sender-check.js';
 import type { UsageRecorder } from './usage-recorder.js';
@@ -20,6 +20,8 @@ export interface SendResult {
 export interface SendDeps {
   emails: Pick<EmailsRepo, 'accept'>;
   accept: Accept;
+  /** Renders a named template and checks every rule of a send. */
+  drafts: Pick<DraftPreparer, 'prepare'>;
   assertMaySendFrom: SenderCheck;
   usage: Pick<UsageRecorder, 'emailsSent'>;
   /** Wakes the dispatcher: there is something new in the delivery queue. */
@@ -46,7 +48,7 @@ export function createSendService(deps: SendDeps) {
 
   async function send(principal: Principal, draft: EmailDraft, idempotencyKey?: string): Promise<SendResult> {
     assertAllowed(principal.permission, principal.accountStatus, 'send');
-    const valid = validateDraft(draft);
+    const valid = await deps.drafts.prepare(principal.accountId, draft);
     await deps.assertMaySendFrom(principal, valid.senderDomain);
     const id = newId('email');
     const email: NewEmail = {

@@ -89,16 +89,21 @@ export function createTemplatesService(deps: TemplatesDeps) {
     },
 
     /**
-     * What a send names (`template: {id, version?}`): the published version, or the one given, to render. A
-     * send's fields are wrong, not a resource missing, so an unknown, deleted or other account's template is a
-     * 400 naming `template.id`, and a version it does not have one naming `template.version` (CONTRACT.md).
+     * What a send names (`template: {id, version?}`): the template's id and the version to render (the
+     * published one, or the one given), without its content. A send's fields are wrong, not a resource
+     * missing, so an unknown, deleted or other account's template is a 400 naming `template.id`, and a version
+     * it does not have one naming `template.version` (CONTRACT.md).
      */
-    async resolveForSend(accountId: string, idOrAlias: string, version?: number): Promise<Template> {
+    async resolveForSend(
+      accountId: string,
+      idOrAlias: string,
+      version?: number,
+    ): Promise<{ id: string; version: number }> {
       if (idOrAlias === '') throw invalid('template.id is required');
       if (version !== undefined) checkVersion('template.version', version);
-      const template = await deps.templates.get(accountId, idOrAlias, version ?? 'published');
-      if (template) return template;
-      if (version !== undefined && (await deps.templates.get(accountId, idOrAlias)))
+      const pinned = await deps.templates.pin(accountId, idOrAlias, version ?? 'published');
+      if (pinned) return pinned;
+      if (version !== undefined && (await deps.templates.pin(accountId, idOrAlias, 'latest')))
         throw invalid(`template.version: template ${idOrAlias} has no version ${version}`);
       throw invalid(`template.id: no template ${idOrAlias} (unknown or deleted)`);
     },

@@ -158,9 +158,12 @@ describe('GET /v1/mail/openapi.json', () => {
       'reply_to',
       'subject',
       'tags',
+      'template',
       'text',
       'to',
     ]);
+    const versionParams = doc.paths['/v1/mail/templates/{id}/versions/{version}']!.get!.parameters!;
+    expect(versionParams.map((p) => `${p.in}:${p.name}`)).toEqual(['path:id', 'path:version']);
 
     const listParams = doc.paths['/v1/mail/emails']!.get!.parameters!.map((p) => `${p.in}:${p.name}`).sort();
     expect(listParams).toEqual(['query:job_id', 'query:job_type', 'query:page', 'query:page_size', 'query:status']);

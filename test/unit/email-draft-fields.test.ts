@@ -1,6 +1,8 @@
 import { create, type DescMessage } from '@bufbuild/protobuf';
 import { describe, expect, it } from 'vitest';
 import type { AttachmentInput, EmailDraft } from '../../src/domain/email-draft.js';
+import type { TemplateRefInput } from '../../src/domain/entities/templates.js';
+import { TemplateRefSchema } from '../../src/gen/mail/v1/templates_pb.js';
 import { ScheduleEmailRequestSchema, SendEmailRequestSchema } from '../../src/gen/mail/v1/email_service_pb.js';
 import { AttachmentSchema } from '../../src/gen/mail/v1/types_pb.js';
 
@@ -21,6 +23,13 @@ const DRAFT_FIELDS: Record<keyof EmailDraft, true> = {
   attachments: true,
   headers: true,
   tags: true,
+  template: true,
+};
+const TEMPLATE_REF_FIELDS: Record<keyof TemplateRefInput, true> = {
+  id: true,
+  variables: true,
+  locale: true,
+  version: true,
 };
 const ATTACHMENT_FIELDS: Record<keyof AttachmentInput, true> = {
   filename: true,
@@ -40,6 +49,10 @@ describe('EmailDraft is the proto SendEmailRequest', () => {
     expect(Object.keys(ATTACHMENT_FIELDS).sort()).toEqual(fieldsOf(AttachmentSchema));
   });
 
+  it('has exactly the fields of its TemplateRef', () => {
+    expect(Object.keys(TEMPLATE_REF_FIELDS).sort()).toEqual(fieldsOf(TemplateRefSchema));
+  });
+
   it('is what ScheduleEmailRequest holds besides scheduled_at', () => {
     expect(fieldsOf(ScheduleEmailRequestSchema)).toEqual([...Object.keys(DRAFT_FIELDS), 'scheduledAt'].sort());
   });
@@ -48,8 +61,10 @@ describe('EmailDraft is the proto SendEmailRequest', () => {
     const wire: EmailDraft = create(SendEmailRequestSchema, {
       from: 'a@example.com',
       attachments: [{ filename: 'f' }],
+      template: { id: 'welcome', variables: { name: 'Ada', items: [1, { a: null }] }, locale: 'de', version: 2 },
     });
     const scheduled: EmailDraft & { scheduledAt: string } = create(ScheduleEmailRequestSchema, { scheduledAt: 'x' });
     expect([wire.from, wire.attachments[0]!.filename, scheduled.scheduledAt]).toEqual(['a@example.com', 'f', 'x']);
+    expect(wire.template?.variables).toEqual({ name: 'Ada', items: [1, { a: null }] });
   });
 });

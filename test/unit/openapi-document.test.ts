@@ -19,10 +19,16 @@ const ops = (): [string, string, S][] =>
 describe('the OpenAPI document', () => {
   it("states the send request's required fields and limits from LIMITS", () => {
     const send = body('post', '/v1/mail/emails');
-    expect(send.required).toEqual(['from', 'to', 'subject']);
-    expect(send.anyOf).toHaveLength(2);
+    expect(send.required).toEqual(['from', 'to']);
+    // Either its own content (a subject, and html or text) or a template, not both.
+    const [own, templated] = send.oneOf;
+    expect(own).toMatchObject({ required: ['subject'], not: { required: ['template'] } });
+    expect(own.anyOf).toHaveLength(2);
+    expect(templated).toMatchObject({ required: ['template'], properties: { subject: { maxLength: 0 } } });
     expect(send.additionalProperties).toBe(false);
-    expect(send.properties.subject).toMatchObject({ minLength: 1, maxLength: LIMITS.subjectChars });
+    expect(send.properties.subject).toMatchObject({ maxLength: LIMITS.subjectChars });
+    expect(send.properties.template).toEqual({ $ref: '#/components/schemas/TemplateRefInput' });
+    expect(schema('TemplateRefInput').required).toEqual(['id']);
     expect(send.properties.to).toMatchObject({
       minItems: 1,
       maxItems: LIMITS.recipients,
@@ -103,7 +109,7 @@ describe('the OpenAPI document', () => {
     expect(JSON.stringify(doc)).not.toContain('"fields"');
   });
 
-  it('has the Idempotency-Key header on exactly the three sends, and 409 there, on a DKIM rotation and on erasing a pending email only', () => {
+  it('has the Idempotency-Key header on exactly the three sends, and 409 there, on a DKIM rotation, on erasing a pending email and on a taken template alias only', () => {
     const withKey = ops()
       .filter(([, , o]) => o.parameters.some((p: S) => p.in === 'header' && p.name === 'Idempotency-Key'))
       .map(([, , o]) => o.operationId);
@@ -113,7 +119,15 @@ describe('the OpenAPI document', () => {
         .filter(([, , o]) => o.responses[409])
         .map(([, , o]) => o.operationId)
         .sort(),
-    ).toEqual(['eraseEmail', 'rotateDomainDkim', 'scheduleEmail', 'sendBatch', 'sendEmail']);
+    ).toEqual([
+      'createTemplate',
+      'eraseEmail',
+      'rotateDomainDkim',
+      'scheduleEmail',
+      'sendBatch',
+      'sendEmail',
+      'updateTemplate',
+    ]);
     // These 409s carry no Retry-After: only the request id every answer has.
     expect(
       Object.keys(ops().find(([, , o]) => o.operationId === 'rotateDomainDkim')![2].responses[409].headers),

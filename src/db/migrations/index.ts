@@ -20,6 +20,7 @@ import * as complaintSources from './0019-complaint-sources.js';
 import * as answeredCopies from './0020-answered-copies.js';
 import * as schemaComments from './0021-schema-comments.js';
 import * as templates from './0022-templates.js';
+import * as emailTemplates from './0023-email-templates.js';
 
 /**
  * Forward-only migrations, applied in order. Never edit one that has shipped: add the next. A migration is
@@ -48,4 +49,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string; 
   { version: 20, name: 'answered-copies', sql: answeredCopies.sql },
   { version: 21, name: 'schema-comments', sql: schemaComments.sql },
   { version: 22, name: 'templates', sql: templates.sql },
+  { version: 23, name: 'email-templates', sql: emailTemplates.sql },
 ];

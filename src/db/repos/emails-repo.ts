@@ -45,6 +45,7 @@ export const toEmail = (r: EmailRaw): EmailRow => ({
   sentAt: r.sent_at,
   remainingRecipients: r.remaining_recipients ?? null,
   traceparent: r.traceparent ?? null,
+  template: r.template ?? null,
 });
 
 /*
@@ -88,6 +89,7 @@ export function emailRow(e: EmailSource, json: (value: object) => unknown = (val
     attachment_count: e.attachmentCount,
     size_bytes: e.draft.size,
     header_message_id: messageIdFor(e.id, e.draft.senderDomain),
+    template: e.draft.template === undefined ? null : json(e.draft.template),
     // The span the email is accepted under, for its delivery span to continue (migration 0012 says why).
     traceparent: activeTraceparent(),
   };

@@ -49,6 +49,7 @@ export async function upcomingScheduled(
       mailboxes: mailboxesOf(r.draft),
       headers: r.draft.headers,
       tags: r.draft.tags,
+      template: r.draft.template ?? null,
       status: 'pending',
       message_id: '',
       attempts: 0,

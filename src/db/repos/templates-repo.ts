@@ -142,6 +142,22 @@ export function createTemplatesRepo(sql: Sql) {
       return { rows: rows.map((r) => ({ ...toRow(r), subject: r.subject })), total: count?.n ?? 0 };
     },
 
+    /**
+     * Which version a send would render, without its content: the template's id and that version's number, or
+     * undefined when the account has no such live template or it has no such version. A send reads this on
+     * every call; the content only when that version is not compiled yet (services/template-renderer.ts).
+     */
+    async pin(
+      accountId: string,
+      idOrAlias: string,
+      pick: VersionPick,
+    ): Promise<{ id: string; version: number } | undefined> {
+      const [r] = await sql<{ id: string; version: number }[]>`
+        select t.id, ${versionOf(sql, pick)} as version from templates t
+        where ${named(sql, accountId, idOrAlias)} and ${versionOf(sql, pick)} between 1 and t.latest_version`;
+      return r;
+    },
+
     /** The live template `idOrAlias` of the account with the content of one version (default the latest). */
     get: (accountId: string, idOrAlias: string, pick: VersionPick = 'latest'): Promise<Template | undefined> =>
       read(sql, accountId, idOrAlias, pick),

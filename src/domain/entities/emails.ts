@@ -1,6 +1,7 @@
 import type { EmailStatus, JobType } from '../catalog.js';
 import type { Mailbox } from '../address.js';
 import type { Mailboxes, ValidDraft } from '../email-draft.js';
+import type { TemplateStamp } from './templates.js';
 
 /** Who and what accepted an email: its id, account, key and the job it belongs to. */
 export interface EmailIdentity {
@@ -64,6 +65,8 @@ export interface EmailRow extends Mailboxes {
   remainingRecipients: string[] | null;
   /** The trace context it was accepted under (migration 0012); null when that was not traced. */
   traceparent?: string | null;
+  /** The template it was rendered from (migration 0023); null when the send gave its own content. */
+  template?: TemplateStamp | null;
 }
 
 export interface EmailSummaryRow {
@@ -102,6 +105,7 @@ export type EmailRaw = {
   sent_at: Date | null;
   remaining_recipients?: string[] | null;
   traceparent?: string | null;
+  template?: TemplateStamp | null;
 };
 
 /** The idempotency record written in the same transaction as the emails it answered for. */

@@ -1,4 +1,4 @@
-import type { JsonValue } from '../json.js';
+import type { JsonValue, WireJsonObject } from '../json.js';
 
 /** A variable a template declares: a missing required one refuses the send, unless it has a default. */
 export interface TemplateVariable {
@@ -60,4 +60,25 @@ export interface TemplateDraft {
   name: string;
   alias: string | null;
   content: TemplateContent;
+}
+
+/**
+ * What a send names instead of its own subject, html and text (the proto's TemplateRef, kept equal to it by
+ * test/unit/email-draft-fields.test.ts): a template by id or alias, the variables to render it with, a locale,
+ * and a version (0: the published one).
+ */
+export interface TemplateRefInput {
+  id: string;
+  variables?: WireJsonObject | undefined;
+  locale: string;
+  version: number;
+}
+
+/** The template a stored email was rendered from (`template` of GET /emails/:id). */
+export interface TemplateStamp {
+  /** The template's id, even when the send named its alias. */
+  id: string;
+  version: number;
+  /** The locale the send asked for; '' when none. */
+  locale: string;
 }

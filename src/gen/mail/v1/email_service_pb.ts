@@ -5,6 +5,8 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_google_protobuf_struct } from "@bufbuild/protobuf/wkt";
+import type { CreateTemplateRequestSchema, DeleteTemplateRequestSchema, DeleteTemplateResponseSchema, GetTemplateRequestSchema, GetTemplateVersionRequestSchema, ListTemplatesRequestSchema, ListTemplatesResponseSchema, PublishTemplateRequestSchema, RenderTemplateRequestSchema, RenderTemplateResponseSchema, TemplateRef, TemplateSchema, UpdateTemplateRequestSchema } from "./templates_pb.js";
+import { file_mail_v1_templates } from "./templates_pb.js";
 import type { Attachment, BatchJob, BatchJobSchema, EmailSchema, EmailSummary, ScheduledEmail, ScheduledEmailSchema } from "./types_pb.js";
 import { file_mail_v1_types } from "./types_pb.js";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
@@ -13,7 +15,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file mail/v1/email_service.proto.
  */
 export const file_mail_v1_email_service: GenFile = /*@__PURE__*/
-  fileDesc("ChttYWlsL3YxL2VtYWlsX3NlcnZpY2UucHJvdG8SB21haWwudjEi9wIKEFNlbmRFbWFpbFJlcXVlc3QSDAoEZnJvbRgBIAEoCRIKCgJ0bxgCIAMoCRIKCgJjYxgDIAMoCRILCgNiY2MYBCADKAkSEAoIcmVwbHlfdG8YBSADKAkSDwoHc3ViamVjdBgGIAEoCRIMCgRodG1sGAcgASgJEgwKBHRleHQYCCABKAkSKAoLYXR0YWNobWVudHMYCSADKAsyEy5tYWlsLnYxLkF0dGFjaG1lbnQSNwoHaGVhZGVycxgKIAMoCzImLm1haWwudjEuU2VuZEVtYWlsUmVxdWVzdC5IZWFkZXJzRW50cnkSMQoEdGFncxgLIAMoCzIjLm1haWwudjEuU2VuZEVtYWlsUmVxdWVzdC5UYWdzRW50cnkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaKwoJVGFnc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiQwoRU2VuZEVtYWlsUmVzcG9uc2USCgoCaWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIOCgZzdGF0dXMYAyABKAkimQMKFFNjaGVkdWxlRW1haWxSZXF1ZXN0EgwKBGZyb20YASABKAkSCgoCdG8YAiADKAkSCgoCY2MYAyADKAkSCwoDYmNjGAQgAygJEhAKCHJlcGx5X3RvGAUgAygJEg8KB3N1YmplY3QYBiABKAkSDAoEaHRtbBgHIAEoCRIMCgR0ZXh0GAggASgJEigKC2F0dGFjaG1lbnRzGAkgAygLMhMubWFpbC52MS5BdHRhY2htZW50EjsKB2hlYWRlcnMYCiADKAsyKi5tYWlsLnYxLlNjaGVkdWxlRW1haWxSZXF1ZXN0LkhlYWRlcnNFbnRyeRI1CgR0YWdzGAsgAygLMicubWFpbC52MS5TY2hlZHVsZUVtYWlsUmVxdWVzdC5UYWdzRW50cnkSFAoMc2NoZWR1bGVkX2F0GAwgASgJGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGisKCVRhZ3NFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIjMKFVNjaGVkdWxlRW1haWxSZXNwb25zZRIKCgJpZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkiSQoaTGlzdFNjaGVkdWxlZEVtYWlsc1JlcXVlc3QSDAoEcGFnZRgBIAEoBRINCgVsaW1pdBgCIAEoBRIOCgZzdGF0dXMYAyABKAkiZQobTGlzdFNjaGVkdWxlZEVtYWlsc1Jlc3BvbnNlEjEKEHNjaGVkdWxlZF9lbWFpbHMYASADKAsyFy5tYWlsLnYxLlNjaGVkdWxlZEVtYWlsEhMKC3RvdGFsX2NvdW50GAIgASgFIiYKGEdldFNjaGVkdWxlZEVtYWlsUmVxdWVzdBIKCgJpZBgBIAEoCSIpChtDYW5jZWxTY2hlZHVsZWRFbWFpbFJlcXVlc3QSCgoCaWQYASABKAkiQAocQ2FuY2VsU2NoZWR1bGVkRW1haWxSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEg8KB21lc3NhZ2UYAiABKAkiPQoQU2VuZEJhdGNoUmVxdWVzdBIpCgZlbWFpbHMYASADKAsyGS5tYWlsLnYxLlNlbmRFbWFpbFJlcXVlc3QiSAoRU2VuZEJhdGNoUmVzcG9uc2USDgoGam9iX2lkGAEgASgJEg4KBnN0YXR1cxgCIAEoCRITCgt0b3RhbF9jb3VudBgDIAEoBSJDChRMaXN0QmF0Y2hKb2JzUmVxdWVzdBIMCgRwYWdlGAEgASgFEg0KBWxpbWl0GAIgASgFEg4KBnN0YXR1cxgDIAEoCSJTChVMaXN0QmF0Y2hKb2JzUmVzcG9uc2USJQoKYmF0Y2hfam9icxgBIAMoCzIRLm1haWwudjEuQmF0Y2hKb2ISEwoLdG90YWxfY291bnQYAiABKAUiIAoSR2V0QmF0Y2hKb2JSZXF1ZXN0EgoKAmlkGAEgASgJImYKEUxpc3RFbWFpbHNSZXF1ZXN0EgwKBHBhZ2UYASABKAUSEQoJcGFnZV9zaXplGAIgASgFEg4KBnN0YXR1cxgDIAEoCRIQCghqb2JfdHlwZRgEIAEoCRIOCgZqb2JfaWQYBSABKAkiSAoSTGlzdEVtYWlsc1Jlc3BvbnNlEiMKBGRhdGEYASADKAsyFS5tYWlsLnYxLkVtYWlsU3VtbWFyeRINCgV0b3RhbBgCIAEoBSIdCg9HZXRFbWFpbFJlcXVlc3QSCgoCaWQYASABKAkiPwoRTGlzdEV2ZW50c1JlcXVlc3QSDQoFYWZ0ZXIYASABKAkSDQoFbGltaXQYAiABKAUSDAoEdHlwZRgDIAEoCSJNChJMaXN0RXZlbnRzUmVzcG9uc2USIgoGZXZlbnRzGAEgAygLMhIubWFpbC52MS5NYWlsRXZlbnQSEwoLbmV4dF9jdXJzb3IYAiABKAkiiAEKCU1haWxFdmVudBIKCgJpZBgBIAEoCRINCgVldmVudBgCIAEoCRIRCgl0aW1lc3RhbXAYAyABKAkSJgoFZW1haWwYBCABKAsyFy5tYWlsLnYxLk1haWxFdmVudEVtYWlsEiUKBGRhdGEYBSABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0In0KDk1haWxFdmVudEVtYWlsEgoKAmlkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSDAoEZnJvbRgDIAEoCRIKCgJ0bxgEIAMoCRIPCgdzdWJqZWN0GAUgASgJEhQKB3NlbnRfYXQYBiABKAlIAIgBAUIKCghfc2VudF9hdDLRBgoMRW1haWxTZXJ2aWNlEkIKCVNlbmRFbWFpbBIZLm1haWwudjEuU2VuZEVtYWlsUmVxdWVzdBoaLm1haWwudjEuU2VuZEVtYWlsUmVzcG9uc2USTgoNU2NoZWR1bGVFbWFpbBIdLm1haWwudjEuU2NoZWR1bGVFbWFpbFJlcXVlc3QaHi5tYWlsLnYxLlNjaGVkdWxlRW1haWxSZXNwb25zZRJgChNMaXN0U2NoZWR1bGVkRW1haWxzEiMubWFpbC52MS5MaXN0U2NoZWR1bGVkRW1haWxzUmVxdWVzdBokLm1haWwudjEuTGlzdFNjaGVkdWxlZEVtYWlsc1Jlc3BvbnNlEk8KEUdldFNjaGVkdWxlZEVtYWlsEiEubWFpbC52MS5HZXRTY2hlZHVsZWRFbWFpbFJlcXVlc3QaFy5tYWlsLnYxLlNjaGVkdWxlZEVtYWlsEmMKFENhbmNlbFNjaGVkdWxlZEVtYWlsEiQubWFpbC52MS5DYW5jZWxTY2hlZHVsZWRFbWFpbFJlcXVlc3QaJS5tYWlsLnYxLkNhbmNlbFNjaGVkdWxlZEVtYWlsUmVzcG9uc2USQgoJU2VuZEJhdGNoEhkubWFpbC52MS5TZW5kQmF0Y2hSZXF1ZXN0GhoubWFpbC52MS5TZW5kQmF0Y2hSZXNwb25zZRJOCg1MaXN0QmF0Y2hKb2JzEh0ubWFpbC52MS5MaXN0QmF0Y2hKb2JzUmVxdWVzdBoeLm1haWwudjEuTGlzdEJhdGNoSm9ic1Jlc3BvbnNlEj0KC0dldEJhdGNoSm9iEhsubWFpbC52MS5HZXRCYXRjaEpvYlJlcXVlc3QaES5tYWlsLnYxLkJhdGNoSm9iEkUKCkxpc3RFbWFpbHMSGi5tYWlsLnYxLkxpc3RFbWFpbHNSZXF1ZXN0GhsubWFpbC52MS5MaXN0RW1haWxzUmVzcG9uc2USNAoIR2V0RW1haWwSGC5tYWlsLnYxLkdldEVtYWlsUmVxdWVzdBoOLm1haWwudjEuRW1haWwSRQoKTGlzdEV2ZW50cxIaLm1haWwudjEuTGlzdEV2ZW50c1JlcXVlc3QaGy5tYWlsLnYxLkxpc3RFdmVudHNSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct, file_mail_v1_types]);
+  fileDesc("ChttYWlsL3YxL2VtYWlsX3NlcnZpY2UucHJvdG8SB21haWwudjEinwMKEFNlbmRFbWFpbFJlcXVlc3QSDAoEZnJvbRgBIAEoCRIKCgJ0bxgCIAMoCRIKCgJjYxgDIAMoCRILCgNiY2MYBCADKAkSEAoIcmVwbHlfdG8YBSADKAkSDwoHc3ViamVjdBgGIAEoCRIMCgRodG1sGAcgASgJEgwKBHRleHQYCCABKAkSKAoLYXR0YWNobWVudHMYCSADKAsyEy5tYWlsLnYxLkF0dGFjaG1lbnQSNwoHaGVhZGVycxgKIAMoCzImLm1haWwudjEuU2VuZEVtYWlsUmVxdWVzdC5IZWFkZXJzRW50cnkSMQoEdGFncxgLIAMoCzIjLm1haWwudjEuU2VuZEVtYWlsUmVxdWVzdC5UYWdzRW50cnkSJgoIdGVtcGxhdGUYDCABKAsyFC5tYWlsLnYxLlRlbXBsYXRlUmVmGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGisKCVRhZ3NFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIkMKEVNlbmRFbWFpbFJlc3BvbnNlEgoKAmlkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSDgoGc3RhdHVzGAMgASgJIsEDChRTY2hlZHVsZUVtYWlsUmVxdWVzdBIMCgRmcm9tGAEgASgJEgoKAnRvGAIgAygJEgoKAmNjGAMgAygJEgsKA2JjYxgEIAMoCRIQCghyZXBseV90bxgFIAMoCRIPCgdzdWJqZWN0GAYgASgJEgwKBGh0bWwYByABKAkSDAoEdGV4dBgIIAEoCRIoCgthdHRhY2htZW50cxgJIAMoCzITLm1haWwudjEuQXR0YWNobWVudBI7CgdoZWFkZXJzGAogAygLMioubWFpbC52MS5TY2hlZHVsZUVtYWlsUmVxdWVzdC5IZWFkZXJzRW50cnkSNQoEdGFncxgLIAMoCzInLm1haWwudjEuU2NoZWR1bGVFbWFpbFJlcXVlc3QuVGFnc0VudHJ5EhQKDHNjaGVkdWxlZF9hdBgMIAEoCRImCgh0ZW1wbGF0ZRgNIAEoCzIULm1haWwudjEuVGVtcGxhdGVSZWYaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaKwoJVGFnc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiMwoVU2NoZWR1bGVFbWFpbFJlc3BvbnNlEgoKAmlkGAEgASgJEg4KBnN0YXR1cxgCIAEoCSJJChpMaXN0U2NoZWR1bGVkRW1haWxzUmVxdWVzdBIMCgRwYWdlGAEgASgFEg0KBWxpbWl0GAIgASgFEg4KBnN0YXR1cxgDIAEoCSJlChtMaXN0U2NoZWR1bGVkRW1haWxzUmVzcG9uc2USMQoQc2NoZWR1bGVkX2VtYWlscxgBIAMoCzIXLm1haWwudjEuU2NoZWR1bGVkRW1haWwSEwoLdG90YWxfY291bnQYAiABKAUiJgoYR2V0U2NoZWR1bGVkRW1haWxSZXF1ZXN0EgoKAmlkGAEgASgJIikKG0NhbmNlbFNjaGVkdWxlZEVtYWlsUmVxdWVzdBIKCgJpZBgBIAEoCSJAChxDYW5jZWxTY2hlZHVsZWRFbWFpbFJlc3BvbnNlEg8KB3N1Y2Nlc3MYASABKAgSDwoHbWVzc2FnZRgCIAEoCSI9ChBTZW5kQmF0Y2hSZXF1ZXN0EikKBmVtYWlscxgBIAMoCzIZLm1haWwudjEuU2VuZEVtYWlsUmVxdWVzdCJIChFTZW5kQmF0Y2hSZXNwb25zZRIOCgZqb2JfaWQYASABKAkSDgoGc3RhdHVzGAIgASgJEhMKC3RvdGFsX2NvdW50GAMgASgFIkMKFExpc3RCYXRjaEpvYnNSZXF1ZXN0EgwKBHBhZ2UYASABKAUSDQoFbGltaXQYAiABKAUSDgoGc3RhdHVzGAMgASgJIlMKFUxpc3RCYXRjaEpvYnNSZXNwb25zZRIlCgpiYXRjaF9qb2JzGAEgAygLMhEubWFpbC52MS5CYXRjaEpvYhITCgt0b3RhbF9jb3VudBgCIAEoBSIgChJHZXRCYXRjaEpvYlJlcXVlc3QSCgoCaWQYASABKAkiZgoRTGlzdEVtYWlsc1JlcXVlc3QSDAoEcGFnZRgBIAEoBRIRCglwYWdlX3NpemUYAiABKAUSDgoGc3RhdHVzGAMgASgJEhAKCGpvYl90eXBlGAQgASgJEg4KBmpvYl9pZBgFIAEoCSJIChJMaXN0RW1haWxzUmVzcG9uc2USIwoEZGF0YRgBIAMoCzIVLm1haWwudjEuRW1haWxTdW1tYXJ5Eg0KBXRvdGFsGAIgASgFIh0KD0dldEVtYWlsUmVxdWVzdBIKCgJpZBgBIAEoCSI/ChFMaXN0RXZlbnRzUmVxdWVzdBINCgVhZnRlchgBIAEoCRINCgVsaW1pdBgCIAEoBRIMCgR0eXBlGAMgASgJIk0KEkxpc3RFdmVudHNSZXNwb25zZRIiCgZldmVudHMYASADKAsyEi5tYWlsLnYxLk1haWxFdmVudBITCgtuZXh0X2N1cnNvchgCIAEoCSKIAQoJTWFpbEV2ZW50EgoKAmlkGAEgASgJEg0KBWV2ZW50GAIgASgJEhEKCXRpbWVzdGFtcBgDIAEoCRImCgVlbWFpbBgEIAEoCzIXLm1haWwudjEuTWFpbEV2ZW50RW1haWwSJQoEZGF0YRgFIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QifQoOTWFpbEV2ZW50RW1haWwSCgoCaWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIMCgRmcm9tGAMgASgJEgoKAnRvGAQgAygJEg8KB3N1YmplY3QYBSABKAkSFAoHc2VudF9hdBgGIAEoCUgAiAEBQgoKCF9zZW50X2F0MqQLCgxFbWFpbFNlcnZpY2USQgoJU2VuZEVtYWlsEhkubWFpbC52MS5TZW5kRW1haWxSZXF1ZXN0GhoubWFpbC52MS5TZW5kRW1haWxSZXNwb25zZRJOCg1TY2hlZHVsZUVtYWlsEh0ubWFpbC52MS5TY2hlZHVsZUVtYWlsUmVxdWVzdBoeLm1haWwudjEuU2NoZWR1bGVFbWFpbFJlc3BvbnNlEmAKE0xpc3RTY2hlZHVsZWRFbWFpbHMSIy5tYWlsLnYxLkxpc3RTY2hlZHVsZWRFbWFpbHNSZXF1ZXN0GiQubWFpbC52MS5MaXN0U2NoZWR1bGVkRW1haWxzUmVzcG9uc2USTwoRR2V0U2NoZWR1bGVkRW1haWwSIS5tYWlsLnYxLkdldFNjaGVkdWxlZEVtYWlsUmVxdWVzdBoXLm1haWwudjEuU2NoZWR1bGVkRW1haWwSYwoUQ2FuY2VsU2NoZWR1bGVkRW1haWwSJC5tYWlsLnYxLkNhbmNlbFNjaGVkdWxlZEVtYWlsUmVxdWVzdBolLm1haWwudjEuQ2FuY2VsU2NoZWR1bGVkRW1haWxSZXNwb25zZRJCCglTZW5kQmF0Y2gSGS5tYWlsLnYxLlNlbmRCYXRjaFJlcXVlc3QaGi5tYWlsLnYxLlNlbmRCYXRjaFJlc3BvbnNlEk4KDUxpc3RCYXRjaEpvYnMSHS5tYWlsLnYxLkxpc3RCYXRjaEpvYnNSZXF1ZXN0Gh4ubWFpbC52MS5MaXN0QmF0Y2hKb2JzUmVzcG9uc2USPQoLR2V0QmF0Y2hKb2ISGy5tYWlsLnYxLkdldEJhdGNoSm9iUmVxdWVzdBoRLm1haWwudjEuQmF0Y2hKb2ISRQoKTGlzdEVtYWlscxIaLm1haWwudjEuTGlzdEVtYWlsc1JlcXVlc3QaGy5tYWlsLnYxLkxpc3RFbWFpbHNSZXNwb25zZRI0CghHZXRFbWFpbBIYLm1haWwudjEuR2V0RW1haWxSZXF1ZXN0Gg4ubWFpbC52MS5FbWFpbBJFCgpMaXN0RXZlbnRzEhoubWFpbC52MS5MaXN0RXZlbnRzUmVxdWVzdBobLm1haWwudjEuTGlzdEV2ZW50c1Jlc3BvbnNlEkMKDkNyZWF0ZVRlbXBsYXRlEh4ubWFpbC52MS5DcmVhdGVUZW1wbGF0ZVJlcXVlc3QaES5tYWlsLnYxLlRlbXBsYXRlEk4KDUxpc3RUZW1wbGF0ZXMSHS5tYWlsLnYxLkxpc3RUZW1wbGF0ZXNSZXF1ZXN0Gh4ubWFpbC52MS5MaXN0VGVtcGxhdGVzUmVzcG9uc2USPQoLR2V0VGVtcGxhdGUSGy5tYWlsLnYxLkdldFRlbXBsYXRlUmVxdWVzdBoRLm1haWwudjEuVGVtcGxhdGUSQwoOVXBkYXRlVGVtcGxhdGUSHi5tYWlsLnYxLlVwZGF0ZVRlbXBsYXRlUmVxdWVzdBoRLm1haWwudjEuVGVtcGxhdGUSSwoSR2V0VGVtcGxhdGVWZXJzaW9uEiIubWFpbC52MS5HZXRUZW1wbGF0ZVZlcnNpb25SZXF1ZXN0GhEubWFpbC52MS5UZW1wbGF0ZRJFCg9QdWJsaXNoVGVtcGxhdGUSHy5tYWlsLnYxLlB1Ymxpc2hUZW1wbGF0ZVJlcXVlc3QaES5tYWlsLnYxLlRlbXBsYXRlElEKDkRlbGV0ZVRlbXBsYXRlEh4ubWFpbC52MS5EZWxldGVUZW1wbGF0ZVJlcXVlc3QaHy5tYWlsLnYxLkRlbGV0ZVRlbXBsYXRlUmVzcG9uc2USUQoOUmVuZGVyVGVtcGxhdGUSHi5tYWlsLnYxLlJlbmRlclRlbXBsYXRlUmVxdWVzdBofLm1haWwudjEuUmVuZGVyVGVtcGxhdGVSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct, file_mail_v1_templates, file_mail_v1_types]);
 
 /**
  * @generated from message mail.v1.SendEmailRequest
@@ -73,6 +75,13 @@ export type SendEmailRequest = Message<"mail.v1.SendEmailRequest"> & {
    * @generated from field: map<string, string> tags = 11;
    */
   tags: { [key: string]: string };
+
+  /**
+   * Instead of subject, html and text: rendered when the email is accepted.
+   *
+   * @generated from field: mail.v1.TemplateRef template = 12;
+   */
+  template?: TemplateRef | undefined;
 };
 
 /**
@@ -178,6 +187,13 @@ export type ScheduleEmailRequest = Message<"mail.v1.ScheduleEmailRequest"> & {
    * @generated from field: string scheduled_at = 12;
    */
   scheduledAt: string;
+
+  /**
+   * Instead of subject, html and text: rendered when the email is accepted.
+   *
+   * @generated from field: mail.v1.TemplateRef template = 13;
+   */
+  template?: TemplateRef | undefined;
 };
 
 /**
@@ -769,6 +785,86 @@ export const EmailService: GenService<{
     methodKind: "unary";
     input: typeof ListEventsRequestSchema;
     output: typeof ListEventsResponseSchema;
+  },
+  /**
+   * POST /templates
+   *
+   * @generated from rpc mail.v1.EmailService.CreateTemplate
+   */
+  createTemplate: {
+    methodKind: "unary";
+    input: typeof CreateTemplateRequestSchema;
+    output: typeof TemplateSchema;
+  },
+  /**
+   * GET /templates
+   *
+   * @generated from rpc mail.v1.EmailService.ListTemplates
+   */
+  listTemplates: {
+    methodKind: "unary";
+    input: typeof ListTemplatesRequestSchema;
+    output: typeof ListTemplatesResponseSchema;
+  },
+  /**
+   * GET /templates/:id (the id or the alias)
+   *
+   * @generated from rpc mail.v1.EmailService.GetTemplate
+   */
+  getTemplate: {
+    methodKind: "unary";
+    input: typeof GetTemplateRequestSchema;
+    output: typeof TemplateSchema;
+  },
+  /**
+   * PATCH /templates/:id
+   *
+   * @generated from rpc mail.v1.EmailService.UpdateTemplate
+   */
+  updateTemplate: {
+    methodKind: "unary";
+    input: typeof UpdateTemplateRequestSchema;
+    output: typeof TemplateSchema;
+  },
+  /**
+   * GET /templates/:id/versions/:version
+   *
+   * @generated from rpc mail.v1.EmailService.GetTemplateVersion
+   */
+  getTemplateVersion: {
+    methodKind: "unary";
+    input: typeof GetTemplateVersionRequestSchema;
+    output: typeof TemplateSchema;
+  },
+  /**
+   * POST /templates/:id/publish
+   *
+   * @generated from rpc mail.v1.EmailService.PublishTemplate
+   */
+  publishTemplate: {
+    methodKind: "unary";
+    input: typeof PublishTemplateRequestSchema;
+    output: typeof TemplateSchema;
+  },
+  /**
+   * DELETE /templates/:id
+   *
+   * @generated from rpc mail.v1.EmailService.DeleteTemplate
+   */
+  deleteTemplate: {
+    methodKind: "unary";
+    input: typeof DeleteTemplateRequestSchema;
+    output: typeof DeleteTemplateResponseSchema;
+  },
+  /**
+   * POST /templates/:id/render
+   *
+   * @generated from rpc mail.v1.EmailService.RenderTemplate
+   */
+  renderTemplate: {
+    methodKind: "unary";
+    input: typeof RenderTemplateRequestSchema;
+    output: typeof RenderTemplateResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_mail_v1_email_service, 0);

@@ -1,0 +1,61 @@
+import type { TemplateRefInput } from '../domain/entities/templates.js';
+import { validateDraft, type EmailDraft, type ValidDraft } from '../domain/email-draft.js';
+import { AppError, invalid } from '../errors.js';
+import type { TemplateRenderer } from './template-renderer.js';
+
+/**
+ * A send request made into the email to store: its template, if it names one, rendered into its subject and
+ * bodies, then every rule of a send checked on the result (size, headers, addresses). POST /emails,
+ * /emails/schedule and each item of /emails/batch go through here, so a templated email is held to exactly the
+ * rules of one written by hand.
+ */
+type Memo = Map<string, Promise<{ id: string; version: number }>>;
+
+export function createDraftPreparer(renderer: Pick<TemplateRenderer, 'renderRef'>) {
+  /** The draft with its template rendered, and the stamp to store; the draft itself when it names none. */
+  async function rendered(
+    accountId: string,
+    draft: EmailDraft,
+    memo?: Memo,
+  ): Promise<{ draft: EmailDraft; template?: ValidDraft['template'] }> {
+    const ref: TemplateRefInput | undefined = draft.template;
+    if (ref === undefined) return { draft };
+    if (draft.subject !== '' || draft.html !== '' || draft.text !== '')
+      throw invalid('template: give either a template or subject, html and text, not both');
+    const { rendered: r, stamp } = await renderer.renderRef(accountId, ref, memo);
+    return { draft: { ...draft, subject: r.subject, html: r.html ?? '', text: r.text ?? '' }, template: stamp };
+  }
+
+  /** Prefixes a 400 with the item it is about (`emails[3].template.variables.name is required`). */
+  const within = (prefix: string, err: unknown): unknown =>
+    prefix !== '' && err instanceof AppError && err.kind === 'validation'
+      ? new AppError('validation', `${prefix}${err.message}`, { cause: err })
+      : err;
+
+  async function prepare(accountId: string, draft: EmailDraft, prefix = '', memo?: Memo): Promise<ValidDraft> {
+    let r;
+    try {
+      r = await rendered(accountId, draft, memo);
+    } catch (err) {
+      throw within(prefix, err);
+    }
+    const valid = validateDraft(r.draft, prefix);
+    return r.template === undefined ? valid : { ...valid, template: r.template };
+  }
+
+  return {
+    prepare,
+
+    /**
+     * Every item of a batch, in order, so that a refusal names the first bad item; each template the batch
+     * names is resolved once.
+     */
+    async prepareAll(accountId: string, drafts: EmailDraft[]): Promise<ValidDraft[]> {
+      const memo: Memo = new Map();
+      const valid: ValidDraft[] = [];
+      for (const [i, d] of drafts.entries()) valid.push(await prepare(accountId, d, `emails[${i}].`, memo));
+      return valid;
+    },
+  };
+}
+export type DraftPreparer = ReturnType<typeof createDraftPreparer>;

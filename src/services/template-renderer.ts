@@ -1,0 +1,107 @@
+import type { TemplatesRepo } from '../db/index.js';
+import type { TemplateRefInput, TemplateStamp } from '../domain/entities/templates.js';
+import type { WireJsonObject } from '../domain/json.js';
+import { checkVersion, TEMPLATE_LIMITS, TEMPLATE_LOCALE_PATTERN } from '../domain/template-fields.js';
+import { AppError, invalid, notFound } from '../errors.js';
+import { CompiledTemplateCache } from '../templates/template-cache.js';
+import { renderTemplate, type CompiledTemplate, type RenderedTemplate } from '../templates/template-engine.js';
+import type { TemplatesService } from './templates-service.js';
+
+export interface TemplateRendererDeps {
+  templates: Pick<TemplatesRepo, 'get' | 'pin'>;
+  service: Pick<TemplatesService, 'resolveForSend'>;
+  cache?: CompiledTemplateCache;
+}
+
+/** A send's template rendered: its subject and bodies, and what the stored email says it came from. */
+export interface RenderedRef {
+  rendered: RenderedTemplate;
+  stamp: TemplateStamp;
+}
+
+/**
+ * Renders stored templates: for a send (`template` of POST /emails, a batch item, a schedule) and for POST
+ * /templates/:id/render. Each version is compiled once per process and kept (template-cache.ts): a send reads
+ * only which version it renders, and the content only when that version is not compiled yet.
+ */
+/** A requested locale: empty (none), or a BCP 47 tag as templates' localizations are keyed. */
+function checkLocale(field: string, locale: string): void {
+  if (locale === '') return;
+  if (locale.length > TEMPLATE_LIMITS.localeChars || !TEMPLATE_LOCALE_PATTERN.test(locale))
+    throw invalid(
+      `${field} must be a language tag such as "de" or "de-AT" (at most ${TEMPLATE_LIMITS.localeChars} characters)`,
+    );
+}
+
+export function createTemplateRenderer(deps: TemplateRendererDeps) {
+  const cache = deps.cache ?? new CompiledTemplateCache();
+
+  async function compiled(accountId: string, pinned: { id: string; version: number }): Promise<CompiledTemplate> {
+    const key = `${pinned.id}@${pinned.version}`;
+    const hit = cache.get(key);
+    if (hit !== undefined) return hit;
+    const template = await deps.templates.get(accountId, pinned.id, pinned.version);
+    // Deleted between the two reads: as a send naming a deleted template.
+    if (template === undefined) throw invalid(`template.id: no template ${pinned.id} (unknown or deleted)`);
+    return cache.compile(key, template);
+  }
+
+  return {
+    /**
+     * The template a send names, rendered with its variables and locale. Every failure is a 400 naming the
+     * send's field (`template.id`, `template.version`, `template.variables.<name>`, or the field that does not
+     * render); `memo` lets a batch resolve each template it names once.
+     */
+    async renderRef(
+      accountId: string,
+      ref: TemplateRefInput,
+      memo?: Map<string, Promise<{ id: string; version: number }>>,
+    ): Promise<RenderedRef> {
+      checkLocale('template.locale', ref.locale);
+      const version = ref.version === 0 ? undefined : ref.version;
+      const key = `${ref.id}@${ref.version}`;
+      let pinning = memo?.get(key);
+      if (pinning === undefined) {
+        pinning = deps.service.resolveForSend(accountId, ref.id, version);
+        memo?.set(key, pinning);
+      }
+      const pinned = await pinning;
+      const rendered = renderTemplate(await compiled(accountId, pinned), {
+        variables: ref.variables ?? {},
+        locale: ref.locale,
+      });
+      return { rendered, stamp: { id: pinned.id, version: pinned.version, locale: ref.locale } };
+    },
+
+    /**
+     * POST /templates/:id/render: the published version (or `version`) rendered, as a send would render it. The
+     * template is a resource here, so a missing one is a 404; the errors name this request's own fields.
+     */
+    async render(
+      accountId: string,
+      idOrAlias: string,
+      req: { variables?: WireJsonObject | undefined; locale: string; version: number },
+    ): Promise<RenderedTemplate> {
+      checkLocale('locale', req.locale);
+      if (req.version !== 0) checkVersion('version', req.version);
+      const pinned = await deps.templates.pin(accountId, idOrAlias, req.version === 0 ? 'published' : req.version);
+      if (pinned === undefined) {
+        if (req.version !== 0 && (await deps.templates.pin(accountId, idOrAlias, 'latest')))
+          throw notFound('version', `${req.version} of template ${idOrAlias}`);
+        throw notFound('template', idOrAlias);
+      }
+      try {
+        return renderTemplate(await compiled(accountId, pinned), {
+          variables: req.variables ?? {},
+          locale: req.locale,
+        });
+      } catch (err) {
+        // The engine names a send's fields (`template.variables.x`); this request's are `variables.x`.
+        if (err instanceof AppError && err.message.startsWith('template.'))
+          throw new AppError(err.kind, err.message.slice('template.'.length), { cause: err });
+        throw err;
+      }
+    },
+  };
+}
+export type TemplateRenderer = ReturnType<typeof createTemplateRenderer>;
