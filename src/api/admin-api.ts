@@ -20,6 +20,7 @@ import {
 } from './admin-presenters.js';
 import { callCredential, clientAddress, type CallContext, type Handlers } from './call-context.js';
 import { withStorableStrings } from './storable-strings.js';
+import { adminTemplateCalls, type AdminTemplatesDeps } from './admin-templates-api.js';
 import { presentBatch, presentEmail, presentEmailSummary, presentScheduled } from './presenters.js';
 
 type AdminApi = Handlers<typeof AdminService>;
@@ -33,6 +34,7 @@ export interface AdminApiDeps {
   operator: OperatorService;
   caught: CaughtMailService;
   erasure: ErasureService;
+  templates: AdminTemplatesDeps;
 }
 
 /**
@@ -53,6 +55,7 @@ export function createAdminApi(deps: AdminApiDeps): AdminApi {
     ...setupCalls(deps, admin),
     ...webhookCalls(deps, admin),
     ...operatorCalls(deps, admin),
+    ...adminTemplateCalls(deps.templates, admin),
   });
 }
 

@@ -28,10 +28,11 @@ const localizationFromWire = (l: WireLocalization): TemplateLocalization => ({
   ...(l.text !== undefined ? { text: l.text } : {}),
 });
 
-export function createInput(req: CreateTemplateRequest): TemplateInput {
+/** A version's content as a create (or a preview) gives it. */
+export function contentInput(
+  req: Pick<CreateTemplateRequest, 'subject' | 'html' | 'text' | 'variables' | 'localizations'>,
+): Omit<TemplateInput, 'name' | 'alias'> {
   return {
-    name: req.name,
-    alias: req.alias,
     subject: req.subject,
     html: req.html,
     text: req.text,
@@ -41,6 +42,12 @@ export function createInput(req: CreateTemplateRequest): TemplateInput {
     ),
   };
 }
+
+export const createInput = (req: CreateTemplateRequest): TemplateInput => ({
+  name: req.name,
+  alias: req.alias,
+  ...contentInput(req),
+});
 
 const isObject = (v: WireJson | undefined): v is { [k: string]: WireJson } =>
   typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -59,7 +59,11 @@ export function createHandlers(
     requireDkimRecord: config.delivery === 'direct',
   });
   // Every version is compiled before it is stored, so that one that does not compile is the create's 400.
-  const templates = createTemplatesService({ templates: repos.templates, checkCompiles: (c) => compileTemplate(c) });
+  const templates = createTemplatesService({
+    templates: repos.templates,
+    accounts: repos.accounts,
+    checkCompiles: (c) => compileTemplate(c),
+  });
   const renderer = createTemplateRenderer({ templates: repos.templates, service: templates });
   const drafts = createDraftPreparer(renderer);
   const send = createSendService({
@@ -136,6 +140,7 @@ export function createHandlers(
       batch,
     }),
     caught: createCaughtMailService({ caught: repos.caught }),
+    templates: { templates, renderer },
     erasure: createErasureService({
       erasure: createErasureRepo(core.sql),
       traces: createErasureTracesRepo(core.sql),

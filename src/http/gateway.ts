@@ -26,7 +26,21 @@ function requestHeaders(request: FastifyRequest): Headers {
   return h;
 }
 
-/** The spec's JSON (body, or query for GET and DELETE) read into the RPC's request message. */
+/** Sets `value` at a dotted field path of `input` (`template.id`), making the objects on the way. */
+function setPath(input: Record<string, unknown>, path: string, value: unknown): void {
+  const [head, ...rest] = path.split('.');
+  if (head === undefined) return;
+  if (rest.length === 0) {
+    input[head] = value;
+    return;
+  }
+  const inner = input[head];
+  const next: Record<string, unknown> = typeof inner === 'object' && inner !== null ? { ...inner } : {};
+  input[head] = next;
+  setPath(next, rest.join('.'), value);
+}
+
+/** The spec's JSON (body, or query for GET and DELETE) read into the RPC's request message, path parameters set. */
 function decode(route: RestRoute, request: FastifyRequest): unknown {
   const fromQuery = route.method === 'GET' || route.method === 'DELETE';
   let input: Record<string, unknown>;
@@ -36,12 +50,12 @@ function decode(route: RestRoute, request: FastifyRequest): unknown {
     const body = request.body;
     if (typeof body !== 'object' || body === null || Array.isArray(body))
       throw invalid('The request body must be a JSON object');
-    input = { ...(body as Record<string, unknown>) };
+    input = route.bodyField ? { [route.bodyField]: { ...body } } : { ...(body as Record<string, unknown>) };
   }
-  const params = request.params as { id?: string; version?: string };
+  const params = request.params as Record<string, string | undefined>;
   if (route.idField) input[route.idField] = params.id;
   // A path segment is text; the JSON reader takes an integer field as a string of digits and refuses others.
-  if (route.versionField) input[route.versionField] = params.version;
+  for (const [name, field] of Object.entries(route.params ?? {})) setPath(input, field, params[name]);
   try {
     // Unknown body fields are refused (a misspelt field would otherwise be dropped silently); unknown
     // query parameters are ignored, as HTTP caches and proxies add their own.

@@ -1,3 +1,4 @@
+import { ScalarType, type DescField, type DescMessage } from '@bufbuild/protobuf';
 import { BODY_LIMITS } from '../domain/limits.js';
 import { ERROR_TABLE } from '../errors.js';
 import { FIELD_CONSTRAINTS, IDEMPOTENCY_KEY_SCHEMA, NO_NUL, type Schema } from './openapi-constraints.js';
@@ -193,28 +194,41 @@ function responses(route: RestRoute, api: 'email' | 'admin', hasBody: boolean): 
   return out;
 }
 
+/** The field at a dotted path of a message (`template.id`); undefined when there is none. */
+function fieldAt(message: DescMessage, path: string): DescField | undefined {
+  const [head, ...rest] = path.split('.');
+  const field = message.fields.find((f) => f.name === head);
+  if (rest.length === 0 || field === undefined) return field;
+  return field.message ? fieldAt(field.message, rest.join('.')) : undefined;
+}
+
+/** A path parameter: an id (any text without NUL) or, for an integer field, a number from 1. */
+function pathParam(name: string, field: DescField | undefined): Schema {
+  const integer = field?.fieldKind === 'scalar' && field.scalar === ScalarType.INT32;
+  return {
+    name,
+    in: 'path',
+    required: true,
+    schema: integer
+      ? { type: 'integer', minimum: 1, maximum: 2_147_483_647 }
+      : { type: 'string', minLength: 1, pattern: NO_NUL },
+  };
+}
+
 function operation(route: RestRoute, api: 'email' | 'admin', components: Components): Schema {
   const input = route.rpc.input;
   const constraints = FIELD_CONSTRAINTS[input.name] ?? {};
+  const params = Object.entries(route.params ?? {});
   const pathParams = [
-    ...(route.idField
-      ? [{ name: 'id', in: 'path', required: true, schema: { type: 'string', minLength: 1, pattern: NO_NUL } }]
-      : []),
-    ...(route.versionField
-      ? [
-          {
-            name: 'version',
-            in: 'path',
-            required: true,
-            schema: { type: 'integer', minimum: 1, maximum: 2_147_483_647 },
-          },
-        ]
-      : []),
+    ...(route.idField ? [pathParam('id', undefined)] : []),
+    ...params.map(([param, field]) => pathParam(param, fieldAt(input, field))),
   ];
+  // Top-level fields the path fills; fields of the body's message it fills are left out of the body.
+  const fromPath = new Set([route.idField, ...params.map(([, field]) => field)]);
   const fromQuery = route.method === 'GET' || route.method === 'DELETE';
   const queryParams = fromQuery
     ? input.fields
-        .filter((f) => f.name !== route.idField && f.name !== route.versionField)
+        .filter((f) => !fromPath.has(f.name))
         .map((f) => ({
           name: f.name,
           in: 'query',
@@ -222,6 +236,13 @@ function operation(route: RestRoute, api: 'email' | 'admin', components: Compone
           schema: fieldSchema(f, 'request', components, constraints[f.name]),
         }))
     : [];
+  const bodyMessage = route.bodyField ? fieldAt(input, route.bodyField)?.message : input;
+  if (bodyMessage === undefined) throw new Error(`${route.rpc.name}: no message field ${route.bodyField ?? ''}`);
+  const bodyOmits = route.bodyField
+    ? [...fromPath]
+        .filter((f) => f?.startsWith(`${route.bodyField}.`))
+        .map((f) => f!.slice(route.bodyField!.length + 1))
+    : [...fromPath].filter((f) => f !== undefined);
   const name = route.rpc.localName;
   const idempotencyKey = SENDS.has(name)
     ? [
@@ -252,12 +273,7 @@ function operation(route: RestRoute, api: 'email' | 'admin', components: Compone
             required: true,
             content: {
               'application/json': {
-                schema: messageSchema(
-                  input,
-                  'request',
-                  components,
-                  [route.idField, route.versionField].filter((f) => f !== undefined),
-                ),
+                schema: messageSchema(bodyMessage, 'request', components, bodyOmits),
                 ...(example ? { example } : {}),
               },
             },
@@ -272,7 +288,7 @@ export function buildOpenApi(publicUrl: string): Schema {
   const paths: Record<string, Record<string, Schema>> = {};
   const add = (base: string, routes: RestRoute[], api: 'email' | 'admin') => {
     for (const r of routes) {
-      const p = `${base}${r.path}`.replace(/:(id|version)\b/g, '{$1}');
+      const p = `${base}${r.path}`.replace(/:(\w+)/g, '{$1}');
       (paths[p] ??= {})[r.method.toLowerCase()] = operation(r, api, components);
     }
   };

@@ -14,8 +14,13 @@ export interface RestRoute {
   rpc: DescMethod;
   /** The request field the `:id` path parameter fills. */
   idField?: string;
-  /** The request field a `:version` path parameter fills (an integer). */
-  versionField?: string;
+  /**
+   * Further path parameters: `:name` to the request field it fills, a dotted path when that field is in the
+   * body's message (`template.id`).
+   */
+  params?: Record<string, string>;
+  /** The request field the JSON body fills (google.api.http's `body: "field"`); absent: the whole request. */
+  bodyField?: string;
   bodyLimit?: number;
   summary: string;
 }
@@ -100,7 +105,7 @@ export const TEMPLATE_ROUTES: RestRoute[] = [
     path: '/templates/:id/versions/:version',
     rpc: e.getTemplateVersion,
     idField: 'id',
-    versionField: 'version',
+    params: { version: 'version' },
     summary: 'Get one version of a template',
   },
   {
@@ -124,6 +129,91 @@ export const TEMPLATE_ROUTES: RestRoute[] = [
     idField: 'id',
     bodyLimit: BODY_LIMITS.singleSend,
     summary: 'Render the published version (or a given one) with variables, as a send would',
+  },
+];
+
+/**
+ * An account's templates for the console: the public template routes under `/accounts/:id`, the template named
+ * `:template` (its id or alias), the body the public request's.
+ */
+const ACCOUNT_TEMPLATE_ROUTES: RestRoute[] = [
+  {
+    method: 'GET',
+    path: '/accounts/:id/templates',
+    rpc: a.listAccountTemplates,
+    idField: 'account_id',
+    summary: "List an account's templates, newest first",
+  },
+  {
+    method: 'POST',
+    path: '/accounts/:id/templates',
+    rpc: a.createAccountTemplate,
+    idField: 'account_id',
+    bodyField: 'template',
+    bodyLimit: BODY_LIMITS.template,
+    summary: 'Create a template in an account (version 1, published)',
+  },
+  {
+    method: 'POST',
+    path: '/accounts/:id/template-preview',
+    rpc: a.previewAccountTemplate,
+    idField: 'account_id',
+    bodyField: 'preview',
+    bodyLimit: BODY_LIMITS.template,
+    summary: 'Render content without storing it, as a send would (the editor preview)',
+  },
+  {
+    method: 'GET',
+    path: '/accounts/:id/templates/:template',
+    rpc: a.getAccountTemplate,
+    idField: 'account_id',
+    params: { template: 'id' },
+    summary: "Get an account's template (its latest version) by id or alias",
+  },
+  {
+    method: 'PATCH',
+    path: '/accounts/:id/templates/:template',
+    rpc: a.updateAccountTemplate,
+    idField: 'account_id',
+    params: { template: 'template.id' },
+    bodyField: 'template',
+    bodyLimit: BODY_LIMITS.template,
+    summary: "Edit an account's template: a new version; sends keep the published one",
+  },
+  {
+    method: 'GET',
+    path: '/accounts/:id/templates/:template/versions/:version',
+    rpc: a.getAccountTemplateVersion,
+    idField: 'account_id',
+    params: { template: 'id', version: 'version' },
+    summary: "Get one version of an account's template",
+  },
+  {
+    method: 'POST',
+    path: '/accounts/:id/templates/:template/publish',
+    rpc: a.publishAccountTemplate,
+    idField: 'account_id',
+    params: { template: 'template.id' },
+    bodyField: 'template',
+    summary: 'Make a version (default: the latest) the one sends use',
+  },
+  {
+    method: 'DELETE',
+    path: '/accounts/:id/templates/:template',
+    rpc: a.deleteAccountTemplate,
+    idField: 'account_id',
+    params: { template: 'id' },
+    summary: "Delete an account's template",
+  },
+  {
+    method: 'POST',
+    path: '/accounts/:id/templates/:template/render',
+    rpc: a.renderAccountTemplate,
+    idField: 'account_id',
+    params: { template: 'template.id' },
+    bodyField: 'template',
+    bodyLimit: BODY_LIMITS.singleSend,
+    summary: "Render an account's template (published, or a given version) with variables",
   },
 ];
 
@@ -340,4 +430,5 @@ export const ADMIN_ROUTES: RestRoute[] = [
     idField: 'id',
     summary: 'One caught message, parsed',
   },
+  ...ACCOUNT_TEMPLATE_ROUTES,
 ];

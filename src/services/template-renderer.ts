@@ -1,10 +1,22 @@
 import type { TemplatesRepo } from '../db/index.js';
 import type { TemplateRefInput, TemplateStamp } from '../domain/entities/templates.js';
 import type { WireJsonObject } from '../domain/json.js';
-import { checkVersion, TEMPLATE_LIMITS, TEMPLATE_LOCALE_PATTERN } from '../domain/template-fields.js';
+import {
+  checkVersion,
+  templateDraft,
+  TEMPLATE_LIMITS,
+  TEMPLATE_LOCALE_PATTERN,
+  type TemplateInput,
+} from '../domain/template-fields.js';
 import { AppError, invalid, notFound } from '../errors.js';
 import { CompiledTemplateCache } from '../templates/template-cache.js';
-import { renderTemplate, type CompiledTemplate, type RenderedTemplate } from '../templates/template-engine.js';
+import {
+  compileTemplate,
+  renderTemplate,
+  type CompiledTemplate,
+  type RenderedTemplate,
+  type RenderRequest,
+} from '../templates/template-engine.js';
 import type { TemplatesService } from './templates-service.js';
 
 export interface TemplateRendererDeps {
@@ -31,6 +43,17 @@ function checkLocale(field: string, locale: string): void {
     throw invalid(
       `${field} must be a language tag such as "de" or "de-AT" (at most ${TEMPLATE_LIMITS.localeChars} characters)`,
     );
+}
+
+/** A render asked for by a request of its own: the engine names a send's fields (`template.variables.x`), it `variables.x`. */
+function renderedAsAsked(template: CompiledTemplate, req: RenderRequest): RenderedTemplate {
+  try {
+    return renderTemplate(template, { variables: req.variables ?? {}, locale: req.locale });
+  } catch (err) {
+    if (err instanceof AppError && err.message.startsWith('template.'))
+      throw new AppError(err.kind, err.message.slice('template.'.length), { cause: err });
+    throw err;
+  }
 }
 
 export function createTemplateRenderer(deps: TemplateRendererDeps) {
@@ -90,17 +113,20 @@ export function createTemplateRenderer(deps: TemplateRendererDeps) {
           throw notFound('version', `${req.version} of template ${idOrAlias}`);
         throw notFound('template', idOrAlias);
       }
-      try {
-        return renderTemplate(await compiled(accountId, pinned), {
-          variables: req.variables ?? {},
-          locale: req.locale,
-        });
-      } catch (err) {
-        // The engine names a send's fields (`template.variables.x`); this request's are `variables.x`.
-        if (err instanceof AppError && err.message.startsWith('template.'))
-          throw new AppError(err.kind, err.message.slice('template.'.length), { cause: err });
-        throw err;
-      }
+      return renderedAsAsked(await compiled(accountId, pinned), req);
+    },
+
+    /**
+     * Content not stored (the console editor's live preview): held to a template's field rules, compiled and
+     * rendered as a send would render it, nothing kept.
+     */
+    preview(
+      content: Omit<TemplateInput, 'name' | 'alias'>,
+      req: { variables?: WireJsonObject | undefined; locale: string },
+    ) {
+      checkLocale('locale', req.locale);
+      const draft = templateDraft({ ...content, name: 'preview' });
+      return renderedAsAsked(compileTemplate(draft.content), req);
     },
   };
 }

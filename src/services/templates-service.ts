@@ -1,4 +1,4 @@
-import type { TemplatesRepo } from '../db/index.js';
+import type { AccountsRepo, TemplatesRepo } from '../db/index.js';
 import type { Template, TemplateContent, TemplateSummary } from '../domain/entities/templates.js';
 import { toPage } from '../domain/pagination.js';
 import {
@@ -18,6 +18,8 @@ export interface TemplatesDeps {
    * is stored. The rendering module supplies it; without one, content is checked by its field rules only.
    */
   checkCompiles?: (content: TemplateContent) => void;
+  /** For operators, who name the account: an unknown one is a 404 rather than an empty list. */
+  accounts?: Pick<AccountsRepo, 'get'>;
 }
 
 /**
@@ -38,6 +40,11 @@ export function createTemplatesService(deps: TemplatesDeps) {
   }
 
   return {
+    /** 404 unless the account exists: an operator's call names one (an API key's is its own). */
+    async assertAccount(accountId: string): Promise<void> {
+      if (deps.accounts && !(await deps.accounts.get(accountId))) throw notFound('account', accountId);
+    },
+
     /** A new template at version 1, published; 409 when the alias is taken. */
     async create(accountId: string, input: TemplateInput): Promise<Template> {
       const draft = checked(templateDraft(input));

@@ -7,6 +7,8 @@ import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2
 import { file_google_protobuf_struct } from "@bufbuild/protobuf/wkt";
 import type { CancelScheduledEmailRequestSchema, CancelScheduledEmailResponseSchema, GetEmailRequestSchema, ListBatchJobsResponseSchema, ListEmailsResponseSchema, ListScheduledEmailsResponseSchema } from "./email_service_pb.js";
 import { file_mail_v1_email_service } from "./email_service_pb.js";
+import type { CreateTemplateRequest, DeleteTemplateResponseSchema, ListTemplatesResponseSchema, PreviewTemplateRequest, PublishTemplateRequest, RenderTemplateRequest, RenderTemplateResponseSchema, TemplateSchema, UpdateTemplateRequest } from "./templates_pb.js";
+import { file_mail_v1_templates } from "./templates_pb.js";
 import type { Email } from "./types_pb.js";
 import { file_mail_v1_types } from "./types_pb.js";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
@@ -15,7 +17,205 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file mail/v1/admin_service.proto.
  */
 export const file_mail_v1_admin_service: GenFile = /*@__PURE__*/
-  fileDesc("ChttYWlsL3YxL2FkbWluX3NlcnZpY2UucHJvdG8SB21haWwudjEi3gEKB0FjY291bnQSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIOCgZzdGF0dXMYAyABKAkSEwoLZGFpbHlfcXVvdGEYBCABKAUSEgoKY3JlYXRlZF9hdBgFIAEoCRIXCgpzZW50X3RvZGF5GAYgASgFSACIAQESGAoLYm91bmNlX3JhdGUYByABKAFIAYgBARIbCg5jb21wbGFpbnRfcmF0ZRgIIAEoAUgCiAEBQg0KC19zZW50X3RvZGF5Qg4KDF9ib3VuY2VfcmF0ZUIRCg9fY29tcGxhaW50X3JhdGUiFQoTTGlzdEFjY291bnRzUmVxdWVzdCI6ChRMaXN0QWNjb3VudHNSZXNwb25zZRIiCghhY2NvdW50cxgBIAMoCzIQLm1haWwudjEuQWNjb3VudCIkChRDcmVhdGVBY2NvdW50UmVxdWVzdBIMCgRuYW1lGAEgASgJIh8KEUdldEFjY291bnRSZXF1ZXN0EgoKAmlkGAEgASgJImwKFFVwZGF0ZUFjY291bnRSZXF1ZXN0EgoKAmlkGAEgASgJEhMKBnN0YXR1cxgCIAEoCUgAiAEBEhgKC2RhaWx5X3F1b3RhGAMgASgFSAGIAQFCCQoHX3N0YXR1c0IOCgxfZGFpbHlfcXVvdGEiVwoJRG5zUmVjb3JkEgwKBHR5cGUYASABKAkSDAoEbmFtZRgCIAEoCRINCgV2YWx1ZRgDIAEoCRIPCgdwdXJwb3NlGAQgASgJEg4KBnN0YXR1cxgFIAEoCSLTAQoGRG9tYWluEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEAoIdmVyaWZpZWQYAyABKAgSJwoLZG5zX3JlY29yZHMYBCADKAsyEi5tYWlsLnYxLkRuc1JlY29yZBIVCg1vcGVuX3RyYWNraW5nGAUgASgIEhYKDmNsaWNrX3RyYWNraW5nGAYgASgIEhIKCmNyZWF0ZWRfYXQYByABKAkSFgoOZG5zX2NoZWNrZWRfYXQYCCABKAkSGQoRZG5zX2ZhaWxpbmdfc2luY2UYCSABKAkiNwoTQ3JlYXRlRG9tYWluUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEgwKBG5hbWUYAiABKAkiKAoSTGlzdERvbWFpbnNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiNwoTTGlzdERvbWFpbnNSZXNwb25zZRIgCgdkb21haW5zGAEgAygLMg8ubWFpbC52MS5Eb21haW4iMAoTVmVyaWZ5RG9tYWluUmVxdWVzdBIKCgJpZBgBIAEoCRINCgVmb3JjZRgCIAEoCCIlChdSb3RhdGVEb21haW5Ea2ltUmVxdWVzdBIKCgJpZBgBIAEoCSJ/ChNVcGRhdGVEb21haW5SZXF1ZXN0EgoKAmlkGAEgASgJEhoKDW9wZW5fdHJhY2tpbmcYAiABKAhIAIgBARIbCg5jbGlja190cmFja2luZxgDIAEoCEgBiAEBQhAKDl9vcGVuX3RyYWNraW5nQhEKD19jbGlja190cmFja2luZyJSCgtBcGlLZXlVc2FnZRIVCg1yZXF1ZXN0X2NvdW50GAEgASgFEhgKEGVtYWlsX3NlbnRfY291bnQYAiABKAUSEgoKZXJyb3JfcmF0ZRgDIAEoASKxAQoGQXBpS2V5EgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEgoKcGVybWlzc2lvbhgDIAEoCRIXCg9hbGxvd2VkX2RvbWFpbnMYBCADKAkSEgoKY3JlYXRlZF9hdBgFIAEoCRIQCgNrZXkYBiABKAlIAIgBARIoCgV1c2FnZRgHIAEoCzIULm1haWwudjEuQXBpS2V5VXNhZ2VIAYgBAUIGCgRfa2V5QggKBl91c2FnZSJkChNDcmVhdGVBcGlLZXlSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCRISCgpwZXJtaXNzaW9uGAMgASgJEhcKD2FsbG93ZWRfZG9tYWlucxgEIAMoCSIoChJMaXN0QXBpS2V5c1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCSI4ChNMaXN0QXBpS2V5c1Jlc3BvbnNlEiEKCGFwaV9rZXlzGAEgAygLMg8ubWFpbC52MS5BcGlLZXkiIQoTRGVsZXRlQXBpS2V5UmVxdWVzdBIKCgJpZBgBIAEoCSIyCg5EZWxldGVSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEg8KB21lc3NhZ2UYAiABKAkigAIKB1dlYmhvb2sSCgoCaWQYASABKAkSCwoDdXJsGAIgASgJEg4KBmV2ZW50cxgDIAMoCRISCgpjcmVhdGVkX2F0GAQgASgJEhMKBnNlY3JldBgFIAEoCUgAiAEBEiIKFXByZXZpb3VzX3NlY3JldF91bnRpbBgGIAEoCUgBiAEBEhgKC2Rpc2FibGVkX2F0GAcgASgJSAKIAQESHAoPZGlzYWJsZWRfcmVhc29uGAggASgJSAOIAQFCCQoHX3NlY3JldEIYChZfcHJldmlvdXNfc2VjcmV0X3VudGlsQg4KDF9kaXNhYmxlZF9hdEISChBfZGlzYWJsZWRfcmVhc29uIkcKFENyZWF0ZVdlYmhvb2tSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSCwoDdXJsGAIgASgJEg4KBmV2ZW50cxgDIAMoCSIpChNMaXN0V2ViaG9va3NSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiOgoUTGlzdFdlYmhvb2tzUmVzcG9uc2USIgoId2ViaG9va3MYASADKAsyEC5tYWlsLnYxLldlYmhvb2siIgoURGVsZXRlV2ViaG9va1JlcXVlc3QSCgoCaWQYASABKAkiIgoUVmVyaWZ5V2ViaG9va1JlcXVlc3QSCgoCaWQYASABKAkiPQoVVmVyaWZ5V2ViaG9va1Jlc3BvbnNlEg8KB3N1Y2Nlc3MYASABKAgSEwoLc3RhdHVzX2NvZGUYAiABKAUiWgoaUm90YXRlV2ViaG9va1NlY3JldFJlcXVlc3QSCgoCaWQYASABKAkSHAoPb3ZlcmxhcF9zZWNvbmRzGAIgASgFSACIAQFCEgoQX292ZXJsYXBfc2Vjb25kcyIiChRFbmFibGVXZWJob29rUmVxdWVzdBIKCgJpZBgBIAEoCSJGCh5SZXNlbmRXZWJob29rRGVsaXZlcmllc1JlcXVlc3QSCgoCaWQYASABKAkSDAoEZnJvbRgCIAEoCRIKCgJ0bxgDIAEoCSJDCh9SZXNlbmRXZWJob29rRGVsaXZlcmllc1Jlc3BvbnNlEg4KBnF1ZXVlZBgBIAEoBRIQCghoYXNfbW9yZRgCIAEoCCKLAQoNQ2F1Z2h0TWVzc2FnZRIKCgJpZBgBIAEoCRISCgptZXNzYWdlX2lkGAIgASgJEgwKBGZyb20YAyABKAkSCgoCdG8YBCADKAkSDwoHc3ViamVjdBgFIAEoCRITCgtyZWNlaXZlZF9hdBgGIAEoCRIMCgRzaXplGAcgASgFEgwKBHBhdGgYCCABKAkiKgoZTGlzdENhdWdodE1lc3NhZ2VzUmVxdWVzdBINCgVsaW1pdBgBIAEoBSJGChpMaXN0Q2F1Z2h0TWVzc2FnZXNSZXNwb25zZRIoCghtZXNzYWdlcxgBIAMoCzIWLm1haWwudjEuQ2F1Z2h0TWVzc2FnZSIlChdHZXRDYXVnaHRNZXNzYWdlUmVxdWVzdBIKCgJpZBgBIAEoCSLGAQoTQ2F1Z2h0TWVzc2FnZURldGFpbBInCgdtZXNzYWdlGAEgASgLMhYubWFpbC52MS5DYXVnaHRNZXNzYWdlEgwKBGh0bWwYAiABKAkSDAoEdGV4dBgDIAEoCRI6CgdoZWFkZXJzGAQgAygLMikubWFpbC52MS5DYXVnaHRNZXNzYWdlRGV0YWlsLkhlYWRlcnNFbnRyeRouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKUAgoPV2ViaG9va0RlbGl2ZXJ5EgoKAmlkGAEgASgJEhIKCndlYmhvb2tfaWQYAiABKAkSEAoIZXZlbnRfaWQYAyABKAkSEgoKZXZlbnRfdHlwZRgEIAEoCRIQCghlbWFpbF9pZBgFIAEoCRIOCgZzdGF0dXMYBiABKAkSEgoKY3JlYXRlZF9hdBgHIAEoCRIZCgxjb21wbGV0ZWRfYXQYCCABKAlIAIgBARIpCghhdHRlbXB0cxgJIAMoCzIXLm1haWwudjEuV2ViaG9va0F0dGVtcHQSGwoOZGlzY2FyZF9yZWFzb24YCiABKAlIAYgBAUIPCg1fY29tcGxldGVkX2F0QhEKD19kaXNjYXJkX3JlYXNvbiKHAQoOV2ViaG9va0F0dGVtcHQSDwoHYXR0ZW1wdBgBIAEoBRISCgpzdGFydGVkX2F0GAIgASgJEhMKC3N0YXR1c19jb2RlGAMgASgFEhIKCmxhdGVuY3lfbXMYBCABKAUSGAoQcmVzcG9uc2VfZXhjZXJwdBgFIAEoCRINCgVlcnJvchgGIAEoCSJJChxMaXN0V2ViaG9va0RlbGl2ZXJpZXNSZXF1ZXN0EgoKAmlkGAEgASgJEg4KBnN0YXR1cxgCIAEoCRINCgVsaW1pdBgDIAEoBSJNCh1MaXN0V2ViaG9va0RlbGl2ZXJpZXNSZXNwb25zZRIsCgpkZWxpdmVyaWVzGAEgAygLMhgubWFpbC52MS5XZWJob29rRGVsaXZlcnkiKgocUmVzZW5kV2ViaG9va0RlbGl2ZXJ5UmVxdWVzdBIKCgJpZBgBIAEoCSKBAQoYTGlzdEFjY291bnRFbWFpbHNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDAoEcGFnZRgCIAEoBRIRCglwYWdlX3NpemUYAyABKAUSDgoGc3RhdHVzGAQgASgJEhAKCGpvYl90eXBlGAUgASgJEg4KBmpvYl9pZBgGIAEoCSJeChtMaXN0QWNjb3VudEJhdGNoSm9ic1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIMCgRwYWdlGAIgASgFEg0KBWxpbWl0GAMgASgFEg4KBnN0YXR1cxgEIAEoCSJkCiFMaXN0QWNjb3VudFNjaGVkdWxlZEVtYWlsc1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIMCgRwYWdlGAIgASgFEg0KBWxpbWl0GAMgASgFEg4KBnN0YXR1cxgEIAEoCSJhCgpFbWFpbEV2ZW50EgoKAmlkGAEgASgJEgwKBHR5cGUYAiABKAkSEgoKY3JlYXRlZF9hdBgDIAEoCRIlCgRkYXRhGAQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCKOAQoLRW1haWxEZXRhaWwSHQoFZW1haWwYASABKAsyDi5tYWlsLnYxLkVtYWlsEhIKCmFjY291bnRfaWQYAiABKAkSIwoGZXZlbnRzGAMgAygLMhMubWFpbC52MS5FbWFpbEV2ZW50EhIKCm9wZW5fY291bnQYBCABKAUSEwoLY2xpY2tfY291bnQYBSABKAUiOgoWR2V0QWNjb3VudFN0YXRzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEgwKBGRheXMYAiABKAUikgEKCkRhaWx5U3RhdHMSCwoDZGF5GAEgASgJEhAKCGFjY2VwdGVkGAIgASgFEgwKBHNlbnQYAyABKAUSEQoJZGVsaXZlcmVkGAQgASgFEg8KB2JvdW5jZWQYBSABKAUSEgoKY29tcGxhaW5lZBgGIAEoBRIOCgZvcGVuZWQYByABKAUSDwoHY2xpY2tlZBgIIAEoBSJFCgxBY2NvdW50U3RhdHMSEgoKYWNjb3VudF9pZBgBIAEoCRIhCgRkYXlzGAIgAygLMhMubWFpbC52MS5EYWlseVN0YXRzImYKC1N1cHByZXNzaW9uEgoKAmlkGAEgASgJEhUKDWVtYWlsX2FkZHJlc3MYAiABKAkSDgoGcmVhc29uGAMgASgJEhAKCGVtYWlsX2lkGAQgASgJEhIKCmNyZWF0ZWRfYXQYBSABKAkiLQoXTGlzdFN1cHByZXNzaW9uc1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCSJGChhMaXN0U3VwcHJlc3Npb25zUmVzcG9uc2USKgoMc3VwcHJlc3Npb25zGAEgAygLMhQubWFpbC52MS5TdXBwcmVzc2lvbiImChhEZWxldGVTdXBwcmVzc2lvblJlcXVlc3QSCgoCaWQYASABKAkiHwoRRXJhc2VFbWFpbFJlcXVlc3QSCgoCaWQYASABKAkiPAoVRXJhc2VSZWNpcGllbnRSZXF1ZXN0Eg8KB2FkZHJlc3MYASABKAkSEgoKYWNjb3VudF9pZBgCIAEoCSL0AQoNRXJhc3VyZVJlc3VsdBIOCgZlbWFpbHMYASABKAUSGAoQc2NoZWR1bGVkX2VtYWlscxgCIAEoBRITCgthdHRhY2htZW50cxgDIAEoBRIOCgZldmVudHMYBCABKAUSGAoQd2ViaG9va19hdHRlbXB0cxgFIAEoBRIYChB0cmFja2luZ193aW5kb3dzGAYgASgFEhcKD2NhdWdodF9tZXNzYWdlcxgHIAEoBRIUCgxzdXBwcmVzc2lvbnMYCCABKAUSGAoQaWRlbXBvdGVuY3lfa2V5cxgJIAEoBRIXCg9za2lwcGVkX3BlbmRpbmcYCiABKAUynxQKDEFkbWluU2VydmljZRJLCgxMaXN0QWNjb3VudHMSHC5tYWlsLnYxLkxpc3RBY2NvdW50c1JlcXVlc3QaHS5tYWlsLnYxLkxpc3RBY2NvdW50c1Jlc3BvbnNlEkAKDUNyZWF0ZUFjY291bnQSHS5tYWlsLnYxLkNyZWF0ZUFjY291bnRSZXF1ZXN0GhAubWFpbC52MS5BY2NvdW50EjoKCkdldEFjY291bnQSGi5tYWlsLnYxLkdldEFjY291bnRSZXF1ZXN0GhAubWFpbC52MS5BY2NvdW50EkAKDVVwZGF0ZUFjY291bnQSHS5tYWlsLnYxLlVwZGF0ZUFjY291bnRSZXF1ZXN0GhAubWFpbC52MS5BY2NvdW50Ej0KDENyZWF0ZURvbWFpbhIcLm1haWwudjEuQ3JlYXRlRG9tYWluUmVxdWVzdBoPLm1haWwudjEuRG9tYWluEkgKC0xpc3REb21haW5zEhsubWFpbC52MS5MaXN0RG9tYWluc1JlcXVlc3QaHC5tYWlsLnYxLkxpc3REb21haW5zUmVzcG9uc2USPQoMVmVyaWZ5RG9tYWluEhwubWFpbC52MS5WZXJpZnlEb21haW5SZXF1ZXN0Gg8ubWFpbC52MS5Eb21haW4SPQoMVXBkYXRlRG9tYWluEhwubWFpbC52MS5VcGRhdGVEb21haW5SZXF1ZXN0Gg8ubWFpbC52MS5Eb21haW4SRQoQUm90YXRlRG9tYWluRGtpbRIgLm1haWwudjEuUm90YXRlRG9tYWluRGtpbVJlcXVlc3QaDy5tYWlsLnYxLkRvbWFpbhI9CgxDcmVhdGVBcGlLZXkSHC5tYWlsLnYxLkNyZWF0ZUFwaUtleVJlcXVlc3QaDy5tYWlsLnYxLkFwaUtleRJICgtMaXN0QXBpS2V5cxIbLm1haWwudjEuTGlzdEFwaUtleXNSZXF1ZXN0GhwubWFpbC52MS5MaXN0QXBpS2V5c1Jlc3BvbnNlEkUKDERlbGV0ZUFwaUtleRIcLm1haWwudjEuRGVsZXRlQXBpS2V5UmVxdWVzdBoXLm1haWwudjEuRGVsZXRlUmVzcG9uc2USQAoNQ3JlYXRlV2ViaG9vaxIdLm1haWwudjEuQ3JlYXRlV2ViaG9va1JlcXVlc3QaEC5tYWlsLnYxLldlYmhvb2sSSwoMTGlzdFdlYmhvb2tzEhwubWFpbC52MS5MaXN0V2ViaG9va3NSZXF1ZXN0Gh0ubWFpbC52MS5MaXN0V2ViaG9va3NSZXNwb25zZRJHCg1EZWxldGVXZWJob29rEh0ubWFpbC52MS5EZWxldGVXZWJob29rUmVxdWVzdBoXLm1haWwudjEuRGVsZXRlUmVzcG9uc2USTgoNVmVyaWZ5V2ViaG9vaxIdLm1haWwudjEuVmVyaWZ5V2ViaG9va1JlcXVlc3QaHi5tYWlsLnYxLlZlcmlmeVdlYmhvb2tSZXNwb25zZRJMChNSb3RhdGVXZWJob29rU2VjcmV0EiMubWFpbC52MS5Sb3RhdGVXZWJob29rU2VjcmV0UmVxdWVzdBoQLm1haWwudjEuV2ViaG9vaxJACg1FbmFibGVXZWJob29rEh0ubWFpbC52MS5FbmFibGVXZWJob29rUmVxdWVzdBoQLm1haWwudjEuV2ViaG9vaxJsChdSZXNlbmRXZWJob29rRGVsaXZlcmllcxInLm1haWwudjEuUmVzZW5kV2ViaG9va0RlbGl2ZXJpZXNSZXF1ZXN0GigubWFpbC52MS5SZXNlbmRXZWJob29rRGVsaXZlcmllc1Jlc3BvbnNlEmYKFUxpc3RXZWJob29rRGVsaXZlcmllcxIlLm1haWwudjEuTGlzdFdlYmhvb2tEZWxpdmVyaWVzUmVxdWVzdBomLm1haWwudjEuTGlzdFdlYmhvb2tEZWxpdmVyaWVzUmVzcG9uc2USWAoVUmVzZW5kV2ViaG9va0RlbGl2ZXJ5EiUubWFpbC52MS5SZXNlbmRXZWJob29rRGVsaXZlcnlSZXF1ZXN0GhgubWFpbC52MS5XZWJob29rRGVsaXZlcnkSUwoRTGlzdEFjY291bnRFbWFpbHMSIS5tYWlsLnYxLkxpc3RBY2NvdW50RW1haWxzUmVxdWVzdBobLm1haWwudjEuTGlzdEVtYWlsc1Jlc3BvbnNlEkAKDkdldEVtYWlsRGV0YWlsEhgubWFpbC52MS5HZXRFbWFpbFJlcXVlc3QaFC5tYWlsLnYxLkVtYWlsRGV0YWlsElwKFExpc3RBY2NvdW50QmF0Y2hKb2JzEiQubWFpbC52MS5MaXN0QWNjb3VudEJhdGNoSm9ic1JlcXVlc3QaHi5tYWlsLnYxLkxpc3RCYXRjaEpvYnNSZXNwb25zZRJuChpMaXN0QWNjb3VudFNjaGVkdWxlZEVtYWlscxIqLm1haWwudjEuTGlzdEFjY291bnRTY2hlZHVsZWRFbWFpbHNSZXF1ZXN0GiQubWFpbC52MS5MaXN0U2NoZWR1bGVkRW1haWxzUmVzcG9uc2USYwoUQ2FuY2VsU2NoZWR1bGVkRW1haWwSJC5tYWlsLnYxLkNhbmNlbFNjaGVkdWxlZEVtYWlsUmVxdWVzdBolLm1haWwudjEuQ2FuY2VsU2NoZWR1bGVkRW1haWxSZXNwb25zZRJJCg9HZXRBY2NvdW50U3RhdHMSHy5tYWlsLnYxLkdldEFjY291bnRTdGF0c1JlcXVlc3QaFS5tYWlsLnYxLkFjY291bnRTdGF0cxJXChBMaXN0U3VwcHJlc3Npb25zEiAubWFpbC52MS5MaXN0U3VwcHJlc3Npb25zUmVxdWVzdBohLm1haWwudjEuTGlzdFN1cHByZXNzaW9uc1Jlc3BvbnNlEk8KEURlbGV0ZVN1cHByZXNzaW9uEiEubWFpbC52MS5EZWxldGVTdXBwcmVzc2lvblJlcXVlc3QaFy5tYWlsLnYxLkRlbGV0ZVJlc3BvbnNlEkAKCkVyYXNlRW1haWwSGi5tYWlsLnYxLkVyYXNlRW1haWxSZXF1ZXN0GhYubWFpbC52MS5FcmFzdXJlUmVzdWx0EkgKDkVyYXNlUmVjaXBpZW50Eh4ubWFpbC52MS5FcmFzZVJlY2lwaWVudFJlcXVlc3QaFi5tYWlsLnYxLkVyYXN1cmVSZXN1bHQSXQoSTGlzdENhdWdodE1lc3NhZ2VzEiIubWFpbC52MS5MaXN0Q2F1Z2h0TWVzc2FnZXNSZXF1ZXN0GiMubWFpbC52MS5MaXN0Q2F1Z2h0TWVzc2FnZXNSZXNwb25zZRJSChBHZXRDYXVnaHRNZXNzYWdlEiAubWFpbC52MS5HZXRDYXVnaHRNZXNzYWdlUmVxdWVzdBocLm1haWwudjEuQ2F1Z2h0TWVzc2FnZURldGFpbGIGcHJvdG8z", [file_google_protobuf_struct, file_mail_v1_email_service, file_mail_v1_types]);
+  fileDesc("ChttYWlsL3YxL2FkbWluX3NlcnZpY2UucHJvdG8SB21haWwudjEiUgobTGlzdEFjY291bnRUZW1wbGF0ZXNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDAoEcGFnZRgCIAEoBRIRCglwYWdlX3NpemUYAyABKAUiZAocQ3JlYXRlQWNjb3VudFRlbXBsYXRlUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEjAKCHRlbXBsYXRlGAIgASgLMh4ubWFpbC52MS5DcmVhdGVUZW1wbGF0ZVJlcXVlc3QiOAoWQWNjb3VudFRlbXBsYXRlUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEgoKAmlkGAIgASgJImQKHFVwZGF0ZUFjY291bnRUZW1wbGF0ZVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIwCgh0ZW1wbGF0ZRgCIAEoCzIeLm1haWwudjEuVXBkYXRlVGVtcGxhdGVSZXF1ZXN0IlMKIEdldEFjY291bnRUZW1wbGF0ZVZlcnNpb25SZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSCgoCaWQYAiABKAkSDwoHdmVyc2lvbhgDIAEoBSJmCh1QdWJsaXNoQWNjb3VudFRlbXBsYXRlUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEjEKCHRlbXBsYXRlGAIgASgLMh8ubWFpbC52MS5QdWJsaXNoVGVtcGxhdGVSZXF1ZXN0ImQKHFJlbmRlckFjY291bnRUZW1wbGF0ZVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIwCgh0ZW1wbGF0ZRgCIAEoCzIeLm1haWwudjEuUmVuZGVyVGVtcGxhdGVSZXF1ZXN0ImUKHVByZXZpZXdBY2NvdW50VGVtcGxhdGVSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSMAoHcHJldmlldxgCIAEoCzIfLm1haWwudjEuUHJldmlld1RlbXBsYXRlUmVxdWVzdCLeAQoHQWNjb3VudBIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBnN0YXR1cxgDIAEoCRITCgtkYWlseV9xdW90YRgEIAEoBRISCgpjcmVhdGVkX2F0GAUgASgJEhcKCnNlbnRfdG9kYXkYBiABKAVIAIgBARIYCgtib3VuY2VfcmF0ZRgHIAEoAUgBiAEBEhsKDmNvbXBsYWludF9yYXRlGAggASgBSAKIAQFCDQoLX3NlbnRfdG9kYXlCDgoMX2JvdW5jZV9yYXRlQhEKD19jb21wbGFpbnRfcmF0ZSIVChNMaXN0QWNjb3VudHNSZXF1ZXN0IjoKFExpc3RBY2NvdW50c1Jlc3BvbnNlEiIKCGFjY291bnRzGAEgAygLMhAubWFpbC52MS5BY2NvdW50IiQKFENyZWF0ZUFjY291bnRSZXF1ZXN0EgwKBG5hbWUYASABKAkiHwoRR2V0QWNjb3VudFJlcXVlc3QSCgoCaWQYASABKAkibAoUVXBkYXRlQWNjb3VudFJlcXVlc3QSCgoCaWQYASABKAkSEwoGc3RhdHVzGAIgASgJSACIAQESGAoLZGFpbHlfcXVvdGEYAyABKAVIAYgBAUIJCgdfc3RhdHVzQg4KDF9kYWlseV9xdW90YSJXCglEbnNSZWNvcmQSDAoEdHlwZRgBIAEoCRIMCgRuYW1lGAIgASgJEg0KBXZhbHVlGAMgASgJEg8KB3B1cnBvc2UYBCABKAkSDgoGc3RhdHVzGAUgASgJItMBCgZEb21haW4SCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIQCgh2ZXJpZmllZBgDIAEoCBInCgtkbnNfcmVjb3JkcxgEIAMoCzISLm1haWwudjEuRG5zUmVjb3JkEhUKDW9wZW5fdHJhY2tpbmcYBSABKAgSFgoOY2xpY2tfdHJhY2tpbmcYBiABKAgSEgoKY3JlYXRlZF9hdBgHIAEoCRIWCg5kbnNfY2hlY2tlZF9hdBgIIAEoCRIZChFkbnNfZmFpbGluZ19zaW5jZRgJIAEoCSI3ChNDcmVhdGVEb21haW5SZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCSIoChJMaXN0RG9tYWluc1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCSI3ChNMaXN0RG9tYWluc1Jlc3BvbnNlEiAKB2RvbWFpbnMYASADKAsyDy5tYWlsLnYxLkRvbWFpbiIwChNWZXJpZnlEb21haW5SZXF1ZXN0EgoKAmlkGAEgASgJEg0KBWZvcmNlGAIgASgIIiUKF1JvdGF0ZURvbWFpbkRraW1SZXF1ZXN0EgoKAmlkGAEgASgJIn8KE1VwZGF0ZURvbWFpblJlcXVlc3QSCgoCaWQYASABKAkSGgoNb3Blbl90cmFja2luZxgCIAEoCEgAiAEBEhsKDmNsaWNrX3RyYWNraW5nGAMgASgISAGIAQFCEAoOX29wZW5fdHJhY2tpbmdCEQoPX2NsaWNrX3RyYWNraW5nIlIKC0FwaUtleVVzYWdlEhUKDXJlcXVlc3RfY291bnQYASABKAUSGAoQZW1haWxfc2VudF9jb3VudBgCIAEoBRISCgplcnJvcl9yYXRlGAMgASgBIrEBCgZBcGlLZXkSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRISCgpwZXJtaXNzaW9uGAMgASgJEhcKD2FsbG93ZWRfZG9tYWlucxgEIAMoCRISCgpjcmVhdGVkX2F0GAUgASgJEhAKA2tleRgGIAEoCUgAiAEBEigKBXVzYWdlGAcgASgLMhQubWFpbC52MS5BcGlLZXlVc2FnZUgBiAEBQgYKBF9rZXlCCAoGX3VzYWdlImQKE0NyZWF0ZUFwaUtleVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEhIKCnBlcm1pc3Npb24YAyABKAkSFwoPYWxsb3dlZF9kb21haW5zGAQgAygJIigKEkxpc3RBcGlLZXlzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIjgKE0xpc3RBcGlLZXlzUmVzcG9uc2USIQoIYXBpX2tleXMYASADKAsyDy5tYWlsLnYxLkFwaUtleSIhChNEZWxldGVBcGlLZXlSZXF1ZXN0EgoKAmlkGAEgASgJIjIKDkRlbGV0ZVJlc3BvbnNlEg8KB3N1Y2Nlc3MYASABKAgSDwoHbWVzc2FnZRgCIAEoCSKAAgoHV2ViaG9vaxIKCgJpZBgBIAEoCRILCgN1cmwYAiABKAkSDgoGZXZlbnRzGAMgAygJEhIKCmNyZWF0ZWRfYXQYBCABKAkSEwoGc2VjcmV0GAUgASgJSACIAQESIgoVcHJldmlvdXNfc2VjcmV0X3VudGlsGAYgASgJSAGIAQESGAoLZGlzYWJsZWRfYXQYByABKAlIAogBARIcCg9kaXNhYmxlZF9yZWFzb24YCCABKAlIA4gBAUIJCgdfc2VjcmV0QhgKFl9wcmV2aW91c19zZWNyZXRfdW50aWxCDgoMX2Rpc2FibGVkX2F0QhIKEF9kaXNhYmxlZF9yZWFzb24iRwoUQ3JlYXRlV2ViaG9va1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRILCgN1cmwYAiABKAkSDgoGZXZlbnRzGAMgAygJIikKE0xpc3RXZWJob29rc1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCSI6ChRMaXN0V2ViaG9va3NSZXNwb25zZRIiCgh3ZWJob29rcxgBIAMoCzIQLm1haWwudjEuV2ViaG9vayIiChREZWxldGVXZWJob29rUmVxdWVzdBIKCgJpZBgBIAEoCSIiChRWZXJpZnlXZWJob29rUmVxdWVzdBIKCgJpZBgBIAEoCSI9ChVWZXJpZnlXZWJob29rUmVzcG9uc2USDwoHc3VjY2VzcxgBIAEoCBITCgtzdGF0dXNfY29kZRgCIAEoBSJaChpSb3RhdGVXZWJob29rU2VjcmV0UmVxdWVzdBIKCgJpZBgBIAEoCRIcCg9vdmVybGFwX3NlY29uZHMYAiABKAVIAIgBAUISChBfb3ZlcmxhcF9zZWNvbmRzIiIKFEVuYWJsZVdlYmhvb2tSZXF1ZXN0EgoKAmlkGAEgASgJIkYKHlJlc2VuZFdlYmhvb2tEZWxpdmVyaWVzUmVxdWVzdBIKCgJpZBgBIAEoCRIMCgRmcm9tGAIgASgJEgoKAnRvGAMgASgJIkMKH1Jlc2VuZFdlYmhvb2tEZWxpdmVyaWVzUmVzcG9uc2USDgoGcXVldWVkGAEgASgFEhAKCGhhc19tb3JlGAIgASgIIosBCg1DYXVnaHRNZXNzYWdlEgoKAmlkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSDAoEZnJvbRgDIAEoCRIKCgJ0bxgEIAMoCRIPCgdzdWJqZWN0GAUgASgJEhMKC3JlY2VpdmVkX2F0GAYgASgJEgwKBHNpemUYByABKAUSDAoEcGF0aBgIIAEoCSIqChlMaXN0Q2F1Z2h0TWVzc2FnZXNSZXF1ZXN0Eg0KBWxpbWl0GAEgASgFIkYKGkxpc3RDYXVnaHRNZXNzYWdlc1Jlc3BvbnNlEigKCG1lc3NhZ2VzGAEgAygLMhYubWFpbC52MS5DYXVnaHRNZXNzYWdlIiUKF0dldENhdWdodE1lc3NhZ2VSZXF1ZXN0EgoKAmlkGAEgASgJIsYBChNDYXVnaHRNZXNzYWdlRGV0YWlsEicKB21lc3NhZ2UYASABKAsyFi5tYWlsLnYxLkNhdWdodE1lc3NhZ2USDAoEaHRtbBgCIAEoCRIMCgR0ZXh0GAMgASgJEjoKB2hlYWRlcnMYBCADKAsyKS5tYWlsLnYxLkNhdWdodE1lc3NhZ2VEZXRhaWwuSGVhZGVyc0VudHJ5Gi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIpQCCg9XZWJob29rRGVsaXZlcnkSCgoCaWQYASABKAkSEgoKd2ViaG9va19pZBgCIAEoCRIQCghldmVudF9pZBgDIAEoCRISCgpldmVudF90eXBlGAQgASgJEhAKCGVtYWlsX2lkGAUgASgJEg4KBnN0YXR1cxgGIAEoCRISCgpjcmVhdGVkX2F0GAcgASgJEhkKDGNvbXBsZXRlZF9hdBgIIAEoCUgAiAEBEikKCGF0dGVtcHRzGAkgAygLMhcubWFpbC52MS5XZWJob29rQXR0ZW1wdBIbCg5kaXNjYXJkX3JlYXNvbhgKIAEoCUgBiAEBQg8KDV9jb21wbGV0ZWRfYXRCEQoPX2Rpc2NhcmRfcmVhc29uIocBCg5XZWJob29rQXR0ZW1wdBIPCgdhdHRlbXB0GAEgASgFEhIKCnN0YXJ0ZWRfYXQYAiABKAkSEwoLc3RhdHVzX2NvZGUYAyABKAUSEgoKbGF0ZW5jeV9tcxgEIAEoBRIYChByZXNwb25zZV9leGNlcnB0GAUgASgJEg0KBWVycm9yGAYgASgJIkkKHExpc3RXZWJob29rRGVsaXZlcmllc1JlcXVlc3QSCgoCaWQYASABKAkSDgoGc3RhdHVzGAIgASgJEg0KBWxpbWl0GAMgASgFIk0KHUxpc3RXZWJob29rRGVsaXZlcmllc1Jlc3BvbnNlEiwKCmRlbGl2ZXJpZXMYASADKAsyGC5tYWlsLnYxLldlYmhvb2tEZWxpdmVyeSIqChxSZXNlbmRXZWJob29rRGVsaXZlcnlSZXF1ZXN0EgoKAmlkGAEgASgJIoEBChhMaXN0QWNjb3VudEVtYWlsc1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIMCgRwYWdlGAIgASgFEhEKCXBhZ2Vfc2l6ZRgDIAEoBRIOCgZzdGF0dXMYBCABKAkSEAoIam9iX3R5cGUYBSABKAkSDgoGam9iX2lkGAYgASgJIl4KG0xpc3RBY2NvdW50QmF0Y2hKb2JzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEgwKBHBhZ2UYAiABKAUSDQoFbGltaXQYAyABKAUSDgoGc3RhdHVzGAQgASgJImQKIUxpc3RBY2NvdW50U2NoZWR1bGVkRW1haWxzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEgwKBHBhZ2UYAiABKAUSDQoFbGltaXQYAyABKAUSDgoGc3RhdHVzGAQgASgJImEKCkVtYWlsRXZlbnQSCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoCRISCgpjcmVhdGVkX2F0GAMgASgJEiUKBGRhdGEYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Io4BCgtFbWFpbERldGFpbBIdCgVlbWFpbBgBIAEoCzIOLm1haWwudjEuRW1haWwSEgoKYWNjb3VudF9pZBgCIAEoCRIjCgZldmVudHMYAyADKAsyEy5tYWlsLnYxLkVtYWlsRXZlbnQSEgoKb3Blbl9jb3VudBgEIAEoBRITCgtjbGlja19jb3VudBgFIAEoBSI6ChZHZXRBY2NvdW50U3RhdHNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDAoEZGF5cxgCIAEoBSKSAQoKRGFpbHlTdGF0cxILCgNkYXkYASABKAkSEAoIYWNjZXB0ZWQYAiABKAUSDAoEc2VudBgDIAEoBRIRCglkZWxpdmVyZWQYBCABKAUSDwoHYm91bmNlZBgFIAEoBRISCgpjb21wbGFpbmVkGAYgASgFEg4KBm9wZW5lZBgHIAEoBRIPCgdjbGlja2VkGAggASgFIkUKDEFjY291bnRTdGF0cxISCgphY2NvdW50X2lkGAEgASgJEiEKBGRheXMYAiADKAsyEy5tYWlsLnYxLkRhaWx5U3RhdHMiZgoLU3VwcHJlc3Npb24SCgoCaWQYASABKAkSFQoNZW1haWxfYWRkcmVzcxgCIAEoCRIOCgZyZWFzb24YAyABKAkSEAoIZW1haWxfaWQYBCABKAkSEgoKY3JlYXRlZF9hdBgFIAEoCSItChdMaXN0U3VwcHJlc3Npb25zUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIkYKGExpc3RTdXBwcmVzc2lvbnNSZXNwb25zZRIqCgxzdXBwcmVzc2lvbnMYASADKAsyFC5tYWlsLnYxLlN1cHByZXNzaW9uIiYKGERlbGV0ZVN1cHByZXNzaW9uUmVxdWVzdBIKCgJpZBgBIAEoCSIfChFFcmFzZUVtYWlsUmVxdWVzdBIKCgJpZBgBIAEoCSI8ChVFcmFzZVJlY2lwaWVudFJlcXVlc3QSDwoHYWRkcmVzcxgBIAEoCRISCgphY2NvdW50X2lkGAIgASgJIvQBCg1FcmFzdXJlUmVzdWx0Eg4KBmVtYWlscxgBIAEoBRIYChBzY2hlZHVsZWRfZW1haWxzGAIgASgFEhMKC2F0dGFjaG1lbnRzGAMgASgFEg4KBmV2ZW50cxgEIAEoBRIYChB3ZWJob29rX2F0dGVtcHRzGAUgASgFEhgKEHRyYWNraW5nX3dpbmRvd3MYBiABKAUSFwoPY2F1Z2h0X21lc3NhZ2VzGAcgASgFEhQKDHN1cHByZXNzaW9ucxgIIAEoBRIYChBpZGVtcG90ZW5jeV9rZXlzGAkgASgFEhcKD3NraXBwZWRfcGVuZGluZxgKIAEoBTK8GgoMQWRtaW5TZXJ2aWNlEksKDExpc3RBY2NvdW50cxIcLm1haWwudjEuTGlzdEFjY291bnRzUmVxdWVzdBodLm1haWwudjEuTGlzdEFjY291bnRzUmVzcG9uc2USQAoNQ3JlYXRlQWNjb3VudBIdLm1haWwudjEuQ3JlYXRlQWNjb3VudFJlcXVlc3QaEC5tYWlsLnYxLkFjY291bnQSOgoKR2V0QWNjb3VudBIaLm1haWwudjEuR2V0QWNjb3VudFJlcXVlc3QaEC5tYWlsLnYxLkFjY291bnQSQAoNVXBkYXRlQWNjb3VudBIdLm1haWwudjEuVXBkYXRlQWNjb3VudFJlcXVlc3QaEC5tYWlsLnYxLkFjY291bnQSPQoMQ3JlYXRlRG9tYWluEhwubWFpbC52MS5DcmVhdGVEb21haW5SZXF1ZXN0Gg8ubWFpbC52MS5Eb21haW4SSAoLTGlzdERvbWFpbnMSGy5tYWlsLnYxLkxpc3REb21haW5zUmVxdWVzdBocLm1haWwudjEuTGlzdERvbWFpbnNSZXNwb25zZRI9CgxWZXJpZnlEb21haW4SHC5tYWlsLnYxLlZlcmlmeURvbWFpblJlcXVlc3QaDy5tYWlsLnYxLkRvbWFpbhI9CgxVcGRhdGVEb21haW4SHC5tYWlsLnYxLlVwZGF0ZURvbWFpblJlcXVlc3QaDy5tYWlsLnYxLkRvbWFpbhJFChBSb3RhdGVEb21haW5Ea2ltEiAubWFpbC52MS5Sb3RhdGVEb21haW5Ea2ltUmVxdWVzdBoPLm1haWwudjEuRG9tYWluEj0KDENyZWF0ZUFwaUtleRIcLm1haWwudjEuQ3JlYXRlQXBpS2V5UmVxdWVzdBoPLm1haWwudjEuQXBpS2V5EkgKC0xpc3RBcGlLZXlzEhsubWFpbC52MS5MaXN0QXBpS2V5c1JlcXVlc3QaHC5tYWlsLnYxLkxpc3RBcGlLZXlzUmVzcG9uc2USRQoMRGVsZXRlQXBpS2V5EhwubWFpbC52MS5EZWxldGVBcGlLZXlSZXF1ZXN0GhcubWFpbC52MS5EZWxldGVSZXNwb25zZRJACg1DcmVhdGVXZWJob29rEh0ubWFpbC52MS5DcmVhdGVXZWJob29rUmVxdWVzdBoQLm1haWwudjEuV2ViaG9vaxJLCgxMaXN0V2ViaG9va3MSHC5tYWlsLnYxLkxpc3RXZWJob29rc1JlcXVlc3QaHS5tYWlsLnYxLkxpc3RXZWJob29rc1Jlc3BvbnNlEkcKDURlbGV0ZVdlYmhvb2sSHS5tYWlsLnYxLkRlbGV0ZVdlYmhvb2tSZXF1ZXN0GhcubWFpbC52MS5EZWxldGVSZXNwb25zZRJOCg1WZXJpZnlXZWJob29rEh0ubWFpbC52MS5WZXJpZnlXZWJob29rUmVxdWVzdBoeLm1haWwudjEuVmVyaWZ5V2ViaG9va1Jlc3BvbnNlEkwKE1JvdGF0ZVdlYmhvb2tTZWNyZXQSIy5tYWlsLnYxLlJvdGF0ZVdlYmhvb2tTZWNyZXRSZXF1ZXN0GhAubWFpbC52MS5XZWJob29rEkAKDUVuYWJsZVdlYmhvb2sSHS5tYWlsLnYxLkVuYWJsZVdlYmhvb2tSZXF1ZXN0GhAubWFpbC52MS5XZWJob29rEmwKF1Jlc2VuZFdlYmhvb2tEZWxpdmVyaWVzEicubWFpbC52MS5SZXNlbmRXZWJob29rRGVsaXZlcmllc1JlcXVlc3QaKC5tYWlsLnYxLlJlc2VuZFdlYmhvb2tEZWxpdmVyaWVzUmVzcG9uc2USZgoVTGlzdFdlYmhvb2tEZWxpdmVyaWVzEiUubWFpbC52MS5MaXN0V2ViaG9va0RlbGl2ZXJpZXNSZXF1ZXN0GiYubWFpbC52MS5MaXN0V2ViaG9va0RlbGl2ZXJpZXNSZXNwb25zZRJYChVSZXNlbmRXZWJob29rRGVsaXZlcnkSJS5tYWlsLnYxLlJlc2VuZFdlYmhvb2tEZWxpdmVyeVJlcXVlc3QaGC5tYWlsLnYxLldlYmhvb2tEZWxpdmVyeRJTChFMaXN0QWNjb3VudEVtYWlscxIhLm1haWwudjEuTGlzdEFjY291bnRFbWFpbHNSZXF1ZXN0GhsubWFpbC52MS5MaXN0RW1haWxzUmVzcG9uc2USQAoOR2V0RW1haWxEZXRhaWwSGC5tYWlsLnYxLkdldEVtYWlsUmVxdWVzdBoULm1haWwudjEuRW1haWxEZXRhaWwSXAoUTGlzdEFjY291bnRCYXRjaEpvYnMSJC5tYWlsLnYxLkxpc3RBY2NvdW50QmF0Y2hKb2JzUmVxdWVzdBoeLm1haWwudjEuTGlzdEJhdGNoSm9ic1Jlc3BvbnNlEm4KGkxpc3RBY2NvdW50U2NoZWR1bGVkRW1haWxzEioubWFpbC52MS5MaXN0QWNjb3VudFNjaGVkdWxlZEVtYWlsc1JlcXVlc3QaJC5tYWlsLnYxLkxpc3RTY2hlZHVsZWRFbWFpbHNSZXNwb25zZRJjChRDYW5jZWxTY2hlZHVsZWRFbWFpbBIkLm1haWwudjEuQ2FuY2VsU2NoZWR1bGVkRW1haWxSZXF1ZXN0GiUubWFpbC52MS5DYW5jZWxTY2hlZHVsZWRFbWFpbFJlc3BvbnNlEkkKD0dldEFjY291bnRTdGF0cxIfLm1haWwudjEuR2V0QWNjb3VudFN0YXRzUmVxdWVzdBoVLm1haWwudjEuQWNjb3VudFN0YXRzElcKEExpc3RTdXBwcmVzc2lvbnMSIC5tYWlsLnYxLkxpc3RTdXBwcmVzc2lvbnNSZXF1ZXN0GiEubWFpbC52MS5MaXN0U3VwcHJlc3Npb25zUmVzcG9uc2USTwoRRGVsZXRlU3VwcHJlc3Npb24SIS5tYWlsLnYxLkRlbGV0ZVN1cHByZXNzaW9uUmVxdWVzdBoXLm1haWwudjEuRGVsZXRlUmVzcG9uc2USQAoKRXJhc2VFbWFpbBIaLm1haWwudjEuRXJhc2VFbWFpbFJlcXVlc3QaFi5tYWlsLnYxLkVyYXN1cmVSZXN1bHQSSAoORXJhc2VSZWNpcGllbnQSHi5tYWlsLnYxLkVyYXNlUmVjaXBpZW50UmVxdWVzdBoWLm1haWwudjEuRXJhc3VyZVJlc3VsdBJdChJMaXN0Q2F1Z2h0TWVzc2FnZXMSIi5tYWlsLnYxLkxpc3RDYXVnaHRNZXNzYWdlc1JlcXVlc3QaIy5tYWlsLnYxLkxpc3RDYXVnaHRNZXNzYWdlc1Jlc3BvbnNlElIKEEdldENhdWdodE1lc3NhZ2USIC5tYWlsLnYxLkdldENhdWdodE1lc3NhZ2VSZXF1ZXN0GhwubWFpbC52MS5DYXVnaHRNZXNzYWdlRGV0YWlsElwKFExpc3RBY2NvdW50VGVtcGxhdGVzEiQubWFpbC52MS5MaXN0QWNjb3VudFRlbXBsYXRlc1JlcXVlc3QaHi5tYWlsLnYxLkxpc3RUZW1wbGF0ZXNSZXNwb25zZRJRChVDcmVhdGVBY2NvdW50VGVtcGxhdGUSJS5tYWlsLnYxLkNyZWF0ZUFjY291bnRUZW1wbGF0ZVJlcXVlc3QaES5tYWlsLnYxLlRlbXBsYXRlEkgKEkdldEFjY291bnRUZW1wbGF0ZRIfLm1haWwudjEuQWNjb3VudFRlbXBsYXRlUmVxdWVzdBoRLm1haWwudjEuVGVtcGxhdGUSUQoVVXBkYXRlQWNjb3VudFRlbXBsYXRlEiUubWFpbC52MS5VcGRhdGVBY2NvdW50VGVtcGxhdGVSZXF1ZXN0GhEubWFpbC52MS5UZW1wbGF0ZRJZChlHZXRBY2NvdW50VGVtcGxhdGVWZXJzaW9uEikubWFpbC52MS5HZXRBY2NvdW50VGVtcGxhdGVWZXJzaW9uUmVxdWVzdBoRLm1haWwudjEuVGVtcGxhdGUSUwoWUHVibGlzaEFjY291bnRUZW1wbGF0ZRImLm1haWwudjEuUHVibGlzaEFjY291bnRUZW1wbGF0ZVJlcXVlc3QaES5tYWlsLnYxLlRlbXBsYXRlElkKFURlbGV0ZUFjY291bnRUZW1wbGF0ZRIfLm1haWwudjEuQWNjb3VudFRlbXBsYXRlUmVxdWVzdBofLm1haWwudjEuRGVsZXRlVGVtcGxhdGVSZXNwb25zZRJfChVSZW5kZXJBY2NvdW50VGVtcGxhdGUSJS5tYWlsLnYxLlJlbmRlckFjY291bnRUZW1wbGF0ZVJlcXVlc3QaHy5tYWlsLnYxLlJlbmRlclRlbXBsYXRlUmVzcG9uc2USYQoWUHJldmlld0FjY291bnRUZW1wbGF0ZRImLm1haWwudjEuUHJldmlld0FjY291bnRUZW1wbGF0ZVJlcXVlc3QaHy5tYWlsLnYxLlJlbmRlclRlbXBsYXRlUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_struct, file_mail_v1_email_service, file_mail_v1_templates, file_mail_v1_types]);
+
+/**
+ * @generated from message mail.v1.ListAccountTemplatesRequest
+ */
+export type ListAccountTemplatesRequest = Message<"mail.v1.ListAccountTemplatesRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: int32 page = 2;
+   */
+  page: number;
+
+  /**
+   * @generated from field: int32 page_size = 3;
+   */
+  pageSize: number;
+};
+
+/**
+ * Describes the message mail.v1.ListAccountTemplatesRequest.
+ * Use `create(ListAccountTemplatesRequestSchema)` to create a new message.
+ */
+export const ListAccountTemplatesRequestSchema: GenMessage<ListAccountTemplatesRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin_service, 0);
+
+/**
+ * The REST body is `template`; `account_id` comes from the path.
+ *
+ * @generated from message mail.v1.CreateAccountTemplateRequest
+ */
+export type CreateAccountTemplateRequest = Message<"mail.v1.CreateAccountTemplateRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: mail.v1.CreateTemplateRequest template = 2;
+   */
+  template?: CreateTemplateRequest | undefined;
+};
+
+/**
+ * Describes the message mail.v1.CreateAccountTemplateRequest.
+ * Use `create(CreateAccountTemplateRequestSchema)` to create a new message.
+ */
+export const CreateAccountTemplateRequestSchema: GenMessage<CreateAccountTemplateRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin_service, 1);
+
+/**
+ * @generated from message mail.v1.AccountTemplateRequest
+ */
+export type AccountTemplateRequest = Message<"mail.v1.AccountTemplateRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * The template's id or alias.
+   *
+   * @generated from field: string id = 2;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message mail.v1.AccountTemplateRequest.
+ * Use `create(AccountTemplateRequestSchema)` to create a new message.
+ */
+export const AccountTemplateRequestSchema: GenMessage<AccountTemplateRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin_service, 2);
+
+/**
+ * The REST body is `template`; `account_id` and `template.id` come from the path.
+ *
+ * @generated from message mail.v1.UpdateAccountTemplateRequest
+ */
+export type UpdateAccountTemplateRequest = Message<"mail.v1.UpdateAccountTemplateRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: mail.v1.UpdateTemplateRequest template = 2;
+   */
+  template?: UpdateTemplateRequest | undefined;
+};
+
+/**
+ * Describes the message mail.v1.UpdateAccountTemplateRequest.
+ * Use `create(UpdateAccountTemplateRequestSchema)` to create a new message.
+ */
+export const UpdateAccountTemplateRequestSchema: GenMessage<UpdateAccountTemplateRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin_service, 3);
+
+/**
+ * @generated from message mail.v1.GetAccountTemplateVersionRequest
+ */
+export type GetAccountTemplateVersionRequest = Message<"mail.v1.GetAccountTemplateVersionRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+
+  /**
+   * @generated from field: int32 version = 3;
+   */
+  version: number;
+};
+
+/**
+ * Describes the message mail.v1.GetAccountTemplateVersionRequest.
+ * Use `create(GetAccountTemplateVersionRequestSchema)` to create a new message.
+ */
+export const GetAccountTemplateVersionRequestSchema: GenMessage<GetAccountTemplateVersionRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin_service, 4);
+
+/**
+ * The REST body is `template`; `account_id` and `template.id` come from the path.
+ *
+ * @generated from message mail.v1.PublishAccountTemplateRequest
+ */
+export type PublishAccountTemplateRequest = Message<"mail.v1.PublishAccountTemplateRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: mail.v1.PublishTemplateRequest template = 2;
+   */
+  template?: PublishTemplateRequest | undefined;
+};
+
+/**
+ * Describes the message mail.v1.PublishAccountTemplateRequest.
+ * Use `create(PublishAccountTemplateRequestSchema)` to create a new message.
+ */
+export const PublishAccountTemplateRequestSchema: GenMessage<PublishAccountTemplateRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin_service, 5);
+
+/**
+ * The REST body is `template`; `account_id` and `template.id` come from the path.
+ *
+ * @generated from message mail.v1.RenderAccountTemplateRequest
+ */
+export type RenderAccountTemplateRequest = Message<"mail.v1.RenderAccountTemplateRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: mail.v1.RenderTemplateRequest template = 2;
+   */
+  template?: RenderTemplateRequest | undefined;
+};
+
+/**
+ * Describes the message mail.v1.RenderAccountTemplateRequest.
+ * Use `create(RenderAccountTemplateRequestSchema)` to create a new message.
+ */
+export const RenderAccountTemplateRequestSchema: GenMessage<RenderAccountTemplateRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin_service, 6);
+
+/**
+ * The REST body is `preview`; `account_id` comes from the path.
+ *
+ * @generated from message mail.v1.PreviewAccountTemplateRequest
+ */
+export type PreviewAccountTemplateRequest = Message<"mail.v1.PreviewAccountTemplateRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: mail.v1.PreviewTemplateRequest preview = 2;
+   */
+  preview?: PreviewTemplateRequest | undefined;
+};
+
+/**
+ * Describes the message mail.v1.PreviewAccountTemplateRequest.
+ * Use `create(PreviewAccountTemplateRequestSchema)` to create a new message.
+ */
+export const PreviewAccountTemplateRequestSchema: GenMessage<PreviewAccountTemplateRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin_service, 7);
 
 /**
  * @generated from message mail.v1.Account
@@ -72,7 +272,7 @@ export type Account = Message<"mail.v1.Account"> & {
  * Use `create(AccountSchema)` to create a new message.
  */
 export const AccountSchema: GenMessage<Account> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 0);
+  messageDesc(file_mail_v1_admin_service, 8);
 
 /**
  * @generated from message mail.v1.ListAccountsRequest
@@ -85,7 +285,7 @@ export type ListAccountsRequest = Message<"mail.v1.ListAccountsRequest"> & {
  * Use `create(ListAccountsRequestSchema)` to create a new message.
  */
 export const ListAccountsRequestSchema: GenMessage<ListAccountsRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 1);
+  messageDesc(file_mail_v1_admin_service, 9);
 
 /**
  * @generated from message mail.v1.ListAccountsResponse
@@ -102,7 +302,7 @@ export type ListAccountsResponse = Message<"mail.v1.ListAccountsResponse"> & {
  * Use `create(ListAccountsResponseSchema)` to create a new message.
  */
 export const ListAccountsResponseSchema: GenMessage<ListAccountsResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 2);
+  messageDesc(file_mail_v1_admin_service, 10);
 
 /**
  * @generated from message mail.v1.CreateAccountRequest
@@ -119,7 +319,7 @@ export type CreateAccountRequest = Message<"mail.v1.CreateAccountRequest"> & {
  * Use `create(CreateAccountRequestSchema)` to create a new message.
  */
 export const CreateAccountRequestSchema: GenMessage<CreateAccountRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 3);
+  messageDesc(file_mail_v1_admin_service, 11);
 
 /**
  * @generated from message mail.v1.GetAccountRequest
@@ -136,7 +336,7 @@ export type GetAccountRequest = Message<"mail.v1.GetAccountRequest"> & {
  * Use `create(GetAccountRequestSchema)` to create a new message.
  */
 export const GetAccountRequestSchema: GenMessage<GetAccountRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 4);
+  messageDesc(file_mail_v1_admin_service, 12);
 
 /**
  * @generated from message mail.v1.UpdateAccountRequest
@@ -163,7 +363,7 @@ export type UpdateAccountRequest = Message<"mail.v1.UpdateAccountRequest"> & {
  * Use `create(UpdateAccountRequestSchema)` to create a new message.
  */
 export const UpdateAccountRequestSchema: GenMessage<UpdateAccountRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 5);
+  messageDesc(file_mail_v1_admin_service, 13);
 
 /**
  * @generated from message mail.v1.DnsRecord
@@ -204,7 +404,7 @@ export type DnsRecord = Message<"mail.v1.DnsRecord"> & {
  * Use `create(DnsRecordSchema)` to create a new message.
  */
 export const DnsRecordSchema: GenMessage<DnsRecord> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 6);
+  messageDesc(file_mail_v1_admin_service, 14);
 
 /**
  * @generated from message mail.v1.Domain
@@ -265,7 +465,7 @@ export type Domain = Message<"mail.v1.Domain"> & {
  * Use `create(DomainSchema)` to create a new message.
  */
 export const DomainSchema: GenMessage<Domain> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 7);
+  messageDesc(file_mail_v1_admin_service, 15);
 
 /**
  * @generated from message mail.v1.CreateDomainRequest
@@ -287,7 +487,7 @@ export type CreateDomainRequest = Message<"mail.v1.CreateDomainRequest"> & {
  * Use `create(CreateDomainRequestSchema)` to create a new message.
  */
 export const CreateDomainRequestSchema: GenMessage<CreateDomainRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 8);
+  messageDesc(file_mail_v1_admin_service, 16);
 
 /**
  * @generated from message mail.v1.ListDomainsRequest
@@ -304,7 +504,7 @@ export type ListDomainsRequest = Message<"mail.v1.ListDomainsRequest"> & {
  * Use `create(ListDomainsRequestSchema)` to create a new message.
  */
 export const ListDomainsRequestSchema: GenMessage<ListDomainsRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 9);
+  messageDesc(file_mail_v1_admin_service, 17);
 
 /**
  * @generated from message mail.v1.ListDomainsResponse
@@ -321,7 +521,7 @@ export type ListDomainsResponse = Message<"mail.v1.ListDomainsResponse"> & {
  * Use `create(ListDomainsResponseSchema)` to create a new message.
  */
 export const ListDomainsResponseSchema: GenMessage<ListDomainsResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 10);
+  messageDesc(file_mail_v1_admin_service, 18);
 
 /**
  * @generated from message mail.v1.VerifyDomainRequest
@@ -343,7 +543,7 @@ export type VerifyDomainRequest = Message<"mail.v1.VerifyDomainRequest"> & {
  * Use `create(VerifyDomainRequestSchema)` to create a new message.
  */
 export const VerifyDomainRequestSchema: GenMessage<VerifyDomainRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 11);
+  messageDesc(file_mail_v1_admin_service, 19);
 
 /**
  * @generated from message mail.v1.RotateDomainDkimRequest
@@ -360,7 +560,7 @@ export type RotateDomainDkimRequest = Message<"mail.v1.RotateDomainDkimRequest">
  * Use `create(RotateDomainDkimRequestSchema)` to create a new message.
  */
 export const RotateDomainDkimRequestSchema: GenMessage<RotateDomainDkimRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 12);
+  messageDesc(file_mail_v1_admin_service, 20);
 
 /**
  * @generated from message mail.v1.UpdateDomainRequest
@@ -387,7 +587,7 @@ export type UpdateDomainRequest = Message<"mail.v1.UpdateDomainRequest"> & {
  * Use `create(UpdateDomainRequestSchema)` to create a new message.
  */
 export const UpdateDomainRequestSchema: GenMessage<UpdateDomainRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 13);
+  messageDesc(file_mail_v1_admin_service, 21);
 
 /**
  * @generated from message mail.v1.ApiKeyUsage
@@ -416,7 +616,7 @@ export type ApiKeyUsage = Message<"mail.v1.ApiKeyUsage"> & {
  * Use `create(ApiKeyUsageSchema)` to create a new message.
  */
 export const ApiKeyUsageSchema: GenMessage<ApiKeyUsage> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 14);
+  messageDesc(file_mail_v1_admin_service, 22);
 
 /**
  * @generated from message mail.v1.ApiKey
@@ -469,7 +669,7 @@ export type ApiKey = Message<"mail.v1.ApiKey"> & {
  * Use `create(ApiKeySchema)` to create a new message.
  */
 export const ApiKeySchema: GenMessage<ApiKey> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 15);
+  messageDesc(file_mail_v1_admin_service, 23);
 
 /**
  * @generated from message mail.v1.CreateApiKeyRequest
@@ -501,7 +701,7 @@ export type CreateApiKeyRequest = Message<"mail.v1.CreateApiKeyRequest"> & {
  * Use `create(CreateApiKeyRequestSchema)` to create a new message.
  */
 export const CreateApiKeyRequestSchema: GenMessage<CreateApiKeyRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 16);
+  messageDesc(file_mail_v1_admin_service, 24);
 
 /**
  * @generated from message mail.v1.ListApiKeysRequest
@@ -518,7 +718,7 @@ export type ListApiKeysRequest = Message<"mail.v1.ListApiKeysRequest"> & {
  * Use `create(ListApiKeysRequestSchema)` to create a new message.
  */
 export const ListApiKeysRequestSchema: GenMessage<ListApiKeysRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 17);
+  messageDesc(file_mail_v1_admin_service, 25);
 
 /**
  * @generated from message mail.v1.ListApiKeysResponse
@@ -535,7 +735,7 @@ export type ListApiKeysResponse = Message<"mail.v1.ListApiKeysResponse"> & {
  * Use `create(ListApiKeysResponseSchema)` to create a new message.
  */
 export const ListApiKeysResponseSchema: GenMessage<ListApiKeysResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 18);
+  messageDesc(file_mail_v1_admin_service, 26);
 
 /**
  * @generated from message mail.v1.DeleteApiKeyRequest
@@ -552,7 +752,7 @@ export type DeleteApiKeyRequest = Message<"mail.v1.DeleteApiKeyRequest"> & {
  * Use `create(DeleteApiKeyRequestSchema)` to create a new message.
  */
 export const DeleteApiKeyRequestSchema: GenMessage<DeleteApiKeyRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 19);
+  messageDesc(file_mail_v1_admin_service, 27);
 
 /**
  * @generated from message mail.v1.DeleteResponse
@@ -574,7 +774,7 @@ export type DeleteResponse = Message<"mail.v1.DeleteResponse"> & {
  * Use `create(DeleteResponseSchema)` to create a new message.
  */
 export const DeleteResponseSchema: GenMessage<DeleteResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 20);
+  messageDesc(file_mail_v1_admin_service, 28);
 
 /**
  * @generated from message mail.v1.Webhook
@@ -632,7 +832,7 @@ export type Webhook = Message<"mail.v1.Webhook"> & {
  * Use `create(WebhookSchema)` to create a new message.
  */
 export const WebhookSchema: GenMessage<Webhook> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 21);
+  messageDesc(file_mail_v1_admin_service, 29);
 
 /**
  * @generated from message mail.v1.CreateWebhookRequest
@@ -659,7 +859,7 @@ export type CreateWebhookRequest = Message<"mail.v1.CreateWebhookRequest"> & {
  * Use `create(CreateWebhookRequestSchema)` to create a new message.
  */
 export const CreateWebhookRequestSchema: GenMessage<CreateWebhookRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 22);
+  messageDesc(file_mail_v1_admin_service, 30);
 
 /**
  * @generated from message mail.v1.ListWebhooksRequest
@@ -676,7 +876,7 @@ export type ListWebhooksRequest = Message<"mail.v1.ListWebhooksRequest"> & {
  * Use `create(ListWebhooksRequestSchema)` to create a new message.
  */
 export const ListWebhooksRequestSchema: GenMessage<ListWebhooksRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 23);
+  messageDesc(file_mail_v1_admin_service, 31);
 
 /**
  * @generated from message mail.v1.ListWebhooksResponse
@@ -693,7 +893,7 @@ export type ListWebhooksResponse = Message<"mail.v1.ListWebhooksResponse"> & {
  * Use `create(ListWebhooksResponseSchema)` to create a new message.
  */
 export const ListWebhooksResponseSchema: GenMessage<ListWebhooksResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 24);
+  messageDesc(file_mail_v1_admin_service, 32);
 
 /**
  * @generated from message mail.v1.DeleteWebhookRequest
@@ -710,7 +910,7 @@ export type DeleteWebhookRequest = Message<"mail.v1.DeleteWebhookRequest"> & {
  * Use `create(DeleteWebhookRequestSchema)` to create a new message.
  */
 export const DeleteWebhookRequestSchema: GenMessage<DeleteWebhookRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 25);
+  messageDesc(file_mail_v1_admin_service, 33);
 
 /**
  * @generated from message mail.v1.VerifyWebhookRequest
@@ -727,7 +927,7 @@ export type VerifyWebhookRequest = Message<"mail.v1.VerifyWebhookRequest"> & {
  * Use `create(VerifyWebhookRequestSchema)` to create a new message.
  */
 export const VerifyWebhookRequestSchema: GenMessage<VerifyWebhookRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 26);
+  messageDesc(file_mail_v1_admin_service, 34);
 
 /**
  * @generated from message mail.v1.VerifyWebhookResponse
@@ -749,7 +949,7 @@ export type VerifyWebhookResponse = Message<"mail.v1.VerifyWebhookResponse"> & {
  * Use `create(VerifyWebhookResponseSchema)` to create a new message.
  */
 export const VerifyWebhookResponseSchema: GenMessage<VerifyWebhookResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 27);
+  messageDesc(file_mail_v1_admin_service, 35);
 
 /**
  * @generated from message mail.v1.RotateWebhookSecretRequest
@@ -773,7 +973,7 @@ export type RotateWebhookSecretRequest = Message<"mail.v1.RotateWebhookSecretReq
  * Use `create(RotateWebhookSecretRequestSchema)` to create a new message.
  */
 export const RotateWebhookSecretRequestSchema: GenMessage<RotateWebhookSecretRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 28);
+  messageDesc(file_mail_v1_admin_service, 36);
 
 /**
  * @generated from message mail.v1.EnableWebhookRequest
@@ -790,7 +990,7 @@ export type EnableWebhookRequest = Message<"mail.v1.EnableWebhookRequest"> & {
  * Use `create(EnableWebhookRequestSchema)` to create a new message.
  */
 export const EnableWebhookRequestSchema: GenMessage<EnableWebhookRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 29);
+  messageDesc(file_mail_v1_admin_service, 37);
 
 /**
  * @generated from message mail.v1.ResendWebhookDeliveriesRequest
@@ -819,7 +1019,7 @@ export type ResendWebhookDeliveriesRequest = Message<"mail.v1.ResendWebhookDeliv
  * Use `create(ResendWebhookDeliveriesRequestSchema)` to create a new message.
  */
 export const ResendWebhookDeliveriesRequestSchema: GenMessage<ResendWebhookDeliveriesRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 30);
+  messageDesc(file_mail_v1_admin_service, 38);
 
 /**
  * @generated from message mail.v1.ResendWebhookDeliveriesResponse
@@ -845,7 +1045,7 @@ export type ResendWebhookDeliveriesResponse = Message<"mail.v1.ResendWebhookDeli
  * Use `create(ResendWebhookDeliveriesResponseSchema)` to create a new message.
  */
 export const ResendWebhookDeliveriesResponseSchema: GenMessage<ResendWebhookDeliveriesResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 31);
+  messageDesc(file_mail_v1_admin_service, 39);
 
 /**
  * @generated from message mail.v1.CaughtMessage
@@ -899,7 +1099,7 @@ export type CaughtMessage = Message<"mail.v1.CaughtMessage"> & {
  * Use `create(CaughtMessageSchema)` to create a new message.
  */
 export const CaughtMessageSchema: GenMessage<CaughtMessage> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 32);
+  messageDesc(file_mail_v1_admin_service, 40);
 
 /**
  * @generated from message mail.v1.ListCaughtMessagesRequest
@@ -916,7 +1116,7 @@ export type ListCaughtMessagesRequest = Message<"mail.v1.ListCaughtMessagesReque
  * Use `create(ListCaughtMessagesRequestSchema)` to create a new message.
  */
 export const ListCaughtMessagesRequestSchema: GenMessage<ListCaughtMessagesRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 33);
+  messageDesc(file_mail_v1_admin_service, 41);
 
 /**
  * @generated from message mail.v1.ListCaughtMessagesResponse
@@ -933,7 +1133,7 @@ export type ListCaughtMessagesResponse = Message<"mail.v1.ListCaughtMessagesResp
  * Use `create(ListCaughtMessagesResponseSchema)` to create a new message.
  */
 export const ListCaughtMessagesResponseSchema: GenMessage<ListCaughtMessagesResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 34);
+  messageDesc(file_mail_v1_admin_service, 42);
 
 /**
  * @generated from message mail.v1.GetCaughtMessageRequest
@@ -950,7 +1150,7 @@ export type GetCaughtMessageRequest = Message<"mail.v1.GetCaughtMessageRequest">
  * Use `create(GetCaughtMessageRequestSchema)` to create a new message.
  */
 export const GetCaughtMessageRequestSchema: GenMessage<GetCaughtMessageRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 35);
+  messageDesc(file_mail_v1_admin_service, 43);
 
 /**
  * @generated from message mail.v1.CaughtMessageDetail
@@ -982,7 +1182,7 @@ export type CaughtMessageDetail = Message<"mail.v1.CaughtMessageDetail"> & {
  * Use `create(CaughtMessageDetailSchema)` to create a new message.
  */
 export const CaughtMessageDetailSchema: GenMessage<CaughtMessageDetail> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 36);
+  messageDesc(file_mail_v1_admin_service, 44);
 
 /**
  * One event sent (or being sent) to one webhook.
@@ -1052,7 +1252,7 @@ export type WebhookDelivery = Message<"mail.v1.WebhookDelivery"> & {
  * Use `create(WebhookDeliverySchema)` to create a new message.
  */
 export const WebhookDeliverySchema: GenMessage<WebhookDelivery> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 37);
+  messageDesc(file_mail_v1_admin_service, 45);
 
 /**
  * @generated from message mail.v1.WebhookAttempt
@@ -1100,7 +1300,7 @@ export type WebhookAttempt = Message<"mail.v1.WebhookAttempt"> & {
  * Use `create(WebhookAttemptSchema)` to create a new message.
  */
 export const WebhookAttemptSchema: GenMessage<WebhookAttempt> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 38);
+  messageDesc(file_mail_v1_admin_service, 46);
 
 /**
  * @generated from message mail.v1.ListWebhookDeliveriesRequest
@@ -1131,7 +1331,7 @@ export type ListWebhookDeliveriesRequest = Message<"mail.v1.ListWebhookDeliverie
  * Use `create(ListWebhookDeliveriesRequestSchema)` to create a new message.
  */
 export const ListWebhookDeliveriesRequestSchema: GenMessage<ListWebhookDeliveriesRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 39);
+  messageDesc(file_mail_v1_admin_service, 47);
 
 /**
  * @generated from message mail.v1.ListWebhookDeliveriesResponse
@@ -1148,7 +1348,7 @@ export type ListWebhookDeliveriesResponse = Message<"mail.v1.ListWebhookDeliveri
  * Use `create(ListWebhookDeliveriesResponseSchema)` to create a new message.
  */
 export const ListWebhookDeliveriesResponseSchema: GenMessage<ListWebhookDeliveriesResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 40);
+  messageDesc(file_mail_v1_admin_service, 48);
 
 /**
  * @generated from message mail.v1.ResendWebhookDeliveryRequest
@@ -1165,7 +1365,7 @@ export type ResendWebhookDeliveryRequest = Message<"mail.v1.ResendWebhookDeliver
  * Use `create(ResendWebhookDeliveryRequestSchema)` to create a new message.
  */
 export const ResendWebhookDeliveryRequestSchema: GenMessage<ResendWebhookDeliveryRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 41);
+  messageDesc(file_mail_v1_admin_service, 49);
 
 /**
  * @generated from message mail.v1.ListAccountEmailsRequest
@@ -1207,7 +1407,7 @@ export type ListAccountEmailsRequest = Message<"mail.v1.ListAccountEmailsRequest
  * Use `create(ListAccountEmailsRequestSchema)` to create a new message.
  */
 export const ListAccountEmailsRequestSchema: GenMessage<ListAccountEmailsRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 42);
+  messageDesc(file_mail_v1_admin_service, 50);
 
 /**
  * @generated from message mail.v1.ListAccountBatchJobsRequest
@@ -1239,7 +1439,7 @@ export type ListAccountBatchJobsRequest = Message<"mail.v1.ListAccountBatchJobsR
  * Use `create(ListAccountBatchJobsRequestSchema)` to create a new message.
  */
 export const ListAccountBatchJobsRequestSchema: GenMessage<ListAccountBatchJobsRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 43);
+  messageDesc(file_mail_v1_admin_service, 51);
 
 /**
  * @generated from message mail.v1.ListAccountScheduledEmailsRequest
@@ -1271,7 +1471,7 @@ export type ListAccountScheduledEmailsRequest = Message<"mail.v1.ListAccountSche
  * Use `create(ListAccountScheduledEmailsRequestSchema)` to create a new message.
  */
 export const ListAccountScheduledEmailsRequestSchema: GenMessage<ListAccountScheduledEmailsRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 44);
+  messageDesc(file_mail_v1_admin_service, 52);
 
 /**
  * A recorded change of an email (the spec's event types), with the data its webhook carries.
@@ -1307,7 +1507,7 @@ export type EmailEvent = Message<"mail.v1.EmailEvent"> & {
  * Use `create(EmailEventSchema)` to create a new message.
  */
 export const EmailEventSchema: GenMessage<EmailEvent> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 45);
+  messageDesc(file_mail_v1_admin_service, 53);
 
 /**
  * @generated from message mail.v1.EmailDetail
@@ -1347,7 +1547,7 @@ export type EmailDetail = Message<"mail.v1.EmailDetail"> & {
  * Use `create(EmailDetailSchema)` to create a new message.
  */
 export const EmailDetailSchema: GenMessage<EmailDetail> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 46);
+  messageDesc(file_mail_v1_admin_service, 54);
 
 /**
  * @generated from message mail.v1.GetAccountStatsRequest
@@ -1371,7 +1571,7 @@ export type GetAccountStatsRequest = Message<"mail.v1.GetAccountStatsRequest"> &
  * Use `create(GetAccountStatsRequestSchema)` to create a new message.
  */
 export const GetAccountStatsRequestSchema: GenMessage<GetAccountStatsRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 47);
+  messageDesc(file_mail_v1_admin_service, 55);
 
 /**
  * @generated from message mail.v1.DailyStats
@@ -1429,7 +1629,7 @@ export type DailyStats = Message<"mail.v1.DailyStats"> & {
  * Use `create(DailyStatsSchema)` to create a new message.
  */
 export const DailyStatsSchema: GenMessage<DailyStats> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 48);
+  messageDesc(file_mail_v1_admin_service, 56);
 
 /**
  * @generated from message mail.v1.AccountStats
@@ -1453,7 +1653,7 @@ export type AccountStats = Message<"mail.v1.AccountStats"> & {
  * Use `create(AccountStatsSchema)` to create a new message.
  */
 export const AccountStatsSchema: GenMessage<AccountStats> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 49);
+  messageDesc(file_mail_v1_admin_service, 57);
 
 /**
  * An address the account does not send to any more (hard bounce or complaint).
@@ -1496,7 +1696,7 @@ export type Suppression = Message<"mail.v1.Suppression"> & {
  * Use `create(SuppressionSchema)` to create a new message.
  */
 export const SuppressionSchema: GenMessage<Suppression> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 50);
+  messageDesc(file_mail_v1_admin_service, 58);
 
 /**
  * @generated from message mail.v1.ListSuppressionsRequest
@@ -1513,7 +1713,7 @@ export type ListSuppressionsRequest = Message<"mail.v1.ListSuppressionsRequest">
  * Use `create(ListSuppressionsRequestSchema)` to create a new message.
  */
 export const ListSuppressionsRequestSchema: GenMessage<ListSuppressionsRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 51);
+  messageDesc(file_mail_v1_admin_service, 59);
 
 /**
  * @generated from message mail.v1.ListSuppressionsResponse
@@ -1530,7 +1730,7 @@ export type ListSuppressionsResponse = Message<"mail.v1.ListSuppressionsResponse
  * Use `create(ListSuppressionsResponseSchema)` to create a new message.
  */
 export const ListSuppressionsResponseSchema: GenMessage<ListSuppressionsResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 52);
+  messageDesc(file_mail_v1_admin_service, 60);
 
 /**
  * @generated from message mail.v1.DeleteSuppressionRequest
@@ -1547,7 +1747,7 @@ export type DeleteSuppressionRequest = Message<"mail.v1.DeleteSuppressionRequest
  * Use `create(DeleteSuppressionRequestSchema)` to create a new message.
  */
 export const DeleteSuppressionRequestSchema: GenMessage<DeleteSuppressionRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 53);
+  messageDesc(file_mail_v1_admin_service, 61);
 
 /**
  * @generated from message mail.v1.EraseEmailRequest
@@ -1564,7 +1764,7 @@ export type EraseEmailRequest = Message<"mail.v1.EraseEmailRequest"> & {
  * Use `create(EraseEmailRequestSchema)` to create a new message.
  */
 export const EraseEmailRequestSchema: GenMessage<EraseEmailRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 54);
+  messageDesc(file_mail_v1_admin_service, 62);
 
 /**
  * @generated from message mail.v1.EraseRecipientRequest
@@ -1590,7 +1790,7 @@ export type EraseRecipientRequest = Message<"mail.v1.EraseRecipientRequest"> & {
  * Use `create(EraseRecipientRequestSchema)` to create a new message.
  */
 export const EraseRecipientRequestSchema: GenMessage<EraseRecipientRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 55);
+  messageDesc(file_mail_v1_admin_service, 63);
 
 /**
  * What an erasure rewrote or deleted. An erased email keeps its id, status, timestamps and shape: its subject,
@@ -1673,7 +1873,7 @@ export type ErasureResult = Message<"mail.v1.ErasureResult"> & {
  * Use `create(ErasureResultSchema)` to create a new message.
  */
 export const ErasureResultSchema: GenMessage<ErasureResult> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin_service, 56);
+  messageDesc(file_mail_v1_admin_service, 64);
 
 /**
  * The management API behind the console (REST base path /v1/mail/admin).
@@ -2011,6 +2211,97 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof GetCaughtMessageRequestSchema;
     output: typeof CaughtMessageDetailSchema;
+  },
+  /**
+   * An account's templates, as its API keys have them (the public API's template RPCs), for the console.
+   * GET /accounts/:id/templates
+   *
+   * @generated from rpc mail.v1.AdminService.ListAccountTemplates
+   */
+  listAccountTemplates: {
+    methodKind: "unary";
+    input: typeof ListAccountTemplatesRequestSchema;
+    output: typeof ListTemplatesResponseSchema;
+  },
+  /**
+   * POST /accounts/:id/templates (the body is the template)
+   *
+   * @generated from rpc mail.v1.AdminService.CreateAccountTemplate
+   */
+  createAccountTemplate: {
+    methodKind: "unary";
+    input: typeof CreateAccountTemplateRequestSchema;
+    output: typeof TemplateSchema;
+  },
+  /**
+   * GET /accounts/:id/templates/:template (its id or alias)
+   *
+   * @generated from rpc mail.v1.AdminService.GetAccountTemplate
+   */
+  getAccountTemplate: {
+    methodKind: "unary";
+    input: typeof AccountTemplateRequestSchema;
+    output: typeof TemplateSchema;
+  },
+  /**
+   * PATCH /accounts/:id/templates/:template
+   *
+   * @generated from rpc mail.v1.AdminService.UpdateAccountTemplate
+   */
+  updateAccountTemplate: {
+    methodKind: "unary";
+    input: typeof UpdateAccountTemplateRequestSchema;
+    output: typeof TemplateSchema;
+  },
+  /**
+   * GET /accounts/:id/templates/:template/versions/:version
+   *
+   * @generated from rpc mail.v1.AdminService.GetAccountTemplateVersion
+   */
+  getAccountTemplateVersion: {
+    methodKind: "unary";
+    input: typeof GetAccountTemplateVersionRequestSchema;
+    output: typeof TemplateSchema;
+  },
+  /**
+   * POST /accounts/:id/templates/:template/publish
+   *
+   * @generated from rpc mail.v1.AdminService.PublishAccountTemplate
+   */
+  publishAccountTemplate: {
+    methodKind: "unary";
+    input: typeof PublishAccountTemplateRequestSchema;
+    output: typeof TemplateSchema;
+  },
+  /**
+   * DELETE /accounts/:id/templates/:template
+   *
+   * @generated from rpc mail.v1.AdminService.DeleteAccountTemplate
+   */
+  deleteAccountTemplate: {
+    methodKind: "unary";
+    input: typeof AccountTemplateRequestSchema;
+    output: typeof DeleteTemplateResponseSchema;
+  },
+  /**
+   * POST /accounts/:id/templates/:template/render
+   *
+   * @generated from rpc mail.v1.AdminService.RenderAccountTemplate
+   */
+  renderAccountTemplate: {
+    methodKind: "unary";
+    input: typeof RenderAccountTemplateRequestSchema;
+    output: typeof RenderTemplateResponseSchema;
+  },
+  /**
+   * POST /accounts/:id/template-preview: content not stored, rendered as a send would (the editor's live preview)
+   *
+   * @generated from rpc mail.v1.AdminService.PreviewAccountTemplate
+   */
+  previewAccountTemplate: {
+    methodKind: "unary";
+    input: typeof PreviewAccountTemplateRequestSchema;
+    output: typeof RenderTemplateResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_mail_v1_admin_service, 0);

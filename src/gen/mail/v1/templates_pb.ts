@@ -12,7 +12,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file mail/v1/templates.proto.
  */
 export const file_mail_v1_templates: GenFile = /*@__PURE__*/
-  fileDesc("ChdtYWlsL3YxL3RlbXBsYXRlcy5wcm90bxIHbWFpbC52MSJ+ChBUZW1wbGF0ZVZhcmlhYmxlEgwKBG5hbWUYASABKAkSFQoIcmVxdWlyZWQYAiABKAhIAIgBARIsCgdkZWZhdWx0GAMgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlSAGIAQFCCwoJX3JlcXVpcmVkQgoKCF9kZWZhdWx0InAKFFRlbXBsYXRlTG9jYWxpemF0aW9uEhQKB3N1YmplY3QYASABKAlIAIgBARIRCgRodG1sGAIgASgJSAGIAQESEQoEdGV4dBgDIAEoCUgCiAEBQgoKCF9zdWJqZWN0QgcKBV9odG1sQgcKBV90ZXh0IpsDCghUZW1wbGF0ZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhIKBWFsaWFzGAMgASgJSACIAQESDwoHc3ViamVjdBgEIAEoCRIMCgRodG1sGAUgASgJEgwKBHRleHQYBiABKAkSLAoJdmFyaWFibGVzGAcgAygLMhkubWFpbC52MS5UZW1wbGF0ZVZhcmlhYmxlEjsKDWxvY2FsaXphdGlvbnMYCCADKAsyJC5tYWlsLnYxLlRlbXBsYXRlLkxvY2FsaXphdGlvbnNFbnRyeRIPCgd2ZXJzaW9uGAkgASgFEhkKEXB1Ymxpc2hlZF92ZXJzaW9uGAogASgFEhYKDmxhdGVzdF92ZXJzaW9uGAsgASgFEhIKCmNyZWF0ZWRfYXQYDCABKAkSEgoKdXBkYXRlZF9hdBgNIAEoCRpTChJMb2NhbGl6YXRpb25zRW50cnkSCwoDa2V5GAEgASgJEiwKBXZhbHVlGAIgASgLMh0ubWFpbC52MS5UZW1wbGF0ZUxvY2FsaXphdGlvbjoCOAFCCAoGX2FsaWFzIq4BCg9UZW1wbGF0ZVN1bW1hcnkSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRISCgVhbGlhcxgDIAEoCUgAiAEBEg8KB3N1YmplY3QYBCABKAkSDwoHdmVyc2lvbhgFIAEoBRIZChFwdWJsaXNoZWRfdmVyc2lvbhgGIAEoBRISCgpjcmVhdGVkX2F0GAcgASgJEhIKCnVwZGF0ZWRfYXQYCCABKAlCCAoGX2FsaWFzIq4CChVDcmVhdGVUZW1wbGF0ZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRINCgVhbGlhcxgCIAEoCRIPCgdzdWJqZWN0GAMgASgJEgwKBGh0bWwYBCABKAkSDAoEdGV4dBgFIAEoCRIsCgl2YXJpYWJsZXMYBiADKAsyGS5tYWlsLnYxLlRlbXBsYXRlVmFyaWFibGUSSAoNbG9jYWxpemF0aW9ucxgHIAMoCzIxLm1haWwudjEuQ3JlYXRlVGVtcGxhdGVSZXF1ZXN0LkxvY2FsaXphdGlvbnNFbnRyeRpTChJMb2NhbGl6YXRpb25zRW50cnkSCwoDa2V5GAEgASgJEiwKBXZhbHVlGAIgASgLMh0ubWFpbC52MS5UZW1wbGF0ZUxvY2FsaXphdGlvbjoCOAEiNwoUTGlzdFRlbXBsYXRlc1JlcXVlc3QSDAoEcGFnZRgBIAEoBRIRCglwYWdlX3NpemUYAiABKAUiUwoVTGlzdFRlbXBsYXRlc1Jlc3BvbnNlEisKCXRlbXBsYXRlcxgBIAMoCzIYLm1haWwudjEuVGVtcGxhdGVTdW1tYXJ5Eg0KBXRvdGFsGAIgASgFIiAKEkdldFRlbXBsYXRlUmVxdWVzdBIKCgJpZBgBIAEoCSKWAgoVVXBkYXRlVGVtcGxhdGVSZXF1ZXN0EgoKAmlkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARISCgVhbGlhcxgDIAEoCUgBiAEBEhQKB3N1YmplY3QYBCABKAlIAogBARIRCgRodG1sGAUgASgJSAOIAQESEQoEdGV4dBgGIAEoCUgEiAEBEi0KCXZhcmlhYmxlcxgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5MaXN0VmFsdWUSLgoNbG9jYWxpemF0aW9ucxgIIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCBwoFX25hbWVCCAoGX2FsaWFzQgoKCF9zdWJqZWN0QgcKBV9odG1sQgcKBV90ZXh0IjgKGUdldFRlbXBsYXRlVmVyc2lvblJlcXVlc3QSCgoCaWQYASABKAkSDwoHdmVyc2lvbhgCIAEoBSI1ChZQdWJsaXNoVGVtcGxhdGVSZXF1ZXN0EgoKAmlkGAEgASgJEg8KB3ZlcnNpb24YAiABKAUiIwoVRGVsZXRlVGVtcGxhdGVSZXF1ZXN0EgoKAmlkGAEgASgJIjoKFkRlbGV0ZVRlbXBsYXRlUmVzcG9uc2USDwoHc3VjY2VzcxgBIAEoCBIPCgdtZXNzYWdlGAIgASgJInAKFVJlbmRlclRlbXBsYXRlUmVxdWVzdBIKCgJpZBgBIAEoCRIqCgl2YXJpYWJsZXMYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eg4KBmxvY2FsZRgDIAEoCRIPCgd2ZXJzaW9uGAQgASgFIkUKFlJlbmRlclRlbXBsYXRlUmVzcG9uc2USDwoHc3ViamVjdBgBIAEoCRIMCgRodG1sGAIgASgJEgwKBHRleHQYAyABKAkiZgoLVGVtcGxhdGVSZWYSCgoCaWQYASABKAkSKgoJdmFyaWFibGVzGAIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIOCgZsb2NhbGUYAyABKAkSDwoHdmVyc2lvbhgEIAEoBSI8Cg1FbWFpbFRlbXBsYXRlEgoKAmlkGAEgASgJEg8KB3ZlcnNpb24YAiABKAUSDgoGbG9jYWxlGAMgASgJYgZwcm90bzM", [file_google_protobuf_struct]);
+  fileDesc("ChdtYWlsL3YxL3RlbXBsYXRlcy5wcm90bxIHbWFpbC52MSJ+ChBUZW1wbGF0ZVZhcmlhYmxlEgwKBG5hbWUYASABKAkSFQoIcmVxdWlyZWQYAiABKAhIAIgBARIsCgdkZWZhdWx0GAMgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlSAGIAQFCCwoJX3JlcXVpcmVkQgoKCF9kZWZhdWx0InAKFFRlbXBsYXRlTG9jYWxpemF0aW9uEhQKB3N1YmplY3QYASABKAlIAIgBARIRCgRodG1sGAIgASgJSAGIAQESEQoEdGV4dBgDIAEoCUgCiAEBQgoKCF9zdWJqZWN0QgcKBV9odG1sQgcKBV90ZXh0IpsDCghUZW1wbGF0ZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhIKBWFsaWFzGAMgASgJSACIAQESDwoHc3ViamVjdBgEIAEoCRIMCgRodG1sGAUgASgJEgwKBHRleHQYBiABKAkSLAoJdmFyaWFibGVzGAcgAygLMhkubWFpbC52MS5UZW1wbGF0ZVZhcmlhYmxlEjsKDWxvY2FsaXphdGlvbnMYCCADKAsyJC5tYWlsLnYxLlRlbXBsYXRlLkxvY2FsaXphdGlvbnNFbnRyeRIPCgd2ZXJzaW9uGAkgASgFEhkKEXB1Ymxpc2hlZF92ZXJzaW9uGAogASgFEhYKDmxhdGVzdF92ZXJzaW9uGAsgASgFEhIKCmNyZWF0ZWRfYXQYDCABKAkSEgoKdXBkYXRlZF9hdBgNIAEoCRpTChJMb2NhbGl6YXRpb25zRW50cnkSCwoDa2V5GAEgASgJEiwKBXZhbHVlGAIgASgLMh0ubWFpbC52MS5UZW1wbGF0ZUxvY2FsaXphdGlvbjoCOAFCCAoGX2FsaWFzIq4BCg9UZW1wbGF0ZVN1bW1hcnkSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRISCgVhbGlhcxgDIAEoCUgAiAEBEg8KB3N1YmplY3QYBCABKAkSDwoHdmVyc2lvbhgFIAEoBRIZChFwdWJsaXNoZWRfdmVyc2lvbhgGIAEoBRISCgpjcmVhdGVkX2F0GAcgASgJEhIKCnVwZGF0ZWRfYXQYCCABKAlCCAoGX2FsaWFzIq4CChVDcmVhdGVUZW1wbGF0ZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRINCgVhbGlhcxgCIAEoCRIPCgdzdWJqZWN0GAMgASgJEgwKBGh0bWwYBCABKAkSDAoEdGV4dBgFIAEoCRIsCgl2YXJpYWJsZXMYBiADKAsyGS5tYWlsLnYxLlRlbXBsYXRlVmFyaWFibGUSSAoNbG9jYWxpemF0aW9ucxgHIAMoCzIxLm1haWwudjEuQ3JlYXRlVGVtcGxhdGVSZXF1ZXN0LkxvY2FsaXphdGlvbnNFbnRyeRpTChJMb2NhbGl6YXRpb25zRW50cnkSCwoDa2V5GAEgASgJEiwKBXZhbHVlGAIgASgLMh0ubWFpbC52MS5UZW1wbGF0ZUxvY2FsaXphdGlvbjoCOAEiNwoUTGlzdFRlbXBsYXRlc1JlcXVlc3QSDAoEcGFnZRgBIAEoBRIRCglwYWdlX3NpemUYAiABKAUiUwoVTGlzdFRlbXBsYXRlc1Jlc3BvbnNlEisKCXRlbXBsYXRlcxgBIAMoCzIYLm1haWwudjEuVGVtcGxhdGVTdW1tYXJ5Eg0KBXRvdGFsGAIgASgFIiAKEkdldFRlbXBsYXRlUmVxdWVzdBIKCgJpZBgBIAEoCSKWAgoVVXBkYXRlVGVtcGxhdGVSZXF1ZXN0EgoKAmlkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARISCgVhbGlhcxgDIAEoCUgBiAEBEhQKB3N1YmplY3QYBCABKAlIAogBARIRCgRodG1sGAUgASgJSAOIAQESEQoEdGV4dBgGIAEoCUgEiAEBEi0KCXZhcmlhYmxlcxgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5MaXN0VmFsdWUSLgoNbG9jYWxpemF0aW9ucxgIIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCBwoFX25hbWVCCAoGX2FsaWFzQgoKCF9zdWJqZWN0QgcKBV9odG1sQgcKBV90ZXh0IjgKGUdldFRlbXBsYXRlVmVyc2lvblJlcXVlc3QSCgoCaWQYASABKAkSDwoHdmVyc2lvbhgCIAEoBSI1ChZQdWJsaXNoVGVtcGxhdGVSZXF1ZXN0EgoKAmlkGAEgASgJEg8KB3ZlcnNpb24YAiABKAUiIwoVRGVsZXRlVGVtcGxhdGVSZXF1ZXN0EgoKAmlkGAEgASgJIjoKFkRlbGV0ZVRlbXBsYXRlUmVzcG9uc2USDwoHc3VjY2VzcxgBIAEoCBIPCgdtZXNzYWdlGAIgASgJInAKFVJlbmRlclRlbXBsYXRlUmVxdWVzdBIKCgJpZBgBIAEoCRIqCgl2YXJpYWJsZXMYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eg4KBmxvY2FsZRgDIAEoCRIPCgd2ZXJzaW9uGAQgASgFItYCChZQcmV2aWV3VGVtcGxhdGVSZXF1ZXN0Eg8KB3N1YmplY3QYASABKAkSDAoEaHRtbBgCIAEoCRIMCgR0ZXh0GAMgASgJEiwKCXZhcmlhYmxlcxgEIAMoCzIZLm1haWwudjEuVGVtcGxhdGVWYXJpYWJsZRJJCg1sb2NhbGl6YXRpb25zGAUgAygLMjIubWFpbC52MS5QcmV2aWV3VGVtcGxhdGVSZXF1ZXN0LkxvY2FsaXphdGlvbnNFbnRyeRIxChBzYW1wbGVfdmFyaWFibGVzGAYgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIOCgZsb2NhbGUYByABKAkaUwoSTG9jYWxpemF0aW9uc0VudHJ5EgsKA2tleRgBIAEoCRIsCgV2YWx1ZRgCIAEoCzIdLm1haWwudjEuVGVtcGxhdGVMb2NhbGl6YXRpb246AjgBIkUKFlJlbmRlclRlbXBsYXRlUmVzcG9uc2USDwoHc3ViamVjdBgBIAEoCRIMCgRodG1sGAIgASgJEgwKBHRleHQYAyABKAkiZgoLVGVtcGxhdGVSZWYSCgoCaWQYASABKAkSKgoJdmFyaWFibGVzGAIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIOCgZsb2NhbGUYAyABKAkSDwoHdmVyc2lvbhgEIAEoBSI8Cg1FbWFpbFRlbXBsYXRlEgoKAmlkGAEgASgJEg8KB3ZlcnNpb24YAiABKAUSDgoGbG9jYWxlGAMgASgJYgZwcm90bzM", [file_google_protobuf_struct]);
 
 /**
  * A variable a template declares.
@@ -524,6 +524,59 @@ export const RenderTemplateRequestSchema: GenMessage<RenderTemplateRequest> = /*
   messageDesc(file_mail_v1_templates, 13);
 
 /**
+ * Content as a template holds it, not stored, with the variables and locale to render it with.
+ *
+ * @generated from message mail.v1.PreviewTemplateRequest
+ */
+export type PreviewTemplateRequest = Message<"mail.v1.PreviewTemplateRequest"> & {
+  /**
+   * @generated from field: string subject = 1;
+   */
+  subject: string;
+
+  /**
+   * @generated from field: string html = 2;
+   */
+  html: string;
+
+  /**
+   * @generated from field: string text = 3;
+   */
+  text: string;
+
+  /**
+   * @generated from field: repeated mail.v1.TemplateVariable variables = 4;
+   */
+  variables: TemplateVariable[];
+
+  /**
+   * @generated from field: map<string, mail.v1.TemplateLocalization> localizations = 5;
+   */
+  localizations: { [key: string]: TemplateLocalization };
+
+  /**
+   * The values to render with, as a send gives them.
+   *
+   * @generated from field: google.protobuf.Struct sample_variables = 6;
+   */
+  sampleVariables?: JsonObject | undefined;
+
+  /**
+   * A BCP 47 tag (de-AT); empty: the template's own fields.
+   *
+   * @generated from field: string locale = 7;
+   */
+  locale: string;
+};
+
+/**
+ * Describes the message mail.v1.PreviewTemplateRequest.
+ * Use `create(PreviewTemplateRequestSchema)` to create a new message.
+ */
+export const PreviewTemplateRequestSchema: GenMessage<PreviewTemplateRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_templates, 14);
+
+/**
  * @generated from message mail.v1.RenderTemplateResponse
  */
 export type RenderTemplateResponse = Message<"mail.v1.RenderTemplateResponse"> & {
@@ -548,7 +601,7 @@ export type RenderTemplateResponse = Message<"mail.v1.RenderTemplateResponse"> &
  * Use `create(RenderTemplateResponseSchema)` to create a new message.
  */
 export const RenderTemplateResponseSchema: GenMessage<RenderTemplateResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_templates, 14);
+  messageDesc(file_mail_v1_templates, 15);
 
 /**
  * What a send names instead of its subject, html and text.
@@ -588,7 +641,7 @@ export type TemplateRef = Message<"mail.v1.TemplateRef"> & {
  * Use `create(TemplateRefSchema)` to create a new message.
  */
 export const TemplateRefSchema: GenMessage<TemplateRef> = /*@__PURE__*/
-  messageDesc(file_mail_v1_templates, 15);
+  messageDesc(file_mail_v1_templates, 16);
 
 /**
  * The template a stored email was rendered from.
@@ -621,5 +674,5 @@ export type EmailTemplate = Message<"mail.v1.EmailTemplate"> & {
  * Use `create(EmailTemplateSchema)` to create a new message.
  */
 export const EmailTemplateSchema: GenMessage<EmailTemplate> = /*@__PURE__*/
-  messageDesc(file_mail_v1_templates, 16);
+  messageDesc(file_mail_v1_templates, 17);
 
