@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Flags } from '@oclif/core';
 import { usageError } from './base-command.js';
+import { sendTemplateFlags, templateRefFromFlags, type SendTemplateFlagValues } from './template-input.js';
 import type { AttachmentInput, EmailDraft } from '../../src/domain/email-draft.js';
 
 /** The fields of an email, as flags: shared by `emails send` and `scheduled create`. */
@@ -24,8 +25,8 @@ export const messageFlags = {
   'reply-to': Flags.string({ summary: 'Reply-To address (repeatable).', multiple: true, helpGroup: 'MESSAGE' }),
   subject: Flags.string({
     char: 's',
-    summary: 'Subject (up to 998 characters).',
-    required: true,
+    summary: 'Subject (up to 998 characters). Required unless --template gives it.',
+    exactlyOne: ['subject', 'template'],
     helpGroup: 'MESSAGE',
   }),
   html: Flags.string({ summary: 'HTML body.', exclusive: ['html-file'], helpGroup: 'MESSAGE' }),
@@ -47,6 +48,8 @@ export const messageFlags = {
   }),
   header: Flags.string({ summary: 'Custom header `Name: value` (repeatable).', multiple: true, helpGroup: 'MESSAGE' }),
   tag: Flags.string({ summary: 'Tag `name=value` (repeatable).', multiple: true, helpGroup: 'MESSAGE' }),
+  // A template gives the subject and bodies, rendered when the email is accepted (the API refuses both).
+  ...sendTemplateFlags(['subject', 'html', 'html-file', 'text', 'text-file']),
   'idempotency-key': Flags.string({
     summary: 'Idempotency-Key: the same key and body within 24 hours sends only once.',
   }),
@@ -59,13 +62,13 @@ export function idempotencyHeaders(flags: {
   return flags['idempotency-key'] ? { 'idempotency-key': flags['idempotency-key'] } : undefined;
 }
 
-export interface MessageFlagValues {
+export interface MessageFlagValues extends SendTemplateFlagValues {
   from: string;
   to: string[];
   cc?: string[] | undefined;
   bcc?: string[] | undefined;
   'reply-to'?: string[] | undefined;
-  subject: string;
+  subject?: string | undefined;
   html?: string | undefined;
   'html-file'?: string | undefined;
   text?: string | undefined;
@@ -92,12 +95,13 @@ export async function messageFromFlags(f: MessageFlagValues): Promise<MessageFie
     cc: f.cc ?? [],
     bcc: f.bcc ?? [],
     replyTo: f['reply-to'] ?? [],
-    subject: f.subject,
+    subject: f.subject ?? '',
     html,
     text,
     attachments: await Promise.all((f.attach ?? []).map((spec) => attachmentFromFile(spec))),
     headers: parseHeaders(f.header ?? []),
     tags: parseTags(f.tag ?? []),
+    template: await templateRefFromFlags(f),
   };
 }
 

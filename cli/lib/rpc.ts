@@ -4,6 +4,13 @@ import { createConnectTransport, Http2SessionManager } from '@connectrpc/connect
 import { AdminService, file_mail_v1_admin_service } from '../../src/gen/mail/v1/admin_service_pb.js';
 import { file_mail_v1_types } from '../../src/gen/mail/v1/types_pb.js';
 import {
+  CreateTemplateRequestSchema,
+  file_mail_v1_templates,
+  UpdateTemplateRequestSchema,
+  type CreateTemplateRequest,
+  type UpdateTemplateRequest,
+} from '../../src/gen/mail/v1/templates_pb.js';
+import {
   EmailService,
   file_mail_v1_email_service,
   SendEmailRequestSchema,
@@ -52,7 +59,12 @@ export function adminClient(baseUrl: string, adminToken: string): { client: Admi
   return { client: createClient(AdminService, t.transport), close: t.close };
 }
 
-const registry = createRegistry(file_mail_v1_types, file_mail_v1_email_service, file_mail_v1_admin_service);
+const registry = createRegistry(
+  file_mail_v1_types,
+  file_mail_v1_templates,
+  file_mail_v1_email_service,
+  file_mail_v1_admin_service,
+);
 
 /** A message of either service as the REST API writes it: the spec's field names, defaults included. */
 export function messageToJson(message: Message): JsonValue {
@@ -64,6 +76,18 @@ export function messageToJson(message: Message): JsonValue {
 /** An email of a batch file, read as the REST API reads one (unknown fields refused). */
 export function sendEmailRequestFromJson(json: JsonValue): SendEmailRequest {
   return fromJson(SendEmailRequestSchema, json);
+}
+
+/**
+ * The body of POST /templates (or PATCH, with `id`) as its request message: JSON is how the template commands
+ * carry a declared variable's `default` (any JSON value) and an edit's replaced variables and localizations.
+ */
+export function createTemplateRequestFromJson(json: JsonValue): CreateTemplateRequest {
+  return fromJson(CreateTemplateRequestSchema, json);
+}
+
+export function updateTemplateRequestFromJson(json: JsonValue): UpdateTemplateRequest {
+  return fromJson(UpdateTemplateRequestSchema, json);
 }
 
 /** `<error>: <message>`, the spec's error body on one line, for any failure of a call. */

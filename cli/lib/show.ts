@@ -16,6 +16,12 @@ export function showEmail(e: Email): string {
       ['bcc', e.bcc.length ? list(e.bcc) : undefined],
       ['reply_to', e.replyTo.length ? list(e.replyTo) : undefined],
       ['subject', e.subject],
+      [
+        'template',
+        e.template
+          ? `${e.template.id} version ${e.template.version}${e.template.locale ? ` (${e.template.locale})` : ''}`
+          : undefined,
+      ],
       ['created_at', e.createdAt],
       ['job', e.jobType === 'direct' ? 'direct' : `${e.jobType} ${e.jobId}`],
       ['headers', Object.keys(e.headers).length ? pairs(e.headers) : undefined],

@@ -15,6 +15,7 @@ export default class ScheduledCreate extends EmailCommand {
   static override examples = commandExamples([
     '--in 10m --from hello@example.com --to you@example.net --subject Reminder --text "In ten minutes."',
     '--at 2026-01-01T09:00:00+01:00 -f hello@example.com -t you@example.net -s "Happy new year" --html-file card.html',
+    '--in 1h -f hello@example.com -t you@example.net --template reminder --variables-file reminder.json',
   ]);
 
   static override flags = {
