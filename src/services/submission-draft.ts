@@ -3,6 +3,7 @@ import { addressKey } from '../domain/address.js';
 import { isContentId, type AttachmentInput, type EmailDraft } from '../domain/email-draft.js';
 import { formatBytes, LIMITS } from '../domain/limits.js';
 import { AppError, invalid } from '../errors.js';
+import { TEMPLATE_HEADERS, templateOfMessage } from './submission-template.js';
 
 /**
  * A message received over SMTP submission as the send request POST /emails takes (EmailDraft), so that it
@@ -52,6 +53,7 @@ const DROPPED_HEADERS = new Set([
   'x-original-to',
   'x-mail-email-id',
   'x-mail-report-token',
+  ...Object.values(TEMPLATE_HEADERS),
 ]);
 
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
@@ -147,13 +149,14 @@ export function draftFromMessage(parsed: ParsedMail, rcptTo: string[]): EmailDra
   const html = parsed.html === false ? '' : parsed.html;
   assertFits(parsed, text, html);
   const from = mailboxesOf(parsed.from).map(written).join(', ');
+  const subject = parsed.subject ?? '';
+  const template = templateOfMessage(parsed, { subject, text, html });
   return {
     from,
     ...recipients(parsed, rcptTo),
     replyTo: mailboxesOf(parsed.replyTo).map(written),
-    subject: parsed.subject ?? '',
-    text,
-    html,
+    // A message naming a template has no content of its own (a blank body is none).
+    ...(template ? { subject: '', text: '', html: '', template } : { subject, text, html }),
     attachments: attachmentsOf(parsed.attachments),
     headers: customHeaders(parsed),
     tags: {},
