@@ -2,6 +2,7 @@ import { Code, ConnectError, type HandlerContext } from '@connectrpc/connect';
 import type { DescMethod } from '@bufbuild/protobuf';
 import { BODY_LIMITS } from '../domain/limits.js';
 import { ERROR_TABLE } from '../errors.js';
+import { AdminService } from '../gen/mail/v1/admin_service_pb.js';
 import { EmailService } from '../gen/mail/v1/email_service_pb.js';
 
 /**
@@ -14,6 +15,14 @@ const READ_MAX_BYTES: ReadonlyMap<DescMethod, number> = new Map<DescMethod, numb
   [EmailService.method.sendEmail, BODY_LIMITS.singleSend],
   [EmailService.method.scheduleEmail, BODY_LIMITS.singleSend],
   [EmailService.method.sendBatch, BODY_LIMITS.batch],
+  // A template version holds up to 20 MB; a render's variables are as large as a send's content may be.
+  [EmailService.method.createTemplate, BODY_LIMITS.template],
+  [EmailService.method.updateTemplate, BODY_LIMITS.template],
+  [EmailService.method.renderTemplate, BODY_LIMITS.singleSend],
+  [AdminService.method.createAccountTemplate, BODY_LIMITS.template],
+  [AdminService.method.updateAccountTemplate, BODY_LIMITS.template],
+  [AdminService.method.previewAccountTemplate, BODY_LIMITS.template],
+  [AdminService.method.renderAccountTemplate, BODY_LIMITS.singleSend],
 ]);
 
 export function readMaxBytesFor(method: DescMethod): number {
