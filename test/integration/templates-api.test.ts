@@ -243,6 +243,61 @@ describe('sends that name a template', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
+  it('refuses a 640 MB-output template in under a second with a 400, the service answering meanwhile', async () => {
+    await created({
+      name: 'Bomb',
+      alias: 'bomb',
+      subject: 'b',
+      text: '{{#each rows}}{{#each ../rows}}{{@root.cell}}{{/each}}{{/each}}',
+    });
+    // 800 × 800 rows of a 1,000-character cell: 640 MB of text.
+    const variables = { rows: Array.from({ length: 800 }, (_, i) => i), cell: 'x'.repeat(1000) };
+    let probes = 0;
+    let slowestProbe = 0;
+    let probing = true;
+    const probe = (async () => {
+      while (probing) {
+        const t0 = Date.now();
+        const res = await call('GET', `${stack.mailer.restUrl}/healthz`);
+        expect(res.status).toBe(200);
+        slowestProbe = Math.max(slowestProbe, Date.now() - t0);
+        probes++;
+      }
+    })();
+    try {
+      for (const [path, body] of [
+        ['/templates/bomb/render', { variables }],
+        ['/emails', { from: 'sender@example.com', to: ['r@example.net'], template: { id: 'bomb', variables } }],
+      ] as const) {
+        const started = Date.now();
+        const res = await api('POST', path, body);
+        const took = Date.now() - started;
+        expectValidationError(res, path, /text renders more than 5 MB|steps to render/);
+        expect(took, `${path} took ${took} ms`).toBeLessThan(1000);
+      }
+    } finally {
+      probing = false;
+      await probe;
+    }
+    expect(probes).toBeGreaterThan(0);
+    expect(slowestProbe).toBeLessThan(500);
+  });
+
+  it('refuses variables nested deeper than JSON readers go, as a 400', async () => {
+    const n = 100_000;
+    const deep = `{"body":${'['.repeat(n)}"x"${']'.repeat(n)}}`;
+    for (const [path, rawBody] of [
+      ['/templates/strict-send/render', `{"variables":${deep}}`],
+      [
+        '/emails',
+        `{"from":"sender@example.com","to":["r@example.net"],"template":{"id":"strict-send","variables":${deep}}}`,
+      ],
+    ]) {
+      const res = await call('POST', `${stack.api}${path}`, { token: stack.apiKey, rawBody });
+      expectValidationError(res, path, /maximum recursion depth/);
+    }
+  });
+
   it('renders each batch item with its own variables, naming the bad item', async () => {
     const t = await created({ name: 'Merge', alias: 'merge-batch', subject: 'Hi {{name}}', text: 'Dear {{name}}' });
     const items = ['Ann', 'Bob', 'Cy'].map((name) => ({
