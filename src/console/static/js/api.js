@@ -107,5 +107,30 @@ export const cancelScheduledEmail = (scheduledId) => request('DELETE', `/schedul
 export const listSuppressions = (accountId) => request('GET', `/accounts/${id(accountId)}/suppressions`);
 export const deleteSuppression = (suppressionId) => request('DELETE', `/suppressions/${id(suppressionId)}`);
 
+/** query: {page?, page_size?}: answers {templates: [{id, name, alias?, subject, version (the latest), published_version, ...}], total}. */
+export const listTemplates = (accountId, query) => request('GET', `/accounts/${id(accountId)}/templates`, { query });
+/** template: {name, alias?, subject, html?, text?, variables?, localizations?}: version 1, published. */
+export const createTemplate = (accountId, template) =>
+  request('POST', `/accounts/${id(accountId)}/templates`, { body: template });
+/** By id or alias: the template at its latest version. */
+export const getTemplate = (accountId, templateId) =>
+  request('GET', `/accounts/${id(accountId)}/templates/${id(templateId)}`);
+/** Any field of the create body: a new version; the published version stays until publishTemplate. */
+export const updateTemplate = (accountId, templateId, changes) =>
+  request('PATCH', `/accounts/${id(accountId)}/templates/${id(templateId)}`, { body: changes });
+export const getTemplateVersion = (accountId, templateId, version) =>
+  request('GET', `/accounts/${id(accountId)}/templates/${id(templateId)}/versions/${id(version)}`);
+/** Makes `version` the one sends use. */
+export const publishTemplate = (accountId, templateId, version) =>
+  request('POST', `/accounts/${id(accountId)}/templates/${id(templateId)}/publish`, { body: { version } });
+export const deleteTemplate = (accountId, templateId) =>
+  request('DELETE', `/accounts/${id(accountId)}/templates/${id(templateId)}`);
+/**
+ * Renders content that is not stored, as a send would: the editor's live preview.
+ * content: {subject, html?, text?, variables?, localizations?, sample_variables?, locale?}; answers {subject, html, text}.
+ */
+export const previewTemplate = (accountId, content) =>
+  request('POST', `/accounts/${id(accountId)}/template-preview`, { body: content });
+
 export const listCaughtMessages = (limit) => request('GET', '/catcher/messages', { query: { limit } });
 export const getCaughtMessage = (messageId) => request('GET', `/catcher/messages/${id(messageId)}`);

@@ -11,6 +11,8 @@ import * as emails from './account/emails.js';
 import * as overview from './account/overview.js';
 import * as scheduled from './account/scheduled.js';
 import * as suppressions from './account/suppressions.js';
+import * as templateEditor from './account/template-editor.js';
+import * as templates from './account/templates.js';
 import * as webhookDeliveries from './account/webhook-deliveries.js';
 import * as webhooks from './account/webhooks.js';
 
@@ -19,6 +21,7 @@ const SECTIONS = [
   { id: 'domains', label: 'Domains', page: domains },
   { id: 'api-keys', label: 'API keys', page: apiKeys },
   { id: 'webhooks', label: 'Webhooks', page: webhooks, itemPage: webhookDeliveries },
+  { id: 'templates', label: 'Templates', page: templates, itemPage: templateEditor },
   { id: 'emails', label: 'Emails', page: emails },
   { id: 'batches', label: 'Batch jobs', page: batches },
   { id: 'scheduled', label: 'Scheduled', page: scheduled },

@@ -5,18 +5,18 @@
  */
 import { h } from '../dom.js';
 
+/**
+ * The sandboxed frame mail HTML is shown in; set its `srcdoc` to show some. The sandbox is what keeps a mail's
+ * scripts from running: the CSP alone would let a script from the console's own origin run, as the console.
+ */
+export function mailFrame({ html = '', title }) {
+  return h('iframe', { class: 'mail-frame', sandbox: '', referrerpolicy: 'no-referrer', title, srcdoc: html });
+}
+
 export function mailPreview({ html, text, subject }) {
   return [
     h('h3', { class: 'subhead' }, 'HTML'),
-    html
-      ? h('iframe', {
-          class: 'mail-frame',
-          sandbox: '',
-          referrerpolicy: 'no-referrer',
-          title: `HTML of “${subject}”`,
-          srcdoc: html,
-        })
-      : h('p', { class: 'empty' }, 'No HTML part.'),
+    html ? mailFrame({ html, title: `HTML of “${subject}”` }) : h('p', { class: 'empty' }, 'No HTML part.'),
     h('h3', { class: 'subhead' }, 'Text'),
     text ? h('pre', { class: 'mail-text' }, text) : h('p', { class: 'empty' }, 'No text part.'),
   ];
