@@ -1,7 +1,7 @@
 import type { TemplateRefInput } from '../domain/entities/templates.js';
 import { validateDraft, type EmailDraft, type ValidDraft } from '../domain/email-draft.js';
 import { AppError, invalid } from '../errors.js';
-import type { TemplateRenderer } from './template-renderer.js';
+import type { PinMemo, TemplateRenderer } from './template-renderer.js';
 
 /**
  * A send request made into the email to store: its template, if it names one, rendered into its subject and
@@ -9,14 +9,12 @@ import type { TemplateRenderer } from './template-renderer.js';
  * /emails/schedule and each item of /emails/batch go through here, so a templated email is held to exactly the
  * rules of one written by hand.
  */
-type Memo = Map<string, Promise<{ id: string; version: number }>>;
-
 export function createDraftPreparer(renderer: Pick<TemplateRenderer, 'renderRef'>) {
   /** The draft with its template rendered, and the stamp to store; the draft itself when it names none. */
   async function rendered(
     accountId: string,
     draft: EmailDraft,
-    memo?: Memo,
+    memo?: PinMemo,
   ): Promise<{ draft: EmailDraft; template?: ValidDraft['template'] }> {
     const ref: TemplateRefInput | undefined = draft.template;
     if (ref === undefined) return { draft };
@@ -32,7 +30,7 @@ export function createDraftPreparer(renderer: Pick<TemplateRenderer, 'renderRef'
       ? new AppError('validation', `${prefix}${err.message}`, { cause: err })
       : err;
 
-  async function prepare(accountId: string, draft: EmailDraft, prefix = '', memo?: Memo): Promise<ValidDraft> {
+  async function prepare(accountId: string, draft: EmailDraft, prefix = '', memo?: PinMemo): Promise<ValidDraft> {
     let r;
     try {
       r = await rendered(accountId, draft, memo);
@@ -51,7 +49,7 @@ export function createDraftPreparer(renderer: Pick<TemplateRenderer, 'renderRef'
      * names is resolved once.
      */
     async prepareAll(accountId: string, drafts: EmailDraft[]): Promise<ValidDraft[]> {
-      const memo: Memo = new Map();
+      const memo: PinMemo = new Map();
       const valid: ValidDraft[] = [];
       for (const [i, d] of drafts.entries()) valid.push(await prepare(accountId, d, `emails[${i}].`, memo));
       return valid;

@@ -25,6 +25,15 @@ export interface TemplateRendererDeps {
   cache?: CompiledTemplateCache;
 }
 
+/** The version of a template a send renders. */
+export interface PinnedVersion {
+  id: string;
+  version: number;
+}
+
+/** Versions already resolved in one request, by what the send named (`<id or alias>@<version>`): a batch resolves each once. */
+export type PinMemo = Map<string, Promise<PinnedVersion>>;
+
 /** A send's template rendered: its subject and bodies, and what the stored email says it came from. */
 export interface RenderedRef {
   rendered: RenderedTemplate;
@@ -59,7 +68,7 @@ function renderedAsAsked(template: CompiledTemplate, req: RenderRequest): Render
 export function createTemplateRenderer(deps: TemplateRendererDeps) {
   const cache = deps.cache ?? new CompiledTemplateCache();
 
-  async function compiled(accountId: string, pinned: { id: string; version: number }): Promise<CompiledTemplate> {
+  async function compiled(accountId: string, pinned: PinnedVersion): Promise<CompiledTemplate> {
     const key = `${pinned.id}@${pinned.version}`;
     const hit = cache.get(key);
     if (hit !== undefined) return hit;
@@ -75,11 +84,7 @@ export function createTemplateRenderer(deps: TemplateRendererDeps) {
      * send's field (`template.id`, `template.version`, `template.variables.<name>`, or the field that does not
      * render); `memo` lets a batch resolve each template it names once.
      */
-    async renderRef(
-      accountId: string,
-      ref: TemplateRefInput,
-      memo?: Map<string, Promise<{ id: string; version: number }>>,
-    ): Promise<RenderedRef> {
+    async renderRef(accountId: string, ref: TemplateRefInput, memo?: PinMemo): Promise<RenderedRef> {
       checkLocale('template.locale', ref.locale);
       const version = ref.version === 0 ? undefined : ref.version;
       const key = `${ref.id}@${ref.version}`;

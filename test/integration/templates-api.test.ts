@@ -292,7 +292,7 @@ describe('sends that name a template', () => {
         '/emails',
         `{"from":"sender@example.com","to":["r@example.net"],"template":{"id":"strict-send","variables":${deep}}}`,
       ],
-    ]) {
+    ] as const) {
       const res = await call('POST', `${stack.api}${path}`, { token: stack.apiKey, rawBody });
       expectValidationError(res, path, /maximum recursion depth/);
     }
