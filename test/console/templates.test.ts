@@ -246,7 +246,7 @@ describe('console templates', () => {
     expect((await getTemplate(created.id)).published_version).toBe(1);
   });
 
-  it('shows a refused save inline, changing nothing', async () => {
+  it('shows a refused save inline, storing nothing, and a corrected one renames the template', async () => {
     await open(`${templatesPath()}/editor-made`, 'Template Editor made');
     await page.getByLabel('Alias', { exact: true }).fill('Not An Alias');
     await page.getByRole('button', { name: 'Save as new version' }).click();
@@ -257,23 +257,31 @@ describe('console templates', () => {
     await expect.poll(() => page.locator('.save-error').innerText()).toMatch(/welcome/);
     expect(browser.takeErrors()).toEqual([refused(409)]);
     expect((await getTemplate('editor-made')).version).toBe(3);
+
+    // Put right, the save goes through; a new name renames the editor's title and Delete button too.
+    await page.getByLabel('Alias', { exact: true }).fill('editor-made');
+    await page.getByLabel('Name', { exact: true }).fill('Editor renamed');
+    await page.getByRole('button', { name: 'Save as new version' }).click();
+    await page.getByRole('heading', { level: 2, name: 'Template Editor renamed' }).waitFor();
+    expect(await page.locator('.save-error').isHidden()).toBe(true);
+    expect(await getTemplate('editor-made')).toMatchObject({ name: 'Editor renamed', version: 4 });
   });
 
   it('deletes a template only once the operator confirms', async () => {
     const { id } = await getTemplate('editor-made');
-    await open(`${templatesPath()}/${id}`, 'Template Editor made');
-    await page.getByRole('button', { name: 'Delete template Editor made' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Delete the template Editor made?' });
+    await open(`${templatesPath()}/${id}`, 'Template Editor renamed');
+    await page.getByRole('button', { name: 'Delete template Editor renamed' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete the template Editor renamed?' });
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'detached' });
     await getTemplate(id);
 
-    await page.getByRole('button', { name: 'Delete template Editor made' }).click();
+    await page.getByRole('button', { name: 'Delete template Editor renamed' }).click();
     await dialog.getByRole('button', { name: 'Delete template' }).click();
     await page.getByRole('heading', { level: 2, name: 'Templates' }).waitFor();
     await admin(stack, 'GET', templateApi(id), undefined, 404);
     await row('Welcome').waitFor();
-    expect(await row('Editor made').count()).toBe(0);
+    expect(await row('Editor renamed').count()).toBe(0);
 
     // And from the list.
     await page.getByRole('button', { name: 'Delete template Receipt' }).click();

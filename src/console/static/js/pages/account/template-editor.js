@@ -261,6 +261,7 @@ export async function render({ account, itemId, onCleanup }) {
         // An empty alias removes it.
         saved = await updateTemplate(account.id, saved.id, { ...body, alias: alias.value });
         unsaved.hidden = true;
+        showName();
         showVersionLine();
         showVersions();
         announce(`Saved as version ${saved.latest_version}; sends still use version ${saved.published_version}.`);
@@ -383,6 +384,17 @@ export async function render({ account, itemId, onCleanup }) {
     }
   }
 
+  // The card's title and Delete button name the template, so a save that renames it renames them.
+  const title = h('h2', { class: 'card-title' });
+  const deleteButton = saved
+    ? h('button', { type: 'button', class: 'button danger small', onclick: () => remove() }, 'Delete')
+    : null;
+  function showName() {
+    title.textContent = saved ? `Template ${saved.name}` : 'New template';
+    deleteButton?.setAttribute('aria-label', `Delete template ${saved.name}`);
+  }
+
+  showName();
   showVersionLine();
   showVersions();
   void runPreview();
@@ -397,23 +409,7 @@ export async function render({ account, itemId, onCleanup }) {
       h(
         'section',
         { class: 'card' },
-        h(
-          'div',
-          { class: 'card-head' },
-          h('h2', { class: 'card-title' }, saved ? `Template ${saved.name}` : 'New template'),
-          saved
-            ? h(
-                'button',
-                {
-                  type: 'button',
-                  class: 'button danger small',
-                  'aria-label': `Delete template ${saved.name}`,
-                  onclick: remove,
-                },
-                'Delete',
-              )
-            : null,
-        ),
+        h('div', { class: 'card-head' }, title, deleteButton),
         saved ? h('p', { class: 'sub' }, saved.id) : null,
         versionLine,
         form,
