@@ -7,6 +7,7 @@ export const PARTS = [
   'baselines',
   'throughput',
   'batch',
+  'templates',
   'scheduled',
   'webhooks',
   'deliverability',
@@ -18,7 +19,7 @@ const DEFAULT_PARTS: Part[] = PARTS.filter((p) => p !== 'lists');
 
 const GROUPS: Record<string, Part[]> = {
   jobs: ['batch', 'scheduled', 'memory'],
-  service: ['throughput', 'batch', 'scheduled', 'webhooks', 'memory'],
+  service: ['throughput', 'batch', 'templates', 'scheduled', 'webhooks', 'memory'],
 };
 
 function parse(variable: string, raw: string | undefined): Part[] | undefined {

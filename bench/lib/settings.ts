@@ -28,6 +28,8 @@ export const LISTS_MS = 40 * 60_000;
 // What the parts after the service's throughput runs need at least; the throughput drains leave it to them.
 export const MIN_MS: Partial<Record<Part, number>> = {
   batch: 30_000,
+  // 24 s of sends at a fixed rate (4 s of warm-up, 20 one-second segments), then the templated batches (10 to 15 s).
+  templates: 45_000,
   scheduled: 40_000,
   webhooks: 25_000,
   deliverability: 40_000,

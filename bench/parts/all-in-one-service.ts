@@ -9,6 +9,7 @@ import { BATCH_SIZE, MANY_ACCOUNTS, MIN_MS, RUN_S } from '../lib/settings.js';
 import { REPO_ROOT } from '../lib/children.js';
 import { webhookFigures, type WebhooksResult } from './webhook-figures.js';
 import { throughput, type ThroughputFigures } from './throughput.js';
+import { templateFigures, type TemplatesFigures } from './templates.js';
 import type { BaselineFigures } from './baselines.js';
 
 /** The figures of the all-in-one service (MAILER_ROLE=all): those of the parts that ran. */
@@ -16,11 +17,12 @@ export interface ServiceFigures {
   accountCount: number;
   throughput?: ThroughputFigures;
   batch?: BatchLatencyResult;
+  templates?: TemplatesFigures;
   scheduled?: LatenessResult;
   webhooks?: WebhooksResult;
 }
 
-/** Throughput, then batch latency, scheduled lateness and webhooks on the same service process. */
+/** Throughput, then batch latency, templates, scheduled lateness and webhooks on the same service process. */
 /** `baselines`: the run's baseline figures when they ran (the sustained run's rate is half the slowest). */
 export async function allInOneService(
   bench: BenchContext,
@@ -38,12 +40,20 @@ export async function allInOneService(
     );
     const figures: ServiceFigures = { accountCount: accounts.length };
     if (parts.has('throughput')) figures.throughput = await throughput(ctx, svc, accounts, baselines);
-    // Batch latency, scheduled lateness and webhooks once the throughput runs' mail is out.
-    if (parts.has('batch') || parts.has('scheduled') || parts.has('webhooks')) await untilSinkQuiet(ctx);
+    // Batch latency, templates, scheduled lateness and webhooks once the throughput runs' mail is out.
+    if ((['batch', 'templates', 'scheduled', 'webhooks'] as const).some((p) => parts.has(p))) await untilSinkQuiet(ctx);
     const jobs = jobsContext(ctx, (prefix) => firedAt(env.DATABASE_URL!, prefix));
     if (parts.has('batch')) {
       ctx.log(`batch latency: ${ctx.sizes.batchRuns} batches of ${BATCH_SIZE}, one at a time`);
       figures.batch = await batchLatency(jobs, svc, ctx.sizes.batchRuns, BATCH_SIZE);
+    }
+    if (parts.has('templates')) {
+      if (ctx.remaining() < MIN_MS.templates!)
+        ctx.log(`skipping the template figures: ${(ctx.remaining() / 1000).toFixed(0)} s left in the budget`);
+      else {
+        ctx.log(`templates: plain and templated sends at a fixed rate, then templated batches`);
+        figures.templates = await templateFigures(ctx, jobs, svc, ctx.sizes.batchRuns);
+      }
     }
     if (parts.has('scheduled')) {
       ctx.log(`scheduled lateness: ${ctx.sizes.scheduledCount} emails due the same second`);

@@ -11,10 +11,32 @@ export interface BatchLatencyResult {
   lastMs: Percentiles;
 }
 
+/**
+ * What a batch figure sends and how its row is named: each item made from the subject prefix the sink tracks
+ * and its index (the item's subject must start with `${prefix} ${i}`); by default the bench email itself.
+ */
+export interface BatchShape {
+  key: string;
+  what: (size: number) => string;
+  item: (prefix: string, i: number) => unknown;
+}
+
+const PLAIN_BATCH: BatchShape = {
+  key: 'batch-latency',
+  what: (size) => `service: batch of ${size}, POST -> last message at sink`,
+  item: (prefix, i) => email(`${prefix} ${i}`),
+};
+
 /** One batch of `size`: POST → every message at the sink; then waits for the job to be completed. */
-export async function oneBatch(ctx: JobsContext, service: ServiceHandle, size: number, timeoutMs: number) {
+export async function oneBatch(
+  ctx: JobsContext,
+  service: ServiceHandle,
+  size: number,
+  timeoutMs: number,
+  item: BatchShape['item'] = PLAIN_BATCH.item,
+) {
   const prefix = `[bench ${tag('b')}]`;
-  const body = { emails: Array.from({ length: size }, (_, i) => email(`${prefix} ${i}`)) };
+  const body = { emails: Array.from({ length: size }, (_, i) => item(prefix, i)) };
   const sentAt = Date.now();
   const r = await call<{ job_id: string }>(service, 'POST', '/emails/batch', body);
   const acceptMs = Date.now() - sentAt;
@@ -44,13 +66,14 @@ export async function batchLatency(
   service: ServiceHandle,
   runs: number,
   size = 100,
+  shape: BatchShape = PLAIN_BATCH,
 ): Promise<BatchLatencyResult> {
-  for (let i = 0; i < 2; i += 1) await oneBatch(ctx, service, size, 15_000);
+  for (let i = 0; i < 2; i += 1) await oneBatch(ctx, service, size, 15_000, shape.item);
   const results: Awaited<ReturnType<typeof oneBatch>>[] = [];
   const w = ctx.window();
   for (let i = 0; i < runs; i += 1) {
     if (ctx.remaining() < 10_000) break;
-    results.push(await oneBatch(ctx, service, size, 10_000));
+    results.push(await oneBatch(ctx, service, size, 10_000, shape.item));
     await sleep(200);
   }
   const cpu = w.stop();
@@ -73,8 +96,8 @@ export async function batchLatency(
       `${notCompleted.length} jobs not 'completed' 5 s after their last message (${notCompleted.map((r) => r.jobStatus || '?').join(', ')})`,
     );
   ctx.addRow({
-    key: 'batch-latency',
-    what: `service: batch of ${size}, POST -> last message at sink`,
+    key: shape.key,
+    what: shape.what(size),
     value: results.length,
     unit: 'batches',
     p50: lastMs.p50,
