@@ -24,6 +24,7 @@ import { createSenderCheck } from '../services/sender-check.js';
 import { createSubmissionService } from '../services/submission-service.js';
 import { createDraftPreparer } from '../services/draft-preparer.js';
 import { createTemplateRenderer } from '../services/template-renderer.js';
+import { PinnedVersions } from '../services/pinned-versions.js';
 import { createTemplatesService } from '../services/templates-service.js';
 import { compileTemplate } from '../templates/template-engine.js';
 import type { UsageRecorder } from '../services/usage-recorder.js';
@@ -59,12 +60,15 @@ export function createHandlers(
     requireDkimRecord: config.delivery === 'direct',
   });
   // Every version is compiled before it is stored, so that one that does not compile is the create's 400.
+  // Which version each template renders, kept while the API role listens for changes (start-api-role.ts).
+  const templatePins = new PinnedVersions();
   const templates = createTemplatesService({
     templates: repos.templates,
     accounts: repos.accounts,
     checkCompiles: (c) => compileTemplate(c),
+    onChange: (accountId) => templatePins.forgetAccount(accountId),
   });
-  const renderer = createTemplateRenderer({ templates: repos.templates, service: templates });
+  const renderer = createTemplateRenderer({ templates: repos.templates, service: templates, pins: templatePins });
   const drafts = createDraftPreparer(renderer);
   const send = createSendService({
     emails: repos.emails,
@@ -150,5 +154,5 @@ export function createHandlers(
       logger,
     }),
   });
-  return { emailApi, adminApi, guard, submission };
+  return { emailApi, adminApi, guard, submission, templatePins };
 }

@@ -15,6 +15,8 @@ import { createReadiness } from '../services/readiness-service.js';
 import type { SubmissionService } from '../services/submission-service.js';
 import { createTrackingService } from '../services/tracking-service.js';
 import { createUsageRecorder } from '../services/usage-recorder.js';
+import type { PinnedVersions } from '../services/pinned-versions.js';
+import { TEMPLATES_CHANNEL } from '../db/index.js';
 import { createHandlers } from './create-handlers.js';
 import { listen } from './listen.js';
 import type { Core } from './start-core.js';
@@ -64,7 +66,8 @@ export async function startApiRole(core: Core, notifyQueued: () => void, stops: 
     adminThrottle: createAuthThrottle(),
     metricsToken: config.metricsToken,
   });
-  const { emailApi, adminApi, guard, submission } = createHandlers(core, { auth, usage, notifyQueued });
+  const { emailApi, adminApi, guard, submission, templatePins } = createHandlers(core, { auth, usage, notifyQueued });
+  await listenForTemplateChanges(core, templatePins, stops);
   // One count of request bytes held for REST, gRPC and SMTP submission together, per process and per key.
   const MiB = 1024 * 1024;
   const bytesInFlight = new BytesInFlight({
@@ -116,6 +119,27 @@ export async function startApiRole(core: Core, notifyQueued: () => void, stops: 
   const grpcUrl = await listen(grpc, config.host, config.grpcPort);
   stops.onStop(() => grpc.close());
   return { restUrl, grpcAddress: grpcUrl.replace(/^https?:\/\//, ''), inboundUrl: inbound.url, submissionUrl };
+}
+
+/**
+ * Template changes made through any process reach this one's memory of published versions (migration 24's NOTIFY).
+ * postgres.js LISTENs again on each reconnection and calls `onlisten` each time: notifications sent meanwhile are
+ * lost, so each (re)connection starts from nothing. Without a LISTEN, nothing is kept and every send asks.
+ */
+async function listenForTemplateChanges(core: Core, pins: PinnedVersions, stops: StopList): Promise<void> {
+  try {
+    const listener = await core.sql.listen(
+      TEMPLATES_CHANNEL,
+      (accountId) => pins.forgetAccount(accountId),
+      () => pins.listenStarted(),
+    );
+    stops.onStop(async () => {
+      pins.listenStopped();
+      await listener.unlisten().catch((err: unknown) => core.logger.warn({ err }, 'UNLISTEN at stop failed'));
+    });
+  } catch (err) {
+    core.logger.warn({ err }, 'LISTEN for template changes failed: each templated send reads its version');
+  }
 }
 
 /** The SMTP submission listener, with the STARTTLS certificate both listeners use (configured, or self-signed once into the data dir). */

@@ -41,7 +41,7 @@ export type { ScheduledRepo } from './repos/scheduled-repo.js';
 export { createSeedRepo } from './repos/seed-repo.js';
 export type { SettingsRepo } from './repos/settings-repo.js';
 export type { SuppressionsRepo } from './repos/suppressions-repo.js';
-export { createTemplatesRepo } from './repos/templates-repo.js';
+export { createTemplatesRepo, TEMPLATES_CHANNEL } from './repos/templates-repo.js';
 export type { TemplatesRepo, VersionPick } from './repos/templates-repo.js';
 export { createTrackingRepo } from './repos/tracking-repo.js';
 export type { TrackingRepo } from './repos/tracking-repo.js';

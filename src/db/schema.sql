@@ -518,6 +518,17 @@ BEGIN
   RETURN NULL;
 END $function$;
 
+-- Notifies mail_templates with the account id when a template changes, so API processes forget the versions
+-- they keep.
+CREATE OR REPLACE FUNCTION public.notify_template_change()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  PERFORM pg_notify('mail_templates', NEW.account_id);
+  RETURN NULL;
+END $function$;
+
 -- Webhook fan-out (events_queue_webhooks): each inserted event gets a delivery per live webhook of its
 -- account subscribed to its type, pending, or discarded at once when the webhook is disabled; ids derive from
 -- event and webhook, so a replayed insert adds nothing. NOTIFY wakes the dispatcher only when rows were
@@ -554,3 +565,4 @@ CREATE TRIGGER scheduled_counted_in AFTER INSERT ON public.scheduled_emails REFE
 CREATE TRIGGER scheduled_counted_move AFTER UPDATE OF status, account_id ON public.scheduled_emails FOR EACH ROW WHEN (((old.status IS DISTINCT FROM new.status) OR (old.account_id IS DISTINCT FROM new.account_id))) EXECUTE FUNCTION list_counts_move_owned('scheduled');
 CREATE TRIGGER scheduled_counted_out AFTER DELETE ON public.scheduled_emails REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION list_counts_remove_owned('scheduled');
 CREATE TRIGGER scheduled_counted_truncate AFTER TRUNCATE ON public.scheduled_emails FOR EACH STATEMENT EXECUTE FUNCTION list_counts_truncated('scheduled');
+CREATE TRIGGER templates_changed AFTER UPDATE ON public.templates FOR EACH ROW EXECUTE FUNCTION notify_template_change();

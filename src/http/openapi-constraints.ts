@@ -235,6 +235,12 @@ export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
     text: { maxLength: LIMITS.textBytes },
   },
   ListTemplatesRequest: { page, page_size: pageSize },
+  ListAccountTemplatesRequest: { page, page_size: pageSize },
+  PreviewTemplateRequest: (({ name: _name, alias: _alias, ...content }) => ({
+    ...content,
+    sample_variables: { description: 'The values to render with, as a send gives them.' },
+    locale,
+  }))(templateContent(true)),
   PublishTemplateRequest: { version: versionPick('the latest') },
   RenderTemplateRequest: { locale, version: versionPick('the published version') },
 

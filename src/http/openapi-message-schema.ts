@@ -19,6 +19,7 @@ const REQUIRED_REQUEST_FIELDS: Record<string, string[]> = {
   ScheduleEmailRequest: ['from', 'to', 'scheduled_at'],
   TemplateRefInput: ['id'],
   CreateTemplateRequest: ['name', 'subject'],
+  PreviewTemplateRequest: ['subject'],
   TemplateVariableInput: ['name'],
   AttachmentInput: ['filename', 'content'],
   SendBatchRequest: ['emails'],

@@ -21,6 +21,8 @@ const CONFLICTS: Record<string, string> = {
   eraseEmail: 'The email is still being delivered (pending): erase it once it is delivered or bounced',
   createTemplate: 'The alias is already used by another template of the account',
   updateTemplate: 'The alias is already used by another template of the account',
+  createAccountTemplate: 'The alias is already used by another template of the account',
+  updateAccountTemplate: 'The alias is already used by another template of the account',
 };
 
 /** Rules that depend on what is stored, which no schema can state: 400s for requests the schema allows. */
@@ -34,6 +36,8 @@ const STATE_RULES: Record<string, string> = {
   createTemplate: 'Content that does not compile (Handlebars) is a 400 naming the field, line and column.',
   updateTemplate:
     'Content that does not compile is a 400 naming the field, line and column; the edit is a new version, and sends keep the published one.',
+  previewAccountTemplate:
+    "Content that does not compile is a 400 naming the field, line and column; so is a required variable not given, and output past a send's limits.",
   renderTemplate:
     "A required variable not given (with no default) is a 400 naming it; so is output past a send's limits. The answer is what a send with these variables would store.",
 };

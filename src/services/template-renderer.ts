@@ -17,21 +17,19 @@ import {
   type RenderedTemplate,
   type RenderRequest,
 } from '../templates/template-engine.js';
+import { PinnedVersions, type PinnedVersion } from './pinned-versions.js';
 import type { TemplatesService } from './templates-service.js';
 
 export interface TemplateRendererDeps {
   templates: Pick<TemplatesRepo, 'get' | 'pin'>;
   service: Pick<TemplatesService, 'resolveForSend'>;
   cache?: CompiledTemplateCache;
-}
-
-/** The version of a template a send renders. */
-export interface PinnedVersion {
-  id: string;
-  version: number;
+  /** The published versions sends named, kept while the app listens for template changes. */
+  pins?: PinnedVersions;
 }
 
 /** Versions already resolved in one request, by what the send named (`<id or alias>@<version>`): a batch resolves each once. */
+export type { PinnedVersion };
 export type PinMemo = Map<string, Promise<PinnedVersion>>;
 
 /** A send's template rendered: its subject and bodies, and what the stored email says it came from. */
@@ -40,11 +38,6 @@ export interface RenderedRef {
   stamp: TemplateStamp;
 }
 
-/**
- * Renders stored templates: for a send (`template` of POST /emails, a batch item, a schedule) and for POST
- * /templates/:id/render. Each version is compiled once per process and kept (template-cache.ts): a send reads
- * only which version it renders, and the content only when that version is not compiled yet.
- */
 /** A requested locale: empty (none), or a BCP 47 tag as templates' localizations are keyed. */
 function checkLocale(field: string, locale: string): void {
   if (locale === '') return;
@@ -65,8 +58,24 @@ function renderedAsAsked(template: CompiledTemplate, req: RenderRequest): Render
   }
 }
 
+/**
+ * Renders stored templates: for a send (`template` of POST /emails, a batch item, a schedule) and for POST
+ * /templates/:id/render. Each version is compiled once per process and kept (template-cache.ts): a send reads
+ * only which version it renders, and the content only when that version is not compiled yet.
+ */
 export function createTemplateRenderer(deps: TemplateRendererDeps) {
   const cache = deps.cache ?? new CompiledTemplateCache();
+  const pins = deps.pins ?? new PinnedVersions();
+
+  /** The version a send names, from the process's memory when it holds it (pinned-versions.ts says when). */
+  async function pin(accountId: string, ref: TemplateRefInput): Promise<PinnedVersion> {
+    const key = `${ref.id}@${ref.version}`;
+    const known = pins.get(accountId, key);
+    if (known !== undefined) return known;
+    const pinned = await deps.service.resolveForSend(accountId, ref.id, ref.version === 0 ? undefined : ref.version);
+    pins.set(accountId, key, pinned);
+    return pinned;
+  }
 
   async function compiled(accountId: string, pinned: PinnedVersion): Promise<CompiledTemplate> {
     const key = `${pinned.id}@${pinned.version}`;
@@ -86,11 +95,10 @@ export function createTemplateRenderer(deps: TemplateRendererDeps) {
      */
     async renderRef(accountId: string, ref: TemplateRefInput, memo?: PinMemo): Promise<RenderedRef> {
       checkLocale('template.locale', ref.locale);
-      const version = ref.version === 0 ? undefined : ref.version;
       const key = `${ref.id}@${ref.version}`;
       let pinning = memo?.get(key);
       if (pinning === undefined) {
-        pinning = deps.service.resolveForSend(accountId, ref.id, version);
+        pinning = pin(accountId, ref);
         memo?.set(key, pinning);
       }
       const pinned = await pinning;

@@ -20,6 +20,11 @@ export interface TemplatesDeps {
   checkCompiles?: (content: TemplateContent) => void;
   /** For operators, who name the account: an unknown one is a 404 rather than an empty list. */
   accounts?: Pick<AccountsRepo, 'get'>;
+  /**
+   * Told after an edit, publish or delete commits, so that this process forgets which versions the account's
+   * sends render at once (other processes learn it by NOTIFY: services/pinned-versions.ts).
+   */
+  onChange?: (accountId: string) => void;
 }
 
 /**
@@ -70,6 +75,7 @@ export function createTemplatesService(deps: TemplatesDeps) {
         checked(patchedDraft(current, patch)),
       );
       if (!edited) throw notFound('template', idOrAlias);
+      deps.onChange?.(accountId);
       return edited;
     },
 
@@ -88,11 +94,13 @@ export function createTemplatesService(deps: TemplatesDeps) {
       const published = await deps.templates.publish(accountId, idOrAlias, version);
       if (published === undefined) throw notFound('template', idOrAlias);
       if (published === 'no_version') throw notFound('version', `${version} of template ${idOrAlias}`);
+      deps.onChange?.(accountId);
       return published;
     },
 
     async delete(accountId: string, idOrAlias: string): Promise<void> {
       if (!(await deps.templates.delete(accountId, idOrAlias))) throw notFound('template', idOrAlias);
+      deps.onChange?.(accountId);
     },
 
     /**

@@ -1,3 +1,4 @@
+import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
 import { createKey, createSender } from '../helpers/admin-fixtures.js';
 import { call, eventually, expectValidationError } from '../helpers/http.js';
@@ -197,6 +198,39 @@ describe('sends that name a template', () => {
       text: 't',
     });
     expect((await api('GET', `/emails/${plain.body.id}`)).body.template).toBeUndefined();
+  });
+
+  it('sends render the newly published version at once, whichever process published it, and a deleted one is refused', async () => {
+    const t = await created({ name: 'Live', alias: 'live-version', subject: 'v1 {{n}}', text: 'x' });
+    const send = async () => {
+      const res = await api<{ id: string }>('POST', '/emails', {
+        from: 'sender@example.com',
+        to: ['live@example.net'],
+        template: { id: 'live-version', variables: { n: '!' } },
+      });
+      if (res.status !== 200) return res;
+      return (await api<{ subject: string; template: { version: number } }>('GET', `/emails/${res.body.id}`)).body;
+    };
+    expect(await send()).toMatchObject({ subject: 'v1 !', template: { version: 1 } });
+    // Through this process: an edit and a publish.
+    await api('PATCH', `/templates/${t.id}`, { subject: 'v2 {{n}}' });
+    expect(await send()).toMatchObject({ subject: 'v1 !', template: { version: 1 } });
+    await api('POST', `/templates/${t.id}/publish`, {});
+    expect(await send()).toMatchObject({ subject: 'v2 !', template: { version: 2 } });
+    // As another API process would: written to the database, which notifies every process at commit.
+    const sql = postgres(stack.databaseUrl, { max: 1, onnotice: () => {} });
+    try {
+      await sql`update templates set published_version = 1 where id = ${t.id}`;
+      // Well within the 10 s an entry could otherwise live: the notification, not the expiry, makes it.
+      await eventually(
+        async () => ((await send()) as { template?: { version: number } }).template?.version === 1,
+        3_000,
+      );
+      await sql`update templates set deleted_at = now(), alias = null where id = ${t.id}`;
+      await eventually(async () => ((await send()) as { status?: number }).status === 400, 3_000);
+    } finally {
+      await sql.end();
+    }
   });
 
   it('refuses a template with subject, html or text, a missing variable, and renders past the limits', async () => {

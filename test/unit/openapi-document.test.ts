@@ -120,12 +120,14 @@ describe('the OpenAPI document', () => {
         .map(([, , o]) => o.operationId)
         .sort(),
     ).toEqual([
+      'createAccountTemplate',
       'createTemplate',
       'eraseEmail',
       'rotateDomainDkim',
       'scheduleEmail',
       'sendBatch',
       'sendEmail',
+      'updateAccountTemplate',
       'updateTemplate',
     ]);
     // These 409s carry no Retry-After: only the request id every answer has.

@@ -21,6 +21,7 @@ import * as answeredCopies from './0020-answered-copies.js';
 import * as schemaComments from './0021-schema-comments.js';
 import * as templates from './0022-templates.js';
 import * as emailTemplates from './0023-email-templates.js';
+import * as templateChanges from './0024-template-changes.js';
 
 /**
  * Forward-only migrations, applied in order. Never edit one that has shipped: add the next. A migration is
@@ -50,4 +51,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string; 
   { version: 21, name: 'schema-comments', sql: schemaComments.sql },
   { version: 22, name: 'templates', sql: templates.sql },
   { version: 23, name: 'email-templates', sql: emailTemplates.sql },
+  { version: 24, name: 'template-changes', sql: templateChanges.sql },
 ];

@@ -53,6 +53,9 @@ const toTemplate = (r: RawRow, v: RawVersion): Template => ({
   versionCreatedAt: v.version_created_at,
 });
 
+/** The channel migration 24's trigger notifies, with the account's id, when a template of the account changes. */
+export const TEMPLATES_CHANNEL = 'mail_templates';
+
 /** Which version of a template to read: the newest, the one sends use, or a number. */
 export type VersionPick = 'latest' | 'published' | number;
 
