@@ -79,24 +79,33 @@ export class RenderBudget {
       );
   }
 
-  /** Output about to be appended to the current field: a step, and its size against the field's cap. */
+  /**
+   * Output about to be appended to the current field: a step, and a lower bound of its size against the field's
+   * cap (UTF-16 units never outnumber UTF-8 bytes, and a string has at least half as many code points as units).
+   * What this refuses is surely over the cap; what it lets through is measured exactly once, whole, when the field
+   * ends (`finishField`), rather than piece by piece. The bound still keeps a field's output within twice its cap
+   * in memory while it is built.
+   */
   output(s: string): string {
     this.step();
-    if (s === '') return s;
-    const cap = this.caps[this.field];
-    // Both units are at least a string's length / 2 (code points) or its length (UTF-8 bytes): a string far
-    // over the room is refused without being measured.
-    const floor = cap.unit === 'bytes' ? s.length : Math.ceil(s.length / 2);
-    this.charge(floor > cap.max - this.used ? floor : measure(this.field, s));
+    if (s !== '') this.charge(this.caps[this.field].unit === 'bytes' ? s.length : Math.ceil(s.length / 2));
     return s;
   }
 
-  /** Output of a known size (measured by `measure`) charged to the current field. */
+  /** Output of a known size (or a lower bound of it) charged to the current field. */
   charge(size: number): void {
     this.used += size;
+    if (this.used > this.caps[this.field].max) this.refuse();
+  }
+
+  /** The field's whole output, measured exactly against its cap. */
+  finishField(output: string): void {
+    if (measure(this.field, output) > this.caps[this.field].max) this.refuse();
+  }
+
+  private refuse(): never {
     const cap = this.caps[this.field];
-    if (this.used > cap.max)
-      throw invalid(`template ${this.label} renders more than ${cap.shown}, the limit of an email's ${this.field}`);
+    throw invalid(`template ${this.label} renders more than ${cap.shown}, the limit of an email's ${this.field}`);
   }
 
   /** The steps taken so far (for tests and the record). */

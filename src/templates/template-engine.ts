@@ -296,7 +296,9 @@ export function renderTemplate(
       if (localized !== undefined) mostSpecific = Math.min(mostSpecific, chain.indexOf(localized.tag.toLowerCase()));
       run.startField(name, field.label);
       run.charge(field.rootSize);
-      rendered[name] = renderField(field, context);
+      const output = renderField(field, context);
+      run.finishField(output);
+      rendered[name] = output;
     }
   } finally {
     active = previous;

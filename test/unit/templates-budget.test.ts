@@ -68,6 +68,19 @@ describe('a render is bounded in output while it runs', () => {
     );
   });
 
+  it('refuses multi-byte output whose characters fit but whose UTF-8 bytes do not, measured as the field ends', () => {
+    // 3 Mi 'é': 3 Mi UTF-16 units (under the 5 MB a piece is first charged by), 6 MiB in UTF-8.
+    const template = compileTemplate({ subject: 's', html: '{{{a}}}', text: '{{#each parts}}{{this}}{{/each}}' });
+    const e = 'é'.repeat(3 * MiB);
+    expect(refusal(() => renderTemplate(template, { variables: { a: e, parts: [] } })).message).toBe(
+      "template html renders more than 5 MB, the limit of an email's html",
+    );
+    expect(
+      refusal(() => renderTemplate(template, { variables: { a: '', parts: [e.slice(0, MiB * 2), e.slice(0, MiB)] } }))
+        .message,
+    ).toBe("template text renders more than 5 MB, the limit of an email's text");
+  });
+
   it('counts a subject in characters as a send does: 998 emoji pass, 999 do not', () => {
     const template = compileTemplate({ subject: '{{#each e}}{{this}}{{/each}}', text: 't' });
     const emoji = (n: number) => Array.from({ length: n }, () => '😀');
