@@ -1,8 +1,8 @@
 import Handlebars from 'handlebars';
 import { AppError, invalid } from '../errors.js';
 import type { JsonValue } from '../domain/json.js';
-import { MAX_RENDER_STEPS, measure, RenderBudget, type RenderedField } from './render-budget.js';
-import { instrument } from './template-instrument.js';
+import { MAX_RENDER_STEPS, RenderBudget, type RenderedField } from './render-budget.js';
+import { compileProgram, renderProgram, type CompiledProgram } from './template-interpreter.js';
 import { localeLookupChain, pickLocalization } from './template-locale.js';
 import { tagsBeyond } from './template-prescan.js';
 import { checkTemplate, compileFailure, MAX_FIELD_TAGS, MAX_VERSION_TAGS, parseTemplate } from './template-syntax.js';
@@ -18,16 +18,14 @@ import {
 /**
  * The template engine (CONTRACT.md "Templates"): Handlebars, compiled once per version, rendered under a budget.
  *
- * - Its own environment (`Handlebars.create()`): nothing registered here reaches another user of the package,
- *   and nothing registered elsewhere reaches a template.
- * - Only Handlebars' `if`, `unless`, `each`, `with` and `lookup` (template-syntax.ts says why `lookup`), each
- *   charging the render's budget, plus the engine's emitting helpers; `log` is removed, and the compiler is told
- *   that no other helper exists (`knownHelpersOnly`), so no template calls anything else.
- * - No prototype access: paths read own properties only (`allowProtoPropertiesByDefault` and
- *   `allowProtoMethodsByDefault` false, set explicitly so Handlebars neither reads nor logs).
+ * - Handlebars parses and compiles every field in its own environment (`Handlebars.create()`), with the compiler
+ *   told that only `if`, `unless`, `each`, `with` and `lookup` exist (`knownHelpersOnly`; template-syntax.ts
+ *   refuses the rest first, with line and column).
+ * - The checked tree renders through template-interpreter.ts, as Handlebars' runtime would render it with
+ *   prototype access off: paths read own properties only, and nothing the data holds is ever called.
  * - In html, `{{x}}` is HTML-escaped and `{{{x}}}` is not; in subject and text nothing is escaped.
- * - Output and work are bounded while rendering (render-budget.ts): every piece of output goes through a helper
- *   that charges it (template-instrument.ts), and every loop iteration and helper call is a step.
+ * - Output and work are bounded while rendering (render-budget.ts): every piece of output is charged before it
+ *   is appended, and every loop iteration and block is a step.
  */
 
 export type { TemplateVariableDeclaration, TemplateVariables } from './template-variables.js';
@@ -48,14 +46,11 @@ export interface TemplateSource {
   localizations?: Readonly<Record<string, TemplateLocalizationSource>> | null | undefined;
 }
 
-type Render = Handlebars.TemplateDelegate<Record<string, JsonValue>>;
-
 interface CompiledField {
   /** How errors name it: `html`, `localizations.de.html`. */
   label: string;
-  render: Render;
-  /** The size of its top-level literal text (template-instrument.ts), charged as the field starts. */
-  rootSize: number;
+  /** The checked tree as closures (`{{x}}` HTML-escaped in the html field). */
+  compiled: CompiledProgram;
 }
 
 type CompiledFields = Partial<Record<RenderedField, CompiledField>>;
@@ -97,73 +92,15 @@ export interface RenderedTemplate {
 
 const FIELDS: readonly RenderedField[] = ['subject', 'html', 'text'];
 
-const env = Handlebars.create();
-const builtin = { ...env.helpers };
-env.unregisterHelper('log');
-
-/** The budget of the render running now. Rendering is synchronous, so one render runs at a time. */
-let active: RenderBudget | undefined;
-
-function budget(): RenderBudget {
-  if (active === undefined) throw new Error('template helpers run only inside renderTemplate');
-  return active;
-}
-
-/** A value as Handlebars prints it (`null` and `undefined` as nothing, arrays joined by commas), never throwing. */
-function display(value: unknown, depth = 0): string {
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
-  // An array prints its items as Array.prototype.join would, without calling anything the data holds.
-  if (Array.isArray(value))
-    return depth > 32 ? '' : value.map((item: unknown) => (item == null ? '' : display(item, depth + 1))).join(',');
-  if (typeof value === 'object' && value !== null) return '[object Object]';
-  return '';
-}
-
-/** A built-in helper that first charges one step. */
-function counted(helper: Handlebars.HelperDelegate | undefined, name: string): Handlebars.HelperDelegate {
-  if (helper === undefined) throw new Error(`Handlebars has no built-in ${name} helper`);
-  return function (this: unknown, ...args: unknown[]): unknown {
-    budget().step();
-    return Reflect.apply(helper, this, args);
-  };
-}
-
 /**
- * Handlebars' own `each` (so `@index`, `@key`, `@first`, `@last` and block parameters behave as documented),
- * with a body that charges one step per iteration: a loop whose body outputs nothing still ends within the
- * budget. Sections over arrays (`{{#items}}`) run this too: Handlebars hands them to the environment's `each`.
+ * Handlebars' own environment, for parsing and compiling only: nothing registered here reaches another user of
+ * the package, and a template renders through template-interpreter.ts, never through Handlebars' runtime.
  */
-function countedEach(each: Handlebars.HelperDelegate | undefined): Handlebars.HelperDelegate {
-  if (each === undefined) throw new Error('Handlebars has no built-in each helper');
-  return function (this: unknown, context: unknown, options: Handlebars.HelperOptions): unknown {
-    budget().step();
-    const body = options.fn;
-    const fn: Handlebars.TemplateDelegate = (item, runtime) => {
-      budget().step();
-      return body(item, runtime);
-    };
-    return each.call(this, context, { ...options, fn });
-  };
-}
-
-env.registerHelper({
-  $html: (value: unknown) => budget().output(env.escapeExpression(display(value))),
-  $raw: (value: unknown) => budget().output(display(value)),
-  $text: (value: unknown) => budget().output(typeof value === 'string' ? value : ''),
-  if: counted(builtin.if, 'if'),
-  unless: counted(builtin.unless, 'unless'),
-  with: counted(builtin.with, 'with'),
-  lookup: counted(builtin.lookup, 'lookup'),
-  each: countedEach(builtin.each),
-});
+const env = Handlebars.create();
 
 const COMPILE_OPTIONS: CompileOptions = {
   data: true,
   knownHelpers: {
-    $html: true,
-    $raw: true,
-    $text: true,
     if: true,
     unless: true,
     each: true,
@@ -180,27 +117,20 @@ const COMPILE_OPTIONS: CompileOptions = {
   preventIndent: true,
 };
 
-const RUNTIME_OPTIONS: Handlebars.RuntimeOptions = {
-  allowProtoPropertiesByDefault: false,
-  allowProtoMethodsByDefault: false,
-  allowCallsToHelperMissing: false,
-};
-
-/** One field: parsed, checked, rewritten to charge its output, compiled now (not at its first render). */
+/**
+ * One field: parsed, checked (template-syntax.ts), then compiled by Handlebars' compiler, which judges it valid
+ * as Handlebars would (its output is not kept: the interpreter renders the checked tree).
+ */
 function compileField(source: string, name: RenderedField, label: string): { field: CompiledField; used: string[] } {
-  const ast = parseTemplate(env, source, label);
-  checkTemplate(ast, label);
-  const used = variablesUsed(ast);
-  const { program, rootText } = instrument(ast, name === 'html');
-  const render: Render = env.compile(program, COMPILE_OPTIONS);
-  // Handlebars compiles on first use; its setup step compiles now, so that a failure is the create's 400.
-  const setup: unknown = Reflect.get(render, '_setup');
+  const program = parseTemplate(env, source, label);
+  checkTemplate(program, label);
+  const used = variablesUsed(program);
   try {
-    if (typeof setup === 'function') setup.call(render, { ...RUNTIME_OPTIONS });
+    env.precompile(program, COMPILE_OPTIONS);
   } catch (err) {
     throw compileFailure(env, err, label);
   }
-  return { field: { label, render, rootSize: measure(name, rootText) }, used };
+  return { field: { label, compiled: compileProgram(program, name === 'html') }, used };
 }
 
 const present = (s: string | null | undefined): s is string => typeof s === 'string' && s !== '';
@@ -286,36 +216,28 @@ export function renderTemplate(
   const rendered: RenderedTemplate = { subject: '', html: null, text: null, locale: null };
   const run = new RenderBudget(maxSteps);
   let mostSpecific = chain.length;
-  const previous = active;
-  active = run;
-  try {
-    for (const name of FIELDS) {
-      const localized = pickLocalization(template.localizations, chain, (l) => l.fields[name] !== undefined);
-      const field = localized?.fields[name] ?? template.fields[name];
-      if (field === undefined) continue;
-      if (localized !== undefined) mostSpecific = Math.min(mostSpecific, chain.indexOf(localized.tag.toLowerCase()));
-      run.startField(name, field.label);
-      run.charge(field.rootSize);
-      const output = renderField(field, context);
-      run.finishField(output);
-      rendered[name] = output;
-    }
-  } finally {
-    active = previous;
+  for (const name of FIELDS) {
+    const localized = pickLocalization(template.localizations, chain, (l) => l.fields[name] !== undefined);
+    const field = localized?.fields[name] ?? template.fields[name];
+    if (field === undefined) continue;
+    if (localized !== undefined) mostSpecific = Math.min(mostSpecific, chain.indexOf(localized.tag.toLowerCase()));
+    run.startField(name, field.label);
+    const output = renderField(field, context, run);
+    run.finishField(output);
+    rendered[name] = output;
   }
   const tag = chain[mostSpecific];
   rendered.locale = tag === undefined ? null : (template.localizations.get(tag)?.tag ?? null);
   return rendered;
 }
 
-function renderField(field: CompiledField, context: Record<string, JsonValue>): string {
+function renderField(field: CompiledField, context: Record<string, JsonValue>, budget: RenderBudget): string {
   try {
-    return field.render(context, RUNTIME_OPTIONS);
+    return renderProgram(field.compiled, context, budget);
   } catch (err) {
     if (err instanceof AppError) throw err;
-    // A render is a pure function of the template and the variables, both the caller's: what fails in it (a
-    // Handlebars refusal; data Handlebars cannot compare, such as an object whose `toString` is not a function)
-    // is a 400 that says so, never a 500.
+    // A render is a pure function of the template and the variables, both the caller's: whatever fails in it is a
+    // 400 that says so, never a 500.
     const message = err instanceof Error ? err.message.replace(/ - \d+:\d+$/, '') : String(err);
     throw new AppError('validation', `template ${field.label} could not be rendered: ${message}`, { cause: err });
   }
