@@ -299,6 +299,10 @@ function each(
   const keys = Array.isArray(value) ? undefined : Object.keys(value);
   const count = keys === undefined ? (value as Value[]).length : keys.length;
   if (count === 0) return inverse(scope, budget);
+  // One scope for every item, updated in place: rendering is synchronous and nothing keeps a scope past its body.
+  const contexts: Contexts = { value: undefined, up: scope.contexts };
+  const values: Value[] = [undefined, undefined];
+  const inner: Scope = { contexts, data: frame, params: declares ? { values, up: scope.params } : scope.params };
   for (let i = 0; i < count; i++) {
     budget.step();
     const key = keys === undefined ? i : keys[i]!;
@@ -307,7 +311,12 @@ function each(
     frame.index = i;
     frame.first = i === 0;
     frame.last = i === count - 1;
-    out += fn(enter(scope, item, frame, declares ? { values: [item, key], up: scope.params } : scope.params), budget);
+    values[0] = item;
+    values[1] = key;
+    // Handlebars' stack grows only when the item is not the current context.
+    contexts.value = item;
+    inner.contexts = sameContext(item, scope.contexts.value) ? scope.contexts : contexts;
+    out += fn(inner, budget);
   }
   return out;
 }

@@ -129,8 +129,13 @@ export function variableRules(declared: readonly TemplateVariableDeclaration[], 
  * context keeps Object's prototype: Handlebars compares contexts with `!=`, which must be able to turn an object
  * into a primitive; paths read own properties only (template-engine.ts), so nothing inherited is ever read.
  */
-const define = (target: Record<string, JsonValue>, name: string, value: JsonValue) =>
-  Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
+const define = (target: Record<string, JsonValue>, name: string, value: JsonValue) => {
+  // Assignment keeps the object's fast properties (defineProperty on every name would not); `__proto__` is the one
+  // name whose assignment on a plain object would do something else.
+  if (name === '__proto__')
+    Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
+  else target[name] = value;
+};
 
 const given = (variables: TemplateVariables, name: string) =>
   Object.hasOwn(variables, name) && variables[name] !== undefined;
