@@ -30,7 +30,12 @@ export function createDraftPreparer(renderer: Pick<TemplateRenderer, 'renderRef'
       ? new AppError('validation', `${prefix}${err.message}`, { cause: err })
       : err;
 
-  async function prepare(accountId: string, draft: EmailDraft, prefix = '', memo?: PinMemo): Promise<ValidDraft> {
+  async function prepareTemplated(
+    accountId: string,
+    draft: EmailDraft,
+    prefix: string,
+    memo: PinMemo | undefined,
+  ): Promise<ValidDraft> {
     let r;
     try {
       r = await rendered(accountId, draft, memo);
@@ -39,6 +44,17 @@ export function createDraftPreparer(renderer: Pick<TemplateRenderer, 'renderRef'
     }
     const valid = validateDraft(r.draft, prefix);
     return r.template === undefined ? valid : { ...valid, template: r.template };
+  }
+
+  /** The draft checked; a send without a template is checked at once, with no promise of its own. */
+  function prepare(
+    accountId: string,
+    draft: EmailDraft,
+    prefix = '',
+    memo?: PinMemo,
+  ): ValidDraft | Promise<ValidDraft> {
+    if (draft.template === undefined) return validateDraft(draft, prefix);
+    return prepareTemplated(accountId, draft, prefix, memo);
   }
 
   return {
