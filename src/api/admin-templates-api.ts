@@ -1,5 +1,5 @@
 import type { AdminService } from '../gen/mail/v1/admin_service_pb.js';
-import type { TemplateRenderer } from '../services/template-renderer.js';
+import { renderedFields, type TemplateRenderer } from '../services/template-renderer.js';
 import type { TemplatesService } from '../services/templates-service.js';
 import type { CallContext, Handlers } from './call-context.js';
 import { contentInput, createInput, patchInput } from './template-input.js';
@@ -44,11 +44,6 @@ export function adminTemplateCalls(
     if (message === undefined) throw invalid(`${what} is required`);
     return message;
   };
-  const rendered = (r: { subject: string; html: string | null; text: string | null }) => ({
-    subject: r.subject,
-    html: r.html ?? '',
-    text: r.text ?? '',
-  });
 
   return {
     listAccountTemplates: (req, ctx) =>
@@ -87,12 +82,14 @@ export function adminTemplateCalls(
     renderAccountTemplate: (req, ctx) =>
       inAccount(ctx, req.accountId, async () => {
         const r = body(req.template, 'template');
-        return rendered(await deps.renderer.render(req.accountId, r.id, r));
+        return renderedFields(await deps.renderer.render(req.accountId, r.id, r));
       }),
     previewAccountTemplate: (req, ctx) =>
       inAccount(ctx, req.accountId, async () => {
         const p = body(req.preview, 'preview');
-        return rendered(deps.renderer.preview(contentInput(p), { variables: p.sampleVariables, locale: p.locale }));
+        return renderedFields(
+          deps.renderer.preview(contentInput(p), { variables: p.sampleVariables, locale: p.locale }),
+        );
       }),
   };
 }

@@ -1,7 +1,7 @@
 import type { EmailService } from '../gen/mail/v1/email_service_pb.js';
 import { assertAllowed, type Operation } from '../domain/permissions.js';
 import type { Principal } from '../services/auth-service.js';
-import type { TemplateRenderer } from '../services/template-renderer.js';
+import { renderedFields, type TemplateRenderer } from '../services/template-renderer.js';
 import type { TemplatesService } from '../services/templates-service.js';
 import type { CallContext, Handlers } from './call-context.js';
 import type { Guard } from './guard.js';
@@ -65,8 +65,7 @@ export function createTemplatesApi(deps: TemplatesApiDeps): Pick<Handlers<typeof
       }),
     renderTemplate: (req, ctx) =>
       read(ctx, async (a) => {
-        const r = await deps.renderer.render(a, req.id, req);
-        return { subject: r.subject, html: r.html ?? '', text: r.text ?? '' };
+        return renderedFields(await deps.renderer.render(a, req.id, req));
       }),
   };
 }

@@ -1,7 +1,7 @@
-import type { TemplateRefInput } from '../domain/entities/templates.js';
+import type { TemplateRefInput, TemplateStamp } from '../domain/entities/templates.js';
 import { validateDraft, type EmailDraft, type ValidDraft } from '../domain/email-draft.js';
 import { AppError, invalid } from '../errors.js';
-import type { PinMemo, TemplateRenderer } from './template-renderer.js';
+import { renderedFields, type PinMemo, type TemplateRenderer } from './template-renderer.js';
 
 /**
  * A send request made into the email to store: its template, if it names one, rendered into its subject and
@@ -10,18 +10,17 @@ import type { PinMemo, TemplateRenderer } from './template-renderer.js';
  * rules of one written by hand.
  */
 export function createDraftPreparer(renderer: Pick<TemplateRenderer, 'renderRef'>) {
-  /** The draft with its template rendered, and the stamp to store; the draft itself when it names none. */
+  /** The draft with its template rendered into its subject and bodies, and the stamp to store. */
   async function rendered(
     accountId: string,
     draft: EmailDraft,
-    memo?: PinMemo,
-  ): Promise<{ draft: EmailDraft; template?: ValidDraft['template'] }> {
-    const ref: TemplateRefInput | undefined = draft.template;
-    if (ref === undefined) return { draft };
+    ref: TemplateRefInput,
+    memo: PinMemo | undefined,
+  ): Promise<{ draft: EmailDraft; template: TemplateStamp }> {
     if (draft.subject !== '' || draft.html !== '' || draft.text !== '')
       throw invalid('template: give either a template or subject, html and text, not both');
     const { rendered: r, stamp } = await renderer.renderRef(accountId, ref, memo);
-    return { draft: { ...draft, subject: r.subject, html: r.html ?? '', text: r.text ?? '' }, template: stamp };
+    return { draft: { ...draft, ...renderedFields(r) }, template: stamp };
   }
 
   /** Prefixes a 400 with the item it is about (`emails[3].template.variables.name is required`). */
@@ -33,17 +32,17 @@ export function createDraftPreparer(renderer: Pick<TemplateRenderer, 'renderRef'
   async function prepareTemplated(
     accountId: string,
     draft: EmailDraft,
+    ref: TemplateRefInput,
     prefix: string,
     memo: PinMemo | undefined,
   ): Promise<ValidDraft> {
     let r;
     try {
-      r = await rendered(accountId, draft, memo);
+      r = await rendered(accountId, draft, ref, memo);
     } catch (err) {
       throw within(prefix, err);
     }
-    const valid = validateDraft(r.draft, prefix);
-    return r.template === undefined ? valid : { ...valid, template: r.template };
+    return { ...validateDraft(r.draft, prefix), template: r.template };
   }
 
   /** The draft checked; a send without a template is checked at once, with no promise of its own. */
@@ -53,8 +52,9 @@ export function createDraftPreparer(renderer: Pick<TemplateRenderer, 'renderRef'
     prefix = '',
     memo?: PinMemo,
   ): ValidDraft | Promise<ValidDraft> {
-    if (draft.template === undefined) return validateDraft(draft, prefix);
-    return prepareTemplated(accountId, draft, prefix, memo);
+    const ref = draft.template;
+    if (ref === undefined) return validateDraft(draft, prefix);
+    return prepareTemplated(accountId, draft, ref, prefix, memo);
   }
 
   return {

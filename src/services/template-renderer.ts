@@ -32,6 +32,9 @@ export interface TemplateRendererDeps {
 export type { PinnedVersion };
 export type PinMemo = Map<string, Promise<PinnedVersion>>;
 
+/** A render as an email's (and the render endpoints') three fields: a field the template lacks is empty. */
+export const renderedFields = (r: RenderedTemplate) => ({ subject: r.subject, html: r.html ?? '', text: r.text ?? '' });
+
 /** A send's template rendered: its subject and bodies, and what the stored email says it came from. */
 export interface RenderedRef {
   rendered: RenderedTemplate;

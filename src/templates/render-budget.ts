@@ -93,7 +93,7 @@ export class RenderBudget {
   }
 
   /** Output of a known size (or a lower bound of it) charged to the current field. */
-  charge(size: number): void {
+  private charge(size: number): void {
     this.used += size;
     if (this.used > this.caps[this.field].max) this.refuse();
   }

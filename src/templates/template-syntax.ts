@@ -45,7 +45,7 @@ export const MAX_VERSION_TAGS = 20_000;
 
 const BLOCK_HELPERS = new Set(['if', 'unless', 'each', 'with']);
 const CONTEXT_BLOCKS = new Set(['each', 'with']);
-/** Names the engine's own helpers answer to: a template cannot call them (template-instrument.ts). */
+/** Names reserved for the engine (its helpers once had them): a template cannot use them as a section. */
 export const INTERNAL_HELPERS = new Set(['$html', '$raw', '$text']);
 const ALLOWED = 'if, unless, each and with (as blocks) and lookup';
 
