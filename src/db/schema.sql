@@ -153,8 +153,11 @@ CREATE TABLE emails (
   content_expired_at timestamp with time zone,
   answered_recipients jsonb,
   template jsonb,
+  stream text NOT NULL DEFAULT 'transactional'::text,
+  topic text,
   CONSTRAINT emails_job_type_check CHECK ((job_type = ANY (ARRAY['direct'::text, 'scheduled'::text, 'batch'::text]))),
   CONSTRAINT emails_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'sent'::text, 'delivered'::text, 'bounced'::text, 'complained'::text]))),
+  CONSTRAINT emails_stream_check CHECK ((stream = ANY (ARRAY['transactional'::text, 'broadcast'::text]))),
   CONSTRAINT emails_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
   CONSTRAINT emails_pkey PRIMARY KEY (id)
 );
@@ -258,10 +261,14 @@ CREATE TABLE suppressions (
   reason text NOT NULL,
   email_id text,
   created_at timestamp with time zone NOT NULL DEFAULT now(),
-  CONSTRAINT suppressions_reason_check CHECK ((reason = ANY (ARRAY['bounce'::text, 'complaint'::text]))),
+  scope text NOT NULL DEFAULT 'all'::text,
+  topic text NOT NULL DEFAULT ''::text,
+  CONSTRAINT suppressions_reason_check CHECK ((reason = ANY (ARRAY['bounce'::text, 'complaint'::text, 'unsubscribe'::text, 'manual'::text]))),
+  CONSTRAINT suppressions_scope_check CHECK ((scope = ANY (ARRAY['all'::text, 'broadcast'::text]))),
+  CONSTRAINT suppressions_topic_check CHECK (((topic = ''::text) OR (scope = 'broadcast'::text))),
   CONSTRAINT suppressions_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
   CONSTRAINT suppressions_pkey PRIMARY KEY (id),
-  CONSTRAINT suppressions_account_id_address_key UNIQUE (account_id, address)
+  CONSTRAINT suppressions_account_id_address_scope_topic_key UNIQUE (account_id, address, scope, topic)
 );
 
 -- Every version of a template's content, immutable once written: subject, html, text (text_body), variables
@@ -405,6 +412,7 @@ CREATE INDEX scheduled_emails_account ON public.scheduled_emails USING btree (ac
 CREATE INDEX scheduled_emails_account_status ON public.scheduled_emails USING btree (account_id, status, id);
 CREATE INDEX scheduled_emails_content_kept ON public.scheduled_emails USING btree (id) WHERE ((content_expired_at IS NULL) AND (status <> 'enqueued'::text));
 CREATE INDEX scheduled_emails_unstarted ON public.scheduled_emails USING btree (created_at) WHERE ((NOT workflow_started) AND (status = 'enqueued'::text));
+CREATE INDEX suppressions_account_created ON public.suppressions USING btree (account_id, created_at DESC, id DESC);
 CREATE INDEX templates_account ON public.templates USING btree (account_id, id) WHERE (deleted_at IS NULL);
 CREATE UNIQUE INDEX templates_alias_key ON public.templates USING btree (account_id, alias) WHERE ((deleted_at IS NULL) AND (alias IS NOT NULL));
 CREATE INDEX webhook_deliveries_claimed ON public.webhook_deliveries USING btree (claimed_at) WHERE ((group_id IS NOT NULL) AND (status = 'pending'::text));

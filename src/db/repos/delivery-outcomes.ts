@@ -64,7 +64,7 @@ export async function recordOutcomes(sql: Sql, entries: LeasedOutcome[]): Promis
       select s.id, changed.account_id, s.address, s.reason, changed.id
       from changed join jsonb_to_recordset(${jsonb(sql, suppress)}) as s(email_id text, id text, address text, reason text)
         on s.email_id = changed.id
-      on conflict (account_id, address) do nothing
+      on conflict (account_id, address, scope, topic) do nothing
       returning 1)
     select id, account_id, token from changed`;
   return new Map(rows.map((r) => [outcomeKey(r.token, r.id), r.account_id]));

@@ -83,8 +83,8 @@ export function createErasureTracesRepo(sql: Sql) {
 
     /**
      * The account's (or every account's) suppression of the address kept as its digest (address-digest.ts):
-     * the send path still refuses the address. Where a digest of it is there already (erased before), the
-     * plain row just goes. The salt must exist (erasure-service makes it first).
+     * the send path still refuses the address. Where a digest of it is there already (erased before) with the
+     * same scope and topic, the plain row just goes. The salt must exist (erasure-service makes it first).
      */
     async hashSuppressions(key: string, accountId: string | undefined): Promise<number> {
       const digest = addressDigest(sql, key);
@@ -92,12 +92,14 @@ export function createErasureTracesRepo(sql: Sql) {
         with hashed as (
           update suppressions s set address = ${digest}
           where s.address = ${key} ${ofAccount(sql, accountId)}
-            and not exists (select 1 from suppressions h where h.account_id = s.account_id and h.address = ${digest})
+            and not exists (select 1 from suppressions h where h.account_id = s.account_id and h.address = ${digest}
+              and h.scope = s.scope and h.topic = s.topic)
           returning 1),
         dropped as (
           delete from suppressions s
           where s.address = ${key} ${ofAccount(sql, accountId)}
-            and exists (select 1 from suppressions h where h.account_id = s.account_id and h.address = ${digest})
+            and exists (select 1 from suppressions h where h.account_id = s.account_id and h.address = ${digest}
+              and h.scope = s.scope and h.topic = s.topic)
           returning 1)
         select ((select count(*) from hashed) + (select count(*) from dropped))::int as n`;
       return r?.n ?? 0;

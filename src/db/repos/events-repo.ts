@@ -28,7 +28,7 @@ export function recordedWithChange(sql: Sql | Tx, events: NewEvent[], suppress: 
       insert into suppressions (id, account_id, address, reason, email_id)
       select s.id, changed.account_id, s.address, s.reason, changed.id
       from changed, jsonb_to_recordset(${jsonb(sql, suppress)}) as s(id text, address text, reason text)
-      on conflict (account_id, address) do nothing
+      on conflict (account_id, address, scope, topic) do nothing
       returning 1)`;
 }
 
