@@ -8,11 +8,15 @@ import { normalizeDomain } from 'nodemailer/lib/shared';
 /** RSA signing with a callback: OpenSSL runs in libuv's thread pool, not on the event loop. */
 const signInThreadPool = promisify(rsaSign);
 
-/** nodemailer's default list of signed header fields (RFC 4871 5.5), for options without one. */
+/**
+ * nodemailer's default list of signed header fields (RFC 4871 5.5), for options without one, and
+ * List-Unsubscribe-Post: RFC 8058 one-click only counts when the signature covers it as well as
+ * List-Unsubscribe (compose.ts's own list, which the send path passes, has both).
+ */
 const DEFAULT_FIELDS =
   'From:Sender:Reply-To:Subject:Date:Message-ID:To:Cc:MIME-Version:Content-Type:Content-Transfer-Encoding:' +
   'Content-ID:Content-Description:Resent-Date:Resent-From:Resent-Sender:Resent-To:Resent-Cc:Resent-Message-ID:In-Reply-To:' +
-  'References:List-Id:List-Help:List-Unsubscribe:List-Subscribe:List-Post:List-Owner:List-Archive:OTP-Token';
+  'References:List-Id:List-Help:List-Unsubscribe:List-Unsubscribe-Post:List-Subscribe:List-Post:List-Owner:List-Archive:OTP-Token';
 
 /**
  * The relaxed body canonicalization (RFC 6376 3.4.4) of a whole message body, as nodemailer's streaming

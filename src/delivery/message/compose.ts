@@ -4,6 +4,7 @@ import type { EmailRow, StoredAttachment } from '../../domain/entities/emails.js
 import type { DkimSigningKey } from '../dkim/dkim-keyring.js';
 import { parsedPrivateKey } from '../dkim/dkim-key-object.js';
 import { REPORT_TOKEN_HEADER } from './report-token.js';
+import { listUnsubscribeHeaders, type ListUnsubscribe } from './unsubscribe-token.js';
 
 /** nodemailer's address object: it encodes the name itself, so no caller text is ever re-parsed as a list. */
 const addressed = (m: Mailbox) => ({ name: m.name, address: m.address });
@@ -16,6 +17,24 @@ export interface Sending {
   /** The envelope sender: the VERP return path naming the email (return-path.ts). */
   returnPath: string;
   dkim: DkimSigningKey | undefined;
+  /** A broadcast email's one-click unsubscribe URL and address (unsubscribe-token.ts); undefined for transactional mail. */
+  unsubscribe?: ListUnsubscribe;
+}
+
+/** The fields of RFC 2369 and RFC 8058 the service writes on broadcast mail, in lower case. */
+const LIST_UNSUBSCRIBE_FIELDS: ReadonlySet<string> = new Set(['list-unsubscribe', 'list-unsubscribe-post']);
+
+/**
+ * The caller's own headers of an email, and on broadcast mail the service's List-Unsubscribe pair in place of any
+ * the caller gave under those names, in any case: nodemailer adds every key it is given (two spellings of one
+ * name would be two fields), and a caller's field would either point receivers elsewhere than the signed
+ * token or make a second field a receiver might act on. On transactional mail the service adds neither and
+ * the caller's headers pass as they always have.
+ */
+function headersOf(email: EmailRow, unsubscribe: ListUnsubscribe | undefined): Record<string, string> {
+  if (unsubscribe === undefined) return email.headers;
+  const own = Object.entries(email.headers).filter(([name]) => !LIST_UNSUBSCRIBE_FIELDS.has(name.toLowerCase()));
+  return { ...Object.fromEntries(own), ...listUnsubscribeHeaders(unsubscribe) };
 }
 
 /**
@@ -69,7 +88,11 @@ export function composeMessage(email: EmailRow, attachments: StoredAttachment[],
     text: email.text === '' ? undefined : email.text,
     messageId: email.headerMessageId,
     date: email.createdAt,
-    headers: { ...email.headers, 'X-Mail-Email-Id': email.id, [REPORT_TOKEN_HEADER]: send.reportToken },
+    headers: {
+      ...headersOf(email, send.unsubscribe),
+      'X-Mail-Email-Id': email.id,
+      [REPORT_TOKEN_HEADER]: send.reportToken,
+    },
     // A content id makes the part inline (Content-ID: <id>, in multipart/related with the html that shows it).
     attachments: attachments.map((a) => ({
       filename: a.filename,

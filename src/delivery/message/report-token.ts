@@ -50,7 +50,7 @@ const KEY_PURPOSE = 'mailer report token key v1';
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 
 /** RFC 4648 base32 in lower case, without padding. */
-function base32(bytes: Buffer): string {
+export function base32(bytes: Buffer): string {
   let out = '';
   let bits = 0;
   let value = 0;
