@@ -125,6 +125,8 @@ async function parseCsvBatch(content: string, dir: string, file: string): Promis
         ),
         headers: parseHeaders(headers, `--file: ${where}: header column`),
         tags: parseTags(tags, `--file: ${where}: tag column`),
+        stream: '',
+        topic: '',
       } satisfies MessageFields;
     }),
   );

@@ -102,6 +102,8 @@ export async function messageFromFlags(f: MessageFlagValues): Promise<MessageFie
     headers: parseHeaders(f.header ?? []),
     tags: parseTags(f.tag ?? []),
     template: await templateRefFromFlags(f),
+    stream: '',
+    topic: '',
   };
 }
 

@@ -38,6 +38,8 @@ export function presentEmail(email: EmailRow, attachments: StoredAttachment[]): 
     jobType: email.jobType,
     jobId: email.jobId,
     ...(email.template ? { template: email.template } : {}),
+    stream: email.stream,
+    ...(email.topic !== null ? { topic: email.topic } : {}),
   };
 }
 
@@ -49,6 +51,8 @@ export function presentEmailSummary(e: EmailSummaryRow): MessageInitShape<typeof
     subject: e.subject,
     status: e.status,
     createdAt: iso(e.createdAt),
+    stream: e.stream,
+    ...(e.topic !== null ? { topic: e.topic } : {}),
   };
 }
 

@@ -12,6 +12,10 @@ export type EmailStatus = (typeof EMAIL_STATUSES)[number];
 export const JOB_TYPES = ['direct', 'scheduled', 'batch'] as const;
 export type JobType = (typeof JOB_TYPES)[number];
 
+/** Which mail an email is (CONTRACT.md, "Streams"): broadcast mail gets one-click unsubscribe and its own rates. */
+export const STREAMS = ['transactional', 'broadcast'] as const;
+export type Stream = (typeof STREAMS)[number];
+
 /** Stored states of a scheduled email; `scheduled` is the filter name for those still waiting (shown `enqueued`). */
 export const SCHEDULED_STATUSES = ['enqueued', 'sent', 'cancelled'] as const;
 export type ScheduledStatus = (typeof SCHEDULED_STATUSES)[number];

@@ -2,6 +2,7 @@ import { invalid } from '../errors.js';
 import type { TemplateRefInput, TemplateStamp } from './entities/templates.js';
 import { describeAddressProblem, readMailbox, type Mailbox } from './address.js';
 import { formatBytes, LIMITS } from './limits.js';
+import { checkBroadcastRecipients, checkStream, type StreamFields } from './streams.js';
 
 /**
  * A send request as the use cases see it. The generated proto message has exactly this shape, so both
@@ -44,6 +45,10 @@ export interface EmailDraft extends AddressFields<string> {
   tags: Record<string, string>;
   /** Instead of subject, html and text: a template, rendered at acceptance (services/draft-preparer.ts). */
   template?: TemplateRefInput | undefined;
+  /** `transactional` or `broadcast`; empty: transactional (domain/streams.ts). */
+  stream: string;
+  /** A broadcast email's topic; empty: none. */
+  topic: string;
 }
 
 /** Every address field of an email, one mailbox per entry, as parsed at acceptance. */
@@ -53,7 +58,8 @@ export type Mailboxes = AddressFields<Mailbox>;
  * A send request once checked: every address field parsed into mailboxes (one per entry), which is what is
  * stored and what the message and its SMTP envelope are built from.
  */
-export interface ValidDraft extends Omit<EmailDraft, keyof Mailboxes | 'attachments' | 'template'>, Mailboxes {
+export interface ValidDraft
+  extends Omit<EmailDraft, keyof Mailboxes | 'attachments' | 'template' | keyof StreamFields>, Mailboxes, StreamFields {
   /** The template the subject and bodies were rendered from; absent when the send gave its own. */
   template?: TemplateStamp;
   /** The From address's domain, in lower case: the domain the sender rules judge. */
@@ -290,7 +296,9 @@ const attachmentBytes = (list: Attachment[]) =>
  */
 export function validateDraft(draft: EmailDraft, prefix = ''): ValidDraft {
   const f: FieldName = (name) => `${prefix}${name}`;
+  const streamFields = checkStream(draft, f);
   const { senderDomain, ...boxes } = checkMailboxes(draft, f);
+  checkBroadcastRecipients(streamFields.stream, { to: boxes.to.length, cc: boxes.cc.length, bcc: boxes.bcc.length }, f);
   const contentBytes = checkSubjectAndBodies(draft, f);
   const headerBytes = checkHeaders(draft.headers, f('headers'));
   checkTags(draft.tags, f('tags'));
@@ -305,6 +313,6 @@ export function validateDraft(draft: EmailDraft, prefix = ''): ValidDraft {
     );
   }
   // The template reference is the request's, not the email's: what was rendered from it is stamped by the caller.
-  const { template: _request, ...fields } = draft;
-  return { ...fields, ...boxes, senderDomain, attachments, size };
+  const { template: _request, stream: _stream, topic: _topic, ...fields } = draft;
+  return { ...fields, ...boxes, ...streamFields, senderDomain, attachments, size };
 }

@@ -1,6 +1,6 @@
 import type { EmailFilter, EmailRow, EmailSummaryRow, StoredAttachment } from '../domain/entities/emails.js';
 import type { EmailsRepo } from '../db/index.js';
-import { EMAIL_STATUSES, isOneOf, JOB_TYPES } from '../domain/catalog.js';
+import { EMAIL_STATUSES, filterOf, isOneOf, JOB_TYPES, STREAMS } from '../domain/catalog.js';
 import { toPage } from '../domain/pagination.js';
 import { assertAllowed } from '../domain/permissions.js';
 import { invalid, notFound } from '../errors.js';
@@ -12,6 +12,7 @@ export interface ListEmailsQuery {
   status: string;
   jobType: string;
   jobId: string;
+  stream: string;
 }
 
 /** Reading emails. Another account's email is a 404, exactly like one that does not exist. */
@@ -40,6 +41,8 @@ export function createEmailQueryService(deps: { emails: Pick<EmailsRepo, 'get' |
         filter.jobType = q.jobType;
       }
       if (q.jobId !== '') filter.jobId = q.jobId;
+      const stream = filterOf('stream', STREAMS, q.stream);
+      if (stream) filter.stream = stream;
       return deps.emails.list(principal.accountId, filter, limit, offset);
     },
   };

@@ -160,5 +160,7 @@ export function draftFromMessage(parsed: ParsedMail, rcptTo: string[]): EmailDra
     attachments: attachmentsOf(parsed.attachments),
     headers: customHeaders(parsed),
     tags: {},
+    stream: '',
+    topic: '',
   };
 }

@@ -27,6 +27,8 @@ const draft = validateDraft({
   ],
   headers: { 'X-Zeta': 'z', 'X-Alpha': 'a' },
   tags: { campaign: 'spring' },
+  stream: '',
+  topic: '',
 });
 
 let sql: Sql;
@@ -74,6 +76,38 @@ describe('a fired scheduled email', () => {
     ]);
     expect((await createEmailsRepo(sql).attachments('em_fired')).map((a) => a.contentId)).toEqual(['', 'logo']);
     expect(await sql`select email_id from delivery_queue where email_id = 'em_fired'`).toHaveLength(1);
+  });
+
+  it("keeps a broadcast draft's stream and topic, and makes a draft stored before streams transactional", async () => {
+    const scheduled = createScheduledRepo(sql);
+    const broadcast = validateDraft({
+      ...{ from: 'ann@example.com', to: ['bob@example.org'], cc: [], bcc: [], replyTo: [] },
+      ...{ subject: 'News', html: '', text: 'hi', attachments: [], headers: {}, tags: {} },
+      stream: 'broadcast',
+      topic: 'weekly.news',
+    });
+    for (const id of ['sch_broadcast', 'sch_before_streams'])
+      await scheduled.create({
+        id,
+        accountId: ACCOUNT,
+        apiKeyId: 'key_1',
+        draft: broadcast,
+        scheduledAt: new Date(Date.now() - 1000),
+      });
+    // A draft stored before migration 25 has neither field.
+    await sql`update scheduled_emails set draft = draft - 'stream' - 'topic' where id = 'sch_before_streams'`;
+
+    const fired = await scheduled.fireDue(new Date(0), new Date(Date.now() + 60_000), (id) => `em_${id}`);
+    expect(fired.sort()).toEqual(['em_sch_before_streams', 'em_sch_broadcast']);
+    const rows = await sql`select id, stream, topic from emails where id = any(${fired}) order by id`;
+    expect(rows.map((r) => [r.id, r.stream, r.topic])).toEqual([
+      ['em_sch_before_streams', 'transactional', null],
+      ['em_sch_broadcast', 'broadcast', 'weekly.news'],
+    ]);
+    expect(await createEmailsRepo(sql).get(ACCOUNT, 'em_sch_broadcast')).toMatchObject({
+      stream: 'broadcast',
+      topic: 'weekly.news',
+    });
   });
 
   it('fires once, and a cancelled one not at all', async () => {

@@ -13,6 +13,7 @@ import {
   PERMISSIONS,
   SCHEDULED_FILTERS,
   SCHEDULED_STATUSES,
+  STREAMS,
   SUPPRESSION_REASONS,
 } from '../../src/domain/catalog.js';
 import { DELIVERY_STATUSES } from '../../src/services/webhooks-service.js';
@@ -33,6 +34,18 @@ interface Vocabulary {
 const VOCABULARIES: Record<string, Vocabulary> = {
   EMAIL_STATUSES: { values: EMAIL_STATUSES, proto: ['Email.status'], checks: ['emails.status'] },
   JOB_TYPES: { values: JOB_TYPES, proto: ['Email.job_type'], checks: ['emails.job_type'] },
+  STREAMS: {
+    values: STREAMS,
+    proto: [
+      'SendEmailRequest.stream',
+      'ScheduleEmailRequest.stream',
+      'Email.stream',
+      'EmailSummary.stream',
+      'ListEmailsRequest.stream',
+      'ListAccountEmailsRequest.stream',
+    ],
+    checks: ['emails.stream'],
+  },
   SCHEDULED_STATUSES: {
     values: SCHEDULED_STATUSES,
     proto: ['ScheduledEmail.status'],

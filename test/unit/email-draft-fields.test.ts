@@ -24,6 +24,8 @@ const DRAFT_FIELDS: Record<keyof EmailDraft, true> = {
   headers: true,
   tags: true,
   template: true,
+  stream: true,
+  topic: true,
 };
 const TEMPLATE_REF_FIELDS: Record<keyof TemplateRefInput, true> = {
   id: true,

@@ -17,6 +17,8 @@ const draft = (overrides: Partial<EmailDraft> = {}): EmailDraft => ({
   attachments: [],
   headers: {},
   tags: {},
+  stream: '',
+  topic: '',
   ...overrides,
 });
 

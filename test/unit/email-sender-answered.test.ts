@@ -85,6 +85,8 @@ function loadedEmail(id: string, to: string[], answered: LoadedEmail['answered']
       createdAt: new Date('2026-11-25T10:00:00Z'),
       sentAt: null,
       remainingRecipients: null,
+      stream: 'transactional',
+      topic: null,
     },
     attachments: [],
     sender: { accountStatus: 'healthy', openTracking: false, clickTracking: false },

@@ -54,6 +54,8 @@ function loadedEmail(id: string, tracking = false): LoadedEmail {
       createdAt: new Date('2026-11-25T10:00:00Z'),
       sentAt: null,
       remainingRecipients: null,
+      stream: 'transactional',
+      topic: null,
     },
     attachments: [],
     sender: { accountStatus: 'healthy', openTracking: tracking, clickTracking: false },

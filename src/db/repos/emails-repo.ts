@@ -1,4 +1,4 @@
-import type { EmailStatus } from '../../domain/catalog.js';
+import type { EmailStatus, Stream } from '../../domain/catalog.js';
 import type { Mailbox } from '../../domain/address.js';
 import type { Mailboxes, ValidDraft } from '../../domain/email-draft.js';
 import { messageIdFor } from '../../domain/message-id.js';
@@ -46,6 +46,8 @@ export const toEmail = (r: EmailRaw): EmailRow => ({
   remainingRecipients: r.remaining_recipients ?? null,
   traceparent: r.traceparent ?? null,
   template: r.template ?? null,
+  stream: r.stream,
+  topic: r.topic,
 });
 
 /*
@@ -90,6 +92,9 @@ export function emailRow(e: EmailSource, json: (value: object) => unknown = (val
     size_bytes: e.draft.size,
     header_message_id: messageIdFor(e.id, e.draft.senderDomain),
     template: e.draft.template === undefined ? null : json(e.draft.template),
+    // A scheduled draft stored before migration 25 has neither: it is transactional.
+    stream: e.draft.stream ?? 'transactional',
+    topic: e.draft.topic ?? null,
     // The span the email is accepted under, for its delivery span to continue (migration 0012 says why).
     traceparent: activeTraceparent(),
   };
@@ -175,13 +180,26 @@ export function createEmailsRepo(sql: Sql) {
       const where = sql`account_id = ${accountId}
         ${filter.status ? sql`and status = ${filter.status}` : sql``}
         ${filter.jobType ? sql`and job_type = ${filter.jobType}` : sql``}
-        ${filter.jobId ? sql`and job_id = ${filter.jobId} and job_id <> ''` : sql``}`;
+        ${filter.jobId ? sql`and job_id = ${filter.jobId} and job_id <> ''` : sql``}
+        ${filter.stream ? sql`and stream = ${filter.stream}` : sql``}`;
       const [rows, total] = await Promise.all([
-        sql<{ id: string; from: Mailbox; to: Mailbox[]; subject: string; status: EmailStatus; created_at: Date }[]>`
-          select id, mailboxes->'from' as from, mailboxes->'to' as to, subject, status, created_at
+        sql<
+          {
+            id: string;
+            from: Mailbox;
+            to: Mailbox[];
+            subject: string;
+            status: EmailStatus;
+            created_at: Date;
+            stream: Stream;
+            topic: string | null;
+          }[]
+        >`
+          select id, mailboxes->'from' as from, mailboxes->'to' as to, subject, status, created_at, stream, topic
           from (select id from emails where ${where} order by id desc limit ${limit} offset ${offset}) page join emails using (id)
           order by id desc`,
-        filter.jobId
+        // The list counters are kept per status and job type, not per stream: a stream filter counts its rows.
+        filter.jobId || filter.stream
           ? sql<{ n: number }[]>`select count(*)::int as n from emails where ${where}`.then(([r]) => r!.n)
           : countedTotal(sql, accountId, 'emails', filter),
       ]);
@@ -193,6 +211,8 @@ export function createEmailsRepo(sql: Sql) {
           subject: r.subject,
           status: r.status,
           createdAt: r.created_at,
+          stream: r.stream,
+          topic: r.topic,
         })),
         total,
       };

@@ -1,4 +1,4 @@
-import type { EmailStatus, JobType } from '../catalog.js';
+import type { EmailStatus, JobType, Stream } from '../catalog.js';
 import type { Mailbox } from '../address.js';
 import type { Mailboxes, ValidDraft } from '../email-draft.js';
 import type { TemplateStamp } from './templates.js';
@@ -17,8 +17,12 @@ export interface NewEmail extends EmailIdentity {
   draft: ValidDraft;
 }
 
-/** A validated draft without its attachments, as a scheduled email keeps it (the attachments are rows of their own). */
-export type StoredDraft = Omit<ValidDraft, 'attachments'>;
+/**
+ * A validated draft without its attachments, as a scheduled email keeps it (the attachments are rows of their
+ * own). One stored before migration 25 has no stream or topic: it is transactional.
+ */
+export type StoredDraft = Omit<ValidDraft, 'attachments' | 'stream' | 'topic'> &
+  Partial<Pick<ValidDraft, 'stream' | 'topic'>>;
 
 /** What an email row is built from: an accepted draft, or a scheduled one whose attachments are stored apart. */
 export interface EmailSource extends EmailIdentity {
@@ -67,6 +71,10 @@ export interface EmailRow extends Mailboxes {
   traceparent?: string | null;
   /** The template it was rendered from (migration 0023); null when the send gave its own content. */
   template?: TemplateStamp | null;
+  /** Which mail it is (migration 0025): broadcast mail carries one-click unsubscribe. */
+  stream: Stream;
+  /** A broadcast email's topic; null when it has none. */
+  topic: string | null;
 }
 
 export interface EmailSummaryRow {
@@ -76,12 +84,15 @@ export interface EmailSummaryRow {
   subject: string;
   status: EmailStatus;
   createdAt: Date;
+  stream: Stream;
+  topic: string | null;
 }
 
 export interface EmailFilter {
   status?: EmailStatus;
   jobType?: JobType;
   jobId?: string;
+  stream?: Stream;
 }
 
 export type EmailRaw = {
@@ -106,6 +117,8 @@ export type EmailRaw = {
   remaining_recipients?: string[] | null;
   traceparent?: string | null;
   template?: TemplateStamp | null;
+  stream: Stream;
+  topic: string | null;
 };
 
 /** The idempotency record written in the same transaction as the emails it answered for. */

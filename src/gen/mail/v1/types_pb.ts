@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file mail/v1/types.proto.
  */
 export const file_mail_v1_types: GenFile = /*@__PURE__*/
-  fileDesc("ChNtYWlsL3YxL3R5cGVzLnByb3RvEgdtYWlsLnYxIlkKCkF0dGFjaG1lbnQSEAoIZmlsZW5hbWUYASABKAkSDwoHY29udGVudBgCIAEoCRIUCgxjb250ZW50X3R5cGUYAyABKAkSEgoKY29udGVudF9pZBgEIAEoCSL6AwoFRW1haWwSCgoCaWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIMCgRmcm9tGAMgASgJEgoKAnRvGAQgAygJEgoKAmNjGAUgAygJEgsKA2JjYxgGIAMoCRIQCghyZXBseV90bxgHIAMoCRIPCgdzdWJqZWN0GAggASgJEgwKBGh0bWwYCSABKAkSDAoEdGV4dBgKIAEoCRIOCgZzdGF0dXMYCyABKAkSEgoKbWFsX3N0YXR1cxgMIAEoCRISCgpjcmVhdGVkX2F0GA0gASgJEiwKB2hlYWRlcnMYDiADKAsyGy5tYWlsLnYxLkVtYWlsLkhlYWRlcnNFbnRyeRImCgR0YWdzGA8gAygLMhgubWFpbC52MS5FbWFpbC5UYWdzRW50cnkSKAoLYXR0YWNobWVudHMYECADKAsyEy5tYWlsLnYxLkF0dGFjaG1lbnQSEAoIam9iX3R5cGUYESABKAkSDgoGam9iX2lkGBIgASgJEigKCHRlbXBsYXRlGBMgASgLMhYubWFpbC52MS5FbWFpbFRlbXBsYXRlGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGisKCVRhZ3NFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBImkKDEVtYWlsU3VtbWFyeRIKCgJpZBgBIAEoCRIMCgRmcm9tGAIgASgJEgoKAnRvGAMgAygJEg8KB3N1YmplY3QYBCABKAkSDgoGc3RhdHVzGAUgASgJEhIKCmNyZWF0ZWRfYXQYBiABKAkikwEKDlNjaGVkdWxlZEVtYWlsEgoKAmlkGAEgASgJEgwKBGZyb20YAiABKAkSCgoCdG8YAyADKAkSDwoHc3ViamVjdBgEIAEoCRIUCgxzY2hlZHVsZWRfYXQYBSABKAkSDgoGc3RhdHVzGAYgASgJEhIKCmNyZWF0ZWRfYXQYByABKAkSEAoIYXR0ZW1wdHMYCCABKAUiqQEKCEJhdGNoSm9iEg4KBmpvYl9pZBgBIAEoCRITCgt0b3RhbF9jb3VudBgCIAEoBRISCgpzZW50X2NvdW50GAMgASgFEhQKDGZhaWxlZF9jb3VudBgEIAEoBRIOCgZzdGF0dXMYBSABKAkSEgoKY3JlYXRlZF9hdBgGIAEoCRIZCgxjb21wbGV0ZWRfYXQYByABKAlIAIgBAUIPCg1fY29tcGxldGVkX2F0YgZwcm90bzM", [file_mail_v1_templates]);
+  fileDesc("ChNtYWlsL3YxL3R5cGVzLnByb3RvEgdtYWlsLnYxIlkKCkF0dGFjaG1lbnQSEAoIZmlsZW5hbWUYASABKAkSDwoHY29udGVudBgCIAEoCRIUCgxjb250ZW50X3R5cGUYAyABKAkSEgoKY29udGVudF9pZBgEIAEoCSKoBAoFRW1haWwSCgoCaWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIMCgRmcm9tGAMgASgJEgoKAnRvGAQgAygJEgoKAmNjGAUgAygJEgsKA2JjYxgGIAMoCRIQCghyZXBseV90bxgHIAMoCRIPCgdzdWJqZWN0GAggASgJEgwKBGh0bWwYCSABKAkSDAoEdGV4dBgKIAEoCRIOCgZzdGF0dXMYCyABKAkSEgoKbWFsX3N0YXR1cxgMIAEoCRISCgpjcmVhdGVkX2F0GA0gASgJEiwKB2hlYWRlcnMYDiADKAsyGy5tYWlsLnYxLkVtYWlsLkhlYWRlcnNFbnRyeRImCgR0YWdzGA8gAygLMhgubWFpbC52MS5FbWFpbC5UYWdzRW50cnkSKAoLYXR0YWNobWVudHMYECADKAsyEy5tYWlsLnYxLkF0dGFjaG1lbnQSEAoIam9iX3R5cGUYESABKAkSDgoGam9iX2lkGBIgASgJEigKCHRlbXBsYXRlGBMgASgLMhYubWFpbC52MS5FbWFpbFRlbXBsYXRlEg4KBnN0cmVhbRgUIAEoCRISCgV0b3BpYxgVIAEoCUgAiAEBGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGisKCVRhZ3NFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQggKBl90b3BpYyKXAQoMRW1haWxTdW1tYXJ5EgoKAmlkGAEgASgJEgwKBGZyb20YAiABKAkSCgoCdG8YAyADKAkSDwoHc3ViamVjdBgEIAEoCRIOCgZzdGF0dXMYBSABKAkSEgoKY3JlYXRlZF9hdBgGIAEoCRIOCgZzdHJlYW0YByABKAkSEgoFdG9waWMYCCABKAlIAIgBAUIICgZfdG9waWMikwEKDlNjaGVkdWxlZEVtYWlsEgoKAmlkGAEgASgJEgwKBGZyb20YAiABKAkSCgoCdG8YAyADKAkSDwoHc3ViamVjdBgEIAEoCRIUCgxzY2hlZHVsZWRfYXQYBSABKAkSDgoGc3RhdHVzGAYgASgJEhIKCmNyZWF0ZWRfYXQYByABKAkSEAoIYXR0ZW1wdHMYCCABKAUiqQEKCEJhdGNoSm9iEg4KBmpvYl9pZBgBIAEoCRITCgt0b3RhbF9jb3VudBgCIAEoBRISCgpzZW50X2NvdW50GAMgASgFEhQKDGZhaWxlZF9jb3VudBgEIAEoBRIOCgZzdGF0dXMYBSABKAkSEgoKY3JlYXRlZF9hdBgGIAEoCRIZCgxjb21wbGV0ZWRfYXQYByABKAlIAIgBAUIPCg1fY29tcGxldGVkX2F0YgZwcm90bzM", [file_mail_v1_templates]);
 
 /**
  * A file attached to an email.
@@ -164,6 +164,20 @@ export type Email = Message<"mail.v1.Email"> & {
    * @generated from field: mail.v1.EmailTemplate template = 19;
    */
   template?: EmailTemplate | undefined;
+
+  /**
+   * transactional | broadcast
+   *
+   * @generated from field: string stream = 20;
+   */
+  stream: string;
+
+  /**
+   * A broadcast email's topic; absent when it has none.
+   *
+   * @generated from field: optional string topic = 21;
+   */
+  topic?: string | undefined;
 };
 
 /**
@@ -208,6 +222,20 @@ export type EmailSummary = Message<"mail.v1.EmailSummary"> & {
    * @generated from field: string created_at = 6;
    */
   createdAt: string;
+
+  /**
+   * transactional | broadcast
+   *
+   * @generated from field: string stream = 7;
+   */
+  stream: string;
+
+  /**
+   * A broadcast email's topic; absent when it has none.
+   *
+   * @generated from field: optional string topic = 8;
+   */
+  topic?: string | undefined;
 };
 
 /**
