@@ -30,7 +30,9 @@ export function presentAccount(a: AccountRow | AccountWithStats): MessageInitSha
     status: a.status,
     dailyQuota: a.dailyQuota,
     createdAt: iso(a.createdAt),
-    ...('sentToday' in a ? { sentToday: a.sentToday, bounceRate: a.bounceRate, complaintRate: a.complaintRate } : {}),
+    ...('sentToday' in a
+      ? { sentToday: a.sentToday, bounceRate: a.bounceRate, complaintRate: a.complaintRate, streams: a.streams }
+      : {}),
   };
 }
 

@@ -1,10 +1,13 @@
-import type { AccountStatus } from './catalog.js';
+import type { AccountStatus, Stream } from './catalog.js';
+import type { JudgedCounts } from './entities/events.js';
 
 /**
  * The account health policy (spec: Account health status). Rates are judged over the emails of the last
  * WINDOW_HOURS, counted from the account's last status change if that is later, so an account put back to
  * `healthy` by an operator or by recovery starts with a clean slate, and `review` judges only what was sent
- * since the warning. Below MIN_VOLUME emails nothing is judged: two bounces out of ten say little.
+ * since the warning. Below MIN_VOLUME emails nothing is judged: two bounces out of ten say little. The
+ * account's whole mail is judged, and each stream's alone (CONTRACT.md, "Streams"): either at a threshold
+ * moves the account.
  */
 export const HEALTH_POLICY = {
   windowHours: 24,
@@ -25,16 +28,16 @@ export const HEALTH_POLICY = {
 
 const HOUR_MS = 3_600_000;
 
-export interface HealthInput {
+export interface HealthInput extends JudgedCounts {
   status: AccountStatus;
   statusChangedAt: Date;
-  sent: number;
-  bounced: number;
-  complained: number;
-  /** The distinct recipients who complained (counted complaints only). */
-  complainants: number;
   lastIssueAt: Date | null;
   now: Date;
+  /**
+   * The counts of each stream's mail alone, each judged like the whole: a broadcast complaint rate is judged
+   * on broadcast mail, where plenty of transactional mail would hide it, and the reverse. Absent: the whole only.
+   */
+  byStream?: Partial<Record<Stream, JudgedCounts>> | undefined;
 }
 
 /** Where the judged counts start for an account whose status last changed at `statusChangedAt`. */
@@ -59,19 +62,29 @@ export function aboveThresholds(c: { sent: number; bounced: number; complained: 
 }
 
 /** Whether counts above a threshold may pause: the bounce rate alone, or complaints from enough distinct people. */
-function pausable(h: HealthInput): boolean {
-  if (h.sent < HEALTH_POLICY.minVolume) return false;
-  return rates(h).bounceRate >= HEALTH_POLICY.bounceRate || h.complainants >= HEALTH_POLICY.minComplainantsToPause;
+function pausable(c: JudgedCounts): boolean {
+  if (c.sent < HEALTH_POLICY.minVolume) return false;
+  return rates(c).bounceRate >= HEALTH_POLICY.bounceRate || c.complainants >= HEALTH_POLICY.minComplainantsToPause;
 }
+
+/** The counts judged: the account's whole mail, then each stream's alone. */
+const judged = (h: HealthInput): JudgedCounts[] => [
+  h,
+  ...Object.values(h.byStream ?? {}).filter((c) => c !== undefined),
+];
+
+/** Whether the whole mail or one stream's is at a threshold. */
+export const anyAboveThresholds = (h: HealthInput): boolean => judged(h).some(aboveThresholds);
 
 /**
  * The status the policy gives: `healthy` → `review` at a threshold, `review` → `paused` if it stays at one,
  * `review` → `healthy` after RECOVERY_HOURS without issues. `paused` and `banned` are left to operators.
  */
 export function judgeHealth(h: HealthInput): AccountStatus {
-  if (h.status === 'healthy') return aboveThresholds(h) ? 'review' : 'healthy';
+  if (h.status === 'healthy') return anyAboveThresholds(h) ? 'review' : 'healthy';
   if (h.status !== 'review') return h.status;
-  if (aboveThresholds(h) && pausable(h)) return 'paused';
+  // The counts that are at a threshold must be the ones that may pause: a stream, or the whole.
+  if (judged(h).some((c) => aboveThresholds(c) && pausable(c))) return 'paused';
   const recovery = HEALTH_POLICY.recoveryHours * HOUR_MS;
   const quietSince = h.lastIssueAt && h.lastIssueAt > h.statusChangedAt ? h.lastIssueAt : h.statusChangedAt;
   return h.now.getTime() - quietSince.getTime() >= recovery ? 'healthy' : 'review';

@@ -7,12 +7,14 @@ import {
   PERMISSIONS,
   SCHEDULED_FILTERS,
   SCHEDULED_STATUSES,
+  STREAMS,
   SUPPRESSION_REASONS,
 } from '../domain/catalog.js';
 import { CURSOR_PATTERN } from '../domain/event-cursor.js';
 import { LIMITS } from '../domain/limits.js';
 import { PAGE_MAX } from '../domain/pagination.js';
 import { MAX_SCHEDULE_DAYS } from '../domain/schedule.js';
+import { TOPIC_MAX_CHARS, TOPIC_PATTERN } from '../domain/streams.js';
 import { TEMPLATE_LIMITS } from '../domain/template-fields.js';
 import { DAILY_QUOTA_MAX, NAME_MAX as ACCOUNT_NAME_MAX } from '../services/accounts-service.js';
 import { DOMAIN as ALLOWED_DOMAIN, NAME_MAX as API_KEY_NAME_MAX } from '../services/api-keys-service.js';
@@ -116,6 +118,16 @@ const draft: Constraints = {
       'Instead of subject, html and text: a stored template, rendered when the email is accepted; every rule of a send applies to the result.',
   },
   attachments: { maxItems: LIMITS.attachments },
+  stream: {
+    ...filterOf(STREAMS),
+    description:
+      '`transactional` (empty or absent too) or `broadcast`. A broadcast email has exactly one address in `to` and none in `cc` or `bcc` (a 400 otherwise), and carries one-click unsubscribe.',
+  },
+  topic: {
+    maxLength: TOPIC_MAX_CHARS,
+    pattern: `^(${TOPIC_PATTERN.source.slice(1, -1)})?$`,
+    description: `Only with stream \`broadcast\` (a 400 otherwise): 1-${TOPIC_MAX_CHARS} of A-Z a-z 0-9 . _ -, what an unsubscribe from the email covers; empty or absent: none.`,
+  },
   headers: {
     maxProperties: LIMITS.customHeaders,
     propertyNames: { minLength: 1, maxLength: LIMITS.headerNameChars, pattern: '^[\\x21-\\x39\\x3b-\\x7e]+$' },
@@ -129,6 +141,13 @@ const draft: Constraints = {
     additionalProperties: { maxLength: LIMITS.tagValueChars, pattern: NO_CONTROL },
   },
 };
+
+/** A rate of some mail, 0 to 1. */
+const rate = { minimum: 0, maximum: 1 };
+const rateFields = { bounce_rate: rate, complaint_rate: rate };
+
+/** A stored email's topic, shown only when it has one. */
+const emailTopic = { pattern: TOPIC_PATTERN.source };
 
 const templateName = {
   minLength: 1,
@@ -192,7 +211,13 @@ export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
   },
   AttachmentInput: attachmentRequest,
   SendBatchRequest: { emails: { minItems: 1, maxItems: LIMITS.batchEmails } },
-  ListEmailsRequest: { page, page_size: pageSize, status: filterOf(EMAIL_STATUSES), job_type: filterOf(JOB_TYPES) },
+  ListEmailsRequest: {
+    page,
+    page_size: pageSize,
+    status: filterOf(EMAIL_STATUSES),
+    job_type: filterOf(JOB_TYPES),
+    stream: filterOf(STREAMS),
+  },
   ListScheduledEmailsRequest: { page, limit: pageSize, status: filterOf(SCHEDULED_FILTERS) },
   ListBatchJobsRequest: { page, limit: pageSize, status: filterOf(BATCH_STATUSES) },
   ListEventsRequest: {
@@ -286,6 +311,7 @@ export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
     page_size: pageSize,
     status: filterOf(EMAIL_STATUSES),
     job_type: filterOf(JOB_TYPES),
+    stream: filterOf(STREAMS),
   },
   ListAccountBatchJobsRequest: { page, limit: pageSize, status: filterOf(BATCH_STATUSES) },
   ListAccountScheduledEmailsRequest: { page, limit: pageSize, status: filterOf(SCHEDULED_FILTERS) },
@@ -312,13 +338,16 @@ export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
     mal_status: { const: 'healthy' },
     created_at: dateTime,
     job_type: enumOf(JOB_TYPES),
+    stream: enumOf(STREAMS),
+    topic: emailTopic,
   },
   MailEvent: { event: enumOf(EVENT_TYPES), timestamp: dateTime },
   MailEventEmail: { sent_at: dateTime },
-  EmailSummary: { status: enumOf(EMAIL_STATUSES), created_at: dateTime },
+  EmailSummary: { status: enumOf(EMAIL_STATUSES), created_at: dateTime, stream: enumOf(STREAMS), topic: emailTopic },
   ScheduledEmail: { status: enumOf(SCHEDULED_STATUSES), scheduled_at: dateTime, created_at: dateTime },
   BatchJob: { status: enumOf(BATCH_STATUSES), created_at: dateTime, completed_at: dateTime },
   Account: { status: enumOf(ACCOUNT_STATUSES), created_at: dateTime },
+  StreamHealth: { stream: enumOf(STREAMS), sent: { minimum: 0 }, ...rateFields },
   Domain: { created_at: dateTime },
   ApiKey: { permission: enumOf(PERMISSIONS), created_at: dateTime },
   Webhook: {

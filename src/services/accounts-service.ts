@@ -5,13 +5,11 @@ import { DAILY_QUOTA } from '../domain/limits.js';
 import { utcDay } from '../domain/quota.js';
 import { invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
-import type { HealthService } from './health-service.js';
+import type { HealthRates, HealthService } from './health-service.js';
 
-/** An account with today's usage and the rates its health is judged by. */
-export interface AccountWithStats extends AccountRow {
+/** An account with today's usage and the rates its health is judged by (in all and per stream). */
+export interface AccountWithStats extends AccountRow, HealthRates {
   sentToday: number;
-  bounceRate: number;
-  complaintRate: number;
 }
 
 export const NAME_MAX = 200;

@@ -1,8 +1,23 @@
 import type { AccountsRepo } from '../db/index.js';
 import type { EventsRepo } from '../db/index.js';
-import type { AccountStatus } from '../domain/catalog.js';
+import { STREAMS, type AccountStatus, type Stream } from '../domain/catalog.js';
 import { HEALTH_POLICY, healthWindowStart, judgeHealth, rates } from '../domain/health.js';
 import type { Logger } from '../logger.js';
+
+/** The health window's figures of one stream's mail, each rate judged on that stream alone. */
+export interface StreamHealth {
+  stream: Stream;
+  sent: number;
+  bounceRate: number;
+  complaintRate: number;
+}
+
+/** The rates the policy judges now: of the whole mail, and of each stream's. */
+export interface HealthRates {
+  bounceRate: number;
+  complaintRate: number;
+  streams: StreamHealth[];
+}
 
 export interface HealthDeps {
   accounts: Pick<AccountsRepo, 'get' | 'moveHealth' | 'toJudge'>;
@@ -40,11 +55,12 @@ export function createHealthService(deps: HealthDeps) {
     },
 
     /** The rates the policy judges now, for operators. */
-    async rates(account: {
-      id: string;
-      statusChangedAt: Date;
-    }): Promise<{ bounceRate: number; complaintRate: number }> {
-      return rates(await counts(account));
+    async rates(account: { id: string; statusChangedAt: Date }): Promise<HealthRates> {
+      const c = await counts(account);
+      return {
+        ...rates(c),
+        streams: STREAMS.map((stream) => ({ stream, sent: c.byStream[stream].sent, ...rates(c.byStream[stream]) })),
+      };
     },
 
     /**

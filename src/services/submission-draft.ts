@@ -3,6 +3,7 @@ import { addressKey } from '../domain/address.js';
 import { isContentId, type AttachmentInput, type EmailDraft } from '../domain/email-draft.js';
 import { formatBytes, LIMITS } from '../domain/limits.js';
 import { AppError, invalid } from '../errors.js';
+import { STREAM_HEADERS, streamOfMessage } from './submission-stream.js';
 import { TEMPLATE_HEADERS, templateOfMessage } from './submission-template.js';
 
 /**
@@ -54,6 +55,7 @@ const DROPPED_HEADERS = new Set([
   'x-mail-email-id',
   'x-mail-report-token',
   ...Object.values(TEMPLATE_HEADERS),
+  ...Object.values(STREAM_HEADERS),
 ]);
 
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
@@ -160,7 +162,6 @@ export function draftFromMessage(parsed: ParsedMail, rcptTo: string[]): EmailDra
     attachments: attachmentsOf(parsed.attachments),
     headers: customHeaders(parsed),
     tags: {},
-    stream: '',
-    topic: '',
+    ...streamOfMessage(parsed),
   };
 }

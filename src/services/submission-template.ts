@@ -23,7 +23,7 @@ const NAMES = Object.values(TEMPLATE_HEADERS);
  * One header's value: unfolded, its RFC 2047 encoded words decoded (mail clients encode non-ASCII text, and
  * some encode JSON's quotes too); 400 when given more than once.
  */
-function single(parsed: ParsedMail, name: string): string | undefined {
+export function singleHeader(parsed: ParsedMail, name: string): string | undefined {
   const lines = parsed.headerLines.filter((h) => h.key === name);
   if (lines.length > 1) throw invalid(`${name}: give the header once (it appears ${lines.length} times)`);
   const line = lines[0]?.line;
@@ -56,7 +56,7 @@ export function templateOfMessage(
   parsed: ParsedMail,
   content: { subject: string; text: string; html: string },
 ): TemplateRefInput | undefined {
-  const id = single(parsed, TEMPLATE_HEADERS.id);
+  const id = singleHeader(parsed, TEMPLATE_HEADERS.id);
   if (id === undefined) {
     const stray = NAMES.find((n) => parsed.headerLines.some((h) => h.key === n));
     if (stray) throw invalid(`${stray} needs ${TEMPLATE_HEADERS.id}: name the template`);
@@ -69,8 +69,8 @@ export function templateOfMessage(
     );
   return {
     id,
-    variables: variablesOf(single(parsed, TEMPLATE_HEADERS.variables)),
-    locale: single(parsed, TEMPLATE_HEADERS.locale) ?? '',
-    version: versionOf(single(parsed, TEMPLATE_HEADERS.version)),
+    variables: variablesOf(singleHeader(parsed, TEMPLATE_HEADERS.variables)),
+    locale: singleHeader(parsed, TEMPLATE_HEADERS.locale) ?? '',
+    version: versionOf(singleHeader(parsed, TEMPLATE_HEADERS.version)),
   };
 }

@@ -44,6 +44,44 @@ describe('the account health policy', () => {
     expect(judgeHealth({ ...review, bounced: 3 })).toBe('paused');
   });
 
+  it("judges each stream's mail alone as well as the whole (a broadcast complaint rate on broadcast mail)", () => {
+    const none = { sent: 0, bounced: 0, complained: 0, complainants: 0 };
+    // 3 complaints in 1,000 broadcast emails (0.3 %) hide below 0.08 % among 9,000 transactional ones more.
+    const broadcast = { sent: 1000, bounced: 0, complained: 3, complainants: 3 };
+    const transactional = { ...none, sent: 9000 };
+    const whole = { ...base, sent: 10_000, complained: 3, complainants: 3 };
+    expect(aboveThresholds(whole)).toBe(false);
+    expect(judgeHealth({ ...whole, status: 'healthy' })).toBe('healthy');
+    expect(judgeHealth({ ...whole, status: 'healthy', byStream: { transactional, broadcast } })).toBe('review');
+    // The reverse: transactional complaints judged on transactional mail.
+    expect(
+      judgeHealth({
+        ...whole,
+        status: 'healthy',
+        byStream: { transactional: { ...broadcast }, broadcast: { ...none, sent: 9000 } },
+      }),
+    ).toBe('review');
+    // A stream is held to the minimum volume too.
+    expect(
+      judgeHealth({
+        ...base,
+        status: 'healthy',
+        sent: 10_040,
+        bounced: 20,
+        byStream: { transactional: { ...none, sent: 10_000 }, broadcast: { ...none, sent: 40, bounced: 20 } },
+      }),
+    ).toBe('healthy');
+    // In review, the stream at a threshold pauses when its own counts may (here its bounces).
+    const bouncing = { sent: 100, bounced: 10, complained: 0, complainants: 0 };
+    const review = { ...base, status: 'review' as const, statusChangedAt: ago(1), sent: 10_100, bounced: 10 };
+    expect(judgeHealth(review)).toBe('review');
+    expect(
+      judgeHealth({ ...review, byStream: { transactional: { ...none, sent: 10_000 }, broadcast: bouncing } }),
+    ).toBe('paused');
+    // ... and not on complaints from fewer distinct people than the minimum.
+    expect(judgeHealth({ ...review, bounced: 0, byStream: { broadcast: broadcast } })).toBe('review');
+  });
+
   it('leaves paused and banned to operators', () => {
     expect(judgeHealth({ ...base, status: 'paused', sent: 1000, bounced: 0 })).toBe('paused');
     expect(judgeHealth({ ...base, status: 'banned', sent: 1000, bounced: 1000 })).toBe('banned');

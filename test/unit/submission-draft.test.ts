@@ -62,6 +62,26 @@ describe('a submitted message as the send request POST /emails takes', () => {
     });
   });
 
+  it('takes X-Mail-Stream and X-Mail-Topic as the stream and topic, and does not send them on', async () => {
+    const parsed = await parse([
+      'From: jo@example.com',
+      'To: ann@example.net',
+      'Subject: News',
+      'X-Mail-Stream: broadcast',
+      'X-Mail-Topic: weekly',
+      'X-Kept: yes',
+      '',
+      'body',
+    ]);
+    const draft = draftFromMessage(parsed, ['ann@example.net']);
+    expect(draft).toMatchObject({ stream: 'broadcast', topic: 'weekly', headers: { 'X-Kept': 'yes' } });
+    expect(Object.keys(draft.headers)).toEqual(['X-Kept']);
+    expect(validateDraft(draft)).toMatchObject({ stream: 'broadcast', topic: 'weekly' });
+    // Without them the message is transactional.
+    const plain = draftFromMessage(await parse([...HEAD, '', 'body']), ['ann@example.net']);
+    expect(validateDraft(plain)).toMatchObject({ stream: 'transactional', topic: null });
+  });
+
   it('keeps text, html and attachments (a nameless one named attachment-<n>)', async () => {
     const parsed = await parse([
       ...HEAD,

@@ -1,9 +1,9 @@
-import type { EmailStatus, EventType } from '../../domain/catalog.js';
+import type { EmailStatus, EventType, Stream } from '../../domain/catalog.js';
 import type { PriorComplaints } from '../../domain/complaints.js';
 import type { NewEvent, NewSuppression } from '../../domain/events.js';
 import { idAt } from '../../ids.js';
 import { jsonb, type Sql, type Tx } from '../sql.js';
-import type { EventRow, DayCounts, HealthCounts } from '../../domain/entities/events.js';
+import type { EventRow, DayCounts, HealthCounts, JudgedCounts } from '../../domain/entities/events.js';
 
 /** Rows as one JSON parameter, expanded in SQL by `jsonb_to_recordset` (one statement for any number). */
 const eventsJson = (sql: Sql | Tx, events: NewEvent[]) =>
@@ -144,27 +144,47 @@ export function createEventsRepo(sql: Sql) {
     /** Emails accepted and events recorded per UTC day, the last `days` days, today included. */
     perDay: (accountId: string, days: number) => perDay(sql, accountId, days),
 
-    /** What the health policy judges: sends, counted bounces and complaints of the account since `since`. */
+    /**
+     * What the health policy judges: sends, counted bounces and complaints of the account since `since`, in all
+     * and per stream (the email's; one no longer stored counts as transactional). One scan: the grouping sets
+     * count the whole (stream null) and each stream apart, distinct complainants included.
+     */
     async healthCounts(accountId: string, since: Date): Promise<HealthCounts> {
-      const [row] = await sql<
-        { sent: number; bounced: number; complained: number; complainants: number; last_issue_at: Date | null }[]
+      const rows = await sql<
+        {
+          stream: Stream | null;
+          sent: number;
+          bounced: number;
+          complained: number;
+          complainants: number;
+          last_issue_at: Date | null;
+        }[]
       >`
-        select
+        select s.stream,
           count(*) filter (where type = 'send')::int as sent,
           count(distinct email_id) filter (where type = 'bounce' and data->>'bounce_subtype' <> 'Suppressed')::int as bounced,
           count(distinct email_id) filter (where type = 'complaint' and counts_for_health)::int as complained,
           coalesce(cardinality(array_agg(distinct c.recipient) filter (where type = 'complaint' and counts_for_health and c.recipient is not null)), 0)::int as complainants,
-          max(created_at) filter (where (type = 'bounce' and data->>'bounce_subtype' <> 'Suppressed') or (type = 'complaint' and counts_for_health)) as last_issue_at
-        from events
+          max(e.created_at) filter (where (type = 'bounce' and data->>'bounce_subtype' <> 'Suppressed') or (type = 'complaint' and counts_for_health)) as last_issue_at
+        from events e
+        left join emails m on m.id = e.email_id
+        cross join lateral (select coalesce(m.stream, 'transactional') as stream) s
         left join lateral jsonb_array_elements_text(case when type = 'complaint' then data->'complained_recipients' end) as c(recipient) on true
-        where account_id = ${accountId} and id >= ${idAt('event', since)} and created_at >= ${since}`;
-      const r = row!;
+        where e.account_id = ${accountId} and e.id >= ${idAt('event', since)} and e.created_at >= ${since}
+        group by grouping sets ((), (s.stream))`;
+      const counts = (stream: Stream | null): JudgedCounts => {
+        const r = rows.find((x) => x.stream === stream);
+        return {
+          sent: r?.sent ?? 0,
+          bounced: r?.bounced ?? 0,
+          complained: r?.complained ?? 0,
+          complainants: r?.complainants ?? 0,
+        };
+      };
       return {
-        sent: r.sent,
-        bounced: r.bounced,
-        complained: r.complained,
-        complainants: r.complainants,
-        lastIssueAt: r.last_issue_at,
+        ...counts(null),
+        lastIssueAt: rows.find((x) => x.stream === null)?.last_issue_at ?? null,
+        byStream: { transactional: counts('transactional'), broadcast: counts('broadcast') },
       };
     },
   };

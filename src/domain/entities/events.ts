@@ -1,4 +1,4 @@
-import type { EventType } from '../catalog.js';
+import type { EventType, Stream } from '../catalog.js';
 import type { FeedPosition } from '../event-cursor.js';
 import type { EnvelopeEmail } from '../events.js';
 
@@ -17,7 +17,8 @@ export type DayCounter = 'accepted' | 'sent' | 'delivered' | 'bounced' | 'compla
 /** One UTC day (YYYY-MM-DD) of an account's mail, as perDay reads it. */
 export type DayCounts = { day: string } & Record<DayCounter, number>;
 
-export interface HealthCounts {
+/** What the health policy counts of some of an account's mail. */
+export interface JudgedCounts {
   /** Emails handed to a mail server (a `send` event). */
   sent: number;
   /** Emails with a bounce that counts (not `Suppressed`). */
@@ -26,8 +27,13 @@ export interface HealthCounts {
   complained: number;
   /** The distinct recipients of those complaints. */
   complainants: number;
+}
+
+export interface HealthCounts extends JudgedCounts {
   /** The last counted bounce or complaint, if any. */
   lastIssueAt: Date | null;
+  /** The same counts of each stream's mail alone (a broadcast complaint rate is judged on broadcast mail). */
+  byStream: Record<Stream, JudgedCounts>;
 }
 
 /** One event of the feed with what its webhook body shows of the email, and its feed position. */
