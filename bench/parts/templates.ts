@@ -25,7 +25,7 @@ export const TEMPLATES_RATE = 300;
  * machine, more than the difference the target is about.
  */
 const SEGMENT_MS = 1_000;
-const SEGMENTS = 20;
+const SEGMENTS = Number(process.env.BENCH_TEMPLATE_SEGMENTS ?? 20);
 const WARMUP_SEGMENTS = 4;
 /** The target: a templated send costs the API process at most this much more CPU than the plain one. */
 export const TEMPLATE_CPU_RATIO = 1.1;

@@ -13,53 +13,67 @@ const NUL = '\0';
 // A high surrogate not followed by a low one, or a low one not preceded by a high one (no `u` flag: code units).
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-function checkString(path: string, value: string): void {
-  if (value.includes(NUL)) throw invalid(`${path}: must not contain NUL characters (\\u0000)`);
-  if (LONE_SURROGATE.test(value)) throw invalid(`${path}: must be valid Unicode text (it holds an unpaired surrogate)`);
+/**
+ * Where a string sits in the request, as the spec's JSON names it, or null while only checking: almost every
+ * request passes, so the walk first runs without building a path per field, item and key, and only a failure
+ * runs it again with paths to name the field.
+ */
+type Path = string | null;
+const UNNAMED = Symbol('a string PostgreSQL cannot store, not yet named');
+const at = (path: Path, segment: string): Path => (path === null ? null : `${path}${segment}`);
+/** A map key as it appears in a field path: plain when it is a simple name, JSON-quoted otherwise. */
+const keyPath = (path: Path, key: string): Path =>
+  path === null ? null : /^[\w.-]+$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+
+function checkString(path: Path, value: string): void {
+  const nul = value.includes(NUL);
+  if (!nul && !LONE_SURROGATE.test(value)) return;
+  if (path === null) throw UNNAMED;
+  if (nul) throw invalid(`${path}: must not contain NUL characters (\\u0000)`);
+  throw invalid(`${path}: must be valid Unicode text (it holds an unpaired surrogate)`);
 }
 
-/** A map key as it appears in a field path: plain when it is a simple name, JSON-quoted otherwise. */
-const keyPath = (path: string, key: string) =>
-  /^[\w.-]+$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
-
 /** google.protobuf.Struct and Value arrive as plain JSON values. */
-function checkJson(path: string, value: unknown): void {
+function checkJson(path: Path, value: unknown): void {
   if (typeof value === 'string') checkString(path, value);
-  else if (Array.isArray(value)) value.forEach((v, i) => checkJson(`${path}[${i}]`, v));
+  else if (Array.isArray(value)) for (let i = 0; i < value.length; i++) checkJson(at(path, `[${i}]`), value[i]);
   else if (value !== null && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      checkString(`${path} key`, k);
-      checkJson(keyPath(path, k), v);
+    for (const k in value) {
+      if (!Object.prototype.hasOwnProperty.call(value, k)) continue;
+      checkString(at(path, ' key'), k);
+      checkJson(keyPath(path, k), (value as Record<string, unknown>)[k]);
     }
   }
 }
 
 const JSON_TYPES = new Set(['google.protobuf.Struct', 'google.protobuf.Value', 'google.protobuf.ListValue']);
 
-function checkSingular(path: string, field: DescField, value: unknown): void {
+function checkSingular(path: Path, field: DescField, value: unknown): void {
   if (typeof value === 'string') checkString(path, value);
   else if (field.message && value !== undefined && value !== null) {
     if (JSON_TYPES.has(field.message.typeName)) checkJson(path, value);
-    else checkMessage(field.message, value as Record<string, unknown>, `${path}.`);
+    else checkMessage(field.message, value as Record<string, unknown>, at(path, '.'));
   }
 }
 
-function checkMessage(schema: DescMessage, message: Record<string, unknown>, prefix = ''): void {
+function checkMessage(schema: DescMessage, message: Record<string, unknown>, prefix: Path): void {
   for (const field of schema.fields) {
     const value = message[field.localName];
     if (value === undefined || value === null) continue;
-    const path = `${prefix}${field.name}`;
+    const path = at(prefix, field.name);
     switch (field.fieldKind) {
       case 'scalar':
       case 'message':
         checkSingular(path, field, value);
         break;
-      case 'list':
-        (value as unknown[]).forEach((item, i) => checkSingular(`${path}[${i}]`, field, item));
+      case 'list': {
+        const items = value as unknown[];
+        for (let i = 0; i < items.length; i++) checkSingular(at(path, `[${i}]`), field, items[i]);
         break;
+      }
       case 'map':
         for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-          checkString(`${path} key`, key);
+          checkString(at(path, ' key'), key);
           checkSingular(keyPath(path, key), field, item);
         }
         break;
@@ -70,13 +84,18 @@ function checkMessage(schema: DescMessage, message: Record<string, unknown>, pre
   for (const oneof of schema.oneofs) {
     const selected = message[oneof.localName] as { case?: string; value?: unknown } | undefined;
     const field = oneof.fields.find((f) => f.localName === selected?.case);
-    if (field) checkSingular(`${prefix}${field.name}`, field, selected?.value);
+    if (field) checkSingular(at(prefix, field.name), field, selected?.value);
   }
 }
 
 /** Checks `message` of type `schema`; throws a 400 naming the first string PostgreSQL could not store. */
 export function assertStorableStrings(schema: DescMessage, message: object): void {
-  checkMessage(schema, message as Record<string, unknown>);
+  try {
+    checkMessage(schema, message as Record<string, unknown>, null);
+  } catch (err) {
+    if (err !== UNNAMED) throw err;
+    checkMessage(schema, message as Record<string, unknown>, '');
+  }
 }
 
 type Handler = (req: never, ctx: never) => unknown;

@@ -92,15 +92,30 @@ export class RenderBudget {
     return s;
   }
 
+  /**
+   * `pieces` of literal text, `chars` UTF-16 units together, about to be appended: a step each, and their size
+   * bounded below as `output` bounds one piece's (a sum of halves is at most the sum of the pieces' code points).
+   */
+  outputText(pieces: number, chars: number): void {
+    this.steps += pieces - 1;
+    this.step();
+    this.charge(this.caps[this.field].unit === 'bytes' ? chars : Math.ceil(chars / 2));
+  }
+
   /** Output of a known size (or a lower bound of it) charged to the current field. */
   private charge(size: number): void {
     this.used += size;
     if (this.used > this.caps[this.field].max) this.refuse();
   }
 
-  /** The field's whole output, measured exactly against its cap. */
+  /**
+   * The field's whole output against its cap: measured exactly only when its length alone cannot settle it (a
+   * UTF-16 unit is at most 3 UTF-8 bytes and at least half a code point), so the usual email is not walked again.
+   */
   finishField(output: string): void {
-    if (measure(this.field, output) > this.caps[this.field].max) this.refuse();
+    const cap = this.caps[this.field];
+    const upperBound = cap.unit === 'bytes' ? output.length * 3 : output.length;
+    if (upperBound > cap.max && measure(this.field, output) > cap.max) this.refuse();
   }
 
   private refuse(): never {
