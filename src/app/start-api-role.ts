@@ -5,6 +5,7 @@ import { consolePlugin } from '../console/console-plugin.js';
 import { buildRestApp } from '../http/rest-app.js';
 import { trackingHostPlugin } from '../http/tracking-host.js';
 import { trackingRoutes } from '../http/tracking-routes.js';
+import { unsubscribeRoutes } from '../http/unsubscribe-routes.js';
 import { startInboundServer } from '../inbound/report-listener.js';
 import { startSubmissionServer } from '../inbound/submission-server.js';
 import { loadTlsCertificate, type TlsCertificate } from '../inbound/tls-certificate.js';
@@ -14,6 +15,8 @@ import { createAuthThrottle } from '../services/auth-throttle.js';
 import { createReadiness } from '../services/readiness-service.js';
 import type { SubmissionService } from '../services/submission-service.js';
 import { createTrackingService } from '../services/tracking-service.js';
+import { withUnsubscribeAddresses } from '../services/inbound-unsubscribe.js';
+import { createUnsubscribeService } from '../services/unsubscribe-service.js';
 import { createUsageRecorder } from '../services/usage-recorder.js';
 import type { PinnedVersions } from '../services/pinned-versions.js';
 import { TEMPLATES_CHANNEL } from '../db/index.js';
@@ -45,14 +48,25 @@ export async function startApiRole(core: Core, notifyQueued: () => void, stops: 
       { dataDir: config.dataDir },
       'made a self-signed STARTTLS certificate into the data dir (set MAILER_TLS_CERT and MAILER_TLS_KEY for a real one)',
     );
+  // One-click unsubscribe, by its URL (REST port, below) and its mailto address (the inbound listener).
+  const unsubscribe = createUnsubscribeService({
+    unsubscribes: repos.unsubscribes,
+    tokens: core.unsubscribeTokens,
+    now: core.now,
+  });
+  const inboundMail = withUnsubscribeAddresses(core.inboundFeedback, {
+    tokens: core.unsubscribeTokens,
+    unsubscribe,
+    logger,
+  });
   const inbound = await startInboundServer({
     host: config.host,
     port: config.inboundPort,
     logger,
     tls,
     ...smtpClients(config),
-    acceptsRecipient: core.inboundFeedback.acceptsRecipient,
-    onMessage: core.inboundFeedback.receive,
+    acceptsRecipient: inboundMail.acceptsRecipient,
+    onMessage: (raw, envelope) => inboundMail.receive(raw, envelope),
   });
   stops.onStop(inbound.close);
   const usage = createUsageRecorder(
@@ -98,6 +112,7 @@ export async function startApiRole(core: Core, notifyQueued: () => void, stops: 
           onError: (err) => logger.warn({ err }, 'tracking hit not recorded'),
         }),
       ),
+      unsubscribeRoutes(unsubscribe),
       consolePlugin({ publicUrl: config.publicUrl }),
     ],
     admitApi: guard.admit,

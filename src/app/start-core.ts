@@ -15,6 +15,7 @@ import { loadEncryptionKey } from '../secrets/encryption-key.js';
 import { createKeyBox, type KeyBox } from '../secrets/key-box.js';
 import { createReportTokens, type ReportTokens } from '../delivery/message/report-token.js';
 import { createLinkTracker, type LinkTracker } from '../delivery/message/tracking.js';
+import { createUnsubscribeTokens, type UnsubscribeTokens } from '../delivery/message/unsubscribe-token.js';
 import { warnOfSharedTrackingHost } from '../http/tracking-host.js';
 import { createMetrics, type Metrics } from '../metrics.js';
 import { tightenDataDir } from '../private-dir.js';
@@ -48,6 +49,8 @@ export interface Core {
   admin: { token: string; created: boolean };
   linkTracker: LinkTracker;
   reportTokens: ReportTokens;
+  /** Signs and checks broadcast mail's one-click unsubscribe tokens (a key of their own, derived from the tracking secret). */
+  unsubscribeTokens: UnsubscribeTokens;
   /** Seals and opens the secrets stored in the database (DKIM private keys, ...) under the installation's encryption key. */
   keyBox: KeyBox;
   /** The send path's DKIM keys: the active key of an account's From domain, opened. */
@@ -108,6 +111,8 @@ export async function startCore(
   warnOfSharedTrackingHost(config, logger);
   // Reports prove they came back for an email with a token signed under a key derived from the same secret.
   const reportTokens = createReportTokens(trackingKey);
+  // The worker signs unsubscribe tokens, the API (URL and mailto address) checks them: the same shared secret.
+  const unsubscribeTokens = createUnsubscribeTokens(trackingKey);
 
   const { address: temporalAddress, uiUrl: temporalUiUrl } = await provisionTemporal(config, env, logger, stops);
   const temporal = await connectTemporal({
@@ -160,6 +165,7 @@ export async function startCore(
     admin,
     linkTracker,
     reportTokens,
+    unsubscribeTokens,
     keyBox,
     temporalAddress,
     temporalUiUrl,

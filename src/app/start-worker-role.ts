@@ -3,6 +3,7 @@ import path from 'node:path';
 import { IDEMPOTENCY_TTL_HOURS } from '../domain/limits.js';
 import type { Catcher } from '../local/catcher.js';
 import { returnPathAddress } from '../delivery/message/return-path.js';
+import { listUnsubscribeOf } from '../delivery/message/unsubscribe-token.js';
 import { returnPathDomain } from '../domain/return-path-domain.js';
 import type { MailTransport } from '../delivery/transport/transport.js';
 import { retryAtStart } from '../retry-at-start.js';
@@ -133,6 +134,14 @@ function createWorker(core: Core, transport: MailTransport, notifyQueued: () => 
     recipientToken: core.reportTokens.signRecipient,
     returnPath: (token, senderDomain) =>
       returnPathAddress(token, returnPathDomain(senderDomain, config.returnPathDomain)),
+    // The mailto address at the return-path domain: its MX is the inbound listener, which takes `unsub-` mail too.
+    listUnsubscribe: (emailId, senderDomain) =>
+      listUnsubscribeOf(
+        core.unsubscribeTokens,
+        emailId,
+        config.trackingUrl,
+        returnPathDomain(senderDomain, config.returnPathDomain),
+      ),
     dkimKey: core.dkim.signingKey,
     prebuilt,
     judgeAccount: (accountId) => core.health.evaluate(accountId),

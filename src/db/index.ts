@@ -45,6 +45,7 @@ export { createTemplatesRepo, TEMPLATES_CHANNEL } from './repos/templates-repo.j
 export type { TemplatesRepo, VersionPick } from './repos/templates-repo.js';
 export { createTrackingRepo } from './repos/tracking-repo.js';
 export type { TrackingRepo } from './repos/tracking-repo.js';
+export type { UnsubscribesRepo } from './repos/unsubscribes-repo.js';
 export { WEBHOOK_QUEUE_CHANNEL } from './repos/webhook-deliveries-repo.js';
 export type { WebhookDeliveriesRepo } from './repos/webhook-deliveries-repo.js';
 export { createWebhooksRepo, signingSecrets } from './repos/webhooks-repo.js';

@@ -9,6 +9,10 @@ CREATE TABLE accounts (
   status_changed_at timestamp with time zone NOT NULL DEFAULT now(),
   created_at timestamp with time zone NOT NULL DEFAULT now(),
   quota_before_review integer,
+  brand_name text,
+  brand_logo_url text,
+  CONSTRAINT accounts_brand_logo_url_check CHECK (((char_length(brand_logo_url) <= 2048) AND (brand_logo_url ~~ 'https://%'::text))),
+  CONSTRAINT accounts_brand_name_check CHECK (((char_length(brand_name) >= 1) AND (char_length(brand_name) <= 100))),
   CONSTRAINT accounts_daily_quota_check CHECK ((daily_quota >= 0)),
   CONSTRAINT accounts_status_check CHECK ((status = ANY (ARRAY['healthy'::text, 'review'::text, 'paused'::text, 'banned'::text]))),
   CONSTRAINT accounts_pkey PRIMARY KEY (id)
@@ -171,7 +175,7 @@ CREATE TABLE events (
   created_at timestamp with time zone NOT NULL DEFAULT now(),
   tx xid8 NOT NULL DEFAULT pg_current_xact_id(),
   counts_for_health boolean NOT NULL DEFAULT true,
-  CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['send'::text, 'delivery'::text, 'bounce'::text, 'complaint'::text, 'reject'::text, 'open'::text, 'click'::text]))),
+  CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['send'::text, 'delivery'::text, 'bounce'::text, 'complaint'::text, 'reject'::text, 'open'::text, 'click'::text, 'unsubscribe'::text]))),
   CONSTRAINT events_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
   CONSTRAINT events_email_id_fkey FOREIGN KEY (email_id) REFERENCES emails(id),
   CONSTRAINT events_pkey PRIMARY KEY (id)

@@ -3,6 +3,7 @@ import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { DkimSigningKey } from './dkim/dkim-keyring.js';
 import type { PrebuiltMessages } from './message/prebuilt-messages.js';
+import type { ListUnsubscribe } from './message/unsubscribe-token.js';
 import type { MailTransport } from './transport/transport.js';
 
 /** What delivering an email needs: its repositories, the transport, the tokens and keys that sign it, and telemetry. */
@@ -18,6 +19,8 @@ export interface DeliveryDeps {
   recipientToken: (emailId: string, recipient: number) => string;
   /** The VERP envelope sender (return-path.ts) carrying a report token, for mail from `senderDomain`. */
   returnPath: (reportToken: string, senderDomain: string) => string;
+  /** A broadcast email's one-click unsubscribe URL and mailto address (unsubscribe-token.ts), for mail from `senderDomain`. */
+  listUnsubscribe: (emailId: string, senderDomain: string) => ListUnsubscribe;
   /** The DKIM key that signs mail from a domain of an account; undefined sends unsigned. */
   dkimKey: (accountId: string, domain: string) => Promise<DkimSigningKey | undefined>;
   /** Messages built ahead of their send (scheduled emails); absent: every message is built when sent. */

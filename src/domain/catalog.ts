@@ -24,7 +24,17 @@ export const SCHEDULED_FILTERS = ['scheduled', 'sent', 'cancelled'] as const;
 export const BATCH_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
 export type BatchStatus = (typeof BATCH_STATUSES)[number];
 
-export const EVENT_TYPES = ['send', 'delivery', 'bounce', 'complaint', 'reject', 'open', 'click'] as const;
+/** `unsubscribe`: the recipient of a broadcast email unsubscribed through its one-click URL or mailto address. */
+export const EVENT_TYPES = [
+  'send',
+  'delivery',
+  'bounce',
+  'complaint',
+  'reject',
+  'open',
+  'click',
+  'unsubscribe',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export const ACCOUNT_STATUSES = ['healthy', 'review', 'paused', 'banned'] as const;

@@ -32,6 +32,8 @@ export interface EventData {
   reject: { reason: string };
   open: { timestamp: string; ip_address: string; user_agent: string };
   click: { timestamp: string; ip_address: string; user_agent: string; link: string };
+  /** The recipient who unsubscribed and the email's topic (null: it had none, so every broadcast topic). */
+  unsubscribe: { recipient: string; topic: string | null };
 }
 
 /** An event about to be stored: its id, what happened, when, and its data. */

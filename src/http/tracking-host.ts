@@ -17,8 +17,12 @@ import type { Logger } from '../logger.js';
  * The Host header is what the browser asked for; X-Forwarded-Host is ignored, since a client can send one.
  */
 
-/** The paths a mail client fetches (tracking-routes.ts): everything mail links to lives under it. */
-export const TRACKING_PATH_PREFIX = '/t/';
+/**
+ * The paths a mail client fetches (tracking-routes.ts): everything mail links to lives under them, the
+ * pixel and tracked links under `/t/`, the one-click unsubscribe URL and its page under `/u/`.
+ */
+export const TRACKING_PATH_PREFIXES: readonly string[] = ['/t/', '/u/'];
+const isTrackingRoute = (route: string) => TRACKING_PATH_PREFIXES.some((prefix) => route.startsWith(prefix));
 const PROBES: ReadonlySet<string> = new Set(['/healthz', '/readyz']);
 
 /** A URL's host name as compared: lower-case, an IDN in its ASCII form, no trailing dot. */
@@ -48,7 +52,7 @@ export function trackingHostPlugin(options: {
     app.addHook('onRequest', async (request) => {
       // Unrouted requests were answered 404 before this hook.
       const route = request.routeOptions.url ?? '';
-      const tracking = route.startsWith(TRACKING_PATH_PREFIX);
+      const tracking = isTrackingRoute(route);
       const onTrackingHost = hostNameOfHeader(request.headers.host) === trackingHost;
       if (tracking && !onTrackingHost) {
         throw new AppError('not_found', `Tracking links are not served on this host: they are on ${trackingOrigin}`);

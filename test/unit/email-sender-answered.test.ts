@@ -51,6 +51,10 @@ function senderWith(answerAfterMs: Record<string, number>) {
     reportToken: (emailId) => `${emailId}-token`,
     recipientToken: (emailId, recipient) => `${emailId}.${recipient}-token`,
     returnPath: (token, domain) => `b-${token}@rp.${domain}`,
+    listUnsubscribe: (emailId, domain) => ({
+      url: `https://track.test/u/${emailId}-mac`,
+      mailto: `unsub-${emailId}-mac@rp.${domain}`,
+    }),
     dkimKey: async () => undefined,
     judgeAccount: async () => undefined,
     logger: createLogger('silent'),

@@ -16,6 +16,10 @@ function senderWith(prebuilt = createPrebuiltMessages({ maxBytes: 1 << 20, ttlMs
     reportToken: (emailId) => `${emailId}-token`,
     recipientToken: (emailId, recipient) => `${emailId}.${recipient}-token`,
     returnPath: (token, domain) => `b+${token}@bounces.${domain}`,
+    listUnsubscribe: (emailId, domain) => ({
+      url: `https://track.test/u/${emailId}-mac`,
+      mailto: `unsub-${emailId}-mac@bounces.${domain}`,
+    }),
     dkimKey: async () => undefined,
     prebuilt,
     judgeAccount: async () => undefined,

@@ -23,6 +23,7 @@ import * as templates from './0022-templates.js';
 import * as emailTemplates from './0023-email-templates.js';
 import * as templateChanges from './0024-template-changes.js';
 import * as streamsAndSuppressionScopes from './0025-streams-and-suppression-scopes.js';
+import * as unsubscribeEventsAndBranding from './0028-unsubscribe-events-and-branding.js';
 
 /**
  * Forward-only migrations, applied in order. Never edit one that has shipped: add the next. A migration is
@@ -54,4 +55,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string; 
   { version: 23, name: 'email-templates', sql: emailTemplates.sql },
   { version: 24, name: 'template-changes', sql: templateChanges.sql },
   { version: 25, name: 'streams-and-suppression-scopes', sql: streamsAndSuppressionScopes.sql },
+  { version: 28, name: 'unsubscribe-events-and-branding', sql: unsubscribeEventsAndBranding.sql },
 ];

@@ -20,6 +20,7 @@ import { createSettingsRepo } from './settings-repo.js';
 import { createSuppressionsRepo } from './suppressions-repo.js';
 import { createTemplatesRepo } from './templates-repo.js';
 import { createTrackingRepo } from './tracking-repo.js';
+import { createUnsubscribesRepo } from './unsubscribes-repo.js';
 import { createWebhookDeliveriesRepo } from './webhook-deliveries-repo.js';
 import { createWebhooksRepo } from './webhooks-repo.js';
 
@@ -46,6 +47,7 @@ export function createRepos(sql: Sql, box: SecretBox) {
     suppressions: createSuppressionsRepo(sql),
     templates: createTemplatesRepo(sql),
     tracking: createTrackingRepo(sql),
+    unsubscribes: createUnsubscribesRepo(sql),
     webhookDeliveries: createWebhookDeliveriesRepo(sql, box),
     webhooks: createWebhooksRepo(sql, box),
     /** Readiness: the database answers. */

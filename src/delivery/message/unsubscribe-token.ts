@@ -74,7 +74,10 @@ export function isUnsubscribeAddress(address: string): boolean {
 }
 
 /** The email an unsubscribe address names (at any domain: the token is the proof), or undefined. */
-export function parseUnsubscribeAddress(tokens: UnsubscribeTokens, address: string): string | undefined {
+export function parseUnsubscribeAddress(
+  tokens: Pick<UnsubscribeTokens, 'verify'>,
+  address: string,
+): string | undefined {
   if (!isUnsubscribeAddress(address)) return undefined;
   const local = address.slice(0, address.lastIndexOf('@'));
   if (local.length > MAX_LOCAL_PART_CHARS) return undefined;

@@ -1540,7 +1540,7 @@ export type EmailEvent = Message<"mail.v1.EmailEvent"> & {
   id: string;
 
   /**
-   * send | delivery | bounce | complaint | reject | open | click
+   * send | delivery | bounce | complaint | reject | open | click | unsubscribe
    *
    * @generated from field: string type = 2;
    */

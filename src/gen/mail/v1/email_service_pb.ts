@@ -574,7 +574,7 @@ export type ListEventsRequest = Message<"mail.v1.ListEventsRequest"> & {
   limit: number;
 
   /**
-   * send | delivery | bounce | complaint | reject | open | click; only events of this type (empty: all)
+   * send | delivery | bounce | complaint | reject | open | click | unsubscribe; only events of this type (empty: all)
    *
    * @generated from field: string type = 3;
    */
@@ -627,7 +627,7 @@ export type MailEvent = Message<"mail.v1.MailEvent"> & {
   id: string;
 
   /**
-   * send | delivery | bounce | complaint | reject | open | click
+   * send | delivery | bounce | complaint | reject | open | click | unsubscribe
    *
    * @generated from field: string event = 2;
    */
