@@ -16,8 +16,8 @@ export type BatchItem = SendEmailRequest | MessageFields;
  * - CSV (by extension `.csv`, or when the file does not start with `[` or `{`): a header row, then one
  *   email per row. Columns: `from`, `to`, `cc`, `bcc`, `reply_to` (several addresses separated by `;`
  *   or `,`), `subject`, `html`, `text`, `html_file`, `text_file`, `attachments` (files separated by `;`;
- *   paths relative to the CSV file), `header:<Name>` and `tag:<name>` (one column per header or tag,
- *   empty cells skipped).
+ *   paths relative to the CSV file), `stream` and `topic` (empty: transactional, no topic), `header:<Name>`
+ *   and `tag:<name>` (one column per header or tag, empty cells skipped).
  */
 export async function readBatchFile(file: string): Promise<BatchItem[]> {
   let content: string;
@@ -61,7 +61,17 @@ async function parseJsonBatch(content: string, file: string): Promise<BatchItem[
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const LIST_COLUMNS = ['to', 'cc', 'bcc', 'reply_to'] as const;
-const TEXT_COLUMNS = ['from', 'subject', 'html', 'text', 'html_file', 'text_file', 'attachments'] as const;
+const TEXT_COLUMNS = [
+  'from',
+  'subject',
+  'html',
+  'text',
+  'html_file',
+  'text_file',
+  'attachments',
+  'stream',
+  'topic',
+] as const;
 
 async function parseCsvBatch(content: string, dir: string, file: string): Promise<BatchItem[]> {
   let rows: string[][];
@@ -125,8 +135,8 @@ async function parseCsvBatch(content: string, dir: string, file: string): Promis
         ),
         headers: parseHeaders(headers, `--file: ${where}: header column`),
         tags: parseTags(tags, `--file: ${where}: tag column`),
-        stream: '',
-        topic: '',
+        stream: cell('stream'),
+        topic: cell('topic'),
       } satisfies MessageFields;
     }),
   );

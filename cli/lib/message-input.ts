@@ -48,6 +48,15 @@ export const messageFlags = {
   }),
   header: Flags.string({ summary: 'Custom header `Name: value` (repeatable).', multiple: true, helpGroup: 'MESSAGE' }),
   tag: Flags.string({ summary: 'Tag `name=value` (repeatable).', multiple: true, helpGroup: 'MESSAGE' }),
+  stream: Flags.option({
+    options: ['transactional', 'broadcast'] as const,
+    summary: 'transactional (the default) or broadcast: one --to only, and it carries one-click unsubscribe.',
+    helpGroup: 'MESSAGE',
+  })(),
+  topic: Flags.string({
+    summary: "A broadcast email's topic (1-64 of A-Z a-z 0-9 . _ -): what an unsubscribe from it covers.",
+    helpGroup: 'MESSAGE',
+  }),
   // A template gives the subject and bodies, rendered when the email is accepted (the API refuses both).
   ...sendTemplateFlags(['subject', 'html', 'html-file', 'text', 'text-file']),
   'idempotency-key': Flags.string({
@@ -76,6 +85,8 @@ export interface MessageFlagValues extends SendTemplateFlagValues {
   attach?: string[] | undefined;
   header?: string[] | undefined;
   tag?: string[] | undefined;
+  stream?: string | undefined;
+  topic?: string | undefined;
 }
 
 /** An attachment as the API takes it (content base64). */
@@ -102,8 +113,8 @@ export async function messageFromFlags(f: MessageFlagValues): Promise<MessageFie
     headers: parseHeaders(f.header ?? []),
     tags: parseTags(f.tag ?? []),
     template: await templateRefFromFlags(f),
-    stream: '',
-    topic: '',
+    stream: f.stream ?? '',
+    topic: f.topic ?? '',
   };
 }
 

@@ -16,6 +16,7 @@ export function showEmail(e: Email): string {
       ['bcc', e.bcc.length ? list(e.bcc) : undefined],
       ['reply_to', e.replyTo.length ? list(e.replyTo) : undefined],
       ['subject', e.subject],
+      ['stream', e.topic ? `${e.stream} (topic ${e.topic})` : e.stream],
       [
         'template',
         e.template

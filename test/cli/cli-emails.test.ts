@@ -243,3 +243,32 @@ describe('emails', () => {
     expect(down.stderr.trim()).toMatch(/^unavailable: /);
   });
 });
+
+describe('emails of a stream', () => {
+  it('send --stream broadcast --topic stores both, get shows them, list --stream filters; a topic alone is refused', async () => {
+    const sent = await json<{ id: string }>([
+      'emails',
+      'send',
+      ...['-f', 'news@example.com', '-t', 'reader@example.net', '-s', 'News', '--text', 'hi'],
+      ...['--stream', 'broadcast', '--topic', 'weekly', '--json'],
+    ]);
+    const email = await json<Record<string, unknown>>(['emails', 'get', sent.id]);
+    expect(email).toMatchObject({ id: sent.id, stream: 'broadcast', topic: 'weekly' });
+    expect((await ok(['emails', 'get', sent.id])).stdout).toMatch(/^stream\s+broadcast \(topic weekly\)$/m);
+
+    const listed = await json<{ data: { id: string; stream: string }[]; total: number }>([
+      ...['emails', 'list', '--stream', 'broadcast', '--page-size', '100'],
+    ]);
+    expect(listed.data.map((e) => e.id)).toContain(sent.id);
+    expect(listed.data.every((e) => e.stream === 'broadcast')).toBe(true);
+    expect(listed.total).toBe(listed.data.length);
+
+    const refused = await mailer([
+      ...['emails', 'send', '-f', 'news@example.com', '-t', 'a@example.net', '-s', 'x', '--text', 'x'],
+      ...['--topic', 'weekly'],
+    ]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim()).toBe('validation error: topic is only allowed with stream "broadcast"');
+    expect((await mailer(['emails', 'list', '--stream', 'bulk'])).code).toBe(2);
+  });
+});

@@ -129,9 +129,9 @@ describe('batches', () => {
   it('send --file with a CSV file, --json prints the finished job', async () => {
     await fs.writeFile(path.join(cli.workDir, 'note.txt'), 'attached');
     const csv = [
-      'from,to,subject,text,attachments,tag:campaign,header:X-Batch',
-      'hello@example.com,csv-1@example.net;csv-2@example.net,CSV batch 1,"Hello, one",note.txt,spring,csv',
-      'hello@example.com,"""Doe, Jane"" <csv-3@example.net>",CSV batch 2,"Two lines\nof text",,,',
+      'from,to,subject,text,attachments,tag:campaign,header:X-Batch,stream,topic',
+      'hello@example.com,csv-1@example.net;csv-2@example.net,CSV batch 1,"Hello, one",note.txt,spring,csv,,',
+      'hello@example.com,"""Doe, Jane"" <csv-3@example.net>",CSV batch 2,"Two lines\nof text",,,,broadcast,csv.news',
     ].join('\n');
     await fs.writeFile(path.join(cli.workDir, 'batch.csv'), csv);
     const before = stack.sink.messages.length;
@@ -158,13 +158,16 @@ describe('batches', () => {
     const two = got.find((m) => m.parsed.subject === 'CSV batch 2')!;
     expect(two.envelopeTo).toEqual(['csv-3@example.net']);
     expect(two.parsed.text?.trim()).toBe('Two lines\nof text');
-    const emails = await json<{ data: { id: string; subject: string }[] }>([
+    const emails = await json<{ data: { id: string; subject: string; stream: string; topic?: string }[] }>([
       'emails',
       'list',
       '--job-id',
       job.job_id as string,
     ]);
-    expect(emails.data.map((e) => e.subject).sort()).toEqual(['CSV batch 1', 'CSV batch 2']);
+    expect(emails.data.map((e) => [e.subject, e.stream, e.topic]).sort()).toEqual([
+      ['CSV batch 1', 'transactional', undefined],
+      ['CSV batch 2', 'broadcast', 'csv.news'],
+    ]);
     const first = emails.data.find((e) => e.subject === 'CSV batch 1')!;
     expect(await json(['emails', 'get', first.id])).toMatchObject({
       tags: { campaign: 'spring' },

@@ -8,6 +8,7 @@ export default emailCommand({
     '',
     '--status bounced --page 2 --page-size 50',
     '--job-type batch --job-id bat_01JZ8Q4V6T3N2K5M7P9R0S1T2U --json',
+    '--stream broadcast',
   ],
   flags: {
     status: Flags.option({
@@ -19,6 +20,10 @@ export default emailCommand({
       summary: 'Only emails from this source.',
     })(),
     'job-id': Flags.string({ summary: 'Only emails of this scheduled email (sch_...) or batch job (bat_...).' }),
+    stream: Flags.option({
+      options: ['transactional', 'broadcast'] as const,
+      summary: 'Only emails of this stream.',
+    })(),
     page: Flags.integer({ summary: 'Page number, from 1.', default: 1, min: 1 }),
     'page-size': Flags.integer({ summary: 'Emails per page (up to 100).', default: 20, min: 1, max: 100 }),
   },
@@ -29,6 +34,7 @@ export default emailCommand({
       status: flags.status ?? '',
       jobType: flags['job-type'] ?? '',
       jobId: flags['job-id'] ?? '',
+      stream: flags.stream ?? '',
     }),
   show: (res, { flags }) =>
     `${table(
