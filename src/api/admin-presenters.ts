@@ -20,6 +20,7 @@ import type {
 import type { AccountWithStats } from '../services/accounts-service.js';
 import type { DomainView } from '../services/domains-service.js';
 import { iso } from './presenters.js';
+import { presentTopic } from './suppression-presenters.js';
 
 /** Management API records as the schema's messages. */
 
@@ -132,5 +133,13 @@ export function presentDay(d: DayCounts): MessageInitShape<typeof DailyStatsSche
 }
 
 export function presentSuppression(s: SuppressionRow): MessageInitShape<typeof SuppressionSchema> {
-  return { id: s.id, emailAddress: s.address, reason: s.reason, emailId: s.emailId, createdAt: iso(s.createdAt) };
+  return {
+    id: s.id,
+    emailAddress: s.address,
+    reason: s.reason,
+    emailId: s.emailId,
+    createdAt: iso(s.createdAt),
+    scope: s.scope,
+    topic: presentTopic(s.topic),
+  };
 }

@@ -10,6 +10,8 @@ import type { Guard } from './guard.js';
 import { presentMailEvent } from './event-presenter.js';
 import { presentBatch, presentEmail, presentEmailSummary, presentScheduled } from './presenters.js';
 import { createTemplatesApi, type TemplatesApiDeps } from './templates-api.js';
+import { createSuppressionsApi, type SuppressionStreams } from './suppressions-api.js';
+import type { SuppressionsService } from '../services/suppressions-service.js';
 
 type EmailApi = Handlers<typeof EmailService>;
 
@@ -21,14 +23,16 @@ export interface EmailApiDeps {
   batch: BatchService;
   events: EventsService;
   templates: Omit<TemplatesApiDeps, 'guard'>;
+  suppressions: SuppressionsService;
 }
 
 const idempotencyKey = (ctx: CallContext) => ctx.requestHeader.get('idempotency-key') ?? undefined;
 
 /** mail.v1.EmailService, once, for both adapters: each RPC is a guarded call of a use case. */
-export function createEmailApi(deps: EmailApiDeps): EmailApi {
+export function createEmailApi(deps: EmailApiDeps): EmailApi & SuppressionStreams {
   const guard = deps.guard.guarded;
-  return withStorableStrings(EmailService, {
+  const suppressions = createSuppressionsApi({ guard: deps.guard, suppressions: deps.suppressions });
+  const api: EmailApi = withStorableStrings(EmailService, {
     sendEmail: (req, ctx) => guard(ctx, (p) => deps.send.send(p, req, idempotencyKey(ctx))),
 
     getEmail: (req, ctx) =>
@@ -67,5 +71,7 @@ export function createEmailApi(deps: EmailApiDeps): EmailApi {
       }),
 
     ...createTemplatesApi({ guard: deps.guard, ...deps.templates }),
+    ...suppressions,
   });
+  return { ...api, streamSuppressionsCsv: suppressions.streamSuppressionsCsv };
 }

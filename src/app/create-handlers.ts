@@ -26,6 +26,7 @@ import { createDraftPreparer } from '../services/draft-preparer.js';
 import { createTemplateRenderer } from '../services/template-renderer.js';
 import { PinnedVersions } from '../services/pinned-versions.js';
 import { createTemplatesService } from '../services/templates-service.js';
+import { createSuppressionsService } from '../services/suppressions-service.js';
 import { compileTemplate } from '../templates/template-engine.js';
 import type { UsageRecorder } from '../services/usage-recorder.js';
 import { createWebhooksService } from '../services/webhooks-service.js';
@@ -112,7 +113,17 @@ export function createHandlers(
     startWorkflow: core.starters.startBatch,
   });
   const events = createEventsService({ feed: repos.eventFeed });
-  const emailApi = createEmailApi({ guard, send, query, schedule, batch, events, templates: { templates, renderer } });
+  const suppressions = createSuppressionsService({ suppressions: repos.suppressions });
+  const emailApi = createEmailApi({
+    guard,
+    send,
+    query,
+    schedule,
+    batch,
+    events,
+    templates: { templates, renderer },
+    suppressions,
+  });
   const adminApi = createAdminApi({
     auth,
     accounts: createAccountsService({ accounts: repos.accounts, health: core.health, now }),

@@ -1,6 +1,8 @@
 import { SpanKind } from '@opentelemetry/api';
 import type { AnsweredProgress, DeliveryOutcome, LoadedEmail } from '../domain/entities/delivery.js';
 import { addressKey } from '../domain/address.js';
+import type { SuppressionRule } from '../domain/entities/suppressions.js';
+import { suppressedBy } from '../domain/suppression-rules.js';
 import { groupPerTurn } from '../group-commit.js';
 import { composeMessage } from './message/compose.js';
 import { renderMessage } from './message/render-message.js';
@@ -25,6 +27,9 @@ export type SendOutcome = 'sent' | 'bounced' | 'soft' | 'skipped';
 
 /** Most emails' answered copies kept by one statement. */
 const MAX_ANSWERED_BATCH = 256;
+
+/** Suppressions by `account_id + ' ' + address` (the recipient's key form): each one's scope and topic. */
+export type Suppressed = ReadonlyMap<string, readonly SuppressionRule[]>;
 
 /** An attempt worked out ahead of its turn (prepare): whom to hand the message to, and the message being built (null: nothing to send). */
 export interface Prepared {
@@ -78,12 +83,13 @@ export function createEmailSender(deps: DeliveryDeps) {
    * send's time in its lane under a burst (docs/benchmark.md, "Session 8's change"). Started when the email's
    * chunk is loaded, it overlaps the sends ahead of it, so the SMTP lanes (the duplicate window) spend their time sending.
    */
-  function prepare(loaded: LoadedEmail, suppressed: Set<string>): Prepared {
+  function prepare(loaded: LoadedEmail, suppressed: Suppressed): Prepared {
     const { email, sender } = loaded;
     // Copies an attempt that died had handed over are not sent again (its outcome records them).
     const handedOver = new Set(loaded.answered.map((a) => addressKey(a.address)));
     const recipients = pendingRecipientsOf(email).filter((r) => !handedOver.has(r));
-    const skipped = recipients.filter((r) => suppressed.has(`${email.accountId} ${r}`));
+    // Which of a recipient's suppressions stop this email depends on its stream and topic (suppression-rules.ts).
+    const skipped = recipients.filter((r) => suppressedBy(suppressed.get(`${email.accountId} ${r}`), email));
     const envelopeTo = recipients.filter((r) => !skipped.includes(r));
     const sends =
       email.status === 'pending' &&
@@ -278,8 +284,11 @@ export function createEmailSender(deps: DeliveryDeps) {
     };
   }
 
-  /** Of the recipients of `loaded`, those suppressed for their account (one query per chunk). */
-  async function suppressedAmong(loaded: Map<string, LoadedEmail>): Promise<Set<string>> {
+  /**
+   * The suppressions the accounts of `loaded` have of its recipients (one query per chunk), whatever their scope:
+   * prepare judges each against its email's stream and topic.
+   */
+  async function suppressedAmong(loaded: Map<string, LoadedEmail>): Promise<Suppressed> {
     const emails = [...loaded.values()].map((l) => l.email);
     return deps.suppressions.matching(
       [...new Set(emails.map((e) => e.accountId))],

@@ -40,8 +40,10 @@ export type EventType = (typeof EVENT_TYPES)[number];
 export const ACCOUNT_STATUSES = ['healthy', 'review', 'paused', 'banned'] as const;
 export type AccountStatus = (typeof ACCOUNT_STATUSES)[number];
 
-/** Why an address is suppressed. */
-export const SUPPRESSION_REASONS = ['bounce', 'complaint'] as const;
+/** Why an address is suppressed: a hard bounce, a complaint, a one-click unsubscribe, or added by the account. */
+export const SUPPRESSION_REASONS = ['bounce', 'complaint', 'unsubscribe', 'manual'] as const;
+/** What a suppression stops: every email to the address, or its broadcast emails (of one topic, or all). */
+export const SUPPRESSION_SCOPES = ['all', 'broadcast'] as const;
 
 /** A domain's DKIM key: published and checked before it signs (pending), signing (active), replaced (retired). */
 export const DKIM_KEY_STATUSES = ['pending', 'active', 'retired'] as const;

@@ -40,6 +40,11 @@ export const BODY_LIMITS = {
   batch: 64 * MiB,
   /** A template version holds up to 20 MiB of content (domain/template-fields.ts); JSON escaping can double it. */
   template: 48 * MiB,
+  /**
+   * A suppression import (text/csv): 100,000 rows of the longest address (320 characters), `broadcast` and the
+   * longest topic (64), each field quoted, CRLF: about 40 MB.
+   */
+  suppressionImport: 48 * MiB,
   other: 1 * MiB,
 } as const;
 

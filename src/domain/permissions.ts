@@ -4,14 +4,15 @@ import type { AccountStatus, Permission } from './catalog.js';
 /**
  * What each key permission allows (spec, Authentication 4). Cancelling a scheduled email is neither
  * sending nor querying, so it needs `all`; so does changing templates, which every later send renders
- * (CONTRACT.md "Templates"). Reading templates is reading.
+ * (CONTRACT.md "Templates"). Reading templates is reading. The suppression list is read by `all` and
+ * `read_only` keys, not `send_only` ones (CONTRACT.md: reads need all or read_only), and changed by `all` keys.
  */
-export type Operation = 'read' | 'send' | 'cancel' | 'manage_templates';
+export type Operation = 'read' | 'send' | 'cancel' | 'manage_templates' | 'read_suppressions' | 'manage_suppressions';
 
 const ALLOWED: Record<Permission, readonly Operation[]> = {
-  read_only: ['read'],
+  read_only: ['read', 'read_suppressions'],
   send_only: ['read', 'send'],
-  all: ['read', 'send', 'cancel', 'manage_templates'],
+  all: ['read', 'send', 'cancel', 'manage_templates', 'read_suppressions', 'manage_suppressions'],
 };
 
 const VERB: Record<Operation, string> = {
@@ -19,14 +20,16 @@ const VERB: Record<Operation, string> = {
   send: 'send emails',
   cancel: 'cancel scheduled emails',
   manage_templates: 'change templates',
+  read_suppressions: 'read the suppression list',
+  manage_suppressions: 'change the suppression list',
 };
 
 export function assertAllowed(permission: Permission, accountStatus: AccountStatus, op: Operation): void {
   if (!ALLOWED[permission].includes(op)) {
     throw new AppError('permission_denied', `This API key (${permission}) does not have permission to ${VERB[op]}`);
   }
-  // A paused account may still read and prepare its templates; what it may not do is send.
-  if (accountStatus === 'paused' && op !== 'read' && op !== 'manage_templates') {
+  // A paused account may still read, prepare its templates and tend its suppressions; what it may not do is send.
+  if (accountStatus === 'paused' && (op === 'send' || op === 'cancel')) {
     throw new AppError('permission_denied', 'This account is paused: sending is suspended');
   }
 }

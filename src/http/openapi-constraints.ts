@@ -9,6 +9,7 @@ import {
   SCHEDULED_STATUSES,
   STREAMS,
   SUPPRESSION_REASONS,
+  SUPPRESSION_SCOPES,
 } from '../domain/catalog.js';
 import { CURSOR_PATTERN } from '../domain/event-cursor.js';
 import { LIMITS } from '../domain/limits.js';
@@ -20,6 +21,7 @@ import { DAILY_QUOTA_MAX, NAME_MAX as ACCOUNT_NAME_MAX } from '../services/accou
 import { DOMAIN as ALLOWED_DOMAIN, NAME_MAX as API_KEY_NAME_MAX } from '../services/api-keys-service.js';
 import { LIST_DEFAULT as CAUGHT_LIST_DEFAULT, LIST_MAX as CAUGHT_LIST_MAX } from '../services/caught-mail-service.js';
 import { KEY_SHAPE } from '../services/idempotency.js';
+import { IMPORT_MAX_ROWS } from '../services/suppression-csv.js';
 import { EVENTS_PAGE } from '../services/events-service.js';
 import { STATS_DAYS } from '../services/operator-service.js';
 import {
@@ -142,6 +144,21 @@ const draft: Constraints = {
   },
 };
 
+/** A suppression's address: one bare address, checked as a send's recipient (a 400 otherwise). */
+const suppressionEmail = {
+  minLength: 1,
+  maxLength: LIMITS.addressChars,
+  description: "One bare address (`user@example.com`), checked and canonicalised as a send's recipient.",
+};
+const suppressionScope = (description: string) => ({ ...filterOf(SUPPRESSION_SCOPES), description });
+const suppressionTopic = (description: string) => ({
+  maxLength: TOPIC_MAX_CHARS,
+  pattern: `^(${TOPIC_PATTERN.source.slice(1, -1)})?$`,
+  description,
+});
+/** A suppression's topic as answered: the topic, or null when it is for every topic (or its scope is all). */
+const shownTopic = { type: ['string', 'null'], pattern: TOPIC_PATTERN.source };
+
 /** A rate of some mail, 0 to 1. */
 const rate = { minimum: 0, maximum: 1 };
 const rateFields = { bounce_rate: rate, complaint_rate: rate };
@@ -260,6 +277,32 @@ export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
     text: { maxLength: LIMITS.textBytes },
   },
   ListTemplatesRequest: { page, page_size: pageSize },
+  SearchSuppressionsRequest: {
+    email: {
+      maxLength: LIMITS.addressChars,
+      description: 'A whole address (exact match, as canonicalised) or a part of one (contains, case-insensitive).',
+    },
+    reason: filterOf(SUPPRESSION_REASONS),
+    scope: filterOf(SUPPRESSION_SCOPES),
+    topic: suppressionTopic('Only the suppressions for this topic; empty or absent: any.'),
+    page,
+    page_size: pageSize,
+  },
+  AddSuppressionRequest: {
+    email: suppressionEmail,
+    scope: suppressionScope(
+      '`all` (empty or absent too): every email to the address; `broadcast`: its broadcast emails.',
+    ),
+    topic: suppressionTopic(
+      'Only with scope `broadcast` (a 400 otherwise): that topic alone; empty or absent: every topic.',
+    ),
+  },
+  RemoveSuppressionRequest: {
+    scope: suppressionScope('The suppression of this scope; empty or absent: every suppression of the address.'),
+    topic: suppressionTopic(
+      'With scope `broadcast`: the suppression for this topic; empty or absent: the one for every topic.',
+    ),
+  },
   ListAccountTemplatesRequest: { page, page_size: pageSize },
   PreviewTemplateRequest: (({ name: _name, alias: _alias, ...content }) => ({
     ...content,
@@ -366,7 +409,22 @@ export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
   WebhookAttempt: { started_at: dateTime },
   EmailEvent: { type: enumOf(EVENT_TYPES), created_at: dateTime },
   DailyStats: { day: { format: 'date' } },
-  Suppression: { reason: enumOf(SUPPRESSION_REASONS), created_at: dateTime },
+  Suppression: {
+    reason: enumOf(SUPPRESSION_REASONS),
+    created_at: dateTime,
+    scope: enumOf(SUPPRESSION_SCOPES),
+    topic: shownTopic,
+  },
+  SuppressionEntry: {
+    reason: enumOf(SUPPRESSION_REASONS),
+    scope: enumOf(SUPPRESSION_SCOPES),
+    topic: shownTopic,
+    created_at: dateTime,
+  },
+  ImportSuppressionsResponse: {
+    imported: { minimum: 0, maximum: IMPORT_MAX_ROWS },
+    skipped: { minimum: 0, maximum: IMPORT_MAX_ROWS },
+  },
   CaughtMessage: { received_at: dateTime },
   Template: { ...templateAnswer, latest_version: { minimum: 1 } },
   TemplateSummary: templateAnswer,

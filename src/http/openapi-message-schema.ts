@@ -28,6 +28,7 @@ const REQUIRED_REQUEST_FIELDS: Record<string, string[]> = {
   CreateApiKeyRequest: ['name', 'permission'],
   CreateWebhookRequest: ['url', 'events'],
   EraseRecipientRequest: ['address'],
+  AddSuppressionRequest: ['email'],
 };
 
 /**

@@ -3,6 +3,7 @@ import { BODY_LIMITS } from '../domain/limits.js';
 import { ERROR_TABLE } from '../errors.js';
 import { FIELD_CONSTRAINTS, IDEMPOTENCY_KEY_SCHEMA, NO_NUL, type Schema } from './openapi-constraints.js';
 import { Components, fieldSchema, messageSchema } from './openapi-message-schema.js';
+import { IMPORT_MAX_ROWS } from '../services/suppression-csv.js';
 import { ADMIN_BASE, ADMIN_ROUTES, API_BASE, EMAIL_ROUTES, PUBLIC_ROUTES, type RestRoute } from './rest-routes.js';
 
 /**
@@ -11,6 +12,19 @@ import { ADMIN_BASE, ADMIN_ROUTES, API_BASE, EMAIL_ROUTES, PUBLIC_ROUTES, type R
  * limits once, in the code that enforces them, and this can drift from neither. The contract test
  * (test/contract/fuzz.test.ts) fuzzes the running service against it.
  */
+
+/** The public API's tags besides `emails`, each the first segment of its paths. */
+const PUBLIC_TAGS = ['templates', 'suppressions'];
+
+/**
+ * An import's body: the header line, then rows; what it states is all a valid request needs (a bad row is
+ * listed in the answer, not refused), so a fuzzer's schema-valid bodies are answered 200.
+ */
+const CSV_IMPORT_SCHEMA = {
+  type: 'string',
+  maxLength: BODY_LIMITS.suppressionImport,
+  pattern: '^email(,scope(,topic)?)?(\\r\\n|\\n|\\r|$)[^\\x00]*$',
+};
 
 /** The endpoints that send, and take an Idempotency-Key. */
 const SENDS = new Set(['sendEmail', 'scheduleEmail', 'sendBatch']);
@@ -40,6 +54,14 @@ const STATE_RULES: Record<string, string> = {
     "Content that does not compile is a 400 naming the field, line and column; so is a required variable not given, and output past a send's limits.",
   renderTemplate:
     "A required variable not given (with no default) is a 400 naming it; so is output past a send's limits. The answer is what a send with these variables would store.",
+  addSuppression:
+    'An email that is not one bare, valid address is a 400, as is a topic with a scope other than broadcast. Adding a suppression the account has already answers it again, as stored (its reason kept). Needs a key with permission all.',
+  removeSuppression:
+    'The path holds the address (URL-encoded); one that is not a valid address is a 400, and a topic without scope=broadcast too. 404 when the account has no such suppression. Needs a key with permission all.',
+  importSuppressions: `The body is the CSV itself (Content-Type: text/csv; any other type is a 415): RFC 4180, header \`email[,scope[,topic]]\` on line 1 (anything else is a 400), at most ${IMPORT_MAX_ROWS} rows (more is a 413). Each row is checked as POST /suppressions checks its body; a bad row is listed in \`errors\` by its line (the header is line 1) and the others are imported with reason manual. \`skipped\`: valid rows the account had already, or that repeat an earlier row. A cell written by the export with a leading \`'\` before = + - @ tab CR or \`'\` (its spreadsheet-formula defusing) is read without it. Needs a key with permission all.`,
+  exportSuppressions:
+    "Every suppression of the account, oldest first, streamed as CSV with the header email,reason,scope,topic,created_at (topic empty when none). A cell that starts with = + - @ tab CR or ' is written with a ' before it, so that a spreadsheet does not read it as a formula; the import takes it off again. Needs a key with permission all or read_only.",
+  searchSuppressions: 'Needs a key with permission all or read_only.',
 };
 
 /** A request that succeeds against a fresh service (its default account sends from the verified example.com). */
@@ -94,6 +116,7 @@ const LINKS: Record<string, { from: string; to: string[] }> = {
     to: ['getTemplate', 'updateTemplate', 'getTemplateVersion', 'publishTemplate', 'renderTemplate', 'deleteTemplate'],
   },
   createApiKey: { from: 'id', to: ['deleteApiKey'] },
+  addSuppression: { from: 'email', to: ['removeSuppression'] },
   createWebhook: {
     from: 'id',
     to: ['listWebhookDeliveries', 'deleteWebhook', 'rotateWebhookSecret', 'enableWebhook', 'resendWebhookDeliveries'],
@@ -144,6 +167,9 @@ function errorAnswer(description: string, headers: Record<string, Schema> = {}):
 
 /** Every answer an operation can give: the error table's statuses that its rules and its gateway can reach. */
 function responses(route: RestRoute, api: 'email' | 'admin', hasBody: boolean): Schema {
+  const answer = route.csv?.stream
+    ? { 'text/csv': { schema: { type: 'string' } } }
+    : { 'application/json': { schema: { $ref: `#/components/schemas/${route.rpc.output.name}` } } };
   const isSend = SENDS.has(route.rpc.localName);
   // The email API's answers after the key is admitted carry the key's RateLimit headers.
   const rate = api === 'email' ? RATE_LIMIT_HEADERS : {};
@@ -152,7 +178,7 @@ function responses(route: RestRoute, api: 'email' | 'admin', hasBody: boolean): 
     200: {
       description: 'Success',
       ...(api === 'email' ? { headers: required(RATE_LIMIT_HEADERS) } : {}),
-      content: { 'application/json': { schema: { $ref: `#/components/schemas/${route.rpc.output.name}` } } },
+      content: answer,
       ...(next ? { links: next } : {}),
     },
     400: errorAnswer('The request breaks a rule of the API (the message names the field)', rate),
@@ -167,6 +193,8 @@ function responses(route: RestRoute, api: 'email' | 'admin', hasBody: boolean): 
   if (conflict) out[409] = errorAnswer(conflict, rate);
   if (route.idField)
     out[414] = errorAnswer('The path id is longer than the router accepts (no id the service issues is)');
+  if (route.csv?.body !== undefined)
+    out[415] = errorAnswer('The body is not text/csv (its Content-Type says otherwise)', rate);
   if (hasBody)
     out[413] = errorAnswer(
       `The body exceeds this endpoint's limit of ${route.bodyLimit ?? BODY_LIMITS.other} bytes`,
@@ -260,14 +288,14 @@ function operation(route: RestRoute, api: 'email' | 'admin', components: Compone
         },
       ]
     : [];
-  components.ref(route.rpc.output, 'response');
+  if (!route.csv?.stream) components.ref(route.rpc.output, 'response');
   const example = REQUEST_EXAMPLES[name];
   return {
     // The management API's cancel shares its RPC's name with the public one; operation ids are unique.
     operationId: name + (api === 'admin' && EMAIL_ROUTES.some((r) => r.rpc.localName === name) ? 'Admin' : ''),
     summary: route.summary,
     ...(STATE_RULES[name] ? { description: STATE_RULES[name] } : {}),
-    tags: [api === 'admin' ? 'admin' : route.path.startsWith('/templates') ? 'templates' : 'emails'],
+    tags: [api === 'admin' ? 'admin' : (PUBLIC_TAGS.find((t) => route.path.startsWith(`/${t}`)) ?? 'emails')],
     security: [{ [api === 'email' ? 'apiKey' : 'adminToken']: [] }],
     parameters: [...pathParams, ...queryParams, ...idempotencyKey],
     ...(fromQuery
@@ -275,12 +303,14 @@ function operation(route: RestRoute, api: 'email' | 'admin', components: Compone
       : {
           requestBody: {
             required: true,
-            content: {
-              'application/json': {
-                schema: messageSchema(bodyMessage, 'request', components, bodyOmits),
-                ...(example ? { example } : {}),
-              },
-            },
+            content: route.csv?.body
+              ? { 'text/csv': { schema: CSV_IMPORT_SCHEMA, example: 'email,scope,topic\r\nuser@example.net,,\r\n' } }
+              : {
+                  'application/json': {
+                    schema: messageSchema(bodyMessage, 'request', components, bodyOmits),
+                    ...(example ? { example } : {}),
+                  },
+                },
           },
         }),
     responses: responses(route, api, !fromQuery),
@@ -330,6 +360,10 @@ export function buildOpenApi(publicUrl: string): Schema {
     tags: [
       { name: 'emails', description: 'The public API (an API key)' },
       { name: 'templates', description: 'Stored, versioned templates a send can name (an API key)' },
+      {
+        name: 'suppressions',
+        description: "The account's suppression list: list, add, remove, CSV import and export (an API key)",
+      },
       { name: 'admin', description: 'The management API (the admin token)' },
     ],
     paths,

@@ -12,6 +12,7 @@ import type { Metrics } from '../metrics.js';
 import { countBodiesInFlight } from './body-bytes.js';
 import { asAppError, createErrorHandler, sendError } from './error-handler.js';
 import { registerGateway } from './gateway.js';
+import { registerCsvRoutes } from './csv-routes.js';
 import { buildOpenApi } from './openapi.js';
 import { registerProbeRoutes } from './probe-routes.js';
 import { registerRequestContext, requestIdOptions } from './request-context.js';
@@ -82,6 +83,7 @@ export async function buildRestApp(deps: RestAppDeps): Promise<FastifyInstance> 
   });
 
   registerGateway(app, API_BASE, PUBLIC_ROUTES, deps.emailApi, deps.admitApi);
+  registerCsvRoutes(app, API_BASE, PUBLIC_ROUTES, deps.emailApi, deps.admitApi);
   registerGateway(app, ADMIN_BASE, ADMIN_ROUTES, deps.adminApi, deps.admitAdmin);
 
   registerServiceRoutes(app, deps);

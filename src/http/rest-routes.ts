@@ -2,6 +2,7 @@ import type { DescMethod } from '@bufbuild/protobuf';
 import { AdminService } from '../gen/mail/v1/admin_service_pb.js';
 import { EmailService } from '../gen/mail/v1/email_service_pb.js';
 import { BODY_LIMITS } from '../domain/limits.js';
+import type { SuppressionStreams } from '../api/suppressions-api.js';
 
 /**
  * The REST shape of the schema: each spec path mapped to its RPC. The gateway, the OpenAPI document and
@@ -22,6 +23,12 @@ export interface RestRoute {
   /** The request field the JSON body fills (google.api.http's `body: "field"`); absent: the whole request. */
   bodyField?: string;
   bodyLimit?: number;
+  /**
+   * CSV instead of the RPC's JSON (the suppression import and export, registered by csv-routes.ts): `body` names
+   * the request field a text/csv body fills; `stream` the handler (api/suppressions-api.ts SuppressionStreams)
+   * whose text/csv answer is streamed, where the RPC answers it in one message over gRPC.
+   */
+  csv?: { body?: string; stream?: keyof SuppressionStreams };
   summary: string;
 }
 
@@ -217,8 +224,46 @@ const ACCOUNT_TEMPLATE_ROUTES: RestRoute[] = [
   },
 ];
 
+/** CONTRACT.md "Streams, one-click unsubscribe and suppressions": the account's own suppression list. */
+export const SUPPRESSION_ROUTES: RestRoute[] = [
+  {
+    method: 'GET',
+    path: '/suppressions',
+    rpc: e.searchSuppressions,
+    summary: 'List suppressions, newest first, by address, reason, scope or topic',
+  },
+  {
+    method: 'POST',
+    path: '/suppressions',
+    rpc: e.addSuppression,
+    summary: 'Suppress an address (reason manual): all its mail, or its broadcast mail (of one topic, or all)',
+  },
+  {
+    method: 'POST',
+    path: '/suppressions/import',
+    rpc: e.importSuppressions,
+    csv: { body: 'csv' },
+    bodyLimit: BODY_LIMITS.suppressionImport,
+    summary: 'Import suppressions from CSV (email[,scope[,topic]], up to 100,000 rows); bad rows listed by line',
+  },
+  {
+    method: 'GET',
+    path: '/suppressions/export',
+    rpc: e.exportSuppressions,
+    csv: { stream: 'streamSuppressionsCsv' },
+    summary: 'Every suppression of the account as CSV (email,reason,scope,topic,created_at), streamed',
+  },
+  {
+    method: 'DELETE',
+    path: '/suppressions/:id',
+    rpc: e.removeSuppression,
+    idField: 'email',
+    summary: "Remove an address's suppression of scope (and topic), or all of them when no scope is given",
+  },
+];
+
 /** Every route of the public API (an API key). */
-export const PUBLIC_ROUTES: RestRoute[] = [...EMAIL_ROUTES, ...TEMPLATE_ROUTES];
+export const PUBLIC_ROUTES: RestRoute[] = [...EMAIL_ROUTES, ...TEMPLATE_ROUTES, ...SUPPRESSION_ROUTES];
 
 export const ADMIN_ROUTES: RestRoute[] = [
   { method: 'GET', path: '/accounts', rpc: a.listAccounts, summary: 'List accounts' },

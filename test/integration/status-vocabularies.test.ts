@@ -15,6 +15,7 @@ import {
   SCHEDULED_STATUSES,
   STREAMS,
   SUPPRESSION_REASONS,
+  SUPPRESSION_SCOPES,
 } from '../../src/domain/catalog.js';
 import { DELIVERY_STATUSES } from '../../src/services/webhooks-service.js';
 import { createTestDatabase } from '../helpers/stack.js';
@@ -63,7 +64,22 @@ const VOCABULARIES: Record<string, Vocabulary> = {
     checks: ['events.type'],
   },
   ACCOUNT_STATUSES: { values: ACCOUNT_STATUSES, proto: ['Account.status'], checks: ['accounts.status'] },
-  SUPPRESSION_REASONS: { values: SUPPRESSION_REASONS, proto: ['Suppression.reason'], checks: ['suppressions.reason'] },
+  SUPPRESSION_REASONS: {
+    values: SUPPRESSION_REASONS,
+    proto: ['Suppression.reason', 'SuppressionEntry.reason', 'SearchSuppressionsRequest.reason'],
+    checks: ['suppressions.reason'],
+  },
+  SUPPRESSION_SCOPES: {
+    values: SUPPRESSION_SCOPES,
+    proto: [
+      'Suppression.scope',
+      'SuppressionEntry.scope',
+      'SearchSuppressionsRequest.scope',
+      'AddSuppressionRequest.scope',
+      'RemoveSuppressionRequest.scope',
+    ],
+    checks: ['suppressions.scope'],
+  },
   PERMISSIONS: { values: PERMISSIONS, proto: ['ApiKey.permission'], checks: ['api_keys.permission'] },
   DKIM_KEY_STATUSES: { values: DKIM_KEY_STATUSES, proto: [], checks: ['dkim_keys.status'] },
   COUNTED_LISTS: { values: COUNTED_LISTS, proto: [], checks: ['list_counts.list'] },

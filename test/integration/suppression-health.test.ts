@@ -50,7 +50,15 @@ describe('suppression', () => {
           .status === 'bounced',
     );
     const listed = await admin<{
-      suppressions: { id: string; email_address: string; reason: string; email_id: string; created_at: string }[];
+      suppressions: {
+        id: string;
+        email_address: string;
+        reason: string;
+        email_id: string;
+        created_at: string;
+        scope: string;
+        topic: string | null;
+      }[];
     }>(stack, 'GET', `/accounts/${s.accountId}/suppressions`);
     expect(listed.body.suppressions).toEqual([
       {
@@ -59,6 +67,8 @@ describe('suppression', () => {
         reason: 'bounce',
         email_id: first.body.id,
         created_at: expect.any(String),
+        scope: 'all',
+        topic: null,
       },
     ]);
 

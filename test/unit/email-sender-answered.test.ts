@@ -31,7 +31,7 @@ function senderWith(answerAfterMs: Record<string, number>) {
         kept.push(...entries);
       },
     } as unknown as DeliveryDeps['emailDeliveries'],
-    suppressions: { matching: async () => new Set() },
+    suppressions: { matching: async () => new Map() },
     transport: {
       async send(message: BuiltMessage): Promise<TransportResult> {
         sent.push(message);
@@ -109,7 +109,7 @@ describe("copies answered before their email's outcome", () => {
   it('are kept as each is answered, before the outcome that records them all', async () => {
     const { sender, log, outcomes } = senderWith({ 'a@example.net': 0, 'b@example.net': 30, 'c@example.net': 60 });
     const loaded = loadedEmail('em_1', ['a@example.net', 'b@example.net', 'c@example.net']);
-    expect(await sender.sendOne('lease-1', loaded, sender.prepare(loaded, new Set()))).toBe('sent');
+    expect(await sender.sendOne('lease-1', loaded, sender.prepare(loaded, new Map()))).toBe('sent');
     expect(log).toEqual([
       '250 a@example.net',
       'kept a@example.net',
@@ -126,7 +126,7 @@ describe("copies answered before their email's outcome", () => {
   it("a single recipient's copy is recorded by its outcome alone, as before", async () => {
     const { sender, log } = senderWith({});
     const loaded = loadedEmail('em_2', ['solo@example.net']);
-    await sender.sendOne('lease-2', loaded, sender.prepare(loaded, new Set()));
+    await sender.sendOne('lease-2', loaded, sender.prepare(loaded, new Map()));
     expect(log).toEqual(['250 solo@example.net', 'outcome']);
   });
 
@@ -137,7 +137,7 @@ describe("copies answered before their email's outcome", () => {
       ['a@example.net', 'b@example.net', 'c@example.net'],
       [{ address: 'a@example.net', response: '250 ok a' }],
     );
-    expect(await sender.sendOne('lease-3', loaded, sender.prepare(loaded, new Set()))).toBe('sent');
+    expect(await sender.sendOne('lease-3', loaded, sender.prepare(loaded, new Map()))).toBe('sent');
     expect(sent.map((m) => m.envelope.to[0]).sort()).toEqual(['b@example.net', 'c@example.net']);
     // Each copy still under its own recipient's return path (b is the 2nd recipient, c the 3rd).
     expect(sent.map((m) => m.envelope.from).sort()).toEqual([
@@ -155,7 +155,7 @@ describe("copies answered before their email's outcome", () => {
       { address: 'b@example.net', response: '250 ok b' },
     ];
     const loaded = loadedEmail('em_4', ['a@example.net', 'b@example.net'], answered);
-    expect(await sender.sendOne('lease-4', loaded, sender.prepare(loaded, new Set()))).toBe('sent');
+    expect(await sender.sendOne('lease-4', loaded, sender.prepare(loaded, new Map()))).toBe('sent');
     expect(sent).toEqual([]);
     expect(outcomes[0]!.outcome).toMatchObject({ status: 'delivered', messageId: '<em_4@example.com>' });
     expect(deliveredTo(outcomes[0]!)).toEqual(['a@example.net', 'b@example.net']);

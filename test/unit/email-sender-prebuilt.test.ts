@@ -10,7 +10,7 @@ import { createEmailSender } from '../../src/delivery/email-sender.js';
 function senderWith(prebuilt = createPrebuiltMessages({ maxBytes: 1 << 20, ttlMs: 60_000 })) {
   const deps: DeliveryDeps = {
     emailDeliveries: { recordOutcomes: async () => new Map() } as unknown as DeliveryDeps['emailDeliveries'],
-    suppressions: { matching: async () => new Set() },
+    suppressions: { matching: async () => new Map() },
     transport: {} as DeliveryDeps['transport'],
     rewriteForTracking: (html, emailId) => `${html}<img src="https://t.test/o/${emailId}">`,
     reportToken: (emailId) => `${emailId}-token`,
@@ -79,18 +79,21 @@ describe('messages built ahead (scheduled emails)', () => {
     expect(kept).toHaveLength(1);
     expect(kept[0]!.toString()).toContain('Message-ID: <em_ahead@example.com>');
     // The send is handed that very buffer, not a new build (MIME boundaries are random: a new one would differ).
-    const built = await senderWith(prebuilt).prepare(loadedEmail('em_ahead'), new Set()).message;
+    const built = await senderWith(prebuilt).prepare(loadedEmail('em_ahead'), new Map()).message;
     expect(built!.raw).toBe(kept[0]);
 
     const sender2 = senderWith();
     await sender2.buildAhead(loaded);
-    const first = sender2.prepare(loadedEmail('em_ahead'), new Set(['acc_1 y@example.net']));
+    const first = sender2.prepare(
+      loadedEmail('em_ahead'),
+      new Map([['acc_1 y@example.net', [{ scope: 'all' as const, topic: '' }]]]),
+    );
     const message = (await first.message)!;
     // The envelope sender of its first recipient's copy (x@, recipient 0); each copy gets its own at hand-over.
     expect(message.envelope).toEqual({ from: 'b+em_ahead.0-token@bounces.example.com', to: ['x@example.net'] });
     expect(first.skipped).toEqual(['y@example.net']);
     // Taken once: a second attempt (a retry) builds afresh.
-    const again = (await sender2.prepare(loadedEmail('em_ahead'), new Set()).message)!;
+    const again = (await sender2.prepare(loadedEmail('em_ahead'), new Map()).message)!;
     expect(again.raw).not.toBe(message.raw);
     expect(again.envelope.to).toEqual(['x@example.net', 'y@example.net']);
   });
@@ -99,7 +102,7 @@ describe('messages built ahead (scheduled emails)', () => {
     const prebuilt = createPrebuiltMessages({ maxBytes: 1 << 20, ttlMs: 60_000 });
     const sender = senderWith(prebuilt);
     await sender.buildAhead(loadedEmail('em_terms', false));
-    const message = (await sender.prepare(loadedEmail('em_terms', true), new Set()).message)!;
+    const message = (await sender.prepare(loadedEmail('em_terms', true), new Map()).message)!;
     expect(message.raw.toString()).toContain('t.test/o/em_terms');
     // The stale one was taken out, not left for later.
     expect(prebuilt.take('em_terms', { openTracking: false, clickTracking: false, dkim: undefined })).toBeUndefined();

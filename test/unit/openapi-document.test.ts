@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ACCOUNT_STATUSES, EVENT_TYPES, PERMISSIONS } from '../../src/domain/catalog.js';
-import { LIMITS } from '../../src/domain/limits.js';
+import { BODY_LIMITS, LIMITS } from '../../src/domain/limits.js';
 import { buildOpenApi } from '../../src/http/openapi.js';
 import { DAILY_QUOTA_MAX } from '../../src/services/accounts-service.js';
 
@@ -88,13 +88,31 @@ describe('the OpenAPI document', () => {
     };
     for (const [method, path, o] of ops()) {
       for (const p of o.parameters as S[]) walk(`${method} ${path} ${p.in}:${p.name}`, p.schema);
-      if (o.requestBody) walk(`${method} ${path} body`, o.requestBody.content['application/json'].schema);
+      // JSON, or the suppression import's text/csv.
+      for (const [type, content] of Object.entries((o.requestBody?.content ?? {}) as Record<string, S>))
+        walk(`${method} ${path} body (${type})`, content.schema);
     }
     expect(strings.length).toBeGreaterThan(40);
     for (const [where, x] of strings) {
       expect(x.pattern, where).toBeDefined();
       expect(new RegExp(x.pattern).test('a\0b'), where).toBe(false);
     }
+  });
+
+  it('gives the suppression import a text/csv body (its 415 for any other) and the export a text/csv answer', () => {
+    const imported = op('post', '/v1/mail/suppressions/import');
+    expect(Object.keys(imported.requestBody.content)).toEqual(['text/csv']);
+    expect(imported.requestBody.content['text/csv'].schema).toMatchObject({
+      type: 'string',
+      maxLength: BODY_LIMITS.suppressionImport,
+    });
+    expect(new RegExp(imported.requestBody.content['text/csv'].schema.pattern).test('email,scope\nx@y.z\n')).toBe(true);
+    expect(imported.responses[415]).toBeDefined();
+    expect(imported.responses[200].content['application/json'].schema.$ref).toMatch(/ImportSuppressionsResponse$/);
+    const exported = op('get', '/v1/mail/suppressions/export');
+    expect(Object.keys(exported.responses[200].content)).toEqual(['text/csv']);
+    expect(exported.responses[415]).toBeUndefined();
+    expect(op('post', '/v1/mail/suppressions').tags).toEqual(['suppressions']);
   });
 
   it("states the erasure request's required address and its limits", () => {
