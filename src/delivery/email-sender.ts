@@ -139,14 +139,14 @@ export function createEmailSender(deps: DeliveryDeps) {
         reportToken: deps.reportToken(email.id),
         returnPath: returnPathOf(email, envelopeTo[0] ?? ''),
         dkim: terms.dkim,
+        // Broadcast mail only (RFC 8058): a one-time password or a receipt must carry no unsubscribe link.
+        ...(email.stream === 'broadcast' ? { unsubscribe: deps.listUnsubscribe(email.id, email.senderDomain) } : {}),
       }),
     );
   }
 
   /**
    * The envelope sender of `recipient`'s copy of `email`: its VERP return path, carrying that recipient's token
-        // Broadcast mail only (RFC 8058): a one-time password or a receipt must carry no unsubscribe link.
-        ...(email.stream === 'broadcast' ? { unsubscribe: deps.listUnsubscribe(email.id, email.senderDomain) } : {}),
    * (its place in `order`, the email's recipientsOf: worked out once per hand-over by the caller).
    */
   function returnPathOf(email: LoadedEmail['email'], recipient: string, order = recipientsOf(email)): string {
