@@ -19,13 +19,15 @@ import { batchLatency, type BatchLatencyResult } from './batch-latency.js';
 export const TEMPLATES_RATE = 300;
 /**
  * One stream of sends at that rate, switching between the plain and the templated body every second
- * (SEGMENT_MS), in the order A B B A A B ...: 20 segments, so 10 pairs of adjacent seconds, after 4 s of the
+ * (SEGMENT_MS), in the order A B B A A B ...: 40 segments, so 20 pairs of adjacent seconds, after 4 s of the
  * same as warm-up. Adjacent seconds share the machine's state (another workload, the worker's deliveries, the
  * CPU's clock): separate runs of a few seconds each measured 0.86 to 1.5 ms per plain email on this shared
- * machine, more than the difference the target is about.
+ * machine, more than the difference the target is about. Single pairs still range from 0.75 to 1.6 there, so
+ * the median of 10 moved by ±0.05 from run to run; 20 halve that spread's effect on the median (session 13).
+ * BENCH_TEMPLATE_SEGMENTS sets another even count.
  */
 const SEGMENT_MS = 1_000;
-const SEGMENTS = Number(process.env.BENCH_TEMPLATE_SEGMENTS ?? 20);
+const SEGMENTS = Number(process.env.BENCH_TEMPLATE_SEGMENTS ?? 40);
 const WARMUP_SEGMENTS = 4;
 /** The target: a templated send costs the API process at most this much more CPU than the plain one. */
 export const TEMPLATE_CPU_RATIO = 1.1;
