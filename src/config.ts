@@ -185,7 +185,7 @@ const settings = {
   trackingUrl: {
     env: 'MAILER_TRACKING_URL',
     description:
-      "External URL of what mail links to: the open pixel and tracked links (`/t/`). Give it a host name of its own, apart from MAILER_PUBLIC_URL's (the console's), so that the redirects any account can have signed by mailing itself never sit on the console's origin; the API then serves `/t/` only to requests for this host, and nothing else to them. Unset (or on the same host name), tracking shares the console's host, which is warned about at start when NODE_ENV is `production`.",
+      "External URL of what mail links to: the open pixel and tracked links (`/t/`) and broadcast mail's one-click unsubscribe URL (`/u/`). Give it a host name of its own, apart from MAILER_PUBLIC_URL's (the console's), so that the redirects any account can have signed by mailing itself never sit on the console's origin; the API then serves `/t/` and `/u/` only to requests for this host, and nothing else to them. Unset (or on the same host name), tracking shares the console's host, which is warned about at start when NODE_ENV is `production`.",
     default: 'MAILER_PUBLIC_URL',
     parse: (raw: string | undefined, env: NodeJS.ProcessEnv) => {
       const set = optional(raw);

@@ -78,7 +78,17 @@ function setupCalls(deps: AdminApiDeps, admin: Admit) {
     getAccount: (req, ctx) => admin(ctx, async () => presentAccount(await deps.accounts.get(req.id))),
     updateAccount: (req, ctx) =>
       admin(ctx, async () =>
-        presentAccount(await deps.accounts.update(req.id, given({ status: req.status, dailyQuota: req.dailyQuota }))),
+        presentAccount(
+          await deps.accounts.update(
+            req.id,
+            given({
+              status: req.status,
+              dailyQuota: req.dailyQuota,
+              brandName: req.brandName,
+              brandLogoUrl: req.brandLogoUrl,
+            }),
+          ),
+        ),
       ),
 
     createDomain: (req, ctx) =>

@@ -31,6 +31,9 @@ export function presentAccount(a: AccountRow | AccountWithStats): MessageInitSha
     status: a.status,
     dailyQuota: a.dailyQuota,
     createdAt: iso(a.createdAt),
+    // The unsubscribe page's branding, shown only when set.
+    ...(a.brandName === null ? {} : { brandName: a.brandName }),
+    ...(a.brandLogoUrl === null ? {} : { brandLogoUrl: a.brandLogoUrl }),
     ...('sentToday' in a
       ? { sentToday: a.sentToday, bounceRate: a.bounceRate, complaintRate: a.complaintRate, streams: a.streams }
       : {}),

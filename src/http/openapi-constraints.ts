@@ -11,6 +11,7 @@ import {
   SUPPRESSION_REASONS,
   SUPPRESSION_SCOPES,
 } from '../domain/catalog.js';
+import { BRAND_LOGO_URL_MAX, BRAND_LOGO_URL_PATTERN, BRAND_NAME_MAX, BRAND_NAME_PATTERN } from '../domain/branding.js';
 import { CURSOR_PATTERN } from '../domain/event-cursor.js';
 import { LIMITS } from '../domain/limits.js';
 import { PAGE_MAX } from '../domain/pagination.js';
@@ -314,7 +315,20 @@ export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
 
   // Requests of the management API.
   CreateAccountRequest: { name: { minLength: 1, maxLength: ACCOUNT_NAME_MAX, pattern: NOT_BLANK } },
-  UpdateAccountRequest: { status: enumOf(ACCOUNT_STATUSES), daily_quota: { minimum: 0, maximum: DAILY_QUOTA_MAX } },
+  UpdateAccountRequest: {
+    status: enumOf(ACCOUNT_STATUSES),
+    daily_quota: { minimum: 0, maximum: DAILY_QUOTA_MAX },
+    brand_name: {
+      maxLength: BRAND_NAME_MAX,
+      pattern: BRAND_NAME_PATTERN.source,
+      description: 'The name the unsubscribe page shows instead of the account\'s; "" removes it.',
+    },
+    brand_logo_url: {
+      maxLength: BRAND_LOGO_URL_MAX,
+      pattern: `^(${BRAND_LOGO_URL_PATTERN.source.slice(1, -1)})?$`,
+      description: 'An https:// URL of the logo the unsubscribe page shows; "" removes it.',
+    },
+  },
   CreateDomainRequest: { name: { minLength: 1, maxLength: 253 * 4 } },
   CreateApiKeyRequest: {
     name: { minLength: 1, maxLength: API_KEY_NAME_MAX, pattern: NOT_BLANK },

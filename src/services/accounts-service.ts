@@ -1,6 +1,7 @@
 import type { AccountRow } from '../domain/entities/accounts.js';
 import type { AccountsRepo } from '../db/index.js';
 import { ACCOUNT_STATUSES, isOneOf } from '../domain/catalog.js';
+import { brandingPatch } from '../domain/branding.js';
 import { DAILY_QUOTA } from '../domain/limits.js';
 import { utcDay } from '../domain/quota.js';
 import { invalid, notFound } from '../errors.js';
@@ -52,7 +53,10 @@ export function createAccountsService(deps: {
       return Promise.all((await deps.accounts.list()).map(withStats));
     },
 
-    async update(id: string, patch: { status?: string; dailyQuota?: number }): Promise<AccountRow> {
+    async update(
+      id: string,
+      patch: { status?: string; dailyQuota?: number; brandName?: string; brandLogoUrl?: string },
+    ): Promise<AccountRow> {
       if (patch.status !== undefined && !isOneOf(ACCOUNT_STATUSES, patch.status)) {
         throw invalid(`status must be one of ${ACCOUNT_STATUSES.join(', ')}; got "${patch.status}"`);
       }
@@ -62,6 +66,7 @@ export function createAccountsService(deps: {
       const updated = await deps.accounts.update(id, {
         ...(patch.status !== undefined ? { status: patch.status as AccountRow['status'] } : {}),
         ...(patch.dailyQuota !== undefined ? { dailyQuota: patch.dailyQuota } : {}),
+        ...brandingPatch(patch),
       });
       if (!updated) throw notFound('account', id);
       return updated;

@@ -80,7 +80,7 @@ const eventsOf = (emailId: string) =>
   world.stack.mailer.sql<{ data: Record<string, unknown> }[]>`
     select data from events where email_id = ${emailId} and type = 'unsubscribe'`;
 
-const oneClick = (url: string, init: { body?: BodyInit; headers?: Record<string, string> } = {}) =>
+const oneClick = (url: string, init: { body?: string | FormData; headers?: Record<string, string> } = {}) =>
   fetch(url, {
     method: 'POST',
     headers: init.headers ?? { 'content-type': 'application/x-www-form-urlencoded' },
@@ -273,5 +273,58 @@ describe('the unsubscribe event', () => {
         data: { recipient: 'reader-8@example.net', topic: 'weekly' },
       }),
     ]);
+  });
+});
+
+describe("the page's branding", () => {
+  const account = () => `/accounts/${world.stack.accountId}`;
+
+  it("shows the account's brand name and https logo, escaped, set through the management API", async () => {
+    const { url } = await broadcast('reader-9@example.net', { topic: 'weekly' });
+    const set = await admin<Record<string, unknown>>(world.stack, 'PATCH', account(), {
+      brand_name: '  <Acme & "Co"> ',
+      brand_logo_url: 'https://cdn.acme.example/logo.png?x=1&y=2',
+    });
+    expect(set.body).toMatchObject({
+      brand_name: '<Acme & "Co">',
+      brand_logo_url: 'https://cdn.acme.example/logo.png?x=1&y=2',
+    });
+    expect((await admin(world.stack, 'GET', account())).body).toMatchObject({ brand_name: '<Acme & "Co">' });
+    const html = await (await fetch(url)).text();
+    expect(html).toContain(
+      '<img src="https://cdn.acme.example/logo.png?x=1&amp;y=2" alt="&lt;Acme &amp; &quot;Co&quot;&gt;">',
+    );
+    expect(html).toContain('“weekly” mail from &lt;Acme &amp; &quot;Co&quot;&gt;');
+    expect(html).not.toContain('<Acme');
+    const confirmed = await (await oneClick(url)).text();
+    expect(confirmed).toContain('You will no longer receive “weekly” mail from &lt;Acme &amp; &quot;Co&quot;&gt;');
+
+    // "" removes both: the page shows the account's own name and no image.
+    const cleared = await admin<Record<string, unknown>>(world.stack, 'PATCH', account(), {
+      brand_name: '',
+      brand_logo_url: '',
+    });
+    expect(cleared.body).not.toHaveProperty('brand_name');
+    expect(cleared.body).not.toHaveProperty('brand_logo_url');
+    const plain = await (await fetch(url)).text();
+    expect(plain).not.toContain('<img');
+    expect(plain).toContain(`mail from ${String(cleared.body.name)}`);
+  });
+
+  it('refuses a logo URL that is not https, and a name with control characters or too long (400 naming the field)', async () => {
+    for (const [body, field] of [
+      [{ brand_logo_url: 'http://cdn.acme.example/logo.png' }, 'brand_logo_url'],
+      [{ brand_logo_url: 'javascript:alert(1)' }, 'brand_logo_url'],
+      [{ brand_logo_url: 'https://cdn.acme.example/a b.png' }, 'brand_logo_url'],
+      [{ brand_logo_url: 'https://cdn.acme.example/"onerror="x' }, 'brand_logo_url'],
+      [{ brand_logo_url: `https://cdn.acme.example/${'a'.repeat(2048)}` }, 'brand_logo_url'],
+      [{ brand_name: 'Acme\nNews' }, 'brand_name'],
+      [{ brand_name: 'x'.repeat(101) }, 'brand_name'],
+    ] as const) {
+      const res = await admin(world.stack, 'PATCH', account(), body, 400);
+      expect(res.body, JSON.stringify(body)).toMatchObject({ error: 'validation error' });
+      expect(String(res.body.message)).toContain(field);
+    }
+    expect((await admin(world.stack, 'GET', account())).body).not.toHaveProperty('brand_logo_url');
   });
 });

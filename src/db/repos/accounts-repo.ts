@@ -10,6 +10,8 @@ type Raw = {
   daily_quota: number;
   status_changed_at: Date;
   created_at: Date;
+  brand_name: string | null;
+  brand_logo_url: string | null;
 };
 const toAccount = (r: Raw): AccountRow => ({
   id: r.id,
@@ -18,6 +20,8 @@ const toAccount = (r: Raw): AccountRow => ({
   dailyQuota: r.daily_quota,
   statusChangedAt: r.status_changed_at,
   createdAt: r.created_at,
+  brandName: r.brand_name,
+  brandLogoUrl: r.brand_logo_url,
 });
 
 async function moveHealth(
@@ -46,21 +50,21 @@ export function createAccountsRepo(sql: Sql) {
     async create(a: { id: string; name: string; dailyQuota: number }): Promise<AccountRow> {
       const [row] = await sql<Raw[]>`
         insert into accounts (id, name, daily_quota) values (${a.id}, ${a.name}, ${a.dailyQuota})
-        returning id, name, status, daily_quota, status_changed_at, created_at`;
+        returning id, name, status, daily_quota, status_changed_at, created_at, brand_name, brand_logo_url`;
       return toAccount(row!);
     },
 
     async get(id: string): Promise<AccountRow | undefined> {
       const [row] = await sql<
         Raw[]
-      >`select id, name, status, daily_quota, status_changed_at, created_at from accounts where id = ${id}`;
+      >`select id, name, status, daily_quota, status_changed_at, created_at, brand_name, brand_logo_url from accounts where id = ${id}`;
       return row && toAccount(row);
     },
 
     async list(): Promise<AccountRow[]> {
       const rows = await sql<
         Raw[]
-      >`select id, name, status, daily_quota, status_changed_at, created_at from accounts order by id`;
+      >`select id, name, status, daily_quota, status_changed_at, created_at, brand_name, brand_logo_url from accounts order by id`;
       return rows.map(toAccount);
     },
 
@@ -68,17 +72,25 @@ export function createAccountsRepo(sql: Sql) {
      * An operator's change. Setting a status (even the same one) restarts the health window; returning to
      * `healthy` gives back a quota the health policy reduced, unless a quota is set in the same change.
      */
-    async update(id: string, patch: { status?: AccountStatus; dailyQuota?: number }): Promise<AccountRow | undefined> {
+    async update(
+      id: string,
+      patch: { status?: AccountStatus; dailyQuota?: number; brandName?: string | null; brandLogoUrl?: string | null },
+    ): Promise<AccountRow | undefined> {
       const status = patch.status ?? null;
       const quota = patch.dailyQuota ?? null;
+      // Branding: absent leaves the field as it is, null clears it.
+      const setName = patch.brandName !== undefined;
+      const setLogo = patch.brandLogoUrl !== undefined;
       const [row] = await sql<Raw[]>`
         update accounts set
           status = coalesce(${status}, status),
           status_changed_at = case when ${status}::text is not null then now() else status_changed_at end,
           daily_quota = coalesce(${quota}::int, case when ${status}::text = 'healthy' then quota_before_review end, daily_quota),
-          quota_before_review = case when ${quota}::int is not null or ${status}::text = 'healthy' then null else quota_before_review end
+          quota_before_review = case when ${quota}::int is not null or ${status}::text = 'healthy' then null else quota_before_review end,
+          brand_name = case when ${setName} then ${patch.brandName ?? null}::text else brand_name end,
+          brand_logo_url = case when ${setLogo} then ${patch.brandLogoUrl ?? null}::text else brand_logo_url end
         where id = ${id}
-        returning id, name, status, daily_quota, status_changed_at, created_at`;
+        returning id, name, status, daily_quota, status_changed_at, created_at, brand_name, brand_logo_url`;
       return row && toAccount(row);
     },
 

@@ -7,4 +7,8 @@ export interface AccountRow {
   dailyQuota: number;
   statusChangedAt: Date;
   createdAt: Date;
+  /** What the unsubscribe page shows for the account instead of its name (branding.ts); null: its name. */
+  brandName: string | null;
+  /** An https URL of the logo the unsubscribe page shows; null: none. */
+  brandLogoUrl: string | null;
 }
