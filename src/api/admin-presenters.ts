@@ -1,4 +1,5 @@
-import type { JsonObject, MessageInitShape } from '@bufbuild/protobuf';
+import { fromJson, type JsonObject, type MessageInitShape } from '@bufbuild/protobuf';
+import { ValueSchema } from '@bufbuild/protobuf/wkt';
 import type { AccountRow } from '../domain/entities/accounts.js';
 import type { ApiKeyRow } from '../domain/entities/api-keys.js';
 import type { CaughtMessageRow } from '../domain/entities/caught-messages.js';
@@ -35,7 +36,13 @@ export function presentAccount(a: AccountRow | AccountWithStats): MessageInitSha
     ...(a.brandName === null ? {} : { brandName: a.brandName }),
     ...(a.brandLogoUrl === null ? {} : { brandLogoUrl: a.brandLogoUrl }),
     ...('sentToday' in a
-      ? { sentToday: a.sentToday, bounceRate: a.bounceRate, complaintRate: a.complaintRate, streams: a.streams }
+      ? {
+          sentToday: a.sentToday,
+          bounceRate: a.bounceRate,
+          complaintRate: a.complaintRate,
+          streams: a.streams,
+          compliance: a.compliance,
+        }
       : {}),
   };
 }
@@ -58,6 +65,12 @@ export function presentDomain(d: DomainView): MessageInitShape<typeof DomainSche
     createdAt: iso(d.createdAt),
     dnsCheckedAt: d.dnsCheckedAt ? iso(d.dnsCheckedAt) : '',
     dnsFailingSince: d.dnsFailingSince ? iso(d.dnsFailingSince) : '',
+    dmarc: {
+      published: d.dmarc.published,
+      // A google.protobuf.Value, so that JSON shows an explicit null when no policy is published.
+      policy: fromJson(ValueSchema, d.dmarc.policy),
+      recordName: d.dmarc.recordName ?? '',
+    },
   };
 }
 

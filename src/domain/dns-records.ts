@@ -1,3 +1,4 @@
+import { NO_DMARC, type DmarcFinding } from './dmarc.js';
 import { returnPathDomain } from './return-path-domain.js';
 
 /**
@@ -121,6 +122,8 @@ export type CheckOutcome = 'verified' | 'failed' | 'absent' | 'unknown';
 export interface StoredStatus {
   status: RecordStatus;
   everVerified: boolean;
+  /** The DMARC record's only: the policy found covering the domain, at its own name or a parent's (dmarc.ts). */
+  dmarc?: DmarcFinding;
 }
 export type StoredStatuses = Record<string, StoredStatus>;
 
@@ -145,6 +148,12 @@ export function nextStatus(previous: StoredStatus | undefined, outcome: CheckOut
 
 export const statusOf = (statuses: StoredStatuses, r: ExpectedRecord): RecordStatus =>
   statuses[r.key]?.status ?? 'pending';
+
+/** The DMARC policy the last check found covering the domain; none before the first check. */
+export function dmarcOf(statuses: StoredStatuses, records: ExpectedRecord[]): DmarcFinding {
+  const dmarc = records.find((r) => r.purpose === 'dmarc');
+  return (dmarc && statuses[dmarc.key]?.dmarc) ?? NO_DMARC;
+}
 
 /** The domain checks out (may be marked verified): ownership, SPF and the active key's DKIM record are verified. */
 export function checksOut(records: ExpectedRecord[], statuses: StoredStatuses): boolean {

@@ -17,6 +17,8 @@ import { LIMITS } from '../domain/limits.js';
 import { PAGE_MAX } from '../domain/pagination.js';
 import { MAX_SCHEDULE_DAYS } from '../domain/schedule.js';
 import { TOPIC_MAX_CHARS, TOPIC_PATTERN } from '../domain/streams.js';
+import { COMPLIANCE } from '../domain/compliance.js';
+import { DMARC_POLICIES } from '../domain/dmarc.js';
 import { TEMPLATE_LIMITS } from '../domain/template-fields.js';
 import { DAILY_QUOTA_MAX, NAME_MAX as ACCOUNT_NAME_MAX } from '../services/accounts-service.js';
 import { DOMAIN as ALLOWED_DOMAIN, NAME_MAX as API_KEY_NAME_MAX } from '../services/api-keys-service.js';
@@ -405,6 +407,22 @@ export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
   BatchJob: { status: enumOf(BATCH_STATUSES), created_at: dateTime, completed_at: dateTime },
   Account: { status: enumOf(ACCOUNT_STATUSES), created_at: dateTime },
   StreamHealth: { stream: enumOf(STREAMS), sent: { minimum: 0 }, ...rateFields },
+  AccountCompliance: {
+    window_days: { const: COMPLIANCE.windowDays },
+    complaint_rate_limit: { const: COMPLIANCE.complaintRateLimit },
+  },
+  StreamCompliance: {
+    stream: enumOf(STREAMS),
+    sent: { minimum: 0 },
+    complained: { minimum: 0 },
+    unsubscribed: { minimum: 0 },
+    complaint_rate: rate,
+    unsubscribe_rate: rate,
+  },
+  DomainDmarc: {
+    policy: { type: ['string', 'null'], enum: [...DMARC_POLICIES, null] },
+    record_name: { pattern: '^(_dmarc\\..+)?$' },
+  },
   Domain: { created_at: dateTime },
   ApiKey: { permission: enumOf(PERMISSIONS), created_at: dateTime },
   Webhook: {

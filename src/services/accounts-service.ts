@@ -6,11 +6,16 @@ import { DAILY_QUOTA } from '../domain/limits.js';
 import { utcDay } from '../domain/quota.js';
 import { invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
+import type { Compliance } from '../domain/compliance.js';
 import type { HealthRates, HealthService } from './health-service.js';
 
-/** An account with today's usage and the rates its health is judged by (in all and per stream). */
+/**
+ * An account with today's usage, the rates its health is judged by (in all and per stream) and the last 7
+ * days' complaint and unsubscribe rates per stream.
+ */
 export interface AccountWithStats extends AccountRow, HealthRates {
   sentToday: number;
+  compliance: Compliance;
 }
 
 export const NAME_MAX = 200;
@@ -19,7 +24,7 @@ export const DAILY_QUOTA_MAX = 100_000_000;
 /** Accounts, as operators manage them through the management API. */
 export function createAccountsService(deps: {
   accounts: AccountsRepo;
-  health: Pick<HealthService, 'rates'>;
+  health: Pick<HealthService, 'rates' | 'compliance'>;
   now: () => Date;
 }) {
   async function mustGet(id: string): Promise<AccountRow> {
@@ -29,11 +34,12 @@ export function createAccountsService(deps: {
   }
 
   async function withStats(account: AccountRow): Promise<AccountWithStats> {
-    const [sentToday, r] = await Promise.all([
+    const [sentToday, r, compliance] = await Promise.all([
       deps.accounts.usedToday(account.id, utcDay(deps.now())),
       deps.health.rates(account),
+      deps.health.compliance(account.id),
     ]);
-    return { ...account, sentToday, ...r };
+    return { ...account, sentToday, ...r, compliance };
   }
 
   return {

@@ -1,6 +1,7 @@
 import type { DkimKeysRepo } from '../db/index.js';
 import type { DomainRow } from '../domain/entities/domains.js';
 import type { DomainsRepo } from '../db/index.js';
+import { dmarcAt, dmarcNames, NO_DMARC, type DmarcFinding } from '../domain/dmarc.js';
 import { matchRecord, type Answer } from '../domain/dns-match.js';
 import {
   expectedRecords,
@@ -61,6 +62,26 @@ async function lookUp(
   return outcomes;
 }
 
+/**
+ * The DMARC policy covering a domain: its own `_dmarc` record, else a parent's (domain/dmarc.ts); undefined
+ * when a lookup failed (the last finding stands).
+ */
+async function lookUpDmarc(domain: string, resolver: DnsResolver, logger: Logger): Promise<DmarcFinding | undefined> {
+  const names = dmarcNames(domain);
+  for (const [i, name] of names.entries()) {
+    let txt: string[];
+    try {
+      txt = await resolver.resolveTxt(name);
+    } catch (err) {
+      logger.debug({ err, name }, 'DNS lookup failed: the DMARC finding stays as it was');
+      return undefined;
+    }
+    const found = dmarcAt(name, txt, i > 0);
+    if (found) return found;
+  }
+  return NO_DMARC;
+}
+
 /** Tells the owner (through the log) when a verified domain's records start failing, and when they are right again. */
 function reportFailing(domain: DomainRow, failing: ExpectedRecord[], logger: Logger): void {
   if (domain.verifiedAt === null) return;
@@ -118,9 +139,17 @@ export function createDomainDnsCheck(deps: DomainDnsCheckDeps) {
 
   async function check(domain: DomainRow): Promise<CheckedDomain> {
     let records = await recordsOf(domain);
-    const outcomes = await lookUp(records, deps.resolver, deps.logger);
+    const [outcomes, dmarc] = await Promise.all([
+      lookUp(records, deps.resolver, deps.logger),
+      lookUpDmarc(domain.name, deps.resolver, deps.logger),
+    ]);
     const statuses: StoredStatuses = {};
-    for (const r of records) statuses[r.key] = nextStatus(domain.dnsStatuses[r.key], outcomes.get(r.key) ?? 'unknown');
+    for (const r of records) {
+      const previous = domain.dnsStatuses[r.key];
+      statuses[r.key] = nextStatus(previous, outcomes.get(r.key) ?? 'unknown');
+      const finding = r.purpose === 'dmarc' ? (dmarc ?? previous?.dmarc) : undefined;
+      if (finding) statuses[r.key]!.dmarc = finding;
+    }
     // Statuses are kept by record name, so the promoted key's status carries over to its new role.
     if (await promoteVerified(domain, records, statuses)) {
       records = await recordsOf(domain);

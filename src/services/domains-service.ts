@@ -2,8 +2,10 @@ import type { AccountsRepo } from '../db/index.js';
 import type { DkimKeysRepo } from '../db/index.js';
 import type { DomainRow } from '../domain/entities/domains.js';
 import type { DomainsRepo } from '../db/index.js';
+import type { DmarcFinding } from '../domain/dmarc.js';
 import {
   checksOut,
+  dmarcOf,
   expectedRecords,
   statusOf,
   type ExpectedRecord,
@@ -31,6 +33,8 @@ export interface DnsRecord {
 /** A domain with every record its owner publishes. */
 export interface DomainView extends DomainRow {
   dnsRecords: DnsRecord[];
+  /** The DMARC policy the last DNS check found covering the domain. */
+  dmarc: DmarcFinding;
 }
 
 export interface DomainsDeps {
@@ -51,6 +55,7 @@ const withStatuses = (domain: DomainRow, records: ExpectedRecord[]): DomainView 
     purpose: r.purpose,
     status: statusOf(domain.dnsStatuses, r),
   })),
+  dmarc: dmarcOf(domain.dnsStatuses, records),
 });
 
 export function createDomainsService(deps: DomainsDeps) {

@@ -1,6 +1,7 @@
 import type { AccountsRepo } from '../db/index.js';
 import type { EventsRepo } from '../db/index.js';
 import { STREAMS, type AccountStatus, type Stream } from '../domain/catalog.js';
+import { COMPLIANCE, complianceOf, type Compliance } from '../domain/compliance.js';
 import { HEALTH_POLICY, healthWindowStart, judgeHealth, rates } from '../domain/health.js';
 import type { Logger } from '../logger.js';
 
@@ -21,7 +22,7 @@ export interface HealthRates {
 
 export interface HealthDeps {
   accounts: Pick<AccountsRepo, 'get' | 'moveHealth' | 'toJudge'>;
-  events: Pick<EventsRepo, 'healthCounts'>;
+  events: Pick<EventsRepo, 'healthCounts' | 'streamActivity'>;
   logger: Logger;
   now: () => Date;
 }
@@ -61,6 +62,12 @@ export function createHealthService(deps: HealthDeps) {
         ...rates(c),
         streams: STREAMS.map((stream) => ({ stream, sent: c.byStream[stream].sent, ...rates(c.byStream[stream]) })),
       };
+    },
+
+    /** The last 7 days' complaint and unsubscribe rates per stream, against the 0.3 % line (compliance.ts). */
+    async compliance(accountId: string): Promise<Compliance> {
+      const since = new Date(deps.now().getTime() - COMPLIANCE.windowDays * 24 * 3_600_000);
+      return complianceOf(await deps.events.streamActivity(accountId, since));
     },
 
     /**

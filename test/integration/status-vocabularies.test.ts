@@ -44,6 +44,8 @@ const VOCABULARIES: Record<string, Vocabulary> = {
       'EmailSummary.stream',
       'ListEmailsRequest.stream',
       'ListAccountEmailsRequest.stream',
+      'StreamHealth.stream',
+      'StreamCompliance.stream',
     ],
     checks: ['emails.stream'],
   },

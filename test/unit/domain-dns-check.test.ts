@@ -131,3 +131,26 @@ describe('domain DNS check', () => {
     expect(s.current().dnsStatuses['dkim:new._domainkey.acme.test']?.status).toBe('verified');
   });
 });
+
+describe("a domain's DMARC finding", () => {
+  const dmarcOf = (d: DomainRow) => d.dnsStatuses['dmarc:_dmarc.acme.test']?.dmarc;
+
+  it("is stored with the DMARC record's status: none found, then the policy of the domain's own record", async () => {
+    const s = setup();
+    await s.checks.check(s.current());
+    expect(dmarcOf(s.current())).toEqual({ published: false, policy: null, recordName: null });
+    s.txt.set('_dmarc.acme.test', ['v=DMARC1; p=reject']);
+    await s.checks.check(s.current());
+    expect(dmarcOf(s.current())).toEqual({ published: true, policy: 'reject', recordName: '_dmarc.acme.test' });
+    expect(s.current().dnsStatuses['dmarc:_dmarc.acme.test']?.status).toBe('verified');
+  });
+
+  it('keeps the last finding when a lookup fails', async () => {
+    const s = setup();
+    s.txt.set('_dmarc.acme.test', ['v=DMARC1; p=quarantine']);
+    await s.checks.check(s.current());
+    s.broken.add('_dmarc.acme.test');
+    await s.checks.check(s.current());
+    expect(dmarcOf(s.current())).toMatchObject({ published: true, policy: 'quarantine' });
+  });
+});

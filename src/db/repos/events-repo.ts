@@ -1,5 +1,6 @@
 import type { EmailStatus, EventType, Stream } from '../../domain/catalog.js';
 import type { PriorComplaints } from '../../domain/complaints.js';
+import type { StreamActivity } from '../../domain/compliance.js';
 import type { NewEvent, NewSuppression } from '../../domain/events.js';
 import { idAt } from '../../ids.js';
 import { jsonb, type Sql, type Tx } from '../sql.js';
@@ -143,6 +144,28 @@ export function createEventsRepo(sql: Sql) {
 
     /** Emails accepted and events recorded per UTC day, the last `days` days, today included. */
     perDay: (accountId: string, days: number) => perDay(sql, accountId, days),
+
+    /**
+     * Each stream's mail since `since` (compliance.ts): emails handed over (`send`), emails with a complaint that
+     * counts (the trusted feedback loops health trusts), and `unsubscribe` events, by the email's stream.
+     */
+    async streamActivity(accountId: string, since: Date): Promise<Record<Stream, StreamActivity>> {
+      const rows = await sql<({ stream: Stream } & StreamActivity)[]>`
+        select coalesce(m.stream, 'transactional') as stream,
+          count(*) filter (where e.type = 'send')::int as sent,
+          count(distinct e.email_id) filter (where e.type = 'complaint' and e.counts_for_health)::int as complained,
+          count(*) filter (where e.type = 'unsubscribe')::int as unsubscribed
+        from events e
+        left join emails m on m.id = e.email_id
+        where e.account_id = ${accountId} and e.id >= ${idAt('event', since)} and e.created_at >= ${since}
+          and e.type in ('send', 'complaint', 'unsubscribe')
+        group by 1`;
+      const of = (stream: Stream): StreamActivity => {
+        const r = rows.find((x) => x.stream === stream);
+        return { sent: r?.sent ?? 0, complained: r?.complained ?? 0, unsubscribed: r?.unsubscribed ?? 0 };
+      };
+      return { transactional: of('transactional'), broadcast: of('broadcast') };
+    },
 
     /**
      * What the health policy judges: sends, counted bounces and complaints of the account since `since`, in all
