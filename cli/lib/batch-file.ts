@@ -5,6 +5,7 @@ import { CsvError, parse } from 'csv-parse/sync';
 import type { SendEmailRequest } from '../../src/gen/mail/v1/email_service_pb.js';
 import { usageError } from './base-command.js';
 import { attachmentFromFile, parseHeaders, parseTags, type MessageFields } from './message-input.js';
+import { templateRefFromCells } from './template-input.js';
 
 /** An email of the file: a message read from JSON, or the fields of a CSV row. */
 export type BatchItem = SendEmailRequest | MessageFields;
@@ -17,7 +18,9 @@ export type BatchItem = SendEmailRequest | MessageFields;
  *   email per row. Columns: `from`, `to`, `cc`, `bcc`, `reply_to` (several addresses separated by `;`
  *   or `,`), `subject`, `html`, `text`, `html_file`, `text_file`, `attachments` (files separated by `;`;
  *   paths relative to the CSV file), `stream` and `topic` (empty: transactional, no topic), `header:<Name>`
- *   and `tag:<name>` (one column per header or tag, empty cells skipped).
+ *   and `tag:<name>` (one column per header or tag, empty cells skipped); for a mail merge, `template` (id or
+ *   alias, instead of subject and bodies), `template_version`, `locale`, `variables` (a JSON object) and
+ *   `var:<name>` (one column per variable, dotted names nest: `var:order.number`; empty cells skipped).
  */
 export async function readBatchFile(file: string): Promise<BatchItem[]> {
   let content: string;
@@ -71,6 +74,10 @@ const TEXT_COLUMNS = [
   'attachments',
   'stream',
   'topic',
+  'template',
+  'template_version',
+  'locale',
+  'variables',
 ] as const;
 
 async function parseCsvBatch(content: string, dir: string, file: string): Promise<BatchItem[]> {
@@ -85,9 +92,9 @@ async function parseCsvBatch(content: string, dir: string, file: string): Promis
   const columns = header.map((h) => h.trim());
   for (const c of columns) {
     const known = (LIST_COLUMNS as readonly string[]).includes(c) || (TEXT_COLUMNS as readonly string[]).includes(c);
-    if (!known && !/^(header|tag):.+/.test(c)) {
+    if (!known && !/^(header|tag|var):.+/.test(c)) {
       throw usageError(
-        `--file: ${file}: unknown column "${c}" (columns: ${[...TEXT_COLUMNS, ...LIST_COLUMNS].join(', ')}, header:<Name>, tag:<name>)`,
+        `--file: ${file}: unknown column "${c}" (columns: ${[...TEXT_COLUMNS, ...LIST_COLUMNS].join(', ')}, header:<Name>, tag:<name>, var:<name>)`,
       );
     }
   }
@@ -102,12 +109,24 @@ async function parseCsvBatch(content: string, dir: string, file: string): Promis
       };
       const headers: string[] = [];
       const tags: string[] = [];
+      const vars: string[] = [];
       columns.forEach((c, at) => {
         const v = (row[at] ?? '').trim();
         if (v === '') return;
         if (c.startsWith('header:')) headers.push(`${c.slice(7)}: ${v}`);
         if (c.startsWith('tag:')) tags.push(`${c.slice(4)}=${v}`);
+        if (c.startsWith('var:')) vars.push(`${c.slice(4)}=${v}`);
       });
+      const template = templateRefFromCells(
+        {
+          template: cell('template'),
+          version: cell('template_version'),
+          locale: cell('locale'),
+          variables: cell('variables'),
+          vars,
+        },
+        `--file: ${where}`,
+      );
       const readCell = async (name: string) => {
         const f = cell(name);
         if (f === '') return undefined;
@@ -137,6 +156,7 @@ async function parseCsvBatch(content: string, dir: string, file: string): Promis
         tags: parseTags(tags, `--file: ${where}: tag column`),
         stream: cell('stream'),
         topic: cell('topic'),
+        ...(template !== undefined ? { template } : {}),
       } satisfies MessageFields;
     }),
   );

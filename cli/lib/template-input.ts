@@ -213,6 +213,35 @@ export async function templateRefFromFlags(
   };
 }
 
+/**
+ * A batch CSV row's template (`batches send --file`): its `template` cell (id or alias; empty: none), then
+ * `template_version`, `locale`, `variables` (a JSON object) and one `var:<name>` cell per variable (dotted names
+ * nest, as --var's), given here as `name=value` specs. `where` names the row in messages.
+ */
+export function templateRefFromCells(
+  cells: { template: string; version: string; locale: string; variables: string; vars: string[] },
+  where: string,
+): { id: string; variables: JsonObject | undefined; locale: string; version: number } | undefined {
+  if (cells.template === '') {
+    if (cells.version !== '' || cells.locale !== '' || cells.variables !== '' || cells.vars.length > 0)
+      throw usageError(`${where}: template_version, locale, variables and var: cells need a template cell`);
+    return undefined;
+  }
+  if (cells.version !== '' && !/^[1-9]\d{0,8}$/.test(cells.version))
+    throw usageError(`${where}: template_version must be a version number (1, 2, ...), got "${cells.version}"`);
+  const base =
+    cells.variables === ''
+      ? undefined
+      : objectOf(parseJson(cells.variables, `${where}: variables`), `${where}: variables`);
+  const variables = cells.vars.length === 0 ? base : applyVars(base ?? {}, cells.vars);
+  return {
+    id: cells.template,
+    variables,
+    locale: cells.locale,
+    version: cells.version === '' ? 0 : Number(cells.version),
+  };
+}
+
 export interface RenderFlagValues {
   var?: string[] | undefined;
   variables?: string | undefined;

@@ -253,6 +253,49 @@ describe('templates', () => {
     expect(email.template).toMatchObject({ version: 1, locale: '' });
   });
 
+  it('batches send --file: a CSV mail merge, each row its own variables (var: columns and a variables cell)', async () => {
+    await json<TemplateJson>([
+      'templates',
+      'create',
+      '--name',
+      'Merge',
+      '--alias',
+      'merge-cli',
+      '-s',
+      'Order {{order.number}} for {{name}}',
+      '--text',
+      '{{name}}: {{#each items}}{{this}};{{/each}}',
+    ]);
+    const csv = [
+      'from,to,template,var:name,var:order.number,variables,locale',
+      'hello@example.com,merge-1@example.net,merge-cli,Ann,A-1,"{""items"": [""x"", ""y""]}",',
+      'hello@example.com,merge-2@example.net,merge-cli,Bob,B-2,"{""items"": []}",de',
+    ].join('\n');
+    await write('merge.csv', csv);
+    const job = await json<{ job_id: string; status: string; sent_count: number }>([
+      'batches',
+      'send',
+      '--file',
+      'merge.csv',
+    ]);
+    expect(job).toMatchObject({ status: 'completed', sent_count: 2 });
+    const list = await json<{ data: { id: string }[] }>(['emails', 'list', '--job-id', job.job_id]);
+    const emails = await Promise.all(list.data.map((e) => json<EmailJson>(['emails', 'get', e.id])));
+    expect(emails.map((e) => [e.subject, e.text, e.template?.locale]).sort()).toEqual([
+      ['Order A-1 for Ann', 'Ann: x;y;', ''],
+      ['Order B-2 for Bob', 'Bob: ', 'de'],
+    ]);
+
+    // A variables cell that is not a JSON object, and template cells without a template, name their line.
+    await write('bad-merge.csv', 'from,to,template,variables\nhello@example.com,m@example.net,merge-cli,[1]\n');
+    const bad = await mailer(['batches', 'send', '--file', 'bad-merge.csv']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/bad-merge\.csv line 2: variables must be a JSON object/);
+    await write('orphan.csv', 'from,to,subject,text,var:name\nhello@example.com,m@example.net,s,t,Ann\n');
+    const orphan = await mailer(['batches', 'send', '--file', 'orphan.csv']);
+    expect(orphan.stderr).toMatch(/orphan\.csv line 2: [\s\S]*need a template cell/);
+  });
+
   it('refuses mistakes: a variable missing, a bad --var, subject and template together, bad files; delete', async () => {
     const t = await json<TemplateJson>([
       'templates',

@@ -16,9 +16,15 @@ export default class BatchesSend extends EmailCommand {
     '',
     'CSV (extension .csv): a header row, then one email per row. Columns: from, to, cc, bcc, reply_to (several ' +
       'addresses separated by ";"), subject, html, text, html_file, text_file, attachments (files separated by ";", ' +
-      'relative to the CSV file), header:<Name> and tag:<name>. For example:',
+      'relative to the CSV file), stream, topic, header:<Name> and tag:<name>. For example:',
     'from,to,subject,text,tag:campaign',
     'hello@example.com,a@example.net;b@example.net,Hi,Hello there,spring',
+    '',
+    'A mail merge names a stored template instead of subject and bodies: columns template (id or alias), ' +
+      'template_version, locale, variables (a JSON object) and var:<name> (one per variable; dotted names nest). ' +
+      'For example:',
+    'from,to,template,var:name,var:order.number',
+    'hello@example.com,ann@example.net,order-shipped,Ann,A-1001',
     '',
     "A progress bar then follows the job's counters (on stderr) until it is completed or failed, and the finished " +
       'job is printed (as JSON with --json). With --no-wait the accepted job is printed at once instead.',
