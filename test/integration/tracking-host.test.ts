@@ -95,6 +95,31 @@ describe('MAILER_TRACKING_URL', () => {
     expect((await get(restHost, pixelPath)).status).toBe(404);
   });
 
+  it("serves the one-click unsubscribe URL of broadcast mail there too, and not on the console's host", async () => {
+    const res = await call('POST', `${stack.api}/emails`, {
+      token: stack.apiKey,
+      body: validEmail({ stream: 'broadcast', topic: 'weekly' }),
+    });
+    expect(res.status, res.text).toBe(200);
+    const id = res.body.id as string;
+    const msg = await eventually(async () => stack.sink.messages.find((m) => m.messageId === `<${id}@example.com>`));
+    // The raw header (mailparser turns List-Unsubscribe into an object).
+    const header = /^List-Unsubscribe: (.*)$/im.exec(msg.raw.toString('latin1').replace(/\r\n[ \t]+/g, ' '))?.[1] ?? '';
+    const url = /<(http:\/\/track\.mailer\.test\/u\/[a-z0-9_]+-[a-z2-7]+)>/.exec(header)?.[1];
+    expect(url, header).toBeDefined();
+    const path = new URL(url!).pathname;
+    const page = await get('track.mailer.test', path);
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.headers['set-cookie']).toBeUndefined();
+    const restHost = new URL(stack.mailer.restUrl!).host;
+    const refused = await get(restHost, path);
+    expect(refused.status).toBe(404);
+    expect(JSON.parse(refused.body).message).toBe(
+      `Tracking links are not served on this host: they are on ${TRACKING_URL}`,
+    );
+  });
+
   it("leaves the console and the APIs to the console's host", async () => {
     const restHost = new URL(stack.mailer.restUrl!).host;
     for (const path of ['/console', '/v1/mail/openapi.json', '/v1/mail/emails']) {
