@@ -3,6 +3,7 @@ import { Code, ConnectError, createClient, type Client, type Interceptor } from 
 import { createConnectTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import { AdminService, file_mail_v1_admin_service } from '../../src/gen/mail/v1/admin_service_pb.js';
 import { file_mail_v1_types } from '../../src/gen/mail/v1/types_pb.js';
+import { file_mail_v1_suppressions } from '../../src/gen/mail/v1/suppressions_pb.js';
 import {
   CreateTemplateRequestSchema,
   file_mail_v1_templates,
@@ -62,6 +63,7 @@ export function adminClient(baseUrl: string, adminToken: string): { client: Admi
 const registry = createRegistry(
   file_mail_v1_types,
   file_mail_v1_templates,
+  file_mail_v1_suppressions,
   file_mail_v1_email_service,
   file_mail_v1_admin_service,
 );

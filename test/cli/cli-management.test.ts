@@ -123,7 +123,7 @@ describe('management', () => {
 });
 
 describe('management', () => {
-  it('webhooks verify, deliveries and resend; emails events; suppressions list and delete', async () => {
+  it('webhooks verify, deliveries and resend; emails events; accounts suppressions and unsuppress', async () => {
     const receiver = await startWebhookReceiver();
     try {
       let failing = true;
@@ -187,15 +187,15 @@ describe('management', () => {
       expect(timeline.stdout).toMatch(/\ssend\s/);
       expect(timeline.stdout).toMatch(/\sbounce\s+\{"bounce_type":"Permanent"/);
       const supp = await json<{ suppressions: { id: string; email_address: string }[] }>([
+        'accounts',
         'suppressions',
-        'list',
         '-a',
         stack.accountId,
       ]);
       const gone = supp.suppressions.find((x) => x.email_address === 'gone@example.net');
       expect(gone).toBeDefined();
-      expect(await json(['suppressions', 'delete', gone!.id])).toMatchObject({ success: true });
-      expect((await ok(['suppressions', 'list', '-a', stack.accountId])).stdout).not.toContain('gone@example.net');
+      expect(await json(['accounts', 'unsuppress', gone!.id])).toMatchObject({ success: true });
+      expect((await ok(['accounts', 'suppressions', '-a', stack.accountId])).stdout).not.toContain('gone@example.net');
     } finally {
       stack.sink.refuseRecipient = () => undefined;
       await receiver.close();
