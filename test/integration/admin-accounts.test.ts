@@ -18,6 +18,8 @@ describe('accounts', () => {
       status: 'healthy',
       daily_quota: 100,
       created_at: expect.stringMatching(ISO),
+      // A repeated field is always shown: empty where the answer has no rates.
+      streams: [],
     });
   });
 
@@ -27,7 +29,7 @@ describe('accounts', () => {
     expect(res.body).toEqual({ error: 'validation error', message: expect.stringContaining('name') });
   });
 
-  it('GET /accounts/:id adds sent_today, bounce_rate and complaint_rate as JSON numbers', async () => {
+  it('GET /accounts/:id adds sent_today, bounce_rate and complaint_rate as JSON numbers, per stream too, and compliance', async () => {
     const s = await createSender(stack, 'stats', 'stats.example');
     const before = await admin(stack, 'GET', `/accounts/${s.accountId}`);
     expect(before.body).toEqual({
@@ -39,6 +41,24 @@ describe('accounts', () => {
       sent_today: 0,
       bounce_rate: 0,
       complaint_rate: 0,
+      // Each stream's health-window figures, and the last 7 days' per stream against the 0.3 % line.
+      streams: [
+        { stream: 'transactional', sent: 0, bounce_rate: 0, complaint_rate: 0 },
+        { stream: 'broadcast', sent: 0, bounce_rate: 0, complaint_rate: 0 },
+      ],
+      compliance: {
+        window_days: 7,
+        complaint_rate_limit: 0.003,
+        streams: ['transactional', 'broadcast'].map((stream) => ({
+          stream,
+          sent: 0,
+          complained: 0,
+          unsubscribed: 0,
+          complaint_rate: 0,
+          unsubscribe_rate: 0,
+          over_complaint_limit: false,
+        })),
+      },
     });
     for (let i = 0; i < 2; i++) {
       expect(

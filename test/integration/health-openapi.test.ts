@@ -120,9 +120,20 @@ describe('GET /v1/mail/openapi.json', () => {
         'attachments',
         'job_type',
         'job_id',
+        'stream',
+        'topic',
       ]),
     );
-    expect(props('EmailSummary').sort()).toEqual(['created_at', 'from', 'id', 'status', 'subject', 'to']);
+    expect(props('EmailSummary').sort()).toEqual([
+      'created_at',
+      'from',
+      'id',
+      'status',
+      'stream',
+      'subject',
+      'to',
+      'topic',
+    ]);
     expect(props('Attachment').sort()).toEqual(['content', 'content_id', 'content_type', 'filename']);
     expect(props('SendEmailResponse').sort()).toEqual(['id', 'message_id', 'status']);
     expect(props('ScheduledEmail')).toEqual(
@@ -156,17 +167,26 @@ describe('GET /v1/mail/openapi.json', () => {
       'headers',
       'html',
       'reply_to',
+      'stream',
       'subject',
       'tags',
       'template',
       'text',
       'to',
+      'topic',
     ]);
     const versionParams = doc.paths['/v1/mail/templates/{id}/versions/{version}']!.get!.parameters!;
     expect(versionParams.map((p) => `${p.in}:${p.name}`)).toEqual(['path:id', 'path:version']);
 
     const listParams = doc.paths['/v1/mail/emails']!.get!.parameters!.map((p) => `${p.in}:${p.name}`).sort();
-    expect(listParams).toEqual(['query:job_id', 'query:job_type', 'query:page', 'query:page_size', 'query:status']);
+    expect(listParams).toEqual([
+      'query:job_id',
+      'query:job_type',
+      'query:page',
+      'query:page_size',
+      'query:status',
+      'query:stream',
+    ]);
     const scheduledParams = doc.paths['/v1/mail/emails/scheduled']!.get!.parameters!.map((p) => p.name).sort();
     expect(scheduledParams).toEqual(['limit', 'page', 'status']);
     const scheduleBody = (
