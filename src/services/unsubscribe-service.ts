@@ -85,7 +85,9 @@ export function createUnsubscribeService(deps: {
     },
 
     /** The one-click unsubscribe of `token`: idempotent, the event recorded once. */
-    unsubscribe: (token: string): Promise<Unsubscribed> => unsubscribeEmail(emailOf(token)),
+    async unsubscribe(token: string): Promise<Unsubscribed> {
+      return unsubscribeEmail(emailOf(token));
+    },
 
     unsubscribeEmail,
   };
