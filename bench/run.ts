@@ -71,7 +71,9 @@ async function main(): Promise<void> {
   };
   const figures: Figures = {};
   if (parts.has('baselines')) figures.baselines = await figuresOf(baselines(ctx, logger));
-  if ((['throughput', 'batch', 'templates', 'scheduled', 'webhooks'] as const).some((p) => parts.has(p)))
+  if (
+    (['throughput', 'batch', 'templates', 'suppressions', 'scheduled', 'webhooks'] as const).some((p) => parts.has(p))
+  )
     figures.service = await figuresOf(allInOneService(ctx, figures.baselines));
   if (parts.has('deliverability')) {
     if (remaining() < MIN_MS.deliverability!)

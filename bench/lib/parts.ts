@@ -8,6 +8,7 @@ export const PARTS = [
   'throughput',
   'batch',
   'templates',
+  'suppressions',
   'scheduled',
   'webhooks',
   'deliverability',
@@ -19,7 +20,7 @@ const DEFAULT_PARTS: Part[] = PARTS.filter((p) => p !== 'lists');
 
 const GROUPS: Record<string, Part[]> = {
   jobs: ['batch', 'scheduled', 'memory'],
-  service: ['throughput', 'batch', 'templates', 'scheduled', 'webhooks', 'memory'],
+  service: ['throughput', 'batch', 'templates', 'suppressions', 'scheduled', 'webhooks', 'memory'],
 };
 
 function parse(variable: string, raw: string | undefined): Part[] | undefined {

@@ -30,6 +30,8 @@ export const MIN_MS: Partial<Record<Part, number>> = {
   batch: 30_000,
   // 24 s of sends at a fixed rate (4 s of warm-up, 20 one-second segments), then the templated batches (10 to 15 s).
   templates: 45_000,
+  // Two imports of 100,000 rows (a few seconds each) and the export.
+  suppressions: 30_000,
   scheduled: 40_000,
   webhooks: 25_000,
   deliverability: 40_000,

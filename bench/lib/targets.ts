@@ -16,6 +16,7 @@ import { slowest } from './slowest-baseline.js';
 import { basisText, SLOPE_WINDOW_S, type SustainedFigures } from './sustained.js';
 import { RETRY_GAPS_MS, RETRY_TOLERANCE_MS } from '../parts/webhook-retries.js';
 import { TEMPLATE_CPU_RATIO, type TemplatesFigures } from '../parts/templates.js';
+import { IMPORT_ROWS, IMPORT_TARGET_S, type SuppressionsFigures } from '../parts/suppressions.js';
 
 /** Every figure of a run; a part that did not run leaves its own undefined. */
 export interface Figures {
@@ -225,6 +226,17 @@ const TARGETS: Rule[] = [
     met: (b) => b.incomplete === '' && b.lastMs.p99 <= BATCH_P99_MS,
     formula: (b) =>
       `p99 of ${b.runs} runs (= the slowest; p50 ${b.lastMs.p50}, max ${b.lastMs.max} ms), each item its own variables${b.incomplete}`,
+  }),
+  rule({
+    figure: (f: Figures): SuppressionsFigures | undefined => f.service?.suppressions,
+    name: `suppressions: POST /suppressions/import of ${IMPORT_ROWS.toLocaleString('en')} rows answered (s)`,
+    target: `< ${IMPORT_TARGET_S} s`,
+    value: (s) => s.first.seconds,
+    met: (s) => s.first.status === 200 && s.first.imported === s.rows && s.first.seconds < IMPORT_TARGET_S,
+    formula: (s) =>
+      `one request of ${(s.bytes / 1e6).toFixed(1)} MB, HTTP ${s.first.status}, ${s.first.imported} imported` +
+      (s.first.imported === s.rows ? '' : ': NOT MET whatever the time (not every row was imported)') +
+      `; the same file again (all present) ${s.again.seconds} s; export of ${s.export.lines} rows ${s.export.seconds} s`,
   }),
   rule({
     figure: scheduled,

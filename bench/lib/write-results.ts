@@ -95,6 +95,7 @@ export async function writeResults(
         jobs: {
           batch: service?.batch,
           templates: service?.templates,
+          suppressions: service?.suppressions,
           scheduled: service?.scheduled,
           webhooks: service?.webhooks,
           memory,

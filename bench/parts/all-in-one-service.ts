@@ -10,6 +10,7 @@ import { REPO_ROOT } from '../lib/children.js';
 import { webhookFigures, type WebhooksResult } from './webhook-figures.js';
 import { throughput, type ThroughputFigures } from './throughput.js';
 import { templateFigures, type TemplatesFigures } from './templates.js';
+import { suppressionFigures, type SuppressionsFigures } from './suppressions.js';
 import type { BaselineFigures } from './baselines.js';
 
 /** The figures of the all-in-one service (MAILER_ROLE=all): those of the parts that ran. */
@@ -18,6 +19,7 @@ export interface ServiceFigures {
   throughput?: ThroughputFigures;
   batch?: BatchLatencyResult;
   templates?: TemplatesFigures;
+  suppressions?: SuppressionsFigures;
   scheduled?: LatenessResult;
   webhooks?: WebhooksResult;
 }
@@ -41,7 +43,8 @@ export async function allInOneService(
     const figures: ServiceFigures = { accountCount: accounts.length };
     if (parts.has('throughput')) figures.throughput = await throughput(ctx, svc, accounts, baselines);
     // Batch latency, templates, scheduled lateness and webhooks once the throughput runs' mail is out.
-    if ((['batch', 'templates', 'scheduled', 'webhooks'] as const).some((p) => parts.has(p))) await untilSinkQuiet(ctx);
+    if ((['batch', 'templates', 'suppressions', 'scheduled', 'webhooks'] as const).some((p) => parts.has(p)))
+      await untilSinkQuiet(ctx);
     const jobs = jobsContext(ctx, (prefix) => firedAt(env.DATABASE_URL!, prefix));
     if (parts.has('batch')) {
       ctx.log(`batch latency: ${ctx.sizes.batchRuns} batches of ${BATCH_SIZE}, one at a time`);
@@ -53,6 +56,14 @@ export async function allInOneService(
       else {
         ctx.log(`templates: plain and templated sends at a fixed rate, then templated batches`);
         figures.templates = await templateFigures(ctx, jobs, svc, ctx.sizes.batchRuns);
+      }
+    }
+    if (parts.has('suppressions')) {
+      if (ctx.remaining() < MIN_MS.suppressions!)
+        ctx.log(`skipping the suppression figures: ${(ctx.remaining() / 1000).toFixed(0)} s left in the budget`);
+      else {
+        ctx.log(`suppressions: a 100,000-row CSV import (twice) and the export`);
+        figures.suppressions = await suppressionFigures(ctx, svc);
       }
     }
     if (parts.has('scheduled')) {
