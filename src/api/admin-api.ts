@@ -6,6 +6,7 @@ import type { CaughtMailService } from '../services/caught-mail-service.js';
 import type { DomainsService } from '../services/domains-service.js';
 import type { ErasureService } from '../services/erasure-service.js';
 import type { OperatorService } from '../services/operator-service.js';
+import type { SuppressionsService } from '../services/suppressions-service.js';
 import type { WebhooksService } from '../services/webhooks-service.js';
 import {
   presentAccount,
@@ -14,12 +15,12 @@ import {
   presentDay,
   presentDomain,
   presentEvent,
-  presentSuppression,
   presentWebhook,
   presentWebhookDelivery,
 } from './admin-presenters.js';
 import { callCredential, clientAddress, type CallContext, type Handlers } from './call-context.js';
 import { withStorableStrings } from './storable-strings.js';
+import { adminSuppressionCalls, type AdminSuppressionStreams } from './admin-suppressions-api.js';
 import { adminTemplateCalls, type AdminTemplatesDeps } from './admin-templates-api.js';
 import { presentBatch, presentEmail, presentEmailSummary, presentScheduled } from './presenters.js';
 
@@ -35,6 +36,7 @@ export interface AdminApiDeps {
   caught: CaughtMailService;
   erasure: ErasureService;
   templates: AdminTemplatesDeps;
+  suppressions: SuppressionsService;
 }
 
 /**
@@ -46,17 +48,20 @@ export function admitAdmin(auth: AuthService, ctx: CallContext): void {
 }
 
 /** mail.v1.AdminService, the management API behind the console; every call needs the admin token. */
-export function createAdminApi(deps: AdminApiDeps): AdminApi {
+export function createAdminApi(deps: AdminApiDeps): AdminApi & AdminSuppressionStreams {
   const admin: Admit = async (ctx, run) => {
     admitAdmin(deps.auth, ctx);
     return run();
   };
-  return withStorableStrings(AdminService, {
+  const { streamAccountSuppressionsCsv, ...suppressionCalls } = adminSuppressionCalls(deps.suppressions, admin);
+  const api = withStorableStrings(AdminService, {
     ...setupCalls(deps, admin),
     ...webhookCalls(deps, admin),
     ...operatorCalls(deps, admin),
     ...adminTemplateCalls(deps.templates, admin),
+    ...suppressionCalls,
   });
+  return { ...api, streamAccountSuppressionsCsv };
 }
 
 /** Runs a call once the admin token is admitted. */
@@ -195,10 +200,6 @@ function operatorCalls(deps: AdminApiDeps, admin: Admit) {
         days: (await deps.operator.stats(req.accountId, req.days)).map(presentDay),
       })),
 
-    listSuppressions: (req, ctx) =>
-      admin(ctx, async () => ({
-        suppressions: (await deps.operator.suppressions(req.accountId)).map(presentSuppression),
-      })),
     deleteSuppression: (req, ctx) =>
       admin(ctx, async () => {
         await deps.operator.deleteSuppression(req.id);

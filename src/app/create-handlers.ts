@@ -113,7 +113,7 @@ export function createHandlers(
     startWorkflow: core.starters.startBatch,
   });
   const events = createEventsService({ feed: repos.eventFeed });
-  const suppressions = createSuppressionsService({ suppressions: repos.suppressions });
+  const suppressions = createSuppressionsService({ suppressions: repos.suppressions, accounts: repos.accounts });
   const emailApi = createEmailApi({
     guard,
     send,
@@ -156,6 +156,7 @@ export function createHandlers(
     }),
     caught: createCaughtMailService({ caught: repos.caught }),
     templates: { templates, renderer },
+    suppressions,
     erasure: createErasureService({
       erasure: createErasureRepo(core.sql),
       traces: createErasureTracesRepo(core.sql),

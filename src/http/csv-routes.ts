@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
-import { create } from '@bufbuild/protobuf';
-import type { FastifyInstance } from 'fastify';
+import { fromJson, type JsonObject } from '@bufbuild/protobuf';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AdminSuppressionStreams } from '../api/admin-suppressions-api.js';
 import type { CallContext } from '../api/call-context.js';
 import { rateMetadata } from '../api/error-metadata.js';
 import type { SuppressionStreams } from '../api/suppressions-api.js';
@@ -11,6 +12,8 @@ import type { RestRoute } from './rest-routes.js';
 
 /** Any service's handlers, as the gateway takes them, and the streams some CSV routes answer from. */
 type AnyHandlers = Record<string, ((req: never, ctx: CallContext) => unknown) | undefined>;
+type CsvStreams = SuppressionStreams & AdminSuppressionStreams;
+type OpenStream = (ctx: CallContext, req: never) => Promise<AsyncIterable<string>>;
 
 export const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8';
 
@@ -30,7 +33,7 @@ export function registerCsvRoutes(
 ): void {
   const csvRoutes = routes.filter((r) => r.csv);
   if (csvRoutes.length === 0) return;
-  const byName = handlers as AnyHandlers & Partial<SuppressionStreams>;
+  const byName = handlers as AnyHandlers & Partial<Record<keyof CsvStreams, OpenStream>>;
   void app.register(async (child) => {
     child.removeAllContentTypeParsers();
     child.addContentTypeParser('text/csv', { parseAs: 'string' }, (_req, body, done) => done(null, body));
@@ -56,7 +59,7 @@ export function registerCsvRoutes(
           handler: async (request, reply) => {
             const ctx = request.callContext!;
             // The first chunk is read before answering: a refusal or an unreachable database is still a status.
-            const lines = await open(ctx);
+            const lines = await open(ctx, requestOf(route, request) as never);
             if (ctx.rate) void reply.headers(rateMetadata(ctx.rate));
             return reply
               .type(CSV_CONTENT_TYPE)
@@ -74,11 +77,18 @@ export function registerCsvRoutes(
         handler: async (request, reply) => {
           const ctx = request.callContext!;
           const text = typeof request.body === 'string' ? request.body : '';
-          const out = await handler(create(route.rpc.input, { [body]: text }) as never, ctx);
+          const out = await handler(requestOf(route, request, { [body]: text }) as never, ctx);
           if (ctx.rate) void reply.headers(rateMetadata(ctx.rate));
           return encode(route.rpc.output, out);
         },
       });
     }
   });
+}
+
+/** The RPC's request message: the path's id in its field (an account's, for the management API), and `fields`. */
+function requestOf(route: RestRoute, request: FastifyRequest, fields: JsonObject = {}) {
+  const params = request.params as Record<string, string | undefined>;
+  const path = route.idField === undefined ? {} : { [route.idField]: params.id ?? '' };
+  return fromJson(route.rpc.input, { ...path, ...fields });
 }

@@ -159,6 +159,26 @@ const suppressionTopic = (description: string) => ({
   pattern: `^(${TOPIC_PATTERN.source.slice(1, -1)})?$`,
   description,
 });
+/** A suppression list's filters (the account's GET /suppressions and the management API's list). */
+const suppressionFilters = {
+  email: {
+    maxLength: LIMITS.addressChars,
+    description: 'A whole address (exact match, as canonicalised) or a part of one (contains, case-insensitive).',
+  },
+  reason: filterOf(SUPPRESSION_REASONS),
+  scope: filterOf(SUPPRESSION_SCOPES),
+  topic: suppressionTopic('Only the suppressions for this topic; empty or absent: any.'),
+};
+/** A suppression added by hand (the account's POST /suppressions and the management API's). */
+const suppressionToAdd = {
+  email: suppressionEmail,
+  scope: suppressionScope(
+    '`all` (empty or absent too): every email to the address; `broadcast`: its broadcast emails.',
+  ),
+  topic: suppressionTopic(
+    'Only with scope `broadcast` (a 400 otherwise): that topic alone; empty or absent: every topic.',
+  ),
+};
 /** A suppression's topic as answered: the topic, or null when it is for every topic (or its scope is all). */
 const shownTopic = { type: ['string', 'null'], pattern: TOPIC_PATTERN.source };
 
@@ -280,26 +300,11 @@ export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
     text: { maxLength: LIMITS.textBytes },
   },
   ListTemplatesRequest: { page, page_size: pageSize },
-  SearchSuppressionsRequest: {
-    email: {
-      maxLength: LIMITS.addressChars,
-      description: 'A whole address (exact match, as canonicalised) or a part of one (contains, case-insensitive).',
-    },
-    reason: filterOf(SUPPRESSION_REASONS),
-    scope: filterOf(SUPPRESSION_SCOPES),
-    topic: suppressionTopic('Only the suppressions for this topic; empty or absent: any.'),
-    page,
-    page_size: pageSize,
-  },
-  AddSuppressionRequest: {
-    email: suppressionEmail,
-    scope: suppressionScope(
-      '`all` (empty or absent too): every email to the address; `broadcast`: its broadcast emails.',
-    ),
-    topic: suppressionTopic(
-      'Only with scope `broadcast` (a 400 otherwise): that topic alone; empty or absent: every topic.',
-    ),
-  },
+  SearchSuppressionsRequest: { ...suppressionFilters, page, page_size: pageSize },
+  AddSuppressionRequest: suppressionToAdd,
+  // The management API's list and add (the account named in the path): the account's own filters and body.
+  ListSuppressionsRequest: suppressionFilters,
+  AddAccountSuppressionRequest: suppressionToAdd,
   RemoveSuppressionRequest: {
     scope: suppressionScope('The suppression of this scope; empty or absent: every suppression of the address.'),
     topic: suppressionTopic(

@@ -39,6 +39,11 @@ const CONFLICTS: Record<string, string> = {
   updateAccountTemplate: 'The alias is already used by another template of the account',
 };
 
+/** The suppression import's rules, the account's own and the management API's. */
+const IMPORT_RULES = `The body is the CSV itself (Content-Type: text/csv; any other type is a 415): RFC 4180, header \`email[,scope[,topic]]\` on line 1 (anything else is a 400), at most ${IMPORT_MAX_ROWS} rows (more is a 413). Each row is checked as POST /suppressions checks its body; a bad row is listed in \`errors\` by its line (the header is line 1) and the others are imported with reason manual. \`skipped\`: valid rows the account had already, or that repeat an earlier row. A cell written by the export with a leading \`'\` before = + - @ tab CR or \`'\` (its spreadsheet-formula defusing) is read without it.`;
+const EXPORT_RULES =
+  "Every suppression of the account, oldest first, streamed as CSV with the header email,reason,scope,topic,created_at (topic empty when none). A cell that starts with = + - @ tab CR or ' is written with a ' before it, so that a spreadsheet does not read it as a formula; the import takes it off again.";
+
 /** Rules that depend on what is stored, which no schema can state: 400s for requests the schema allows. */
 const STATE_RULES: Record<string, string> = {
   createDomain: 'A domain already added to the account is a 400.',
@@ -58,9 +63,14 @@ const STATE_RULES: Record<string, string> = {
     'An email that is not one bare, valid address is a 400, as is a topic with a scope other than broadcast. Adding a suppression the account has already answers it again, as stored (its reason kept). Needs a key with permission all.',
   removeSuppression:
     'The path holds the address (URL-encoded); one that is not a valid address is a 400, and a topic without scope=broadcast too. 404 when the account has no such suppression. Needs a key with permission all.',
-  importSuppressions: `The body is the CSV itself (Content-Type: text/csv; any other type is a 415): RFC 4180, header \`email[,scope[,topic]]\` on line 1 (anything else is a 400), at most ${IMPORT_MAX_ROWS} rows (more is a 413). Each row is checked as POST /suppressions checks its body; a bad row is listed in \`errors\` by its line (the header is line 1) and the others are imported with reason manual. \`skipped\`: valid rows the account had already, or that repeat an earlier row. A cell written by the export with a leading \`'\` before = + - @ tab CR or \`'\` (its spreadsheet-formula defusing) is read without it. Needs a key with permission all.`,
-  exportSuppressions:
-    "Every suppression of the account, oldest first, streamed as CSV with the header email,reason,scope,topic,created_at (topic empty when none). A cell that starts with = + - @ tab CR or ' is written with a ' before it, so that a spreadsheet does not read it as a formula; the import takes it off again. Needs a key with permission all or read_only.",
+  importSuppressions: `${IMPORT_RULES} Needs a key with permission all.`,
+  exportSuppressions: `${EXPORT_RULES} Needs a key with permission all or read_only.`,
+  listSuppressions:
+    "The filters are those of the account's GET /suppressions. At most the newest 1000 are listed; `total` says how many match. An unknown account is a 404.",
+  addAccountSuppression:
+    "As the account's POST /suppressions: an email that is not one bare, valid address is a 400, as is a topic with a scope other than broadcast; a suppression the account has already is answered again, as stored (its reason kept). An unknown account is a 404.",
+  importAccountSuppressions: `As the account's POST /suppressions/import. ${IMPORT_RULES} An unknown account is a 404.`,
+  exportAccountSuppressions: `As the account's GET /suppressions/export. ${EXPORT_RULES} An unknown account is a 404.`,
   searchSuppressions: 'Needs a key with permission all or read_only.',
 };
 
@@ -108,6 +118,9 @@ const LINKS: Record<string, { from: string; to: string[] }> = {
       'listAccountScheduledEmails',
       'getAccountStats',
       'listSuppressions',
+      'addAccountSuppression',
+      'importAccountSuppressions',
+      'exportAccountSuppressions',
     ],
   },
   createDomain: { from: 'id', to: ['verifyDomain', 'updateDomain'] },

@@ -85,6 +85,7 @@ export async function buildRestApp(deps: RestAppDeps): Promise<FastifyInstance> 
   registerGateway(app, API_BASE, PUBLIC_ROUTES, deps.emailApi, deps.admitApi);
   registerCsvRoutes(app, API_BASE, PUBLIC_ROUTES, deps.emailApi, deps.admitApi);
   registerGateway(app, ADMIN_BASE, ADMIN_ROUTES, deps.adminApi, deps.admitAdmin);
+  registerCsvRoutes(app, ADMIN_BASE, ADMIN_ROUTES, deps.adminApi, deps.admitAdmin);
 
   registerServiceRoutes(app, deps);
 

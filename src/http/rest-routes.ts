@@ -2,6 +2,7 @@ import type { DescMethod } from '@bufbuild/protobuf';
 import { AdminService } from '../gen/mail/v1/admin_service_pb.js';
 import { EmailService } from '../gen/mail/v1/email_service_pb.js';
 import { BODY_LIMITS } from '../domain/limits.js';
+import type { AdminSuppressionStreams } from '../api/admin-suppressions-api.js';
 import type { SuppressionStreams } from '../api/suppressions-api.js';
 
 /**
@@ -25,10 +26,11 @@ export interface RestRoute {
   bodyLimit?: number;
   /**
    * CSV instead of the RPC's JSON (the suppression import and export, registered by csv-routes.ts): `body` names
-   * the request field a text/csv body fills; `stream` the handler (api/suppressions-api.ts SuppressionStreams)
-   * whose text/csv answer is streamed, where the RPC answers it in one message over gRPC.
+   * the request field a text/csv body fills; `stream` the handler (api/suppressions-api.ts SuppressionStreams,
+   * admin-suppressions-api.ts AdminSuppressionStreams) whose text/csv answer is streamed, where the RPC answers
+   * it in one message over gRPC.
    */
-  csv?: { body?: string; stream?: keyof SuppressionStreams };
+  csv?: { body?: string; stream?: keyof (SuppressionStreams & AdminSuppressionStreams) };
   summary: string;
 }
 
@@ -438,7 +440,31 @@ export const ADMIN_ROUTES: RestRoute[] = [
     path: '/accounts/:id/suppressions',
     rpc: a.listSuppressions,
     idField: 'account_id',
-    summary: 'Addresses the account no longer sends to',
+    summary: "An account's newest 1000 suppressions, by address, reason, scope or topic, and how many match",
+  },
+  {
+    method: 'POST',
+    path: '/accounts/:id/suppressions',
+    rpc: a.addAccountSuppression,
+    idField: 'account_id',
+    summary: 'Suppress an address for an account (reason manual), as its POST /suppressions',
+  },
+  {
+    method: 'POST',
+    path: '/accounts/:id/suppressions/import',
+    rpc: a.importAccountSuppressions,
+    idField: 'account_id',
+    csv: { body: 'csv' },
+    bodyLimit: BODY_LIMITS.suppressionImport,
+    summary: "Import an account's suppressions from CSV, as its POST /suppressions/import",
+  },
+  {
+    method: 'GET',
+    path: '/accounts/:id/suppressions/export',
+    rpc: a.exportAccountSuppressions,
+    idField: 'account_id',
+    csv: { stream: 'streamAccountSuppressionsCsv' },
+    summary: 'Every suppression of an account as CSV (email,reason,scope,topic,created_at), streamed',
   },
   {
     method: 'DELETE',

@@ -21,6 +21,7 @@ const READ_MAX_BYTES: ReadonlyMap<DescMethod, number> = new Map<DescMethod, numb
   [EmailService.method.renderTemplate, BODY_LIMITS.singleSend],
   // A suppression import's CSV: 100,000 rows with topics.
   [EmailService.method.importSuppressions, BODY_LIMITS.suppressionImport],
+  [AdminService.method.importAccountSuppressions, BODY_LIMITS.suppressionImport],
   [AdminService.method.createAccountTemplate, BODY_LIMITS.template],
   [AdminService.method.updateAccountTemplate, BODY_LIMITS.template],
   [AdminService.method.previewAccountTemplate, BODY_LIMITS.template],

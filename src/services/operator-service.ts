@@ -3,7 +3,6 @@ import type { EmailRow, StoredAttachment } from '../domain/entities/emails.js';
 import type { DayCounts, EventRow } from '../domain/entities/events.js';
 import type { EventsRepo } from '../db/index.js';
 import type { OwnersRepo } from '../db/index.js';
-import type { SuppressionRow } from '../domain/entities/suppressions.js';
 import type { SuppressionsRepo } from '../db/index.js';
 import type { TrackingCounts } from '../domain/entities/tracking.js';
 import type { TrackingRepo } from '../db/index.js';
@@ -19,7 +18,7 @@ export interface OperatorDeps {
   accounts: Pick<AccountsRepo, 'get'>;
   owners: Pick<OwnersRepo, 'ofEmail' | 'ofScheduled'>;
   events: Pick<EventsRepo, 'timeline' | 'perDay'>;
-  suppressions: Pick<SuppressionsRepo, 'list' | 'delete'>;
+  suppressions: Pick<SuppressionsRepo, 'delete'>;
   tracking: Pick<TrackingRepo, 'counts'>;
   query: EmailQueryService;
   schedule: ScheduleService;
@@ -80,11 +79,6 @@ export function createOperatorService(deps: OperatorDeps) {
       if (days < 0 || days > STATS_DAYS.max) throw invalid(`days must be from 1 to ${STATS_DAYS.max}; got ${days}`);
       await actAsAccount(accountId);
       return deps.events.perDay(accountId, days === 0 ? STATS_DAYS.default : days);
-    },
-
-    async suppressions(accountId: string): Promise<SuppressionRow[]> {
-      await actAsAccount(accountId);
-      return deps.suppressions.list(accountId);
     },
 
     async deleteSuppression(id: string): Promise<void> {

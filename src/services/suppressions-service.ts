@@ -1,9 +1,9 @@
-import type { SuppressionsRepo } from '../db/index.js';
+import type { AccountsRepo, SuppressionsRepo } from '../db/index.js';
 import { filterOf, SUPPRESSION_REASONS, SUPPRESSION_SCOPES } from '../domain/catalog.js';
 import type { SuppressionFilter, SuppressionRow } from '../domain/entities/suppressions.js';
 import { toPage } from '../domain/pagination.js';
 import { suppressionAddress, suppressionEntry, suppressionRule } from '../domain/suppression-rules.js';
-import { AppError, invalid } from '../errors.js';
+import { AppError, invalid, notFound } from '../errors.js';
 import { exportHeaderLine, exportLine, readImport, type RowError } from './suppression-csv.js';
 
 /** A list query as the request gives it ('' and 0: not given). */
@@ -26,9 +26,13 @@ export interface ImportResult {
  * An account's own suppression list (CONTRACT.md "Streams, one-click unsubscribe and suppressions"): list,
  * add, remove, import and export. Every call is for the caller's account alone. Addresses are kept in their key
  * form (address.ts), so `USER@Example.COM` and `user@example.com` are one suppression. The caller has
- * authenticated the account and checked the key's permission.
+ * authenticated the account and checked the key's permission; an operator's call (the management API) names the
+ * account, which assertAccount checks exists.
  */
-export function createSuppressionsService(deps: { suppressions: SuppressionsRepo }) {
+export function createSuppressionsService(deps: {
+  suppressions: SuppressionsRepo;
+  accounts?: Pick<AccountsRepo, 'get'>;
+}) {
   const { suppressions } = deps;
 
   function filterFrom(q: SuppressionQuery): SuppressionFilter {
@@ -51,6 +55,23 @@ export function createSuppressionsService(deps: { suppressions: SuppressionsRepo
   }
 
   return {
+    /** 404 unless the account exists: an operator's call names one (an API key's is its own). */
+    async assertAccount(accountId: string): Promise<void> {
+      if (deps.accounts && !(await deps.accounts.get(accountId))) throw notFound('account', accountId);
+    },
+
+    /**
+     * The management API's list: the newest `limit` of the account's suppressions that match the filters (the
+     * public list's), with how many match in all.
+     */
+    async newest(
+      accountId: string,
+      q: Omit<SuppressionQuery, 'page' | 'pageSize'>,
+      limit: number,
+    ): Promise<{ rows: SuppressionRow[]; total: number }> {
+      return suppressions.page(accountId, filterFrom({ ...q, page: 0, pageSize: 0 }), limit, 0);
+    },
+
     /** One page of the account's suppressions, newest first, with how many match. */
     async list(accountId: string, q: SuppressionQuery): Promise<{ rows: SuppressionRow[]; total: number }> {
       const filter = filterFrom(q);
