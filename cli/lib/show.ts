@@ -75,6 +75,8 @@ export function showAccount(a: Account): string {
     'sentToday',
     ['bounce_rate', rate(a.bounceRate)],
     ['complaint_rate', rate(a.complaintRate)],
+    'brandName',
+    'brandLogoUrl',
     'createdAt',
   ]);
 }

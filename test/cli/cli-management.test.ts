@@ -90,6 +90,20 @@ describe('management', () => {
     expect(await json(['accounts', 'get', account.id])).toMatchObject({ daily_quota: 1000, sent_today: 0 });
     expect(await json(['accounts', 'update', account.id, '--status', 'paused'])).toMatchObject({ status: 'paused' });
     expect((await mailer(['accounts', 'update', account.id])).code).toBe(2);
+    const branded = await ok(['accounts', 'update', account.id, '--brand-name', 'Acme News']);
+    expect(branded.stdout).toMatch(/^brand_name\s+Acme News$/m);
+    expect(
+      await json(['accounts', 'update', account.id, '--brand-logo-url', 'https://cdn.acme.example/logo.png']),
+    ).toMatchObject({ brand_name: 'Acme News', brand_logo_url: 'https://cdn.acme.example/logo.png' });
+    const refused = await mailer([
+      'accounts',
+      'update',
+      account.id,
+      '--brand-logo-url',
+      'http://cdn.acme.example/l.png',
+    ]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/brand_logo_url/);
   });
 
   it('webhooks create shows the secret once; list never does; delete', async () => {
