@@ -12,6 +12,9 @@ function decodePassed(schema: DescMessage, input: Record<string, unknown>) {
   return message;
 }
 
+const decodeSend = (input: Record<string, unknown>) =>
+  decodePassed(SendEmailRequestSchema, input) as ReturnType<typeof fromJson<typeof SendEmailRequestSchema>>;
+
 const variables = () => ({
   name: 'Ada',
   n: 3.5,
@@ -51,7 +54,7 @@ describe('passStructsThrough: Struct fields reach the message as fromJson would 
 
   it('hands over the parsed object itself, with an own __proto__ key kept as data', () => {
     const vars = JSON.parse('{"__proto__": {"x": 1}, "a": "b"}') as Record<string, unknown>;
-    const message = decodePassed(SendEmailRequestSchema, { template: { id: 'tpl_1', variables: vars } });
+    const message = decodeSend({ template: { id: 'tpl_1', variables: vars } });
     expect(message.template?.variables).toBe(vars);
     expect(Object.getPrototypeOf(message.template?.variables)).toBe(Object.prototype);
   });
@@ -62,11 +65,11 @@ describe('passStructsThrough: Struct fields reach the message as fromJson would 
     ['a number', 1],
   ])('leaves %s for fromJson to refuse as before', (_what, bad) => {
     const input = { template: { id: 'tpl_1', variables: bad } };
-    expect(() => decodePassed(SendEmailRequestSchema, input)).toThrow(/variables|Struct/);
+    expect(() => decodeSend(input)).toThrow(/variables|Struct/);
   });
 
   it('treats null as fromJson does (no variables)', () => {
-    const message = decodePassed(SendEmailRequestSchema, { template: { id: 'tpl_1', variables: null } });
+    const message = decodeSend({ template: { id: 'tpl_1', variables: null } });
     expect(message.template?.variables).toBeUndefined();
   });
 });
