@@ -6,6 +6,7 @@ import { rateMetadata } from '../api/error-metadata.js';
 import { BODY_LIMITS } from '../domain/limits.js';
 import { invalid } from '../errors.js';
 import { describeJsonError } from './json-errors.js';
+import { passStructsThrough } from './json-passthrough.js';
 import type { RestRoute } from './rest-routes.js';
 
 declare module 'fastify' {
@@ -59,7 +60,10 @@ function decode(route: RestRoute, request: FastifyRequest): unknown {
   try {
     // Unknown body fields are refused (a misspelt field would otherwise be dropped silently); unknown
     // query parameters are ignored, as HTTP caches and proxies add their own.
-    return fromJson(route.rpc.input, input as JsonValue, { ignoreUnknownFields: fromQuery });
+    const passed = passStructsThrough(route.rpc.input, input);
+    const message = fromJson(route.rpc.input, passed.input as JsonValue, { ignoreUnknownFields: fromQuery });
+    passed.restore(message);
+    return message;
   } catch (err) {
     throw invalid(describeJsonError(err));
   }
