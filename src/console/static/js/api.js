@@ -20,20 +20,26 @@ export function setUnauthorizedHandler(fn) {
   onUnauthorized = fn;
 }
 
-async function request(method, path, { query, body, token = session.token() } = {}) {
+/**
+ * One call. `body` goes as JSON; `csv` (text) as the body itself, text/csv. With `asText` the answer's text is
+ * answered as it came (a CSV export) instead of being read as JSON; a failure is read as JSON either way.
+ */
+async function request(method, path, { query, body, csv, asText = false, token = session.token() } = {}) {
   const url = new URL(BASE + path, location.origin);
   for (const [name, value] of Object.entries(query ?? {})) {
     if (value !== undefined && value !== null && value !== '') url.searchParams.set(name, String(value));
   }
   const headers = { authorization: `Bearer ${token ?? ''}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
+  if (csv !== undefined) headers['content-type'] = 'text/csv';
   let res;
   try {
-    res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    res = await fetch(url, { method, headers, body: csv ?? (body === undefined ? undefined : JSON.stringify(body)) });
   } catch {
     throw new ApiError(0, 'network error', 'The service did not answer. Is it running?');
   }
   const text = await res.text();
+  if (asText && res.ok) return text;
   let json;
   try {
     json = text === '' ? {} : JSON.parse(text);
@@ -104,7 +110,18 @@ export const listScheduledEmails = (accountId, query) =>
   request('GET', `/accounts/${id(accountId)}/scheduled`, { query });
 export const cancelScheduledEmail = (scheduledId) => request('DELETE', `/scheduled/${id(scheduledId)}`);
 
-export const listSuppressions = (accountId) => request('GET', `/accounts/${id(accountId)}/suppressions`);
+/** query: {email?, reason?, scope?, topic?}: answers {suppressions (the newest 1000 that match), total}. */
+export const listSuppressions = (accountId, query) =>
+  request('GET', `/accounts/${id(accountId)}/suppressions`, { query });
+/** suppression: {email, scope?: 'all' | 'broadcast', topic?}: reason manual; one that exists is answered again. */
+export const addSuppression = (accountId, suppression) =>
+  request('POST', `/accounts/${id(accountId)}/suppressions`, { body: suppression });
+/** csv: the file's text (header email[,scope[,topic]]); answers {imported, skipped, errors: [{line, message}]}. */
+export const importSuppressions = (accountId, csv) =>
+  request('POST', `/accounts/${id(accountId)}/suppressions/import`, { csv });
+/** Every suppression of the account, as the CSV text (email,reason,scope,topic,created_at). */
+export const exportSuppressions = (accountId) =>
+  request('GET', `/accounts/${id(accountId)}/suppressions/export`, { asText: true });
 export const deleteSuppression = (suppressionId) => request('DELETE', `/suppressions/${id(suppressionId)}`);
 
 /** query: {page?, page_size?}: answers {templates: [{id, name, alias?, subject, version (the latest), published_version, ...}], total}. */

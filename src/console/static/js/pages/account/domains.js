@@ -1,11 +1,12 @@
 /**
- * Sender domains: the DNS records to publish with each one's status from the last DNS check, verification
- * (or the operator's override), DKIM key rotation, and tracking.
+ * Sender domains: the DNS records to publish with each one's status from the last DNS check, the DMARC policy
+ * that check found, verification (or the operator's override), DKIM key rotation, and tracking.
  */
 import { createDomain, listDomains, rotateDomainDkim, updateDomain, verifyDomain } from '../../api.js';
 import { h, replaceChildren, uniqueId } from '../../dom.js';
 import { formatTime } from '../../format.js';
 import { announce, announceError } from '../../ui/announce.js';
+import { dmarcStatus } from '../../ui/compliance.js';
 import { copyField } from '../../ui/copy.js';
 import { confirmAction } from '../../ui/dialog.js';
 import { field, onSubmit } from '../../ui/form.js';
@@ -151,6 +152,7 @@ function domainCard(domain, reload) {
         `Added ${formatTime(domain.created_at)} · ${domain.dns_checked_at ? `DNS checked ${formatTime(domain.dns_checked_at)}` : 'DNS not checked yet'}`,
       ),
     ),
+    h('p', { class: 'dmarc-line' }, dmarcStatus(domain.dmarc)),
     dataTable({
       caption: `DNS records for ${domain.name}`,
       showCaption: false,

@@ -1,4 +1,7 @@
-/** An account at a glance: status, quota and rates (editable), and its sends and outcomes per day. */
+/**
+ * An account at a glance: status, quota and rates (editable), each stream's complaint and unsubscribe rates
+ * against the 0.3 % line, and its sends and outcomes per day.
+ */
 import { getAccountStats } from '../../api.js';
 import { h } from '../../dom.js';
 import { formatNumber, formatTime } from '../../format.js';
@@ -6,6 +9,7 @@ import { navigate } from '../../router.js';
 import { editAccount } from '../../ui/account-dialog.js';
 import { bounceRate, complaintRate, quotaUsed } from '../../ui/account-usage.js';
 import { dailyBarChart } from '../../ui/bar-chart.js';
+import { complianceTable } from '../../ui/compliance.js';
 import { field, select } from '../../ui/form.js';
 import { fact, section } from '../../ui/page.js';
 import { pill } from '../../ui/pill.js';
@@ -60,6 +64,9 @@ export async function render({ account, query, refresh }) {
     'div',
     { class: 'stack' },
     section('Health and quota', facts, h('div', { class: 'card-actions' }, edit)),
+    account.compliance
+      ? section(`Compliance, last ${account.compliance.window_days} days`, complianceTable(account.compliance))
+      : null,
     section(
       'Sends and outcomes per day',
       h('div', { class: 'toolbar' }, field('Period (days)', period)),
