@@ -286,6 +286,15 @@ describe('GET /emails?stream=', () => {
     expect(page.body.total).toBe(broadcastIds.size);
     expect(page.body.data).toHaveLength(Math.min(2, broadcastIds.size - 2));
 
+    // The management API's list of the account's emails filters the same way.
+    const adminListed = await call<{ data: Obj[]; total: number }>(
+      'GET',
+      `${stack.admin}/accounts/${stack.accountId}/emails?stream=broadcast&page_size=100`,
+      { token: ADMIN_TOKEN },
+    );
+    expect(adminListed.body.total).toBe(broadcastIds.size);
+    expect(new Set(adminListed.body.data.map((e) => e.id))).toEqual(broadcastIds);
+
     const bad: JsonResponse = await get('/emails?stream=bulk');
     expectValidationError(bad, 'unknown stream', /^stream must be one of transactional, broadcast; got "bulk"$/);
   });
