@@ -1,4 +1,4 @@
-import { tags } from './dns-match.js';
+import { tags } from './tag-list.js';
 
 /**
  * Whether a DMARC policy covers a sender domain, and which (CONTRACT.md issue 25, "compliance at a glance";

@@ -1,4 +1,5 @@
 import type { CheckOutcome, ExpectedRecord } from './dns-records.js';
+import { tags } from './tag-list.js';
 
 /**
  * Whether what DNS answered for a record's name is the record (domain/dns-records.ts): each purpose has
@@ -64,17 +65,6 @@ function matchDmarc(txt: string[]): Exclude<CheckOutcome, 'unknown'> {
   const dmarc = txt.filter((t) => /^v\s*=\s*DMARC1(\s*;|\s*$)/i.test(t));
   if (dmarc.length === 0) return 'absent';
   return dmarc.length === 1 ? 'verified' : 'failed';
-}
-
-/** A tag list (RFC 6376 3.2): `tag=value` pairs split by `;`, whitespace around them ignored. */
-export function tags(record: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const part of record.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0) continue;
-    out.set(part.slice(0, eq).trim().toLowerCase(), part.slice(eq + 1).trim());
-  }
-  return out;
 }
 
 /** The published key is ours: its p= equals ours once whitespace (folding) is removed, and its k= is RSA. */
