@@ -68,7 +68,12 @@ const VOCABULARIES: Record<string, Vocabulary> = {
   ACCOUNT_STATUSES: { values: ACCOUNT_STATUSES, proto: ['Account.status'], checks: ['accounts.status'] },
   SUPPRESSION_REASONS: {
     values: SUPPRESSION_REASONS,
-    proto: ['Suppression.reason', 'SuppressionEntry.reason', 'SearchSuppressionsRequest.reason'],
+    proto: [
+      'Suppression.reason',
+      'SuppressionEntry.reason',
+      'SearchSuppressionsRequest.reason',
+      'ListSuppressionsRequest.reason',
+    ],
     checks: ['suppressions.reason'],
   },
   SUPPRESSION_SCOPES: {
@@ -78,6 +83,8 @@ const VOCABULARIES: Record<string, Vocabulary> = {
       'SuppressionEntry.scope',
       'SearchSuppressionsRequest.scope',
       'AddSuppressionRequest.scope',
+      'AddAccountSuppressionRequest.scope',
+      'ListSuppressionsRequest.scope',
       'RemoveSuppressionRequest.scope',
     ],
     checks: ['suppressions.scope'],
