@@ -76,6 +76,16 @@ export function readImport(text: string): ReadImport {
   // The line each record ends on, beside the records (csv-parse's `info` option would type them apart).
   const ends: number[] = [];
   let lastEnd = 0;
+  // Records read or skipped so far, header included: the parse stops at the first one past the limit, so a body
+  // of millions of one-character rows (the body limit allows some 24 million) is refused before it is held.
+  let seen = 0;
+  const count = () => {
+    if (++seen > IMPORT_MAX_ROWS + 1)
+      throw new AppError(
+        'payload_too_large',
+        `An import takes at most ${IMPORT_MAX_ROWS} rows; this file has more: split it`,
+      );
+  };
   let records: string[][];
   try {
     records = parse(text, {
@@ -87,6 +97,7 @@ export function readImport(text: string): ReadImport {
       skip_records_with_error: true,
       on_skip: (err) => {
         if (!err) return undefined;
+        count();
         // An unclosed quote is found at the end of the file: it opened on the line after the last record read.
         const line = err.code === 'CSV_QUOTE_NOT_CLOSED' ? lastEnd + 1 : Number(err.lines);
         errors.push({ line, message: describeCsvError(err) });
@@ -94,6 +105,7 @@ export function readImport(text: string): ReadImport {
         return undefined;
       },
       on_record: (record: string[], context) => {
+        count();
         ends.push(context.lines);
         lastEnd = context.lines;
         return record;
@@ -108,12 +120,6 @@ export function readImport(text: string): ReadImport {
   if (header === undefined || ends[0] !== 1 || !columns.every((c, i) => c === HEADERS[i]))
     throw invalid(
       `line 1 must be the header email, email,scope or email,scope,topic; got ${header === undefined || ends[0] !== 1 ? 'nothing' : JSON.stringify(columns.join(',').slice(0, 80))}`,
-    );
-  const rows = records.length - 1;
-  if (rows > IMPORT_MAX_ROWS)
-    throw new AppError(
-      'payload_too_large',
-      `An import takes at most ${IMPORT_MAX_ROWS} rows; this file has ${rows}: split it`,
     );
   const entries: NewSuppressionEntry[] = [];
   for (let i = 1; i < records.length; i++) {

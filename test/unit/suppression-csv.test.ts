@@ -79,9 +79,18 @@ describe('reading an import', () => {
     const rows = 'a@example.com\n'.repeat(IMPORT_MAX_ROWS + 1);
     const over = refused(`email\n${rows}`);
     expect(over.kind).toBe('payload_too_large');
-    expect(over.message).toBe(
-      `An import takes at most ${IMPORT_MAX_ROWS} rows; this file has ${IMPORT_MAX_ROWS + 1}: split it`,
-    );
+    expect(over.message).toBe(`An import takes at most ${IMPORT_MAX_ROWS} rows; this file has more: split it`);
+    // Exactly the limit is read whole.
+    expect(readImport(`email\n${'a@example.com\n'.repeat(IMPORT_MAX_ROWS)}`).entries).toHaveLength(IMPORT_MAX_ROWS);
+  });
+
+  it('stops reading at the row past the limit: millions of tiny rows, or of bad ones, are not all parsed', () => {
+    const started = performance.now();
+    const tiny = refused(`email\n${'a\n'.repeat(5_000_000)}`);
+    expect(tiny.kind).toBe('payload_too_large');
+    const bad = refused(`email\n${'"a"b\n'.repeat(2_000_000)}`);
+    expect(bad.kind).toBe('payload_too_large');
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 });
 
