@@ -7,8 +7,25 @@ import type { DescField, DescMessage } from '@bufbuild/protobuf';
  * back into the same JSON: two walks and an object per value for nothing, on every templated send (issue 24
  * allows a template send 10 % more CPU than a plain one). JSON.parse made the object already, and every JSON
  * object is a valid Struct, so it is taken off the input before `fromJson` and set on the message after.
- * Anything else (an array, a string, null) stays in the input for `fromJson` to judge as before.
+ * Anything else (an array, a string, null), and an object nested deeper than PASSED_DEPTH, stays in the input for
+ * `fromJson` to judge as before: its recursion limit (100 message levels, two per JSON level inside a Struct) is
+ * what keeps a body of 100,000 nested arrays from reaching code that would recurse through them.
  */
+
+/** JSON levels a Struct passed through may hold: well inside what `fromJson` accepts from a send or a batch item. */
+export const PASSED_DEPTH = 32;
+
+/** Whether `value` nests at most `levels` JSON levels deep (a scalar is 0); stops as soon as it is deeper. */
+function nestsWithin(value: unknown, levels: number): boolean {
+  if (typeof value !== 'object' || value === null) return true;
+  if (levels === 0) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (!nestsWithin(item, levels - 1)) return false;
+    return true;
+  }
+  for (const key in value) if (!nestsWithin((value as JsonObject)[key], levels - 1)) return false;
+  return true;
+}
 
 const STRUCT = 'google.protobuf.Struct';
 
@@ -71,7 +88,7 @@ function detach(sites: Site[], input: JsonObject, path: (string | number)[], out
     const at = [...path, site.field.localName];
     let replaced: unknown;
     if (site.inner === undefined) {
-      if (!isObject(value)) continue;
+      if (!isObject(value) || !nestsWithin(value, PASSED_DEPTH)) continue;
       out.push({ path: at, value });
       replaced = undefined;
     } else if (site.list) {

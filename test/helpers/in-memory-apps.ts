@@ -13,11 +13,17 @@ import { createFakeEmailApi } from './fake-api-deps.js';
 
 const logger = createLogger('silent', 'test');
 
-/** An admin API none of these tests reach: every RPC answers 401, as to a caller without the token. */
+/**
+ * An admin API none of these tests reach: every RPC answers 401, as to a caller without the token, and so does the
+ * streamed CSV export (csv-routes.ts), which is no RPC of its own on REST.
+ */
 const refuseAdmin = async (): Promise<never> => {
   throw new AppError('unauthorized', 'Invalid or missing admin token');
 };
-const adminApi = Object.fromEntries(AdminService.methods.map((m) => [m.localName, refuseAdmin]));
+const adminApi = {
+  ...Object.fromEntries(AdminService.methods.map((m) => [m.localName, refuseAdmin])),
+  streamAccountSuppressionsCsv: refuseAdmin,
+};
 
 /**
  * The REST app as the service builds it, over the fake email API, answered in memory (`app.inject`);

@@ -80,6 +80,7 @@ describe('GET /emails: filters, pagination, newest first', () => {
       subject: 'list 2',
       status: 'delivered',
       created_at: expect.stringMatching(ISO),
+      stream: 'transactional',
     });
     const created = res.body.data.map((e) => Date.parse(e.created_at as string));
     expect([...created].sort((a, b) => b - a)).toEqual(created);

@@ -119,7 +119,10 @@ describe('events API', () => {
     const cases: [string, RegExp][] = [
       ['?limit=1001', /limit must be from 1 to 1000/],
       ['?limit=-1', /limit must be from 1 to 1000/],
-      ['?type=sent', /type must be one of send, delivery, bounce, complaint, reject, open, click; got "sent"/],
+      [
+        '?type=sent',
+        /type must be one of send, delivery, bounce, complaint, reject, open, click, unsubscribe; got "sent"/,
+      ],
       ['?after=evt_01jbadcursor', /after must be empty or a next_cursor/],
       ['?after=99999999999999999999-01jv0000000000000000000000', /after must be empty or a next_cursor/],
       ['?after=029-20ury97053emu6rh4sxwmotmnz', /after must be empty or a next_cursor/],

@@ -2,7 +2,7 @@ import { fromJson, toJson, type DescMessage, type JsonValue } from '@bufbuild/pr
 import { describe, expect, it } from 'vitest';
 import { SendBatchRequestSchema, SendEmailRequestSchema } from '../../src/gen/mail/v1/email_service_pb.js';
 import { RenderTemplateRequestSchema } from '../../src/gen/mail/v1/templates_pb.js';
-import { passStructsThrough } from '../../src/http/json-passthrough.js';
+import { PASSED_DEPTH, passStructsThrough } from '../../src/http/json-passthrough.js';
 
 /** Decoded with the Structs passed through, as the REST gateway does. */
 function decodePassed(schema: DescMessage, input: Record<string, unknown>) {
@@ -71,5 +71,19 @@ describe('passStructsThrough: Struct fields reach the message as fromJson would 
   it('treats null as fromJson does (no variables)', () => {
     const message = decodeSend({ template: { id: 'tpl_1', variables: null } });
     expect(message.template?.variables).toBeUndefined();
+  });
+
+  it('leaves an object nested deeper than PASSED_DEPTH to fromJson, whose recursion limit refuses the deepest', () => {
+    const nested = (levels: number): unknown => (levels === 0 ? 'x' : { a: nested(levels - 1) });
+    const passedThrough = { list: JSON.parse(`${'['.repeat(PASSED_DEPTH - 1)}1${']'.repeat(PASSED_DEPTH - 1)}`) };
+    const shallow = decodeSend({ template: { id: 'tpl_1', variables: passedThrough } });
+    expect(shallow.template?.variables).toBe(passedThrough);
+    const deeper = nested(PASSED_DEPTH + 5) as Record<string, unknown>;
+    const decoded = decodeSend({ template: { id: 'tpl_1', variables: deeper } });
+    expect(decoded.template?.variables).not.toBe(deeper);
+    expect(decoded.template?.variables).toEqual(deeper);
+    const n = 100_000;
+    const deepest = JSON.parse(`{"body":${'['.repeat(n)}"x"${']'.repeat(n)}}`) as Record<string, unknown>;
+    expect(() => decodeSend({ template: { id: 'tpl_1', variables: deepest } })).toThrow(/maximum recursion depth/);
   });
 });

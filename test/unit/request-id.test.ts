@@ -85,8 +85,15 @@ describe('request ids', () => {
       throw new Error('not reached');
     };
     const app = await buildRestApp({
-      emailApi: { ...Object.fromEntries(EmailService.methods.map((m) => [m.localName, refuse])), sendEmail: failing },
-      adminApi: Object.fromEntries(AdminService.methods.map((m) => [m.localName, refuse])),
+      emailApi: {
+        ...Object.fromEntries(EmailService.methods.map((m) => [m.localName, refuse])),
+        streamSuppressionsCsv: refuse,
+        sendEmail: failing,
+      },
+      adminApi: {
+        ...Object.fromEntries(AdminService.methods.map((m) => [m.localName, refuse])),
+        streamAccountSuppressionsCsv: refuse,
+      },
       admitApi: async () => undefined,
       admitAdmin: async () => undefined,
       logger,
