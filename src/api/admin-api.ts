@@ -197,7 +197,7 @@ function operatorCalls(deps: AdminApiDeps, admin: Admit) {
     getAccountStats: (req, ctx) =>
       admin(ctx, async () => ({
         accountId: req.accountId,
-        days: (await deps.operator.stats(req.accountId, req.days)).map(presentDay),
+        days: (await deps.operator.stats(req.accountId, req.days, req.stream)).map(presentDay),
       })),
 
     deleteSuppression: (req, ctx) =>

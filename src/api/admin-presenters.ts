@@ -153,7 +153,7 @@ export function presentSuppression(s: SuppressionRow): MessageInitShape<typeof S
     id: s.id,
     emailAddress: s.address,
     reason: s.reason,
-    emailId: s.emailId,
+    ...(s.emailId !== '' ? { emailId: s.emailId } : {}),
     createdAt: iso(s.createdAt),
     scope: s.scope,
     topic: presentTopic(s.topic),

@@ -93,13 +93,13 @@ export function registerGateway(
   app: FastifyInstance,
   base: string,
   routes: RestRoute[],
-  handlers: AnyHandlers,
+  handlers: object,
   admit: (ctx: CallContext) => Promise<unknown>,
 ): void {
   for (const route of routes) {
     // CSV in or out: csv-routes.ts.
     if (route.csv) continue;
-    const handler = handlers[route.rpc.localName];
+    const handler = (handlers as AnyHandlers)[route.rpc.localName];
     if (!handler) throw new Error(`no handler for ${route.rpc.name}`);
     app.route({
       method: route.method,

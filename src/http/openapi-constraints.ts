@@ -379,7 +379,7 @@ export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
   },
   ListAccountBatchJobsRequest: { page, limit: pageSize, status: filterOf(BATCH_STATUSES) },
   ListAccountScheduledEmailsRequest: { page, limit: pageSize, status: filterOf(SCHEDULED_FILTERS) },
-  GetAccountStatsRequest: { days: count(STATS_DAYS.max, STATS_DAYS.default) },
+  GetAccountStatsRequest: { days: count(STATS_DAYS.max, STATS_DAYS.default), stream: filterOf(STREAMS) },
   ListCaughtMessagesRequest: { limit: count(CAUGHT_LIST_MAX, CAUGHT_LIST_DEFAULT) },
   EraseRecipientRequest: {
     address: {

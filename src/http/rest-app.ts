@@ -13,6 +13,8 @@ import { countBodiesInFlight } from './body-bytes.js';
 import { asAppError, createErrorHandler, sendError } from './error-handler.js';
 import { registerGateway } from './gateway.js';
 import { registerCsvRoutes } from './csv-routes.js';
+import type { SuppressionStreams } from '../api/suppressions-api.js';
+import type { AdminSuppressionStreams } from '../api/admin-suppressions-api.js';
 import { buildOpenApi } from './openapi.js';
 import { registerProbeRoutes } from './probe-routes.js';
 import { registerRequestContext, requestIdOptions } from './request-context.js';
@@ -24,8 +26,9 @@ export const MAX_URL_CHARS = 8192;
 
 export interface RestAppDeps {
   /** The handlers the routes of PUBLIC_ROUTES and ADMIN_ROUTES call (registerGateway refuses to start without one). */
-  emailApi: Partial<Handlers<typeof EmailService>>;
-  adminApi: Partial<Handlers<typeof AdminService>>;
+  /** The RPCs, and the CSV export streams csv-routes.ts serves beside them (no RPC of their own on REST). */
+  emailApi: Partial<Handlers<typeof EmailService>> & Partial<SuppressionStreams>;
+  adminApi: Partial<Handlers<typeof AdminService>> & Partial<AdminSuppressionStreams>;
   /** Admits a call to the email API (key, rate limit) before its body is read. */
   admitApi: (ctx: CallContext) => Promise<unknown>;
   /** Admits a call to the management API (admin token) before its body is read. */

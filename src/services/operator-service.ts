@@ -7,6 +7,7 @@ import type { SuppressionsRepo } from '../db/index.js';
 import type { TrackingCounts } from '../domain/entities/tracking.js';
 import type { TrackingRepo } from '../db/index.js';
 import { invalid, notFound } from '../errors.js';
+import { isOneOf, STREAMS } from '../domain/catalog.js';
 import type { Principal } from './auth-service.js';
 import type { BatchService } from './batch-service.js';
 import type { EmailQueryService, ListEmailsQuery } from './email-query-service.js';
@@ -75,10 +76,15 @@ export function createOperatorService(deps: OperatorDeps) {
       return { email, attachments, accountId: principal.accountId, events, tracking };
     },
 
-    async stats(accountId: string, days: number): Promise<DayCounts[]> {
+    /** Per UTC day; `stream` ('' for all mail) counts only that stream's emails and events. */
+    async stats(accountId: string, days: number, stream = ''): Promise<DayCounts[]> {
       if (days < 0 || days > STATS_DAYS.max) throw invalid(`days must be from 1 to ${STATS_DAYS.max}; got ${days}`);
+      if (stream !== '' && !isOneOf(STREAMS, stream))
+        throw invalid(
+          `stream must be one of ${STREAMS.join(', ')}, or empty for all mail; got ${JSON.stringify(stream.slice(0, 40))}`,
+        );
       await actAsAccount(accountId);
-      return deps.events.perDay(accountId, days === 0 ? STATS_DAYS.default : days);
+      return deps.events.perDay(accountId, days === 0 ? STATS_DAYS.default : days, stream === '' ? undefined : stream);
     },
 
     async deleteSuppression(id: string): Promise<void> {

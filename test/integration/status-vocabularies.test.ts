@@ -44,6 +44,7 @@ const VOCABULARIES: Record<string, Vocabulary> = {
       'EmailSummary.stream',
       'ListEmailsRequest.stream',
       'ListAccountEmailsRequest.stream',
+      'GetAccountStatsRequest.stream',
       'StreamHealth.stream',
       'StreamCompliance.stream',
     ],

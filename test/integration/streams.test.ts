@@ -315,4 +315,33 @@ describe('health per stream', () => {
     expect(streams[0]!.sent).toBeGreaterThan(0);
     expect(account).toMatchObject({ bounce_rate: 0, complaint_rate: 0 });
   });
+
+  it('the management API counts each stream apart in the daily stats (?stream=), and refuses an unknown one', async () => {
+    type Day = { day: string; accepted: number; sent: number; unsubscribed: number };
+    const stats = (query: string) =>
+      call<{ days: Day[] }>('GET', `${stack.admin}/accounts/${stack.accountId}/stats?days=1${query}`, {
+        token: ADMIN_TOKEN,
+      });
+    const today = async (query: string) => {
+      const res = await stats(query);
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.days).toHaveLength(1);
+      return res.body.days[0]!;
+    };
+    const [all, broadcast, transactional] = await Promise.all([
+      today(''),
+      today('&stream=broadcast'),
+      today('&stream=transactional'),
+    ]);
+    // This file's broadcast emails were all accepted today and each handed over once (the health test waited).
+    expect(broadcast.accepted).toBe(broadcastIds.size);
+    expect(broadcast.sent).toBe(broadcastIds.size);
+    expect(broadcast.sent + transactional.sent).toBe(all.sent);
+    expect(broadcast.unsubscribed + transactional.unsubscribed).toBe(all.unsubscribed);
+    expectValidationError(
+      await stats('&stream=bulk'),
+      'unknown stream',
+      /^stream must be one of transactional, broadcast, or empty for all mail; got "bulk"$/,
+    );
+  });
 });

@@ -12,6 +12,14 @@ export default adminCommand({
   show: (res) =>
     table(
       ['ID', 'ADDRESS', 'REASON', 'SCOPE', 'TOPIC', 'EMAIL', 'SINCE'],
-      res.suppressions.map((s) => [s.id, s.emailAddress, s.reason, s.scope, topicOf(s.topic), s.emailId, s.createdAt]),
+      res.suppressions.map((s) => [
+        s.id,
+        s.emailAddress,
+        s.reason,
+        s.scope,
+        topicOf(s.topic),
+        s.emailId ?? '',
+        s.createdAt,
+      ]),
     ),
 });

@@ -75,30 +75,44 @@ async function applyComplaint(
   }) as Promise<{ accountId: string; recorded: boolean } | undefined>;
 }
 
-async function perDay(sql: Sql, accountId: string, days: number): Promise<DayCounts[]> {
+/**
+ * The account's last `days` UTC days, one row each (days without mail included). Without `stream`, `accepted` is
+ * the quota used that day; with one, the emails of that stream accepted that day, and the events only theirs.
+ */
+async function perDay(sql: Sql, accountId: string, days: number, stream?: Stream): Promise<DayCounts[]> {
   const from = new Date(
     Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate() - (days - 1)),
   );
+  const ofStream = stream === undefined ? sql`` : sql`join emails m on m.id = e.email_id and m.stream = ${stream}`;
+  const accepted =
+    stream === undefined
+      ? sql`select day, used from quota_usage where account_id = ${accountId}`
+      : sql`select (created_at at time zone 'utc')::date as day, count(*) as used from emails
+          where account_id = ${accountId} and id >= ${idAt('email', from)} and stream = ${stream} group by 1`;
   return sql<DayCounts[]>`
     with days as (
       select d::date as day from generate_series(${from}::date, (now() at time zone 'utc')::date, interval '1 day') d),
     counts as (
-      select (created_at at time zone 'utc')::date as day,
-        count(*) filter (where type = 'send') as sent,
-        count(*) filter (where type = 'delivery') as delivered,
-        count(*) filter (where type = 'bounce') as bounced,
-        count(*) filter (where type = 'complaint') as complained,
-        count(*) filter (where type = 'open') as opened,
-        count(*) filter (where type = 'click') as clicked
-      from events where account_id = ${accountId} and id >= ${idAt('event', from)}
-      group by 1)
+      select (e.created_at at time zone 'utc')::date as day,
+        count(*) filter (where e.type = 'send') as sent,
+        count(*) filter (where e.type = 'delivery') as delivered,
+        count(*) filter (where e.type = 'bounce') as bounced,
+        count(*) filter (where e.type = 'complaint') as complained,
+        count(*) filter (where e.type = 'open') as opened,
+        count(*) filter (where e.type = 'click') as clicked,
+        count(*) filter (where e.type = 'unsubscribe') as unsubscribed
+      from events e ${ofStream}
+      where e.account_id = ${accountId} and e.id >= ${idAt('event', from)}
+      group by 1),
+    accepted as (${accepted})
     select to_char(days.day, 'YYYY-MM-DD') as day,
       coalesce(q.used, 0)::int as accepted,
       coalesce(c.sent, 0)::int as sent, coalesce(c.delivered, 0)::int as delivered, coalesce(c.bounced, 0)::int as bounced,
-      coalesce(c.complained, 0)::int as complained, coalesce(c.opened, 0)::int as opened, coalesce(c.clicked, 0)::int as clicked
+      coalesce(c.complained, 0)::int as complained, coalesce(c.opened, 0)::int as opened, coalesce(c.clicked, 0)::int as clicked,
+      coalesce(c.unsubscribed, 0)::int as unsubscribed
     from days
     left join counts c on c.day = days.day
-    left join quota_usage q on q.account_id = ${accountId} and q.day = days.day
+    left join accepted q on q.day = days.day
     order by days.day`;
 }
 
@@ -143,7 +157,7 @@ export function createEventsRepo(sql: Sql) {
     },
 
     /** Emails accepted and events recorded per UTC day, the last `days` days, today included. */
-    perDay: (accountId: string, days: number) => perDay(sql, accountId, days),
+    perDay: (accountId: string, days: number, stream?: Stream) => perDay(sql, accountId, days, stream),
 
     /**
      * Each stream's mail since `since` (compliance.ts): emails handed over (`send`), emails with a complaint that

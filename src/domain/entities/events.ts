@@ -12,7 +12,8 @@ export interface EventRow {
 }
 
 /** A counter of one UTC day: emails accepted (the quota used), then events of each type (send, delivery, ...). */
-export type DayCounter = 'accepted' | 'sent' | 'delivered' | 'bounced' | 'complained' | 'opened' | 'clicked';
+export type DayCounter =
+  'accepted' | 'sent' | 'delivered' | 'bounced' | 'complained' | 'opened' | 'clicked' | 'unsubscribed';
 
 /** One UTC day (YYYY-MM-DD) of an account's mail, as perDay reads it. */
 export type DayCounts = { day: string } & Record<DayCounter, number>;
