@@ -211,7 +211,6 @@ describe('the suppression API', () => {
       id: expect.stringMatching(/^sup_/),
       email_address: 'operator-view@example.org',
       reason: 'manual',
-      email_id: '',
       created_at: expect.any(String),
       scope: 'broadcast',
       topic: 'digest',
