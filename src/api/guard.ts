@@ -1,3 +1,4 @@
+import { assertAllowed, type Operation } from '../domain/permissions.js';
 import type { AuthService, Principal } from '../services/auth-service.js';
 import type { RateLimiter } from '../services/rate-limiter.js';
 import type { UsageRecorder } from '../services/usage-recorder.js';
@@ -40,3 +41,15 @@ export function createGuard(deps: { auth: AuthService; rateLimiter: RateLimiter;
   return { admit, guarded };
 }
 export type Guard = ReturnType<typeof createGuard>;
+
+/**
+ * Guarded calls that need `op`: `run` gets the caller's account id once the key's permission and the account's
+ * status allow the operation (a 403 otherwise). The account is always the key's own, so no call can name another.
+ */
+export const permitting =
+  (guard: Pick<Guard, 'guarded'>, op: Operation) =>
+  <T>(ctx: CallContext, run: (accountId: string) => Promise<T>): Promise<T> =>
+    guard.guarded(ctx, (p: Principal) => {
+      assertAllowed(p.permission, p.accountStatus, op);
+      return run(p.accountId);
+    });

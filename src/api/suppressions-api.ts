@@ -1,9 +1,7 @@
 import type { EmailService } from '../gen/mail/v1/email_service_pb.js';
-import { assertAllowed, type Operation } from '../domain/permissions.js';
-import type { Principal } from '../services/auth-service.js';
 import type { SuppressionsService } from '../services/suppressions-service.js';
 import type { CallContext, Handlers } from './call-context.js';
-import type { Guard } from './guard.js';
+import { permitting, type Guard } from './guard.js';
 import { presentSuppressionEntry } from './suppression-presenters.js';
 
 type SuppressionRpcs =
@@ -31,15 +29,8 @@ export function createSuppressionsApi(
   deps: SuppressionsApiDeps,
 ): Pick<Handlers<typeof EmailService>, SuppressionRpcs> & SuppressionStreams {
   const { suppressions } = deps;
-  const as =
-    (op: Operation) =>
-    <T>(ctx: CallContext, run: (accountId: string) => Promise<T>): Promise<T> =>
-      deps.guard.guarded(ctx, (p: Principal) => {
-        assertAllowed(p.permission, p.accountStatus, op);
-        return run(p.accountId);
-      });
-  const manage = as('manage_suppressions');
-  const read = as('read_suppressions');
+  const manage = permitting(deps.guard, 'manage_suppressions');
+  const read = permitting(deps.guard, 'read_suppressions');
 
   /** The export's lines, as they come from the cursor; the first chunk read before anything is answered. */
   const exportLines = (ctx: CallContext) =>

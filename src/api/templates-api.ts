@@ -1,10 +1,8 @@
 import type { EmailService } from '../gen/mail/v1/email_service_pb.js';
-import { assertAllowed, type Operation } from '../domain/permissions.js';
-import type { Principal } from '../services/auth-service.js';
 import { renderedFields, type TemplateRenderer } from '../services/template-renderer.js';
 import type { TemplatesService } from '../services/templates-service.js';
-import type { CallContext, Handlers } from './call-context.js';
-import type { Guard } from './guard.js';
+import type { Handlers } from './call-context.js';
+import { permitting, type Guard } from './guard.js';
 import { createInput, patchInput } from './template-input.js';
 import { presentTemplate, presentTemplateSummary } from './template-presenters.js';
 
@@ -31,15 +29,8 @@ export interface TemplatesApiDeps {
  */
 export function createTemplatesApi(deps: TemplatesApiDeps): Pick<Handlers<typeof EmailService>, TemplateRpcs> {
   const { templates } = deps;
-  const as =
-    (op: Operation) =>
-    <T>(ctx: CallContext, run: (accountId: string) => Promise<T>): Promise<T> =>
-      deps.guard.guarded(ctx, (p: Principal) => {
-        assertAllowed(p.permission, p.accountStatus, op);
-        return run(p.accountId);
-      });
-  const manage = as('manage_templates');
-  const read = as('read');
+  const manage = permitting(deps.guard, 'manage_templates');
+  const read = permitting(deps.guard, 'read');
 
   return {
     createTemplate: (req, ctx) =>
