@@ -35,14 +35,6 @@ export function adminSuppressionCalls(
       return run();
     });
 
-  /** The export's lines, as they come from the cursor; the first chunk read before anything is answered. */
-  const exportLines = (ctx: CallContext, accountId: string) =>
-    inAccount(ctx, accountId, async () => {
-      const lines = suppressions.exportCsv(accountId);
-      const first = await lines.next();
-      return { first, lines };
-    });
-
   return {
     listSuppressions: (req, ctx) =>
       inAccount(ctx, req.accountId, async () => {
@@ -54,17 +46,8 @@ export function adminSuppressionCalls(
     importAccountSuppressions: (req, ctx) =>
       inAccount(ctx, req.accountId, async () => suppressions.import(req.accountId, req.csv)),
     exportAccountSuppressions: (req, ctx) =>
-      exportLines(ctx, req.accountId).then(async ({ first, lines }) => {
-        let csv = first.done ? '' : first.value;
-        for await (const chunk of lines) csv += chunk;
-        return { csv };
-      }),
-    async streamAccountSuppressionsCsv(ctx, req) {
-      const { first, lines } = await exportLines(ctx, req.accountId);
-      return (async function* () {
-        if (!first.done) yield first.value;
-        yield* lines;
-      })();
-    },
+      inAccount(ctx, req.accountId, async () => ({ csv: await suppressions.exportText(req.accountId) })),
+    streamAccountSuppressionsCsv: (ctx, req) =>
+      inAccount(ctx, req.accountId, () => suppressions.openExport(req.accountId)),
   };
 }

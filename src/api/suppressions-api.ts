@@ -32,14 +32,6 @@ export function createSuppressionsApi(
   const manage = permitting(deps.guard, 'manage_suppressions');
   const read = permitting(deps.guard, 'read_suppressions');
 
-  /** The export's lines, as they come from the cursor; the first chunk read before anything is answered. */
-  const exportLines = (ctx: CallContext) =>
-    read(ctx, async (a) => {
-      const lines = suppressions.exportCsv(a);
-      const first = await lines.next();
-      return { first, lines };
-    });
-
   return {
     searchSuppressions: (req, ctx) =>
       read(ctx, async (a) => {
@@ -53,18 +45,7 @@ export function createSuppressionsApi(
         return { success: true, message: `${removed} suppression${removed === 1 ? '' : 's'} of ${req.email} removed` };
       }),
     importSuppressions: (req, ctx) => manage(ctx, async (a) => suppressions.import(a, req.csv)),
-    exportSuppressions: (_req, ctx) =>
-      exportLines(ctx).then(async ({ first, lines }) => {
-        let csv = first.done ? '' : first.value;
-        for await (const chunk of lines) csv += chunk;
-        return { csv };
-      }),
-    async streamSuppressionsCsv(ctx) {
-      const { first, lines } = await exportLines(ctx);
-      return (async function* () {
-        if (!first.done) yield first.value;
-        yield* lines;
-      })();
-    },
+    exportSuppressions: (_req, ctx) => read(ctx, async (a) => ({ csv: await suppressions.exportText(a) })),
+    streamSuppressionsCsv: (ctx) => read(ctx, (a) => suppressions.openExport(a)),
   };
 }

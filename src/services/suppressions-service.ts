@@ -124,6 +124,26 @@ export function createSuppressionsService(deps: {
       }
       if (header !== '') yield header;
     },
+
+    /**
+     * The export with its first chunk already read: a database that does not answer throws here, while the caller
+     * can still answer with a status, not in the middle of a streamed body.
+     */
+    async openExport(accountId: string): Promise<AsyncIterable<string>> {
+      const lines = this.exportCsv(accountId);
+      const first = await lines.next();
+      return (async function* () {
+        if (!first.done) yield first.value;
+        yield* lines;
+      })();
+    },
+
+    /** The whole export as one string (gRPC answers it in one message). */
+    async exportText(accountId: string): Promise<string> {
+      let csv = '';
+      for await (const chunk of await this.openExport(accountId)) csv += chunk;
+      return csv;
+    },
   };
 }
 export type SuppressionsService = ReturnType<typeof createSuppressionsService>;
