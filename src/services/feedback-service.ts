@@ -49,7 +49,7 @@ export function createFeedbackService(deps: FeedbackDeps) {
       if (!applied?.recorded) return false;
       const type = (input.feedbackType || 'abuse').toLowerCase();
       deps.metrics?.complaints.inc({ feedback_type: FEEDBACK_TYPES.has(type) ? type : 'other' });
-      if (input.countsForHealth) if (input.countsForHealth) await deps.health.evaluate(applied.accountId);
+      if (input.countsForHealth) await deps.health.evaluate(applied.accountId);
       return true;
     },
 
