@@ -21,6 +21,8 @@ export const ID_PREFIXES = {
   caught: 'cau',
   suppression: 'sup',
   template: 'tpl',
+  inboundRoute: 'rt',
+  inbound: 'in',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -22,6 +22,8 @@ import { callCredential, clientAddress, type CallContext, type Handlers } from '
 import { withStorableStrings } from './storable-strings.js';
 import { adminSuppressionCalls, type AdminSuppressionStreams } from './admin-suppressions-api.js';
 import { adminTemplateCalls, type AdminTemplatesDeps } from './admin-templates-api.js';
+import { adminInboundRouteCalls, type InboundRoutesApiDeps } from './inbound-routes-api.js';
+import { adminInboundEmailCalls, type InboundEmailsApiDeps } from './inbound-emails-api.js';
 import { presentBatch, presentEmail, presentEmailSummary, presentScheduled } from './presenters.js';
 
 type AdminApi = Handlers<typeof AdminService>;
@@ -37,6 +39,8 @@ export interface AdminApiDeps {
   erasure: ErasureService;
   templates: AdminTemplatesDeps;
   suppressions: SuppressionsService;
+  inboundRoutes: InboundRoutesApiDeps;
+  inboundEmails: InboundEmailsApiDeps;
 }
 
 /**
@@ -60,6 +64,8 @@ export function createAdminApi(deps: AdminApiDeps): AdminApi & AdminSuppressionS
     ...operatorCalls(deps, admin),
     ...adminTemplateCalls(deps.templates, admin),
     ...suppressionCalls,
+    ...adminInboundRouteCalls(deps.inboundRoutes, admin),
+    ...adminInboundEmailCalls(deps.inboundEmails, admin),
   });
   return { ...api, streamAccountSuppressionsCsv };
 }

@@ -12,6 +12,8 @@ import { presentBatch, presentEmail, presentEmailSummary, presentScheduled } fro
 import { createTemplatesApi, type TemplatesApiDeps } from './templates-api.js';
 import { createSuppressionsApi, type SuppressionStreams } from './suppressions-api.js';
 import type { SuppressionsService } from '../services/suppressions-service.js';
+import { createInboundRoutesApi, type InboundRoutesApiDeps } from './inbound-routes-api.js';
+import { createInboundEmailsApi, type InboundEmailsApiDeps } from './inbound-emails-api.js';
 
 type EmailApi = Handlers<typeof EmailService>;
 
@@ -24,6 +26,8 @@ export interface EmailApiDeps {
   events: EventsService;
   templates: Omit<TemplatesApiDeps, 'guard'>;
   suppressions: SuppressionsService;
+  inboundRoutes: InboundRoutesApiDeps;
+  inboundEmails: InboundEmailsApiDeps;
 }
 
 const idempotencyKey = (ctx: CallContext) => ctx.requestHeader.get('idempotency-key') ?? undefined;
@@ -72,6 +76,8 @@ export function createEmailApi(deps: EmailApiDeps): EmailApi & SuppressionStream
 
     ...createTemplatesApi({ guard: deps.guard, ...deps.templates }),
     ...suppressions,
+    ...createInboundRoutesApi({ guard: deps.guard, ...deps.inboundRoutes }),
+    ...createInboundEmailsApi({ guard: deps.guard, ...deps.inboundEmails }),
   });
   return { ...api, streamSuppressionsCsv: suppressions.streamSuppressionsCsv };
 }

@@ -114,6 +114,9 @@ export function createHandlers(
   });
   const events = createEventsService({ feed: repos.eventFeed });
   const suppressions = createSuppressionsService({ suppressions: repos.suppressions, accounts: repos.accounts });
+  // Inbound mail (issue 26): what each API's inbound RPCs use.
+  const inboundRoutes = {};
+  const inboundEmails = {};
   const emailApi = createEmailApi({
     guard,
     send,
@@ -123,6 +126,8 @@ export function createHandlers(
     events,
     templates: { templates, renderer },
     suppressions,
+    inboundRoutes,
+    inboundEmails,
   });
   const adminApi = createAdminApi({
     auth,
@@ -157,6 +162,8 @@ export function createHandlers(
     caught: createCaughtMailService({ caught: repos.caught }),
     templates: { templates, renderer },
     suppressions,
+    inboundRoutes,
+    inboundEmails,
     erasure: createErasureService({
       erasure: createErasureRepo(core.sql),
       traces: createErasureTracesRepo(core.sql),

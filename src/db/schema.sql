@@ -168,16 +168,19 @@ CREATE TABLE emails (
 
 CREATE TABLE events (
   id text NOT NULL,
-  email_id text NOT NULL,
+  email_id text,
   account_id text NOT NULL,
   type text NOT NULL,
   data jsonb NOT NULL DEFAULT '{}'::jsonb,
   created_at timestamp with time zone NOT NULL DEFAULT now(),
   tx xid8 NOT NULL DEFAULT pg_current_xact_id(),
   counts_for_health boolean NOT NULL DEFAULT true,
-  CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['send'::text, 'delivery'::text, 'bounce'::text, 'complaint'::text, 'reject'::text, 'open'::text, 'click'::text, 'unsubscribe'::text]))),
+  inbound_id text,
+  CONSTRAINT events_subject_check CHECK (((email_id IS NOT NULL) OR (inbound_id IS NOT NULL))),
+  CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['send'::text, 'delivery'::text, 'bounce'::text, 'complaint'::text, 'reject'::text, 'open'::text, 'click'::text, 'unsubscribe'::text, 'inbound'::text, 'reply'::text]))),
   CONSTRAINT events_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
   CONSTRAINT events_email_id_fkey FOREIGN KEY (email_id) REFERENCES emails(id),
+  CONSTRAINT events_inbound_id_fkey FOREIGN KEY (inbound_id) REFERENCES inbound_emails(id),
   CONSTRAINT events_pkey PRIMARY KEY (id)
 );
 
@@ -190,6 +193,66 @@ CREATE TABLE idempotency_keys (
   created_at timestamp with time zone NOT NULL DEFAULT now(),
   CONSTRAINT idempotency_keys_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
   CONSTRAINT idempotency_keys_pkey PRIMARY KEY (account_id, key)
+);
+
+-- Stored bytes of inbound mail (raw messages, attachments), in order by seq, chunks of at most 256 KiB.
+CREATE TABLE inbound_blobs (
+  key text NOT NULL,
+  seq integer NOT NULL,
+  data bytea NOT NULL,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  CONSTRAINT inbound_blobs_data_check CHECK ((octet_length(data) <= 262144)),
+  CONSTRAINT inbound_blobs_seq_check CHECK ((seq >= 0)),
+  CONSTRAINT inbound_blobs_pkey PRIMARY KEY (key, seq)
+);
+
+-- Mail received for an inbound route, as parsed on arrival; the bytes are in inbound_blobs.
+CREATE TABLE inbound_emails (
+  id text NOT NULL,
+  account_id text NOT NULL,
+  route_id text NOT NULL,
+  received_at timestamp with time zone NOT NULL DEFAULT now(),
+  envelope_from text NOT NULL DEFAULT ''::text,
+  envelope_to text NOT NULL,
+  remote_address text NOT NULL DEFAULT ''::text,
+  from_address text NOT NULL DEFAULT ''::text,
+  from_name text NOT NULL DEFAULT ''::text,
+  to_addresses jsonb NOT NULL DEFAULT '[]'::jsonb,
+  cc_addresses jsonb NOT NULL DEFAULT '[]'::jsonb,
+  reply_to_addresses jsonb NOT NULL DEFAULT '[]'::jsonb,
+  subject text NOT NULL DEFAULT ''::text,
+  text_body text NOT NULL DEFAULT ''::text,
+  html_body text NOT NULL DEFAULT ''::text,
+  stripped_text text NOT NULL DEFAULT ''::text,
+  headers jsonb NOT NULL DEFAULT '[]'::jsonb,
+  message_id text NOT NULL DEFAULT ''::text,
+  in_reply_to text NOT NULL DEFAULT ''::text,
+  mailbox_hash text NOT NULL DEFAULT ''::text,
+  attachments jsonb NOT NULL DEFAULT '[]'::jsonb,
+  authentication jsonb NOT NULL DEFAULT '{}'::jsonb,
+  raw_key text NOT NULL,
+  raw_size bigint NOT NULL,
+  reply_to_email_id text,
+  CONSTRAINT inbound_emails_raw_size_check CHECK ((raw_size >= 0)),
+  CONSTRAINT inbound_emails_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
+  CONSTRAINT inbound_emails_reply_to_email_id_fkey FOREIGN KEY (reply_to_email_id) REFERENCES emails(id),
+  CONSTRAINT inbound_emails_pkey PRIMARY KEY (id)
+);
+
+-- Addresses an account receives mail at: local@domain, or *@domain (local_part '*').
+CREATE TABLE inbound_routes (
+  id text NOT NULL,
+  account_id text NOT NULL,
+  domain_id text NOT NULL,
+  local_part text NOT NULL,
+  domain text NOT NULL,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  CONSTRAINT inbound_routes_domain_check CHECK (((char_length(domain) >= 1) AND (char_length(domain) <= 253))),
+  CONSTRAINT inbound_routes_local_part_check CHECK (((char_length(local_part) >= 1) AND (char_length(local_part) <= 64))),
+  CONSTRAINT inbound_routes_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
+  CONSTRAINT inbound_routes_domain_id_fkey FOREIGN KEY (domain_id) REFERENCES domains(id),
+  CONSTRAINT inbound_routes_pkey PRIMARY KEY (id),
+  CONSTRAINT inbound_routes_domain_local_part_key UNIQUE (domain, local_part)
 );
 
 -- Exact totals of each account's lists (emails, scheduled, batch) per status and job type, for GET /emails
@@ -411,7 +474,13 @@ CREATE INDEX events_account ON public.events USING btree (account_id, id);
 CREATE INDEX events_account_feed ON public.events USING btree (account_id, tx, id);
 CREATE INDEX events_account_type_feed ON public.events USING btree (account_id, type, tx, id);
 CREATE INDEX events_email ON public.events USING btree (email_id, id);
+CREATE INDEX events_inbound_id_idx ON public.events USING btree (inbound_id) WHERE (inbound_id IS NOT NULL);
 CREATE INDEX idempotency_keys_created ON public.idempotency_keys USING btree (created_at);
+CREATE INDEX inbound_emails_account_id_received_at_idx ON public.inbound_emails USING btree (account_id, received_at DESC, id DESC);
+CREATE INDEX inbound_emails_received_at_idx ON public.inbound_emails USING btree (received_at);
+CREATE INDEX inbound_emails_reply_to_email_id_idx ON public.inbound_emails USING btree (reply_to_email_id) WHERE (reply_to_email_id IS NOT NULL);
+CREATE INDEX inbound_routes_account_id_created_at_idx ON public.inbound_routes USING btree (account_id, created_at DESC, id DESC);
+CREATE INDEX inbound_routes_domain_id_idx ON public.inbound_routes USING btree (domain_id);
 CREATE INDEX scheduled_emails_account ON public.scheduled_emails USING btree (account_id, id);
 CREATE INDEX scheduled_emails_account_status ON public.scheduled_emails USING btree (account_id, status, id);
 CREATE INDEX scheduled_emails_content_kept ON public.scheduled_emails USING btree (id) WHERE ((content_expired_at IS NULL) AND (status <> 'enqueued'::text));

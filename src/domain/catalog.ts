@@ -24,7 +24,11 @@ export const SCHEDULED_FILTERS = ['scheduled', 'sent', 'cancelled'] as const;
 export const BATCH_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
 export type BatchStatus = (typeof BATCH_STATUSES)[number];
 
-/** `unsubscribe`: the recipient of a broadcast email unsubscribed through its one-click URL or mailto address. */
+/**
+ * `unsubscribe`: the recipient of a broadcast email unsubscribed through its one-click URL or mailto address.
+ * `inbound`: mail arrived for one of the account's inbound routes (about no email we sent). `reply`: an inbound
+ * message answered one of the account's emails (recorded on that email).
+ */
 export const EVENT_TYPES = [
   'send',
   'delivery',
@@ -34,6 +38,8 @@ export const EVENT_TYPES = [
   'open',
   'click',
   'unsubscribe',
+  'inbound',
+  'reply',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

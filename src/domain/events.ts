@@ -1,6 +1,7 @@
 import { formatMailbox, type Mailbox } from './address.js';
 import { newId } from '../ids.js';
 import type { EventType } from './catalog.js';
+import type { InboundEventData } from './entities/inbound.js';
 
 /**
  * What each event carries: the spec's `data` per event type, built once here and stored with the event,
@@ -34,6 +35,10 @@ export interface EventData {
   click: { timestamp: string; ip_address: string; user_agent: string; link: string };
   /** The recipient who unsubscribed and the email's topic (null: it had none, so every broadcast topic). */
   unsubscribe: { recipient: string; topic: string | null };
+  /** The inbound email as the API shows it, its text, html and stripped_text cut at 1 MB (then `truncated: true`). */
+  inbound: InboundEventData;
+  /** On the email an inbound message answered: that message's id and its From address. */
+  reply: { inbound_id: string; from: string };
 }
 
 /** An event about to be stored: its id, what happened, when, and its data. */

@@ -6,13 +6,32 @@ import type { AccountStatus, Permission } from './catalog.js';
  * sending nor querying, so it needs `all`; so does changing templates, which every later send renders
  * (CONTRACT.md "Templates"). Reading templates is reading. The suppression list is read by `all` and
  * `read_only` keys, not `send_only` ones (CONTRACT.md: reads need all or read_only), and changed by `all` keys.
+ * Inbound mail likewise: its routes are changed by `all` keys, the mail they received read by `all` and
+ * `read_only` keys (mail sent to the account is not what a sending key needs to see).
  */
-export type Operation = 'read' | 'send' | 'cancel' | 'manage_templates' | 'read_suppressions' | 'manage_suppressions';
+export type Operation =
+  | 'read'
+  | 'send'
+  | 'cancel'
+  | 'manage_templates'
+  | 'read_suppressions'
+  | 'manage_suppressions'
+  | 'read_inbound'
+  | 'manage_inbound';
 
 const ALLOWED: Record<Permission, readonly Operation[]> = {
-  read_only: ['read', 'read_suppressions'],
+  read_only: ['read', 'read_suppressions', 'read_inbound'],
   send_only: ['read', 'send'],
-  all: ['read', 'send', 'cancel', 'manage_templates', 'read_suppressions', 'manage_suppressions'],
+  all: [
+    'read',
+    'send',
+    'cancel',
+    'manage_templates',
+    'read_suppressions',
+    'manage_suppressions',
+    'read_inbound',
+    'manage_inbound',
+  ],
 };
 
 const VERB: Record<Operation, string> = {
@@ -22,6 +41,8 @@ const VERB: Record<Operation, string> = {
   manage_templates: 'change templates',
   read_suppressions: 'read the suppression list',
   manage_suppressions: 'change the suppression list',
+  read_inbound: 'read inbound mail',
+  manage_inbound: 'change inbound routes',
 };
 
 export function assertAllowed(permission: Permission, accountStatus: AccountStatus, op: Operation): void {
