@@ -82,3 +82,9 @@ export interface InboundEmailRow extends ParsedInbound {
 
 /** The `inbound` event's data: the inbound email as the API shows it, bodies cut at 1 MB (`truncated` then). */
 export type InboundEventData = WireJsonObject & { id: string; truncated?: true };
+
+/** A recipient address a route takes: the route, and the `tag` of `local+tag@domain` ('' when none). */
+export interface InboundRecipient {
+  route: InboundRouteRow;
+  mailboxHash: string;
+}
