@@ -9,6 +9,7 @@ export const PARTS = [
   'batch',
   'templates',
   'suppressions',
+  'inbound',
   'scheduled',
   'webhooks',
   'deliverability',
@@ -20,7 +21,7 @@ const DEFAULT_PARTS: Part[] = PARTS.filter((p) => p !== 'lists');
 
 const GROUPS: Record<string, Part[]> = {
   jobs: ['batch', 'scheduled', 'memory'],
-  service: ['throughput', 'batch', 'templates', 'suppressions', 'scheduled', 'webhooks', 'memory'],
+  service: ['throughput', 'batch', 'templates', 'suppressions', 'inbound', 'scheduled', 'webhooks', 'memory'],
 };
 
 function parse(variable: string, raw: string | undefined): Part[] | undefined {

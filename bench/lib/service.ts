@@ -23,6 +23,8 @@ export interface ServiceHandle extends ServiceProcess {
   apiKey: string;
   accountId: string;
   adminToken: string;
+  /** The inbound listener (smtp://host:port), from the banner. */
+  inboundUrl?: string;
   /** The worker child of a split `npm start` (MAILER_ROLE=all with MAILER_WORKER_PROCESS): its pid, from the banner. */
   workerPid?: number;
 }
@@ -135,12 +137,14 @@ export async function startService(
   if (!rest || !apiKey || !accountId)
     throw new Error(`could not read the REST URL, account and API key from the ${proc.name}'s banner:\n${banner}`);
   const workerPid = Number(/the worker in process (\d+)/.exec(banner)?.[1] ?? NaN);
+  const inboundUrl = /(?:Reports in|Inbound mail)\s+(smtp:\/\/\S+)/.exec(banner)?.[1];
   return {
     ...proc,
     baseUrl: rest,
     apiKey,
     accountId,
     adminToken: env.MAILER_ADMIN_TOKEN!,
+    ...(inboundUrl !== undefined ? { inboundUrl } : {}),
     ...(workerPid > 0 ? { workerPid } : {}),
   };
 }

@@ -17,6 +17,7 @@ import { basisText, SLOPE_WINDOW_S, type SustainedFigures } from './sustained.js
 import { RETRY_GAPS_MS, RETRY_TOLERANCE_MS } from '../parts/webhook-retries.js';
 import { TEMPLATE_CPU_RATIO, type TemplatesFigures } from '../parts/templates.js';
 import { IMPORT_ROWS, IMPORT_TARGET_S, type SuppressionsFigures } from '../parts/suppressions.js';
+import { FLAT_RSS_GROWTH, INBOUND_P99_TARGET_MS, LARGE_RSS_FACTOR, type InboundFigures } from '../parts/inbound.js';
 
 /** Every figure of a run; a part that did not run leaves its own undefined. */
 export interface Figures {
@@ -81,6 +82,7 @@ const templatedBatch = (f: Figures) => {
 const BATCH_P50_MS = 1000;
 const BATCH_P99_MS = 2000;
 const scheduled = (f: Figures): LatenessResult | undefined => f.service?.scheduled;
+const inbound = (f: Figures): InboundFigures | undefined => f.service?.inbound;
 const webhooks = (f: Figures): WebhooksResult | undefined => f.service?.webhooks;
 /** Why a delivery run cannot stand in the direct/relay comparison: no figure, mail missing, unsigned or misdelivered. */
 function unfit(r: DeliveryRun): string | undefined {
@@ -237,6 +239,41 @@ const TARGETS: Rule[] = [
       `one request of ${(s.bytes / 1e6).toFixed(1)} MB, HTTP ${s.first.status}, ${s.first.imported} imported` +
       (s.first.imported === s.rows ? '' : ': NOT MET whatever the time (not every row was imported)') +
       `; the same file again (all present) ${s.again.seconds} s; export of ${s.export.lines} rows ${s.export.seconds} s`,
+  }),
+  rule({
+    figure: inbound,
+    name: (i) => `inbound: ${i.rate}/s for ${i.seconds} s, p99 due -> inbound webhook (ms)`,
+    target: `<= ${INBOUND_P99_TARGET_MS} ms, every message's event arrived, signed`,
+    value: (i) => i.latencyMs.p99,
+    shown: (i) => (i.arrived > 0 ? undefined : 'none arrived'),
+    met: (i) =>
+      i.accepted === i.offered &&
+      i.arrived === i.accepted &&
+      i.badSignatures === 0 &&
+      i.latencyMs.p99 <= INBOUND_P99_TARGET_MS,
+    formula: (i) =>
+      `p50 ${i.latencyMs.p50} ms, p99 ${i.latencyMs.p99} ms, max ${i.latencyMs.max} ms; ${i.accepted} of ${i.offered} accepted, ` +
+      `${i.arrived} events arrived, ${i.badSignatures} with a bad signature; messages of ${(i.messageBytes / 1000).toFixed(0)} KB`,
+  }),
+  rule({
+    figure: inbound,
+    name: 'inbound: service RSS, last 5 s against the first 5 s of the load (growth)',
+    target: `<= ${FLAT_RSS_GROWTH * 100} %`,
+    value: (i) => Math.round((i.rssMiB.last5s / i.rssMiB.first5s - 1) * 1000) / 10,
+    shown: (i) => `${Math.round((i.rssMiB.last5s / i.rssMiB.first5s - 1) * 1000) / 10} %`,
+    met: (i) => i.rssMiB.last5s <= i.rssMiB.first5s * (1 + FLAT_RSS_GROWTH),
+    formula: (i) => `${i.rssMiB.first5s} MiB -> ${i.rssMiB.last5s} MiB (max ${i.rssMiB.max} MiB)`,
+  }),
+  rule({
+    figure: inbound,
+    name: (i) => `inbound: RSS rise while one ${(i.large.bytes / 1024 / 1024).toFixed(1)} MiB message arrives (MiB)`,
+    target: (i) =>
+      `<= ${LARGE_RSS_FACTOR} x its size (${((LARGE_RSS_FACTOR * i.large.bytes) / 1024 / 1024).toFixed(1)} MiB)`,
+    value: (i) => i.large.riseMiB,
+    met: (i) => i.large.accepted && i.large.riseMiB * 1024 * 1024 <= LARGE_RSS_FACTOR * i.large.bytes,
+    formula: (i) =>
+      `RSS ${i.large.baseMiB} -> peak ${i.large.peakMiB} MiB` +
+      (i.large.accepted ? '' : `; NOT accepted: ${i.large.error ?? ''}`),
   }),
   rule({
     figure: scheduled,

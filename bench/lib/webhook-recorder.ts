@@ -38,13 +38,15 @@ export async function startWebhookRecorder(secrets: Map<string, string>) {
           event: string;
           timestamp: string;
           email?: { subject?: string };
+          data?: { subject?: unknown };
         };
         const secret = secrets.get(path);
         hooks.push({
           path,
           deliveryId: String(req.headers['x-mail-delivery-id'] ?? ''),
           event: body.event,
-          subject: body.email?.subject ?? '',
+          // An inbound event is about no email of ours: its subject is the received message's.
+          subject: body.email?.subject ?? (typeof body.data?.subject === 'string' ? body.data.subject : ''),
           eventAt: Date.parse(body.timestamp),
           arrivedAt,
           status,

@@ -11,6 +11,7 @@ import { webhookFigures, type WebhooksResult } from './webhook-figures.js';
 import { throughput, type ThroughputFigures } from './throughput.js';
 import { templateFigures, type TemplatesFigures } from './templates.js';
 import { suppressionFigures, type SuppressionsFigures } from './suppressions.js';
+import { INBOUND_RATE, INBOUND_SECONDS, inboundFigures, type InboundFigures } from './inbound.js';
 import type { BaselineFigures } from './baselines.js';
 
 /** The figures of the all-in-one service (MAILER_ROLE=all): those of the parts that ran. */
@@ -20,6 +21,7 @@ export interface ServiceFigures {
   batch?: BatchLatencyResult;
   templates?: TemplatesFigures;
   suppressions?: SuppressionsFigures;
+  inbound?: InboundFigures;
   scheduled?: LatenessResult;
   webhooks?: WebhooksResult;
 }
@@ -43,7 +45,7 @@ export async function allInOneService(
     const figures: ServiceFigures = { accountCount: accounts.length };
     if (parts.has('throughput')) figures.throughput = await throughput(ctx, svc, accounts, baselines);
     // Batch latency, templates, scheduled lateness and webhooks once the throughput runs' mail is out.
-    if ((['batch', 'templates', 'suppressions', 'scheduled', 'webhooks'] as const).some((p) => parts.has(p)))
+    if ((['batch', 'templates', 'suppressions', 'inbound', 'scheduled', 'webhooks'] as const).some((p) => parts.has(p)))
       await untilSinkQuiet(ctx);
     const jobs = jobsContext(ctx, (prefix) => firedAt(env.DATABASE_URL!, prefix));
     if (parts.has('batch')) {
@@ -65,6 +67,12 @@ export async function allInOneService(
         ctx.log(`suppressions: a 100,000-row CSV import (twice) and the export`);
         figures.suppressions = await suppressionFigures(ctx, svc);
       }
+    }
+    if (parts.has('inbound')) {
+      ctx.log(
+        `inbound: ${INBOUND_RATE} messages/s into the inbound listener for ${INBOUND_SECONDS} s, then one large message`,
+      );
+      figures.inbound = await inboundFigures(ctx, svc);
     }
     if (parts.has('scheduled')) {
       ctx.log(`scheduled lateness: ${ctx.sizes.scheduledCount} emails due the same second`);
