@@ -106,7 +106,10 @@ function banner(m: Shown): string {
   }
   if (m.submissionUrl) lines.push(`  SMTP submission  ${m.submissionUrl}   (STARTTLS, AUTH with an API key)`);
   if (m.workerProbeUrl) lines.push(`  Probes        ${m.workerProbeUrl}/healthz, /readyz and /metrics`);
-  if (m.inboundUrl) lines.push(`  Reports in    ${m.inboundUrl}   (complaint and bounce reports mailed back)`);
+  if (m.inboundUrl)
+    lines.push(
+      `  Inbound MX    ${m.inboundUrl}   (mail for inbound routes, bounce and complaint reports, unsubscribes)`,
+    );
   lines.push(`  Temporal      ${m.temporalAddress}${m.temporalUiUrl ? `   (UI: ${m.temporalUiUrl})` : ''}`);
   if (m.config.role !== 'api') lines.push(`  Delivery      ${deliveryLine(m.config)}`);
   if (m.catcher) {

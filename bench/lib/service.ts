@@ -137,7 +137,7 @@ export async function startService(
   if (!rest || !apiKey || !accountId)
     throw new Error(`could not read the REST URL, account and API key from the ${proc.name}'s banner:\n${banner}`);
   const workerPid = Number(/the worker in process (\d+)/.exec(banner)?.[1] ?? NaN);
-  const inboundUrl = /(?:Reports in|Inbound mail)\s+(smtp:\/\/\S+)/.exec(banner)?.[1];
+  const inboundUrl = /(?:Reports in|Inbound MX)\s+(smtp:\/\/\S+)/.exec(banner)?.[1];
   return {
     ...proc,
     baseUrl: rest,
