@@ -395,9 +395,16 @@ const settings = {
   inboundPort: {
     env: 'MAILER_INBOUND_PORT',
     description:
-      'Port of the inbound SMTP listener for complaint (ARF) and bounce (DSN) reports, on HOST (API role; 0 picks a free port).',
+      'Port of the inbound SMTP listener (the MX of inbound routes\' domains, and of return-path domains for complaint (ARF) and bounce (DSN) reports), on HOST (API role; 0 picks a free port).',
     default: '2526',
     parse: int('MAILER_INBOUND_PORT', 2526),
+  },
+  inboundMaxBytes: {
+    env: 'MAILER_INBOUND_MAX_BYTES',
+    description:
+      'Largest message the inbound listener takes for an inbound route, in bytes, announced in its EHLO `SIZE`; a larger one is answered `552` (at `MAIL FROM` when its `SIZE=` says so). Mail only for report addresses keeps its 1 MiB cap. The bytes stream into the database as they arrive.',
+    default: '26214400',
+    parse: int('MAILER_INBOUND_MAX_BYTES', 26_214_400, 1_048_576, 1_073_741_824),
   },
   submissionPort: {
     env: 'MAILER_SUBMISSION_PORT',

@@ -12,6 +12,8 @@ import { createEmailsRepo } from './emails-repo.js';
 import { createEventFeedRepo } from './event-feed-repo.js';
 import { createEventsRepo } from './events-repo.js';
 import { createIdempotencyRepo } from './idempotency-repo.js';
+import { createInboundBlobsRepo } from './inbound-blobs-repo.js';
+import { createInboundReceiveRepo } from './inbound-receive-repo.js';
 import { createOwnersRepo } from './owners-repo.js';
 import { createQuotaRepo } from './quota-repo.js';
 import { createRateBucketsRepo } from './rate-buckets-repo.js';
@@ -39,6 +41,8 @@ export function createRepos(sql: Sql, box: SecretBox) {
     events: createEventsRepo(sql),
     eventFeed: createEventFeedRepo(sql),
     idempotency: createIdempotencyRepo(sql),
+    inboundBlobs: createInboundBlobsRepo(sql),
+    inboundReceive: createInboundReceiveRepo(sql),
     owners: createOwnersRepo(sql),
     quota: createQuotaRepo(sql),
     rateBuckets: createRateBucketsRepo(sql),
