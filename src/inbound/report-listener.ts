@@ -1,4 +1,5 @@
-import { SMTPServer } from 'smtp-server';
+import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream } from 'smtp-server';
+import type { InboundRecipient } from '../domain/entities/inbound.js';
 import type { Logger } from '../logger.js';
 import { inSession, limitSessions, listenSmtp, readMessage, type Listening } from './smtp-listen.js';
 import { createSlots, seconds } from './smtp-slots.js';
@@ -27,6 +28,53 @@ export type InboundServer = Listening;
 
 /** What `onMessage` made of a message: `refused` is answered 550 5.7.1, anything else 250. */
 export type InboundVerdict = 'refused' | (string & {});
+
+/** A recipient an inbound route took, as RCPT TO gave it. */
+export interface RoutedRecipient {
+  address: string;
+  recipient: InboundRecipient;
+}
+
+/** What a message for inbound routes arrived with. */
+export interface RoutedEnvelope {
+  recipients: RoutedRecipient[];
+  /** MAIL FROM ('' for the null sender). */
+  mailFrom: string;
+  remoteAddress: string;
+  /** The name the client gave in EHLO or HELO. */
+  helo: string;
+}
+
+/**
+ * Mail for inbound routes (services/inbound-mail-service.ts): which recipients are taken, and the message
+ * streamed to storage as it arrives.
+ */
+export interface RoutedMail {
+  /** The largest message taken for a route (MAILER_INBOUND_MAX_BYTES), announced in EHLO `SIZE`. */
+  maxBytes: number;
+  /** RCPT TO: a route's recipient, `report` for the report handling (`onMessage`), undefined for 550 5.1.1. */
+  recipient(address: string): Promise<InboundRecipient | 'report' | undefined>;
+  /**
+   * Stores the message (`source`, DATA as it arrives, read to its end whatever happens) for its route recipients;
+   * answers once it is committed, with its bytes when they were small enough to keep in memory (a report mailed
+   * in the same transaction is handled from them), or `too_large` past `maxBytes` (nothing kept). Throws when
+   * the sender should try again later.
+   */
+  receive(source: AsyncIterable<Buffer>, envelope: RoutedEnvelope): Promise<{ raw: Buffer | undefined } | 'too_large'>;
+}
+
+const reply = (code: number, text: string) => Object.assign(new Error(text), { responseCode: code });
+
+/** Reads a DATA stream to its end, keeping nothing: the reply to DATA comes only after the message. */
+async function drain(stream: SMTPServerDataStream): Promise<void> {
+  if (stream.readableEnded || stream.destroyed) return;
+  await new Promise<void>((resolve) => {
+    stream.on('end', resolve);
+    stream.on('close', resolve);
+    stream.on('error', () => resolve());
+    stream.resume();
+  });
+}
 
 /**
  * The SMTP listener reports are mailed back to (complaints, bounce reports). It takes mail for any
@@ -60,8 +108,16 @@ export async function startInboundServer(options: {
   limits: { perAddress: number; setupMs: number };
   /** Peers (TCP proxies) whose connections begin with a PROXY protocol header naming the client's address. */
   proxyProtocolFrom?: string[];
+  /** Mail for inbound routes: with it, this listener is their domains' MX and `recipient` decides every RCPT TO. */
+  routes?: RoutedMail;
 }): Promise<InboundServer> {
-  const { logger } = options;
+  const { logger, routes } = options;
+  /** What RCPT TO found each recipient to be (the address objects smtp-server keeps in the envelope). */
+  const kinds = new WeakMap<SMTPServerAddress, InboundRecipient>();
+  const recipientKind = async (address: string): Promise<InboundRecipient | 'report' | undefined> => {
+    if (!routes) return options.acceptsRecipient(address) ? 'report' : undefined;
+    return routes.recipient(address);
+  };
   const slots = createSlots(() => server, {
     settingUp: MAX_INBOUND_SETTING_UP,
     established: MAX_INBOUND_CLIENTS,
@@ -78,7 +134,9 @@ export async function startInboundServer(options: {
     disabledCommands: ['AUTH'],
     key: options.tls.key,
     cert: options.tls.cert,
-    size: MAX_INBOUND_BYTES,
+    // Announced in EHLO and checked against MAIL FROM's SIZE=; a transaction for reports only is held to
+    // MAX_INBOUND_BYTES all the same (at RCPT TO when SIZE= says so, else at the end of DATA).
+    size: routes?.maxBytes ?? MAX_INBOUND_BYTES,
     // smtp-server's own count of every connection, a backstop only (as on the submission listener).
     maxClients: 2 * MAX_INBOUND_SETTING_UP + MAX_INBOUND_CLIENTS,
     socketTimeout: INBOUND_SOCKET_TIMEOUT_MS,
@@ -94,10 +152,24 @@ export async function startInboundServer(options: {
       if (session.envelope.rcptTo.length >= MAX_INBOUND_RECIPIENTS) {
         return callback(Object.assign(new Error('4.5.3 too many recipients'), { responseCode: 452 }));
       }
-      if (!options.acceptsRecipient(address.address)) {
-        return callback(Object.assign(new Error('5.1.1 no such return path'), { responseCode: 550 }));
-      }
-      callback();
+      recipientKind(address.address).then(
+        (kind) => {
+          if (kind === undefined) return callback(reply(550, '5.1.1 no such recipient here'));
+          if (kind === 'report') {
+            const args = session.envelope.mailFrom ? session.envelope.mailFrom.args : false;
+            const declared = Number(args ? args.SIZE : undefined);
+            if (declared > MAX_INBOUND_BYTES)
+              return callback(
+                reply(552, `5.3.4 message exceeds the maximum message size for this recipient (${MAX_INBOUND_BYTES})`),
+              );
+          } else kinds.set(address, kind);
+          callback();
+        },
+        (err: unknown) => {
+          logger.warn({ err }, 'inbound recipient not looked up; asked to retry');
+          callback(reply(451, '4.3.0 temporary failure, try again later'));
+        },
+      );
     },
     onData(stream, session, callback) {
       const admitted = slots.establish(session);
@@ -106,6 +178,21 @@ export async function startInboundServer(options: {
         slots.rearm(session);
         callback(err);
       };
+      const routed = session.envelope.rcptTo.flatMap((r) => {
+        const recipient = kinds.get(r);
+        return recipient ? [{ address: r.address, recipient }] : [];
+      });
+      if (routes && routed.length > 0) {
+        const reports = session.envelope.rcptTo.filter((r) => !kinds.has(r)).map((r) => r.address);
+        const envelope: RoutedEnvelope = {
+          recipients: routed,
+          mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+          remoteAddress: session.remoteAddress,
+          helo: session.hostNameAppearsAs,
+        };
+        void inSession(session, () => receiveRouted(routes, stream, envelope, reports, admitted, answer, callback));
+        return;
+      }
       void inSession(session, () =>
         readMessage(stream, MAX_INBOUND_BYTES)
           .then(async (raw) => {
@@ -141,6 +228,47 @@ export async function startInboundServer(options: {
     },
   });
   limitSessions(server, MAX_INBOUND_SESSION_MS);
+
+  /**
+   * A message with at least one route recipient: streamed to storage (never whole in memory), answered 250 once
+   * committed, 552 past the routes' cap, 451 when storing failed (nothing kept: the sender tries again). Report
+   * recipients of the same transaction get the message as they would alone when it is small enough for a report.
+   */
+  async function receiveRouted(
+    mail: RoutedMail,
+    stream: SMTPServerDataStream,
+    envelope: RoutedEnvelope,
+    reportRecipients: string[],
+    admitted: boolean,
+    answer: (err?: Error) => void,
+    refuse: (err: Error) => void,
+  ): Promise<void> {
+    if (!admitted) {
+      await drain(stream);
+      return refuse(reply(421, `4.7.0 too many messages in flight (${MAX_INBOUND_CLIENTS}), try again later`));
+    }
+    try {
+      const received = await mail.receive(stream, envelope);
+      if (received === 'too_large')
+        return answer(reply(552, `5.3.4 message exceeds the fixed maximum message size (${mail.maxBytes})`));
+      if (reportRecipients.length > 0) {
+        if (received.raw === undefined)
+          logger.info(
+            { recipients: reportRecipients.length },
+            'message for routes and report addresses too large for a report; taken for the routes only',
+          );
+        else
+          await options
+            .onMessage(received.raw, { rcptTo: reportRecipients, remoteAddress: envelope.remoteAddress })
+            .catch((err: unknown) => logger.warn({ err }, 'report part of a routed message not handled'));
+      }
+      answer();
+    } catch (err) {
+      await drain(stream);
+      logger.warn({ err, from: envelope.mailFrom }, 'inbound message not stored; asked to retry');
+      answer(reply(451, '4.3.0 temporary failure, try again later'));
+    }
+  }
 
   return listenSmtp(server, options.host, options.port, (err) => logger.warn({ err }, 'inbound listener error'));
 }
