@@ -9,12 +9,9 @@ import type { MailEventSchema } from '../gen/mail/v1/email_service_pb.js';
  */
 export function presentMailEvent(e: FeedEvent): MessageInitShape<typeof MailEventSchema> {
   const body = webhookEnvelope(e.type, e.at, e.email, e.data, e.id);
+  const common = { id: e.id, event: body.event, timestamp: body.timestamp, data: body.data as JsonObject };
+  // An `inbound` event has no email: the message field stays unset, so its JSON has no `email`, as the webhook's.
+  if (body.email === undefined) return common;
   const { sent_at: sentAt, message_id: messageId, ...email } = body.email;
-  return {
-    id: e.id,
-    event: body.event,
-    timestamp: body.timestamp,
-    email: { ...email, messageId, ...(sentAt === undefined ? {} : { sentAt }) },
-    data: body.data as JsonObject,
-  };
+  return { ...common, email: { ...email, messageId, ...(sentAt === undefined ? {} : { sentAt }) } };
 }

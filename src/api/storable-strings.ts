@@ -106,10 +106,18 @@ export function withStorableStrings<T extends Record<string, Handler>>(service: 
   for (const method of service.methods) {
     const handler = handlers[method.localName];
     if (!handler) continue;
-    wrapped[method.localName] = (async (req: object, ctx: never) => {
-      assertStorableStrings(method.input, req);
-      return handler(req as never, ctx);
-    }) as Handler;
+    // A server-streaming handler answers an async iterable, not a promise: it stays one, checked on the first read.
+    wrapped[method.localName] = (
+      method.methodKind === 'server_streaming'
+        ? async function* (req: object, ctx: never) {
+            assertStorableStrings(method.input, req);
+            yield* handler(req as never, ctx) as AsyncIterable<unknown>;
+          }
+        : async (req: object, ctx: never) => {
+            assertStorableStrings(method.input, req);
+            return handler(req as never, ctx);
+          }
+    ) as Handler;
   }
   return { ...handlers, ...wrapped } as T;
 }

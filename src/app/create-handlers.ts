@@ -27,6 +27,7 @@ import { createTemplateRenderer } from '../services/template-renderer.js';
 import { PinnedVersions } from '../services/pinned-versions.js';
 import { createTemplatesService } from '../services/templates-service.js';
 import { createSuppressionsService } from '../services/suppressions-service.js';
+import { createInboundRoutesService } from '../services/inbound-routes-service.js';
 import { compileTemplate } from '../templates/template-engine.js';
 import type { UsageRecorder } from '../services/usage-recorder.js';
 import { createWebhooksService } from '../services/webhooks-service.js';
@@ -115,7 +116,13 @@ export function createHandlers(
   const events = createEventsService({ feed: repos.eventFeed });
   const suppressions = createSuppressionsService({ suppressions: repos.suppressions, accounts: repos.accounts });
   // Inbound mail (issue 26): what each API's inbound RPCs use.
-  const inboundRoutes = {};
+  const inboundRoutes = {
+    inboundRoutes: createInboundRoutesService({
+      routes: repos.inboundRoutes,
+      domains: repos.domains,
+      accounts: repos.accounts,
+    }),
+  };
   const inboundEmails = {};
   const emailApi = createEmailApi({
     guard,

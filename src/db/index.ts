@@ -32,6 +32,7 @@ export { BLOB_CHUNK_BYTES } from './repos/inbound-blobs-repo.js';
 export type { InboundBlobsRepo } from './repos/inbound-blobs-repo.js';
 export { replyCandidates } from './repos/inbound-receive-repo.js';
 export type { InboundReceiveRepo, NewInboundEmail, RecordedInbound } from './repos/inbound-receive-repo.js';
+export type { InboundReadsRepo } from './repos/inbound-reads-repo.js';
 export { createInboundRoutesRepo } from './repos/inbound-routes-repo.js';
 export type { InboundRoutesRepo } from './repos/inbound-routes-repo.js';
 export { createRepos } from './repos/index.js';

@@ -91,18 +91,21 @@ export interface WebhookBody {
   id?: string;
   event: EventType | 'test';
   timestamp: string;
-  email: { id: string; message_id: string; from: string; to: string[]; subject: string; sent_at?: string };
+  /** The email the event is about; absent for an `inbound` event, which is about no email we sent. */
+  email?: { id: string; message_id: string; from: string; to: string[]; subject: string; sent_at?: string };
   data: object;
 }
 
 /**
  * The spec's body envelope of a webhook request, which the events API (GET /events) answers too, so an
- * event reads the same whichever way it came. Verify's request has the event `test` and no id.
+ * event reads the same whichever way it came. Verify's request has the event `test` and no id. An event
+ * without an email (`inbound`: CONTRACT.md "Inbound mail") is `{id, event, timestamp, data}`, its data the
+ * inbound email.
  */
 export function webhookEnvelope(
   type: EventType | 'test',
   at: Date,
-  email: EnvelopeEmail,
+  email: EnvelopeEmail | undefined,
   data: object,
   id?: string,
 ): WebhookBody {
@@ -110,14 +113,18 @@ export function webhookEnvelope(
     ...(id === undefined ? {} : { id }),
     event: type,
     timestamp: at.toISOString(),
-    email: {
-      id: email.id,
-      message_id: email.messageId,
-      from: formatMailbox(email.from),
-      to: email.to.map(formatMailbox),
-      subject: email.subject,
-      ...(WITH_SENT_AT.has(type) && email.sentAt ? { sent_at: email.sentAt.toISOString() } : {}),
-    },
+    ...(email === undefined
+      ? {}
+      : {
+          email: {
+            id: email.id,
+            message_id: email.messageId,
+            from: formatMailbox(email.from),
+            to: email.to.map(formatMailbox),
+            subject: email.subject,
+            ...(WITH_SENT_AT.has(type) && email.sentAt ? { sent_at: email.sentAt.toISOString() } : {}),
+          },
+        }),
     data,
   };
 }

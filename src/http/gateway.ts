@@ -42,7 +42,7 @@ function setPath(input: Record<string, unknown>, path: string, value: unknown): 
 }
 
 /** The spec's JSON (body, or query for GET and DELETE) read into the RPC's request message, path parameters set. */
-function decode(route: RestRoute, request: FastifyRequest): unknown {
+export function decode(route: RestRoute, request: FastifyRequest): unknown {
   const fromQuery = route.method === 'GET' || route.method === 'DELETE';
   let input: Record<string, unknown>;
   if (fromQuery) {
@@ -97,8 +97,8 @@ export function registerGateway(
   admit: (ctx: CallContext) => Promise<unknown>,
 ): void {
   for (const route of routes) {
-    // CSV in or out: csv-routes.ts.
-    if (route.csv) continue;
+    // CSV in or out: csv-routes.ts; streamed bytes out: bytes-routes.ts.
+    if (route.csv || route.bytes) continue;
     const handler = (handlers as AnyHandlers)[route.rpc.localName];
     if (!handler) throw new Error(`no handler for ${route.rpc.name}`);
     app.route({

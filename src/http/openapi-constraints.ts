@@ -19,6 +19,7 @@ import { MAX_SCHEDULE_DAYS } from '../domain/schedule.js';
 import { TOPIC_MAX_CHARS, TOPIC_PATTERN } from '../domain/streams.js';
 import { COMPLIANCE } from '../domain/compliance.js';
 import { DMARC_POLICIES } from '../domain/dmarc.js';
+import { MATCH_MAX_CHARS } from '../domain/inbound-addresses.js';
 import { TEMPLATE_LIMITS } from '../domain/template-fields.js';
 import { DAILY_QUOTA_MAX, NAME_MAX as ACCOUNT_NAME_MAX } from '../services/accounts-service.js';
 import { DOMAIN as ALLOWED_DOMAIN, NAME_MAX as API_KEY_NAME_MAX } from '../services/api-keys-service.js';
@@ -189,6 +190,17 @@ const rateFields = { bounce_rate: rate, complaint_rate: rate };
 /** A stored email's topic, shown only when it has one. */
 const emailTopic = { pattern: TOPIC_PATTERN.source };
 
+/** An inbound route's match (the account's POST /inbound/routes and the management API's). */
+const routeMatch = {
+  match: {
+    minLength: 1,
+    maxLength: MATCH_MAX_CHARS,
+    pattern: '^[^\\x00@]+@[^\\x00@]+$',
+    description:
+      '`local@domain` or `*@domain` (every local part): the domain a verified domain of the account or a subdomain of one, anything else a 400. No `+` in the local part (mail to `local+hash@domain` reaches `local@domain`, with `mailbox_hash`), `*` only as the whole local part; at most 64 characters before the `@`. Stored lower case, the domain in its ASCII form; 409 when any account has the match.',
+  },
+};
+
 const templateName = {
   minLength: 1,
   maxLength: TEMPLATE_LIMITS.nameChars,
@@ -312,6 +324,10 @@ export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
     ),
   },
   ListAccountTemplatesRequest: { page, page_size: pageSize },
+  CreateInboundRouteRequest: routeMatch,
+  ListInboundRoutesRequest: { page, page_size: pageSize },
+  CreateAccountInboundRouteRequest: routeMatch,
+  ListAccountInboundRoutesRequest: { page, page_size: pageSize },
   PreviewTemplateRequest: (({ name: _name, alias: _alias, ...content }) => ({
     ...content,
     sample_variables: { description: 'The values to render with, as a send gives them.' },
@@ -466,6 +482,7 @@ export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
   Template: { ...templateAnswer, latest_version: { minimum: 1 } },
   TemplateSummary: templateAnswer,
   EmailTemplate: { version: { minimum: 1 } },
+  InboundRoute: { match: { pattern: '^[^@]+@[^@]+$' }, created_at: dateTime },
 };
 
 /** The Idempotency-Key header of the three send endpoints. */

@@ -29,6 +29,8 @@ const REQUIRED_REQUEST_FIELDS: Record<string, string[]> = {
   CreateWebhookRequest: ['url', 'events'],
   EraseRecipientRequest: ['address'],
   AddSuppressionRequest: ['email'],
+  CreateInboundRouteRequest: ['match'],
+  CreateAccountInboundRouteRequest: ['match'],
 };
 
 /**

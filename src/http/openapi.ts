@@ -14,7 +14,7 @@ import { ADMIN_BASE, ADMIN_ROUTES, API_BASE, EMAIL_ROUTES, PUBLIC_ROUTES, type R
  */
 
 /** The public API's tags besides `emails`, each the first segment of its paths. */
-const PUBLIC_TAGS = ['templates', 'suppressions'];
+const PUBLIC_TAGS = ['templates', 'suppressions', 'inbound'];
 
 /**
  * An import's body: the header line, then rows; what it states is all a valid request needs (a bad row is
@@ -37,12 +37,18 @@ const CONFLICTS: Record<string, string> = {
   updateTemplate: 'The alias is already used by another template of the account',
   createAccountTemplate: 'The alias is already used by another template of the account',
   updateAccountTemplate: 'The alias is already used by another template of the account',
+  createInboundRoute: 'An inbound route of some account has this match already',
+  createAccountInboundRoute: 'An inbound route of some account has this match already',
 };
 
 /** The suppression import's rules, the account's own and the management API's. */
 const IMPORT_RULES = `The body is the CSV itself (Content-Type: text/csv; any other type is a 415): RFC 4180, header \`email[,scope[,topic]]\` on line 1 (anything else is a 400), at most ${IMPORT_MAX_ROWS} rows (more is a 413). Each row is checked as POST /suppressions checks its body; a bad row is listed in \`errors\` by its line (the header is line 1) and the others are imported with reason manual. \`skipped\`: valid rows the account had already, or that repeat an earlier row. A cell written by the export with a leading \`'\` before = + - @ tab CR or \`'\` (its spreadsheet-formula defusing) is read without it.`;
 const EXPORT_RULES =
   "Every suppression of the account, oldest first, streamed as CSV with the header email,reason,scope,topic,created_at (topic empty when none). A cell that starts with = + - @ tab CR or ' is written with a ' before it, so that a spreadsheet does not read it as a formula; the import takes it off again.";
+
+/** An inbound route's rules that depend on the account's domains. */
+const ROUTE_RULES =
+  "A match whose domain is not a verified domain of the account, nor a subdomain of one, is a 400 (whether another account has the domain is not told); one that any account has already is a 409. The domain then lists an MX record (purpose inbound) for the match's domain among its dns_records.";
 
 /** Rules that depend on what is stored, which no schema can state: 400s for requests the schema allows. */
 const STATE_RULES: Record<string, string> = {
@@ -72,6 +78,10 @@ const STATE_RULES: Record<string, string> = {
   importAccountSuppressions: `As the account's POST /suppressions/import. ${IMPORT_RULES} An unknown account is a 404.`,
   exportAccountSuppressions: `As the account's GET /suppressions/export. ${EXPORT_RULES} An unknown account is a 404.`,
   searchSuppressions: 'Needs a key with permission all or read_only.',
+  createInboundRoute: `${ROUTE_RULES} Needs a key with permission all.`,
+  listInboundRoutes: 'Needs a key with permission all or read_only.',
+  deleteInboundRoute: "Another account's route is a 404. Needs a key with permission all.",
+  createAccountInboundRoute: `As the account's POST /inbound/routes. ${ROUTE_RULES} An unknown account is a 404.`,
 };
 
 /** A request that succeeds against a fresh service (its default account sends from the verified example.com). */
@@ -121,6 +131,8 @@ const LINKS: Record<string, { from: string; to: string[] }> = {
       'addAccountSuppression',
       'importAccountSuppressions',
       'exportAccountSuppressions',
+      'createAccountInboundRoute',
+      'listAccountInboundRoutes',
     ],
   },
   createDomain: { from: 'id', to: ['verifyDomain', 'updateDomain'] },
@@ -130,6 +142,8 @@ const LINKS: Record<string, { from: string; to: string[] }> = {
   },
   createApiKey: { from: 'id', to: ['deleteApiKey'] },
   addSuppression: { from: 'email', to: ['removeSuppression'] },
+  createInboundRoute: { from: 'id', to: ['deleteInboundRoute'] },
+  createAccountInboundRoute: { from: 'id', to: ['deleteAccountInboundRoute'] },
   createWebhook: {
     from: 'id',
     to: ['listWebhookDeliveries', 'deleteWebhook', 'rotateWebhookSecret', 'enableWebhook', 'resendWebhookDeliveries'],
@@ -376,6 +390,11 @@ export function buildOpenApi(publicUrl: string): Schema {
       {
         name: 'suppressions',
         description: "The account's suppression list: list, add, remove, CSV import and export (an API key)",
+      },
+      {
+        name: 'inbound',
+        description:
+          "Inbound mail: the routes that claim addresses of the account's domains, and the mail received for them (an API key)",
       },
       { name: 'admin', description: 'The management API (the admin token)' },
     ],

@@ -13,6 +13,7 @@ import { countBodiesInFlight } from './body-bytes.js';
 import { asAppError, createErrorHandler, sendError } from './error-handler.js';
 import { registerGateway } from './gateway.js';
 import { registerCsvRoutes } from './csv-routes.js';
+import { registerBytesRoutes } from './bytes-routes.js';
 import type { SuppressionStreams } from '../api/suppressions-api.js';
 import type { AdminSuppressionStreams } from '../api/admin-suppressions-api.js';
 import { buildOpenApi } from './openapi.js';
@@ -87,8 +88,10 @@ export async function buildRestApp(deps: RestAppDeps): Promise<FastifyInstance> 
 
   registerGateway(app, API_BASE, PUBLIC_ROUTES, deps.emailApi, deps.admitApi);
   registerCsvRoutes(app, API_BASE, PUBLIC_ROUTES, deps.emailApi, deps.admitApi);
+  registerBytesRoutes(app, API_BASE, PUBLIC_ROUTES, deps.emailApi, deps.admitApi);
   registerGateway(app, ADMIN_BASE, ADMIN_ROUTES, deps.adminApi, deps.admitAdmin);
   registerCsvRoutes(app, ADMIN_BASE, ADMIN_ROUTES, deps.adminApi, deps.admitAdmin);
+  registerBytesRoutes(app, ADMIN_BASE, ADMIN_ROUTES, deps.adminApi, deps.admitAdmin);
 
   registerServiceRoutes(app, deps);
 

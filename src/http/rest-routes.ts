@@ -264,8 +264,121 @@ export const SUPPRESSION_ROUTES: RestRoute[] = [
   },
 ];
 
+/** CONTRACT.md "Inbound mail": the addresses of the account's domains it receives mail at. */
+export const INBOUND_ROUTE_ROUTES: RestRoute[] = [
+  {
+    method: 'POST',
+    path: '/inbound/routes',
+    rpc: e.createInboundRoute,
+    summary: 'Receive mail at local@domain or *@domain, on a verified domain of the account or a subdomain of one',
+  },
+  { method: 'GET', path: '/inbound/routes', rpc: e.listInboundRoutes, summary: 'List inbound routes, newest first' },
+  {
+    method: 'DELETE',
+    path: '/inbound/routes/:id',
+    rpc: e.deleteInboundRoute,
+    idField: 'id',
+    summary: 'Delete an inbound route: its address takes no more mail (mail it received stays)',
+  },
+];
+
+/** An account's inbound routes for the console: the public routes under `/accounts/:id`; the delete by route id. */
+const ACCOUNT_INBOUND_ROUTE_ROUTES: RestRoute[] = [
+  {
+    method: 'POST',
+    path: '/accounts/:id/inbound/routes',
+    rpc: a.createAccountInboundRoute,
+    idField: 'account_id',
+    summary: 'Add an inbound route to an account, as its POST /inbound/routes',
+  },
+  {
+    method: 'GET',
+    path: '/accounts/:id/inbound/routes',
+    rpc: a.listAccountInboundRoutes,
+    idField: 'account_id',
+    summary: "List an account's inbound routes, newest first",
+  },
+  {
+    method: 'DELETE',
+    path: '/inbound/routes/:id',
+    rpc: a.deleteAccountInboundRoute,
+    idField: 'id',
+    summary: "Delete any account's inbound route",
+  },
+];
+
+/** CONTRACT.md "Inbound mail": the mail the account's routes received, and its stored bytes. */
+export const INBOUND_EMAIL_ROUTES: RestRoute[] = [
+  { method: 'GET', path: '/inbound/emails', rpc: e.listInboundEmails, summary: 'List inbound emails, newest first' },
+  {
+    method: 'GET',
+    path: '/inbound/emails/:id',
+    rpc: e.getInboundEmail,
+    idField: 'id',
+    summary: 'Get one inbound email, as parsed when it arrived',
+  },
+  {
+    method: 'GET',
+    path: '/inbound/emails/:id/raw',
+    rpc: e.getInboundRaw,
+    idField: 'id',
+    bytes: { contentType: 'message/rfc822' },
+    summary: 'The inbound email exactly as received (message/rfc822), streamed, as a download',
+  },
+  {
+    method: 'GET',
+    path: '/inbound/emails/:id/attachments/:n',
+    rpc: e.getInboundAttachment,
+    idField: 'id',
+    params: { n: 'n' },
+    bytes: { contentType: '*/*' },
+    summary:
+      'Attachment n (from 0) of an inbound email: its bytes, as a download; a type a browser would render as a page or script is answered as application/octet-stream',
+  },
+];
+
+/** An account's inbound mail for the console: the list under `/accounts/:id`, a message by its id. */
+const ACCOUNT_INBOUND_EMAIL_ROUTES: RestRoute[] = [
+  {
+    method: 'GET',
+    path: '/accounts/:id/inbound/emails',
+    rpc: a.listAccountInboundEmails,
+    idField: 'account_id',
+    summary: "List an account's inbound emails, newest first",
+  },
+  {
+    method: 'GET',
+    path: '/inbound/emails/:id',
+    rpc: a.getAccountInboundEmail,
+    idField: 'id',
+    summary: "Get any account's inbound email",
+  },
+  {
+    method: 'GET',
+    path: '/inbound/emails/:id/raw',
+    rpc: a.getAccountInboundRaw,
+    idField: 'id',
+    bytes: { contentType: 'message/rfc822' },
+    summary: 'An inbound email exactly as received (message/rfc822), streamed, as a download',
+  },
+  {
+    method: 'GET',
+    path: '/inbound/emails/:id/attachments/:n',
+    rpc: a.getAccountInboundAttachment,
+    idField: 'id',
+    params: { n: 'n' },
+    bytes: { contentType: '*/*' },
+    summary: 'Attachment n (from 0) of an inbound email, as its GET /inbound/emails/:id/attachments/:n',
+  },
+];
+
 /** Every route of the public API (an API key). */
-export const PUBLIC_ROUTES: RestRoute[] = [...EMAIL_ROUTES, ...TEMPLATE_ROUTES, ...SUPPRESSION_ROUTES];
+export const PUBLIC_ROUTES: RestRoute[] = [
+  ...EMAIL_ROUTES,
+  ...TEMPLATE_ROUTES,
+  ...SUPPRESSION_ROUTES,
+  ...INBOUND_ROUTE_ROUTES,
+];
 
 export const ADMIN_ROUTES: RestRoute[] = [
   { method: 'GET', path: '/accounts', rpc: a.listAccounts, summary: 'List accounts' },
@@ -502,4 +615,5 @@ export const ADMIN_ROUTES: RestRoute[] = [
     summary: 'One caught message, parsed',
   },
   ...ACCOUNT_TEMPLATE_ROUTES,
+  ...ACCOUNT_INBOUND_ROUTE_ROUTES,
 ];

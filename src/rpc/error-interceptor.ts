@@ -22,9 +22,20 @@ export function toConnectError(err: unknown, logger: Logger, procedure: string):
 export function createErrorInterceptor(logger: Logger): Interceptor {
   return (next) => async (req) => {
     try {
-      return await next(req);
+      const res = await next(req);
+      if (!res.stream) return res;
+      // A server-streaming handler fails while its messages are read (a 404 before the first chunk): mapped the same.
+      return { ...res, message: mapped(res.message, (err) => toConnectError(err, logger, req.url)) };
     } catch (err) {
       throw toConnectError(err, logger, req.url);
     }
   };
+}
+
+async function* mapped<T>(messages: AsyncIterable<T>, map: (err: unknown) => ConnectError): AsyncIterable<T> {
+  try {
+    yield* messages;
+  } catch (err) {
+    throw map(err);
+  }
 }

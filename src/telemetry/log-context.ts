@@ -15,6 +15,8 @@ export interface LogFields {
   smtpSession?: string;
   emailId?: string;
   webhookDeliveryId?: string;
+  /** The inbound email an `inbound` event is about, while posting its webhook. */
+  inboundId?: string;
 }
 
 const storage = new AsyncLocalStorage<LogFields>();

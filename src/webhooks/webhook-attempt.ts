@@ -58,8 +58,9 @@ export function createWebhookAttempt(deps: WebhookAttemptDeps) {
 
     /** POSTs the event as attempt number `attempt` and records the answer (a 2xx finishes the delivery). */
     send(d: DeliveryToSend, attempt: number): Promise<AttemptOutcome> {
-      // Every log line of the attempt names the delivery and the email the event is about.
-      return withLogFields({ webhookDeliveryId: d.id, emailId: d.email.id }, () => sendOnce(d, attempt));
+      // Every log line of the attempt names the delivery and what the event is about: an email, or an inbound one.
+      const about = d.email ? { emailId: d.email.id } : { inboundId: d.event.inboundId ?? '' };
+      return withLogFields({ webhookDeliveryId: d.id, ...about }, () => sendOnce(d, attempt));
     },
   };
 

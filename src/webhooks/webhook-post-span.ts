@@ -14,7 +14,8 @@ import type { PostResult } from './post.js';
  * span the email was accepted under, as the event is a consequence of that email rather than part of its request.
  */
 export function tracedPost(d: DeliveryToSend, attempt: number, post: () => Promise<PostResult>): Promise<PostResult> {
-  const links = spanLinkTo(d.email.traceparent);
+  // An inbound event has no email, so no request it is a consequence of.
+  const links = spanLinkTo(d.email?.traceparent);
   return inSpan(
     'webhook POST',
     {
@@ -25,7 +26,7 @@ export function tracedPost(d: DeliveryToSend, attempt: number, post: () => Promi
         [ATTR_SERVER_ADDRESS]: hostOf(d.webhook?.url ?? ''),
         'mailer.webhook.delivery_id': d.id,
         'mailer.webhook.event': d.event.type,
-        'mailer.email.id': d.email.id,
+        ...(d.email ? { 'mailer.email.id': d.email.id } : { 'mailer.inbound.id': d.event.inboundId ?? '' }),
         'mailer.webhook.attempt': attempt,
       },
     },

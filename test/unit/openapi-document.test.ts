@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ACCOUNT_STATUSES, EVENT_TYPES, PERMISSIONS } from '../../src/domain/catalog.js';
+import { MATCH_MAX_CHARS } from '../../src/domain/inbound-addresses.js';
 import { BODY_LIMITS, LIMITS } from '../../src/domain/limits.js';
 import { buildOpenApi } from '../../src/http/openapi.js';
 import { DAILY_QUOTA_MAX } from '../../src/services/accounts-service.js';
@@ -115,6 +116,31 @@ describe('the OpenAPI document', () => {
     expect(op('post', '/v1/mail/suppressions').tags).toEqual(['suppressions']);
   });
 
+  it("states an inbound route's match and the list's paging, under the inbound tag, and the management API's", () => {
+    const match = { type: 'string', minLength: 1, maxLength: MATCH_MAX_CHARS };
+    expect(body('post', '/v1/mail/inbound/routes')).toMatchObject({ required: ['match'], properties: { match } });
+    expect(body('post', '/v1/mail/admin/accounts/{id}/inbound/routes')).toMatchObject({ properties: { match } });
+    const pattern = new RegExp(body('post', '/v1/mail/inbound/routes').properties.match.pattern);
+    expect(['*@acme.test', 'support@in.acme.test'].every((m) => pattern.test(m))).toBe(true);
+    expect(['acme.test', 'a@', '@acme.test', 'a\u0000@acme.test'].some((m) => pattern.test(m))).toBe(false);
+    const list = op('get', '/v1/mail/inbound/routes');
+    expect(list.parameters.find((p: S) => p.name === 'page_size').schema).toMatchObject({
+      minimum: 0,
+      maximum: LIMITS.pageSizeMax,
+    });
+    expect(list.responses[200].content['application/json'].schema.$ref).toMatch(/ListInboundRoutesResponse$/);
+    expect(schema('InboundRoute').properties.created_at.format).toBe('date-time');
+    for (const [method, path] of [
+      ['post', '/v1/mail/inbound/routes'],
+      ['get', '/v1/mail/inbound/routes'],
+      ['delete', '/v1/mail/inbound/routes/{id}'],
+    ])
+      expect(op(method!, path!).tags).toEqual(['inbound']);
+    expect(op('delete', '/v1/mail/admin/inbound/routes/{id}').tags).toEqual(['admin']);
+    expect(op('get', '/v1/mail/admin/accounts/{id}/inbound/routes').operationId).toBe('listAccountInboundRoutes');
+    expect(Object.keys(op('post', '/v1/mail/inbound/routes').responses[200].links)).toEqual(['deleteInboundRoute']);
+  });
+
   it("states the erasure request's required address and its limits", () => {
     expect(body('post', '/v1/mail/admin/recipients/erase')).toMatchObject({
       required: ['address'],
@@ -127,7 +153,7 @@ describe('the OpenAPI document', () => {
     expect(JSON.stringify(doc)).not.toContain('"fields"');
   });
 
-  it('has the Idempotency-Key header on exactly the three sends, and 409 there, on a DKIM rotation, on erasing a pending email and on a taken template alias only', () => {
+  it('has the Idempotency-Key header on exactly the three sends, and 409 there, on a DKIM rotation, on erasing a pending email, on a taken template alias and on a taken inbound route match only', () => {
     const withKey = ops()
       .filter(([, , o]) => o.parameters.some((p: S) => p.in === 'header' && p.name === 'Idempotency-Key'))
       .map(([, , o]) => o.operationId);
@@ -138,7 +164,9 @@ describe('the OpenAPI document', () => {
         .map(([, , o]) => o.operationId)
         .sort(),
     ).toEqual([
+      'createAccountInboundRoute',
       'createAccountTemplate',
+      'createInboundRoute',
       'createTemplate',
       'eraseEmail',
       'rotateDomainDkim',

@@ -10,12 +10,11 @@ type Raw = {
   created_at: Date;
   data: Record<string, unknown>;
   tx: string;
-  email_id: string;
-  message_id: string;
-  mailboxes: Mailboxes;
-  subject: string;
-  sent_at: Date | null;
-};
+} & (
+  | { email_id: string; message_id: string; mailboxes: Mailboxes; subject: string; sent_at: Date | null }
+  // An `inbound` event: about no email (CONTRACT.md "Inbound mail"), so its body has none.
+  | { email_id: null; message_id: null; mailboxes: null; subject: null; sent_at: null }
+);
 
 const toFeedEvent = (r: Raw): FeedEvent => ({
   id: r.id,
@@ -23,21 +22,25 @@ const toFeedEvent = (r: Raw): FeedEvent => ({
   at: r.created_at,
   data: r.data,
   position: { tx: r.tx, id: r.id },
-  email: {
-    id: r.email_id,
-    messageId: r.message_id,
-    from: r.mailboxes.from,
-    to: r.mailboxes.to,
-    subject: r.subject,
-    sentAt: r.sent_at,
-  },
+  email:
+    r.email_id === null
+      ? undefined
+      : {
+          id: r.email_id,
+          messageId: r.message_id,
+          from: r.mailboxes.from,
+          to: r.mailboxes.to,
+          subject: r.subject,
+          sentAt: r.sent_at,
+        },
 });
 
 /**
  * An account's events in feed order (migration 0008): by writing transaction, then id, and only those whose
  * transaction is older than every one still open (`tx < xmin` of this statement's snapshot), so a later
  * read after the last position can never miss an event that committed late. The indexes (account_id, tx,
- * id) and (account_id, type, tx, id) answer each page with one range scan.
+ * id) and (account_id, type, tx, id) answer each page with one range scan. The email is a left join: an
+ * `inbound` event names an inbound email instead (email_id NULL) and is in the feed without one.
  */
 export function createEventFeedRepo(sql: Sql) {
   return {
@@ -50,7 +53,7 @@ export function createEventFeedRepo(sql: Sql) {
       const rows = await sql<Raw[]>`
         select e.id, e.type, e.created_at, e.data, e.tx::text as tx,
           m.id as email_id, m.message_id, m.mailboxes, m.subject, m.sent_at
-        from events e join emails m on m.id = e.email_id
+        from events e left join emails m on m.id = e.email_id
         where e.account_id = ${accountId}
           ${type === undefined ? sql`` : sql`and e.type = ${type}`}
           ${position === undefined ? sql`` : sql`and (e.tx, e.id) > (${position.tx}::xid8, ${position.id})`}

@@ -14,6 +14,7 @@ import { createEventsRepo } from './events-repo.js';
 import { createIdempotencyRepo } from './idempotency-repo.js';
 import { createInboundBlobsRepo } from './inbound-blobs-repo.js';
 import { createInboundReceiveRepo } from './inbound-receive-repo.js';
+import { createInboundReadsRepo } from './inbound-reads-repo.js';
 import { createInboundRoutesRepo } from './inbound-routes-repo.js';
 import { createOwnersRepo } from './owners-repo.js';
 import { createQuotaRepo } from './quota-repo.js';
@@ -44,6 +45,7 @@ export function createRepos(sql: Sql, box: SecretBox) {
     idempotency: createIdempotencyRepo(sql),
     inboundBlobs: createInboundBlobsRepo(sql),
     inboundReceive: createInboundReceiveRepo(sql),
+    inboundReads: createInboundReadsRepo(sql),
     inboundRoutes: createInboundRoutesRepo(sql),
     owners: createOwnersRepo(sql),
     quota: createQuotaRepo(sql),

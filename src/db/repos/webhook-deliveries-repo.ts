@@ -21,7 +21,7 @@ type DeliveryRaw = {
   webhook_id: string;
   event_id: string;
   type: EventType;
-  email_id: string;
+  email_id: string | null;
   status: WebhookDeliveryStatus;
   created_at: Date;
   completed_at: Date | null;
@@ -41,7 +41,7 @@ const toDelivery = (r: DeliveryRaw): WebhookDeliveryRow => ({
   webhookId: r.webhook_id,
   eventId: r.event_id,
   eventType: r.type,
-  emailId: r.email_id,
+  emailId: r.email_id ?? '',
   status: r.status,
   createdAt: r.created_at,
   completedAt: r.completed_at,
@@ -69,18 +69,22 @@ type SendingRaw = {
   e_type: EventType;
   e_at: Date;
   e_data: Record<string, unknown>;
-} & EmailRaw;
+  e_inbound: string | null;
+} & (EmailRaw | { [K in keyof EmailRaw]: null });
 
-/** Deliveries (rows of `source`: id, status, webhook_id, event_id, attempt_count) with what sending needs. */
+/**
+ * Deliveries (rows of `source`: id, status, webhook_id, event_id, attempt_count) with what sending needs. The
+ * email is a left join: an `inbound` event is about no email (email_id NULL, inbound_id set), its columns null.
+ */
 const selectForSending = (sql: Sql, source: postgres.PendingQuery<postgres.Row[]>) => sql<SendingRaw[]>`
   select d.id as d_id, d.status as d_status, d.attempt_count as d_attempt, w.id as w_id,
     case when w.deleted_at is null then w.url end as url, case when w.deleted_at is null then w.secret end as secret,
     case when w.previous_secret_until > now() then w.previous_secret end as previous, w.disabled_at is not null as disabled,
-    e.id as e_id, e.type as e_type, e.created_at as e_at, e.data as e_data, m.*
+    e.id as e_id, e.type as e_type, e.created_at as e_at, e.data as e_data, e.inbound_id as e_inbound, m.*
   from ${source} d
   join webhooks w on w.id = d.webhook_id
   join events e on e.id = d.event_id
-  join emails m on m.id = e.email_id`;
+  left join emails m on m.id = e.email_id`;
 
 /**
  * The row, its webhook's secrets opened when the attempt signs (they are stored sealed for their webhook:
@@ -104,8 +108,8 @@ const toSending = (row: SendingRaw, box: SecretBox): DeliveryToSend => {
             },
           }
         : undefined,
-    event: { id: row.e_id, type: row.e_type, at: row.e_at, data: row.e_data },
-    email: toEmail(row),
+    event: { id: row.e_id, type: row.e_type, at: row.e_at, data: row.e_data, inboundId: row.e_inbound },
+    email: row.id === null ? undefined : toEmail(row),
   };
 };
 

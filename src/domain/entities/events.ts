@@ -37,12 +37,12 @@ export interface HealthCounts extends JudgedCounts {
   byStream: Record<Stream, JudgedCounts>;
 }
 
-/** One event of the feed with what its webhook body shows of the email, and its feed position. */
+/** One event of the feed with what its webhook body shows of the email (none for `inbound`), and its feed position. */
 export interface FeedEvent {
   id: string;
   type: EventType;
   at: Date;
   data: Record<string, unknown>;
-  email: EnvelopeEmail;
+  email: EnvelopeEmail | undefined;
   position: FeedPosition;
 }

@@ -41,6 +41,7 @@ export interface WebhookDeliveryRow {
   webhookId: string;
   eventId: string;
   eventType: EventType;
+  /** The email the event is about; '' for an `inbound` event (about an inbound email, no email we sent). */
   emailId: string;
   status: WebhookDeliveryStatus;
   createdAt: Date;
@@ -49,7 +50,7 @@ export interface WebhookDeliveryRow {
   attempts: WebhookAttemptRow[];
 }
 
-/** Everything one attempt needs: where, with which secret, and the event with its email. */
+/** Everything one attempt needs: where, with which secret, and the event with its email (none for `inbound`). */
 export interface DeliveryToSend {
   id: string;
   status: WebhookDeliveryStatus;
@@ -57,6 +58,8 @@ export interface DeliveryToSend {
   attempt: number;
   /** Undefined once the webhook was deleted. `secrets`: the current one, then the previous during an overlap. */
   webhook: { id: string; url: string; secrets: string[]; disabled: boolean } | undefined;
-  event: { id: string; type: EventType; at: Date; data: Record<string, unknown> };
-  email: EmailRow;
+  /** `inboundId`: the inbound email an `inbound` event is about (null for events of an email). */
+  event: { id: string; type: EventType; at: Date; data: Record<string, unknown>; inboundId: string | null };
+  /** Undefined for an event about no email we sent (`inbound`): its body has no `email`. */
+  email: EmailRow | undefined;
 }
