@@ -27,6 +27,7 @@ import { createTemplateRenderer } from '../services/template-renderer.js';
 import { PinnedVersions } from '../services/pinned-versions.js';
 import { createTemplatesService } from '../services/templates-service.js';
 import { createSuppressionsService } from '../services/suppressions-service.js';
+import { createInboundEmailsService } from '../services/inbound-emails-service.js';
 import { createInboundRoutesService } from '../services/inbound-routes-service.js';
 import { compileTemplate } from '../templates/template-engine.js';
 import type { UsageRecorder } from '../services/usage-recorder.js';
@@ -123,7 +124,13 @@ export function createHandlers(
       accounts: repos.accounts,
     }),
   };
-  const inboundEmails = {};
+  const inboundEmails = {
+    inboundEmails: createInboundEmailsService({
+      reads: repos.inboundReads,
+      blobs: repos.inboundBlobs,
+      accounts: repos.accounts,
+    }),
+  };
   const emailApi = createEmailApi({
     guard,
     send,

@@ -324,6 +324,9 @@ export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
     ),
   },
   ListAccountTemplatesRequest: { page, page_size: pageSize },
+  ListInboundEmailsRequest: { page, page_size: pageSize },
+  ListAccountInboundEmailsRequest: { page, page_size: pageSize },
+  GetInboundAttachmentRequest: { n: { minimum: 0, description: "The attachment's place in `attachments`, from 0." } },
   CreateInboundRouteRequest: routeMatch,
   ListInboundRoutesRequest: { page, page_size: pageSize },
   CreateAccountInboundRouteRequest: routeMatch,
@@ -482,6 +485,7 @@ export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
   Template: { ...templateAnswer, latest_version: { minimum: 1 } },
   TemplateSummary: templateAnswer,
   EmailTemplate: { version: { minimum: 1 } },
+  InboundEmail: { received_at: dateTime },
   InboundRoute: { match: { pattern: '^[^@]+@[^@]+$' }, created_at: dateTime },
 };
 

@@ -196,14 +196,18 @@ function errorAnswer(description: string, headers: Record<string, Schema> = {}):
 function responses(route: RestRoute, api: 'email' | 'admin', hasBody: boolean): Schema {
   const answer = route.csv?.stream
     ? { 'text/csv': { schema: { type: 'string' } } }
-    : { 'application/json': { schema: { $ref: `#/components/schemas/${route.rpc.output.name}` } } };
+    : route.bytes
+      ? { [route.bytes.contentType]: { schema: { type: 'string', contentMediaType: route.bytes.contentType } } }
+      : { 'application/json': { schema: { $ref: `#/components/schemas/${route.rpc.output.name}` } } };
   const isSend = SENDS.has(route.rpc.localName);
   // The email API's answers after the key is admitted carry the key's RateLimit headers.
   const rate = api === 'email' ? RATE_LIMIT_HEADERS : {};
   const next = links(route.rpc.localName);
   const out: Record<string, Schema> = {
     200: {
-      description: 'Success',
+      description: route.bytes
+        ? 'The stored bytes, streamed, with Content-Disposition: attachment (a safe file name), X-Content-Type-Options: nosniff and a sandboxing Content-Security-Policy'
+        : 'Success',
       ...(api === 'email' ? { headers: required(RATE_LIMIT_HEADERS) } : {}),
       content: answer,
       ...(next ? { links: next } : {}),
@@ -261,15 +265,18 @@ function fieldAt(message: DescMessage, path: string): DescField | undefined {
   return field.message ? fieldAt(field.message, rest.join('.')) : undefined;
 }
 
-/** A path parameter: an id (any text without NUL) or, for an integer field, a number from 1. */
-function pathParam(name: string, field: DescField | undefined): Schema {
+/**
+ * A path parameter: an id (any text without NUL) or, for an integer field, a number from 1 (from the field's
+ * own `minimum` in FIELD_CONSTRAINTS when it states one: an attachment's place counts from 0).
+ */
+function pathParam(name: string, field: DescField | undefined, minimum = 1): Schema {
   const integer = field?.fieldKind === 'scalar' && field.scalar === ScalarType.INT32;
   return {
     name,
     in: 'path',
     required: true,
     schema: integer
-      ? { type: 'integer', minimum: 1, maximum: 2_147_483_647 }
+      ? { type: 'integer', minimum, maximum: 2_147_483_647 }
       : { type: 'string', minLength: 1, pattern: NO_NUL },
   };
 }
@@ -280,7 +287,9 @@ function operation(route: RestRoute, api: 'email' | 'admin', components: Compone
   const params = Object.entries(route.params ?? {});
   const pathParams = [
     ...(route.idField ? [pathParam('id', undefined)] : []),
-    ...params.map(([param, field]) => pathParam(param, fieldAt(input, field))),
+    ...params.map(([param, field]) =>
+      pathParam(param, fieldAt(input, field), constraints[field]?.minimum as number | undefined),
+    ),
   ];
   // Top-level fields the path fills; fields of the body's message it fills are left out of the body.
   const fromPath = new Set([route.idField, ...params.map(([, field]) => field)]);
@@ -315,7 +324,7 @@ function operation(route: RestRoute, api: 'email' | 'admin', components: Compone
         },
       ]
     : [];
-  if (!route.csv?.stream) components.ref(route.rpc.output, 'response');
+  if (!route.csv?.stream && !route.bytes) components.ref(route.rpc.output, 'response');
   const example = REQUEST_EXAMPLES[name];
   return {
     // The management API's cancel shares its RPC's name with the public one; operation ids are unique.

@@ -31,6 +31,12 @@ export interface RestRoute {
    * it in one message over gRPC.
    */
   csv?: { body?: string; stream?: keyof (SuppressionStreams & AdminSuppressionStreams) };
+  /**
+   * Stored bytes instead of JSON (an inbound message's raw form, its attachments: bytes-routes.ts): the RPC is
+   * server-streaming, and its chunks' bytes are the answer's body. `contentType`: what the OpenAPI document
+   * says the answer is (`*` + `/*` when it is the stored content's own).
+   */
+  bytes?: { contentType: string };
   summary: string;
 }
 
@@ -378,6 +384,7 @@ export const PUBLIC_ROUTES: RestRoute[] = [
   ...TEMPLATE_ROUTES,
   ...SUPPRESSION_ROUTES,
   ...INBOUND_ROUTE_ROUTES,
+  ...INBOUND_EMAIL_ROUTES,
 ];
 
 export const ADMIN_ROUTES: RestRoute[] = [
@@ -616,4 +623,5 @@ export const ADMIN_ROUTES: RestRoute[] = [
   },
   ...ACCOUNT_TEMPLATE_ROUTES,
   ...ACCOUNT_INBOUND_ROUTE_ROUTES,
+  ...ACCOUNT_INBOUND_EMAIL_ROUTES,
 ];
