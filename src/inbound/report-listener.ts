@@ -63,6 +63,12 @@ export interface RoutedMail {
   receive(source: AsyncIterable<Buffer>, envelope: RoutedEnvelope): Promise<{ raw: Buffer | undefined } | 'too_large'>;
 }
 
+/**
+ * Thrown by `RoutedMail.receive` for a message that can never be taken as it is (its MIME structure beyond what the
+ * parser reads): answered `554 5.6.0`, so the sending server returns it to its sender instead of retrying.
+ */
+export class UnreadableMessage extends Error {}
+
 const reply = (code: number, text: string) => Object.assign(new Error(text), { responseCode: code });
 
 /** Reads a DATA stream to its end, keeping nothing: the reply to DATA comes only after the message. */
@@ -265,6 +271,10 @@ export async function startInboundServer(options: {
       answer();
     } catch (err) {
       await drain(stream);
+      if (err instanceof UnreadableMessage) {
+        logger.info({ err, from: envelope.mailFrom }, 'inbound message refused: it could not be parsed');
+        return answer(reply(554, `5.6.0 ${err.message}`));
+      }
       logger.warn({ err, from: envelope.mailFrom }, 'inbound message not stored; asked to retry');
       answer(reply(451, '4.3.0 temporary failure, try again later'));
     }

@@ -11,7 +11,7 @@ import type {
 } from '../domain/entities/inbound.js';
 import { newId } from '../ids.js';
 import { attachmentKey, rawKey, type BlobStore } from '../inbound/blob-store.js';
-import type { RoutedEnvelope, RoutedMail } from '../inbound/report-listener.js';
+import { UnreadableMessage, type RoutedEnvelope, type RoutedMail } from '../inbound/report-listener.js';
 import type { Logger } from '../logger.js';
 
 /**
@@ -124,17 +124,31 @@ export function createInboundMailService(deps: InboundMailDeps) {
       const stored = await blobs.write(rawKey(first), incoming.stream(), deps.maxBytes);
       if (stored === 'too_large') return 'too_large';
       const small = incoming.kept();
-      const bytes = () => (small ? Readable.from([small]) : blobs.read(rawKey(first)));
-      try {
-        const parsed = await deps.parse(bytes(), {
-          async saveAttachment(index, content) {
-            const key = attachmentKey(first, index);
-            written.push(key);
-            const saved = await blobs.write(key, content, Number.POSITIVE_INFINITY);
-            return { key, size: saved === 'too_large' ? 0 : saved.size };
-          },
+      // Whether the store failed while the parse read or wrote: then the parse's failure is no fault of the message.
+      let storeFailed = false;
+      const fromStore = () =>
+        blobs.read(rawKey(first)).once('error', () => {
+          storeFailed = true;
         });
-        const authentication = await deps.authenticate(small ?? blobs.read(rawKey(first)), {
+      try {
+        const parsed = await deps
+          .parse(small ? Readable.from([small]) : fromStore(), {
+            async saveAttachment(index, content) {
+              const key = attachmentKey(first, index);
+              written.push(key);
+              const saved = await blobs.write(key, content, Number.POSITIVE_INFINITY).catch((err: unknown) => {
+                storeFailed = true;
+                throw err;
+              });
+              return { key, size: saved === 'too_large' ? 0 : saved.size };
+            },
+          })
+          .catch((err: unknown) => {
+            // Trying again would fail again: the sender is told so (554) instead of retrying for days.
+            if (storeFailed) throw err;
+            throw new UnreadableMessage('the message could not be parsed', { cause: err });
+          });
+        const authentication = await deps.authenticate(small ?? fromStore(), {
           remoteAddress: envelope.remoteAddress,
           helo: envelope.helo,
           mailFrom: envelope.mailFrom,

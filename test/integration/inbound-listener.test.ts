@@ -71,6 +71,7 @@ describe('the inbound listener as an MX', () => {
   const reports: string[][] = [];
   let server: InboundServer;
   let failing: InboundServer;
+  let unreadable: InboundServer;
   let accountB: string;
 
   /** The routes' resolver (inbound-routes-service.ts's, being written beside this): exact, else the wildcard. */
@@ -137,10 +138,18 @@ describe('the inbound listener as an MX', () => {
         record: () => Promise.reject(new Error('the database went away')),
       },
     });
+    // The parser giving up on the message itself (mailparser's limits: over 1,000 MIME parts, say).
+    unreadable = await start({
+      parse: async (source) => {
+        for await (const piece of source) void piece;
+        throw new Error('too many MIME parts');
+      },
+    });
   });
   afterAll(async () => {
     await server?.close();
     await failing?.close();
+    await unreadable?.close();
   });
 
   /** Sends `raw` with nodemailer over STARTTLS; answers the server's last reply, or rejects with its error. */
@@ -297,6 +306,16 @@ describe('the inbound listener as an MX', () => {
     const before = await counts();
     const raw = message('support@acme.test', '', `${'c'.repeat(76)}\r\n`.repeat(10_000));
     await expect(deliver(failing.url, ['support@acme.test'], raw)).rejects.toMatchObject({ responseCode: 451 });
+    expect(await counts()).toEqual(before);
+  });
+
+  it('refuses a message the parser cannot read with 554 5.6.0 (retrying would not help), leaving nothing', async () => {
+    const before = await counts();
+    const raw = message('support@acme.test', '', `${'e'.repeat(76)}\r\n`.repeat(20_000));
+    await expect(deliver(unreadable.url, ['support@acme.test'], raw)).rejects.toMatchObject({
+      responseCode: 554,
+      response: expect.stringMatching(/^554 5\.6\.0 /),
+    });
     expect(await counts()).toEqual(before);
   });
 
