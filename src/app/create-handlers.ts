@@ -149,6 +149,7 @@ export function createHandlers(
     domains: createDomainsService({
       domains: repos.domains,
       dkimKeys: repos.dkimKeys,
+      inboundRoutes: repos.inboundRoutes,
       accounts: repos.accounts,
       dkim: core.dkimProvisioning,
       checks: core.domainChecks,

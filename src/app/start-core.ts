@@ -204,6 +204,7 @@ async function domainAuthentication(config: Config, repos: Repos, keyBox: KeyBox
   const domainChecks = createDomainDnsCheck({
     domains: repos.domains,
     dkimKeys: repos.dkimKeys,
+    inboundRoutes: repos.inboundRoutes,
     resolver: dnsResolver,
     publish,
     now,

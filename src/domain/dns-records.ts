@@ -6,7 +6,7 @@ import { returnPathDomain } from './return-path-domain.js';
  * and what a check of them concludes. Pure: the lookups are the caller's (services/domain-dns-check.ts).
  */
 
-export type RecordPurpose = 'ownership' | 'spf' | 'dkim' | 'return_path' | 'return_path_spf' | 'dmarc';
+export type RecordPurpose = 'ownership' | 'spf' | 'dkim' | 'return_path' | 'return_path_spf' | 'dmarc' | 'inbound';
 export type RecordStatus = 'verified' | 'pending' | 'failed';
 
 export interface ExpectedRecord {
@@ -44,8 +44,8 @@ export function spfMechanism(settings: Pick<PublishSettings, 'hostname' | 'spfIn
   return settings.spfInclude !== undefined ? `include:${settings.spfInclude}` : `a:${settings.hostname}`;
 }
 
-/** The MX preference published for the return-path domain (its only MX). */
-const RETURN_PATH_MX_PREFERENCE = 10;
+/** The MX preference published for the return-path domain (its only MX), and for each domain inbound routes are on. */
+const MX_PREFERENCE = 10;
 
 const record = (r: Omit<ExpectedRecord, 'key'>): ExpectedRecord => ({ ...r, key: `${r.purpose}:${r.name}` });
 
@@ -57,9 +57,13 @@ export function dkimRecordVerified(domain: { name: string; dnsStatuses: StoredSt
   return domain.dnsStatuses[`dkim:${dkimRecordName(domain.name, selector)}`]?.status === 'verified';
 }
 
-/** Every record to publish for a domain, in the order shown to its owner. */
+/**
+ * Every record to publish for a domain, in the order shown to its owner. `inboundDomains`: the domains its inbound
+ * routes are on (itself, subdomains of it), each of which points its MX at the service's inbound listener; they
+ * are checked like the others, and none is needed for the domain to be verified (it sends without them).
+ */
 export function expectedRecords(
-  domain: { name: string; verificationToken: string; keys: PublishedKey[] },
+  domain: { name: string; verificationToken: string; keys: PublishedKey[]; inboundDomains: readonly string[] },
   settings: PublishSettings,
 ): ExpectedRecord[] {
   const mechanism = spfMechanism(settings);
@@ -95,7 +99,7 @@ export function expectedRecords(
       record({
         type: 'MX',
         name: rp,
-        value: `${RETURN_PATH_MX_PREFERENCE} ${settings.hostname}`,
+        value: `${MX_PREFERENCE} ${settings.hostname}`,
         purpose: 'return_path',
         required: false,
       }),
@@ -112,6 +116,10 @@ export function expectedRecords(
       required: false,
     }),
   );
+  for (const name of [...new Set(domain.inboundDomains)].sort())
+    records.push(
+      record({ type: 'MX', name, value: `${MX_PREFERENCE} ${settings.hostname}`, purpose: 'inbound', required: false }),
+    );
   return records;
 }
 

@@ -1,6 +1,6 @@
 import type { DkimKeysRepo } from '../db/index.js';
 import type { DomainRow } from '../domain/entities/domains.js';
-import type { DomainsRepo } from '../db/index.js';
+import type { DomainsRepo, InboundRoutesRepo } from '../db/index.js';
 import { dmarcAt, dmarcNames, NO_DMARC, type DmarcFinding } from '../domain/dmarc.js';
 import { matchRecord, type Answer } from '../domain/dns-match.js';
 import {
@@ -18,6 +18,8 @@ import type { DnsResolver } from '../net/dns-resolver.js';
 export interface DomainDnsCheckDeps {
   domains: Pick<DomainsRepo, 'recordDnsCheck' | 'dueForRecheck'>;
   dkimKeys: Pick<DkimKeysRepo, 'listPublished' | 'promote'>;
+  /** The domains of the inbound routes on each domain: their MX records are checked with the rest. */
+  inboundRoutes: Pick<InboundRoutesRepo, 'domainsOf'>;
   resolver: DnsResolver;
   publish: PublishSettings;
   now: () => Date;
@@ -103,11 +105,15 @@ function reportFailing(domain: DomainRow, failing: ExpectedRecord[], logger: Log
  */
 export function createDomainDnsCheck(deps: DomainDnsCheckDeps) {
   async function recordsOf(domain: DomainRow): Promise<ExpectedRecord[]> {
-    const keys = await deps.dkimKeys.listPublished([domain.id]);
+    const [keys, routed] = await Promise.all([
+      deps.dkimKeys.listPublished([domain.id]),
+      deps.inboundRoutes.domainsOf([domain.id]),
+    ]);
     return expectedRecords(
       {
         name: domain.name,
         verificationToken: domain.verificationToken,
+        inboundDomains: routed.map((r) => r.domain),
         keys: keys.flatMap((k) =>
           k.status === 'retired' ? [] : [{ id: k.id, selector: k.selector, publicKey: k.publicKey, status: k.status }],
         ),

@@ -1,7 +1,7 @@
 import type { AccountsRepo } from '../db/index.js';
 import type { DkimKeysRepo } from '../db/index.js';
 import type { DomainRow } from '../domain/entities/domains.js';
-import type { DomainsRepo } from '../db/index.js';
+import type { DomainsRepo, InboundRoutesRepo } from '../db/index.js';
 import type { DmarcFinding } from '../domain/dmarc.js';
 import {
   checksOut,
@@ -40,6 +40,8 @@ export interface DomainView extends DomainRow {
 export interface DomainsDeps {
   domains: Pick<DomainsRepo, 'create' | 'get' | 'listByAccount' | 'markVerified' | 'updateTracking'>;
   dkimKeys: Pick<DkimKeysRepo, 'listPublished'>;
+  /** The domains of each domain's inbound routes, whose MX records it lists. */
+  inboundRoutes: Pick<InboundRoutesRepo, 'domainsOf'>;
   accounts: Pick<AccountsRepo, 'get' | 'raiseQuotaFrom'>;
   dkim: Pick<DkimProvisioning, 'addKey'>;
   checks: Pick<DomainDnsCheck, 'check'>;
@@ -65,9 +67,10 @@ export function createDomainsService(deps: DomainsDeps) {
     return domain;
   }
 
-  /** Domains with their records: one query for the keys of all of them. */
+  /** Domains with their records: one query for the keys of all of them, one for their routes' domains. */
   async function views(domains: DomainRow[]): Promise<DomainView[]> {
-    const keys = await deps.dkimKeys.listPublished(domains.map((d) => d.id));
+    const ids = domains.map((d) => d.id);
+    const [keys, routed] = await Promise.all([deps.dkimKeys.listPublished(ids), deps.inboundRoutes.domainsOf(ids)]);
     return domains.map((d) =>
       withStatuses(
         d,
@@ -75,6 +78,7 @@ export function createDomainsService(deps: DomainsDeps) {
           {
             name: d.name,
             verificationToken: d.verificationToken,
+            inboundDomains: routed.flatMap((r) => (r.domainId === d.id ? [r.domain] : [])),
             keys: keys.flatMap((k) =>
               k.domainId === d.id && k.status !== 'retired'
                 ? [{ id: k.id, selector: k.selector, publicKey: k.publicKey, status: k.status }]

@@ -242,6 +242,55 @@ describe("the management API's inbound routes", () => {
   });
 });
 
+describe("a routed domain's inbound MX record", () => {
+  const domainsOf = async (accountId: string) =>
+    (await admin<{ domains: Domain[] }>(stack, 'GET', `/accounts/${accountId}/domains`)).body.domains;
+  const inbound = (d: Domain) => d.dns_records.filter((r) => r.purpose === 'inbound');
+
+  it('is listed for each domain routes are on (a subdomain its own), checked by verify, and not needed to be verified', async () => {
+    const accountId = await createAccount(stack, 'mx routes');
+    const added = (await admin<Domain>(stack, 'POST', `/accounts/${accountId}/domains`, { name: 'mx-routes.test' }))
+      .body;
+    // Verified by its records, as an owner does it.
+    for (const r of added.dns_records)
+      if (r.type === 'MX') {
+        const [priority, exchange] = r.value.split(' ');
+        zone.set(r.name, 'MX', [{ exchange: exchange!, priority: Number(priority) }]);
+      } else zone.set(r.name, 'TXT', [r.value]);
+    const verified = (await admin<Domain>(stack, 'POST', `/domains/${added.id}/verify`, {})).body;
+    expect(verified.verified).toBe(true);
+    expect(inbound(verified)).toEqual([]);
+
+    const { key } = await createKey(stack, accountId, 'all');
+    expect((await create(key, 'help@mx-routes.test')).status).toBe(200);
+    expect((await create(key, '*@in.mx-routes.test')).status).toBe(200);
+    expect((await create(key, 'desk@in.mx-routes.test')).status).toBe(200);
+    const [listed] = await domainsOf(accountId);
+    expect(inbound(listed!)).toEqual([
+      { type: 'MX', name: 'in.mx-routes.test', value: `10 ${HOSTNAME}`, purpose: 'inbound', status: 'pending' },
+      { type: 'MX', name: 'mx-routes.test', value: `10 ${HOSTNAME}`, purpose: 'inbound', status: 'pending' },
+    ]);
+
+    // One published right, the other pointing elsewhere: each checked as found; the domain stays verified, unflagged.
+    zone.set('in.mx-routes.test', 'MX', [{ exchange: `${HOSTNAME}.`, priority: 5 }]);
+    zone.set('mx-routes.test', 'MX', [{ exchange: 'aspmx.l.google.com', priority: 1 }]);
+    const checked = (await admin<Domain>(stack, 'POST', `/domains/${added.id}/verify`, {})).body;
+    expect(inbound(checked).map((r) => [r.name, r.status])).toEqual([
+      ['in.mx-routes.test', 'verified'],
+      ['mx-routes.test', 'failed'],
+    ]);
+    expect(checked).toMatchObject({ verified: true, dns_failing_since: '' });
+  });
+
+  it('goes away with the last route on its domain', async () => {
+    const a = await createSender(stack, 'mx gone', 'mx-gone.test');
+    const route = (await create(a.key, 'only@mx-gone.test')).body;
+    expect(inbound((await domainsOf(a.accountId))[0]!).map((r) => r.name)).toEqual(['mx-gone.test']);
+    await remove(a.key, route.id);
+    expect(inbound((await domainsOf(a.accountId))[0]!)).toEqual([]);
+  });
+});
+
 describe('resolve, what the inbound listener asks of each RCPT TO', () => {
   let sql: postgres.Sql;
   let routes: InboundRoutesService;

@@ -20,7 +20,12 @@ const KEY = {
   status: 'active' as const,
 };
 const PENDING = { id: 'dk_2', selector: 'm20261201', publicKey: 'MIIBIjANBgkqNEWKEY', status: 'pending' as const };
-const domain = (keys: PublishedKey[] = [KEY]) => ({ name: 'acme.test', verificationToken: 'tok123', keys });
+const domain = (keys: PublishedKey[] = [KEY], inboundDomains: string[] = []) => ({
+  name: 'acme.test',
+  verificationToken: 'tok123',
+  keys,
+  inboundDomains,
+});
 const records = (settings = SETTINGS, keys: PublishedKey[] = [KEY]) => expectedRecords(domain(keys), settings);
 const byPurpose = (rs: ExpectedRecord[], purpose: string) => rs.find((r) => r.purpose === purpose)!;
 const txt = (...values: string[]): Answer => ({ type: 'TXT', values });
@@ -48,6 +53,31 @@ describe('records to publish', () => {
     });
     expect(byPurpose(rs, 'spf').value).toBe('v=spf1 include:_spf.mailer.test ~all');
     expect(rs.map((r) => r.purpose)).toEqual(['ownership', 'spf', 'dkim', 'dmarc']);
+  });
+});
+
+describe('inbound MX records', () => {
+  const rs = expectedRecords(domain([KEY], ['in.acme.test', 'acme.test', 'in.acme.test']), SETTINGS);
+  const inbound = rs.filter((r) => r.purpose === 'inbound');
+
+  it("one per domain the domain's routes are on, pointing at MAILER_HOSTNAME, last, none required", () => {
+    expect(inbound.map((r) => [r.type, r.name, r.value, r.required, r.key])).toEqual([
+      ['MX', 'acme.test', '10 mx.mailer.test', false, 'inbound:acme.test'],
+      ['MX', 'in.acme.test', '10 mx.mailer.test', false, 'inbound:in.acme.test'],
+    ]);
+    expect(rs.slice(-2)).toEqual(inbound);
+    expect(records().some((r) => r.purpose === 'inbound')).toBe(false);
+  });
+
+  it('are matched as MX records; the domain checks out without them, and they are never failing records', () => {
+    const [mx] = inbound;
+    expect(matchRecord(mx!, { type: 'MX', values: [{ exchange: 'MX.Mailer.Test.', priority: 10 }] })).toBe('verified');
+    expect(matchRecord(mx!, { type: 'MX', values: [{ exchange: 'aspmx.l.google.com', priority: 1 }] })).toBe('failed');
+    const statuses: StoredStatuses = Object.fromEntries(
+      rs.map((r) => [r.key, { status: r.purpose === 'inbound' ? 'failed' : 'verified', everVerified: true }]),
+    );
+    expect(checksOut(rs, statuses)).toBe(true);
+    expect(failingRecords(rs, statuses)).toEqual([]);
   });
 });
 

@@ -34,6 +34,8 @@ function setup() {
   };
   const keys = [key('dk_a', 'old', 'active'), key('dk_b', 'new', 'pending')];
   const txt = new Map<string, string[]>();
+  const mx = new Map<string, { exchange: string; priority: number }[]>();
+  const routed: { domainId: string; domain: string }[] = [];
   const broken = new Set<string>();
   let clock = 1_000_000;
   const resolver: DnsResolver = {
@@ -41,7 +43,7 @@ function setup() {
       if (broken.has(name)) throw Object.assign(new Error('SERVFAIL'), { code: 'ESERVFAIL' });
       return txt.get(name) ?? [];
     },
-    resolveMx: async () => [],
+    resolveMx: async (name) => mx.get(name) ?? [],
     resolve4: async () => [],
     resolve6: async () => [],
   };
@@ -55,6 +57,7 @@ function setup() {
         (domain = { ...domain, dnsCheckedAt: c.checkedAt, dnsStatuses: c.statuses, dnsFailingSince: c.failingSince }),
       dueForRecheck: async () => [domain],
     },
+    inboundRoutes: { domainsOf: async () => routed },
     dkimKeys: {
       listPublished: async () => keys.filter((k) => k.status !== 'retired'),
       promote: async (_domainId: string, id: string) => {
@@ -69,7 +72,17 @@ function setup() {
     txt.set('acme.test', ['v=spf1 a:mx.mailer.test ~all']);
     txt.set('old._domainkey.acme.test', ['v=DKIM1; k=rsa; p=PUBdk_a']);
   };
-  return { checks, txt, broken, keys, publishAll, current: () => domain, tick: (ms: number) => (clock += ms) };
+  return {
+    checks,
+    txt,
+    mx,
+    routed,
+    broken,
+    keys,
+    publishAll,
+    current: () => domain,
+    tick: (ms: number) => (clock += ms),
+  };
 }
 
 describe('domain DNS check', () => {
@@ -129,6 +142,29 @@ describe('domain DNS check', () => {
       'spf:acme.test',
     ]);
     expect(s.current().dnsStatuses['dkim:new._domainkey.acme.test']?.status).toBe('verified');
+  });
+});
+
+describe("a domain's inbound MX records", () => {
+  it('are looked up and stored for each domain of its routes; a missing one flags nothing, and one gone with its route is dropped', async () => {
+    const s = setup();
+    s.publishAll();
+    s.routed.push({ domainId: 'dom_1', domain: 'acme.test' }, { domainId: 'dom_1', domain: 'in.acme.test' });
+    s.mx.set('in.acme.test', [{ exchange: 'mx.mailer.test', priority: 10 }]);
+    const { records } = await s.checks.check(s.current());
+    expect(records.filter((r) => r.purpose === 'inbound').map((r) => r.name)).toEqual(['acme.test', 'in.acme.test']);
+    expect(s.current().dnsStatuses['inbound:in.acme.test']?.status).toBe('verified');
+    expect(s.current().dnsStatuses['inbound:acme.test']?.status).toBe('pending');
+    expect(s.current().dnsFailingSince).toBeNull();
+
+    s.mx.delete('in.acme.test');
+    await s.checks.check(s.current());
+    expect(s.current().dnsStatuses['inbound:in.acme.test']?.status).toBe('failed');
+    expect(s.current().dnsFailingSince).toBeNull();
+
+    s.routed.splice(0);
+    await s.checks.check(s.current());
+    expect(Object.keys(s.current().dnsStatuses).filter((k) => k.startsWith('inbound:'))).toEqual([]);
   });
 });
 

@@ -563,7 +563,7 @@ export type DnsRecord = Message<"mail.v1.DnsRecord"> & {
   value: string;
 
   /**
-   * ownership, spf, dkim, return_path, return_path_spf or dmarc (advisory).
+   * ownership, spf, dkim, return_path, return_path_spf, dmarc (advisory), or inbound: the MX of a domain inbound routes are on (advisory).
    *
    * @generated from field: string purpose = 4;
    */

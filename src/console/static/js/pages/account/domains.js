@@ -62,6 +62,7 @@ const PURPOSES = {
   return_path: 'Return path',
   return_path_spf: 'Return path SPF',
   dmarc: 'DMARC (recommended)',
+  inbound: 'Inbound MX (receives mail for its routes)',
 };
 
 function domainCard(domain, reload) {
