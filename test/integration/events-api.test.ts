@@ -121,7 +121,7 @@ describe('events API', () => {
       ['?limit=-1', /limit must be from 1 to 1000/],
       [
         '?type=sent',
-        /type must be one of send, delivery, bounce, complaint, reject, open, click, unsubscribe; got "sent"/,
+        /type must be one of send, delivery, bounce, complaint, reject, open, click, unsubscribe, inbound, reply; got "sent"/,
       ],
       ['?after=evt_01jbadcursor', /after must be empty or a next_cursor/],
       ['?after=99999999999999999999-01jv0000000000000000000000', /after must be empty or a next_cursor/],
