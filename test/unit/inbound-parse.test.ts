@@ -251,13 +251,22 @@ describe('parseInbound', () => {
     ]);
   });
 
-  it('rejects when the store fails, and when the message has more parts than mailparser reads', async () => {
+  it('rejects when the store fails, when the source fails, and when the message has more parts than mailparser reads', async () => {
     const raw = await build({ from: 'a@sender.test', text: 'x', attachments: [{ filename: 'a.txt', content: 'a' }] });
     await expect(
       parseInbound(sourceOf(raw), {
         saveAttachment: () => Promise.reject(new Error('disk full')),
       }),
     ).rejects.toThrow('disk full');
+
+    // A source that fails halfway (a store read cut off): the parse rejects with its error.
+    const failing = new Readable({
+      read() {
+        this.push(raw.subarray(0, 100));
+        this.destroy(new Error('read cut off'));
+      },
+    });
+    await expect(parseInbound(failing, memoryStore())).rejects.toThrow('read cut off');
 
     const parts = Array.from({ length: 1100 }, (_, i) => `--b\r\nContent-Type: text/plain\r\n\r\n${i}\r\n`).join('');
     const hostile = Buffer.from(
