@@ -13,6 +13,7 @@ export function showErasure(r: ErasureResult, what: string): string {
     ['caught_messages', r.caughtMessages],
     ['suppressions (kept as a digest)', r.suppressions],
     ['idempotency_keys', r.idempotencyKeys],
+    ['inbound_emails (deleted)', r.inboundEmails],
   ];
   const lines = [
     `Erased ${what}`,
@@ -23,7 +24,7 @@ export function showErasure(r: ErasureResult, what: string): string {
   ];
   if (r.skippedPending > 0) {
     lines.push(
-      `${r.skippedPending} emails still being delivered or scheduled were left as they are: run this again once they are done (or cancel the scheduled ones)`,
+      `${r.skippedPending} emails still being delivered or scheduled (or inbound emails whose webhook delivery is pending) were left as they are: run this again once they are done (or cancel the scheduled ones)`,
     );
   }
   return lines.join('\n');

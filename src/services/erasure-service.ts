@@ -32,7 +32,9 @@ const add = (into: ErasureCounts, more: Partial<ErasureCounts>) => {
  * the API's shape) or deleted where nothing refers to it (attachments, caught mail, tracking windows,
  * Idempotency-Key answers). A suppression of the address stays as a salted digest, so mail to it is still
  * refused. Emails still being delivered and scheduled emails still enqueued are left and counted
- * (`skipped_pending`): cancel or let them finish, then erase again.
+ * (`skipped_pending`): cancel or let them finish, then erase again. Inbound mail the address sent or received is
+ * deleted whole (one whose `inbound` webhook delivery is still pending is skipped the same way); erasing one
+ * email leaves the replies it received, which are other people's messages (erase their sender to remove them).
  */
 export function createErasureService(deps: ErasureDeps) {
   const removeFiles = (paths: string[]) =>
@@ -92,6 +94,13 @@ export function createErasureService(deps: ErasureDeps) {
           const r = await deps.erasure.redactEmails(ids, address);
           add(counts, r.counts);
           await removeFiles(r.paths);
+        },
+      );
+      // Inbound mail the address sent or received: deleted whole (erasure-repo.ts deleteInbound).
+      await eachChunk(
+        (after) => deps.erasure.scanInbound(key, accountId, after, ERASURE_SCAN_ROWS),
+        async (ids) => {
+          add(counts, await deps.erasure.deleteInbound(ids, address));
         },
       );
       await eachChunk(

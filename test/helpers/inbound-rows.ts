@@ -1,4 +1,4 @@
-import type postgres from 'postgres';
+import type { Sql } from '../../src/db/sql.js';
 import { newId } from '../../src/ids.js';
 
 /**
@@ -35,7 +35,7 @@ export interface InboundInput {
 
 const CHUNK = 256 * 1024;
 
-async function storeBlob(sql: postgres.Sql, key: string, bytes: Buffer, chunkBytes: number): Promise<void> {
+async function storeBlob(sql: Sql, key: string, bytes: Buffer, chunkBytes: number): Promise<void> {
   for (let seq = 0, at = 0; at < bytes.length; seq++, at += chunkBytes) {
     await sql`insert into inbound_blobs (key, seq, data) values (${key}, ${seq}, ${bytes.subarray(at, at + chunkBytes)})`;
   }
@@ -43,7 +43,7 @@ async function storeBlob(sql: postgres.Sql, key: string, bytes: Buffer, chunkByt
 
 /** Stores one inbound email (row, bytes, events); answers its id, its inbound event's id and the data. */
 export async function insertInbound(
-  sql: postgres.Sql,
+  sql: Sql,
   input: InboundInput,
 ): Promise<{ id: string; eventId: string; data: Record<string, unknown> }> {
   const id = input.id ?? newId('inbound');

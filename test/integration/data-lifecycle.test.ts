@@ -155,6 +155,7 @@ describe('erasure', () => {
         suppressions: 1,
         idempotency_keys: 1,
         skipped_pending: 0,
+        inbound_emails: 0,
       });
       expect(erased.body.events).toBeGreaterThanOrEqual(2);
       expect(await traces(sql, KEY)).toEqual([]);

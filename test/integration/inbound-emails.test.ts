@@ -1,6 +1,5 @@
 import crypto from 'node:crypto';
 import type * as grpc from '@grpc/grpc-js';
-import postgres from 'postgres';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, createKey, createSender } from '../helpers/admin-fixtures.js';
@@ -12,6 +11,7 @@ import { ADMIN_TOKEN } from '../helpers/stack.js';
 import { useStack } from '../helpers/use-stack.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { newId } from '../../src/ids.js';
+import { createSql, type Sql } from '../../src/db/sql.js';
 
 /**
  * Reading inbound mail back (issue 26, CONTRACT.md "Inbound mail") against the real service: the list and one
@@ -23,11 +23,11 @@ import { newId } from '../../src/ids.js';
 const stack = useStack({ MAILER_WEBHOOK_ALLOW_PRIVATE: '1' });
 const clients = useGrpcClients(stack);
 let receiver: WebhookReceiver;
-let sql: postgres.Sql;
+let sql: Sql;
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
-  sql = postgres(stack.databaseUrl, { max: 2, onnotice: () => {} });
+  sql = createSql(stack.databaseUrl, { max: 2 });
 });
 afterAll(async () => {
   await receiver?.close();
@@ -352,7 +352,7 @@ describe('events without an email', () => {
   it("a reply event is an event of the email it answers: in the events API with the email, and in the email's timeline", async () => {
     const s = await createSender(stack, 'inbound-reply', 'inbound-reply.example');
     const emailId = newId('email');
-    await insertEmail(sql as never, { id: emailId, accountId: s.accountId });
+    await insertEmail(sql, { id: emailId, accountId: s.accountId });
     const inbound = await insertInbound(sql, {
       accountId: s.accountId,
       raw: rawMessage('Re: hello'),

@@ -2,6 +2,7 @@ import type { Mailboxes } from '../../domain/email-draft.js';
 import type { JsonValue } from '../../domain/json.js';
 import { mentionsAddress, redactAddresses, redactJson, redactMailboxes, redactText } from '../../domain/erasure.js';
 import { jsonb, type Sql, type Tx } from '../sql.js';
+import { removeInbound } from './inbound-removal.js';
 import type { ErasureCounts, ScannedChunk } from '../../domain/entities/erasure.js';
 
 export const noErasure = (): ErasureCounts => ({
@@ -15,6 +16,7 @@ export const noErasure = (): ErasureCounts => ({
   suppressions: 0,
   idempotencyKeys: 0,
   skippedPending: 0,
+  inboundEmails: 0,
 });
 
 type EmailAddressRow = {
@@ -40,6 +42,8 @@ type EmailAddressRow = {
  */
 export function createErasureRepo(sql: Sql) {
   return {
+    ...createInboundErasureRepo(sql),
+
     /** Drops one email's subject, bodies, headers, tags and attachments (and its scheduled draft's); refuses a pending email. */
     async eraseEmail(emailId: string): Promise<'not_found' | 'pending' | { counts: ErasureCounts; paths: string[] }> {
       return sql.begin(async (tx) => {
@@ -130,6 +134,59 @@ export function createErasureRepo(sql: Sql) {
   };
 }
 export type ErasureRepo = ReturnType<typeof createErasureRepo>;
+
+/**
+ * Inbound mail of an address: the next `limit` inbound emails after `after` (of one account, or all) in id order;
+ * hits: those the address (`key`, lower case) sent (From, the envelope sender) or was sent to (To, Cc, Reply-To,
+ * the envelope recipient). A message a person sent or received is theirs through and through, so it is deleted,
+ * not rewritten (inbound-removal.ts), and the `reply` events it made on the account's emails lose the address.
+ */
+function createInboundErasureRepo(sql: Sql) {
+  return {
+    async scanInbound(key: string, accountId: string | undefined, after: string, limit: number): Promise<ScannedChunk> {
+      const [r] = await sql<{ last: string | null; hits: string[] }[]>`
+        with scanned as (
+          select id, from_address, envelope_from, envelope_to, to_addresses, cc_addresses, reply_to_addresses
+          from inbound_emails
+          where id > ${after} ${accountId === undefined ? sql`` : sql`and account_id = ${accountId}`}
+          order by id limit ${limit})
+        select (select max(id) from scanned) as last, array(
+          select id from scanned
+          where exists (
+            select 1 from jsonb_array_elements_text(
+              to_addresses || cc_addresses || reply_to_addresses || jsonb_build_array(from_address, envelope_from, envelope_to)) a
+            where lower(a) = ${key})
+          order by id) as hits`;
+      return { last: r?.last ?? undefined, hits: r?.hits ?? [] };
+    },
+
+    /** Deletes the inbound emails `ids` (those with a pending webhook delivery are skipped) and redacts their replies. */
+    async deleteInbound(ids: string[], address: string): Promise<ErasureCounts> {
+      return sql.begin(async (tx) => {
+        const replies = await tx<{ id: string; data: JsonValue }[]>`
+          select e.id, e.data from events e
+          where e.email_id in (select reply_to_email_id from inbound_emails where id = any(${ids}) and reply_to_email_id is not null)
+            and e.type = 'reply' and e.data->>'inbound_id' = any(${ids})
+          for update of e`;
+        const r = await removeInbound(tx, tx`select id from inbound_emails where id = any(${ids})`);
+        const redacted = replies
+          .filter((e) => mentionsAddress(e.data, address))
+          .map((e) => ({ id: e.id, data: redactJson(e.data, address) }));
+        if (redacted.length > 0)
+          await tx`
+            update events e set data = r.data from jsonb_to_recordset(${jsonb(tx, redacted)}) as r(id text, data jsonb)
+            where e.id = r.id`;
+        return {
+          ...noErasure(),
+          inboundEmails: r.inboundEmails,
+          events: r.events + redacted.length,
+          webhookAttempts: r.webhookAttempts,
+          skippedPending: r.skipped,
+        };
+      }) as Promise<ErasureCounts>;
+    },
+  };
+}
 
 function redactedEmail(r: EmailAddressRow, address: string) {
   const text = (s: string | null) => (s === null ? null : redactText(s, address));

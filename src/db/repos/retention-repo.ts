@@ -1,4 +1,6 @@
 import type { Sql } from '../sql.js';
+import { createInboundBlobsRepo } from './inbound-blobs-repo.js';
+import { noPendingDelivery, removeInbound } from './inbound-removal.js';
 
 /**
  * The statements of retention (services/retention-service.ts): each removes at most `limit` of the oldest
@@ -69,6 +71,26 @@ export function createRetentionRepo(sql: Sql) {
             select ctid from tracking_windows where email_id < ${before} order by email_id limit ${limit} for update skip locked))
           returning 1)
         select count(*)::int as n from gone`),
+
+    /**
+     * Deletes inbound emails received before `before` (an inbound id) whole: the row, its stored bytes, its
+     * `inbound` event with that event's finished deliveries (inbound-removal.ts). One with a delivery still
+     * pending waits for the next run.
+     */
+    async deleteInboundEmails(before: string, limit: number) {
+      const r = await removeInbound(
+        sql,
+        sql`select id from inbound_emails i where id < ${before} and ${noPendingDelivery(sql)} order by id limit ${limit}`,
+      );
+      return { ...r, rows: r.inboundEmails };
+    },
+
+    /**
+     * Deletes stored bytes no inbound email names, written before `before` (a crash between their write and their
+     * row's commit leaves them: inbound-blobs-repo.ts deleteOrphanBlobs).
+     */
+    deleteOrphanInboundBlobs: (before: Date, limit: number) =>
+      createInboundBlobsRepo(sql).deleteOrphanBlobs(before, limit),
 
     /** Deletes caught messages older than `before` (a caught id); answers the files they were kept in. */
     async deleteCaughtMessages(before: string, limit: number): Promise<{ rows: number; paths: string[] }> {

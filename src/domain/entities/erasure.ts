@@ -9,8 +9,13 @@ export interface ErasureCounts {
   caughtMessages: number;
   suppressions: number;
   idempotencyKeys: number;
-  /** Emails still being delivered, and scheduled emails still enqueued, left as they are (erase again once they are done). */
+  /**
+   * Emails still being delivered, scheduled emails still enqueued and inbound emails with a webhook delivery still
+   * pending, left as they are (erase again once they are done).
+   */
   skippedPending: number;
+  /** Inbound emails from or to the address, deleted whole (with their bytes, `inbound` events and deliveries). */
+  inboundEmails: number;
 }
 
 /** A chunk of a table read in id order: where the next starts, and the ids of the rows that matched. */
