@@ -14,6 +14,12 @@ export const WILDCARD = '*';
 /** Separates a mailbox's own local part from its hash (`support+ticket-42@acme.com`). */
 const HASH_SEPARATOR = '+';
 /**
+ * Local parts the listener reads as the service's own addresses before any route (a VERP return path `b-<token>`,
+ * a one-click unsubscribe address `unsub-<token>`; delivery/message/return-path.ts and unsubscribe-token.ts, whose
+ * prefixes the unit test holds these to): a route for one would never be given mail, so none is made.
+ */
+export const RESERVED_LOCAL_PREFIXES = ['b-', 'unsub-'] as const;
+/**
  * The longest `match` read: a local part and a domain name whose ASCII form fits, written in Unicode (an IDN's
  * Unicode form can be longer than its punycode one only up to what asciiDomain itself reads).
  */
@@ -53,6 +59,11 @@ export function readRouteMatch(input: string): RouteMatch | { problem: string } 
       };
     if (local.includes(WILDCARD)) return { problem: `"${match}": "*" stands only for the whole local part (*@domain)` };
     if (!ROUTE_LOCAL.test(local)) return { problem: `"${match}" does not have a valid local part` };
+    const reserved = RESERVED_LOCAL_PREFIXES.find((p) => local.startsWith(p));
+    if (reserved !== undefined)
+      return {
+        problem: `"${match}": local parts starting with "${reserved}" are the service's own return-path and unsubscribe addresses`,
+      };
   }
   const domain = written.endsWith('.') ? undefined : asciiDomain(written);
   if (domain === undefined) return { problem: `"${written}" is not a valid domain name` };

@@ -123,6 +123,10 @@ describe('the inbound routes API', () => {
       ['a\u0000@rules-a.test', /^match: must not contain NUL/],
       ['a@rules-a', /^match: "rules-a" is not a valid domain name/],
       [
+        'b-sales@rules-a.test',
+        /^match: .*starting with "b-" are the service's own return-path and unsubscribe addresses/,
+      ],
+      [
         'a@unverified-a.test',
         /^match: unverified-a\.test is not a verified domain of this account or a subdomain of one/,
       ],

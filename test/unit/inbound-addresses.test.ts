@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { isWithin, readRouteMatch, recipientParts } from '../../src/domain/inbound-addresses.js';
+import { RETURN_PATH_PREFIX } from '../../src/delivery/message/return-path.js';
+import { UNSUBSCRIBE_ADDRESS_PREFIX } from '../../src/delivery/message/unsubscribe-token.js';
+import {
+  isWithin,
+  readRouteMatch,
+  recipientParts,
+  RESERVED_LOCAL_PREFIXES,
+} from '../../src/domain/inbound-addresses.js';
 
 const problem = (match: string) => {
   const read = readRouteMatch(match);
@@ -32,6 +39,14 @@ describe("an inbound route's match", () => {
     expect(problem('a@acme.test\u0000')).toMatch(/spaces or control characters/);
     expect(problem('a@acme.test\u0085')).toMatch(/spaces or control characters/);
     expect(problem(`a@${'x'.repeat(2000)}.test`)).toMatch(/longer than/);
+  });
+
+  it("refuses the local parts of the service's own return-path and unsubscribe addresses, which no route would be given", () => {
+    expect([...RESERVED_LOCAL_PREFIXES].sort()).toEqual([RETURN_PATH_PREFIX, UNSUBSCRIBE_ADDRESS_PREFIX].sort());
+    expect(problem('b-sales@acme.test')).toMatch(/starting with "b-" are the service's own/);
+    expect(problem('Unsub-x@acme.test')).toMatch(/starting with "unsub-"/);
+    expect(readRouteMatch('bsales@acme.test')).toMatchObject({ localPart: 'bsales' });
+    expect(readRouteMatch('sub-x@acme.test')).toMatchObject({ localPart: 'sub-x' });
   });
 });
 
