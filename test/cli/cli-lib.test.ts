@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { parseCsv, splitAddresses } from '../../cli/lib/batch-file.js';
+import { create } from '@bufbuild/protobuf';
+import { eventLine } from '../../cli/lib/event-lines.js';
 import { table } from '../../cli/lib/format.js';
+import { MailEventSchema } from '../../src/gen/mail/v1/email_service_pb.js';
 import { guessType, parseHeaders, parseTags } from '../../cli/lib/message-input.js';
 import { progressLine } from '../../cli/lib/progress.js';
 import { parseDuration, scheduledAt } from '../../cli/lib/when.js';
@@ -85,5 +88,23 @@ describe('rendering', () => {
       createdAt: '',
     } as BatchJob;
     expect(progressLine(job)).toBe('[###############---------------] 5/10  sent 4  failed 1  processing');
+  });
+
+  it("prints an event's line: its email, or for an inbound event (no email) the inbound email", () => {
+    const at = '2026-11-28T01:00:00.000Z';
+    const delivery = create(MailEventSchema, {
+      id: 'evt_1',
+      event: 'delivery',
+      timestamp: at,
+      email: { id: 'em_1', to: ['a@example.net', 'b@example.net'] },
+    });
+    expect(eventLine(delivery)).toBe(`${at}  delivery   em_1  a@example.net, b@example.net  evt_1`);
+    const inbound = create(MailEventSchema, {
+      id: 'evt_2',
+      event: 'inbound',
+      timestamp: at,
+      data: { id: 'in_1', to: ['support@example.com'], from: 'x@example.net' },
+    });
+    expect(eventLine(inbound)).toBe(`${at}  inbound    in_1  support@example.com  evt_2`);
   });
 });
