@@ -45,6 +45,9 @@ const VERB: Record<Operation, string> = {
   manage_inbound: 'change inbound routes',
 };
 
+/** Whether a key of `permission` may do `op` at all (the account's status aside). */
+export const permits = (permission: Permission, op: Operation): boolean => ALLOWED[permission].includes(op);
+
 export function assertAllowed(permission: Permission, accountStatus: AccountStatus, op: Operation): void {
   if (!ALLOWED[permission].includes(op)) {
     throw new AppError('permission_denied', `This API key (${permission}) does not have permission to ${VERB[op]}`);

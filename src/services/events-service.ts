@@ -2,7 +2,7 @@ import type { EventFeedRepo } from '../db/index.js';
 import type { FeedEvent } from '../domain/entities/events.js';
 import { EVENT_TYPES, filterOf } from '../domain/catalog.js';
 import { decodeCursor, encodeCursor } from '../domain/event-cursor.js';
-import { assertAllowed } from '../domain/permissions.js';
+import { assertAllowed, permits } from '../domain/permissions.js';
 import { invalid } from '../errors.js';
 import type { Principal } from './auth-service.js';
 
@@ -30,17 +30,22 @@ export interface EventsPage {
 export function createEventsService(deps: { feed: Pick<EventFeedRepo, 'after'> }) {
   return {
     async list(principal: Principal, q: ListEventsQuery): Promise<EventsPage> {
-      // Any key may read its own account's events: they tell no more than GET /emails/:id does.
+      // Any key may read its own account's events of emails: they tell no more than GET /emails/:id does.
       assertAllowed(principal.permission, principal.accountStatus, 'read');
       if (q.limit < 0 || q.limit > EVENTS_PAGE.max)
         throw invalid(`limit must be from 1 to ${EVENTS_PAGE.max}, got ${q.limit}`);
       const type = filterOf('type', EVENT_TYPES, q.type);
+      // An `inbound` event carries the inbound email: a key that may not read inbound mail (send_only) does not
+      // read it here either; asked for by type, a 403 as GET /inbound/emails answers, else left out of the feed.
+      const withInbound = permits(principal.permission, 'read_inbound');
+      if (type === 'inbound') assertAllowed(principal.permission, principal.accountStatus, 'read_inbound');
       const position = decodeCursor(q.after);
       const events = await deps.feed.after(
         principal.accountId,
         position,
         type,
         q.limit === 0 ? EVENTS_PAGE.default : q.limit,
+        withInbound,
       );
       const last = events.at(-1);
       return { events, nextCursor: last ? encodeCursor(last.position) : q.after };

@@ -341,6 +341,17 @@ describe('events without an email', () => {
     expect(feed.body.events).toEqual([body]);
     const all = await call<{ events: FeedEvent[] }>('GET', `${stack.api}/events`, { token: s.key });
     expect(all.body.events).toEqual([body]);
+    // The event carries the message: a key that may not read inbound mail does not read it in the feed either.
+    const sendOnly = await createKey(stack, s.accountId, 'send_only');
+    const withoutInbound = await call<{ events: FeedEvent[] }>('GET', `${stack.api}/events`, { token: sendOnly.key });
+    expect(withoutInbound.status).toBe(200);
+    expect(withoutInbound.body.events).toEqual([]);
+    const refused = await call('GET', `${stack.api}/events?type=inbound`, { token: sendOnly.key });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toEqual({
+      error: 'permission denied',
+      message: 'This API key (send_only) does not have permission to read inbound mail',
+    });
 
     const deliveries = await admin<{ deliveries: Obj[] }>(stack, 'GET', `/webhooks/${hook.body.id}/deliveries`);
     expect(deliveries.body.deliveries).toEqual([

@@ -49,6 +49,8 @@ export function createEventFeedRepo(sql: Sql) {
       position: FeedPosition | undefined,
       type: EventType | undefined,
       limit: number,
+      /** false: `inbound` events are left out (a key that may not read inbound mail). */
+      withInbound = true,
     ): Promise<FeedEvent[]> {
       const rows = await sql<Raw[]>`
         select e.id, e.type, e.created_at, e.data, e.tx::text as tx,
@@ -56,6 +58,7 @@ export function createEventFeedRepo(sql: Sql) {
         from events e left join emails m on m.id = e.email_id
         where e.account_id = ${accountId}
           ${type === undefined ? sql`` : sql`and e.type = ${type}`}
+          ${withInbound ? sql`` : sql`and e.type <> 'inbound'`}
           ${position === undefined ? sql`` : sql`and (e.tx, e.id) > (${position.tx}::xid8, ${position.id})`}
           and e.tx < pg_snapshot_xmin(pg_current_snapshot())
         order by e.tx, e.id
