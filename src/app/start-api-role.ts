@@ -6,6 +6,8 @@ import { buildRestApp } from '../http/rest-app.js';
 import { trackingHostPlugin } from '../http/tracking-host.js';
 import { trackingRoutes } from '../http/tracking-routes.js';
 import { unsubscribeRoutes } from '../http/unsubscribe-routes.js';
+import { authenticateInbound, mailauthResolver } from '../inbound/inbound-auth.js';
+import { parseInbound } from '../inbound/inbound-parse.js';
 import { startInboundServer } from '../inbound/report-listener.js';
 import { startSubmissionServer } from '../inbound/submission-server.js';
 import { loadTlsCertificate, type TlsCertificate } from '../inbound/tls-certificate.js';
@@ -15,6 +17,8 @@ import { createAuthThrottle } from '../services/auth-throttle.js';
 import { createReadiness } from '../services/readiness-service.js';
 import type { SubmissionService } from '../services/submission-service.js';
 import { createTrackingService } from '../services/tracking-service.js';
+import { createInboundMailService } from '../services/inbound-mail-service.js';
+import { createInboundRoutesService } from '../services/inbound-routes-service.js';
 import { withUnsubscribeAddresses } from '../services/inbound-unsubscribe.js';
 import { createUnsubscribeService } from '../services/unsubscribe-service.js';
 import { createUsageRecorder } from '../services/usage-recorder.js';
@@ -28,13 +32,13 @@ import type { StopList } from './stop-list.js';
 export interface ApiRole {
   restUrl: string;
   grpcAddress: string;
-  /** The inbound SMTP listener for complaint and bounce reports. */
+  /** The inbound SMTP listener: the MX of inbound routes' domains, and of return paths for complaint and bounce reports. */
   inboundUrl: string;
   /** The SMTP submission listener; undefined when MAILER_SUBMISSION_PORT is 0. */
   submissionUrl: string | undefined;
 }
 
-/** The API role: the REST gateway (with the console and tracking links), the gRPC server, and the report listener. */
+/** The API role: the REST gateway (with the console and tracking links), the gRPC server, and the inbound listener. */
 export async function startApiRole(core: Core, notifyQueued: () => void, stops: StopList): Promise<ApiRole> {
   const { config, repos, logger } = core;
   const tls = await loadTlsCertificate({
@@ -59,6 +63,7 @@ export async function startApiRole(core: Core, notifyQueued: () => void, stops: 
     unsubscribe,
     logger,
   });
+  const dnsForMailauth = mailauthResolver(core.dnsResolver);
   const inbound = await startInboundServer({
     host: config.host,
     port: config.inboundPort,
@@ -67,6 +72,22 @@ export async function startApiRole(core: Core, notifyQueued: () => void, stops: 
     ...smtpClients(config),
     acceptsRecipient: inboundMail.acceptsRecipient,
     onMessage: (raw, envelope) => inboundMail.receive(raw, envelope),
+    // Mail for inbound routes (docs/inbound.md): streamed into the blob store, parsed, authenticated, recorded.
+    routes: createInboundMailService({
+      blobs: repos.inboundBlobs,
+      receipts: repos.inboundReceive,
+      routes: createInboundRoutesService({
+        routes: repos.inboundRoutes,
+        domains: repos.domains,
+        accounts: repos.accounts,
+      }),
+      reports: inboundMail,
+      parse: parseInbound,
+      authenticate: (source, envelope) => authenticateInbound(source, envelope, dnsForMailauth),
+      maxBytes: config.inboundMaxBytes,
+      logger,
+      now: core.now,
+    }),
   });
   stops.onStop(inbound.close);
   const usage = createUsageRecorder(
