@@ -395,7 +395,7 @@ const settings = {
   inboundPort: {
     env: 'MAILER_INBOUND_PORT',
     description:
-      'Port of the inbound SMTP listener (the MX of inbound routes\' domains, and of return-path domains for complaint (ARF) and bounce (DSN) reports), on HOST (API role; 0 picks a free port).',
+      "Port of the inbound SMTP listener (the MX of inbound routes' domains, and of return-path domains for complaint (ARF) and bounce (DSN) reports), on HOST (API role; 0 picks a free port).",
     default: '2526',
     parse: int('MAILER_INBOUND_PORT', 2526),
   },
