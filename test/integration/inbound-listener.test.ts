@@ -82,7 +82,10 @@ describe('the inbound listener as an MX', () => {
     server = await start();
     failing = await start({
       receipts: {
-        isRoutedDomain: createInboundReceiveRepo(stack.mailer.sql).isRoutedDomain,
+        isRoutedDomain: (domain) =>
+          domain === 'down.test'
+            ? Promise.reject(new Error('the database went away'))
+            : createInboundReceiveRepo(stack.mailer.sql).isRoutedDomain(domain),
         record: () => Promise.reject(new Error('the database went away')),
       },
     });
@@ -255,6 +258,13 @@ describe('the inbound listener as an MX', () => {
     const raw = message('support@acme.test', '', `${'c'.repeat(76)}\r\n`.repeat(10_000));
     await expect(deliver(failing.url, ['support@acme.test'], raw)).rejects.toMatchObject({ responseCode: 451 });
     expect(await counts()).toEqual(before);
+    // A recipient that cannot be looked up is asked again later, not refused.
+    const replies = await converse(failing.url, [
+      'EHLO client.test',
+      'MAIL FROM:<x@elsewhere.test>',
+      'RCPT TO:<a@down.test>',
+    ]);
+    expect(replies[2]).toMatch(/^451 4\.3\.0 /);
   });
 
   it('refuses a message the parser cannot read with 554 5.6.0 (retrying would not help), leaving nothing', async () => {
