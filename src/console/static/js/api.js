@@ -22,9 +22,14 @@ export function setUnauthorizedHandler(fn) {
 
 /**
  * One call. `body` goes as JSON; `csv` (text) as the body itself, text/csv. With `asText` the answer's text is
- * answered as it came (a CSV export) instead of being read as JSON; a failure is read as JSON either way.
+ * answered as it came (a CSV export) instead of being read as JSON, with `asBlob` its bytes as a Blob of the
+ * answer's content type (a download); a failure is read as JSON either way.
  */
-async function request(method, path, { query, body, csv, asText = false, token = session.token() } = {}) {
+async function request(
+  method,
+  path,
+  { query, body, csv, asText = false, asBlob = false, token = session.token() } = {},
+) {
   const url = new URL(BASE + path, location.origin);
   for (const [name, value] of Object.entries(query ?? {})) {
     if (value !== undefined && value !== null && value !== '') url.searchParams.set(name, String(value));
@@ -38,6 +43,7 @@ async function request(method, path, { query, body, csv, asText = false, token =
   } catch {
     throw new ApiError(0, 'network error', 'The service did not answer. Is it running?');
   }
+  if (asBlob && res.ok) return res.blob();
   const text = await res.text();
   if (asText && res.ok) return text;
   let json;
@@ -148,6 +154,23 @@ export const deleteTemplate = (accountId, templateId) =>
  */
 export const previewTemplate = (accountId, content) =>
   request('POST', `/accounts/${id(accountId)}/template-preview`, { body: content });
+
+/** query: {page?, page_size?}: answers {routes: [{id, match, created_at}], total}, newest first. */
+export const listInboundRoutes = (accountId, query) =>
+  request('GET', `/accounts/${id(accountId)}/inbound/routes`, { query });
+/** match: `local@domain` or `*@domain` on a verified domain of the account (409 when any account has it). */
+export const createInboundRoute = (accountId, match) =>
+  request('POST', `/accounts/${id(accountId)}/inbound/routes`, { body: { match } });
+export const deleteInboundRoute = (routeId) => request('DELETE', `/inbound/routes/${id(routeId)}`);
+/** query: {page?, page_size?}: answers {inbound_emails, total}, newest first. */
+export const listInboundEmails = (accountId, query) =>
+  request('GET', `/accounts/${id(accountId)}/inbound/emails`, { query });
+export const getInboundEmail = (inboundId) => request('GET', `/inbound/emails/${id(inboundId)}`);
+/** The message exactly as received (message/rfc822), as a Blob. */
+export const getInboundRaw = (inboundId) => request('GET', `/inbound/emails/${id(inboundId)}/raw`, { asBlob: true });
+/** Attachment `n` (from 0, in the order of `attachments`) as a Blob of its content type. */
+export const getInboundAttachment = (inboundId, n) =>
+  request('GET', `/inbound/emails/${id(inboundId)}/attachments/${id(n)}`, { asBlob: true });
 
 export const listCaughtMessages = (limit) => request('GET', '/catcher/messages', { query: { limit } });
 export const getCaughtMessage = (messageId) => request('GET', `/catcher/messages/${id(messageId)}`);

@@ -8,6 +8,8 @@ import * as apiKeys from './account/api-keys.js';
 import * as batches from './account/batches.js';
 import * as domains from './account/domains.js';
 import * as emails from './account/emails.js';
+import * as inboundMessage from './account/inbound-message.js';
+import * as inbound from './account/inbound.js';
 import * as overview from './account/overview.js';
 import * as scheduled from './account/scheduled.js';
 import * as suppressions from './account/suppressions.js';
@@ -23,6 +25,7 @@ const SECTIONS = [
   { id: 'webhooks', label: 'Webhooks', page: webhooks, itemPage: webhookDeliveries },
   { id: 'templates', label: 'Templates', page: templates, itemPage: templateEditor },
   { id: 'emails', label: 'Emails', page: emails },
+  { id: 'inbound', label: 'Inbound', page: inbound, itemPage: inboundMessage },
   { id: 'batches', label: 'Batch jobs', page: batches },
   { id: 'scheduled', label: 'Scheduled', page: scheduled },
   { id: 'suppressions', label: 'Suppressions', page: suppressions },

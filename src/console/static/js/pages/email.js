@@ -29,7 +29,7 @@ export async function render({ params }) {
     h(
       'div',
       { class: 'split' },
-      section('Events', timeline(events)),
+      section('Events', timeline(events, accountId)),
       section(
         'Details',
         h(
@@ -59,7 +59,7 @@ export async function render({ params }) {
   );
 }
 
-function timeline(events) {
+function timeline(events, accountId) {
   if (events.length === 0)
     return h('p', { class: 'empty' }, 'No events yet: the email has not been handed to a mail server.');
   return h(
@@ -80,12 +80,17 @@ function timeline(events) {
           ? h(
               'dl',
               { class: 'event-data' },
-              data.map(([k, v]) =>
-                h('div', {}, h('dt', {}, k), h('dd', {}, typeof v === 'string' ? v : JSON.stringify(v))),
-              ),
+              data.map(([k, v]) => h('div', {}, h('dt', {}, k), h('dd', {}, eventValue(k, v, accountId)))),
             )
           : null,
       );
     }),
   );
+}
+
+/** A value of an event's data; a reply's inbound_id links to the message that answered the email. */
+function eventValue(key, value, accountId) {
+  if (key === 'inbound_id' && typeof value === 'string')
+    return h('a', { href: href(`/accounts/${accountId}/inbound/${value}`), class: 'reply-link' }, value);
+  return typeof value === 'string' ? value : JSON.stringify(value);
 }

@@ -2,10 +2,11 @@
 import { h } from '../dom.js';
 
 const TONES = {
-  good: ['active', 'healthy', 'delivered', 'completed', 'succeeded', 'verified'],
-  info: ['sent', 'processing', 'enqueued', 'scheduled', 'send', 'delivery', 'open', 'click'],
-  warn: ['review', 'paused', 'discarded', 'complained', 'complaint', 'unverified'],
-  bad: ['disabled', 'banned', 'bounced', 'failed', 'bounce', 'reject'],
+  // pass, fail, softfail, temperror, permerror: an inbound message's SPF, DKIM and DMARC results.
+  good: ['active', 'healthy', 'delivered', 'completed', 'succeeded', 'verified', 'pass'],
+  info: ['sent', 'processing', 'enqueued', 'scheduled', 'send', 'delivery', 'open', 'click', 'inbound', 'reply'],
+  warn: ['review', 'paused', 'discarded', 'complained', 'complaint', 'unverified', 'softfail', 'temperror'],
+  bad: ['disabled', 'banned', 'bounced', 'failed', 'bounce', 'reject', 'fail', 'permerror'],
   muted: ['pending', 'cancelled'],
 };
 const TONE_OF = new Map(Object.entries(TONES).flatMap(([tone, words]) => words.map((w) => [w, tone])));
