@@ -17,6 +17,8 @@ import { deliverInbound, PIXEL_PNG } from '../helpers/inbound-delivery.js';
 import { ADMIN_TOKEN, startStack, type Stack } from '../helpers/stack.js';
 import { launchConsoleBrowser, type ConsoleBrowser } from './browser.js';
 
+const BADGE_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="3" height="2"><rect width="3" height="2"/></svg>';
+
 let zone: DnsServer;
 let stack: Stack;
 let browser: ConsoleBrowser;
@@ -138,7 +140,7 @@ describe('the inbox', () => {
   const subject = 'Question about my order';
   const html =
     '<h1 id="greeting">Hello support</h1>' +
-    '<p><img id="logo" src="cid:logo@sender.test" alt="logo"></p>' +
+    '<p><img id="logo" src="cid:logo@sender.test" alt="logo"><img id="badge" src="cid:badge@sender.test" alt=""></p>' +
     '<img id="remote" src="https://tracker.example/pixel.gif" alt="">' +
     '<script>document.body.append(Object.assign(document.createElement("p"), { id: "ran" }))</script>';
   let message: InboundEmail;
@@ -153,6 +155,8 @@ describe('the inbox', () => {
       attachments: [
         { filename: 'notes.txt', content: 'order 77, two boxes\n', contentType: 'text/plain' },
         { filename: 'logo.png', content: PIXEL_PNG, contentType: 'image/png', cid: 'logo@sender.test' },
+        // An SVG, which the API serves as octet-stream (a browser would run it as a page): shown all the same.
+        { filename: 'badge.svg', content: BADGE_SVG, contentType: 'image/svg+xml', cid: 'badge@sender.test' },
       ],
     });
     expect(answer).toMatch(/^250/);
@@ -201,6 +205,14 @@ describe('the inbox', () => {
       )
       .toBe(1);
     expect(await frame().locator('#logo').getAttribute('src')).toMatch(/^data:image\/png;base64,/);
+    await expect
+      .poll(() =>
+        frame()
+          .locator('#badge')
+          .evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth),
+      )
+      .toBe(3);
+    expect(await frame().locator('#badge').getAttribute('src')).toMatch(/^data:image\/svg\+xml;base64,/);
     // The message's script did not run: it would have added #ran.
     expect(await frame().locator('#ran').count()).toBe(0);
 

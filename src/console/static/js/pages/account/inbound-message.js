@@ -19,6 +19,7 @@ import { dataTable } from '../../ui/table.js';
  * document as a data: URL (the only kind of image the console's policy lets the frame load).
  */
 const INLINE_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
+const IMAGE_TYPE = /^image\/[\w.+-]+$/i;
 
 export async function render({ account, itemId }) {
   const message = await getInboundEmail(itemId);
@@ -126,12 +127,17 @@ async function withInlineImages(message) {
   let html = message.html;
   const inline = message.attachments
     .map((a, n) => ({ ...a, n }))
-    .filter((a) => a.content_id && a.content_type.startsWith('image/') && a.size <= INLINE_IMAGE_MAX_BYTES);
+    .filter(
+      (a) => a.content_id && a.content_type.toLowerCase().startsWith('image/') && a.size <= INLINE_IMAGE_MAX_BYTES,
+    );
   for (const a of inline) {
     const pattern = new RegExp(`cid:${escapeRegExp(a.content_id)}(?=["'\\s)>]|$)`, 'gi');
     if (!pattern.test(html)) continue;
     try {
-      const dataUrl = await readAsDataUrl(await getInboundAttachment(message.id, a.n));
+      const bytes = await getInboundAttachment(message.id, a.n);
+      // Typed as declared: the API serves some image types (SVG) as octet-stream, which an <img> would not show.
+      const typed = IMAGE_TYPE.test(a.content_type) ? new window.Blob([bytes], { type: a.content_type }) : bytes;
+      const dataUrl = await readAsDataUrl(typed);
       html = html.replace(pattern, () => dataUrl);
     } catch {
       // Left as it is: the message still reads without the picture.
