@@ -84,6 +84,7 @@ describe('inbound', () => {
   let first: Inbound;
 
   it('--help lists the commands', async () => {
+    expect((await ok(['--help'])).stdout).toMatch(/^\s+inbound\s/m);
     const topic = await ok(['inbound', '--help']);
     for (const c of ['list', 'get', 'tail']) expect(topic.stdout).toContain(`inbound ${c}`);
   });
