@@ -12,6 +12,8 @@ const COPY_TRAILER = Buffer.from([0xff, 0xff]);
 
 /** The largest row of inbound_blobs (migration 29's check): a chunk is cut at this size. */
 export const BLOB_CHUNK_BYTES = 256 * 1024;
+/** A chunk at most this large is written by a plain INSERT (insertSmall says why), larger ones by COPY. */
+const SMALL_INSERT_BYTES = 64 * 1024;
 /** Chunks one INSERT carries at most, and one page of a read: 1 MiB either way. */
 const CHUNKS_PER_STATEMENT = 4;
 
@@ -31,6 +33,7 @@ export function createInboundBlobsRepo(sql: Sql) {
    * enough that receiving a 25 MiB message raised the process's memory by over three times its size.
    */
   const insert = async (key: string, first: number, chunks: Buffer[]) => {
+    if (chunks.length === 1 && chunks[0]!.length <= SMALL_INSERT_BYTES) return insertSmall(key, first, chunks[0]!);
     const copy = await sql`copy inbound_blobs (key, seq, data) from stdin (format binary)`.writable();
     const keyBytes = Buffer.from(key);
     const done = finished(copy);
@@ -49,6 +52,16 @@ export function createInboundBlobsRepo(sql: Sql) {
     }
     copy.end(COPY_TRAILER);
     await done;
+  };
+
+  /**
+   * One small chunk (most messages and attachments are one) by a plain INSERT, sent in one write. The library
+   * sends each piece of a COPY as a write of its own on a socket without TCP_NODELAY: the last small piece
+   * (CopyDone) then waits for the server's delayed ACK of the data before it, about 40 ms a statement, which
+   * bounded a connection to a dozen messages a second. Hex text for 64 KiB is no burden.
+   */
+  const insertSmall = async (key: string, seq: number, data: Buffer) => {
+    await sql`insert into inbound_blobs (key, seq, data) values (${key}, ${seq}, ${data})`;
   };
 
   /**
