@@ -11,7 +11,7 @@ import { webhookFigures, type WebhooksResult } from './webhook-figures.js';
 import { throughput, type ThroughputFigures } from './throughput.js';
 import { templateFigures, type TemplatesFigures } from './templates.js';
 import { suppressionFigures, type SuppressionsFigures } from './suppressions.js';
-import { INBOUND_RATE, INBOUND_SECONDS, inboundFigures, type InboundFigures } from './inbound.js';
+import { INBOUND_RATE, INBOUND_SECONDS, inboundFigures, startInboundZone, type InboundFigures } from './inbound.js';
 import type { BaselineFigures } from './baselines.js';
 
 /** The figures of the all-in-one service (MAILER_ROLE=all): those of the parts that ran. */
@@ -35,7 +35,12 @@ export async function allInOneService(
   const ctx = partContext(bench);
   const { parts, infra } = ctx;
   await infra.createDatabase('bench_service');
-  const env = infra.serviceEnv('bench_service', 'service');
+  // The inbound figure's senders have DNS of their own (SPF, DKIM, DMARC), which the service must ask.
+  const inboundZone = parts.has('inbound') ? await startInboundZone() : undefined;
+  const env: Record<string, string> = {
+    ...infra.serviceEnv('bench_service', 'service'),
+    ...(inboundZone ? { MAILER_DNS_SERVERS: inboundZone.servers } : {}),
+  };
   const svc = await startService(env);
   const measured = await measuring(ctx, svc, async () => {
     const accounts = await prepareAccounts(svc, SENDER_DOMAIN, parts.has('throughput') ? MANY_ACCOUNTS - 1 : 0);
@@ -72,7 +77,7 @@ export async function allInOneService(
       ctx.log(
         `inbound: ${INBOUND_RATE} messages/s into the inbound listener for ${INBOUND_SECONDS} s, then one large message`,
       );
-      figures.inbound = await inboundFigures(ctx, svc);
+      figures.inbound = await inboundFigures(ctx, svc, inboundZone!.dkim);
     }
     if (parts.has('scheduled')) {
       ctx.log(`scheduled lateness: ${ctx.sizes.scheduledCount} emails due the same second`);

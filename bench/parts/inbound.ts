@@ -1,4 +1,7 @@
 import crypto from 'node:crypto';
+import { startDnsServer } from '../../test/helpers/dns-server.js';
+import { benchDkimKey, type DkimKey } from '../lib/dkim-key.js';
+import { onCleanup } from '../lib/lifecycle.js';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { PartContext } from '../lib/context.js';
 import { percentiles, type Percentiles } from '../lib/load.js';
@@ -10,7 +13,8 @@ import { SENDER_DOMAIN } from '../lib/payload.js';
 /**
  * Inbound mail (issue 26, point 9; bench/README.md, "Inbound"): the service as an MX. A route `*@in.<domain>` of
  * the default account and a webhook subscribed to `inbound`; then, from this process, nodemailer (8 pooled
- * connections, STARTTLS as a sending MTA would) offers INBOUND_RATE messages a second of about 50 KB (text,
+ * connections, STARTTLS as a sending MTA would; each message DKIM-signed by the sending domain, whose SPF, DKIM
+ * key and DMARC policy a DNS server in this process publishes, so the service judges each as a receiver would) offers INBOUND_RATE messages a second of about 50 KB (text,
  * html and a small attachment) for INBOUND_SECONDS, open loop: message i is due at start + i / rate, and its
  * latency runs from then to its `inbound` webhook's arrival, so a service falling behind shows in the figure
  * rather than slowing the offer. The service's RSS is sampled each second (flat: the last 5 s against the
@@ -43,13 +47,32 @@ export interface InboundFigures {
   large: { bytes: number; accepted: boolean; baseMiB: number; peakMiB: number; riseMiB: number; error?: string };
 }
 
+/** The domain the inbound messages come from. */
+const SENDING_DOMAIN = 'sender.example.net';
+
+/**
+ * The sending domain's DNS, for the service's MAILER_DNS_SERVERS: SPF allowing loopback, the DKIM key the
+ * messages are signed with, a DMARC policy. Without it every check of every message asks the system resolver,
+ * which (offline here) answers NXDOMAIN after a round trip each, and the figure measures those.
+ */
+export async function startInboundZone(): Promise<{ servers: string; dkim: DkimKey }> {
+  const dns = await startDnsServer();
+  onCleanup('stop the inbound DNS server', () => dns.close());
+  const dkim = benchDkimKey(SENDING_DOMAIN);
+  const publicKey = crypto.createPublicKey(dkim.privateKey).export({ type: 'spki', format: 'der' }).toString('base64');
+  dns.set(SENDING_DOMAIN, 'TXT', ['v=spf1 ip4:127.0.0.0/8 -all']);
+  dns.set(`${dkim.keySelector}._domainkey.${SENDING_DOMAIN}`, 'TXT', [`v=DKIM1; k=rsa; p=${publicKey}`]);
+  dns.set(`_dmarc.${SENDING_DOMAIN}`, 'TXT', ['v=DMARC1; p=reject']);
+  return { servers: dns.servers, dkim };
+}
+
 /** About 50 KB: 20 KB of text, the same as html, and a 7.5 KB attachment (10 KB in base64). */
 function message(i: number, runId: string, domain: string) {
   const words = 'the quick brown fox jumps over the lazy dog and then some more words follow'.split(' ');
   const line = (n: number) => Array.from({ length: 12 }, (_, k) => words[(n + k) % words.length]).join(' ');
   const text = Array.from({ length: 250 }, (_, n) => line(n + i)).join('\n');
   return {
-    from: `Customer ${i} <customer${i}@sender.example.net>`,
+    from: `Customer ${i} <customer${i}@${SENDING_DOMAIN}>`,
     to: `support+${i}@in.${domain}`,
     subject: `${runId} inbound ${i}`,
     text,
@@ -60,7 +83,7 @@ function message(i: number, runId: string, domain: string) {
 
 const mib = (kib: number) => Math.round((kib / 1024) * 10) / 10;
 
-export async function inboundFigures(ctx: PartContext, service: ServiceHandle): Promise<InboundFigures> {
+export async function inboundFigures(ctx: PartContext, service: ServiceHandle, dkim: DkimKey): Promise<InboundFigures> {
   if (!service.inboundUrl) throw new Error('the service did not print its inbound listener URL');
   const runId = `in${Date.now().toString(36)}`;
   const domain = SENDER_DOMAIN;
@@ -82,7 +105,8 @@ export async function inboundFigures(ctx: PartContext, service: ServiceHandle): 
     maxMessages: Infinity,
     // The listener's certificate is self-signed in the bench's data dir; a sending MTA uses STARTTLS opportunistically.
     tls: { rejectUnauthorized: false },
-    name: 'bench.sender.example.net',
+    name: `mta.${SENDING_DOMAIN}`,
+    dkim,
   });
   try {
     const offered = Math.round(INBOUND_RATE * INBOUND_SECONDS);
@@ -202,7 +226,7 @@ async function largeMessage(
   let error: string | undefined;
   try {
     const info = await transport.sendMail({
-      from: 'big@sender.example.net',
+      from: `big@${SENDING_DOMAIN}`,
       to: `archive@in.${domain}`,
       subject,
       text: 'A large attachment.',
