@@ -6,8 +6,9 @@
  */
 
 const ASCII_DOMAIN = /^(?=.{1,253}$)((?!-)[a-z0-9-]{1,63}(?<!-)\.)+(?!-)[a-z0-9-]{1,63}(?<!-)$/;
-// Characters a host name may not hold but a URL would read as something else (port, path, user, query).
-const NOT_IN_A_NAME = /[\s/\\@:?#[\]%]/;
+// Characters a host name may not hold but a URL would read as something else (port, path, user, query), and
+// control characters, which the URL parser strips at the ends: checked would not be what is stored.
+const NOT_IN_A_NAME = /[\s/\\@:?#[\]%\p{Cc}]/u;
 
 /** The ASCII form of `input` as a domain name, or undefined when it is not one. */
 export function asciiDomain(input: string): string | undefined {

@@ -25,6 +25,10 @@ describe('one rule for domain names', () => {
     'u@a.com',
     'a.com:25',
     `${'d'.repeat(64)}.com`,
+    // The URL parser strips C0 controls at the ends: what is checked must be what is stored.
+    'acme.test\u0001',
+    '\u0007acme.test',
+    'acme.test\u007f',
   ])('refuses %j', (input) => {
     expect(asciiDomain(input)).toBeUndefined();
   });
