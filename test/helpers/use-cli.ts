@@ -20,8 +20,9 @@ export interface Run {
  * A stack for the CLI tests and a way to run `bin/run.js` against it in a child process, configured only
  * through MAILER_URL, MAILER_API_KEY and MAILER_ADMIN_TOKEN, in a working directory of its own.
  */
-export function useCli() {
-  const stack = useStack({ MAILER_WEBHOOK_ALLOW_PRIVATE: '1' });
+export function useCli(env: () => Promise<Record<string, string>> = async () => ({})) {
+  // `env`: more of the service's environment, made when the stack starts (a test's DNS server, say).
+  const stack = useStack(async () => ({ MAILER_WEBHOOK_ALLOW_PRIVATE: '1', ...(await env()) }));
   let baseEnv: NodeJS.ProcessEnv = {};
   const cli = { stack, workDir: '', mailer, json, ok };
   beforeAll(async () => {
