@@ -221,6 +221,7 @@ describe('the inbox', () => {
     expect(await facts.innerText()).toContain('Ann Sender <ann@sender.test>');
     expect(await facts.innerText()).toContain('support+order-77@example.com');
     expect(await facts.innerText()).toContain('order-77');
+    expect(await facts.locator('.fact', { hasText: 'Route' }).innerText()).toContain('support@example.com');
     expect(await page.locator('pre.mail-text').first().innerText()).toContain('Where is my parcel?');
     expect(await page.locator('pre.stripped-text').innerText()).toBe('Where is my parcel?');
     // Every header as it arrived, the Subject among them.

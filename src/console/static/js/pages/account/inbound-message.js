@@ -4,7 +4,7 @@
  * remote loads), its text and the reply alone (stripped_text), its attachments and the raw message to download,
  * and every header.
  */
-import { getInboundAttachment, getInboundEmail, getInboundRaw } from '../../api.js';
+import { getInboundAttachment, getInboundEmail, getInboundRaw, listInboundRoutes } from '../../api.js';
 import { h } from '../../dom.js';
 import { formatAddresses, formatBytes, formatTime } from '../../format.js';
 import { href } from '../../router.js';
@@ -22,7 +22,12 @@ const INLINE_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
 const IMAGE_TYPE = /^image\/[\w.+-]+$/i;
 
 export async function render({ account, itemId }) {
-  const message = await getInboundEmail(itemId);
+  const [message, { routes }] = await Promise.all([
+    getInboundEmail(itemId),
+    listInboundRoutes(account.id, { page: 1, page_size: 100 }),
+  ]);
+  // The route's match when it still exists (a deleted route's mail keeps only its id).
+  const route = routes.find((r) => r.id === message.route_id);
   const inboxPath = `/accounts/${account.id}/inbound`;
   const subject = message.subject || '(no subject)';
   const html = message.html ? await withInlineImages(message) : '';
@@ -42,7 +47,11 @@ export async function render({ account, itemId }) {
         message.cc.length ? fact('Cc', formatAddresses(message.cc)) : null,
         message.reply_to.length ? fact('Reply-To', formatAddresses(message.reply_to)) : null,
         fact('Received', h('time', { datetime: message.received_at }, formatTime(message.received_at))),
-        fact('Route', h('code', {}, message.route_id)),
+        fact(
+          'Route',
+          route ? h('code', {}, route.match) : null,
+          h('span', { class: route ? 'sub' : null }, h('code', {}, message.route_id)),
+        ),
         fact('Tag', message.mailbox_hash ? h('code', {}, message.mailbox_hash) : '—'),
         fact('Authentication', authBadges(message.authentication)),
         fact('Message-ID', message.message_id ? h('code', {}, message.message_id) : '—'),
