@@ -18,7 +18,7 @@ import { SENDER_DOMAIN } from '../lib/payload.js';
  * html and a small attachment) for INBOUND_SECONDS, open loop: message i is due at start + i / rate, and its
  * latency runs from then to its `inbound` webhook's arrival, so a service falling behind shows in the figure
  * rather than slowing the offer. The service's RSS is sampled each second (flat: the last 5 s against the
- * first 5 s). Then, quiet, one message of LARGE_MESSAGE_BYTES (a binary attachment, base64): the service's
+ * 5 s before half-time). Then, quiet, one message of LARGE_MESSAGE_BYTES (a binary attachment, base64): the service's
  * peak RSS while it is received and parsed, against its RSS just before.
  */
 
@@ -28,8 +28,11 @@ export const INBOUND_SECONDS = Number(process.env.BENCH_INBOUND_SECONDS ?? 30);
 export const INBOUND_P99_TARGET_MS = 2000;
 /** The large message's RSS rise at most this times its size. */
 export const LARGE_RSS_FACTOR = 2;
-/** "Memory flat": the last 5 s's RSS at most this much above the first 5 s's. */
-export const FLAT_RSS_GROWTH = 0.25;
+/**
+ * "Memory flat": the last 5 s's RSS at most this much above the 5 s before half-time. Not against the first 5 s,
+ * when the heap is still growing to what the load needs (about 50 MiB more here, the same after 30 s and 75 s).
+ */
+export const FLAT_RSS_GROWTH = 0.1;
 /** Just under the 25 MiB default cap once base64 and headers are added. */
 const LARGE_ATTACHMENT_BYTES = 18 * 1024 * 1024;
 
@@ -43,7 +46,7 @@ export interface InboundFigures {
   badSignatures: number;
   latencyMs: Percentiles;
   messageBytes: number;
-  rssMiB: { first5s: number; last5s: number; max: number };
+  rssMiB: { first5s: number; middle5s: number; last5s: number; max: number };
   large: { bytes: number; accepted: boolean; baseMiB: number; peakMiB: number; riseMiB: number; error?: string };
 }
 
@@ -156,6 +159,7 @@ export async function inboundFigures(ctx: PartContext, service: ServiceHandle, d
     const runMs = INBOUND_SECONDS * 1000;
     const rssMiB = {
       first5s: mib(avg(rss.filter((s) => s.at <= 5000).map((s) => s.kib))),
+      middle5s: mib(avg(rss.filter((s) => s.at > runMs / 2 - 5000 && s.at <= runMs / 2).map((s) => s.kib))),
       last5s: mib(avg(rss.filter((s) => s.at > runMs - 5000 && s.at <= runMs).map((s) => s.kib))),
       max: mib(Math.max(...rss.map((s) => s.kib))),
     };
@@ -170,7 +174,7 @@ export async function inboundFigures(ctx: PartContext, service: ServiceHandle, d
       cpuUnits: { count: Math.max(accepted, 1), per: 'message' },
       notes: [
         `${accepted} of ${offered} accepted (${refused} refused), ${mine.length} inbound events arrived`,
-        `service RSS ${rssMiB.first5s} MiB (first 5 s) -> ${rssMiB.last5s} MiB (last 5 s), max ${rssMiB.max} MiB`,
+        `service RSS ${rssMiB.first5s} MiB (first 5 s), ${rssMiB.middle5s} MiB (5 s before half-time), ${rssMiB.last5s} MiB (last 5 s), max ${rssMiB.max} MiB`,
       ],
     });
 
