@@ -1,4 +1,4 @@
-import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream } from 'smtp-server';
+import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import type { InboundRecipient } from '../domain/entities/inbound.js';
 import type { Logger } from '../logger.js';
 import { inSession, limitSessions, listenSmtp, readMessage, type Listening } from './smtp-listen.js';
@@ -19,6 +19,11 @@ export const MAX_INBOUND_CLIENTS = 50;
 export const MAX_INBOUND_SETTING_UP = 50;
 /** Recipients of one transaction: a report goes to one address (its return path or the feedback-loop address). */
 export const MAX_INBOUND_RECIPIENTS = 10;
+/**
+ * Recipients refused on one connection before it is closed (421): each refusal is a lookup, and a client that
+ * keeps guessing addresses is harvesting them, not delivering mail (Postfix's smtpd_hard_error_limit is 20).
+ */
+export const MAX_REFUSED_RECIPIENTS = 20;
 /** Silence after which a connection is closed (during DATA; before it, `limits.setupMs` is the shorter bound). */
 export const INBOUND_SOCKET_TIMEOUT_MS = 30_000;
 /** The longest a connection may last however it trickles its bytes, so a slow client cannot hold a slot forever. */
@@ -118,6 +123,8 @@ export async function startInboundServer(options: {
   routes?: RoutedMail;
 }): Promise<InboundServer> {
   const { logger, routes } = options;
+  /** Recipients each connection was refused (a 421 closes it at MAX_REFUSED_RECIPIENTS). */
+  const refusedRecipients = new WeakMap<SMTPServerSession, number>();
   /** What RCPT TO found each recipient to be (the address objects smtp-server keeps in the envelope). */
   const kinds = new WeakMap<SMTPServerAddress, InboundRecipient>();
   const recipientKind = async (address: string): Promise<InboundRecipient | 'report' | undefined> => {
@@ -160,7 +167,14 @@ export async function startInboundServer(options: {
       }
       recipientKind(address.address).then(
         (kind) => {
-          if (kind === undefined) return callback(reply(550, '5.1.1 no such recipient here'));
+          if (kind === undefined) {
+            // Each refusal cost a lookup: a client guessing addresses is cut off, as Postfix's hard error limit does.
+            const refused = (refusedRecipients.get(session) ?? 0) + 1;
+            refusedRecipients.set(session, refused);
+            if (refused >= MAX_REFUSED_RECIPIENTS)
+              return callback(reply(421, `4.7.0 too many unknown recipients (${refused}), closing`));
+            return callback(reply(550, '5.1.1 no such recipient here'));
+          }
           if (kind === 'report') {
             const args = session.envelope.mailFrom ? session.envelope.mailFrom.args : false;
             const declared = Number(args ? args.SIZE : undefined);

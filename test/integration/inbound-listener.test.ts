@@ -5,7 +5,12 @@ import { createInboundBlobsRepo } from '../../src/db/repos/inbound-blobs-repo.js
 import { createInboundReceiveRepo } from '../../src/db/repos/inbound-receive-repo.js';
 import { createInboundRoutesRepo } from '../../src/db/repos/inbound-routes-repo.js';
 import { parseInbound as parse } from '../../src/inbound/inbound-parse.js';
-import { MAX_INBOUND_BYTES, startInboundServer, type InboundServer } from '../../src/inbound/report-listener.js';
+import {
+  MAX_INBOUND_BYTES,
+  MAX_REFUSED_RECIPIENTS,
+  startInboundServer,
+  type InboundServer,
+} from '../../src/inbound/report-listener.js';
 import { loadTlsCertificate } from '../../src/inbound/tls-certificate.js';
 import { createLogger } from '../../src/logger.js';
 import { createInboundMailService, type InboundMailDeps } from '../../src/services/inbound-mail-service.js';
@@ -138,6 +143,21 @@ describe('the inbound listener as an MX', () => {
     expect(replies[4]).toMatch(/^250 /);
     expect(replies[5]).toMatch(/^250 /);
     expect(replies[6]).toMatch(/^250 /);
+  });
+
+  it('closes a connection that keeps guessing addresses: 421 at the 20th refused recipient', async () => {
+    const guesses = Array.from({ length: MAX_REFUSED_RECIPIENTS }, (_, i) => `RCPT TO:<guess${i}@acme.test>`);
+    const replies = await converse(server.url, ['EHLO client.test', 'MAIL FROM:<x@elsewhere.test>', ...guesses]);
+    expect(replies.slice(2, -1).every((r) => r.startsWith('550 5.1.1 '))).toBe(true);
+    expect(replies.at(-1)).toMatch(/^421 4\.7\.0 too many unknown recipients/);
+    // An accepted recipient does not count: a client with real mail is not cut off by one typo.
+    const mixed = await converse(server.url, [
+      'EHLO client.test',
+      'MAIL FROM:<x@elsewhere.test>',
+      'RCPT TO:<typo@acme.test>',
+      'RCPT TO:<support@acme.test>',
+    ]);
+    expect(mixed.slice(2)).toEqual([expect.stringMatching(/^550 /), expect.stringMatching(/^250 /)]);
   });
 
   it('stores a message for a route with its mailbox_hash, its raw bytes and its inbound event', async () => {
