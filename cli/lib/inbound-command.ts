@@ -57,13 +57,17 @@ export abstract class InboundCommand extends MailerCommand {
     'admin-token': AdminCommand.baseFlags['admin-token'],
   };
 
-  /** The inbox to read: as the operator when `operator` (the admin token), else as the API key's account. */
-  protected async inbox(
+  /**
+   * What a command acts through: the API key's account (the public API), or the operator's management API (the
+   * admin token) when `operator` is given, with the account it names. `pick` makes the command's own view of either.
+   */
+  protected async acting<T>(
     flags: { url: string; 'api-key'?: string | undefined; 'admin-token'?: string | undefined },
     operator: { accountId?: string | undefined } | undefined,
-  ): Promise<Inbox> {
+    pick: { account(api: EmailClient): T; operator(api: AdminClient, accountId: string | undefined): T },
+  ): Promise<T> {
     if (operator === undefined)
-      return accountInbox(
+      return pick.account(
         await this.clientFor(
           flags.url,
           flags['api-key'],
@@ -71,7 +75,7 @@ export abstract class InboundCommand extends MailerCommand {
           (rpc, base, key) => rpc.emailClient(base, key),
         ),
       );
-    return operatorInbox(
+    return pick.operator(
       await this.clientFor(
         flags.url,
         flags['admin-token'],
@@ -80,6 +84,14 @@ export abstract class InboundCommand extends MailerCommand {
       ),
       operator.accountId,
     );
+  }
+
+  /** The inbox to read: as the operator when `operator` (the admin token), else as the API key's account. */
+  protected inbox(
+    flags: { url: string; 'api-key'?: string | undefined; 'admin-token'?: string | undefined },
+    operator: { accountId?: string | undefined } | undefined,
+  ): Promise<Inbox> {
+    return this.acting(flags, operator, { account: accountInbox, operator: operatorInbox });
   }
 }
 

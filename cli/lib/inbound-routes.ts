@@ -43,28 +43,11 @@ export function operatorRoutes(api: AdminClient, accountId: string | undefined):
 
 /** The route commands: the API key's account, or (operators) the admin token with `operator` given. */
 export abstract class InboundRoutesCommand extends InboundCommand {
-  protected async routeBook(
+  protected routeBook(
     flags: { url: string; 'api-key'?: string | undefined; 'admin-token'?: string | undefined },
     operator: { accountId?: string | undefined } | undefined,
   ): Promise<RouteBook> {
-    if (operator === undefined)
-      return accountRoutes(
-        await this.clientFor(
-          flags.url,
-          flags['api-key'],
-          { missing: 'no API key: pass --api-key or set MAILER_API_KEY (operators: --account with the admin token)' },
-          (rpc, base, key) => rpc.emailClient(base, key),
-        ),
-      );
-    return operatorRoutes(
-      await this.clientFor(
-        flags.url,
-        flags['admin-token'],
-        { missing: 'no admin token: pass --admin-token or set MAILER_ADMIN_TOKEN' },
-        (rpc, base, token) => rpc.adminClient(base, token),
-      ),
-      operator.accountId,
-    );
+    return this.acting(flags, operator, { account: accountRoutes, operator: operatorRoutes });
   }
 }
 
