@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseCsv, splitAddresses } from '../../cli/lib/batch-file.js';
 import { create } from '@bufbuild/protobuf';
-import { eventLine } from '../../cli/lib/event-lines.js';
+import { EVENT_TYPE_OPTIONS, eventLine } from '../../cli/lib/event-lines.js';
+import { EVENT_TYPES } from '../../src/domain/catalog.js';
 import { table } from '../../cli/lib/format.js';
 import { MailEventSchema } from '../../src/gen/mail/v1/email_service_pb.js';
 import { guessType, parseHeaders, parseTags } from '../../cli/lib/message-input.js';
@@ -46,6 +47,13 @@ describe('batch files', () => {
     expect(splitAddresses('a@x.org; b@x.org,c@x.org')).toEqual(['a@x.org', 'b@x.org', 'c@x.org']);
     expect(splitAddresses('"Doe, Jane" <j@x.org>;Bob <b@x.org>')).toEqual(['"Doe, Jane" <j@x.org>', 'Bob <b@x.org>']);
     expect(splitAddresses('')).toEqual([]);
+  });
+});
+
+describe('event types', () => {
+  // The CLI reaches the service only through its API (no import of src/domain), so it keeps its own copy.
+  it("--type offers exactly the API's event vocabulary", () => {
+    expect([...EVENT_TYPE_OPTIONS]).toEqual([...EVENT_TYPES]);
   });
 });
 
