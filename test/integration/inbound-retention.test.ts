@@ -1,3 +1,4 @@
+import { idAt } from '../../src/ids.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRetentionRepo } from '../../src/db/index.js';
 import { createSql, type Sql } from '../../src/db/sql.js';
@@ -104,13 +105,15 @@ describe('inbound mail retention', () => {
   });
 
   it('sweeps bytes no inbound email names once they are an hour old, whatever the policy', async () => {
-    const key = (s: string) => `in_orphan${s}/raw`;
+    // Keys as the store makes them: the inbound id, time-ordered, minted when the message arrived.
+    const minted = { old: idAt('inbound', new Date(Date.now() - 2 * 3_600_000)), new: idAt('inbound', new Date()) };
+    const key = (s: 'old' | 'new') => `${minted[s]}orphan${s}/raw`;
     await sql`insert into inbound_blobs (key, seq, data, created_at) values
       (${key('old')}, 0, '\\x01', now() - interval '2 hours'), (${key('old')}, 1, '\\x02', now() - interval '2 hours'),
       (${key('new')}, 0, '\\x03', now())`;
     const run = await service().run({ contentDays: 0, eventsDays: 0 });
     expect(run).toMatchObject({ inboundBlobChunks: 2, complete: true });
-    const left = await sql<{ key: string }[]>`select key from inbound_blobs where key like 'in_orphan%'`;
+    const left = await sql<{ key: string }[]>`select key from inbound_blobs where key like '%orphan%'`;
     expect(left.map((r) => r.key)).toEqual([key('new')]);
   });
 });

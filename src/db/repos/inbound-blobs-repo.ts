@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
+import { idAt } from '../../ids.js';
 import type { Sql } from '../sql.js';
 
 /** COPY's binary format (PostgreSQL's COPY reference): its signature, flags and header extension length. */
@@ -12,6 +13,11 @@ const COPY_TRAILER = Buffer.from([0xff, 0xff]);
 
 /** The largest row of inbound_blobs (migration 29's check): a chunk is cut at this size. */
 export const BLOB_CHUNK_BYTES = 256 * 1024;
+/**
+ * How far back the orphan sweep looks: retention runs every few minutes to hours, so a crash's leftovers are
+ * seen by many runs within this; bytes a longer outage of retention left past it stay (they are never served).
+ */
+const ORPHAN_SWEEP_DAYS = 2;
 /** A chunk at most this large is written by a plain INSERT (insertSmall says why), larger ones by COPY. */
 const SMALL_INSERT_BYTES = 64 * 1024;
 /** Chunks one INSERT carries at most, and one page of a read: 1 MiB either way. */
@@ -221,15 +227,19 @@ export function createInboundBlobsRepo(sql: Sql) {
     /**
      * Retention's sweep of bytes no inbound email names: written before `before` (an hour ago: no message still
      * arriving is that old, the listener ends a session after 5 minutes) under a key whose inbound email (the
-     * key's part before '/') does not exist, left by a crash between the write and the row's commit. Removes
-     * at most `limit` chunks; answers how many.
+     * key's part before '/') does not exist, left by a crash between the write and the row's commit. Only keys
+     * minted in the ORPHAN_SWEEP_DAYS before `before` are looked at: the key begins with the inbound email's
+     * time-ordered id, so that is a range of the primary key, not every byte ever stored, each run. Removes at
+     * most `limit` chunks; answers how many.
      */
     async deleteOrphanBlobs(before: Date, limit: number): Promise<{ rows: number }> {
+      const from = idAt('inbound', new Date(before.getTime() - ORPHAN_SWEEP_DAYS * 86_400_000));
+      const to = idAt('inbound', before);
       const [row] = await sql<{ n: number }[]>`
         with gone as (
           delete from inbound_blobs where ctid = any(array(
             select b.ctid from inbound_blobs b
-            where b.created_at < ${before}
+            where b.key >= ${from} and b.key < ${to} and b.created_at < ${before}
               and not exists (select 1 from inbound_emails e where e.id = split_part(b.key, '/', 1))
             limit ${limit} for update skip locked))
           returning 1)
