@@ -142,7 +142,7 @@ export async function startInboundServer(options: {
   });
   const server: SMTPServer = new SMTPServer({
     name: 'mailer-inbound',
-    banner: 'mailer feedback listener',
+    banner: 'mailer inbound MX',
     authOptional: true,
     disabledCommands: ['AUTH'],
     key: options.tls.key,
