@@ -348,8 +348,15 @@ describe('events without an email', () => {
 
     const deliveries = await admin<{ deliveries: Obj[] }>(stack, 'GET', `/webhooks/${hook.body.id}/deliveries`);
     expect(deliveries.body.deliveries).toEqual([
-      expect.objectContaining({ event_id: inbound.eventId, event_type: 'inbound', email_id: '', status: 'succeeded' }),
+      expect.objectContaining({
+        event_id: inbound.eventId,
+        event_type: 'inbound',
+        inbound_id: inbound.id,
+        status: 'succeeded',
+      }),
     ]);
+    // About no email we sent: no email_id, rather than an empty one.
+    expect(deliveries.body.deliveries[0]).not.toHaveProperty('email_id');
     expect((deliveries.body.deliveries[0]!.attempts as Obj[]).map((a) => a.status_code)).toEqual([500, 200]);
   });
 

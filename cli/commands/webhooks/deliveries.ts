@@ -21,7 +21,8 @@ export default adminCommand({
       res.deliveries.map((d) => [
         d.id,
         d.eventType,
-        d.emailId,
+        // An inbound event is about an inbound email, no email we sent.
+        d.emailId ?? d.inboundId ?? '',
         d.status,
         d.attempts.map((a) => (a.statusCode === 0 ? a.error || 'no answer' : String(a.statusCode))).join(' → '),
         d.createdAt,

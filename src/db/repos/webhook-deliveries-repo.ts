@@ -22,6 +22,7 @@ type DeliveryRaw = {
   event_id: string;
   type: EventType;
   email_id: string | null;
+  inbound_id: string | null;
   status: WebhookDeliveryStatus;
   created_at: Date;
   completed_at: Date | null;
@@ -41,7 +42,8 @@ const toDelivery = (r: DeliveryRaw): WebhookDeliveryRow => ({
   webhookId: r.webhook_id,
   eventId: r.event_id,
   eventType: r.type,
-  emailId: r.email_id ?? '',
+  emailId: r.email_id,
+  inboundId: r.inbound_id,
   status: r.status,
   createdAt: r.created_at,
   completedAt: r.completed_at,
@@ -169,7 +171,7 @@ async function discard(
 
 /** Deliveries matching `where`, newest first, each with its attempts. */
 const deliveriesWhere = (sql: Sql, where: postgres.PendingQuery<postgres.Row[]>, limit: number) => sql<DeliveryRaw[]>`
-  select d.id, d.webhook_id, d.event_id, e.type, e.email_id, d.status, d.created_at, d.completed_at, d.discard_reason,
+  select d.id, d.webhook_id, d.event_id, e.type, e.email_id, e.inbound_id, d.status, d.created_at, d.completed_at, d.discard_reason,
     coalesce((select json_agg(json_build_object('attempt', a.attempt, 'started_at', a.started_at, 'status_code', a.status_code,
       'latency_ms', a.latency_ms, 'response_excerpt', a.response_excerpt, 'error', a.error) order by a.attempt)
       from webhook_attempts a where a.delivery_id = d.id), '[]') as attempts

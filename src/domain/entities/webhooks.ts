@@ -41,8 +41,10 @@ export interface WebhookDeliveryRow {
   webhookId: string;
   eventId: string;
   eventType: EventType;
-  /** The email the event is about; '' for an `inbound` event (about an inbound email, no email we sent). */
-  emailId: string;
+  /** The email the event is about; null for an `inbound` event (about an inbound email, no email we sent). */
+  emailId: string | null;
+  /** The inbound email an `inbound` event is about; null for every other event. */
+  inboundId: string | null;
   status: WebhookDeliveryStatus;
   createdAt: Date;
   completedAt: Date | null;
