@@ -1,4 +1,4 @@
-import type { Account, ApiKey, Domain, Webhook } from '../../src/gen/mail/v1/admin_service_pb.js';
+import type { Account, ApiKey, Domain, Webhook } from '../../src/gen/mail/v1/account_pb.js';
 import type { BatchJob, Email, ScheduledEmail } from '../../src/gen/mail/v1/types_pb.js';
 import { fields, fieldsOf, list, pairs, percent, table, yesNo } from './format.js';
 

@@ -24,6 +24,8 @@ import { adminSuppressionCalls, type AdminSuppressionStreams } from './admin-sup
 import { adminTemplateCalls, type AdminTemplatesDeps } from './admin-templates-api.js';
 import { adminInboundRouteCalls, type InboundRoutesApiDeps } from './inbound-routes-api.js';
 import { adminInboundEmailCalls, type InboundEmailsApiDeps } from './inbound-emails-api.js';
+import { adminDomainCalls, type SelfServiceApiDeps } from './self-service-api.js';
+import { adminStatsCalls, type StatsApiDeps } from './stats-api.js';
 import { presentBatch, presentEmail, presentEmailSummary, presentScheduled } from './presenters.js';
 
 type AdminApi = Handlers<typeof AdminService>;
@@ -41,6 +43,8 @@ export interface AdminApiDeps {
   suppressions: SuppressionsService;
   inboundRoutes: InboundRoutesApiDeps;
   inboundEmails: InboundEmailsApiDeps;
+  selfService: SelfServiceApiDeps;
+  stats: StatsApiDeps;
 }
 
 /**
@@ -66,6 +70,8 @@ export function createAdminApi(deps: AdminApiDeps): AdminApi & AdminSuppressionS
     ...suppressionCalls,
     ...adminInboundRouteCalls(deps.inboundRoutes, admin),
     ...adminInboundEmailCalls(deps.inboundEmails, admin),
+    ...adminDomainCalls(deps.selfService, admin),
+    ...adminStatsCalls(deps.stats, admin),
   });
   return { ...api, streamAccountSuppressionsCsv };
 }

@@ -10,13 +10,15 @@ import type { WebhookRow } from '../domain/entities/webhooks.js';
 import type {
   AccountSchema,
   ApiKeySchema,
-  CaughtMessageSchema,
-  DailyStatsSchema,
   DomainSchema,
-  EmailEventSchema,
-  SuppressionSchema,
   WebhookDeliverySchema,
   WebhookSchema,
+} from '../gen/mail/v1/account_pb.js';
+import type {
+  CaughtMessageSchema,
+  DailyStatsSchema,
+  EmailEventSchema,
+  SuppressionSchema,
 } from '../gen/mail/v1/admin_service_pb.js';
 import type { AccountWithStats } from '../services/accounts-service.js';
 import type { DomainView } from '../services/domains-service.js';

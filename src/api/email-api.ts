@@ -14,6 +14,10 @@ import { createSuppressionsApi, type SuppressionStreams } from './suppressions-a
 import type { SuppressionsService } from '../services/suppressions-service.js';
 import { createInboundRoutesApi, type InboundRoutesApiDeps } from './inbound-routes-api.js';
 import { createInboundEmailsApi, type InboundEmailsApiDeps } from './inbound-emails-api.js';
+import { createSelfServiceApi, type SelfServiceApiDeps } from './self-service-api.js';
+import { createApiKeysApi, type ApiKeysApiDeps } from './api-keys-api.js';
+import { createStatsApi, type StatsApiDeps } from './stats-api.js';
+import { createTimelineApi, type TimelineApiDeps } from './timeline-api.js';
 
 type EmailApi = Handlers<typeof EmailService>;
 
@@ -28,6 +32,10 @@ export interface EmailApiDeps {
   suppressions: SuppressionsService;
   inboundRoutes: InboundRoutesApiDeps;
   inboundEmails: InboundEmailsApiDeps;
+  selfService: SelfServiceApiDeps;
+  apiKeys: ApiKeysApiDeps;
+  stats: StatsApiDeps;
+  timeline: TimelineApiDeps;
 }
 
 const idempotencyKey = (ctx: CallContext) => ctx.requestHeader.get('idempotency-key') ?? undefined;
@@ -78,6 +86,10 @@ export function createEmailApi(deps: EmailApiDeps): EmailApi & SuppressionStream
     ...suppressions,
     ...createInboundRoutesApi({ guard: deps.guard, ...deps.inboundRoutes }),
     ...createInboundEmailsApi({ guard: deps.guard, ...deps.inboundEmails }),
+    ...createSelfServiceApi({ guard: deps.guard, ...deps.selfService }),
+    ...createApiKeysApi({ guard: deps.guard, ...deps.apiKeys }),
+    ...createStatsApi({ guard: deps.guard, ...deps.stats }),
+    ...createTimelineApi({ guard: deps.guard, ...deps.timeline }),
   });
   return { ...api, streamSuppressionsCsv: suppressions.streamSuppressionsCsv };
 }

@@ -131,6 +131,26 @@ export function createHandlers(
       accounts: repos.accounts,
     }),
   };
+  // Shared by both APIs: the admin API is the same services with the account named in the path.
+  const accountsService = createAccountsService({ accounts: repos.accounts, health: core.health, now });
+  const domainsService = createDomainsService({
+    domains: repos.domains,
+    dkimKeys: repos.dkimKeys,
+    inboundRoutes: repos.inboundRoutes,
+    accounts: repos.accounts,
+    dkim: core.dkimProvisioning,
+    checks: core.domainChecks,
+    publish: core.publish,
+  });
+  const apiKeysService = createApiKeysService({ apiKeys: repos.apiKeys, accounts: repos.accounts, usage });
+  const webhooksService = createWebhooksService({
+    webhooks: repos.webhooks,
+    webhookDeliveries: repos.webhookDeliveries,
+    accounts: repos.accounts,
+    checkUrl: (u) => checkWebhookUrl(u, config.webhookAllowPrivate),
+    sendTest: (webhook) =>
+      sendTestRequest({ ...webhook, secrets: signingSecrets(webhook) }, { allowPrivate: config.webhookAllowPrivate }),
+  });
   const emailApi = createEmailApi({
     guard,
     send,
@@ -142,28 +162,17 @@ export function createHandlers(
     suppressions,
     inboundRoutes,
     inboundEmails,
+    selfService: {},
+    apiKeys: {},
+    stats: {},
+    timeline: {},
   });
   const adminApi = createAdminApi({
     auth,
-    accounts: createAccountsService({ accounts: repos.accounts, health: core.health, now }),
-    domains: createDomainsService({
-      domains: repos.domains,
-      dkimKeys: repos.dkimKeys,
-      inboundRoutes: repos.inboundRoutes,
-      accounts: repos.accounts,
-      dkim: core.dkimProvisioning,
-      checks: core.domainChecks,
-      publish: core.publish,
-    }),
-    apiKeys: createApiKeysService({ apiKeys: repos.apiKeys, accounts: repos.accounts, usage }),
-    webhooks: createWebhooksService({
-      webhooks: repos.webhooks,
-      webhookDeliveries: repos.webhookDeliveries,
-      accounts: repos.accounts,
-      checkUrl: (u) => checkWebhookUrl(u, config.webhookAllowPrivate),
-      sendTest: (webhook) =>
-        sendTestRequest({ ...webhook, secrets: signingSecrets(webhook) }, { allowPrivate: config.webhookAllowPrivate }),
-    }),
+    accounts: accountsService,
+    domains: domainsService,
+    apiKeys: apiKeysService,
+    webhooks: webhooksService,
     operator: createOperatorService({
       accounts: repos.accounts,
       owners: repos.owners,
@@ -179,6 +188,8 @@ export function createHandlers(
     suppressions,
     inboundRoutes,
     inboundEmails,
+    selfService: {},
+    stats: {},
     erasure: createErasureService({
       erasure: createErasureRepo(core.sql),
       traces: createErasureTracesRepo(core.sql),

@@ -18,6 +18,15 @@ CREATE TABLE accounts (
   CONSTRAINT accounts_pkey PRIMARY KEY (id)
 );
 
+-- Emails accepted per key and UTC day, against api_keys.daily_quota.
+CREATE TABLE api_key_quota_usage (
+  api_key_id text NOT NULL,
+  day date NOT NULL,
+  used integer NOT NULL DEFAULT 0,
+  CONSTRAINT api_key_quota_usage_api_key_id_fkey FOREIGN KEY (api_key_id) REFERENCES api_keys(id),
+  CONSTRAINT api_key_quota_usage_pkey PRIMARY KEY (api_key_id, day)
+);
+
 CREATE TABLE api_keys (
   id text NOT NULL,
   account_id text NOT NULL,
@@ -32,7 +41,12 @@ CREATE TABLE api_keys (
   last_used_at timestamp with time zone,
   created_at timestamp with time zone NOT NULL DEFAULT now(),
   deleted_at timestamp with time zone,
+  rate_limit integer,
+  daily_quota integer,
+  expires_at timestamp with time zone,
+  CONSTRAINT api_keys_daily_quota_check CHECK ((daily_quota >= 0)),
   CONSTRAINT api_keys_permission_check CHECK ((permission = ANY (ARRAY['read_only'::text, 'send_only'::text, 'all'::text]))),
+  CONSTRAINT api_keys_rate_limit_check CHECK ((rate_limit >= 1)),
   CONSTRAINT api_keys_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
   CONSTRAINT api_keys_pkey PRIMARY KEY (id),
   CONSTRAINT api_keys_key_hash_key UNIQUE (key_hash)
@@ -76,6 +90,17 @@ CREATE TABLE caught_messages (
   raw bytea NOT NULL,
   received_at timestamp with time zone NOT NULL DEFAULT now(),
   CONSTRAINT caught_messages_pkey PRIMARY KEY (id)
+);
+
+-- Console sign-ins: SHA-256 of the cookie token; api_key_id NULL is the operator (admin token).
+CREATE TABLE console_sessions (
+  token_hash bytea NOT NULL,
+  api_key_id text,
+  csrf_token text NOT NULL,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  expires_at timestamp with time zone NOT NULL,
+  CONSTRAINT console_sessions_api_key_id_fkey FOREIGN KEY (api_key_id) REFERENCES api_keys(id) ON DELETE CASCADE,
+  CONSTRAINT console_sessions_pkey PRIMARY KEY (token_hash)
 );
 
 CREATE TABLE delivery_queue (
@@ -458,6 +483,8 @@ CREATE INDEX batch_jobs_account ON public.batch_jobs USING btree (account_id, id
 CREATE INDEX batch_jobs_account_status ON public.batch_jobs USING btree (account_id, status, id);
 CREATE INDEX batch_jobs_unstarted ON public.batch_jobs USING btree (created_at) WHERE (NOT workflow_started);
 CREATE INDEX caught_messages_message_id ON public.caught_messages USING btree (message_id);
+CREATE INDEX console_sessions_api_key ON public.console_sessions USING btree (api_key_id) WHERE (api_key_id IS NOT NULL);
+CREATE INDEX console_sessions_expires ON public.console_sessions USING btree (expires_at);
 CREATE INDEX delivery_queue_claimed ON public.delivery_queue USING btree (claimed_at) WHERE (group_id IS NOT NULL);
 CREATE INDEX delivery_queue_unclaimed ON public.delivery_queue USING btree (enqueued_at) WHERE (group_id IS NULL);
 CREATE UNIQUE INDEX dkim_keys_one_active ON public.dkim_keys USING btree (domain_id) WHERE (status = 'active'::text);

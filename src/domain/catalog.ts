@@ -58,6 +58,10 @@ export type DkimKeyStatus = (typeof DKIM_KEY_STATUSES)[number];
 export const PERMISSIONS = ['read_only', 'send_only', 'all'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
+/** What GET /stats groups recipients by (CONTRACT.md "Stats and timelines"). */
+export const STATS_GROUPS = ['day', 'domain', 'recipient_domain', 'tag', 'stream'] as const;
+export type StatsGroup = (typeof STATS_GROUPS)[number];
+
 export function isOneOf<T extends string>(values: readonly T[], value: string): value is T {
   return (values as readonly string[]).includes(value);
 }

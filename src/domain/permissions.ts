@@ -8,6 +8,8 @@ import type { AccountStatus, Permission } from './catalog.js';
  * `read_only` keys, not `send_only` ones (CONTRACT.md: reads need all or read_only), and changed by `all` keys.
  * Inbound mail likewise: its routes are changed by `all` keys, the mail they received read by `all` and
  * `read_only` keys (mail sent to the account is not what a sending key needs to see).
+ * Self-service (CONTRACT.md): any key may read its own account; its domains, keys, webhooks and stats are read by
+ * `all` and `read_only` keys and changed by `all` keys only (a key that can make keys can make itself any key).
  */
 export type Operation =
   | 'read'
@@ -17,11 +19,15 @@ export type Operation =
   | 'read_suppressions'
   | 'manage_suppressions'
   | 'read_inbound'
-  | 'manage_inbound';
+  | 'manage_inbound'
+  | 'read_account'
+  | 'read_settings'
+  | 'manage_settings'
+  | 'read_stats';
 
 const ALLOWED: Record<Permission, readonly Operation[]> = {
-  read_only: ['read', 'read_suppressions', 'read_inbound'],
-  send_only: ['read', 'send'],
+  read_only: ['read', 'read_suppressions', 'read_inbound', 'read_account', 'read_settings', 'read_stats'],
+  send_only: ['read', 'send', 'read_account'],
   all: [
     'read',
     'send',
@@ -31,6 +37,10 @@ const ALLOWED: Record<Permission, readonly Operation[]> = {
     'manage_suppressions',
     'read_inbound',
     'manage_inbound',
+    'read_account',
+    'read_settings',
+    'manage_settings',
+    'read_stats',
   ],
 };
 
@@ -43,6 +53,10 @@ const VERB: Record<Operation, string> = {
   manage_suppressions: 'change the suppression list',
   read_inbound: 'read inbound mail',
   manage_inbound: 'change inbound routes',
+  read_account: 'read the account',
+  read_settings: "read the account's domains, API keys and webhooks",
+  manage_settings: "change the account's domains, API keys and webhooks",
+  read_stats: "read the account's stats",
 };
 
 /** Whether a key of `permission` may do `op` at all (the account's status aside). */

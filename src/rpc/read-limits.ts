@@ -19,6 +19,7 @@ const READ_MAX_BYTES: ReadonlyMap<DescMethod, number> = new Map<DescMethod, numb
   [EmailService.method.createTemplate, BODY_LIMITS.template],
   [EmailService.method.updateTemplate, BODY_LIMITS.template],
   [EmailService.method.renderTemplate, BODY_LIMITS.singleSend],
+  [EmailService.method.previewTemplate, BODY_LIMITS.template],
   // A suppression import's CSV: 100,000 rows with topics.
   [EmailService.method.importSuppressions, BODY_LIMITS.suppressionImport],
   [AdminService.method.importAccountSuppressions, BODY_LIMITS.suppressionImport],

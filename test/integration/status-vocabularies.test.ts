@@ -13,6 +13,7 @@ import {
   PERMISSIONS,
   SCHEDULED_FILTERS,
   SCHEDULED_STATUSES,
+  STATS_GROUPS,
   STREAMS,
   SUPPRESSION_REASONS,
   SUPPRESSION_SCOPES,
@@ -90,7 +91,12 @@ const VOCABULARIES: Record<string, Vocabulary> = {
     ],
     checks: ['suppressions.scope'],
   },
-  PERMISSIONS: { values: PERMISSIONS, proto: ['ApiKey.permission'], checks: ['api_keys.permission'] },
+  PERMISSIONS: {
+    values: PERMISSIONS,
+    proto: ['ApiKey.permission', 'CreateApiKeyRequest.permission'],
+    checks: ['api_keys.permission'],
+  },
+  STATS_GROUPS: { values: STATS_GROUPS, proto: ['GetStatsRequest.group_by'], checks: [] },
   DKIM_KEY_STATUSES: { values: DKIM_KEY_STATUSES, proto: [], checks: ['dkim_keys.status'] },
   COUNTED_LISTS: { values: COUNTED_LISTS, proto: [], checks: ['list_counts.list'] },
   DELIVERY_STATUSES: {

@@ -25,6 +25,7 @@ import * as templateChanges from './0024-template-changes.js';
 import * as streamsAndSuppressionScopes from './0025-streams-and-suppression-scopes.js';
 import * as unsubscribeEventsAndBranding from './0028-unsubscribe-events-and-branding.js';
 import * as inboundMail from './0029-inbound-mail.js';
+import * as selfService from './0030-self-service.js';
 
 /**
  * Forward-only migrations, applied in order. Never edit one that has shipped: add the next. A migration is
@@ -58,4 +59,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string; 
   { version: 25, name: 'streams-and-suppression-scopes', sql: streamsAndSuppressionScopes.sql },
   { version: 28, name: 'unsubscribe-events-and-branding', sql: unsubscribeEventsAndBranding.sql },
   { version: 29, name: 'inbound-mail', sql: inboundMail.sql },
+  { version: 30, name: 'self-service', sql: selfService.sql },
 ];

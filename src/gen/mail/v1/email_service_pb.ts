@@ -5,9 +5,11 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_google_protobuf_struct } from "@bufbuild/protobuf/wkt";
+import type { AccountSchema, ApiKeySchema, CreateApiKeyRequestSchema, CreateDomainRequestSchema, CreateWebhookRequestSchema, DeleteApiKeyRequestSchema, DeleteResponseSchema, DeleteWebhookRequestSchema, DomainRequestSchema, DomainSchema, EnableWebhookRequestSchema, GetCurrentAccountRequestSchema, GetStatsRequestSchema, GetStatsResponseSchema, ListApiKeysRequestSchema, ListApiKeysResponseSchema, ListDomainsRequestSchema, ListDomainsResponseSchema, ListWebhookDeliveriesRequestSchema, ListWebhookDeliveriesResponseSchema, ListWebhooksRequestSchema, ListWebhooksResponseSchema, ResendWebhookDeliveriesRequestSchema, ResendWebhookDeliveriesResponseSchema, ResendWebhookDeliveryRequestSchema, RotateDomainDkimRequestSchema, RotateWebhookSecretRequestSchema, UpdateDomainRequestSchema, VerifyDomainRequestSchema, VerifyWebhookRequestSchema, VerifyWebhookResponseSchema, WebhookDeliverySchema, WebhookSchema } from "./account_pb.js";
+import { file_mail_v1_account } from "./account_pb.js";
 import type { CreateInboundRouteRequestSchema, DeleteInboundRouteRequestSchema, DeleteInboundRouteResponseSchema, GetInboundAttachmentRequestSchema, GetInboundEmailRequestSchema, GetInboundRawRequestSchema, InboundContentChunkSchema, InboundEmailSchema, InboundRouteSchema, ListInboundEmailsRequestSchema, ListInboundEmailsResponseSchema, ListInboundRoutesRequestSchema, ListInboundRoutesResponseSchema } from "./inbound_pb.js";
 import { file_mail_v1_inbound } from "./inbound_pb.js";
-import type { CreateTemplateRequestSchema, DeleteTemplateRequestSchema, DeleteTemplateResponseSchema, GetTemplateRequestSchema, GetTemplateVersionRequestSchema, ListTemplatesRequestSchema, ListTemplatesResponseSchema, PublishTemplateRequestSchema, RenderTemplateRequestSchema, RenderTemplateResponseSchema, TemplateRef, TemplateSchema, UpdateTemplateRequestSchema } from "./templates_pb.js";
+import type { CreateTemplateRequestSchema, DeleteTemplateRequestSchema, DeleteTemplateResponseSchema, GetTemplateRequestSchema, GetTemplateVersionRequestSchema, ListTemplatesRequestSchema, ListTemplatesResponseSchema, PreviewTemplateRequestSchema, PublishTemplateRequestSchema, RenderTemplateRequestSchema, RenderTemplateResponseSchema, TemplateRef, TemplateSchema, UpdateTemplateRequestSchema } from "./templates_pb.js";
 import { file_mail_v1_templates } from "./templates_pb.js";
 import type { AddSuppressionRequestSchema, ExportSuppressionsRequestSchema, ExportSuppressionsResponseSchema, ImportSuppressionsRequestSchema, ImportSuppressionsResponseSchema, RemoveSuppressionRequestSchema, RemoveSuppressionResponseSchema, SearchSuppressionsRequestSchema, SearchSuppressionsResponseSchema, SuppressionEntrySchema } from "./suppressions_pb.js";
 import { file_mail_v1_suppressions } from "./suppressions_pb.js";
@@ -19,7 +21,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file mail/v1/email_service.proto.
  */
 export const file_mail_v1_email_service: GenFile = /*@__PURE__*/
-  fileDesc("ChttYWlsL3YxL2VtYWlsX3NlcnZpY2UucHJvdG8SB21haWwudjEivgMKEFNlbmRFbWFpbFJlcXVlc3QSDAoEZnJvbRgBIAEoCRIKCgJ0bxgCIAMoCRIKCgJjYxgDIAMoCRILCgNiY2MYBCADKAkSEAoIcmVwbHlfdG8YBSADKAkSDwoHc3ViamVjdBgGIAEoCRIMCgRodG1sGAcgASgJEgwKBHRleHQYCCABKAkSKAoLYXR0YWNobWVudHMYCSADKAsyEy5tYWlsLnYxLkF0dGFjaG1lbnQSNwoHaGVhZGVycxgKIAMoCzImLm1haWwudjEuU2VuZEVtYWlsUmVxdWVzdC5IZWFkZXJzRW50cnkSMQoEdGFncxgLIAMoCzIjLm1haWwudjEuU2VuZEVtYWlsUmVxdWVzdC5UYWdzRW50cnkSJgoIdGVtcGxhdGUYDCABKAsyFC5tYWlsLnYxLlRlbXBsYXRlUmVmEg4KBnN0cmVhbRgNIAEoCRINCgV0b3BpYxgOIAEoCRouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARorCglUYWdzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJDChFTZW5kRW1haWxSZXNwb25zZRIKCgJpZBgBIAEoCRISCgptZXNzYWdlX2lkGAIgASgJEg4KBnN0YXR1cxgDIAEoCSLgAwoUU2NoZWR1bGVFbWFpbFJlcXVlc3QSDAoEZnJvbRgBIAEoCRIKCgJ0bxgCIAMoCRIKCgJjYxgDIAMoCRILCgNiY2MYBCADKAkSEAoIcmVwbHlfdG8YBSADKAkSDwoHc3ViamVjdBgGIAEoCRIMCgRodG1sGAcgASgJEgwKBHRleHQYCCABKAkSKAoLYXR0YWNobWVudHMYCSADKAsyEy5tYWlsLnYxLkF0dGFjaG1lbnQSOwoHaGVhZGVycxgKIAMoCzIqLm1haWwudjEuU2NoZWR1bGVFbWFpbFJlcXVlc3QuSGVhZGVyc0VudHJ5EjUKBHRhZ3MYCyADKAsyJy5tYWlsLnYxLlNjaGVkdWxlRW1haWxSZXF1ZXN0LlRhZ3NFbnRyeRIUCgxzY2hlZHVsZWRfYXQYDCABKAkSJgoIdGVtcGxhdGUYDSABKAsyFC5tYWlsLnYxLlRlbXBsYXRlUmVmEg4KBnN0cmVhbRgOIAEoCRINCgV0b3BpYxgPIAEoCRouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARorCglUYWdzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASIzChVTY2hlZHVsZUVtYWlsUmVzcG9uc2USCgoCaWQYASABKAkSDgoGc3RhdHVzGAIgASgJIkkKGkxpc3RTY2hlZHVsZWRFbWFpbHNSZXF1ZXN0EgwKBHBhZ2UYASABKAUSDQoFbGltaXQYAiABKAUSDgoGc3RhdHVzGAMgASgJImUKG0xpc3RTY2hlZHVsZWRFbWFpbHNSZXNwb25zZRIxChBzY2hlZHVsZWRfZW1haWxzGAEgAygLMhcubWFpbC52MS5TY2hlZHVsZWRFbWFpbBITCgt0b3RhbF9jb3VudBgCIAEoBSImChhHZXRTY2hlZHVsZWRFbWFpbFJlcXVlc3QSCgoCaWQYASABKAkiKQobQ2FuY2VsU2NoZWR1bGVkRW1haWxSZXF1ZXN0EgoKAmlkGAEgASgJIkAKHENhbmNlbFNjaGVkdWxlZEVtYWlsUmVzcG9uc2USDwoHc3VjY2VzcxgBIAEoCBIPCgdtZXNzYWdlGAIgASgJIj0KEFNlbmRCYXRjaFJlcXVlc3QSKQoGZW1haWxzGAEgAygLMhkubWFpbC52MS5TZW5kRW1haWxSZXF1ZXN0IkgKEVNlbmRCYXRjaFJlc3BvbnNlEg4KBmpvYl9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSEwoLdG90YWxfY291bnQYAyABKAUiQwoUTGlzdEJhdGNoSm9ic1JlcXVlc3QSDAoEcGFnZRgBIAEoBRINCgVsaW1pdBgCIAEoBRIOCgZzdGF0dXMYAyABKAkiUwoVTGlzdEJhdGNoSm9ic1Jlc3BvbnNlEiUKCmJhdGNoX2pvYnMYASADKAsyES5tYWlsLnYxLkJhdGNoSm9iEhMKC3RvdGFsX2NvdW50GAIgASgFIiAKEkdldEJhdGNoSm9iUmVxdWVzdBIKCgJpZBgBIAEoCSJ2ChFMaXN0RW1haWxzUmVxdWVzdBIMCgRwYWdlGAEgASgFEhEKCXBhZ2Vfc2l6ZRgCIAEoBRIOCgZzdGF0dXMYAyABKAkSEAoIam9iX3R5cGUYBCABKAkSDgoGam9iX2lkGAUgASgJEg4KBnN0cmVhbRgGIAEoCSJIChJMaXN0RW1haWxzUmVzcG9uc2USIwoEZGF0YRgBIAMoCzIVLm1haWwudjEuRW1haWxTdW1tYXJ5Eg0KBXRvdGFsGAIgASgFIh0KD0dldEVtYWlsUmVxdWVzdBIKCgJpZBgBIAEoCSI/ChFMaXN0RXZlbnRzUmVxdWVzdBINCgVhZnRlchgBIAEoCRINCgVsaW1pdBgCIAEoBRIMCgR0eXBlGAMgASgJIk0KEkxpc3RFdmVudHNSZXNwb25zZRIiCgZldmVudHMYASADKAsyEi5tYWlsLnYxLk1haWxFdmVudBITCgtuZXh0X2N1cnNvchgCIAEoCSKIAQoJTWFpbEV2ZW50EgoKAmlkGAEgASgJEg0KBWV2ZW50GAIgASgJEhEKCXRpbWVzdGFtcBgDIAEoCRImCgVlbWFpbBgEIAEoCzIXLm1haWwudjEuTWFpbEV2ZW50RW1haWwSJQoEZGF0YRgFIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QifQoOTWFpbEV2ZW50RW1haWwSCgoCaWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIMCgRmcm9tGAMgASgJEgoKAnRvGAQgAygJEg8KB3N1YmplY3QYBSABKAkSFAoHc2VudF9hdBgGIAEoCUgAiAEBQgoKCF9zZW50X2F0MssTCgxFbWFpbFNlcnZpY2USQgoJU2VuZEVtYWlsEhkubWFpbC52MS5TZW5kRW1haWxSZXF1ZXN0GhoubWFpbC52MS5TZW5kRW1haWxSZXNwb25zZRJOCg1TY2hlZHVsZUVtYWlsEh0ubWFpbC52MS5TY2hlZHVsZUVtYWlsUmVxdWVzdBoeLm1haWwudjEuU2NoZWR1bGVFbWFpbFJlc3BvbnNlEmAKE0xpc3RTY2hlZHVsZWRFbWFpbHMSIy5tYWlsLnYxLkxpc3RTY2hlZHVsZWRFbWFpbHNSZXF1ZXN0GiQubWFpbC52MS5MaXN0U2NoZWR1bGVkRW1haWxzUmVzcG9uc2USTwoRR2V0U2NoZWR1bGVkRW1haWwSIS5tYWlsLnYxLkdldFNjaGVkdWxlZEVtYWlsUmVxdWVzdBoXLm1haWwudjEuU2NoZWR1bGVkRW1haWwSYwoUQ2FuY2VsU2NoZWR1bGVkRW1haWwSJC5tYWlsLnYxLkNhbmNlbFNjaGVkdWxlZEVtYWlsUmVxdWVzdBolLm1haWwudjEuQ2FuY2VsU2NoZWR1bGVkRW1haWxSZXNwb25zZRJCCglTZW5kQmF0Y2gSGS5tYWlsLnYxLlNlbmRCYXRjaFJlcXVlc3QaGi5tYWlsLnYxLlNlbmRCYXRjaFJlc3BvbnNlEk4KDUxpc3RCYXRjaEpvYnMSHS5tYWlsLnYxLkxpc3RCYXRjaEpvYnNSZXF1ZXN0Gh4ubWFpbC52MS5MaXN0QmF0Y2hKb2JzUmVzcG9uc2USPQoLR2V0QmF0Y2hKb2ISGy5tYWlsLnYxLkdldEJhdGNoSm9iUmVxdWVzdBoRLm1haWwudjEuQmF0Y2hKb2ISRQoKTGlzdEVtYWlscxIaLm1haWwudjEuTGlzdEVtYWlsc1JlcXVlc3QaGy5tYWlsLnYxLkxpc3RFbWFpbHNSZXNwb25zZRI0CghHZXRFbWFpbBIYLm1haWwudjEuR2V0RW1haWxSZXF1ZXN0Gg4ubWFpbC52MS5FbWFpbBJFCgpMaXN0RXZlbnRzEhoubWFpbC52MS5MaXN0RXZlbnRzUmVxdWVzdBobLm1haWwudjEuTGlzdEV2ZW50c1Jlc3BvbnNlEkMKDkNyZWF0ZVRlbXBsYXRlEh4ubWFpbC52MS5DcmVhdGVUZW1wbGF0ZVJlcXVlc3QaES5tYWlsLnYxLlRlbXBsYXRlEk4KDUxpc3RUZW1wbGF0ZXMSHS5tYWlsLnYxLkxpc3RUZW1wbGF0ZXNSZXF1ZXN0Gh4ubWFpbC52MS5MaXN0VGVtcGxhdGVzUmVzcG9uc2USPQoLR2V0VGVtcGxhdGUSGy5tYWlsLnYxLkdldFRlbXBsYXRlUmVxdWVzdBoRLm1haWwudjEuVGVtcGxhdGUSQwoOVXBkYXRlVGVtcGxhdGUSHi5tYWlsLnYxLlVwZGF0ZVRlbXBsYXRlUmVxdWVzdBoRLm1haWwudjEuVGVtcGxhdGUSSwoSR2V0VGVtcGxhdGVWZXJzaW9uEiIubWFpbC52MS5HZXRUZW1wbGF0ZVZlcnNpb25SZXF1ZXN0GhEubWFpbC52MS5UZW1wbGF0ZRJFCg9QdWJsaXNoVGVtcGxhdGUSHy5tYWlsLnYxLlB1Ymxpc2hUZW1wbGF0ZVJlcXVlc3QaES5tYWlsLnYxLlRlbXBsYXRlElEKDkRlbGV0ZVRlbXBsYXRlEh4ubWFpbC52MS5EZWxldGVUZW1wbGF0ZVJlcXVlc3QaHy5tYWlsLnYxLkRlbGV0ZVRlbXBsYXRlUmVzcG9uc2USUQoOUmVuZGVyVGVtcGxhdGUSHi5tYWlsLnYxLlJlbmRlclRlbXBsYXRlUmVxdWVzdBofLm1haWwudjEuUmVuZGVyVGVtcGxhdGVSZXNwb25zZRJdChJTZWFyY2hTdXBwcmVzc2lvbnMSIi5tYWlsLnYxLlNlYXJjaFN1cHByZXNzaW9uc1JlcXVlc3QaIy5tYWlsLnYxLlNlYXJjaFN1cHByZXNzaW9uc1Jlc3BvbnNlEksKDkFkZFN1cHByZXNzaW9uEh4ubWFpbC52MS5BZGRTdXBwcmVzc2lvblJlcXVlc3QaGS5tYWlsLnYxLlN1cHByZXNzaW9uRW50cnkSWgoRUmVtb3ZlU3VwcHJlc3Npb24SIS5tYWlsLnYxLlJlbW92ZVN1cHByZXNzaW9uUmVxdWVzdBoiLm1haWwudjEuUmVtb3ZlU3VwcHJlc3Npb25SZXNwb25zZRJdChJJbXBvcnRTdXBwcmVzc2lvbnMSIi5tYWlsLnYxLkltcG9ydFN1cHByZXNzaW9uc1JlcXVlc3QaIy5tYWlsLnYxLkltcG9ydFN1cHByZXNzaW9uc1Jlc3BvbnNlEl0KEkV4cG9ydFN1cHByZXNzaW9ucxIiLm1haWwudjEuRXhwb3J0U3VwcHJlc3Npb25zUmVxdWVzdBojLm1haWwudjEuRXhwb3J0U3VwcHJlc3Npb25zUmVzcG9uc2USTwoSQ3JlYXRlSW5ib3VuZFJvdXRlEiIubWFpbC52MS5DcmVhdGVJbmJvdW5kUm91dGVSZXF1ZXN0GhUubWFpbC52MS5JbmJvdW5kUm91dGUSWgoRTGlzdEluYm91bmRSb3V0ZXMSIS5tYWlsLnYxLkxpc3RJbmJvdW5kUm91dGVzUmVxdWVzdBoiLm1haWwudjEuTGlzdEluYm91bmRSb3V0ZXNSZXNwb25zZRJdChJEZWxldGVJbmJvdW5kUm91dGUSIi5tYWlsLnYxLkRlbGV0ZUluYm91bmRSb3V0ZVJlcXVlc3QaIy5tYWlsLnYxLkRlbGV0ZUluYm91bmRSb3V0ZVJlc3BvbnNlEloKEUxpc3RJbmJvdW5kRW1haWxzEiEubWFpbC52MS5MaXN0SW5ib3VuZEVtYWlsc1JlcXVlc3QaIi5tYWlsLnYxLkxpc3RJbmJvdW5kRW1haWxzUmVzcG9uc2USSQoPR2V0SW5ib3VuZEVtYWlsEh8ubWFpbC52MS5HZXRJbmJvdW5kRW1haWxSZXF1ZXN0GhUubWFpbC52MS5JbmJvdW5kRW1haWwSTgoNR2V0SW5ib3VuZFJhdxIdLm1haWwudjEuR2V0SW5ib3VuZFJhd1JlcXVlc3QaHC5tYWlsLnYxLkluYm91bmRDb250ZW50Q2h1bmswARJcChRHZXRJbmJvdW5kQXR0YWNobWVudBIkLm1haWwudjEuR2V0SW5ib3VuZEF0dGFjaG1lbnRSZXF1ZXN0GhwubWFpbC52MS5JbmJvdW5kQ29udGVudENodW5rMAFiBnByb3RvMw", [file_google_protobuf_struct, file_mail_v1_inbound, file_mail_v1_templates, file_mail_v1_suppressions, file_mail_v1_types]);
+  fileDesc("ChttYWlsL3YxL2VtYWlsX3NlcnZpY2UucHJvdG8SB21haWwudjEivgMKEFNlbmRFbWFpbFJlcXVlc3QSDAoEZnJvbRgBIAEoCRIKCgJ0bxgCIAMoCRIKCgJjYxgDIAMoCRILCgNiY2MYBCADKAkSEAoIcmVwbHlfdG8YBSADKAkSDwoHc3ViamVjdBgGIAEoCRIMCgRodG1sGAcgASgJEgwKBHRleHQYCCABKAkSKAoLYXR0YWNobWVudHMYCSADKAsyEy5tYWlsLnYxLkF0dGFjaG1lbnQSNwoHaGVhZGVycxgKIAMoCzImLm1haWwudjEuU2VuZEVtYWlsUmVxdWVzdC5IZWFkZXJzRW50cnkSMQoEdGFncxgLIAMoCzIjLm1haWwudjEuU2VuZEVtYWlsUmVxdWVzdC5UYWdzRW50cnkSJgoIdGVtcGxhdGUYDCABKAsyFC5tYWlsLnYxLlRlbXBsYXRlUmVmEg4KBnN0cmVhbRgNIAEoCRINCgV0b3BpYxgOIAEoCRouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARorCglUYWdzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJDChFTZW5kRW1haWxSZXNwb25zZRIKCgJpZBgBIAEoCRISCgptZXNzYWdlX2lkGAIgASgJEg4KBnN0YXR1cxgDIAEoCSLgAwoUU2NoZWR1bGVFbWFpbFJlcXVlc3QSDAoEZnJvbRgBIAEoCRIKCgJ0bxgCIAMoCRIKCgJjYxgDIAMoCRILCgNiY2MYBCADKAkSEAoIcmVwbHlfdG8YBSADKAkSDwoHc3ViamVjdBgGIAEoCRIMCgRodG1sGAcgASgJEgwKBHRleHQYCCABKAkSKAoLYXR0YWNobWVudHMYCSADKAsyEy5tYWlsLnYxLkF0dGFjaG1lbnQSOwoHaGVhZGVycxgKIAMoCzIqLm1haWwudjEuU2NoZWR1bGVFbWFpbFJlcXVlc3QuSGVhZGVyc0VudHJ5EjUKBHRhZ3MYCyADKAsyJy5tYWlsLnYxLlNjaGVkdWxlRW1haWxSZXF1ZXN0LlRhZ3NFbnRyeRIUCgxzY2hlZHVsZWRfYXQYDCABKAkSJgoIdGVtcGxhdGUYDSABKAsyFC5tYWlsLnYxLlRlbXBsYXRlUmVmEg4KBnN0cmVhbRgOIAEoCRINCgV0b3BpYxgPIAEoCRouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARorCglUYWdzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASIzChVTY2hlZHVsZUVtYWlsUmVzcG9uc2USCgoCaWQYASABKAkSDgoGc3RhdHVzGAIgASgJIkkKGkxpc3RTY2hlZHVsZWRFbWFpbHNSZXF1ZXN0EgwKBHBhZ2UYASABKAUSDQoFbGltaXQYAiABKAUSDgoGc3RhdHVzGAMgASgJImUKG0xpc3RTY2hlZHVsZWRFbWFpbHNSZXNwb25zZRIxChBzY2hlZHVsZWRfZW1haWxzGAEgAygLMhcubWFpbC52MS5TY2hlZHVsZWRFbWFpbBITCgt0b3RhbF9jb3VudBgCIAEoBSImChhHZXRTY2hlZHVsZWRFbWFpbFJlcXVlc3QSCgoCaWQYASABKAkiKQobQ2FuY2VsU2NoZWR1bGVkRW1haWxSZXF1ZXN0EgoKAmlkGAEgASgJIkAKHENhbmNlbFNjaGVkdWxlZEVtYWlsUmVzcG9uc2USDwoHc3VjY2VzcxgBIAEoCBIPCgdtZXNzYWdlGAIgASgJIj0KEFNlbmRCYXRjaFJlcXVlc3QSKQoGZW1haWxzGAEgAygLMhkubWFpbC52MS5TZW5kRW1haWxSZXF1ZXN0IkgKEVNlbmRCYXRjaFJlc3BvbnNlEg4KBmpvYl9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSEwoLdG90YWxfY291bnQYAyABKAUiQwoUTGlzdEJhdGNoSm9ic1JlcXVlc3QSDAoEcGFnZRgBIAEoBRINCgVsaW1pdBgCIAEoBRIOCgZzdGF0dXMYAyABKAkiUwoVTGlzdEJhdGNoSm9ic1Jlc3BvbnNlEiUKCmJhdGNoX2pvYnMYASADKAsyES5tYWlsLnYxLkJhdGNoSm9iEhMKC3RvdGFsX2NvdW50GAIgASgFIiAKEkdldEJhdGNoSm9iUmVxdWVzdBIKCgJpZBgBIAEoCSJ2ChFMaXN0RW1haWxzUmVxdWVzdBIMCgRwYWdlGAEgASgFEhEKCXBhZ2Vfc2l6ZRgCIAEoBRIOCgZzdGF0dXMYAyABKAkSEAoIam9iX3R5cGUYBCABKAkSDgoGam9iX2lkGAUgASgJEg4KBnN0cmVhbRgGIAEoCSJIChJMaXN0RW1haWxzUmVzcG9uc2USIwoEZGF0YRgBIAMoCzIVLm1haWwudjEuRW1haWxTdW1tYXJ5Eg0KBXRvdGFsGAIgASgFIh0KD0dldEVtYWlsUmVxdWVzdBIKCgJpZBgBIAEoCSJRChFMaXN0RXZlbnRzUmVxdWVzdBINCgVhZnRlchgBIAEoCRINCgVsaW1pdBgCIAEoBRIMCgR0eXBlGAMgASgJEhAKCGVtYWlsX2lkGAQgASgJIiQKFkxpc3RFbWFpbEV2ZW50c1JlcXVlc3QSCgoCaWQYASABKAkiPQoXTGlzdEVtYWlsRXZlbnRzUmVzcG9uc2USIgoGZXZlbnRzGAEgAygLMhIubWFpbC52MS5NYWlsRXZlbnQiTQoSTGlzdEV2ZW50c1Jlc3BvbnNlEiIKBmV2ZW50cxgBIAMoCzISLm1haWwudjEuTWFpbEV2ZW50EhMKC25leHRfY3Vyc29yGAIgASgJIogBCglNYWlsRXZlbnQSCgoCaWQYASABKAkSDQoFZXZlbnQYAiABKAkSEQoJdGltZXN0YW1wGAMgASgJEiYKBWVtYWlsGAQgASgLMhcubWFpbC52MS5NYWlsRXZlbnRFbWFpbBIlCgRkYXRhGAUgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCJ9Cg5NYWlsRXZlbnRFbWFpbBIKCgJpZBgBIAEoCRISCgptZXNzYWdlX2lkGAIgASgJEgwKBGZyb20YAyABKAkSCgoCdG8YBCADKAkSDwoHc3ViamVjdBgFIAEoCRIUCgdzZW50X2F0GAYgASgJSACIAQFCCgoIX3NlbnRfYXQy9yAKDEVtYWlsU2VydmljZRJCCglTZW5kRW1haWwSGS5tYWlsLnYxLlNlbmRFbWFpbFJlcXVlc3QaGi5tYWlsLnYxLlNlbmRFbWFpbFJlc3BvbnNlEk4KDVNjaGVkdWxlRW1haWwSHS5tYWlsLnYxLlNjaGVkdWxlRW1haWxSZXF1ZXN0Gh4ubWFpbC52MS5TY2hlZHVsZUVtYWlsUmVzcG9uc2USYAoTTGlzdFNjaGVkdWxlZEVtYWlscxIjLm1haWwudjEuTGlzdFNjaGVkdWxlZEVtYWlsc1JlcXVlc3QaJC5tYWlsLnYxLkxpc3RTY2hlZHVsZWRFbWFpbHNSZXNwb25zZRJPChFHZXRTY2hlZHVsZWRFbWFpbBIhLm1haWwudjEuR2V0U2NoZWR1bGVkRW1haWxSZXF1ZXN0GhcubWFpbC52MS5TY2hlZHVsZWRFbWFpbBJjChRDYW5jZWxTY2hlZHVsZWRFbWFpbBIkLm1haWwudjEuQ2FuY2VsU2NoZWR1bGVkRW1haWxSZXF1ZXN0GiUubWFpbC52MS5DYW5jZWxTY2hlZHVsZWRFbWFpbFJlc3BvbnNlEkIKCVNlbmRCYXRjaBIZLm1haWwudjEuU2VuZEJhdGNoUmVxdWVzdBoaLm1haWwudjEuU2VuZEJhdGNoUmVzcG9uc2USTgoNTGlzdEJhdGNoSm9icxIdLm1haWwudjEuTGlzdEJhdGNoSm9ic1JlcXVlc3QaHi5tYWlsLnYxLkxpc3RCYXRjaEpvYnNSZXNwb25zZRI9CgtHZXRCYXRjaEpvYhIbLm1haWwudjEuR2V0QmF0Y2hKb2JSZXF1ZXN0GhEubWFpbC52MS5CYXRjaEpvYhJFCgpMaXN0RW1haWxzEhoubWFpbC52MS5MaXN0RW1haWxzUmVxdWVzdBobLm1haWwudjEuTGlzdEVtYWlsc1Jlc3BvbnNlEjQKCEdldEVtYWlsEhgubWFpbC52MS5HZXRFbWFpbFJlcXVlc3QaDi5tYWlsLnYxLkVtYWlsEkUKCkxpc3RFdmVudHMSGi5tYWlsLnYxLkxpc3RFdmVudHNSZXF1ZXN0GhsubWFpbC52MS5MaXN0RXZlbnRzUmVzcG9uc2USQwoOQ3JlYXRlVGVtcGxhdGUSHi5tYWlsLnYxLkNyZWF0ZVRlbXBsYXRlUmVxdWVzdBoRLm1haWwudjEuVGVtcGxhdGUSTgoNTGlzdFRlbXBsYXRlcxIdLm1haWwudjEuTGlzdFRlbXBsYXRlc1JlcXVlc3QaHi5tYWlsLnYxLkxpc3RUZW1wbGF0ZXNSZXNwb25zZRI9CgtHZXRUZW1wbGF0ZRIbLm1haWwudjEuR2V0VGVtcGxhdGVSZXF1ZXN0GhEubWFpbC52MS5UZW1wbGF0ZRJDCg5VcGRhdGVUZW1wbGF0ZRIeLm1haWwudjEuVXBkYXRlVGVtcGxhdGVSZXF1ZXN0GhEubWFpbC52MS5UZW1wbGF0ZRJLChJHZXRUZW1wbGF0ZVZlcnNpb24SIi5tYWlsLnYxLkdldFRlbXBsYXRlVmVyc2lvblJlcXVlc3QaES5tYWlsLnYxLlRlbXBsYXRlEkUKD1B1Ymxpc2hUZW1wbGF0ZRIfLm1haWwudjEuUHVibGlzaFRlbXBsYXRlUmVxdWVzdBoRLm1haWwudjEuVGVtcGxhdGUSUQoORGVsZXRlVGVtcGxhdGUSHi5tYWlsLnYxLkRlbGV0ZVRlbXBsYXRlUmVxdWVzdBofLm1haWwudjEuRGVsZXRlVGVtcGxhdGVSZXNwb25zZRJRCg5SZW5kZXJUZW1wbGF0ZRIeLm1haWwudjEuUmVuZGVyVGVtcGxhdGVSZXF1ZXN0Gh8ubWFpbC52MS5SZW5kZXJUZW1wbGF0ZVJlc3BvbnNlEl0KElNlYXJjaFN1cHByZXNzaW9ucxIiLm1haWwudjEuU2VhcmNoU3VwcHJlc3Npb25zUmVxdWVzdBojLm1haWwudjEuU2VhcmNoU3VwcHJlc3Npb25zUmVzcG9uc2USSwoOQWRkU3VwcHJlc3Npb24SHi5tYWlsLnYxLkFkZFN1cHByZXNzaW9uUmVxdWVzdBoZLm1haWwudjEuU3VwcHJlc3Npb25FbnRyeRJaChFSZW1vdmVTdXBwcmVzc2lvbhIhLm1haWwudjEuUmVtb3ZlU3VwcHJlc3Npb25SZXF1ZXN0GiIubWFpbC52MS5SZW1vdmVTdXBwcmVzc2lvblJlc3BvbnNlEl0KEkltcG9ydFN1cHByZXNzaW9ucxIiLm1haWwudjEuSW1wb3J0U3VwcHJlc3Npb25zUmVxdWVzdBojLm1haWwudjEuSW1wb3J0U3VwcHJlc3Npb25zUmVzcG9uc2USXQoSRXhwb3J0U3VwcHJlc3Npb25zEiIubWFpbC52MS5FeHBvcnRTdXBwcmVzc2lvbnNSZXF1ZXN0GiMubWFpbC52MS5FeHBvcnRTdXBwcmVzc2lvbnNSZXNwb25zZRJPChJDcmVhdGVJbmJvdW5kUm91dGUSIi5tYWlsLnYxLkNyZWF0ZUluYm91bmRSb3V0ZVJlcXVlc3QaFS5tYWlsLnYxLkluYm91bmRSb3V0ZRJaChFMaXN0SW5ib3VuZFJvdXRlcxIhLm1haWwudjEuTGlzdEluYm91bmRSb3V0ZXNSZXF1ZXN0GiIubWFpbC52MS5MaXN0SW5ib3VuZFJvdXRlc1Jlc3BvbnNlEl0KEkRlbGV0ZUluYm91bmRSb3V0ZRIiLm1haWwudjEuRGVsZXRlSW5ib3VuZFJvdXRlUmVxdWVzdBojLm1haWwudjEuRGVsZXRlSW5ib3VuZFJvdXRlUmVzcG9uc2USWgoRTGlzdEluYm91bmRFbWFpbHMSIS5tYWlsLnYxLkxpc3RJbmJvdW5kRW1haWxzUmVxdWVzdBoiLm1haWwudjEuTGlzdEluYm91bmRFbWFpbHNSZXNwb25zZRJJCg9HZXRJbmJvdW5kRW1haWwSHy5tYWlsLnYxLkdldEluYm91bmRFbWFpbFJlcXVlc3QaFS5tYWlsLnYxLkluYm91bmRFbWFpbBJOCg1HZXRJbmJvdW5kUmF3Eh0ubWFpbC52MS5HZXRJbmJvdW5kUmF3UmVxdWVzdBocLm1haWwudjEuSW5ib3VuZENvbnRlbnRDaHVuazABElwKFEdldEluYm91bmRBdHRhY2htZW50EiQubWFpbC52MS5HZXRJbmJvdW5kQXR0YWNobWVudFJlcXVlc3QaHC5tYWlsLnYxLkluYm91bmRDb250ZW50Q2h1bmswARJUCg9MaXN0RW1haWxFdmVudHMSHy5tYWlsLnYxLkxpc3RFbWFpbEV2ZW50c1JlcXVlc3QaIC5tYWlsLnYxLkxpc3RFbWFpbEV2ZW50c1Jlc3BvbnNlElMKD1ByZXZpZXdUZW1wbGF0ZRIfLm1haWwudjEuUHJldmlld1RlbXBsYXRlUmVxdWVzdBofLm1haWwudjEuUmVuZGVyVGVtcGxhdGVSZXNwb25zZRJBCgpHZXRBY2NvdW50EiEubWFpbC52MS5HZXRDdXJyZW50QWNjb3VudFJlcXVlc3QaEC5tYWlsLnYxLkFjY291bnQSPQoMQ3JlYXRlRG9tYWluEhwubWFpbC52MS5DcmVhdGVEb21haW5SZXF1ZXN0Gg8ubWFpbC52MS5Eb21haW4SSAoLTGlzdERvbWFpbnMSGy5tYWlsLnYxLkxpc3REb21haW5zUmVxdWVzdBocLm1haWwudjEuTGlzdERvbWFpbnNSZXNwb25zZRI0CglHZXREb21haW4SFi5tYWlsLnYxLkRvbWFpblJlcXVlc3QaDy5tYWlsLnYxLkRvbWFpbhI/CgxEZWxldGVEb21haW4SFi5tYWlsLnYxLkRvbWFpblJlcXVlc3QaFy5tYWlsLnYxLkRlbGV0ZVJlc3BvbnNlEj0KDFZlcmlmeURvbWFpbhIcLm1haWwudjEuVmVyaWZ5RG9tYWluUmVxdWVzdBoPLm1haWwudjEuRG9tYWluEj0KDFVwZGF0ZURvbWFpbhIcLm1haWwudjEuVXBkYXRlRG9tYWluUmVxdWVzdBoPLm1haWwudjEuRG9tYWluEkUKEFJvdGF0ZURvbWFpbkRraW0SIC5tYWlsLnYxLlJvdGF0ZURvbWFpbkRraW1SZXF1ZXN0Gg8ubWFpbC52MS5Eb21haW4SPQoMQ3JlYXRlQXBpS2V5EhwubWFpbC52MS5DcmVhdGVBcGlLZXlSZXF1ZXN0Gg8ubWFpbC52MS5BcGlLZXkSSAoLTGlzdEFwaUtleXMSGy5tYWlsLnYxLkxpc3RBcGlLZXlzUmVxdWVzdBocLm1haWwudjEuTGlzdEFwaUtleXNSZXNwb25zZRJFCgxEZWxldGVBcGlLZXkSHC5tYWlsLnYxLkRlbGV0ZUFwaUtleVJlcXVlc3QaFy5tYWlsLnYxLkRlbGV0ZVJlc3BvbnNlEkAKDUNyZWF0ZVdlYmhvb2sSHS5tYWlsLnYxLkNyZWF0ZVdlYmhvb2tSZXF1ZXN0GhAubWFpbC52MS5XZWJob29rEksKDExpc3RXZWJob29rcxIcLm1haWwudjEuTGlzdFdlYmhvb2tzUmVxdWVzdBodLm1haWwudjEuTGlzdFdlYmhvb2tzUmVzcG9uc2USRwoNRGVsZXRlV2ViaG9vaxIdLm1haWwudjEuRGVsZXRlV2ViaG9va1JlcXVlc3QaFy5tYWlsLnYxLkRlbGV0ZVJlc3BvbnNlEk4KDVZlcmlmeVdlYmhvb2sSHS5tYWlsLnYxLlZlcmlmeVdlYmhvb2tSZXF1ZXN0Gh4ubWFpbC52MS5WZXJpZnlXZWJob29rUmVzcG9uc2USTAoTUm90YXRlV2ViaG9va1NlY3JldBIjLm1haWwudjEuUm90YXRlV2ViaG9va1NlY3JldFJlcXVlc3QaEC5tYWlsLnYxLldlYmhvb2sSQAoNRW5hYmxlV2ViaG9vaxIdLm1haWwudjEuRW5hYmxlV2ViaG9va1JlcXVlc3QaEC5tYWlsLnYxLldlYmhvb2sSbAoXUmVzZW5kV2ViaG9va0RlbGl2ZXJpZXMSJy5tYWlsLnYxLlJlc2VuZFdlYmhvb2tEZWxpdmVyaWVzUmVxdWVzdBooLm1haWwudjEuUmVzZW5kV2ViaG9va0RlbGl2ZXJpZXNSZXNwb25zZRJmChVMaXN0V2ViaG9va0RlbGl2ZXJpZXMSJS5tYWlsLnYxLkxpc3RXZWJob29rRGVsaXZlcmllc1JlcXVlc3QaJi5tYWlsLnYxLkxpc3RXZWJob29rRGVsaXZlcmllc1Jlc3BvbnNlElgKFVJlc2VuZFdlYmhvb2tEZWxpdmVyeRIlLm1haWwudjEuUmVzZW5kV2ViaG9va0RlbGl2ZXJ5UmVxdWVzdBoYLm1haWwudjEuV2ViaG9va0RlbGl2ZXJ5Ej8KCEdldFN0YXRzEhgubWFpbC52MS5HZXRTdGF0c1JlcXVlc3QaGS5tYWlsLnYxLkdldFN0YXRzUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_struct, file_mail_v1_account, file_mail_v1_inbound, file_mail_v1_templates, file_mail_v1_suppressions, file_mail_v1_types]);
 
 /**
  * @generated from message mail.v1.SendEmailRequest
@@ -583,6 +585,13 @@ export type ListEventsRequest = Message<"mail.v1.ListEventsRequest"> & {
    * @generated from field: string type = 3;
    */
   type: string;
+
+  /**
+   * Only the events of this email (em_...; empty: all).
+   *
+   * @generated from field: string email_id = 4;
+   */
+  emailId: string;
 };
 
 /**
@@ -591,6 +600,42 @@ export type ListEventsRequest = Message<"mail.v1.ListEventsRequest"> & {
  */
 export const ListEventsRequestSchema: GenMessage<ListEventsRequest> = /*@__PURE__*/
   messageDesc(file_mail_v1_email_service, 17);
+
+/**
+ * @generated from message mail.v1.ListEmailEventsRequest
+ */
+export type ListEmailEventsRequest = Message<"mail.v1.ListEmailEventsRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message mail.v1.ListEmailEventsRequest.
+ * Use `create(ListEmailEventsRequestSchema)` to create a new message.
+ */
+export const ListEmailEventsRequestSchema: GenMessage<ListEmailEventsRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_email_service, 18);
+
+/**
+ * @generated from message mail.v1.ListEmailEventsResponse
+ */
+export type ListEmailEventsResponse = Message<"mail.v1.ListEmailEventsResponse"> & {
+  /**
+   * Oldest first.
+   *
+   * @generated from field: repeated mail.v1.MailEvent events = 1;
+   */
+  events: MailEvent[];
+};
+
+/**
+ * Describes the message mail.v1.ListEmailEventsResponse.
+ * Use `create(ListEmailEventsResponseSchema)` to create a new message.
+ */
+export const ListEmailEventsResponseSchema: GenMessage<ListEmailEventsResponse> = /*@__PURE__*/
+  messageDesc(file_mail_v1_email_service, 19);
 
 /**
  * @generated from message mail.v1.ListEventsResponse
@@ -617,7 +662,7 @@ export type ListEventsResponse = Message<"mail.v1.ListEventsResponse"> & {
  * Use `create(ListEventsResponseSchema)` to create a new message.
  */
 export const ListEventsResponseSchema: GenMessage<ListEventsResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_email_service, 18);
+  messageDesc(file_mail_v1_email_service, 20);
 
 /**
  * An event exactly as its webhook request's body shows it, with its stable id (the same in the webhook body).
@@ -660,7 +705,7 @@ export type MailEvent = Message<"mail.v1.MailEvent"> & {
  * Use `create(MailEventSchema)` to create a new message.
  */
 export const MailEventSchema: GenMessage<MailEvent> = /*@__PURE__*/
-  messageDesc(file_mail_v1_email_service, 19);
+  messageDesc(file_mail_v1_email_service, 21);
 
 /**
  * The email an event is about, as webhook bodies show it.
@@ -706,7 +751,7 @@ export type MailEventEmail = Message<"mail.v1.MailEventEmail"> & {
  * Use `create(MailEventEmailSchema)` to create a new message.
  */
 export const MailEventEmailSchema: GenMessage<MailEventEmail> = /*@__PURE__*/
-  messageDesc(file_mail_v1_email_service, 20);
+  messageDesc(file_mail_v1_email_service, 22);
 
 /**
  * The public API: one RPC per endpoint of the spec (base path /v1/mail over REST).
@@ -1024,6 +1069,237 @@ export const EmailService: GenService<{
     methodKind: "server_streaming";
     input: typeof GetInboundAttachmentRequestSchema;
     output: typeof InboundContentChunkSchema;
+  },
+  /**
+   * GET /emails/:id/events: the email's events, oldest first, as the events API shows them
+   *
+   * @generated from rpc mail.v1.EmailService.ListEmailEvents
+   */
+  listEmailEvents: {
+    methodKind: "unary";
+    input: typeof ListEmailEventsRequestSchema;
+    output: typeof ListEmailEventsResponseSchema;
+  },
+  /**
+   * POST /template-preview: renders content that is not stored, as a send would (the console's live preview)
+   *
+   * @generated from rpc mail.v1.EmailService.PreviewTemplate
+   */
+  previewTemplate: {
+    methodKind: "unary";
+    input: typeof PreviewTemplateRequestSchema;
+    output: typeof RenderTemplateResponseSchema;
+  },
+  /**
+   * Self-service (CONTRACT.md): the account manages itself with a key of permission `all`.
+   * GET /account (any permission)
+   *
+   * @generated from rpc mail.v1.EmailService.GetAccount
+   */
+  getAccount: {
+    methodKind: "unary";
+    input: typeof GetCurrentAccountRequestSchema;
+    output: typeof AccountSchema;
+  },
+  /**
+   * POST /domains
+   *
+   * @generated from rpc mail.v1.EmailService.CreateDomain
+   */
+  createDomain: {
+    methodKind: "unary";
+    input: typeof CreateDomainRequestSchema;
+    output: typeof DomainSchema;
+  },
+  /**
+   * GET /domains
+   *
+   * @generated from rpc mail.v1.EmailService.ListDomains
+   */
+  listDomains: {
+    methodKind: "unary";
+    input: typeof ListDomainsRequestSchema;
+    output: typeof ListDomainsResponseSchema;
+  },
+  /**
+   * GET /domains/:id
+   *
+   * @generated from rpc mail.v1.EmailService.GetDomain
+   */
+  getDomain: {
+    methodKind: "unary";
+    input: typeof DomainRequestSchema;
+    output: typeof DomainSchema;
+  },
+  /**
+   * DELETE /domains/:id
+   *
+   * @generated from rpc mail.v1.EmailService.DeleteDomain
+   */
+  deleteDomain: {
+    methodKind: "unary";
+    input: typeof DomainRequestSchema;
+    output: typeof DeleteResponseSchema;
+  },
+  /**
+   * POST /domains/:id/verify: a real DNS check (`force` is 403: the operator's alone)
+   *
+   * @generated from rpc mail.v1.EmailService.VerifyDomain
+   */
+  verifyDomain: {
+    methodKind: "unary";
+    input: typeof VerifyDomainRequestSchema;
+    output: typeof DomainSchema;
+  },
+  /**
+   * PATCH /domains/:id
+   *
+   * @generated from rpc mail.v1.EmailService.UpdateDomain
+   */
+  updateDomain: {
+    methodKind: "unary";
+    input: typeof UpdateDomainRequestSchema;
+    output: typeof DomainSchema;
+  },
+  /**
+   * POST /domains/:id/dkim/rotate
+   *
+   * @generated from rpc mail.v1.EmailService.RotateDomainDkim
+   */
+  rotateDomainDkim: {
+    methodKind: "unary";
+    input: typeof RotateDomainDkimRequestSchema;
+    output: typeof DomainSchema;
+  },
+  /**
+   * POST /api-keys (the only answer that carries the key)
+   *
+   * @generated from rpc mail.v1.EmailService.CreateApiKey
+   */
+  createApiKey: {
+    methodKind: "unary";
+    input: typeof CreateApiKeyRequestSchema;
+    output: typeof ApiKeySchema;
+  },
+  /**
+   * GET /api-keys
+   *
+   * @generated from rpc mail.v1.EmailService.ListApiKeys
+   */
+  listApiKeys: {
+    methodKind: "unary";
+    input: typeof ListApiKeysRequestSchema;
+    output: typeof ListApiKeysResponseSchema;
+  },
+  /**
+   * DELETE /api-keys/:id
+   *
+   * @generated from rpc mail.v1.EmailService.DeleteApiKey
+   */
+  deleteApiKey: {
+    methodKind: "unary";
+    input: typeof DeleteApiKeyRequestSchema;
+    output: typeof DeleteResponseSchema;
+  },
+  /**
+   * POST /webhooks (the only answer that carries the secret)
+   *
+   * @generated from rpc mail.v1.EmailService.CreateWebhook
+   */
+  createWebhook: {
+    methodKind: "unary";
+    input: typeof CreateWebhookRequestSchema;
+    output: typeof WebhookSchema;
+  },
+  /**
+   * GET /webhooks
+   *
+   * @generated from rpc mail.v1.EmailService.ListWebhooks
+   */
+  listWebhooks: {
+    methodKind: "unary";
+    input: typeof ListWebhooksRequestSchema;
+    output: typeof ListWebhooksResponseSchema;
+  },
+  /**
+   * DELETE /webhooks/:id
+   *
+   * @generated from rpc mail.v1.EmailService.DeleteWebhook
+   */
+  deleteWebhook: {
+    methodKind: "unary";
+    input: typeof DeleteWebhookRequestSchema;
+    output: typeof DeleteResponseSchema;
+  },
+  /**
+   * POST /webhooks/:id/verify
+   *
+   * @generated from rpc mail.v1.EmailService.VerifyWebhook
+   */
+  verifyWebhook: {
+    methodKind: "unary";
+    input: typeof VerifyWebhookRequestSchema;
+    output: typeof VerifyWebhookResponseSchema;
+  },
+  /**
+   * POST /webhooks/:id/rotate-secret
+   *
+   * @generated from rpc mail.v1.EmailService.RotateWebhookSecret
+   */
+  rotateWebhookSecret: {
+    methodKind: "unary";
+    input: typeof RotateWebhookSecretRequestSchema;
+    output: typeof WebhookSchema;
+  },
+  /**
+   * POST /webhooks/:id/enable
+   *
+   * @generated from rpc mail.v1.EmailService.EnableWebhook
+   */
+  enableWebhook: {
+    methodKind: "unary";
+    input: typeof EnableWebhookRequestSchema;
+    output: typeof WebhookSchema;
+  },
+  /**
+   * POST /webhooks/:id/resend
+   *
+   * @generated from rpc mail.v1.EmailService.ResendWebhookDeliveries
+   */
+  resendWebhookDeliveries: {
+    methodKind: "unary";
+    input: typeof ResendWebhookDeliveriesRequestSchema;
+    output: typeof ResendWebhookDeliveriesResponseSchema;
+  },
+  /**
+   * GET /webhooks/:id/deliveries
+   *
+   * @generated from rpc mail.v1.EmailService.ListWebhookDeliveries
+   */
+  listWebhookDeliveries: {
+    methodKind: "unary";
+    input: typeof ListWebhookDeliveriesRequestSchema;
+    output: typeof ListWebhookDeliveriesResponseSchema;
+  },
+  /**
+   * POST /webhook-deliveries/:id/resend
+   *
+   * @generated from rpc mail.v1.EmailService.ResendWebhookDelivery
+   */
+  resendWebhookDelivery: {
+    methodKind: "unary";
+    input: typeof ResendWebhookDeliveryRequestSchema;
+    output: typeof WebhookDeliverySchema;
+  },
+  /**
+   * GET /stats?from=&to=&group_by=
+   *
+   * @generated from rpc mail.v1.EmailService.GetStats
+   */
+  getStats: {
+    methodKind: "unary";
+    input: typeof GetStatsRequestSchema;
+    output: typeof GetStatsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_mail_v1_email_service, 0);
