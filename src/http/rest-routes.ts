@@ -378,6 +378,21 @@ const ACCOUNT_INBOUND_EMAIL_ROUTES: RestRoute[] = [
   },
 ];
 
+/** CONTRACT.md "Self-service": the account, its domains and webhooks, with a key of permission `all`. */
+export const SELF_SERVICE_ROUTES: RestRoute[] = [];
+
+/** CONTRACT.md "Self-service": the account's API keys. */
+export const API_KEY_ROUTES: RestRoute[] = [];
+
+/** CONTRACT.md "Stats and timelines": GET /stats. */
+export const STATS_ROUTES: RestRoute[] = [];
+
+/** CONTRACT.md "Stats and timelines": one email's events; and the console's template preview. */
+export const TIMELINE_ROUTES: RestRoute[] = [];
+
+/** The management API's mirrors of the self-service additions (a domain by id, grouped stats). */
+const ACCOUNT_SELF_SERVICE_ROUTES: RestRoute[] = [];
+
 /** Every route of the public API (an API key). */
 export const PUBLIC_ROUTES: RestRoute[] = [
   ...EMAIL_ROUTES,
@@ -385,6 +400,10 @@ export const PUBLIC_ROUTES: RestRoute[] = [
   ...SUPPRESSION_ROUTES,
   ...INBOUND_ROUTE_ROUTES,
   ...INBOUND_EMAIL_ROUTES,
+  ...SELF_SERVICE_ROUTES,
+  ...API_KEY_ROUTES,
+  ...STATS_ROUTES,
+  ...TIMELINE_ROUTES,
 ];
 
 export const ADMIN_ROUTES: RestRoute[] = [
@@ -624,4 +643,5 @@ export const ADMIN_ROUTES: RestRoute[] = [
   ...ACCOUNT_TEMPLATE_ROUTES,
   ...ACCOUNT_INBOUND_ROUTE_ROUTES,
   ...ACCOUNT_INBOUND_EMAIL_ROUTES,
+  ...ACCOUNT_SELF_SERVICE_ROUTES,
 ];
