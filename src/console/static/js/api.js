@@ -72,6 +72,11 @@ export const getAccount = (accountId) => request('GET', `/accounts/${id(accountI
 export const updateAccount = (accountId, changes) => request('PATCH', `/accounts/${id(accountId)}`, { body: changes });
 export const getAccountStats = (accountId, days) =>
   request('GET', `/accounts/${id(accountId)}/stats`, { query: { days } });
+/**
+ * CONTRACT.md "Stats and timelines": counts of recipients per day, sender domain, recipient domain, tag or stream.
+ * query: {from?, to? (ISO 8601), group_by?: 'day' | 'domain' | 'recipient_domain' | 'tag' | 'stream'}; answers {stats}.
+ */
+export const getStats = (accountId, query) => request('GET', `/accounts/${id(accountId)}/stats/grouped`, { query });
 
 export const listDomains = (accountId) => request('GET', `/accounts/${id(accountId)}/domains`);
 export const createDomain = (accountId, name) =>
