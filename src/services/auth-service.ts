@@ -32,25 +32,29 @@ const unauthorized = (message = INVALID_KEY) => new AppError('unauthorized', mes
  * or none well-formed), so that this knows no header syntax.
  */
 export function createAuthService(deps: AuthDeps) {
+  /**
+   * Every request reads its key afresh (one indexed query): a deleted key, a banned or paused account
+   * takes effect on the very next request, in every process, with no cache to invalidate. `hash` is the
+   * key's SHA-256: of the key the request carries, or stored in the console session acting as it.
+   */
+  async function principalOf(hash: Buffer, missing: string): Promise<Principal> {
+    const row = await deps.findPrincipal(hash);
+    if (!row || !digestsEqual(row.keyHash, hash)) throw unauthorized(missing);
+    if (row.accountStatus === 'banned') throw unauthorized('This account is banned');
+    return {
+      keyId: row.keyId,
+      accountId: row.accountId,
+      permission: row.permission,
+      allowedDomains: row.allowedDomains,
+      accountStatus: row.accountStatus,
+      dailyQuota: row.dailyQuota,
+    };
+  }
+
   return {
-    /**
-     * Every request reads its key afresh (one indexed query): a deleted key, a banned or paused account
-     * takes effect on the very next request, in every process, with no cache to invalidate.
-     */
     async authenticate(key: string | undefined): Promise<Principal> {
       if (key === undefined || !looksLikeApiKey(key)) throw unauthorized();
-      const hash = hashSecret(key);
-      const row = await deps.findPrincipal(hash);
-      if (!row || !digestsEqual(row.keyHash, hash)) throw unauthorized();
-      if (row.accountStatus === 'banned') throw unauthorized('This account is banned');
-      return {
-        keyId: row.keyId,
-        accountId: row.accountId,
-        permission: row.permission,
-        allowedDomains: row.allowedDomains,
-        accountStatus: row.accountStatus,
-        dailyQuota: row.dailyQuota,
-      };
+      return principalOf(hashSecret(key), INVALID_KEY);
     },
 
     /**
@@ -66,6 +70,14 @@ export function createAuthService(deps: AuthDeps) {
     },
 
     authenticateMetrics: metricsGate(deps.metricsToken),
+
+    /**
+     * A console session acting as a key (console-sessions-service.ts): the key's stored hash, read from the
+     * session row, judged by the same `principalOf` as the key itself, so the session sees exactly what the
+     * key sees and a deleted key, an expired one or a banned account ends its sessions at their next request.
+     */
+    authenticateKeyHash: (keyHash: Buffer): Promise<Principal> =>
+      principalOf(keyHash, 'The API key this console session signed in with no longer exists: sign in again'),
   };
 }
 export type AuthService = ReturnType<typeof createAuthService>;
