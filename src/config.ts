@@ -182,6 +182,13 @@ const settings = {
     default: 'http://HOST:PORT',
     parse: (raw: string | undefined, env: NodeJS.ProcessEnv) => optional(raw) ?? defaultPublicUrl(env),
   },
+  consoleSessionHours: {
+    env: 'MAILER_CONSOLE_SESSION_HOURS',
+    description:
+      'How long a console sign-in lasts (its HttpOnly cookie and its row in console_sessions), in hours; then the console asks to sign in again.',
+    default: '12',
+    parse: int('MAILER_CONSOLE_SESSION_HOURS', 12, 1, 720),
+  },
   trackingUrl: {
     env: 'MAILER_TRACKING_URL',
     description:

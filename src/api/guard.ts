@@ -13,9 +13,16 @@ export function createGuard(deps: { auth: AuthService; rateLimiter: RateLimiter;
    * Checks the key and takes one request from its bucket. The REST gateway calls this before reading the
    * body, so a missing key is 401 and an exhausted bucket 429 whatever the body holds.
    */
-  async function admit(ctx: CallContext): Promise<Principal> {
+  const admit = (ctx: CallContext): Promise<Principal> =>
+    admitAs(ctx, () => deps.auth.authenticate(callCredential(ctx)));
+
+  /**
+   * `admit` with the principal found another way: the REST gateway's console session acting as a key
+   * (api/console-session-admission.ts), which then takes the key's rate limit and usage like the key itself.
+   */
+  async function admitAs(ctx: CallContext, authenticate: () => Promise<Principal>): Promise<Principal> {
     if (ctx.principal) return ctx.principal;
-    const principal = await deps.auth.authenticate(callCredential(ctx));
+    const principal = await authenticate();
     try {
       ctx.rate = await deps.rateLimiter.take(principal.keyId);
     } catch (err) {
@@ -38,7 +45,7 @@ export function createGuard(deps: { auth: AuthService; rateLimiter: RateLimiter;
     }
   }
 
-  return { admit, guarded };
+  return { admit, admitAs, guarded };
 }
 export type Guard = ReturnType<typeof createGuard>;
 

@@ -1,7 +1,9 @@
 import { admitAdmin } from '../api/admin-api.js';
+import { createConsoleSessionAdmission } from '../api/console-session-admission.js';
 import type { CallContext } from '../api/call-context.js';
 import { BytesInFlight } from '../bytes-in-flight.js';
 import { consolePlugin } from '../console/console-plugin.js';
+import { consoleSessionRoutes } from '../console/console-session-routes.js';
 import { buildRestApp } from '../http/rest-app.js';
 import { trackingHostPlugin } from '../http/tracking-host.js';
 import { trackingRoutes } from '../http/tracking-routes.js';
@@ -14,6 +16,7 @@ import { loadTlsCertificate, type TlsCertificate } from '../inbound/tls-certific
 import { buildGrpcApp } from '../rpc/grpc-app.js';
 import { createAuthService } from '../services/auth-service.js';
 import { createAuthThrottle } from '../services/auth-throttle.js';
+import { createConsoleSessionsService } from '../services/console-sessions-service.js';
 import { createReadiness } from '../services/readiness-service.js';
 import type { SubmissionService } from '../services/submission-service.js';
 import { createTrackingService } from '../services/tracking-service.js';
@@ -95,10 +98,11 @@ export async function startApiRole(core: Core, notifyQueued: () => void, stops: 
     (err) => logger.warn({ err }, 'usage statistics not saved'),
   );
   stops.onStop(usage.close);
+  const adminThrottle = createAuthThrottle();
   const auth = createAuthService({
     findPrincipal: (h) => repos.apiKeys.findPrincipal(h),
     adminToken: core.admin.token,
-    adminThrottle: createAuthThrottle(),
+    adminThrottle,
     metricsToken: config.metricsToken,
   });
   const { emailApi, adminApi, guard, submission, templatePins } = createHandlers(core, { auth, usage, notifyQueued });
@@ -113,6 +117,15 @@ export async function startApiRole(core: Core, notifyQueued: () => void, stops: 
 
   // One admin admission (token, throttle by client address) for REST and gRPC.
   const adminCall = async (ctx: CallContext) => admitAdmin(auth, ctx);
+  // The console's sign-in: its session cookie is a credential of REST alone (gRPC callers send a key).
+  const consoleSessions = createConsoleSessionsService({
+    sessions: repos.consoleSessions,
+    accounts: repos.accounts,
+    auth,
+    throttle: adminThrottle,
+    lifetimeMs: config.consoleSessionHours * 3_600_000,
+  });
+  const sessionAdmission = createConsoleSessionAdmission({ sessions: consoleSessions, guard });
   const rest = await buildRestApp({
     emailApi,
     adminApi,
@@ -134,10 +147,11 @@ export async function startApiRole(core: Core, notifyQueued: () => void, stops: 
         }),
       ),
       unsubscribeRoutes(unsubscribe),
+      consoleSessionRoutes({ sessions: consoleSessions, publicUrl: config.publicUrl }),
       consolePlugin({ publicUrl: config.publicUrl }),
     ],
-    admitApi: guard.admit,
-    admitAdmin: adminCall,
+    admitApi: sessionAdmission.api(guard.admit),
+    admitAdmin: sessionAdmission.admin(adminCall),
     admitMetrics: (authorization) => auth.authenticateMetrics(authorization),
     checkReady: createReadiness({ database: () => repos.ping(), temporal: () => core.temporal.ping() }, logger).down,
   });

@@ -11,6 +11,8 @@ export type { ApiKeysRepo } from './repos/api-keys-repo.js';
 export { createBatchRepo } from './repos/batch-repo.js';
 export type { BatchRepo } from './repos/batch-repo.js';
 export type { CaughtMessagesRepo } from './repos/caught-messages-repo.js';
+export { createConsoleSessionsRepo } from './repos/console-sessions-repo.js';
+export type { ConsoleSessionsRepo } from './repos/console-sessions-repo.js';
 export type { AcceptedTable } from './repos/commit-probe.js';
 export { outcomeKey, recordOutcomes } from './repos/delivery-outcomes.js';
 export { createDkimKeysRepo } from './repos/dkim-keys-repo.js';

@@ -5,6 +5,7 @@ import { createApiKeysRepo } from './api-keys-repo.js';
 import { createBatchRepo } from './batch-repo.js';
 import { createCaughtMessagesRepo } from './caught-messages-repo.js';
 import { createCommitProbe } from './commit-probe.js';
+import { createConsoleSessionsRepo } from './console-sessions-repo.js';
 import { createDkimKeysRepo } from './dkim-keys-repo.js';
 import { createEmailDeliveriesRepo } from './email-deliveries-repo.js';
 import { createDomainsRepo } from './domains-repo.js';
@@ -36,6 +37,7 @@ export function createRepos(sql: Sql, box: SecretBox) {
     batches: createBatchRepo(sql),
     caught: createCaughtMessagesRepo(sql),
     commitProbe: createCommitProbe(sql),
+    consoleSessions: createConsoleSessionsRepo(sql),
     dkimKeys: createDkimKeysRepo(sql),
     emailDeliveries: createEmailDeliveriesRepo(sql),
     domains: createDomainsRepo(sql),
