@@ -1,18 +1,34 @@
-import { Code, ConnectError } from '@connectrpc/connect';
 import type { EmailService } from '../gen/mail/v1/email_service_pb.js';
+import type { EventsService } from '../services/events-service.js';
+import { renderedFields, type TemplateRenderer } from '../services/template-renderer.js';
 import type { Handlers } from './call-context.js';
-import type { Guard } from './guard.js';
+import { presentMailEvent } from './event-presenter.js';
+import { permitting, type Guard } from './guard.js';
+import { contentInput } from './template-input.js';
 
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in with the events service (issue 27)
-export interface TimelineApiDeps {}
-
-const notYet = (): never => {
-  throw new ConnectError('email timelines are not built yet', Code.Unimplemented);
-};
+export interface TimelineApiDeps {
+  events: Pick<EventsService, 'ofEmail'>;
+  renderer: Pick<TemplateRenderer, 'preview'>;
+}
 
 /** GET /emails/:id/events (CONTRACT.md "Stats and timelines"), and the console's template preview. */
 export function createTimelineApi(
-  _deps: TimelineApiDeps & { guard: Guard },
+  deps: TimelineApiDeps & { guard: Guard },
 ): Pick<Handlers<typeof EmailService>, 'listEmailEvents' | 'previewTemplate'> {
-  return { listEmailEvents: notYet, previewTemplate: notYet };
+  // Content that is not stored, but is what a template editor is about to store: the permission to change
+  // templates (as the management API's preview is the operator's, acting as the account).
+  const manage = permitting(deps.guard, 'manage_templates');
+  return {
+    // Each event exactly as GET /events (and its webhook body) shows it: the same presenter.
+    listEmailEvents: (req, ctx) =>
+      deps.guard.guarded(ctx, async (p) => ({
+        events: (await deps.events.ofEmail(p, req.id)).map(presentMailEvent),
+      })),
+    previewTemplate: (req, ctx) =>
+      manage(ctx, async () =>
+        renderedFields(
+          deps.renderer.preview(contentInput(req), { variables: req.sampleVariables, locale: req.locale }),
+        ),
+      ),
+  };
 }

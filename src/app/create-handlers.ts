@@ -165,7 +165,7 @@ export function createHandlers(
     selfService: {},
     apiKeys: {},
     stats: {},
-    timeline: {},
+    timeline: { events, renderer },
   });
   const adminApi = createAdminApi({
     auth,

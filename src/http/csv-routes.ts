@@ -8,6 +8,7 @@ import type { SuppressionStreams } from '../api/suppressions-api.js';
 import { BODY_LIMITS } from '../domain/limits.js';
 import { AppError } from '../errors.js';
 import { admitting, encode } from './gateway.js';
+import { assertKnownQuery, readsQuery } from './query-params.js';
 import type { RestRoute } from './rest-routes.js';
 
 /** Any service's handlers, as the gateway takes them, and the streams some CSV routes answer from. */
@@ -88,6 +89,8 @@ export function registerCsvRoutes(
 
 /** The RPC's request message: the path's id in its field (an account's, for the management API), and `fields`. */
 function requestOf(route: RestRoute, request: FastifyRequest, fields: JsonObject = {}) {
+  // The export's request has no field the query fills: any parameter is one it does not take.
+  if (readsQuery(route)) assertKnownQuery(route, request.query as Record<string, unknown>);
   const params = request.params as Record<string, string | undefined>;
   const path = route.idField === undefined ? {} : { [route.idField]: params.id ?? '' };
   return fromJson(route.rpc.input, { ...path, ...fields });

@@ -7,6 +7,7 @@ import { BODY_LIMITS } from '../domain/limits.js';
 import { invalid } from '../errors.js';
 import { describeJsonError } from './json-errors.js';
 import { passStructsThrough } from './json-passthrough.js';
+import { assertKnownQuery, readsQuery } from './query-params.js';
 import type { RestRoute } from './rest-routes.js';
 
 declare module 'fastify' {
@@ -43,10 +44,12 @@ function setPath(input: Record<string, unknown>, path: string, value: unknown): 
 
 /** The spec's JSON (body, or query for GET and DELETE) read into the RPC's request message, path parameters set. */
 export function decode(route: RestRoute, request: FastifyRequest): unknown {
-  const fromQuery = route.method === 'GET' || route.method === 'DELETE';
+  const fromQuery = readsQuery(route);
   let input: Record<string, unknown>;
   if (fromQuery) {
-    input = { ...(request.query as Record<string, unknown>) };
+    const query = request.query as Record<string, unknown>;
+    assertKnownQuery(route, query);
+    input = { ...query };
   } else {
     const body = request.body;
     if (typeof body !== 'object' || body === null || Array.isArray(body))
@@ -58,10 +61,10 @@ export function decode(route: RestRoute, request: FastifyRequest): unknown {
   // A path segment is text; the JSON reader takes an integer field as a string of digits and refuses others.
   for (const [name, field] of Object.entries(route.params ?? {})) setPath(input, field, params[name]);
   try {
-    // Unknown body fields are refused (a misspelt field would otherwise be dropped silently); unknown
-    // query parameters are ignored, as HTTP caches and proxies add their own.
+    // Unknown body fields and query parameters are refused (a misspelt one would otherwise be dropped silently):
+    // the query's names by assertKnownQuery above, which also refuses the JSON spelling of a name.
     const passed = passStructsThrough(route.rpc.input, input);
-    const message = fromJson(route.rpc.input, passed.input as JsonValue, { ignoreUnknownFields: fromQuery });
+    const message = fromJson(route.rpc.input, passed.input as JsonValue);
     passed.restore(message);
     return message;
   } catch (err) {

@@ -3,6 +3,7 @@ import { BODY_LIMITS } from '../domain/limits.js';
 import { ERROR_TABLE } from '../errors.js';
 import { FIELD_CONSTRAINTS, IDEMPOTENCY_KEY_SCHEMA, NO_NUL, type Schema } from './openapi-constraints.js';
 import { Components, fieldSchema, messageSchema } from './openapi-message-schema.js';
+import { queryFields, readsQuery } from './query-params.js';
 import { IMPORT_MAX_ROWS } from '../services/suppression-csv.js';
 import { ADMIN_BASE, ADMIN_ROUTES, API_BASE, EMAIL_ROUTES, PUBLIC_ROUTES, type RestRoute } from './rest-routes.js';
 
@@ -82,6 +83,11 @@ const STATE_RULES: Record<string, string> = {
   listInboundRoutes: 'Needs a key with permission all or read_only.',
   deleteInboundRoute: "Another account's route is a 404. Needs a key with permission all.",
   createAccountInboundRoute: `As the account's POST /inbound/routes. ${ROUTE_RULES} An unknown account is a 404.`,
+  previewTemplate:
+    "Content that does not compile is a 400 naming the field, line and column; so is a required variable not given, and output past a send's limits. Nothing is stored. Needs a key with permission all.",
+  listEmailEvents: "Another account's email is a 404, as one that does not exist. Needs a key of any permission.",
+  listEvents:
+    "email_id: only that email's events (another account's email, or one that does not exist, is a 404). Needs a key of any permission; type=inbound one that may read inbound mail.",
 };
 
 /** A request that succeeds against a fresh service (its default account sends from the verified example.com). */
@@ -109,7 +115,7 @@ const REQUEST_EXAMPLES: Record<string, unknown> = {
  * the contract test's stateful phase follow them. A webhook's verify is left out: it calls the URL.
  */
 const LINKS: Record<string, { from: string; to: string[] }> = {
-  sendEmail: { from: 'id', to: ['getEmail'] },
+  sendEmail: { from: 'id', to: ['getEmail', 'listEmailEvents'] },
   scheduleEmail: { from: 'id', to: ['getScheduledEmail', 'cancelScheduledEmail'] },
   sendBatch: { from: 'job_id', to: ['getBatchJob'] },
   createAccount: {
@@ -293,17 +299,14 @@ function operation(route: RestRoute, api: 'email' | 'admin', components: Compone
   ];
   // Top-level fields the path fills; fields of the body's message it fills are left out of the body.
   const fromPath = new Set([route.idField, ...params.map(([, field]) => field)]);
-  const fromQuery = route.method === 'GET' || route.method === 'DELETE';
-  const queryParams = fromQuery
-    ? input.fields
-        .filter((f) => !fromPath.has(f.name))
-        .map((f) => ({
-          name: f.name,
-          in: 'query',
-          required: false,
-          schema: fieldSchema(f, 'request', components, constraints[f.name]),
-        }))
-    : [];
+  const fromQuery = readsQuery(route);
+  // Exactly the names the gateway takes (query-params.ts); any other is a 400.
+  const queryParams = queryFields(route).map((f) => ({
+    name: f.name,
+    in: 'query',
+    required: false,
+    schema: fieldSchema(f, 'request', components, constraints[f.name]),
+  }));
   const bodyMessage = route.bodyField ? fieldAt(input, route.bodyField)?.message : input;
   if (bodyMessage === undefined) throw new Error(`${route.rpc.name}: no message field ${route.bodyField ?? ''}`);
   const bodyOmits = route.bodyField
@@ -390,7 +393,8 @@ export function buildOpenApi(publicUrl: string): Schema {
     info: {
       title: 'mailer: transactional email API',
       version: 'v1',
-      description: "Generated from proto/mail/v1 and the service's validation rules. Errors answer {error, message}.",
+      description:
+        "Generated from proto/mail/v1 and the service's validation rules. Errors answer {error, message}. A query parameter an operation does not declare is a 400 naming it.",
     },
     servers: [{ url: publicUrl }],
     tags: [

@@ -388,7 +388,22 @@ export const API_KEY_ROUTES: RestRoute[] = [];
 export const STATS_ROUTES: RestRoute[] = [];
 
 /** CONTRACT.md "Stats and timelines": one email's events; and the console's template preview. */
-export const TIMELINE_ROUTES: RestRoute[] = [];
+export const TIMELINE_ROUTES: RestRoute[] = [
+  {
+    method: 'GET',
+    path: '/emails/:id/events',
+    rpc: e.listEmailEvents,
+    idField: 'id',
+    summary: "One email's events, oldest first, each exactly as GET /events shows it",
+  },
+  {
+    method: 'POST',
+    path: '/template-preview',
+    rpc: e.previewTemplate,
+    bodyLimit: BODY_LIMITS.template,
+    summary: 'Render content without storing it, as a send would (the template editor preview)',
+  },
+];
 
 /** The management API's mirrors of the self-service additions (a domain by id, grouped stats). */
 const ACCOUNT_SELF_SERVICE_ROUTES: RestRoute[] = [];

@@ -3,7 +3,7 @@ import type { FeedEvent } from '../domain/entities/events.js';
 import { EVENT_TYPES, filterOf } from '../domain/catalog.js';
 import { decodeCursor, encodeCursor } from '../domain/event-cursor.js';
 import { assertAllowed, permits } from '../domain/permissions.js';
-import { invalid } from '../errors.js';
+import { invalid, notFound } from '../errors.js';
 import type { Principal } from './auth-service.js';
 
 /** Events per page of GET /events: 0 or absent is the default. */
@@ -15,6 +15,8 @@ export interface ListEventsQuery {
   limit: number;
   /** '' for every type. */
   type: string;
+  /** '' for every email's; else only this email's (em_...), a 404 when the account has no such email. */
+  emailId: string;
 }
 
 export interface EventsPage {
@@ -27,7 +29,7 @@ export interface EventsPage {
 }
 
 /** The account's event feed (GET /events): what a webhook receiver that was down reads to catch up. */
-export function createEventsService(deps: { feed: Pick<EventFeedRepo, 'after'> }) {
+export function createEventsService(deps: { feed: Pick<EventFeedRepo, 'after' | 'ofEmail' | 'hasEmail'> }) {
   return {
     async list(principal: Principal, q: ListEventsQuery): Promise<EventsPage> {
       // Any key may read its own account's events of emails: they tell no more than GET /emails/:id does.
@@ -46,9 +48,23 @@ export function createEventsService(deps: { feed: Pick<EventFeedRepo, 'after'> }
         type,
         q.limit === 0 ? EVENTS_PAGE.default : q.limit,
         withInbound,
+        q.emailId === '' ? undefined : q.emailId,
       );
+      // An email the account does not have is a 404, as GET /emails/:id answers (another account's included:
+      // the same words, so nothing tells the two apart); asked only when the page is empty, the one case in
+      // which the answer alone does not show that the email is the account's.
+      if (events.length === 0 && q.emailId !== '' && !(await deps.feed.hasEmail(principal.accountId, q.emailId)))
+        throw notFound('email', q.emailId);
       const last = events.at(-1);
       return { events, nextCursor: last ? encodeCursor(last.position) : q.after };
+    },
+
+    /** GET /emails/:id/events: the email's events, oldest first; another account's email is a 404 like none. */
+    async ofEmail(principal: Principal, emailId: string): Promise<FeedEvent[]> {
+      assertAllowed(principal.permission, principal.accountStatus, 'read');
+      const events = await deps.feed.ofEmail(principal.accountId, emailId);
+      if (events === undefined) throw notFound('email', emailId);
+      return events;
     },
   };
 }

@@ -92,7 +92,7 @@ describe('SMTP submission with nodemailer as the client', () => {
     expect(info.response).toMatch(/^250 2\.0\.0 OK: queued as em_[0-9a-z]{26}$/);
     const id = idOf(info.response)!;
 
-    const listed = await call<{ data: { id: string }[] }>('GET', `${stack.api}/emails?limit=100`, {
+    const listed = await call<{ data: { id: string }[] }>('GET', `${stack.api}/emails?page_size=100`, {
       token: stack.apiKey,
     });
     expect(listed.body.data.map((e) => e.id)).toContain(id);

@@ -124,7 +124,7 @@ describe('OpenTelemetry traces over OTLP/HTTP protobuf', () => {
 
   it("continues a caller's traceparent on REST", async () => {
     const traceId = '0af7651916cd43dd8448eb211c80319c';
-    const res = await call('GET', `${stack.api}/emails?limit=1`, {
+    const res = await call('GET', `${stack.api}/emails?page_size=1`, {
       token: stack.apiKey,
       headers: { traceparent: `00-${traceId}-b7ad6b7169203331-01` },
     });

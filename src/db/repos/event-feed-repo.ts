@@ -51,12 +51,15 @@ export function createEventFeedRepo(sql: Sql) {
       limit: number,
       /** false: `inbound` events are left out (a key that may not read inbound mail). */
       withInbound = true,
+      /** Only this email's events: the index (email_id, id) finds them, and the account's condition confines them. */
+      emailId?: string,
     ): Promise<FeedEvent[]> {
       const rows = await sql<Raw[]>`
         select e.id, e.type, e.created_at, e.data, e.tx::text as tx,
           m.id as email_id, m.message_id, m.mailboxes, m.subject, m.sent_at
         from events e left join emails m on m.id = e.email_id
         where e.account_id = ${accountId}
+          ${emailId === undefined ? sql`` : sql`and e.email_id = ${emailId}`}
           ${type === undefined ? sql`` : sql`and e.type = ${type}`}
           ${withInbound ? sql`` : sql`and e.type <> 'inbound'`}
           ${position === undefined ? sql`` : sql`and (e.tx, e.id) > (${position.tx}::xid8, ${position.id})`}
@@ -64,6 +67,29 @@ export function createEventFeedRepo(sql: Sql) {
         order by e.tx, e.id
         limit ${limit}`;
       return rows.map(toFeedEvent);
+    },
+
+    /**
+     * One email's events, oldest first (as the operator's timeline orders them: recorded time, then id), or
+     * undefined when the account has no such email. One statement: the email's row (by its primary key, and only
+     * the account's) joined to its events (by the index (email_id, id)); an email without events yet is one row
+     * whose event columns are null.
+     */
+    async ofEmail(accountId: string, emailId: string): Promise<FeedEvent[] | undefined> {
+      const rows = await sql<(Omit<Raw, 'id'> & { id: string | null })[]>`
+        select e.id, e.type, e.created_at, e.data, e.tx::text as tx,
+          m.id as email_id, m.message_id, m.mailboxes, m.subject, m.sent_at
+        from emails m left join events e on e.email_id = m.id
+        where m.id = ${emailId} and m.account_id = ${accountId}
+        order by e.created_at, e.id`;
+      if (rows.length === 0) return undefined;
+      return rows.filter((r): r is Raw => r.id !== null).map(toFeedEvent);
+    },
+
+    /** Whether the account has this email (another account's is as absent as one that never was). */
+    async hasEmail(accountId: string, emailId: string): Promise<boolean> {
+      const [row] = await sql`select 1 from emails where id = ${emailId} and account_id = ${accountId}`;
+      return row !== undefined;
     },
   };
 }
