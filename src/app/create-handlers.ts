@@ -12,6 +12,8 @@ import { createDomainsService } from '../services/domains-service.js';
 import { createErasureService } from '../services/erasure-service.js';
 import { createErasureRepo } from '../db/index.js';
 import { createErasureTracesRepo } from '../db/index.js';
+import { createStatsRepo } from '../db/index.js';
+import { createStatsService } from '../services/stats-service.js';
 import { createEmailQueryService } from '../services/email-query-service.js';
 import { createEventsService } from '../services/events-service.js';
 import { createIdempotency } from '../services/idempotency.js';
@@ -151,6 +153,8 @@ export function createHandlers(
     sendTest: (webhook) =>
       sendTestRequest({ ...webhook, secrets: signingSecrets(webhook) }, { allowPrivate: config.webhookAllowPrivate }),
   });
+  // GET /stats for both APIs: the rollup the worker folds, plus what it has not folded yet.
+  const stats = { stats: createStatsService({ stats: createStatsRepo(core.sql), accounts: repos.accounts, now }) };
   const emailApi = createEmailApi({
     guard,
     send,
@@ -164,7 +168,7 @@ export function createHandlers(
     inboundEmails,
     selfService: {},
     apiKeys: {},
-    stats: {},
+    stats,
     timeline: { events, renderer },
   });
   const adminApi = createAdminApi({
@@ -189,7 +193,7 @@ export function createHandlers(
     inboundRoutes,
     inboundEmails,
     selfService: {},
-    stats: {},
+    stats,
     erasure: createErasureService({
       erasure: createErasureRepo(core.sql),
       traces: createErasureTracesRepo(core.sql),

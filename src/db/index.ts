@@ -48,6 +48,8 @@ export type { RetentionRepo } from './repos/retention-repo.js';
 export { createScheduledRepo } from './repos/scheduled-repo.js';
 export type { ScheduledRepo } from './repos/scheduled-repo.js';
 export { createSeedRepo } from './repos/seed-repo.js';
+export { createStatsRepo, FOLD_BATCH } from './repos/stats-repo.js';
+export type { StatsRepo } from './repos/stats-repo.js';
 export type { SettingsRepo } from './repos/settings-repo.js';
 export type { SuppressionsRepo } from './repos/suppressions-repo.js';
 export { createTemplatesRepo, TEMPLATES_CHANNEL } from './repos/templates-repo.js';

@@ -346,6 +346,46 @@ CREATE TABLE settings (
   CONSTRAINT settings_pkey PRIMARY KEY (name)
 );
 
+-- The last event (in feed order: tx, id) of each account folded into stats_rollup.
+CREATE TABLE stats_fold_marks (
+  account_id text NOT NULL,
+  tx xid8 NOT NULL,
+  id text NOT NULL,
+  folded_at timestamp with time zone NOT NULL DEFAULT now(),
+  CONSTRAINT stats_fold_marks_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
+  CONSTRAINT stats_fold_marks_pkey PRIMARY KEY (account_id)
+);
+
+-- Recent bounce replies per recipient domain and UTC day of acceptance, addresses redacted (GET /stats
+-- sample_replies).
+CREATE TABLE stats_replies (
+  account_id text NOT NULL,
+  recipient_domain text NOT NULL,
+  day date NOT NULL,
+  reply text NOT NULL,
+  last_at timestamp with time zone NOT NULL,
+  CONSTRAINT stats_replies_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
+  CONSTRAINT stats_replies_pkey PRIMARY KEY (account_id, recipient_domain, day, reply)
+);
+
+-- GET /stats counters: recipients per account, dimension, UTC day of acceptance and key (folded from events).
+CREATE TABLE stats_rollup (
+  account_id text NOT NULL,
+  dim text NOT NULL,
+  day date NOT NULL,
+  key text NOT NULL,
+  accepted bigint NOT NULL DEFAULT 0,
+  delivered bigint NOT NULL DEFAULT 0,
+  bounced bigint NOT NULL DEFAULT 0,
+  complained bigint NOT NULL DEFAULT 0,
+  opened bigint NOT NULL DEFAULT 0,
+  clicked bigint NOT NULL DEFAULT 0,
+  unsubscribed bigint NOT NULL DEFAULT 0,
+  CONSTRAINT stats_rollup_dim_check CHECK ((dim = ANY (ARRAY['stream'::text, 'domain'::text, 'recipient_domain'::text, 'tag'::text]))),
+  CONSTRAINT stats_rollup_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
+  CONSTRAINT stats_rollup_pkey PRIMARY KEY (account_id, dim, day, key)
+);
+
 CREATE TABLE suppressions (
   id text NOT NULL,
   account_id text NOT NULL,

@@ -7,6 +7,7 @@ import {
   PERMISSIONS,
   SCHEDULED_FILTERS,
   SCHEDULED_STATUSES,
+  STATS_GROUPS,
   STREAMS,
   SUPPRESSION_REASONS,
   SUPPRESSION_SCOPES,
@@ -28,6 +29,7 @@ import { KEY_SHAPE } from '../services/idempotency.js';
 import { IMPORT_MAX_ROWS } from '../services/suppression-csv.js';
 import { EVENTS_PAGE } from '../services/events-service.js';
 import { STATS_DAYS } from '../services/operator-service.js';
+import { STATS_RANGE_DAYS } from '../services/stats-service.js';
 import {
   BULK_RESEND_MAX,
   DELIVERIES_PAGE,
@@ -250,6 +252,15 @@ const templateAnswer = {
   updated_at: dateTime,
 };
 
+/** GET /stats's query (the account's, and the operator's with the account in the path): services/stats-service.ts. */
+const statsRequest: Constraints = {
+  from: {
+    description: `ISO 8601 date or date-time (no zone: UTC); counted from the start of its UTC day. Empty or absent: the start of the ${STATS_RANGE_DAYS.default}th UTC day back. At most ${STATS_RANGE_DAYS.max} days before \`to\`, never after it (else 400).`,
+  },
+  to: { description: 'ISO 8601 date or date-time; counted through the end of its UTC day. Empty or absent: now.' },
+  group_by: { ...filterOf(STATS_GROUPS), description: 'Empty or absent: day.' },
+};
+
 /** Keyed by component name (a request's nested message is `<Name>Input`), then JSON field name. */
 export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
   // Requests of the email API.
@@ -399,6 +410,8 @@ export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
   ListAccountBatchJobsRequest: { page, limit: pageSize, status: filterOf(BATCH_STATUSES) },
   ListAccountScheduledEmailsRequest: { page, limit: pageSize, status: filterOf(SCHEDULED_FILTERS) },
   GetAccountStatsRequest: { days: count(STATS_DAYS.max, STATS_DAYS.default), stream: filterOf(STREAMS) },
+  GetStatsRequest: statsRequest,
+  GetAccountGroupedStatsRequest: statsRequest,
   ListCaughtMessagesRequest: { limit: count(CAUGHT_LIST_MAX, CAUGHT_LIST_DEFAULT) },
   EraseRecipientRequest: {
     address: {

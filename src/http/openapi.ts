@@ -133,6 +133,7 @@ const LINKS: Record<string, { from: string; to: string[] }> = {
       'listAccountBatchJobs',
       'listAccountScheduledEmails',
       'getAccountStats',
+      'getAccountGroupedStats',
       'listSuppressions',
       'addAccountSuppression',
       'importAccountSuppressions',

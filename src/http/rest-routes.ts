@@ -385,7 +385,15 @@ export const SELF_SERVICE_ROUTES: RestRoute[] = [];
 export const API_KEY_ROUTES: RestRoute[] = [];
 
 /** CONTRACT.md "Stats and timelines": GET /stats. */
-export const STATS_ROUTES: RestRoute[] = [];
+export const STATS_ROUTES: RestRoute[] = [
+  {
+    method: 'GET',
+    path: '/stats',
+    rpc: e.getStats,
+    summary:
+      'Recipients of the emails accepted in a range of UTC days, by day, sender domain, recipient domain, tag or stream',
+  },
+];
 
 /** CONTRACT.md "Stats and timelines": one email's events; and the console's template preview. */
 export const TIMELINE_ROUTES: RestRoute[] = [
@@ -406,7 +414,15 @@ export const TIMELINE_ROUTES: RestRoute[] = [
 ];
 
 /** The management API's mirrors of the self-service additions (a domain by id, grouped stats). */
-const ACCOUNT_SELF_SERVICE_ROUTES: RestRoute[] = [];
+const ACCOUNT_SELF_SERVICE_ROUTES: RestRoute[] = [
+  {
+    method: 'GET',
+    path: '/accounts/:id/stats/grouped',
+    rpc: a.getAccountGroupedStats,
+    idField: 'account_id',
+    summary: "An account's stats as its GET /stats answers them",
+  },
+];
 
 /** Every route of the public API (an API key). */
 export const PUBLIC_ROUTES: RestRoute[] = [

@@ -26,6 +26,7 @@ import * as streamsAndSuppressionScopes from './0025-streams-and-suppression-sco
 import * as unsubscribeEventsAndBranding from './0028-unsubscribe-events-and-branding.js';
 import * as inboundMail from './0029-inbound-mail.js';
 import * as selfService from './0030-self-service.js';
+import * as statsRollup from './0031-stats-rollup.js';
 
 /**
  * Forward-only migrations, applied in order. Never edit one that has shipped: add the next. A migration is
@@ -60,4 +61,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string; 
   { version: 28, name: 'unsubscribe-events-and-branding', sql: unsubscribeEventsAndBranding.sql },
   { version: 29, name: 'inbound-mail', sql: inboundMail.sql },
   { version: 30, name: 'self-service', sql: selfService.sql },
+  { version: 31, name: 'stats-rollup', sql: statsRollup.sql },
 ];
