@@ -24,7 +24,13 @@ import { adminSuppressionCalls, type AdminSuppressionStreams } from './admin-sup
 import { adminTemplateCalls, type AdminTemplatesDeps } from './admin-templates-api.js';
 import { adminInboundRouteCalls, type InboundRoutesApiDeps } from './inbound-routes-api.js';
 import { adminInboundEmailCalls, type InboundEmailsApiDeps } from './inbound-emails-api.js';
-import { adminDomainCalls, type SelfServiceApiDeps } from './self-service-api.js';
+import {
+  adminDomainCalls,
+  listedDomains,
+  listedWebhooks,
+  webhookDeleted,
+  type SelfServiceApiDeps,
+} from './self-service-api.js';
 import { adminStatsCalls, type StatsApiDeps } from './stats-api.js';
 import { presentBatch, presentEmail, presentEmailSummary, presentScheduled } from './presenters.js';
 
@@ -112,14 +118,17 @@ function setupCalls(deps: AdminApiDeps, admin: Admit) {
 
     createDomain: (req, ctx) =>
       admin(ctx, async () => presentDomain(await deps.domains.create(req.accountId, req.name))),
-    listDomains: (req, ctx) =>
-      admin(ctx, async () => ({ domains: (await deps.domains.list(req.accountId)).map(presentDomain) })),
-    verifyDomain: (req, ctx) => admin(ctx, async () => presentDomain(await deps.domains.verify(req.id, req.force))),
-    rotateDomainDkim: (req, ctx) => admin(ctx, async () => presentDomain(await deps.domains.rotateDkim(req.id))),
+    listDomains: (req, ctx) => admin(ctx, async () => listedDomains(await deps.domains.list(req.accountId, req))),
+    // The operator acts on any account's domain: no owner.
+    verifyDomain: (req, ctx) =>
+      admin(ctx, async () => presentDomain(await deps.domains.verify(undefined, req.id, req.force))),
+    rotateDomainDkim: (req, ctx) =>
+      admin(ctx, async () => presentDomain(await deps.domains.rotateDkim(undefined, req.id))),
     updateDomain: (req, ctx) =>
       admin(ctx, async () =>
         presentDomain(
           await deps.domains.updateTracking(
+            undefined,
             req.id,
             given({ openTracking: req.openTracking, clickTracking: req.clickTracking }),
           ),
@@ -154,28 +163,28 @@ function webhookCalls(deps: AdminApiDeps, admin: Admit) {
         const w = await deps.webhooks.create(req.accountId, { url: req.url, events: req.events });
         return presentWebhook(w, w.secret);
       }),
-    listWebhooks: (req, ctx) =>
-      admin(ctx, async () => ({ webhooks: (await deps.webhooks.list(req.accountId)).map((w) => presentWebhook(w)) })),
+    listWebhooks: (req, ctx) => admin(ctx, async () => listedWebhooks(await deps.webhooks.list(req.accountId, req))),
+    // The operator acts on any account's webhook: no owner.
     deleteWebhook: (req, ctx) =>
       admin(ctx, async () => {
-        await deps.webhooks.delete(req.id);
-        return { success: true, message: `webhook ${req.id} deleted` };
+        await deps.webhooks.delete(undefined, req.id);
+        return webhookDeleted(req.id);
       }),
-    verifyWebhook: (req, ctx) => admin(ctx, () => deps.webhooks.verify(req.id)),
+    verifyWebhook: (req, ctx) => admin(ctx, () => deps.webhooks.verify(undefined, req.id)),
     rotateWebhookSecret: (req, ctx) =>
       admin(ctx, async () => {
-        const w = await deps.webhooks.rotateSecret(req.id, req.overlapSeconds);
+        const w = await deps.webhooks.rotateSecret(undefined, req.id, req.overlapSeconds);
         return presentWebhook(w, w.secret);
       }),
-    enableWebhook: (req, ctx) => admin(ctx, async () => presentWebhook(await deps.webhooks.enable(req.id))),
-    resendWebhookDeliveries: (req, ctx) => admin(ctx, () => deps.webhooks.resendRange(req.id, req)),
+    enableWebhook: (req, ctx) => admin(ctx, async () => presentWebhook(await deps.webhooks.enable(undefined, req.id))),
+    resendWebhookDeliveries: (req, ctx) => admin(ctx, () => deps.webhooks.resendRange(undefined, req.id, req)),
 
     listWebhookDeliveries: (req, ctx) =>
       admin(ctx, async () => ({
-        deliveries: (await deps.webhooks.deliveries(req.id, req)).map(presentWebhookDelivery),
+        deliveries: (await deps.webhooks.deliveries(undefined, req.id, req)).map(presentWebhookDelivery),
       })),
     resendWebhookDelivery: (req, ctx) =>
-      admin(ctx, async () => presentWebhookDelivery(await deps.webhooks.resend(req.id))),
+      admin(ctx, async () => presentWebhookDelivery(await deps.webhooks.resend(undefined, req.id))),
   } satisfies Partial<AdminApi>;
 }
 

@@ -1,8 +1,13 @@
-import { Code, ConnectError } from '@connectrpc/connect';
 import type { AdminService } from '../gen/mail/v1/admin_service_pb.js';
 import type { EmailService } from '../gen/mail/v1/email_service_pb.js';
+import type { WebhookRow } from '../domain/entities/webhooks.js';
+import { AppError } from '../errors.js';
+import type { AccountsService } from '../services/accounts-service.js';
+import type { DomainView, DomainsService } from '../services/domains-service.js';
+import type { WebhooksService } from '../services/webhooks-service.js';
+import { presentAccount, presentDomain, presentWebhook, presentWebhookDelivery } from './admin-presenters.js';
 import type { CallContext, Handlers } from './call-context.js';
-import type { Guard } from './guard.js';
+import { permitting, type Guard } from './guard.js';
 
 type SelfServiceRpcs =
   | 'getAccount'
@@ -24,45 +29,108 @@ type SelfServiceRpcs =
   | 'resendWebhookDelivery';
 type AdminDomainRpcs = 'getDomain' | 'deleteDomain';
 
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in with the services (issue 27)
-export interface SelfServiceApiDeps {}
+/** The services both APIs share: the admin API is these with the account named in the path. */
+export interface SelfServiceApiDeps {
+  accounts: Pick<AccountsService, 'get'>;
+  domains: DomainsService;
+  webhooks: WebhooksService;
+}
 
 /** Runs a call once the admin token is admitted. */
 type Admit = <T>(ctx: CallContext, run: () => Promise<T>) => Promise<T>;
 
-const notYet = (): never => {
-  throw new ConnectError('self-service is not built yet', Code.Unimplemented);
-};
+/** A page of domains as both APIs answer it: `{domains, total}`. */
+export const listedDomains = ({ rows, total }: { rows: DomainView[]; total: number }) => ({
+  domains: rows.map(presentDomain),
+  total,
+});
 
-/** The account, its domains and its webhooks, managed with its own key (CONTRACT.md "Self-service"). */
+/** A page of webhooks as both APIs answer it: `{webhooks, total}`, never a secret. */
+export const listedWebhooks = ({ rows, total }: { rows: WebhookRow[]; total: number }) => ({
+  webhooks: rows.map((w) => presentWebhook(w)),
+  total,
+});
+
+export const webhookDeleted = (id: string) => ({ success: true, message: `webhook ${id} deleted` });
+
+/**
+ * The account, its domains and its webhooks, managed with its own key (CONTRACT.md "Self-service"). Any key
+ * reads its account; domains and webhooks are read by keys of permission `all` or `read_only` and changed by
+ * `all` keys only. Every call acts on the key's own account: another account's domain, webhook or delivery is
+ * a 404 worded as an unknown one's.
+ */
 export function createSelfServiceApi(
-  _deps: SelfServiceApiDeps & { guard: Guard },
+  deps: SelfServiceApiDeps & { guard: Guard },
 ): Pick<Handlers<typeof EmailService>, SelfServiceRpcs> {
+  const { accounts, domains, webhooks } = deps;
+  const account = permitting(deps.guard, 'read_account');
+  const read = permitting(deps.guard, 'read_settings');
+  const manage = permitting(deps.guard, 'manage_settings');
   return {
-    getAccount: notYet,
-    createDomain: notYet,
-    listDomains: notYet,
-    getDomain: notYet,
-    deleteDomain: notYet,
-    verifyDomain: notYet,
-    updateDomain: notYet,
-    rotateDomainDkim: notYet,
-    createWebhook: notYet,
-    listWebhooks: notYet,
-    deleteWebhook: notYet,
-    verifyWebhook: notYet,
-    rotateWebhookSecret: notYet,
-    enableWebhook: notYet,
-    resendWebhookDeliveries: notYet,
-    listWebhookDeliveries: notYet,
-    resendWebhookDelivery: notYet,
+    getAccount: (_req, ctx) => account(ctx, async (a) => presentAccount(await accounts.get(a))),
+
+    createDomain: (req, ctx) => manage(ctx, async (a) => presentDomain(await domains.create(a, req.name))),
+    listDomains: (req, ctx) => read(ctx, async (a) => listedDomains(await domains.list(a, req))),
+    getDomain: (req, ctx) => read(ctx, async (a) => presentDomain(await domains.get(a, req.id))),
+    deleteDomain: (req, ctx) => manage(ctx, async (a) => ({ success: true, ...(await domains.delete(a, req.id)) })),
+    verifyDomain: (req, ctx) =>
+      manage(ctx, async (a) => {
+        // Verifying without the records in DNS is the operator's override (its seeded domain, a test setup):
+        // an account could otherwise send as any domain it names.
+        if (req.force)
+          throw new AppError(
+            'permission_denied',
+            "force is the operator's alone (the management API): publish the domain's dns_records and verify again without it",
+          );
+        return presentDomain(await domains.verify(a, req.id, false));
+      }),
+    updateDomain: (req, ctx) =>
+      manage(ctx, async (a) =>
+        presentDomain(
+          await domains.updateTracking(a, req.id, {
+            ...(req.openTracking !== undefined ? { openTracking: req.openTracking } : {}),
+            ...(req.clickTracking !== undefined ? { clickTracking: req.clickTracking } : {}),
+          }),
+        ),
+      ),
+    rotateDomainDkim: (req, ctx) => manage(ctx, async (a) => presentDomain(await domains.rotateDkim(a, req.id))),
+
+    createWebhook: (req, ctx) =>
+      manage(ctx, async (a) => {
+        const w = await webhooks.create(a, { url: req.url, events: req.events });
+        return presentWebhook(w, w.secret);
+      }),
+    listWebhooks: (req, ctx) => read(ctx, async (a) => listedWebhooks(await webhooks.list(a, req))),
+    deleteWebhook: (req, ctx) =>
+      manage(ctx, async (a) => {
+        await webhooks.delete(a, req.id);
+        return webhookDeleted(req.id);
+      }),
+    verifyWebhook: (req, ctx) => manage(ctx, (a) => webhooks.verify(a, req.id)),
+    rotateWebhookSecret: (req, ctx) =>
+      manage(ctx, async (a) => {
+        const w = await webhooks.rotateSecret(a, req.id, req.overlapSeconds);
+        return presentWebhook(w, w.secret);
+      }),
+    enableWebhook: (req, ctx) => manage(ctx, async (a) => presentWebhook(await webhooks.enable(a, req.id))),
+    resendWebhookDeliveries: (req, ctx) => manage(ctx, (a) => webhooks.resendRange(a, req.id, req)),
+    listWebhookDeliveries: (req, ctx) =>
+      read(ctx, async (a) => ({
+        deliveries: (await webhooks.deliveries(a, req.id, req)).map(presentWebhookDelivery),
+      })),
+    resendWebhookDelivery: (req, ctx) =>
+      manage(ctx, async (a) => presentWebhookDelivery(await webhooks.resend(a, req.id))),
   };
 }
 
-/** A domain by id for the operator (mail.v1.AdminService). */
+/** A domain by id for the operator (mail.v1.AdminService): any account's. */
 export function adminDomainCalls(
-  _deps: SelfServiceApiDeps,
-  _admin: Admit,
+  deps: SelfServiceApiDeps,
+  admin: Admit,
 ): Pick<Handlers<typeof AdminService>, AdminDomainRpcs> {
-  return { getDomain: notYet, deleteDomain: notYet };
+  return {
+    getDomain: (req, ctx) => admin(ctx, async () => presentDomain(await deps.domains.get(undefined, req.id))),
+    deleteDomain: (req, ctx) =>
+      admin(ctx, async () => ({ success: true, ...(await deps.domains.delete(undefined, req.id)) })),
+  };
 }

@@ -143,6 +143,7 @@ export function createHandlers(
     dkim: core.dkimProvisioning,
     checks: core.domainChecks,
     publish: core.publish,
+    onDeleted: (accountId, name) => assertMaySendFrom.forget(accountId, name),
   });
   const apiKeysService = createApiKeysService({ apiKeys: repos.apiKeys, accounts: repos.accounts, usage });
   const webhooksService = createWebhooksService({
@@ -155,6 +156,7 @@ export function createHandlers(
   });
   // GET /stats for both APIs: the rollup the worker folds, plus what it has not folded yet.
   const stats = { stats: createStatsService({ stats: createStatsRepo(core.sql), accounts: repos.accounts, now }) };
+  const selfService = { accounts: accountsService, domains: domainsService, webhooks: webhooksService };
   const emailApi = createEmailApi({
     guard,
     send,
@@ -166,7 +168,7 @@ export function createHandlers(
     suppressions,
     inboundRoutes,
     inboundEmails,
-    selfService: {},
+    selfService,
     apiKeys: {},
     stats,
     timeline: { events, renderer },
@@ -192,7 +194,7 @@ export function createHandlers(
     suppressions,
     inboundRoutes,
     inboundEmails,
-    selfService: {},
+    selfService,
     stats,
     erasure: createErasureService({
       erasure: createErasureRepo(core.sql),

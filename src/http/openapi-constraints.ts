@@ -261,6 +261,21 @@ const statsRequest: Constraints = {
   group_by: { ...filterOf(STATS_GROUPS), description: 'Empty or absent: day.' },
 };
 
+/** A domain to add (the account's POST /domains, the management API's). */
+const domainToCreate: Constraints = { name: { minLength: 1, maxLength: 253 * 4 } };
+
+/** A webhook to create (the account's POST /webhooks, the management API's). */
+const webhookToCreate: Constraints = {
+  url: {
+    minLength: 1,
+    maxLength: URL_MAX,
+    format: 'uri',
+    pattern: '^https?://[^\\s/?#@\\x00]+([/?#][^\\s\\x00]*)?$',
+    description: 'An http(s) URL without credentials whose host resolves to public addresses only.',
+  },
+  events: { minItems: 1, uniqueItems: true, items: enumOf(EVENT_TYPES) },
+};
+
 /** Keyed by component name (a request's nested message is `<Name>Input`), then JSON field name. */
 export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
   // Requests of the email API.
@@ -366,22 +381,20 @@ export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
       description: 'An https:// URL of the logo the unsubscribe page shows; "" removes it.',
     },
   },
-  CreateDomainRequest: { name: { minLength: 1, maxLength: 253 * 4 } },
+  // The account's own (POST /domains) and the operator's (the account in the path).
+  CreateDomainRequest: domainToCreate,
+  CreateAccountDomainRequest: domainToCreate,
+  ListDomainsRequest: { page, page_size: pageSize },
+  ListAccountDomainsRequest: { page, page_size: pageSize },
   CreateApiKeyRequest: {
     name: { minLength: 1, maxLength: API_KEY_NAME_MAX, pattern: NOT_BLANK },
     permission: enumOf(PERMISSIONS),
     allowed_domains: { items: { pattern: ALLOWED_DOMAIN.source } },
   },
-  CreateWebhookRequest: {
-    url: {
-      minLength: 1,
-      maxLength: URL_MAX,
-      format: 'uri',
-      pattern: '^https?://[^\\s/?#@\\x00]+([/?#][^\\s\\x00]*)?$',
-      description: 'An http(s) URL without credentials whose host resolves to public addresses only.',
-    },
-    events: { minItems: 1, uniqueItems: true, items: enumOf(EVENT_TYPES) },
-  },
+  CreateWebhookRequest: webhookToCreate,
+  CreateAccountWebhookRequest: webhookToCreate,
+  ListWebhooksRequest: { page, page_size: pageSize },
+  ListAccountWebhooksRequest: { page, page_size: pageSize },
   RotateWebhookSecretRequest: {
     overlap_seconds: {
       minimum: 0,

@@ -5,7 +5,7 @@ import { FIELD_CONSTRAINTS, IDEMPOTENCY_KEY_SCHEMA, NO_NUL, type Schema } from '
 import { Components, fieldSchema, messageSchema } from './openapi-message-schema.js';
 import { queryFields, readsQuery } from './query-params.js';
 import { IMPORT_MAX_ROWS } from '../services/suppression-csv.js';
-import { ADMIN_BASE, ADMIN_ROUTES, API_BASE, EMAIL_ROUTES, PUBLIC_ROUTES, type RestRoute } from './rest-routes.js';
+import { ADMIN_BASE, ADMIN_ROUTES, API_BASE, PUBLIC_ROUTES, type RestRoute } from './rest-routes.js';
 
 /**
  * The OpenAPI 3.1 document of the REST gateway, generated from the route table, the proto descriptors and
@@ -14,8 +14,16 @@ import { ADMIN_BASE, ADMIN_ROUTES, API_BASE, EMAIL_ROUTES, PUBLIC_ROUTES, type R
  * (test/contract/fuzz.test.ts) fuzzes the running service against it.
  */
 
-/** The public API's tags besides `emails`, each the first segment of its paths. */
-const PUBLIC_TAGS = ['templates', 'suppressions', 'inbound'];
+/** The public API's tags besides `emails`, each with the paths it covers (those and the paths under them). */
+const PUBLIC_TAGS: Record<string, string[]> = {
+  templates: ['/templates'],
+  suppressions: ['/suppressions'],
+  inbound: ['/inbound'],
+  account: ['/account', '/domains', '/webhooks', '/webhook-deliveries'],
+};
+const publicTag = (path: string): string =>
+  Object.entries(PUBLIC_TAGS).find(([, paths]) => paths.some((p) => path === p || path.startsWith(`${p}/`)))?.[0] ??
+  'emails';
 
 /**
  * An import's body: the header line, then rows; what it states is all a valid request needs (a bad row is
@@ -90,6 +98,35 @@ const STATE_RULES: Record<string, string> = {
     "email_id: only that email's events (another account's email, or one that does not exist, is a 404). Needs a key of any permission; type=inbound one that may read inbound mail.",
 };
 
+const MANAGE = 'Needs a key with permission all.';
+const READ = 'Needs a key with permission all or read_only.';
+/** The public self-service operations' permissions, and what differs from the management API's. */
+const KEY_RULES: Record<string, string> = {
+  getAccount: 'Needs a key of any permission.',
+  createDomain: MANAGE,
+  listDomains: READ,
+  getDomain: `Another account's domain is a 404, as one that does not exist. ${READ}`,
+  deleteDomain: `Another account's domain is a 404. ${MANAGE}`,
+  updateDomain: MANAGE,
+  verifyDomain: `force: true is a 403: verifying without the records in DNS is the operator's alone (the management API). ${MANAGE}`,
+  rotateDomainDkim: MANAGE,
+  createWebhook: MANAGE,
+  listWebhooks: READ,
+  deleteWebhook: `Another account's webhook is a 404. ${MANAGE}`,
+  verifyWebhook: MANAGE,
+  rotateWebhookSecret: MANAGE,
+  enableWebhook: MANAGE,
+  resendWebhookDeliveries: MANAGE,
+  listWebhookDeliveries: READ,
+  resendWebhookDelivery: `Another account's delivery is a 404. ${MANAGE}`,
+};
+
+/** An operation's rules in words: those of what is stored (both APIs), then the key's (the public API). */
+function description(name: string, api: 'email' | 'admin'): string | undefined {
+  const text = [STATE_RULES[name], api === 'email' ? KEY_RULES[name] : undefined].filter((t) => t !== undefined);
+  return text.length > 0 ? text.join(' ') : undefined;
+}
+
 /** A request that succeeds against a fresh service (its default account sends from the verified example.com). */
 const EXAMPLE_EMAIL = {
   from: 'Sender <sender@example.com>',
@@ -111,8 +148,9 @@ const REQUEST_EXAMPLES: Record<string, unknown> = {
 };
 
 /**
- * Where an answer's id may be used next (OpenAPI links, by operation id), within the same API: clients and
- * the contract test's stateful phase follow them. A webhook's verify is left out: it calls the URL.
+ * Where an answer's id may be used next (OpenAPI links), by RPC name, within the same API (links() makes them
+ * operation ids): clients and the contract test's stateful phase follow them. A webhook's verify is left out: it
+ * calls the URL.
  */
 const LINKS: Record<string, { from: string; to: string[] }> = {
   sendEmail: { from: 'id', to: ['getEmail', 'listEmailEvents'] },
@@ -142,7 +180,7 @@ const LINKS: Record<string, { from: string; to: string[] }> = {
       'listAccountInboundRoutes',
     ],
   },
-  createDomain: { from: 'id', to: ['verifyDomain', 'updateDomain'] },
+  createDomain: { from: 'id', to: ['getDomain', 'verifyDomain', 'updateDomain', 'rotateDomainDkim', 'deleteDomain'] },
   createTemplate: {
     from: 'id',
     to: ['getTemplate', 'updateTemplate', 'getTemplateVersion', 'publishTemplate', 'renderTemplate', 'deleteTemplate'],
@@ -157,13 +195,24 @@ const LINKS: Record<string, { from: string; to: string[] }> = {
   },
 };
 
-function links(name: string): Schema | undefined {
+function links(name: string, api: 'email' | 'admin'): Schema | undefined {
   const link = LINKS[name];
   if (!link) return undefined;
   return Object.fromEntries(
-    link.to.map((to) => [to, { operationId: to, parameters: { id: `$response.body#/${link.from}` } }]),
+    link.to.map((to) => {
+      const id = operationId(to, api);
+      return [id, { operationId: id, parameters: { id: `$response.body#/${link.from}` } }];
+    }),
   );
 }
+
+const PUBLIC_RPCS = new Set(PUBLIC_ROUTES.map((r) => r.rpc.localName));
+/**
+ * Operation ids are unique: a management API operation whose RPC shares its name with a public one (the account's
+ * own domains, keys and webhooks, its GetAccount, the cancel of a scheduled email) is suffixed `Admin`.
+ */
+const operationId = (name: string, api: 'email' | 'admin'): string =>
+  name + (api === 'admin' && PUBLIC_RPCS.has(name) ? 'Admin' : '');
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
 const INTEGER_HEADER = { schema: { type: 'integer', minimum: 0 } };
@@ -209,7 +258,7 @@ function responses(route: RestRoute, api: 'email' | 'admin', hasBody: boolean): 
   const isSend = SENDS.has(route.rpc.localName);
   // The email API's answers after the key is admitted carry the key's RateLimit headers.
   const rate = api === 'email' ? RATE_LIMIT_HEADERS : {};
-  const next = links(route.rpc.localName);
+  const next = links(route.rpc.localName, api);
   const out: Record<string, Schema> = {
     200: {
       description: route.bytes
@@ -331,11 +380,10 @@ function operation(route: RestRoute, api: 'email' | 'admin', components: Compone
   if (!route.csv?.stream && !route.bytes) components.ref(route.rpc.output, 'response');
   const example = REQUEST_EXAMPLES[name];
   return {
-    // The management API's cancel shares its RPC's name with the public one; operation ids are unique.
-    operationId: name + (api === 'admin' && EMAIL_ROUTES.some((r) => r.rpc.localName === name) ? 'Admin' : ''),
+    operationId: operationId(name, api),
     summary: route.summary,
-    ...(STATE_RULES[name] ? { description: STATE_RULES[name] } : {}),
-    tags: [api === 'admin' ? 'admin' : (PUBLIC_TAGS.find((t) => route.path.startsWith(`/${t}`)) ?? 'emails')],
+    ...(description(name, api) ? { description: description(name, api) } : {}),
+    tags: [api === 'admin' ? 'admin' : publicTag(route.path)],
     security: [{ [api === 'email' ? 'apiKey' : 'adminToken']: [] }],
     parameters: [...pathParams, ...queryParams, ...idempotencyKey],
     ...(fromQuery
@@ -409,6 +457,10 @@ export function buildOpenApi(publicUrl: string): Schema {
         name: 'inbound',
         description:
           "Inbound mail: the routes that claim addresses of the account's domains, and the mail received for them (an API key)",
+      },
+      {
+        name: 'account',
+        description: 'The account itself, its sender domains and its webhooks, managed with its own key (an API key)',
       },
       { name: 'admin', description: 'The management API (the admin token)' },
     ],

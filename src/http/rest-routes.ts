@@ -378,8 +378,113 @@ const ACCOUNT_INBOUND_EMAIL_ROUTES: RestRoute[] = [
   },
 ];
 
-/** CONTRACT.md "Self-service": the account, its domains and webhooks, with a key of permission `all`. */
-export const SELF_SERVICE_ROUTES: RestRoute[] = [];
+/**
+ * CONTRACT.md "Self-service": the account, its domains and webhooks, with the account's own key: reads with a key
+ * of permission `all` or `read_only` (the account itself with any), changes with `all`.
+ */
+export const SELF_SERVICE_ROUTES: RestRoute[] = [
+  {
+    method: 'GET',
+    path: '/account',
+    rpc: e.getAccount,
+    summary: "The key's account with today's usage and rates (any permission)",
+  },
+  {
+    method: 'POST',
+    path: '/domains',
+    rpc: e.createDomain,
+    summary: 'Add a sender domain: the answer lists the DNS records to publish',
+  },
+  { method: 'GET', path: '/domains', rpc: e.listDomains, summary: "List the account's domains, oldest first" },
+  {
+    method: 'GET',
+    path: '/domains/:id',
+    rpc: e.getDomain,
+    idField: 'id',
+    summary: 'Get a domain with its DNS records and their status at the last check',
+  },
+  {
+    method: 'DELETE',
+    path: '/domains/:id',
+    rpc: e.deleteDomain,
+    idField: 'id',
+    summary:
+      'Delete a domain with its DKIM keys and inbound routes; scheduled emails from it are cancelled, emails already sent stay',
+  },
+  {
+    method: 'PATCH',
+    path: '/domains/:id',
+    rpc: e.updateDomain,
+    idField: 'id',
+    summary: 'Turn open and click tracking on or off',
+  },
+  {
+    method: 'POST',
+    path: '/domains/:id/verify',
+    rpc: e.verifyDomain,
+    idField: 'id',
+    summary: "Check a domain's DNS records now; verified when ownership, SPF and DKIM check out (force is 403 here)",
+  },
+  {
+    method: 'POST',
+    path: '/domains/:id/dkim/rotate',
+    rpc: e.rotateDomainDkim,
+    idField: 'id',
+    summary:
+      'Start a DKIM key rotation: a new key to publish, signing once its record is found (409 while one is pending)',
+  },
+  {
+    method: 'POST',
+    path: '/webhooks',
+    rpc: e.createWebhook,
+    summary: 'Create a webhook (its signing secret is shown in this answer only)',
+  },
+  { method: 'GET', path: '/webhooks', rpc: e.listWebhooks, summary: "List the account's webhooks, oldest first" },
+  { method: 'DELETE', path: '/webhooks/:id', rpc: e.deleteWebhook, idField: 'id', summary: 'Delete a webhook' },
+  {
+    method: 'POST',
+    path: '/webhooks/:id/verify',
+    rpc: e.verifyWebhook,
+    idField: 'id',
+    summary: 'Send a signed test request (X-Mail-Event: test) and answer the status the receiver gave',
+  },
+  {
+    method: 'POST',
+    path: '/webhooks/:id/rotate-secret',
+    rpc: e.rotateWebhookSecret,
+    idField: 'id',
+    summary:
+      'Make a new signing secret (shown once); the old one also signs during the overlap (overlap_seconds, default 24 h)',
+  },
+  {
+    method: 'POST',
+    path: '/webhooks/:id/enable',
+    rpc: e.enableWebhook,
+    idField: 'id',
+    summary: 'Attempt deliveries again after the webhook was disabled',
+  },
+  {
+    method: 'POST',
+    path: '/webhooks/:id/resend',
+    rpc: e.resendWebhookDeliveries,
+    idField: 'id',
+    summary: 'Send the discarded deliveries of a time range again (at most 1000 per call)',
+  },
+  {
+    method: 'GET',
+    path: '/webhooks/:id/deliveries',
+    rpc: e.listWebhookDeliveries,
+    idField: 'id',
+    summary: 'Events sent to a webhook, newest first, with every attempt',
+  },
+  {
+    method: 'POST',
+    path: '/webhook-deliveries/:id/resend',
+    rpc: e.resendWebhookDelivery,
+    idField: 'id',
+    summary: 'Send an event to its webhook again',
+  },
+];
 
 /** CONTRACT.md "Self-service": the account's API keys. */
 export const API_KEY_ROUTES: RestRoute[] = [];
@@ -415,6 +520,15 @@ export const TIMELINE_ROUTES: RestRoute[] = [
 
 /** The management API's mirrors of the self-service additions (a domain by id, grouped stats). */
 const ACCOUNT_SELF_SERVICE_ROUTES: RestRoute[] = [
+  { method: 'GET', path: '/domains/:id', rpc: a.getDomain, idField: 'id', summary: "Get any account's domain" },
+  {
+    method: 'DELETE',
+    path: '/domains/:id',
+    rpc: a.deleteDomain,
+    idField: 'id',
+    summary:
+      "Delete any account's domain with its DKIM keys and inbound routes; the account's scheduled emails from it are cancelled, emails already sent stay",
+  },
   {
     method: 'GET',
     path: '/accounts/:id/stats/grouped',

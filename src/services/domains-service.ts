@@ -14,6 +14,7 @@ import {
   type RecordStatus,
 } from '../domain/dns-records.js';
 import { DAILY_QUOTA } from '../domain/limits.js';
+import { toPage } from '../domain/pagination.js';
 import { asciiDomain } from '../domain/domain-name.js';
 import { AppError, invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
@@ -38,7 +39,7 @@ export interface DomainView extends DomainRow {
 }
 
 export interface DomainsDeps {
-  domains: Pick<DomainsRepo, 'create' | 'get' | 'listByAccount' | 'markVerified' | 'updateTracking'>;
+  domains: Pick<DomainsRepo, 'create' | 'get' | 'page' | 'markVerified' | 'updateTracking' | 'delete'>;
   dkimKeys: Pick<DkimKeysRepo, 'listPublished'>;
   /** The domains of each domain's inbound routes, whose MX records it lists. */
   inboundRoutes: Pick<InboundRoutesRepo, 'domainsOf'>;
@@ -46,6 +47,8 @@ export interface DomainsDeps {
   dkim: Pick<DkimProvisioning, 'addKey'>;
   checks: Pick<DomainDnsCheck, 'check'>;
   publish: PublishSettings;
+  /** Told of each deleted domain: the send path's memory of verified domains forgets it (sender-check.ts). */
+  onDeleted?: (accountId: string, name: string) => void;
 }
 
 const withStatuses = (domain: DomainRow, records: ExpectedRecord[]): DomainView => ({
@@ -60,9 +63,14 @@ const withStatuses = (domain: DomainRow, records: ExpectedRecord[]): DomainView 
   dmarc: dmarcOf(domain.dnsStatuses, records),
 });
 
+/**
+ * An account's sender domains, for both APIs: a key's calls name its own account (`owner`), and another
+ * account's domain is a 404 worded as an unknown one's, decided by the query that reads or changes the row; the
+ * operator's calls pass no owner and reach any account's.
+ */
 export function createDomainsService(deps: DomainsDeps) {
-  async function mustGet(id: string): Promise<DomainRow> {
-    const domain = await deps.domains.get(id);
+  async function mustGet(owner: string | undefined, id: string): Promise<DomainRow> {
+    const domain = await deps.domains.get(id, owner);
     if (!domain) throw notFound('domain', id);
     return domain;
   }
@@ -119,9 +127,34 @@ export function createDomainsService(deps: DomainsDeps) {
       return view(created);
     },
 
-    async list(accountId: string): Promise<DomainView[]> {
+    /** One page of the account's domains, oldest first, with how many it has. */
+    async list(
+      accountId: string,
+      q: { page: number; pageSize: number },
+    ): Promise<{ rows: DomainView[]; total: number }> {
+      const { limit, offset } = toPage(q.page, q.pageSize, 'page_size');
       if (!(await deps.accounts.get(accountId))) throw notFound('account', accountId);
-      return views(await deps.domains.listByAccount(accountId));
+      const { rows, total } = await deps.domains.page(accountId, limit, offset);
+      return { rows: await views(rows), total };
+    },
+
+    async get(owner: string | undefined, id: string): Promise<DomainView> {
+      return view(await mustGet(owner, id));
+    },
+
+    /**
+     * Deletes the domain with its DKIM keys and inbound routes, and cancels the account's scheduled emails
+     * still waiting to be sent from it (domains-repo.ts delete); emails already accepted stay.
+     */
+    async delete(owner: string | undefined, id: string): Promise<{ message: string }> {
+      const deleted = await deps.domains.delete(owner, id);
+      if (!deleted) throw notFound('domain', id);
+      deps.onDeleted?.(deleted.accountId, deleted.name);
+      const also = [
+        deleted.inboundRoutes > 0 ? `${deleted.inboundRoutes} inbound route(s) deleted` : '',
+        deleted.cancelledScheduled > 0 ? `${deleted.cancelledScheduled} scheduled email(s) from it cancelled` : '',
+      ].filter((s) => s !== '');
+      return { message: `domain ${id} (${deleted.name}) deleted${also.length > 0 ? `; ${also.join(', ')}` : ''}` };
     },
 
     /**
@@ -129,8 +162,8 @@ export function createDomainsService(deps: DomainsDeps) {
      * SPF and the active DKIM key check out. `force` (operator override) verifies at once without a lookup.
      * A verified domain stays verified whatever a later check finds.
      */
-    async verify(id: string, force: boolean): Promise<DomainView> {
-      let domain = await mustGet(id);
+    async verify(owner: string | undefined, id: string, force: boolean): Promise<DomainView> {
+      let domain = await mustGet(owner, id);
       if (force) return view(domain.verifiedAt === null ? await markVerified(domain) : domain);
       const checked = await deps.checks.check(domain);
       domain = checked.domain;
@@ -144,20 +177,24 @@ export function createDomainsService(deps: DomainsDeps) {
      * signs once a check finds its record (verify, or the periodic re-check); the old key signs until then.
      * One rotation at a time: a second while one is pending is a conflict (409).
      */
-    async rotateDkim(id: string): Promise<DomainView> {
-      const domain = await mustGet(id);
+    async rotateDkim(owner: string | undefined, id: string): Promise<DomainView> {
+      const domain = await mustGet(owner, id);
       const pendingConflict = () =>
         new AppError(
           'conflict',
           `the domain ${domain.name} already has a new DKIM key waiting for its DNS record: publish it and verify the domain first`,
         );
-      if ((await deps.dkimKeys.listPublished([id])).some((k) => k.status === 'pending')) throw pendingConflict();
-      if (!(await deps.dkim.addKey(id, 'pending'))) throw pendingConflict();
+      if ((await deps.dkimKeys.listPublished([domain.id])).some((k) => k.status === 'pending')) throw pendingConflict();
+      if (!(await deps.dkim.addKey(domain.id, 'pending'))) throw pendingConflict();
       return view(domain);
     },
 
-    async updateTracking(id: string, patch: { openTracking?: boolean; clickTracking?: boolean }): Promise<DomainView> {
-      const updated = await deps.domains.updateTracking(id, patch);
+    async updateTracking(
+      owner: string | undefined,
+      id: string,
+      patch: { openTracking?: boolean; clickTracking?: boolean },
+    ): Promise<DomainView> {
+      const updated = await deps.domains.updateTracking(owner, id, patch);
       if (!updated) throw notFound('domain', id);
       return view(updated);
     },

@@ -28,12 +28,16 @@ export interface SenderCheckDeps {
  * a 403 naming the domain.
  *
  * Verification only ever goes one way (a domain is never unverified), so a domain found verified is
- * remembered for a minute, which saves a query on every send; one not verified is always asked again.
+ * remembered for a minute, which saves a query on every send; one not verified is always asked again. A domain
+ * can be deleted, though: `forget` drops it from this process's memory at once (the domains service calls it);
+ * another process may still take it for the rest of its minute.
  */
-export function createSenderCheck(deps: SenderCheckDeps) {
+export function createSenderCheck(
+  deps: SenderCheckDeps,
+): SenderCheck & { forget: (accountId: string, domain: string) => void } {
   const now = deps.now ?? Date.now;
   const verified = new Map<string, number>();
-  return async function assertMaySendFrom(principal: Principal, domain: string): Promise<void> {
+  async function assertMaySendFrom(principal: Principal, domain: string): Promise<void> {
     assertSenderDomainAllowed(principal.allowedDomains, domain);
     const key = `${principal.accountId}/${domain}`;
     if ((verified.get(key) ?? 0) > now()) return;
@@ -57,6 +61,10 @@ export function createSenderCheck(deps: SenderCheckDeps) {
     }
     if (verified.size >= CACHE_MAX) verified.clear();
     verified.set(key, now() + VERIFIED_TTL_MS);
-  };
+  }
+  return Object.assign(assertMaySendFrom, {
+    forget: (accountId: string, domain: string) => void verified.delete(`${accountId}/${domain}`),
+  });
 }
-export type SenderCheck = ReturnType<typeof createSenderCheck>;
+/** Refuses (403) a send from a domain the key or the account may not send from. */
+export type SenderCheck = (principal: Principal, domain: string) => Promise<void>;

@@ -4,6 +4,7 @@ import type { WebhookDeliveriesRepo } from '../db/index.js';
 import type { WebhookRow } from '../domain/entities/webhooks.js';
 import type { WebhooksRepo } from '../db/index.js';
 import { EVENT_TYPES, isOneOf } from '../domain/catalog.js';
+import { toPage } from '../domain/pagination.js';
 import { parseZonedTime } from '../domain/schedule.js';
 import { invalid, notFound } from '../errors.js';
 import { enumFilter } from './enum-filter.js';
@@ -29,7 +30,18 @@ export interface WebhooksDeps {
   sendTest: (webhook: WebhookRow) => Promise<{ statusCode: number }>;
 }
 
+/**
+ * An account's webhooks and their deliveries, for both APIs: a key's calls name its own account (`owner`), and
+ * another account's webhook or delivery is a 404 worded as an unknown one's, decided by the query that reads or
+ * changes the row; the operator's calls pass no owner and reach any account's.
+ */
 export function createWebhooksService(deps: WebhooksDeps) {
+  async function mustGet(owner: string | undefined, id: string): Promise<WebhookRow> {
+    const webhook = await deps.webhooks.get(id, owner);
+    if (!webhook) throw notFound('webhook', id);
+    return webhook;
+  }
+
   return {
     /** Creates a webhook; the answer is the only place the signing secret ever appears. */
     async create(accountId: string, input: { url: string; events: string[] }): Promise<WebhookRow> {
@@ -44,69 +56,80 @@ export function createWebhooksService(deps: WebhooksDeps) {
       });
     },
 
-    async list(accountId: string): Promise<WebhookRow[]> {
+    /** One page of the account's webhooks, oldest first, with how many it has. */
+    async list(
+      accountId: string,
+      q: { page: number; pageSize: number },
+    ): Promise<{ rows: WebhookRow[]; total: number }> {
+      const { limit, offset } = toPage(q.page, q.pageSize, 'page_size');
       if (!(await deps.accounts.get(accountId))) throw notFound('account', accountId);
-      return deps.webhooks.listByAccount(accountId);
+      return deps.webhooks.page(accountId, limit, offset);
     },
 
-    async delete(id: string): Promise<void> {
-      if (!(await deps.webhooks.softDelete(id))) throw notFound('webhook', id);
+    async delete(owner: string | undefined, id: string): Promise<void> {
+      if (!(await deps.webhooks.softDelete(owner, id))) throw notFound('webhook', id);
     },
 
     /** Verify: the signed `test` request, answered at once; success means the receiver answered 2xx. */
-    async verify(id: string): Promise<{ success: boolean; statusCode: number }> {
-      const webhook = await deps.webhooks.get(id);
-      if (!webhook) throw notFound('webhook', id);
-      const { statusCode } = await deps.sendTest(webhook);
+    async verify(owner: string | undefined, id: string): Promise<{ success: boolean; statusCode: number }> {
+      const { statusCode } = await deps.sendTest(await mustGet(owner, id));
       return { success: statusCode >= 200 && statusCode < 300, statusCode };
     },
 
     /** The events sent to a webhook, newest first, each with every attempt. */
-    async deliveries(id: string, q: { status: string; limit: number }): Promise<WebhookDeliveryRow[]> {
-      if (!(await deps.webhooks.get(id))) throw notFound('webhook', id);
+    async deliveries(
+      owner: string | undefined,
+      id: string,
+      q: { status: string; limit: number },
+    ): Promise<WebhookDeliveryRow[]> {
+      const webhook = await mustGet(owner, id);
       const status = enumFilter('status', DELIVERY_STATUSES, q.status);
       if (q.limit < 0 || q.limit > DELIVERIES_PAGE.max)
         throw invalid(`limit must be from 1 to ${DELIVERIES_PAGE.max}; got ${q.limit}`);
-      return deps.webhookDeliveries.listForWebhook(id, status, q.limit || DELIVERIES_PAGE.default);
+      return deps.webhookDeliveries.listForWebhook(webhook.id, status, q.limit || DELIVERIES_PAGE.default);
     },
 
     /** Sends an event to its webhook again with a fresh retry budget; one still being tried is left alone. */
-    async resend(deliveryId: string): Promise<WebhookDeliveryRow> {
-      const delivery = await deps.webhookDeliveries.get(deliveryId);
+    async resend(owner: string | undefined, deliveryId: string): Promise<WebhookDeliveryRow> {
+      const delivery = await deps.webhookDeliveries.get(deliveryId, owner);
       if (!delivery) throw notFound('webhook delivery', deliveryId);
+      // The delivery's webhook is of the delivery's account: no second check of the owner is needed.
       const webhook = await deps.webhooks.get(delivery.webhookId);
       if (!webhook) throw invalid(`webhook ${delivery.webhookId} was deleted; its events cannot be sent again`);
       refuseDisabled(webhook);
       if (delivery.status === 'pending') throw invalid(`webhook delivery ${deliveryId} is still being tried`);
-      await deps.webhookDeliveries.requeue(deliveryId);
-      return (await deps.webhookDeliveries.get(deliveryId))!;
+      await deps.webhookDeliveries.requeue(delivery.id);
+      return (await deps.webhookDeliveries.get(delivery.id))!;
     },
 
     /**
      * Bulk re-send: the discarded deliveries whose events came in [from, to), oldest first, at most
      * BULK_RESEND_MAX per call, each queued as a single re-send would queue it.
      */
-    async resendRange(id: string, input: { from: string; to: string }): Promise<{ queued: number; hasMore: boolean }> {
-      const webhook = await deps.webhooks.get(id);
-      if (!webhook) throw notFound('webhook', id);
+    async resendRange(
+      owner: string | undefined,
+      id: string,
+      input: { from: string; to: string },
+    ): Promise<{ queued: number; hasMore: boolean }> {
+      const webhook = await mustGet(owner, id);
       refuseDisabled(webhook);
       const from = isoInstant('from', input.from);
       const to = input.to === '' ? new Date() : isoInstant('to', input.to);
       if (from >= to) throw invalid(`from (${input.from}) must be before to (${input.to || 'now'})`);
-      const { queued, more } = await deps.webhookDeliveries.requeueDiscarded(id, { from, to }, BULK_RESEND_MAX);
+      const { queued, more } = await deps.webhookDeliveries.requeueDiscarded(webhook.id, { from, to }, BULK_RESEND_MAX);
       return { queued, hasMore: more };
     },
 
     /** A new secret, answered once; the current one keeps signing beside it for the overlap. */
-    async rotateSecret(id: string, overlapSeconds: number | undefined): Promise<WebhookRow> {
-      const webhook = await deps.webhooks.rotateSecret(id, generateWebhookSecret(), overlapOf(overlapSeconds));
+    async rotateSecret(owner: string | undefined, id: string, overlapSeconds: number | undefined): Promise<WebhookRow> {
+      const webhook = await deps.webhooks.rotateSecret(owner, id, generateWebhookSecret(), overlapOf(overlapSeconds));
       if (!webhook) throw notFound('webhook', id);
       return webhook;
     },
 
     /** Re-enables a disabled webhook (and is harmless on one that is not). */
-    async enable(id: string): Promise<WebhookRow> {
-      const webhook = await deps.webhooks.enable(id);
+    async enable(owner: string | undefined, id: string): Promise<WebhookRow> {
+      const webhook = await deps.webhooks.enable(owner, id);
       if (!webhook) throw notFound('webhook', id);
       return webhook;
     },

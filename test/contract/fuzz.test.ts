@@ -133,7 +133,7 @@ describe('the OpenAPI document is a contract the service keeps', () => {
       // The public API first, then the management API: the latter may pause or ban the account, or delete
       // the key, whose ids it learns from its own answers, and the public API would only answer 401/403.
       const runs: { code: number | null; output: string }[] = [];
-      for (const tag of ['emails', 'templates', 'suppressions', 'inbound', 'admin']) {
+      for (const tag of ['emails', 'templates', 'suppressions', 'inbound', 'account', 'admin']) {
         const fuzz = () =>
           run(
             bin,

@@ -141,6 +141,64 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(op('post', '/v1/mail/inbound/routes').responses[200].links)).toEqual(['deleteInboundRoute']);
   });
 
+  it("gives the account's own domains and webhooks the management API's rules, under the account tag, with ids of their own", () => {
+    for (const [method, path] of [
+      ['get', '/v1/mail/account'],
+      ['post', '/v1/mail/domains'],
+      ['get', '/v1/mail/domains/{id}'],
+      ['delete', '/v1/mail/domains/{id}'],
+      ['post', '/v1/mail/webhooks'],
+      ['get', '/v1/mail/webhooks/{id}/deliveries'],
+      ['post', '/v1/mail/webhook-deliveries/{id}/resend'],
+    ])
+      expect(op(method!, path!).tags, `${method} ${path}`).toEqual(['account']);
+    // The same request rules under the public request's name and the management API's.
+    expect(body('post', '/v1/mail/domains')).toMatchObject({
+      required: ['name'],
+      properties: { name: { minLength: 1 } },
+    });
+    expect(body('post', '/v1/mail/admin/accounts/{id}/domains')).toMatchObject({
+      required: ['name'],
+      properties: { name: { minLength: 1 } },
+    });
+    expect(body('post', '/v1/mail/admin/accounts/{id}/domains').properties.account_id).toBeUndefined();
+    for (const path of ['/v1/mail/webhooks', '/v1/mail/admin/accounts/{id}/webhooks'])
+      expect(body('post', path)).toMatchObject({
+        required: ['url', 'events'],
+        properties: { events: { minItems: 1, items: { enum: [...EVENT_TYPES] } } },
+      });
+    for (const path of [
+      '/v1/mail/domains',
+      '/v1/mail/webhooks',
+      '/v1/mail/admin/accounts/{id}/domains',
+      '/v1/mail/admin/accounts/{id}/webhooks',
+    ]) {
+      const pageSize = op('get', path).parameters.find((p: S) => p.name === 'page_size');
+      expect(pageSize?.schema, path).toMatchObject({ minimum: 0, maximum: LIMITS.pageSizeMax });
+    }
+    expect(schema('ListDomainsResponse').required).toEqual(['domains', 'total']);
+    // An admin operation whose RPC the public API has too is suffixed; its links stay within the management API.
+    expect(op('post', '/v1/mail/domains').operationId).toBe('createDomain');
+    expect(op('post', '/v1/mail/admin/accounts/{id}/domains').operationId).toBe('createDomainAdmin');
+    expect(op('get', '/v1/mail/admin/accounts/{id}').operationId).toBe('getAccountAdmin');
+    expect(op('get', '/v1/mail/account').operationId).toBe('getAccount');
+    expect(Object.keys(op('post', '/v1/mail/admin/accounts').responses[200].links)).toEqual(
+      expect.arrayContaining(['getAccountAdmin', 'createDomainAdmin', 'createWebhookAdmin', 'listDomainsAdmin']),
+    );
+    expect(Object.keys(op('post', '/v1/mail/admin/accounts/{id}/domains').responses[200].links)).toContain(
+      'verifyDomainAdmin',
+    );
+    expect(Object.keys(op('post', '/v1/mail/domains').responses[200].links)).toEqual([
+      'getDomain',
+      'verifyDomain',
+      'updateDomain',
+      'rotateDomainDkim',
+      'deleteDomain',
+    ]);
+    expect(op('post', '/v1/mail/domains/{id}/verify').description).toMatch(/force: true is a 403/);
+    expect(op('post', '/v1/mail/admin/domains/{id}/verify').description ?? '').not.toMatch(/403/);
+  });
+
   it("states the erasure request's required address and its limits", () => {
     expect(body('post', '/v1/mail/admin/recipients/erase')).toMatchObject({
       required: ['address'],
@@ -170,16 +228,20 @@ describe('the OpenAPI document', () => {
       'createTemplate',
       'eraseEmail',
       'rotateDomainDkim',
+      'rotateDomainDkimAdmin',
       'scheduleEmail',
       'sendBatch',
       'sendEmail',
       'updateAccountTemplate',
       'updateTemplate',
     ]);
-    // These 409s carry no Retry-After: only the request id every answer has.
+    // These 409s carry no Retry-After: only the request id every answer has (and the key's rate on the public API).
+    expect(
+      Object.keys(ops().find(([, , o]) => o.operationId === 'rotateDomainDkimAdmin')![2].responses[409].headers),
+    ).toEqual(['X-Request-Id']);
     expect(
       Object.keys(ops().find(([, , o]) => o.operationId === 'rotateDomainDkim')![2].responses[409].headers),
-    ).toEqual(['X-Request-Id']);
+    ).toEqual(['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']);
     expect(Object.keys(ops().find(([, , o]) => o.operationId === 'eraseEmail')![2].responses[409].headers)).toEqual([
       'X-Request-Id',
     ]);

@@ -1,5 +1,5 @@
 import type { StoredStatuses } from '../../domain/dns-records.js';
-import type { Sql } from '../sql.js';
+import type { Sql, Tx } from '../sql.js';
 import type { DomainRow, DnsCheckState } from '../../domain/entities/domains.js';
 
 type Raw = {
@@ -29,6 +29,21 @@ const toDomain = (r: Raw): DomainRow => ({
   dnsFailingSince: r.dns_failing_since,
 });
 
+/**
+ * The rows a caller may touch: `owner` is the calling key's account, whose rows alone it sees (another account's
+ * row is as absent as a missing one); undefined is the operator, who acts on any account's.
+ */
+const ownedBy = (sql: Sql | Tx, owner: string | undefined) =>
+  owner === undefined ? sql`` : sql`and account_id = ${owner}`;
+
+/** What deleting a domain removed with it (see delete). */
+export interface DomainDeletion {
+  accountId: string;
+  name: string;
+  inboundRoutes: number;
+  cancelledScheduled: number;
+}
+
 export function createDomainsRepo(sql: Sql) {
   return {
     async create(d: {
@@ -45,13 +60,51 @@ export function createDomainsRepo(sql: Sql) {
       return row && toDomain(row);
     },
 
-    async get(id: string): Promise<DomainRow | undefined> {
-      const [row] = await sql<Raw[]>`select * from domains where id = ${id}`;
+    /** The domain, if it is `owner`'s (any account's when undefined). */
+    async get(id: string, owner?: string): Promise<DomainRow | undefined> {
+      const [row] = await sql<Raw[]>`select * from domains where id = ${id} ${ownedBy(sql, owner)}`;
       return row && toDomain(row);
     },
 
     async listByAccount(accountId: string): Promise<DomainRow[]> {
       return (await sql<Raw[]>`select * from domains where account_id = ${accountId} order by id`).map(toDomain);
+    },
+
+    /** One page of an account's domains, oldest first, and how many it has (a few: count(*) is cheap). */
+    async page(accountId: string, limit: number, offset: number): Promise<{ rows: DomainRow[]; total: number }> {
+      const [rows, [count]] = await Promise.all([
+        sql<Raw[]>`select * from domains where account_id = ${accountId} order by id limit ${limit} offset ${offset}`,
+        sql<{ n: number }[]>`select count(*)::int as n from domains where account_id = ${accountId}`,
+      ]);
+      return { rows: rows.map(toDomain), total: count?.n ?? 0 };
+    },
+
+    /**
+     * Deletes `owner`'s domain (any account's when undefined) in one transaction: its DKIM keys (the foreign
+     * key cascades), its inbound routes (mail they received stays), and the account's scheduled emails still
+     * waiting to be sent from it, which are cancelled: they would otherwise go out from a domain the account no
+     * longer has, unsigned. Emails already accepted stay as they are. The row is locked first, so a route
+     * being added to it at the same moment waits and then finds it gone.
+     */
+    async delete(owner: string | undefined, id: string): Promise<DomainDeletion | undefined> {
+      return sql.begin(async (tx) => {
+        const [row] = await tx<{ account_id: string; name: string }[]>`
+          select account_id, name from domains where id = ${id} ${ownedBy(tx, owner)} for update`;
+        if (!row) return undefined;
+        const routes = await tx`delete from inbound_routes where domain_id = ${id} returning id`;
+        // From addresses are stored with their domain in its ASCII form, lower case, as domain names are.
+        const cancelled = await tx`
+          update scheduled_emails set status = 'cancelled', cancelled_at = now()
+          where account_id = ${row.account_id} and status = 'enqueued' and split_part(from_address, '@', 2) = ${row.name}
+          returning id`;
+        await tx`delete from domains where id = ${id}`;
+        return {
+          accountId: row.account_id,
+          name: row.name,
+          inboundRoutes: routes.length,
+          cancelledScheduled: cancelled.length,
+        };
+      }) as Promise<DomainDeletion | undefined>;
     },
 
     async findByName(accountId: string, name: string): Promise<DomainRow | undefined> {
@@ -89,6 +142,7 @@ export function createDomainsRepo(sql: Sql) {
     },
 
     async updateTracking(
+      owner: string | undefined,
       id: string,
       patch: { openTracking?: boolean; clickTracking?: boolean },
     ): Promise<DomainRow | undefined> {
@@ -96,7 +150,7 @@ export function createDomainsRepo(sql: Sql) {
         update domains set
           open_tracking = coalesce(${patch.openTracking ?? null}::boolean, open_tracking),
           click_tracking = coalesce(${patch.clickTracking ?? null}::boolean, click_tracking)
-        where id = ${id} returning *`;
+        where id = ${id} ${ownedBy(sql, owner)} returning *`;
       return row && toDomain(row);
     },
   };

@@ -268,8 +268,12 @@ export function createWebhookDeliveriesRepo(sql: Sql, box: SecretBox) {
       return { queued, more: left!.more };
     },
 
-    async get(id: string): Promise<WebhookDeliveryRow | undefined> {
-      const [row] = await selectDeliveries(sql`d.id = ${id}`, 1);
+    /** The delivery, if it is `owner`'s (any account's when undefined: the operator). */
+    async get(id: string, owner?: string): Promise<WebhookDeliveryRow | undefined> {
+      const [row] = await selectDeliveries(
+        owner === undefined ? sql`d.id = ${id}` : sql`d.id = ${id} and d.account_id = ${owner}`,
+        1,
+      );
       return row && toDelivery(row);
     },
 

@@ -47,6 +47,8 @@ export function signingSecrets(
  */
 export function createWebhooksRepo(sql: Sql, box: SecretBox) {
   const webhook = (r: Raw) => toWebhook(r, box);
+  /** `owner`'s rows alone (another account's is as absent as a missing one); any account's when undefined (the operator). */
+  const ownedBy = (owner: string | undefined) => (owner === undefined ? sql`` : sql`and account_id = ${owner}`);
   return {
     async create(w: {
       id: string;
@@ -61,20 +63,24 @@ export function createWebhooksRepo(sql: Sql, box: SecretBox) {
       return webhook(row!);
     },
 
-    async get(id: string): Promise<WebhookRow | undefined> {
-      const [row] = await sql<Raw[]>`select * from webhooks where id = ${id} and deleted_at is null`;
+    async get(id: string, owner?: string): Promise<WebhookRow | undefined> {
+      const [row] = await sql<Raw[]>`select * from webhooks where id = ${id} and deleted_at is null ${ownedBy(owner)}`;
       return row && webhook(row);
     },
 
-    async listByAccount(accountId: string): Promise<WebhookRow[]> {
-      return (
-        await sql<Raw[]>`select * from webhooks where account_id = ${accountId} and deleted_at is null order by id`
-      ).map(webhook);
+    /** One page of an account's webhooks, oldest first, and how many it has (a few: count(*) is cheap). */
+    async page(accountId: string, limit: number, offset: number): Promise<{ rows: WebhookRow[]; total: number }> {
+      const live = sql`account_id = ${accountId} and deleted_at is null`;
+      const [rows, [count]] = await Promise.all([
+        sql<Raw[]>`select * from webhooks where ${live} order by id limit ${limit} offset ${offset}`,
+        sql<{ n: number }[]>`select count(*)::int as n from webhooks where ${live}`,
+      ]);
+      return { rows: rows.map(webhook), total: count?.n ?? 0 };
     },
 
-    async softDelete(id: string): Promise<boolean> {
+    async softDelete(owner: string | undefined, id: string): Promise<boolean> {
       const rows =
-        await sql`update webhooks set deleted_at = now() where id = ${id} and deleted_at is null returning id`;
+        await sql`update webhooks set deleted_at = now() where id = ${id} and deleted_at is null ${ownedBy(owner)} returning id`;
       return rows.length > 0;
     },
 
@@ -82,20 +88,25 @@ export function createWebhooksRepo(sql: Sql, box: SecretBox) {
      * A new secret; the current one keeps signing for `overlapSeconds` more. A rotation during an overlap
      * drops the secret before (two at most sign a request).
      */
-    async rotateSecret(id: string, secret: string, overlapSeconds: number): Promise<WebhookRow | undefined> {
+    async rotateSecret(
+      owner: string | undefined,
+      id: string,
+      secret: string,
+      overlapSeconds: number,
+    ): Promise<WebhookRow | undefined> {
       // The current secret moves to previous_secret as it is: both columns are sealed for the same context.
       const [row] = await sql<Raw[]>`
         update webhooks set previous_secret = secret, secret = ${box.seal(secret, sealedContext.webhookSecret(id))},
           previous_secret_until = now() + make_interval(secs => ${overlapSeconds})
-        where id = ${id} and deleted_at is null returning *`;
+        where id = ${id} and deleted_at is null ${ownedBy(owner)} returning *`;
       return row && webhook(row);
     },
 
     /** Ends a disable: deliveries are attempted again, and the failure count starts from zero. */
-    async enable(id: string): Promise<WebhookRow | undefined> {
+    async enable(owner: string | undefined, id: string): Promise<WebhookRow | undefined> {
       const [row] = await sql<Raw[]>`
         update webhooks set disabled_at = null, disabled_reason = null, consecutive_discards = 0, failing_since = null
-        where id = ${id} and deleted_at is null returning *`;
+        where id = ${id} and deleted_at is null ${ownedBy(owner)} returning *`;
       return row && webhook(row);
     },
 
