@@ -1,6 +1,7 @@
 import { createRegistry, fromJson, toJson, type JsonValue, type Message } from '@bufbuild/protobuf';
 import { Code, ConnectError, createClient, type Client, type Interceptor } from '@connectrpc/connect';
 import { createConnectTransport, Http2SessionManager } from '@connectrpc/connect-node';
+import { file_mail_v1_account } from '../../src/gen/mail/v1/account_pb.js';
 import { AdminService, file_mail_v1_admin_service } from '../../src/gen/mail/v1/admin_service_pb.js';
 import { file_mail_v1_inbound } from '../../src/gen/mail/v1/inbound_pb.js';
 import { file_mail_v1_types } from '../../src/gen/mail/v1/types_pb.js';
@@ -61,8 +62,10 @@ export function adminClient(baseUrl: string, adminToken: string): { client: Admi
   return { client: createClient(AdminService, t.transport), close: t.close };
 }
 
+// Each file its messages are declared in (a file's registry entry does not bring the files it imports).
 const registry = createRegistry(
   file_mail_v1_types,
+  file_mail_v1_account,
   file_mail_v1_templates,
   file_mail_v1_suppressions,
   file_mail_v1_inbound,

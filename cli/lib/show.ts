@@ -112,6 +112,10 @@ export function showApiKey(k: ApiKey): string {
     'name',
     'permission',
     ['allowed_domains', k.allowedDomains.length ? list(k.allowedDomains) : '(any verified domain)'],
+    // The key's own limits, where it has them.
+    ['rate_limit', k.rateLimit === undefined ? undefined : `${k.rateLimit} requests per second`],
+    ['daily_quota', k.dailyQuota === undefined ? undefined : `${k.dailyQuota} emails per UTC day`],
+    ['expires_at', k.expiresAt],
     'createdAt',
   ]);
 }

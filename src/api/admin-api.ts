@@ -141,13 +141,17 @@ function setupCalls(deps: AdminApiDeps, admin: Admit) {
           name: req.name,
           permission: req.permission,
           allowedDomains: req.allowedDomains,
+          rateLimit: req.rateLimit,
+          dailyQuota: req.dailyQuota,
+          expiresAt: req.expiresAt,
         });
         return presentApiKey(k, { key: k.key });
       }),
     listApiKeys: (req, ctx) =>
-      admin(ctx, async () => ({
-        apiKeys: (await deps.apiKeys.list(req.accountId)).map((k) => presentApiKey(k, { withUsage: true })),
-      })),
+      admin(ctx, async () => {
+        const { rows, total } = await deps.apiKeys.list(req.accountId, req);
+        return { apiKeys: rows.map((k) => presentApiKey(k, { withUsage: true })), total };
+      }),
     deleteApiKey: (req, ctx) =>
       admin(ctx, async () => {
         await deps.apiKeys.delete(req.id);

@@ -80,7 +80,7 @@ export function presentApiKey(
   k: ApiKeyRow,
   extra: { key?: string; withUsage?: boolean } = {},
 ): MessageInitShape<typeof ApiKeySchema> {
-  const { requestCount, errorCount, emailSentCount } = k.usage;
+  const { requestCount, errorCount, emailSentCount, sentToday } = k.usage;
   return {
     id: k.id,
     name: k.name,
@@ -89,8 +89,20 @@ export function presentApiKey(
     createdAt: iso(k.createdAt),
     ...(extra.key !== undefined ? { key: extra.key } : {}),
     ...(extra.withUsage
-      ? { usage: { requestCount, emailSentCount, errorRate: requestCount === 0 ? 0 : errorCount / requestCount } }
+      ? {
+          usage: {
+            requestCount,
+            emailSentCount,
+            errorRate: requestCount === 0 ? 0 : errorCount / requestCount,
+            sentToday,
+          },
+          ...(k.lastUsedAt === null ? {} : { lastUsedAt: iso(k.lastUsedAt) }),
+        }
       : {}),
+    // The key's own limits, shown only where it has them (absent: the account's and the service's).
+    ...(k.rateLimit === null ? {} : { rateLimit: k.rateLimit }),
+    ...(k.dailyQuota === null ? {} : { dailyQuota: k.dailyQuota }),
+    ...(k.expiresAt === null ? {} : { expiresAt: iso(k.expiresAt) }),
   };
 }
 

@@ -24,7 +24,7 @@ export function createGuard(deps: { auth: AuthService; rateLimiter: RateLimiter;
     if (ctx.principal) return ctx.principal;
     const principal = await authenticate();
     try {
-      ctx.rate = await deps.rateLimiter.take(principal.keyId);
+      ctx.rate = await deps.rateLimiter.take(principal.keyId, principal.rateLimit);
     } catch (err) {
       deps.usage.request(principal.keyId, true);
       throw err;

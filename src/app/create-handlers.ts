@@ -145,7 +145,13 @@ export function createHandlers(
     publish: core.publish,
     onDeleted: (accountId, name) => assertMaySendFrom.forget(accountId, name),
   });
-  const apiKeysService = createApiKeysService({ apiKeys: repos.apiKeys, accounts: repos.accounts, usage });
+  const apiKeysService = createApiKeysService({
+    apiKeys: repos.apiKeys,
+    accounts: repos.accounts,
+    usage,
+    maxRateLimit: config.rateLimit,
+    now,
+  });
   const webhooksService = createWebhooksService({
     webhooks: repos.webhooks,
     webhookDeliveries: repos.webhookDeliveries,
@@ -169,7 +175,7 @@ export function createHandlers(
     inboundRoutes,
     inboundEmails,
     selfService,
-    apiKeys: {},
+    apiKeys: { apiKeys: apiKeysService },
     stats,
     timeline: { events, renderer },
   });

@@ -17,3 +17,11 @@ export function quotaExceeded(used: number, total: number, now: Date): AppError 
   const retryAfterSeconds = Math.max(1, Math.ceil((resetsAt.getTime() - now.getTime()) / 1000));
   return new AppError('quota_exceeded', text, { errorText: text, retryAfterSeconds });
 }
+
+/** A key's own daily quota (its daily_quota) refused the send: the same 429 and reset, naming the key's quota. */
+export function keyQuotaExceeded(used: number, total: number, now: Date): AppError {
+  const resetsAt = nextUtcMidnight(now);
+  const text = `API key daily quota exceeded (${used}/${total}), resets at ${resetsAt.toISOString()}`;
+  const retryAfterSeconds = Math.max(1, Math.ceil((resetsAt.getTime() - now.getTime()) / 1000));
+  return new AppError('quota_exceeded', text, { errorText: text, retryAfterSeconds });
+}

@@ -70,6 +70,28 @@ const pageSize = count(LIMITS.pageSizeMax, LIMITS.pageSizeDefault);
 export const NO_NUL = '^[^\\x00]*$';
 // Something besides white space (names are trimmed), and no NUL.
 const NOT_BLANK = '^[^\\x00]*[^\\s\\uFEFF\\x00][^\\x00]*$';
+
+/** A key to create, by a key of the account (POST /api-keys) or by the operator (the account in the path). */
+const apiKeyToCreate: Constraints = {
+  name: { minLength: 1, maxLength: API_KEY_NAME_MAX, pattern: NOT_BLANK },
+  permission: enumOf(PERMISSIONS),
+  allowed_domains: { items: { pattern: ALLOWED_DOMAIN.source } },
+  rate_limit: {
+    minimum: 1,
+    description:
+      "The key's own requests per second, at most the service's MAILER_RATE_LIMIT (above it: 400); absent: that limit.",
+  },
+  daily_quota: {
+    minimum: 0,
+    maximum: DAILY_QUOTA_MAX,
+    description:
+      "The key's own emails per UTC day, at most the account's daily_quota (above it: 400), checked with the account's at every send; absent: the account's quota alone.",
+  },
+  expires_at: {
+    ...dateTime,
+    description: 'ISO 8601 with a zone, in the future (else 400); from then on the key is a 401. Absent: never.',
+  },
+};
 // Printable characters only; tab is allowed in header and tag values.
 const NO_CONTROL = '^[^\\x00-\\x08\\x0a-\\x1f\\x7f]*$';
 const ADDRESS = {
@@ -386,11 +408,10 @@ export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
   CreateAccountDomainRequest: domainToCreate,
   ListDomainsRequest: { page, page_size: pageSize },
   ListAccountDomainsRequest: { page, page_size: pageSize },
-  CreateApiKeyRequest: {
-    name: { minLength: 1, maxLength: API_KEY_NAME_MAX, pattern: NOT_BLANK },
-    permission: enumOf(PERMISSIONS),
-    allowed_domains: { items: { pattern: ALLOWED_DOMAIN.source } },
-  },
+  CreateApiKeyRequest: apiKeyToCreate,
+  CreateAccountApiKeyRequest: apiKeyToCreate,
+  ListApiKeysRequest: { page, page_size: pageSize },
+  ListAccountApiKeysRequest: { page, page_size: pageSize },
   CreateWebhookRequest: webhookToCreate,
   CreateAccountWebhookRequest: webhookToCreate,
   ListWebhooksRequest: { page, page_size: pageSize },
@@ -474,7 +495,15 @@ export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
     record_name: { pattern: '^(_dmarc\\..+)?$' },
   },
   Domain: { created_at: dateTime },
-  ApiKey: { permission: enumOf(PERMISSIONS), created_at: dateTime },
+  ApiKey: {
+    permission: enumOf(PERMISSIONS),
+    created_at: dateTime,
+    rate_limit: { minimum: 1 },
+    daily_quota: { minimum: 0, maximum: DAILY_QUOTA_MAX },
+    expires_at: dateTime,
+    last_used_at: dateTime,
+  },
+  ApiKeyUsage: { sent_today: { minimum: 0 } },
   Webhook: {
     events: { items: enumOf(EVENT_TYPES) },
     created_at: dateTime,

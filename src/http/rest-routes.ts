@@ -487,7 +487,27 @@ export const SELF_SERVICE_ROUTES: RestRoute[] = [
 ];
 
 /** CONTRACT.md "Self-service": the account's API keys. */
-export const API_KEY_ROUTES: RestRoute[] = [];
+export const API_KEY_ROUTES: RestRoute[] = [
+  {
+    method: 'POST',
+    path: '/api-keys',
+    rpc: e.createApiKey,
+    summary: 'Create an API key of the account, with its own rate limit, daily quota and expiry if given (shown once)',
+  },
+  {
+    method: 'GET',
+    path: '/api-keys',
+    rpc: e.listApiKeys,
+    summary: "List the account's API keys with their limits and usage (never a key)",
+  },
+  {
+    method: 'DELETE',
+    path: '/api-keys/:id',
+    rpc: e.deleteApiKey,
+    idField: 'id',
+    summary: "Delete an API key of the account (the caller's own included): it is refused from the next request on",
+  },
+];
 
 /** CONTRACT.md "Stats and timelines": GET /stats. */
 export const STATS_ROUTES: RestRoute[] = [

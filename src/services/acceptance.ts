@@ -3,7 +3,7 @@ import type { AcceptedTable } from '../db/index.js';
 import type { IdempotencyCompletion } from '../domain/entities/emails.js';
 import type { QuotaRepo } from '../db/index.js';
 import { unavailable } from '../errors.js';
-import { quotaExceeded, utcDay } from '../domain/quota.js';
+import { keyQuotaExceeded, quotaExceeded, utcDay } from '../domain/quota.js';
 import type { Principal } from './auth-service.js';
 import type { Idempotency } from './idempotency.js';
 
@@ -21,7 +21,7 @@ import type { Idempotency } from './idempotency.js';
  * the outcome is still unknown and the 503 says so (docs/api.md).
  */
 export interface AcceptanceDeps {
-  quota: Pick<QuotaRepo, 'reserve' | 'release' | 'used'>;
+  quota: Pick<QuotaRepo, 'reserve' | 'reserveWithKey' | 'release' | 'releaseKey' | 'used' | 'keyUsed'>;
   idempotency: Idempotency;
   now: () => Date;
   /** Told when undoing a failed send fails too (the database is likely down): the original error is what the caller gets. */
@@ -60,12 +60,32 @@ const FIRST_WAIT_MS = 100;
 const LAST_WAIT_MS = 1_000;
 
 export function createAcceptance(deps: AcceptanceDeps) {
+  /**
+   * Counts `n` emails against today's quota of the account and, when the key has one, of the key (both in one
+   * transaction, all `n` or none: a batch is refused whole), or throws the 429 of the quota that refused.
+   */
   async function reserveQuota(principal: Principal, n: number, now: Date): Promise<string> {
     const day = utcDay(now);
-    const used = await deps.quota.reserve(principal.accountId, day, n, principal.dailyQuota);
-    if (used === undefined)
+    const { keyId, keyDailyQuota } = principal;
+    if (keyDailyQuota === undefined) {
+      const used = await deps.quota.reserve(principal.accountId, day, n, principal.dailyQuota);
+      if (used === undefined)
+        throw quotaExceeded(await deps.quota.used(principal.accountId, day), principal.dailyQuota, now);
+      return day;
+    }
+    const refused = await deps.quota.reserveWithKey(principal.accountId, keyId, day, n, {
+      account: principal.dailyQuota,
+      key: keyDailyQuota,
+    });
+    if (refused === 'key') throw keyQuotaExceeded(await deps.quota.keyUsed(keyId, day), keyDailyQuota, now);
+    if (refused === 'account')
       throw quotaExceeded(await deps.quota.used(principal.accountId, day), principal.dailyQuota, now);
     return day;
+  }
+
+  async function releaseQuota(principal: Principal, day: string, n: number): Promise<void> {
+    await deps.quota.release(principal.accountId, day, n);
+    if (principal.keyDailyQuota !== undefined) await deps.quota.releaseKey(principal.keyId, day, n);
   }
 
   /**
@@ -120,9 +140,7 @@ export function createAcceptance(deps: AcceptanceDeps) {
       return r.answer;
     } catch (err) {
       if (day !== undefined && !mayBeStored)
-        await deps.quota
-          .release(r.principal.accountId, day, r.count)
-          .catch((e: unknown) => deps.onUndoFailed(e, 'quota'));
+        await releaseQuota(r.principal, day, r.count).catch((e: unknown) => deps.onUndoFailed(e, 'quota'));
       await deps.idempotency.abandon(begun.scope).catch((e: unknown) => deps.onUndoFailed(e, 'idempotency-key'));
       throw err;
     }

@@ -12,6 +12,10 @@ export interface Principal {
   allowedDomains: string[];
   accountStatus: AccountStatus;
   dailyQuota: number;
+  /** The key's own requests per second (absent: MAILER_RATE_LIMIT). */
+  rateLimit?: number | undefined;
+  /** The key's own emails per UTC day, checked with the account's (absent: the account's quota alone). */
+  keyDailyQuota?: number | undefined;
 }
 
 export interface AuthDeps {
@@ -21,6 +25,8 @@ export interface AuthDeps {
   adminThrottle: AuthThrottle;
   /** When set, GET /metrics needs it; unset, /metrics is open. */
   metricsToken?: string | undefined;
+  /** The clock a key's expiry is judged by (unit tests set it). */
+  now?: () => Date;
 }
 
 const INVALID_KEY = 'Invalid or missing API key';
@@ -41,6 +47,10 @@ export function createAuthService(deps: AuthDeps) {
     const row = await deps.findPrincipal(hash);
     if (!row || !digestsEqual(row.keyHash, hash)) throw unauthorized(missing);
     if (row.accountStatus === 'banned') throw unauthorized('This account is banned');
+    // From that moment on (every request reads the key afresh); judged after the constant-time compare, so
+    // only the key's holder learns that it expired.
+    if (row.expiresAt !== null && row.expiresAt.getTime() <= (deps.now?.() ?? new Date()).getTime())
+      throw unauthorized(`This API key expired at ${row.expiresAt.toISOString()}`);
     return {
       keyId: row.keyId,
       accountId: row.accountId,
@@ -48,6 +58,8 @@ export function createAuthService(deps: AuthDeps) {
       allowedDomains: row.allowedDomains,
       accountStatus: row.accountStatus,
       dailyQuota: row.dailyQuota,
+      ...(row.rateLimit === null ? {} : { rateLimit: row.rateLimit }),
+      ...(row.keyDailyQuota === null ? {} : { keyDailyQuota: row.keyDailyQuota }),
     };
   }
 

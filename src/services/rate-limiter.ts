@@ -4,7 +4,8 @@ import { secondsUntilFull, type BucketLease, type BucketStore } from '../domain/
 import { AppError } from '../errors.js';
 
 /**
- * The per-key rate limit: a token bucket of `rate` requests a second, bursts up to `rate`, held in `store`
+ * The per-key rate limit: a token bucket of `rate` requests a second (the key's own rate_limit where it has
+ * one, at most the service's), bursts up to that rate, held in `store`
  * (PostgreSQL's rate_buckets, shared by every API process). So that most requests cost no round trip, a
  * process leases a few tokens at a time (`chunk`, 1/20 of the rate, or as many as requests are waiting
  * for) and spends them locally; it asks again when they are spent. Every token spent was first taken from
@@ -30,11 +31,12 @@ const IDLE_MS = 10_000;
 const PRUNE_EVERY = 10_000;
 
 export interface RateLimiterDeps {
+  /** MAILER_RATE_LIMIT: every key's rate, unless its own is lower. */
   rate: number;
   store: BucketStore;
   /** Where tokens come from while `store` cannot be reached; without one, the failure is thrown (a 503). */
   fallback?: BucketStore | undefined;
-  /** Tokens leased at a time; 1 makes every request a lease (exact, one round trip each). */
+  /** Tokens leased at a time (at most the key's rate); 1 makes every request a lease (exact, one round trip each). */
   chunk?: number | undefined;
   now?: () => number;
   /** Told when the store fails and the fallback takes over, and when the store answers again. */
@@ -44,6 +46,9 @@ export interface RateLimiterDeps {
 
 /** What this process knows of a key: the tokens it holds and the shared bucket as its last lease left it. */
 interface KeyState {
+  /** The key's rate, and the tokens a lease asks for. */
+  rate: number;
+  chunk: number;
   held: number;
   shared: number;
   sharedAt: number;
@@ -58,14 +63,13 @@ interface KeyState {
 export const leaseSize = (rate: number) => Math.max(1, Math.floor(rate * LEASE_FRACTION));
 
 export function createRateLimiter(deps: RateLimiterDeps) {
-  const { rate, store } = deps;
+  const { store } = deps;
   const now = deps.now ?? Date.now;
-  const chunk = deps.chunk ?? leaseSize(rate);
   const keys = new Map<string, KeyState>();
   let takes = 0;
   let storeDownUntil: number | undefined;
 
-  async function leaseTokens(key: string, want: number): Promise<BucketLease> {
+  async function leaseTokens(key: string, want: number, rate: number): Promise<BucketLease> {
     const t = now();
     if (!deps.fallback || storeDownUntil === undefined || t >= storeDownUntil) {
       try {
@@ -88,7 +92,8 @@ export function createRateLimiter(deps: RateLimiterDeps) {
     // Requests that arrive in the same tick join before the lease says how many it wants: what the
     // waiting requests spend at once, so that no more than `chunk` stays unspent here.
     await Promise.resolve();
-    const { granted, tokens } = await leaseTokens(key, Math.min(rate, Math.max(chunk, s.waiting)));
+    const { rate, chunk } = s;
+    const { granted, tokens } = await leaseTokens(key, Math.min(rate, Math.max(chunk, s.waiting)), rate);
     const t = now();
     s.held += granted;
     s.shared = tokens;
@@ -101,6 +106,7 @@ export function createRateLimiter(deps: RateLimiterDeps) {
 
   /** Where the key stands as far as this process knows: its tokens plus the shared bucket refilled since. */
   function decision(s: KeyState, t: number, remaining: boolean): RateDecision {
+    const { rate } = s;
     const shared = Math.min(rate, s.shared + ((t - s.sharedAt) / 1000) * rate);
     const left = Math.min(rate, shared + s.held);
     return { limit: rate, remaining: remaining ? Math.floor(left) : 0, reset: secondsUntilFull(left, rate) };
@@ -118,11 +124,22 @@ export function createRateLimiter(deps: RateLimiterDeps) {
   }
 
   return {
-    /** Takes one request from `key`'s bucket; throws a 429 saying when to retry when it is empty. */
-    async take(key: string): Promise<RateDecision> {
+    /**
+     * Takes one request from `key`'s bucket, of `keyRate` requests a second when the key has a rate of its own
+     * (never above the service's); throws a 429 saying when to retry when it is empty.
+     */
+    async take(key: string, keyRate?: number): Promise<RateDecision> {
       if (++takes % PRUNE_EVERY === 0) prune(now());
+      const rate = keyRate === undefined ? deps.rate : Math.max(1, Math.min(keyRate, deps.rate));
       let s = keys.get(key);
-      if (!s) keys.set(key, (s = { held: 0, shared: rate, sharedAt: now(), emptyUntil: 0, usedAt: now(), waiting: 0 }));
+      // A key's rate is fixed when it is made (no call changes it), so the state keeps the rate it began with.
+      if (!s) {
+        const chunk = Math.min(rate, deps.chunk ?? leaseSize(rate));
+        keys.set(
+          key,
+          (s = { rate, chunk, held: 0, shared: rate, sharedAt: now(), emptyUntil: 0, usedAt: now(), waiting: 0 }),
+        );
+      }
       // Each round either spends a token, refuses, or waits for a lease (one at a time per key, shared by
       // every request waiting for it); a lease either brings tokens or sets emptyUntil, so this ends.
       for (;;) {

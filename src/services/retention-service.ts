@@ -1,4 +1,5 @@
 import type { RetentionRepo } from '../db/index.js';
+import { utcDay } from '../domain/quota.js';
 import { idAt, type IdKind } from '../ids.js';
 import type { Logger } from '../logger.js';
 
@@ -24,6 +25,8 @@ export interface RetentionRun {
   inboundEmails: number;
   /** Stored chunks of inbound mail deleted: those of the inbound emails, and those no inbound email names. */
   inboundBlobChunks: number;
+  /** Per-key daily counts of days before yesterday (UTC): only today's is read. */
+  keyQuotaDays: number;
   complete: boolean;
 }
 
@@ -152,6 +155,7 @@ export function createRetentionService(deps: {
         caughtMessages: 0,
         inboundEmails: 0,
         inboundBlobChunks: 0,
+        keyQuotaDays: 0,
       };
       let complete = true;
       for (const step of steps(policy)) {
@@ -176,6 +180,18 @@ export function createRetentionService(deps: {
         const orphans = await repo.deleteOrphanInboundBlobs(new Date(now().getTime() - ORPHAN_BLOB_AGE_MS), batch.rows);
         counts.inboundBlobChunks += orphans.rows;
         if (orphans.rows < batch.rows) break;
+      }
+      // Whatever the policy too: a key's count of a past day limits nothing. Yesterday's stays, for a send begun
+      // before midnight that gives its quota back after it.
+      const yesterday = utcDay(new Date(now().getTime() - DAY_MS));
+      for (;;) {
+        if (Date.now() >= deadline) {
+          complete = false;
+          break;
+        }
+        const days = await repo.deleteKeyQuotaUsage(yesterday, batch.rows);
+        counts.keyQuotaDays += days.rows;
+        if (days.rows < batch.rows) break;
       }
       const run = { ...counts, complete };
       if (Object.values(counts).some((n) => n > 0) || !complete)

@@ -68,7 +68,7 @@ export function createSubmissionService(deps: SubmissionDeps) {
         principal,
         async () => {
           assertAllowed(principal.permission, principal.accountStatus, 'send');
-          await deps.rateLimiter.take(principal.keyId);
+          await deps.rateLimiter.take(principal.keyId, principal.rateLimit);
           const sender = mailFrom === '' ? undefined : readMailbox(mailFrom);
           if (sender !== undefined && typeof sender !== 'string')
             await deps.assertMaySendFrom(principal, sender.domain);

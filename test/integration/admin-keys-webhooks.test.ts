@@ -38,7 +38,8 @@ describe('API keys', () => {
       permission: 'send_only',
       allowed_domains: ['keys.example'],
       created_at: created.body.created_at,
-      usage: { request_count: 0, email_sent_count: 0, error_rate: 0 },
+      // sent_today is counted only for a key with a daily_quota of its own (api-keys.test.ts).
+      usage: { request_count: 0, email_sent_count: 0, error_rate: 0, sent_today: 0 },
     });
   });
 
@@ -76,12 +77,14 @@ describe('API keys', () => {
       request_count: 4,
       email_sent_count: 2,
       error_rate: 0.25,
+      sent_today: 0,
     });
     // The account's other key is counted apart.
     expect(list.body.api_keys.find((k) => k.id === s.keyId)!.usage).toEqual({
       request_count: 0,
       email_sent_count: 0,
       error_rate: 0,
+      sent_today: 0,
     });
 
     // Counting goes on: the next listing reflects the next request at once.
@@ -95,6 +98,7 @@ describe('API keys', () => {
       request_count: 5,
       email_sent_count: 2,
       error_rate: 0.2,
+      sent_today: 0,
     });
   });
 

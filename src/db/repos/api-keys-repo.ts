@@ -1,4 +1,5 @@
 import type { AccountStatus, Permission } from '../../domain/catalog.js';
+import type { Page } from '../../domain/pagination.js';
 import type { Sql } from '../sql.js';
 import type { ApiKeyRow, KeyPrincipalRow, UsageDelta } from '../../domain/entities/api-keys.js';
 
@@ -10,9 +11,15 @@ type Raw = {
   allowed_domains: string[];
   key_prefix: string;
   created_at: Date;
+  rate_limit: number | null;
+  daily_quota: number | null;
+  expires_at: Date | null;
+  last_used_at: Date | null;
   request_count: string;
   error_count: string;
   email_sent_count: string;
+  /** Only where the listing joined today's api_key_quota_usage. */
+  sent_today?: number | null;
 };
 const toKey = (r: Raw): ApiKeyRow => ({
   id: r.id,
@@ -22,10 +29,15 @@ const toKey = (r: Raw): ApiKeyRow => ({
   allowedDomains: r.allowed_domains,
   keyPrefix: r.key_prefix,
   createdAt: r.created_at,
+  rateLimit: r.rate_limit,
+  dailyQuota: r.daily_quota,
+  expiresAt: r.expires_at,
+  lastUsedAt: r.last_used_at,
   usage: {
     requestCount: Number(r.request_count),
     errorCount: Number(r.error_count),
     emailSentCount: Number(r.email_sent_count),
+    sentToday: r.sent_today ?? 0,
   },
 });
 
@@ -39,10 +51,16 @@ export function createApiKeysRepo(sql: Sql) {
       allowedDomains: string[];
       keyHash: Buffer;
       keyPrefix: string;
+      /** The key's own limits; absent or null: none. */
+      rateLimit?: number | null;
+      dailyQuota?: number | null;
+      expiresAt?: Date | null;
     }): Promise<ApiKeyRow> {
       const [row] = await sql<Raw[]>`
-        insert into api_keys (id, account_id, name, permission, allowed_domains, key_hash, key_prefix)
-        values (${k.id}, ${k.accountId}, ${k.name}, ${k.permission}, ${k.allowedDomains}, ${k.keyHash}, ${k.keyPrefix})
+        insert into api_keys (id, account_id, name, permission, allowed_domains, key_hash, key_prefix,
+          rate_limit, daily_quota, expires_at)
+        values (${k.id}, ${k.accountId}, ${k.name}, ${k.permission}, ${k.allowedDomains}, ${k.keyHash}, ${k.keyPrefix},
+          ${k.rateLimit ?? null}, ${k.dailyQuota ?? null}, ${k.expiresAt ?? null})
         returning *`;
       return toKey(row!);
     },
@@ -57,9 +75,13 @@ export function createApiKeysRepo(sql: Sql) {
           allowed_domains: string[];
           status: AccountStatus;
           daily_quota: number;
+          rate_limit: number | null;
+          key_daily_quota: number | null;
+          expires_at: Date | null;
         }[]
       >`
-        select k.id, k.key_hash, k.account_id, k.permission, k.allowed_domains, a.status, a.daily_quota
+        select k.id, k.key_hash, k.account_id, k.permission, k.allowed_domains, a.status, a.daily_quota,
+          k.rate_limit, k.daily_quota as key_daily_quota, k.expires_at
         from api_keys k join accounts a on a.id = k.account_id
         where k.key_hash = ${keyHash} and k.deleted_at is null`;
       return (
@@ -71,20 +93,39 @@ export function createApiKeysRepo(sql: Sql) {
           allowedDomains: row.allowed_domains,
           accountStatus: row.status,
           dailyQuota: row.daily_quota,
+          rateLimit: row.rate_limit,
+          keyDailyQuota: row.key_daily_quota,
+          expiresAt: row.expires_at,
         }
       );
     },
 
-    async listByAccount(accountId: string): Promise<ApiKeyRow[]> {
-      return (
-        await sql<Raw[]>`select * from api_keys where account_id = ${accountId} and deleted_at is null order by id`
-      ).map(toKey);
+    /** A page of the account's keys, oldest first, with `day`'s count of each key that has a daily_quota. */
+    async listByAccount(accountId: string, page: Page, day: string): Promise<{ rows: ApiKeyRow[]; total: number }> {
+      const [rows, [count]] = await Promise.all([
+        sql<Raw[]>`
+          select k.*, u.used as sent_today
+          from api_keys k left join api_key_quota_usage u on u.api_key_id = k.id and u.day = ${day}::date
+          where k.account_id = ${accountId} and k.deleted_at is null
+          order by k.id limit ${page.limit} offset ${page.offset}`,
+        sql<{ total: number }[]>`
+          select count(*)::int as total from api_keys where account_id = ${accountId} and deleted_at is null`,
+      ]);
+      return { rows: rows.map(toKey), total: count!.total };
     },
 
-    /** Deletes a key (its row stays, for the usage and emails it names) and its rate-limit bucket, which nothing reads again. */
-    async softDelete(id: string): Promise<boolean> {
+    /**
+     * Deletes a key (its row stays, for the usage and emails it names) and its rate-limit bucket, which nothing
+     * reads again. With `accountId`, only that account's key: another account's is as absent as an unknown one,
+     * decided in this one statement.
+     */
+    async softDelete(id: string, accountId?: string): Promise<boolean> {
       const rows = await sql`
-        with gone as (update api_keys set deleted_at = now() where id = ${id} and deleted_at is null returning id),
+        with gone as (
+          update api_keys set deleted_at = now()
+          where id = ${id} and deleted_at is null ${accountId === undefined ? sql`` : sql`and account_id = ${accountId}`}
+          returning id
+        ),
         bucket as (delete from rate_buckets where key_id in (select id from gone))
         select id from gone`;
       return rows.length > 0;

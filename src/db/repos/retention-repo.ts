@@ -63,6 +63,19 @@ export function createRetentionRepo(sql: Sql) {
         gone as (delete from events where id in (select id from batch) returning 1)
         select count(*)::int as n from gone`),
 
+    /**
+     * Deletes the per-key daily counts (api_key_quota_usage) of days before `beforeDay` (YYYY-MM-DD): only a day's
+     * own count is ever read (the reservation and the list's sent_today), so past days hold nothing. The account's
+     * quota_usage is its sending history (the management API's daily stats read it) and stays.
+     */
+    deleteKeyQuotaUsage: (beforeDay: string, limit: number) =>
+      count(sql<{ n: number }[]>`
+        with gone as (
+          delete from api_key_quota_usage where ctid = any(array(
+            select ctid from api_key_quota_usage where day < ${beforeDay}::date limit ${limit} for update skip locked))
+          returning 1)
+        select count(*)::int as n from gone`),
+
     /** Deletes the repeat windows of opens and clicks of emails older than `before` (an email id); the counts stay. */
     deleteTrackingWindows: (before: string, limit: number) =>
       count(sql<{ n: number }[]>`

@@ -8,7 +8,14 @@ export interface ApiKeyRow {
   allowedDomains: string[];
   keyPrefix: string;
   createdAt: Date;
-  usage: { requestCount: number; errorCount: number; emailSentCount: number };
+  /** The key's own limits (null: the account's, and MAILER_RATE_LIMIT): requests per second, emails per UTC day. */
+  rateLimit: number | null;
+  dailyQuota: number | null;
+  /** From then on the key is refused (null: never). */
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+  /** sentToday: today's (UTC) emails as the key's daily_quota counts them; 0 for a key without one (not counted). */
+  usage: { requestCount: number; errorCount: number; emailSentCount: number; sentToday: number };
 }
 
 /** What a request authenticated with a key may do, read fresh on every request (no cache to invalidate). */
@@ -20,6 +27,10 @@ export interface KeyPrincipalRow {
   allowedDomains: string[];
   accountStatus: AccountStatus;
   dailyQuota: number;
+  /** The key's own limits and expiry (null: none). */
+  rateLimit: number | null;
+  keyDailyQuota: number | null;
+  expiresAt: Date | null;
 }
 
 export interface UsageDelta {
