@@ -5,9 +5,9 @@ import type { ConsoleSession, ConsoleSessionsService } from '../services/console
 import { CONSOLE_PATH } from './console-plugin.js';
 
 /**
- * The console's sign-in (docs/console.md, "Sessions"): `POST /console/session {token}` with the admin token or an
- * API key of permission `all` sets the session cookie; `GET` says who is signed in and hands the page the CSRF
- * token it keeps in memory; `DELETE` signs out. These are the console's own routes, not an API for programs
+ * The console's sign-in (docs/operations.md, "Console sessions"): `POST /console/session {token}` with the admin token or an
+ * API key of permission `all` sets the session cookie; `GET` says who is signed in (`kind: null`: no one) and hands
+ * the page the CSRF token it keeps in memory; `DELETE` signs out. These are the console's own routes, not an API for programs
  * (which send their key on each call), so they are left out of the OpenAPI document.
  */
 export const SESSION_PATH = `${CONSOLE_PATH}/session`;
@@ -49,7 +49,17 @@ export function consoleSessionRoutes(options: ConsoleSessionRoutesOptions): (app
       return answer(reply, signedIn.session);
     });
 
-    app.get(SESSION_PATH, async (request, reply) => answer(reply, await sessions.resolve(token(request))));
+    // Signed out (no cookie, its session ended, or its key deleted) is an answer, not a failure: `{kind: null}` with 200, so that
+    // the console's first question at every load logs no failed request in a browser that is not signed in.
+    app.get(SESSION_PATH, async (request, reply) => {
+      try {
+        return await answer(reply, await sessions.resolve(token(request)));
+      } catch (err) {
+        if (!(err instanceof AppError && err.kind === 'unauthorized')) throw err;
+        void reply.header('cache-control', 'no-store');
+        return { kind: null };
+      }
+    });
 
     // Signing out needs the CSRF token too, so that no other page can end the session (SameSite already stops it).
     // A session that has already ended is signed out: its cookie is cleared all the same.

@@ -50,8 +50,16 @@ async function open(route: string, heading: string | RegExp): Promise<void> {
 }
 
 const status = () => page.locator('#status').innerText();
-/** The token the console keeps for the session (the tests compile without the DOM types, hence a string). */
-const storedToken = () => page.evaluate('sessionStorage.getItem("mailer.adminToken")');
+/**
+ * What scripts of the page can read of the session: both storages and document.cookie (the tests compile
+ * without the DOM types, hence a string). The session is an HttpOnly cookie, so none of it holds a credential.
+ */
+const readableByScripts = () =>
+  page.evaluate(
+    'JSON.stringify({ session: { ...sessionStorage }, local: { ...localStorage }, cookie: document.cookie })',
+  ) as Promise<string>;
+/** The console's session cookie as the browser keeps it. */
+const sessionCookie = async () => (await page.context().cookies()).find((c) => c.name === 'mailer_console');
 /** The rows of the tables on the page that contain `text`. */
 const row = (text: string): Locator => page.locator('table.data tbody tr', { hasText: text });
 /** Reads something from every element a locator matches, in order. */
@@ -97,7 +105,10 @@ describe('console', () => {
     await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { level: 1, name: 'Accounts' }).waitFor();
-    expect(await storedToken()).toBe(ADMIN_TOKEN);
+    // Nothing a script can read holds the token or the session: it is an HttpOnly, SameSite=Strict cookie.
+    expect(JSON.parse(await readableByScripts())).toEqual({ session: {}, local: {}, cookie: '' });
+    expect(await sessionCookie()).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' });
+    expect(await page.locator('#signed-in-as').innerText()).toBe('Signed in as the operator');
     await row(stack.accountId).waitFor();
   });
 
@@ -615,10 +626,10 @@ describe('console', () => {
     );
   });
 
-  it('signs out, forgetting the token', async () => {
+  it('signs out, ending the session', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to the console' }).waitFor();
-    expect(await storedToken()).toBeNull();
+    await expect.poll(sessionCookie).toBeUndefined();
     await page.goto(`${stack.mailer.restUrl}/console#/accounts`);
     await page.getByRole('heading', { name: 'Sign in to the console' }).waitFor();
   });

@@ -11,7 +11,7 @@ import { ADMIN_TOKEN } from '../helpers/stack.js';
 import { useStack } from '../helpers/use-stack.js';
 
 /**
- * The console's sessions (docs/console.md, "Sessions"): POST|GET|DELETE /console/session, the HttpOnly cookie
+ * The console's sessions (docs/operations.md, "Console sessions"): POST|GET|DELETE /console/session, the HttpOnly cookie
  * they set, and that cookie as a credential of the REST APIs: an account session acts as its key on the email
  * API, the operator's on the management API, never across; every request it authenticates carries the CSRF
  * token; an Authorization header is judged alone; a deleted key's or an expired session is refused at once.
@@ -68,6 +68,11 @@ const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest
 
 describe('console sessions', () => {
   it('signs the operator in with the admin token: an HttpOnly, SameSite=Strict cookie whose token is stored only as its SHA-256', async () => {
+    // Before: no one, answered 200 (the console asks at every load).
+    const before = await call('GET', sessionUrl());
+    expect(before.status).toBe(200);
+    expect(before.body).toEqual({ kind: null });
+
     const s = await signIn(ADMIN_TOKEN);
     expect(s.body.kind).toBe('operator');
     expect(s.body.account).toBeUndefined();
@@ -190,7 +195,7 @@ describe('console sessions', () => {
     expect(tokenWins.status).toBe(200);
   });
 
-  it("refuses a deleted key's session 401 at once, on the APIs and on GET /console/session", async () => {
+  it("refuses a deleted key's session 401 at once, and GET /console/session then answers no one", async () => {
     const { id, key } = await createKey(stack, stack.accountId, 'all');
     const s = await signIn(key);
     expect((await withCookie(s, 'GET', `${stack.api}/emails`)).status).toBe(200);
@@ -198,16 +203,22 @@ describe('console sessions', () => {
     const after = await withCookie(s, 'GET', `${stack.api}/emails`);
     expect(after.status).toBe(401);
     expect(after.body).toMatchObject({ error: 'unauthorized', message: expect.stringContaining('sign in again') });
-    expect((await withCookie(s, 'GET', sessionUrl())).status).toBe(401);
+    // The console asks who is signed in at every load: no one, answered without a failure.
+    const who = await withCookie(s, 'GET', sessionUrl());
+    expect(who.status).toBe(200);
+    expect(who.body).toEqual({ kind: null });
   });
 
   it('ends a session at its expiry, and purges ended sessions at the next sign-in', async () => {
     const s = await signIn(ADMIN_TOKEN);
     await sql`update console_sessions set expires_at = now() - interval '1 second' where csrf_token = ${s.csrf}`;
-    const who = await withCookie(s, 'GET', sessionUrl());
-    expect(who.status).toBe(401);
-    expect(who.body).toEqual({ error: 'unauthorized', message: 'No console session, or it has ended: sign in again' });
-    expect((await withCookie(s, 'GET', `${stack.admin}/accounts`)).status).toBe(401);
+    expect((await withCookie(s, 'GET', sessionUrl())).body).toEqual({ kind: null });
+    const refused = await withCookie(s, 'GET', `${stack.admin}/accounts`);
+    expect(refused.status).toBe(401);
+    expect(refused.body).toEqual({
+      error: 'unauthorized',
+      message: 'No console session, or it has ended: sign in again',
+    });
 
     await signIn(ADMIN_TOKEN);
     const [ended] = await sql<

@@ -1,6 +1,7 @@
 /**
- * The console's entry: routes each hash to its page, keeps signed-out operators on the sign-in page, and
- * swaps pages in only when they are ready (a slow page never overwrites a newer one).
+ * The console's entry: asks the service who is signed in, routes each hash to its page, keeps signed-out
+ * visitors on the sign-in page and an account's session on its own account's pages, and swaps pages in only
+ * when they are ready (a slow page never overwrites a newer one).
  */
 import { setUnauthorizedHandler } from './api.js';
 import { h } from './dom.js';
@@ -15,16 +16,16 @@ import * as catcherPage from './pages/catcher.js';
 import * as emailPage from './pages/email.js';
 import * as signInPage from './pages/sign-in.js';
 
-/** `nav` is the sidebar entry shown as current. */
+/** `nav` is the sidebar entry shown as current; `operator`: the operator's alone (an account is sent home). */
 const ROUTES = [
   { pattern: '/sign-in', page: signInPage, public: true },
-  { pattern: '/accounts', page: accountsPage, nav: 'accounts' },
+  { pattern: '/accounts', page: accountsPage, nav: 'accounts', operator: true },
   { pattern: '/accounts/:id', page: accountPage, nav: 'accounts' },
   { pattern: '/accounts/:id/:tab', page: accountPage, nav: 'accounts' },
   { pattern: '/accounts/:id/:tab/:itemId', page: accountPage, nav: 'accounts' },
   { pattern: '/emails/:id', page: emailPage, nav: 'accounts' },
-  { pattern: '/catcher', page: catcherPage, nav: 'catcher' },
-  { pattern: '/catcher/:id', page: caughtMessagePage, nav: 'catcher' },
+  { pattern: '/catcher', page: catcherPage, nav: 'catcher', operator: true },
+  { pattern: '/catcher/:id', page: caughtMessagePage, nav: 'catcher', operator: true },
 ];
 
 const main = document.getElementById('main');
@@ -34,9 +35,16 @@ let current = { path: null, cleanups: [] };
 async function show() {
   const { path, query } = currentRoute();
   const match = matchRoute(ROUTES, path);
-  if (!match) return navigate(session.token() ? '/accounts' : '/sign-in');
-  if (!match.route.public && !session.token()) return navigate('/sign-in');
-  if (match.route.public && session.token()) return navigate('/accounts');
+  const signedIn = session.signedIn();
+  if (!match) return navigate(signedIn ? session.home() : '/sign-in');
+  if (!match.route.public && !signedIn) return navigate('/sign-in');
+  if (match.route.public && signedIn) return navigate(session.home());
+  // An account's session has its own account's pages only (another account's id would show its own data anyway).
+  if (signedIn && !session.isOperator()) {
+    const accountId = path.startsWith('/accounts/') ? match.params.id : undefined;
+    if (match.route.operator || (accountId !== undefined && accountId !== session.account().id))
+      return navigate(session.home());
+  }
 
   current.cleanups.forEach((fn) => fn());
   const pathChanged = current.path !== path;
@@ -44,6 +52,7 @@ async function show() {
   current = visit;
 
   sidebar.hidden = Boolean(match.route.public);
+  if (signedIn) dressSidebar();
   for (const link of sidebar.querySelectorAll('[data-nav]')) {
     if (link.dataset.nav === match.route.nav) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
@@ -71,14 +80,35 @@ async function show() {
   document.title = `${(main.querySelector('h1 .title-text') ?? main.querySelector('h1'))?.textContent ?? 'Console'} · mailer`;
 }
 
+/**
+ * The sidebar of the session: the operator's Accounts and Mail catcher, or the account's own pages (its name,
+ * linking its overview) and no catcher; and who is signed in.
+ */
+function dressSidebar() {
+  const accounts = sidebar.querySelector('[data-nav="accounts"]');
+  const catcher = sidebar.querySelector('[data-nav="catcher"]');
+  const operator = session.isOperator();
+  accounts.textContent = operator ? 'Accounts' : session.account().name;
+  accounts.setAttribute('href', `#${session.home()}`);
+  sidebar.querySelector('.brand').setAttribute('href', `#${session.home()}`);
+  catcher.parentElement.hidden = !operator;
+  document.getElementById('signed-in-as').textContent = operator
+    ? 'Signed in as the operator'
+    : `Signed in with an API key of ${session.account().name}`;
+}
+
 setUnauthorizedHandler(() => {
-  session.signOut();
+  session.forget();
   navigate('/sign-in');
-  announce('The admin token was refused: sign in again.', 'error');
+  announce('Your session has ended (or its key was deleted): sign in again.', 'error');
 });
 
-document.getElementById('sign-out').addEventListener('click', () => {
-  session.signOut();
+document.getElementById('sign-out').addEventListener('click', async () => {
+  try {
+    await session.signOut();
+  } catch {
+    // Forgotten here all the same; the service ends the session at its expiry.
+  }
   navigate('/sign-in');
   announce('Signed out.');
 });
@@ -90,4 +120,6 @@ document.querySelector('.skip-link').addEventListener('click', (event) => {
 });
 
 window.addEventListener('hashchange', show);
-show();
+session.load().then(show, (err) => {
+  main.replaceChildren(errorPanel(err));
+});

@@ -3,6 +3,7 @@ import { ApiError, getAccount } from '../api.js';
 import { h } from '../dom.js';
 import { href } from '../router.js';
 import { pageHeader } from '../ui/page.js';
+import { session } from '../session.js';
 import { pill } from '../ui/pill.js';
 import * as apiKeys from './account/api-keys.js';
 import * as batches from './account/batches.js';
@@ -43,7 +44,11 @@ export async function render(ctx) {
   return h(
     'div',
     { class: 'page' },
-    pageHeader(account.name, { crumbs: [['Accounts', href('/accounts')]], meta: pill(account.status) }),
+    // An account's session has no accounts list to go back to.
+    pageHeader(account.name, {
+      crumbs: session.isOperator() ? [['Accounts', href('/accounts')]] : [],
+      meta: pill(account.status),
+    }),
     h('p', { class: 'sub page-sub' }, account.id),
     h(
       'nav',

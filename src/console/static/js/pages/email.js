@@ -6,6 +6,7 @@ import { href } from '../router.js';
 import { mailPreview } from '../ui/mail-preview.js';
 import { fact, pageHeader, section } from '../ui/page.js';
 import { pill } from '../ui/pill.js';
+import { session } from '../session.js';
 
 export async function render({ params }) {
   const { email, account_id: accountId, events, open_count: opens, click_count: clicks } = await getEmail(params.id);
@@ -19,7 +20,7 @@ export async function render({ params }) {
     { class: 'page' },
     pageHeader(email.subject || '(no subject)', {
       crumbs: [
-        ['Accounts', href('/accounts')],
+        ...(session.isOperator() ? [['Accounts', href('/accounts')]] : []),
         [account.name, href(`/accounts/${accountId}`)],
         ['Emails', href(`/accounts/${accountId}/emails`)],
       ],

@@ -1,5 +1,7 @@
-/** Sign-in with the admin token: checked against the API before it is kept for the session. */
-import { checkToken } from '../api.js';
+/**
+ * Sign-in with the admin token (the operator's view of every account) or an API key of permission `all` (that
+ * account's own pages). The service checks it and answers an HttpOnly session cookie; the page keeps nothing.
+ */
 import { h } from '../dom.js';
 import { navigate } from '../router.js';
 import { session } from '../session.js';
@@ -24,12 +26,12 @@ export async function render() {
       h(
         'div',
         { class: 'field' },
-        h('label', { for: 'admin-token' }, 'Admin token'),
+        h('label', { for: 'admin-token' }, 'Admin token or API key'),
         input,
         h(
           'span',
           { class: 'hint', id: 'admin-token-hint' },
-          'MAILER_ADMIN_TOKEN, printed by the first npm start and kept in .data/admin-token.',
+          'The admin token (MAILER_ADMIN_TOKEN, printed by the first npm start and kept in .data/admin-token) for every account, or an API key of permission all (mk_…) for its own account.',
         ),
       ),
       error,
@@ -38,7 +40,7 @@ export async function render() {
     async () => {
       const token = input.value.trim();
       try {
-        await checkToken(token);
+        await session.signIn(token);
       } catch (err) {
         error.textContent = err.message;
         error.hidden = false;
@@ -48,9 +50,9 @@ export async function render() {
         input.focus();
         return;
       }
-      session.signIn(token);
-      navigate('/accounts');
-      announce('Signed in.');
+      input.value = '';
+      navigate(session.home());
+      announce(session.isOperator() ? 'Signed in.' : `Signed in to ${session.account().name}.`);
     },
   );
 

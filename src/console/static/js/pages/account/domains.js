@@ -13,6 +13,7 @@ import { field, onSubmit } from '../../ui/form.js';
 import { section } from '../../ui/page.js';
 import { pill } from '../../ui/pill.js';
 import { dataTable } from '../../ui/table.js';
+import { session } from '../../session.js';
 
 export async function render({ account }) {
   const list = h('div', { class: 'stack' });
@@ -173,7 +174,8 @@ function domainCard(domain, reload) {
       domain.verified
         ? null
         : h('button', { type: 'button', class: 'button primary', onclick: () => verify(false) }, 'Verify'),
-      domain.verified
+      // Marking a domain verified without its records is the operator's override alone.
+      domain.verified || !session.isOperator()
         ? null
         : h('button', { type: 'button', class: 'button secondary', onclick: () => verify(true) }, 'Force verify'),
       domain.verified

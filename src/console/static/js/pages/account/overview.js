@@ -13,6 +13,7 @@ import { complianceTable } from '../../ui/compliance.js';
 import { field, select } from '../../ui/form.js';
 import { fact, section } from '../../ui/page.js';
 import { pill } from '../../ui/pill.js';
+import { session } from '../../session.js';
 
 const PERIODS = ['7', '30', '90'];
 // Two bars a day: the emails accepted, and the outcomes recorded that day piled up. Sent (the step before
@@ -45,6 +46,7 @@ export async function render({ account, query, refresh }) {
     fact('Complaint rate', complaintRate(account)),
     fact('Created', formatTime(account.created_at)),
   );
+  // Status and quota are the operator's to change.
   const edit = h(
     'button',
     {
@@ -63,7 +65,7 @@ export async function render({ account, query, refresh }) {
   return h(
     'div',
     { class: 'stack' },
-    section('Health and quota', facts, h('div', { class: 'card-actions' }, edit)),
+    section('Health and quota', facts, session.isOperator() ? h('div', { class: 'card-actions' }, edit) : null),
     account.compliance
       ? section(`Compliance, last ${account.compliance.window_days} days`, complianceTable(account.compliance))
       : null,
@@ -74,7 +76,8 @@ export async function render({ account, query, refresh }) {
         title: `Sends and outcomes, last ${days} days (UTC)`,
         rows: stats.days,
         stacks: STACKS,
-        tableOnly: TABLE_ONLY,
+        // GET /stats (an account's session) counts no `sent`.
+        tableOnly: session.isOperator() ? TABLE_ONLY : TABLE_ONLY.filter((x) => x.key !== 'sent'),
       }),
     ),
   );

@@ -97,7 +97,7 @@ export async function render({ account, query }) {
     });
     if (!confirmed) return;
     try {
-      await deleteSuppression(item.id);
+      await deleteSuppression(item);
       announce(`${item.email_address} removed from the suppression list.`);
       await load();
     } catch (err) {
