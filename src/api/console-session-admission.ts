@@ -4,7 +4,7 @@ import type { CallContext } from './call-context.js';
 import type { Guard } from './guard.js';
 
 /**
- * The console's session cookie as a credential of the REST APIs (docs/console.md, "Sessions"). Only the REST
+ * The console's session cookie as a credential of the REST APIs (docs/operations.md, "Console sessions"). Only the REST
  * gateway takes it (gRPC callers send a key): a request with an Authorization header is judged by that header
  * alone, a request without one by the cookie, which must come with the session's CSRF token. An account
  * session acts as its key on the email API (the key's principal, rate limit and usage, through the guard);

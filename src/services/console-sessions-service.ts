@@ -5,7 +5,7 @@ import type { AuthThrottle } from './auth-throttle.js';
 import { generateToken, hashSecret, looksLikeApiKey, secretsEqual } from './secrets.js';
 
 /**
- * The console's sign-in (docs/console.md, "Sessions"): the admin token makes an operator session, an API key of
+ * The console's sign-in (docs/operations.md, "Console sessions"): the admin token makes an operator session, an API key of
  * permission `all` an account session that acts as that key. The browser holds a random token in an HttpOnly
  * cookie; the database holds only its SHA-256, the key the session acts as (never the key itself) and the CSRF
  * token every request the cookie authenticates must echo in a header (a page of another site can make the

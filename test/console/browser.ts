@@ -5,6 +5,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -64,4 +65,46 @@ export async function launchConsoleBrowser(): Promise<ConsoleBrowser> {
       await browser.close();
     },
   };
+}
+
+/**
+ * A console browser for the tests of the enclosing file: launched before the first, closed after the last,
+ * and after each test the two guards (no request left loopback, the page logged no error the test did not
+ * take). What is returned reads through to the browser once it is launched.
+ */
+export function useConsole(): ConsoleBrowser {
+  let current: ConsoleBrowser | undefined;
+  beforeAll(async () => {
+    current = await launchConsoleBrowser();
+  });
+  afterAll(async () => {
+    await current?.close();
+  });
+  afterEach(() => {
+    if (!current) return;
+    expect(current.external, 'requests that left loopback').toEqual([]);
+    expect(current.takeErrors(), 'errors logged by the page').toEqual([]);
+  });
+  return new Proxy({} as ConsoleBrowser, {
+    get(_target, key) {
+      if (!current) throw new Error(`the browser is not launched yet (reading ${String(key)} outside a test or hook)`);
+      return Reflect.get(current, key) as unknown;
+    },
+  });
+}
+
+/**
+ * Signs in on the console's sign-in page with the admin token or an API key, as a user does, and waits for the
+ * first page (`heading`, a level-1 heading: Accounts for the operator, the account's name for its key).
+ */
+export async function signInToConsole(
+  page: Page,
+  restUrl: string,
+  credential: string,
+  heading: string | RegExp,
+): Promise<void> {
+  await page.goto(`${restUrl}/console#/sign-in`);
+  await page.getByLabel('Admin token or API key').fill(credential);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
 }
