@@ -128,7 +128,7 @@ describe('management', () => {
     ]);
     expect(JSON.stringify(hooks)).not.toContain(secret);
     expect(await json(['webhooks', 'delete', hookId!])).toMatchObject({ success: true });
-    expect(await json(['webhooks', 'list', '-a', account.id])).toEqual({ webhooks: [] });
+    expect(await json(['webhooks', 'list', '-a', account.id])).toEqual({ webhooks: [], total: 0 });
 
     const wrongToken = await mailer(['accounts', 'list'], { MAILER_ADMIN_TOKEN: 'nope' });
     expect(wrongToken.code).toBe(1);
