@@ -267,9 +267,12 @@ afterAll(async () => {
 });
 
 describe('isolation between accounts, route by route', () => {
-  it('has an entry for every public route with a path parameter', () => {
+  it('has an entry for every public route with a path parameter, and none for a route that is not there', () => {
     const missing = withPathParameter.map(routeKey).filter((k) => !(k in TABLE));
     expect(missing, 'routes with a path parameter and no entry in TABLE').toEqual([]);
+    // And no entry outlives its route (a renamed path would otherwise leave its new name to the check above alone).
+    const stale = Object.keys(TABLE).filter((k) => !withPathParameter.some((r) => routeKey(r) === k));
+    expect(stale, 'entries of TABLE that name no public route').toEqual([]);
   });
 
   it.each(withPathParameter.filter((r) => routeKey(r) in TABLE).map((r) => [routeKey(r), r] as const))(
