@@ -59,7 +59,11 @@ async function makeAccount(made: Made, name: string, slug: string): Promise<void
   });
   made.webhookId = hook.body.id;
   await admin(stack, 'POST', `${a}/suppressions`, { email: `blocked@${slug}-list.example` });
-  await admin(stack, 'POST', `${a}/templates`, { name: `${name} welcome`, subject: 'Hi {{name}}', html: '<p>Hi</p>' });
+  await admin(stack, 'POST', `${a}/templates`, {
+    name: `${name} welcome`,
+    subject: 'Hi {{name}}',
+    html: `<p>Hi {{name}} from ${name}</p>`,
+  });
   await admin(stack, 'POST', `${a}/inbound/routes`, { match: `help@${slug}.test` });
   const sent = await call<{ id: string }>('POST', `${stack.api}/emails`, {
     token: sender.key,
@@ -202,6 +206,25 @@ describe('the console of an account', () => {
     await tab('suppressions', 'blocked@acme-self-list.example', 'blocked@bravo-other-list.example');
     await tab('templates', 'Acme Self welcome', 'Bravo Other welcome');
     await tab('inbound', 'help@acme-self.test', 'help@bravo-other.test');
+  });
+
+  it('removes its suppression (by address, scope and topic on the public API) and previews its template', async () => {
+    await tab('suppressions', 'blocked@acme-self-list.example', 'blocked@bravo-other-list.example');
+    await page.getByRole('button', { name: 'Remove blocked@acme-self-list.example' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Remove suppression' }).click();
+    await expect.poll(() => page.locator('#status').innerText()).toContain('removed from the suppression list');
+    await expect.poll(() => main().innerText()).not.toContain('blocked@acme-self-list.example');
+    const left = await call<{ total: number }>('GET', `${stack.api}/suppressions`, { token: acme.key });
+    expect(left.body.total).toBe(0);
+    const theirs = await call<{ total: number }>('GET', `${stack.api}/suppressions`, { token: bravo.key });
+    expect(theirs.body.total).toBe(1);
+
+    await tab('templates', 'Acme Self welcome', 'Bravo Other welcome');
+    await page.getByRole('link', { name: 'Acme Self welcome' }).click();
+    await page.getByRole('heading', { level: 2, name: 'Template Acme Self welcome' }).waitFor();
+    await expect
+      .poll(() => page.frameLocator('iframe.mail-frame').locator('p').innerText())
+      .toBe('Hi name from Acme Self');
   });
 
   it('made every call to the public API as its key, none to the management API', async () => {
