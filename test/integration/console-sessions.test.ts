@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_AUTH_LIMITS } from '../../src/services/auth-throttle.js';
 import { admin, createKey, createSender } from '../helpers/admin-fixtures.js';
 import { bearer, failed, loadClients, rpc } from '../helpers/grpc-client.js';
-import { call, validEmail, type JsonResponse } from '../helpers/http.js';
+import { call, eventually, validEmail, type JsonResponse } from '../helpers/http.js';
 import { ADMIN_TOKEN } from '../helpers/stack.js';
 import { useStack } from '../helpers/use-stack.js';
 
@@ -153,7 +153,7 @@ describe('console sessions', () => {
       body: validEmail({ from: 'a@other-session.test' }),
     });
     expect(sent.status, sent.text).toBe(200);
-    const { key } = await createKey(stack, stack.accountId, 'all');
+    const { id: keyId, key } = await createKey(stack, stack.accountId, 'all');
     const s = await signIn(key);
     expect(s.body).toMatchObject({ kind: 'account', account: { id: stack.accountId, name: expect.any(String) } });
 
@@ -164,6 +164,19 @@ describe('console sessions', () => {
     const foreign = await withCookie(s, 'GET', `${stack.api}/emails/${sent.body.id}`);
     expect(foreign.status).toBe(404);
     expect((await withCookie(s, 'GET', `${stack.api}/emails`, { csrf: null })).status).toBe(403);
+
+    // Both calls the guard admitted (the 200 and the 404) are counted in the key's usage, the 404 as an error.
+    await eventually(async () => {
+      const { api_keys: keys } = (
+        await admin<{ api_keys: { id: string; usage: { request_count: number; error_rate: number } }[] }>(
+          stack,
+          'GET',
+          `/accounts/${stack.accountId}/api-keys`,
+        )
+      ).body;
+      const usage = keys.find((k) => k.id === keyId)?.usage;
+      return usage?.request_count === 2 && usage.error_rate === 0.5;
+    });
 
     const adminCall = await withCookie(s, 'GET', `${stack.admin}/accounts`);
     expect(adminCall.status).toBe(403);
@@ -207,6 +220,17 @@ describe('console sessions', () => {
     const who = await withCookie(s, 'GET', sessionUrl());
     expect(who.status).toBe(200);
     expect(who.body).toEqual({ kind: null });
+  });
+
+  it('refuses the session of a key that has expired 401 from that moment, as the key itself', async () => {
+    const { id, key } = await createKey(stack, stack.accountId, 'all');
+    const s = await signIn(key);
+    expect((await withCookie(s, 'GET', `${stack.api}/emails`)).status).toBe(200);
+    await sql`update api_keys set expires_at = now() - interval '1 second' where id = ${id}`;
+    const after = await withCookie(s, 'GET', `${stack.api}/emails`);
+    expect(after.status).toBe(401);
+    expect(after.body).toMatchObject({ error: 'unauthorized', message: expect.stringContaining('expired') });
+    expect((await call('GET', `${stack.api}/emails`, { token: key })).body).toEqual(after.body);
   });
 
   it('ends a session at its expiry, and purges ended sessions at the next sign-in', async () => {
