@@ -1,5 +1,7 @@
+import * as grpc from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import { admin, createAccount, createKey, createSender } from '../helpers/admin-fixtures.js';
+import { bearer, expectSameError, failed, ok, rpc, useGrpcClients } from '../helpers/grpc-client.js';
 import { call, expectValidationError, validEmail } from '../helpers/http.js';
 import { ADMIN_TOKEN } from '../helpers/stack.js';
 import { ISO_MS as ISO } from '../helpers/time.js';
@@ -10,6 +12,7 @@ import { useStack } from '../helpers/use-stack.js';
  * the account, as the management API does with the account in the path; and the limits a key may carry.
  */
 const stack = useStack();
+const clients = useGrpcClients(stack);
 
 type Key = Record<string, unknown> & { id: string };
 const keys = (token: string, method: string, path = '', body?: unknown) =>
@@ -216,5 +219,48 @@ describe("a key's limits when it is made", () => {
     });
     expect(refused.status).toBe(429);
     expect(refused.body.error).toMatch(/^API key daily quota exceeded \(0\/0\), resets at /);
+  });
+});
+
+describe('over gRPC (the same handlers)', () => {
+  it("CreateApiKey, ListApiKeys and DeleteApiKey; the key's rate_limit is its bucket; errors as over REST", async () => {
+    const s = await createSender(stack, 'grpc keys', 'grpckeys.example');
+    const md = bearer(s.key);
+    const made = ok(
+      await rpc(clients.email, 'CreateApiKey', { name: 'grpc', permission: 'read_only', rate_limit: 2 }, md),
+    );
+    expect(made).toMatchObject({
+      id: expect.stringMatching(/^key_/),
+      rate_limit: 2,
+      key: expect.stringMatching(/^mk_/),
+    });
+    const listed = ok(await rpc(clients.email, 'ListApiKeys', { page: 1, page_size: 10 }, md));
+    expect(listed.total).toBe(2);
+    expect((listed.api_keys as Key[]).find((k) => k.id === made.id)).toMatchObject({ rate_limit: 2 });
+
+    // Its own rate over gRPC too: the third call within the second is RESOURCE_EXHAUSTED, ratelimit-limit 2.
+    const slow = bearer(made.key as string);
+    const calls = await Promise.all([0, 1, 2].map(() => rpc(clients.email, 'ListApiKeys', {}, slow)));
+    const refused = calls.filter((c) => !c.ok).map((c) => failed(c));
+    expect(refused).toHaveLength(1);
+    expect(grpc.status[refused[0]!.code]).toBe('RESOURCE_EXHAUSTED');
+    expect(refused[0]!.metadata.get('ratelimit-limit')).toEqual(['2']);
+
+    const tooFast = failed(
+      await rpc(clients.email, 'CreateApiKey', { name: 'x', permission: 'all', rate_limit: 101 }, md),
+    );
+    const tooFastRest = await keys(s.key, 'POST', '', { name: 'x', permission: 'all', rate_limit: 101 });
+    expectSameError(tooFast, grpc.status.INVALID_ARGUMENT, tooFastRest.body as { error: string; message: string });
+
+    const intruder = await createSender(stack, 'grpc intruder', 'grpcintruder.example');
+    const hidden = failed(await rpc(clients.email, 'DeleteApiKey', { id: made.id }, bearer(intruder.key)));
+    expectSameError(hidden, grpc.status.NOT_FOUND, {
+      error: 'not found',
+      message: `API key ${String(made.id)} not found`,
+    });
+    expect(ok(await rpc(clients.email, 'DeleteApiKey', { id: made.id }, md))).toEqual({
+      success: true,
+      message: `API key ${String(made.id)} deleted`,
+    });
   });
 });
