@@ -19,7 +19,7 @@ const PUBLIC_TAGS: Record<string, string[]> = {
   templates: ['/templates'],
   suppressions: ['/suppressions'],
   inbound: ['/inbound'],
-  account: ['/account', '/domains', '/webhooks', '/webhook-deliveries'],
+  account: ['/account', '/domains', '/api-keys', '/webhooks', '/webhook-deliveries'],
 };
 const publicTag = (path: string): string =>
   Object.entries(PUBLIC_TAGS).find(([, paths]) => paths.some((p) => path === p || path.startsWith(`${p}/`)))?.[0] ??
@@ -62,6 +62,8 @@ const ROUTE_RULES =
 /** Rules that depend on what is stored, which no schema can state: 400s for requests the schema allows. */
 const STATE_RULES: Record<string, string> = {
   createDomain: 'A domain already added to the account is a 400.',
+  createApiKey:
+    "rate_limit above the service's MAILER_RATE_LIMIT, daily_quota above the account's daily_quota and an expires_at not in the future are each a 400 naming the field.",
   cancelScheduledEmail: 'Cancelling an email already cancelled answers 200 again; one already sent is a 400.',
   resendWebhookDelivery: 'A delivery still being tried, or one of a deleted webhook, is a 400.',
   resendWebhookDeliveries:
@@ -119,6 +121,9 @@ const KEY_RULES: Record<string, string> = {
   resendWebhookDeliveries: MANAGE,
   listWebhookDeliveries: READ,
   resendWebhookDelivery: `Another account's delivery is a 404. ${MANAGE}`,
+  createApiKey: MANAGE,
+  listApiKeys: READ,
+  deleteApiKey: `Another account's key is a 404. A key may delete itself: the next request with it is a 401. ${MANAGE}`,
 };
 
 /** An operation's rules in words: those of what is stored (both APIs), then the key's (the public API). */
@@ -460,7 +465,8 @@ export function buildOpenApi(publicUrl: string): Schema {
       },
       {
         name: 'account',
-        description: 'The account itself, its sender domains and its webhooks, managed with its own key (an API key)',
+        description:
+          'The account itself, its sender domains, API keys and webhooks, managed with its own key (an API key)',
       },
       { name: 'admin', description: 'The management API (the admin token)' },
     ],
