@@ -85,16 +85,18 @@ async function show() {
  * linking its overview) and no catcher; and who is signed in.
  */
 function dressSidebar() {
-  const accounts = sidebar.querySelector('[data-nav="accounts"]');
-  const catcher = sidebar.querySelector('[data-nav="catcher"]');
   const operator = session.isOperator();
-  accounts.textContent = operator ? 'Accounts' : session.account().name;
-  accounts.setAttribute('href', `#${session.home()}`);
-  sidebar.querySelector('.brand').setAttribute('href', `#${session.home()}`);
-  catcher.parentElement.hidden = !operator;
-  document.getElementById('signed-in-as').textContent = operator
-    ? 'Signed in as the operator'
-    : `Signed in with an API key of ${session.account().name}`;
+  const accounts = sidebar.querySelector('[data-nav="accounts"]');
+  if (accounts) {
+    accounts.textContent = operator ? 'Accounts' : session.account().name;
+    accounts.setAttribute('href', `#${session.home()}`);
+  }
+  sidebar.querySelector('.brand')?.setAttribute('href', `#${session.home()}`);
+  const catcher = sidebar.querySelector('[data-nav="catcher"]');
+  if (catcher) catcher.parentElement.hidden = !operator;
+  const who = document.getElementById('signed-in-as');
+  if (who)
+    who.textContent = operator ? 'Signed in as the operator' : `Signed in with an API key of ${session.account().name}`;
 }
 
 setUnauthorizedHandler(() => {
