@@ -5,8 +5,9 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /**
- * The operator web console: static HTML, CSS and ES modules under `/console`, which talk to the management
- * API with the admin token the operator signs in with. Nothing is built or fetched from elsewhere.
+ * The web console: static HTML, CSS and ES modules under `/console`, which talk to the management API (the
+ * operator, signed in with the admin token) or the public API (an account, signed in with its API key) with the
+ * session cookie of console-session-routes.ts. Nothing is built or fetched from elsewhere.
  */
 
 export const CONSOLE_PATH = '/console';

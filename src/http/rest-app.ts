@@ -143,7 +143,9 @@ function refuseEarly(app: FastifyInstance, unrouted: (method: string, url: strin
 
 function parseEveryBodyAsJson(app: FastifyInstance): void {
   // Every body is read as JSON whatever its Content-Type says: a client that forgets the header gets the
-  // same answer as one that sends it. (Keys are bearer tokens, not cookies, so this opens no CSRF hole.)
+  // same answer as one that sends it. This opens no CSRF hole: keys and the admin token are bearer tokens, and a
+  // request the console's session cookie authenticates must carry its X-CSRF-Token header, which no page of
+  // another site can set (api/console-session-admission.ts).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {
     const text = body as string;
