@@ -8,13 +8,14 @@ import { cleanupAll, installSignalHandlers } from './lib/lifecycle.js';
 import { selectedParts } from './lib/parts.js';
 import { NOISY_OTHER, type Row } from './lib/report.js';
 import { sourceFingerprint, writeResults } from './lib/write-results.js';
-import { BUDGET_MS, HARD_LIMIT_MS, INBOUND_MS, LISTS_MS, MIN_MS, readSizes } from './lib/settings.js';
+import { BUDGET_MS, HARD_LIMIT_MS, INBOUND_MS, LISTS_MS, MIN_MS, readSizes, STATS_MS } from './lib/settings.js';
 import type { Figures } from './lib/targets.js';
 import { baselines } from './parts/baselines.js';
 import { splitServiceMemory } from './parts/split-service-memory.js';
 import { allInOneService } from './parts/all-in-one-service.js';
 import { deliverability } from './parts/deliverability.js';
 import { lists } from './parts/lists.js';
+import { stats } from './parts/stats.js';
 
 /**
  * `npm run bench`: the service's accept and delivery rates against baselines measured in the same run on
@@ -24,11 +25,15 @@ import { lists } from './parts/lists.js';
 
 const t0 = performance.now();
 const elapsed = () => performance.now() - t0;
-// The lists and inbound figures' time is their own (settings.ts, LISTS_MS and INBOUND_MS).
+// The lists, stats and inbound figures' time is their own (settings.ts, LISTS_MS, STATS_MS and INBOUND_MS).
 const extraMs = (() => {
   try {
     const parts = selectedParts();
-    return (parts.has('lists') ? LISTS_MS : 0) + (parts.has('inbound') ? INBOUND_MS : 0);
+    return (
+      (parts.has('lists') ? LISTS_MS : 0) +
+      (parts.has('stats') ? STATS_MS : 0) +
+      (parts.has('inbound') ? INBOUND_MS : 0)
+    );
   } catch {
     return 0; // main() reports the bad BENCH_ONLY / BENCH_SKIP
   }
@@ -89,6 +94,7 @@ async function main(): Promise<void> {
     else figures.memory = await figuresOf(splitServiceMemory(ctx));
   }
   if (parts.has('lists')) figures.lists = await figuresOf(lists(ctx));
+  if (parts.has('stats')) figures.stats = await figuresOf(stats(ctx));
   await writeResults(ctx, rows, figures, sourceAtStart);
 }
 

@@ -28,6 +28,9 @@ export const LISTS_MS = 40 * 60_000;
 // The inbound figure (bench/parts/inbound.ts) has time of its own too, added when it runs: its 30 s of load,
 // up to 20 s for the last events, the large message, and setting up.
 export const INBOUND_MS = 75_000;
+// The stats figure (BENCH_ONLY=stats, never in the default run) seeds 1,000,000 emails with their events and
+// waits for the worker's fold (about a minute and a half on 2 cores), then measures: its time is its own too.
+export const STATS_MS = 4 * 60_000;
 // What the parts after the service's throughput runs need at least; the throughput drains leave it to them.
 export const MIN_MS: Partial<Record<Part, number>> = {
   batch: 30_000,
@@ -67,6 +70,9 @@ export interface Sizes {
   /** The lists figure: emails in the database (a tenth in the measured account), and requests per list and filter. */
   listsEmails: number;
   listsRequests: number;
+  /** The stats figure: emails in the measured account, and requests per grouping and range. */
+  statsEmails: number;
+  statsRequests: number;
 }
 
 export function readSizes(env: NodeJS.ProcessEnv = process.env): Sizes {
@@ -83,5 +89,7 @@ export function readSizes(env: NodeJS.ProcessEnv = process.env): Sizes {
     deliverabilitySeconds: envInt('BENCH_DELIVERABILITY_SECONDS', 10),
     listsEmails: envInt('BENCH_LISTS_EMAILS', 10_000_000),
     listsRequests: envInt('BENCH_LISTS_REQUESTS', 100),
+    statsEmails: envInt('BENCH_STATS_EMAILS', 1_000_000),
+    statsRequests: envInt('BENCH_STATS_REQUESTS', 200),
   };
 }

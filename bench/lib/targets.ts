@@ -11,6 +11,7 @@ import type { DeliverabilityFigures } from '../parts/deliverability.js';
 import type { DeliveryRun } from '../parts/delivery-run.js';
 import type { ListsFigures } from '../parts/lists.js';
 import type { ListFigure } from '../parts/list-latency.js';
+import { STATS_P99_TARGET_MS, type StatsFigure, type StatsFigures } from '../parts/stats.js';
 import { DESTINATIONS } from './mx-zone.js';
 import { slowest } from './slowest-baseline.js';
 import { basisText, SLOPE_WINDOW_S, type SustainedFigures } from './sustained.js';
@@ -26,6 +27,7 @@ export interface Figures {
   memory?: MemoryResult;
   deliverability?: DeliverabilityFigures;
   lists?: ListsFigures;
+  stats?: StatsFigures;
 }
 
 /**
@@ -145,6 +147,14 @@ const listTarget = (page: number, ms: number) =>
       `${x.worst?.name ?? 'none'} (p50 ${x.worst?.p50} ms), of ${x.of.length} figures with ${x.emails.toLocaleString('en')} emails in the database` +
       (x.failed > 0 ? `; ${x.failed} with failed requests: NOT MET` : ''),
   });
+
+/** The slowest p99 of the stats figures (each grouping, 30 and 90 days); a failed request makes it not met. */
+const worstStats = (f: Figures) => {
+  if (!f.stats) return undefined;
+  const of = f.stats.figures;
+  const worst = of.reduce<StatsFigure | undefined>((w, x) => (!w || x.p99 > w.p99 ? x : w), undefined);
+  return { ...f.stats, worst, failed: of.filter((x) => x.failures > 0 || Number.isNaN(x.p99)).length };
+};
 
 /** The targets of bench/README.md, in the order the report lists them. */
 const TARGETS: Rule[] = [
@@ -389,6 +399,27 @@ const TARGETS: Rule[] = [
         .filter((x) => x.total !== x.counted)
         .map((x) => `${x.name}: ${x.total} vs ${x.counted}`)
         .join('; ') || 'every total checked once',
+  }),
+  rule({
+    figure: worstStats,
+    name: `stats: GET /stats p99, slowest of each grouping over 30 and 90 days (ms)`,
+    target: `< ${STATS_P99_TARGET_MS} ms`,
+    value: (x) => x.worst?.p99 ?? NaN,
+    met: (x) => x.figures.length > 0 && x.failed === 0 && (x.worst?.p99 ?? Infinity) < STATS_P99_TARGET_MS,
+    formula: (x) =>
+      `${x.worst?.name ?? 'none'} (p50 ${x.worst?.p50} ms), of ${x.figures.length} figures with ${x.emails.toLocaleString('en')} emails ` +
+      `and ${x.seed.events.toLocaleString('en')} events in the account` +
+      (x.failed > 0 ? `; ${x.failed} with failed requests: NOT MET` : ''),
+  }),
+  rule({
+    figure: (f) => f.stats,
+    name: 'stats: totals equal to counts over emails and events, the rollup caught up',
+    target: 'equal',
+    value: (x) => (x.exact && !Number.isNaN(x.foldS) ? 1 : 0),
+    shown: (x) => (x.exact ? 'equal' : 'NOT EQUAL'),
+    met: (x) => x.exact && !Number.isNaN(x.foldS),
+    formula: (x) =>
+      `${x.exactness}; fold caught up ${Number.isNaN(x.foldS) ? 'NOT within the wait' : `${x.foldS} s after the seed`}`,
   }),
 ];
 

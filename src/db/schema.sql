@@ -356,16 +356,14 @@ CREATE TABLE stats_fold_marks (
   CONSTRAINT stats_fold_marks_pkey PRIMARY KEY (account_id)
 );
 
--- Recent bounce replies per recipient domain and UTC day of acceptance, addresses redacted (GET /stats
--- sample_replies).
+-- The newest bounce replies per recipient domain, addresses redacted (GET /stats sample_replies).
 CREATE TABLE stats_replies (
   account_id text NOT NULL,
   recipient_domain text NOT NULL,
-  day date NOT NULL,
   reply text NOT NULL,
   last_at timestamp with time zone NOT NULL,
   CONSTRAINT stats_replies_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
-  CONSTRAINT stats_replies_pkey PRIMARY KEY (account_id, recipient_domain, day, reply)
+  CONSTRAINT stats_replies_pkey PRIMARY KEY (account_id, recipient_domain, reply)
 );
 
 -- GET /stats counters: recipients per account, dimension, UTC day of acceptance and key (folded from events).

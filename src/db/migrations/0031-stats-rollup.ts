@@ -12,7 +12,7 @@
  *   retried or concurrent fold never counts an event twice and an event committed late is still counted.
  *   Nothing is added to the send or delivery path: no trigger, no new index on emails or events (the fold
  *   reads events by the feed's index (account_id, tx, id)).
- * - `stats_replies`: a few recent bounce replies per recipient domain and day (the console's "why"), with
+ * - `stats_replies`: the 5 newest distinct bounce replies per recipient domain (the console's "why"), with
  *   every address in them replaced by `<address>`: the rollups hold no personal data (keys are days,
  *   domains, tags and streams), so retention and erasure leave them.
  */
@@ -44,10 +44,9 @@ COMMENT ON TABLE stats_fold_marks IS 'The last event (in feed order: tx, id) of 
 CREATE TABLE stats_replies (
   account_id text NOT NULL REFERENCES accounts (id),
   recipient_domain text NOT NULL,
-  day date NOT NULL,
   reply text NOT NULL,
   last_at timestamptz NOT NULL,
-  PRIMARY KEY (account_id, recipient_domain, day, reply)
+  PRIMARY KEY (account_id, recipient_domain, reply)
 );
-COMMENT ON TABLE stats_replies IS 'Recent bounce replies per recipient domain and UTC day of acceptance, addresses redacted (GET /stats sample_replies).';
+COMMENT ON TABLE stats_replies IS 'The newest bounce replies per recipient domain, addresses redacted (GET /stats sample_replies).';
 `;

@@ -16,7 +16,7 @@ import type { Sql, Tx } from '../sql.js';
 
 /** At most this many events per fold statement: one short transaction each, repeated until caught up. */
 export const FOLD_BATCH = 20_000;
-/** Sample replies kept per recipient domain and day, and shown per domain. */
+/** Sample replies kept per recipient domain, and shown. */
 const REPLIES_KEPT = 5;
 const REPLIES_SHOWN = 3;
 const REPLY_MAX_CHARS = 300;
@@ -40,6 +40,8 @@ const COUNTERS = ['accepted', 'delivered', 'deferred', 'bounced', 'complained', 
 const FOLDED = COUNTERS.filter((c) => c !== 'deferred');
 
 type Db = Sql | Tx;
+/** An account's fold mark: the last event folded, in feed order. */
+type Mark = { tx: string; id: string };
 
 /** The domain of an address column or expression, in lower case. */
 const domainOf = (sql: Db, expr: string) => sql.unsafe(`lower(split_part(${expr}, '@', -1))`);
@@ -130,15 +132,17 @@ export function createStatsRepo(sql: Sql) {
     return sql.begin(async (tx) => {
       await tx`insert into stats_fold_marks (account_id, tx, id) values (${accountId}, '0', '') on conflict do nothing`;
       // Another process folding this account holds the row: it will take these events.
-      const [mark] = await tx`select 1 from stats_fold_marks where account_id = ${accountId} for update skip locked`;
+      const [mark] = await tx<Mark[]>`
+        select tx::text as tx, id from stats_fold_marks where account_id = ${accountId} for update skip locked`;
       if (!mark) return 0;
       const sums = sql.unsafe(FOLDED.map((c) => `sum(${c})`).join(', '));
       const set = sql.unsafe(FOLDED.map((c) => `${c} = stats_rollup.${c} + excluded.${c}`).join(', '));
       const [row] = await tx<{ n: number }[]>`
         with ev as (
           select e.id, e.tx, e.type, e.data, e.email_id, e.created_at
-          from events e, stats_fold_marks k
-          where k.account_id = ${accountId} and e.account_id = ${accountId} and (e.tx, e.id) > (k.tx, k.id)
+          from events e
+          -- The mark as values, not a join: the planner then sees how few rows follow it and takes the index.
+          where e.account_id = ${accountId} and (e.tx, e.id) > (${mark.tx}::xid8, ${mark.id})
             and e.tx < pg_snapshot_xmin(pg_current_snapshot())
           order by e.tx, e.id
           limit ${limit}),
@@ -154,26 +158,26 @@ export function createStatsRepo(sql: Sql) {
           on conflict (account_id, dim, day, key) do update set ${set}
           returning 1),
         replies as (
-          insert into stats_replies (account_id, recipient_domain, day, reply, last_at)
-          select ${accountId}, rdomain, day, reply, max(at) from (
-            select rdomain, day, ${redacted(tx, 'reply')} as reply, at from facts where coalesce(reply, '') <> '') r
-          group by rdomain, day, reply
-          on conflict (account_id, recipient_domain, day, reply) do update
+          insert into stats_replies (account_id, recipient_domain, reply, last_at)
+          select ${accountId}, rdomain, reply, max(at) from (
+            select rdomain, ${redacted(tx, 'reply')} as reply, at from facts where coalesce(reply, '') <> '') r
+          group by rdomain, reply
+          on conflict (account_id, recipient_domain, reply) do update
             set last_at = greatest(stats_replies.last_at, excluded.last_at)
-          returning recipient_domain, day),
+          returning 1),
         last as (select tx, id from ev order by tx desc, id desc limit 1),
         moved as (
           update stats_fold_marks k set tx = last.tx, id = last.id, folded_at = now() from last
           where k.account_id = ${accountId} returning 1)
         select (select count(*) from ev)::int as n, (select count(*) from added) as a, (select count(*) from moved) as m`;
-      // Only the newest replies of each domain and day are shown: the rest would only grow the table.
+      // Only the newest replies of each domain are shown: the rest would only grow the table.
       await tx`
         delete from stats_replies r using (
-          select recipient_domain, day, reply,
-            row_number() over (partition by recipient_domain, day order by last_at desc, reply) as n
-          from stats_replies where account_id = ${accountId} and day >= (now() at time zone 'utc')::date - 400) x
-        where r.account_id = ${accountId} and r.recipient_domain = x.recipient_domain and r.day = x.day
-          and r.reply = x.reply and x.n > ${REPLIES_KEPT}`;
+          select recipient_domain, reply,
+            row_number() over (partition by recipient_domain order by last_at desc, reply) as n
+          from stats_replies where account_id = ${accountId}) x
+        where r.account_id = ${accountId} and r.recipient_domain = x.recipient_domain and r.reply = x.reply
+          and x.n > ${REPLIES_KEPT}`;
       return row?.n ?? 0;
     });
   }
@@ -208,15 +212,16 @@ export function createStatsRepo(sql: Sql) {
       const folded = sql.unsafe(FOLDED.map((c) => `r.${c}`).join(', '));
       const sums = sql.unsafe(COUNTERS.map((c) => `least(sum(${c}), ${INT_MAX})::int as ${c}`).join(', '));
       const withReplies = q.groupBy === 'recipient_domain';
-      const rows = await sql<(StatsRow & { sample_replies: string[] | null })[]>`
-        with k as (
-          select coalesce((select tx from stats_fold_marks where account_id = ${q.accountId}), '0') as tx,
-            coalesce((select id from stats_fold_marks where account_id = ${q.accountId}), '') as id),
-        ev as (
+      // One snapshot for the mark and the sums: a fold committing in between is seen whole or not at all.
+      const rows = await sql.begin('isolation level repeatable read read only', async (tx) => {
+        const [mark = { tx: '0', id: '' }] = await tx<Mark[]>`
+          select tx::text as tx, id from stats_fold_marks where account_id = ${q.accountId}`;
+        return tx<(StatsRow & { sample_replies: string[] | null })[]>`
+        with ev as (
           select e.id, e.tx, e.type, e.data, e.email_id, e.created_at
-          from events e, k
-          where e.account_id = ${q.accountId} and (e.tx, e.id) > (k.tx, k.id) and e.email_id >= ${fromId}
-            and e.email_id < ${toId}),
+          from events e
+          where e.account_id = ${q.accountId} and (e.tx, e.id) > (${mark.tx}::xid8, ${mark.id})
+            and e.email_id >= ${fromId} and e.email_id < ${toId}),
         ${facts(sql)},
         pending as (
           select (m.created_at at time zone 'utc')::date as day, m.sender_domain, m.stream, m.tags, m.last_error,
@@ -244,23 +249,24 @@ export function createStatsRepo(sql: Sql) {
           where r.account_id = ${q.accountId} and r.dim = ${dim} and r.day between ${q.fromDay} and ${q.toDay}
           union all
           select ${liveKey}, x.accepted, x.delivered, x.bounced, x.complained, x.opened, x.clicked, x.unsubscribed, x.deferred
-          from (${keyed(sql, dim, 'live')}) x)
-        select key, ${sums}
-          ${
-            withReplies
-              ? sql`, array(
-                  select reply from (
-                    select reply, max(at) as at from (
-                      select s.reply, s.last_at as at from stats_replies s
-                      where s.account_id = ${q.accountId} and s.recipient_domain = summed.key
-                        and s.day between ${q.fromDay} and ${q.toDay}
-                      union all
-                      select ${redacted(sql, 'l.reply')}, coalesce(l.at, now()) from live l
-                      where l.rdomain = summed.key and coalesce(l.reply, '') <> '') a
-                    group by reply order by at desc, reply limit ${REPLIES_SHOWN}) b) as sample_replies`
-              : sql``
-          }
-        from summed group by key order by key`;
+          from (${keyed(sql, dim, 'live')}) x),
+        replies as (
+          select key, array_agg(reply order by at desc, reply) as sample_replies from (
+            select key, reply, at, row_number() over (partition by key order by at desc, reply) as n from (
+              select key, reply, max(at) as at from (
+                -- Replies since the range began (the newest of each domain are kept, whatever email they were to).
+                select s.recipient_domain as key, s.reply, s.last_at as at from stats_replies s
+                where ${withReplies} and s.account_id = ${q.accountId} and s.last_at >= ${q.fromDay}::timestamp at time zone 'utc'
+                union all
+                select l.rdomain, ${redacted(tx, 'l.reply')}, coalesce(l.at, now()) from live l
+                where ${withReplies} and coalesce(l.reply, '') <> '') a
+              group by key, reply) b) c
+          where n <= ${REPLIES_SHOWN}
+          group by key)
+        select s.key, ${sums}, r.sample_replies
+        from summed s left join replies r on r.key = s.key
+        group by s.key, r.sample_replies order by s.key`;
+      });
       return rows.map((r) => ({
         key: r.key,
         accepted: r.accepted,

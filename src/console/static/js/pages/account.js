@@ -13,6 +13,7 @@ import * as inboundMessage from './account/inbound-message.js';
 import * as inbound from './account/inbound.js';
 import * as overview from './account/overview.js';
 import * as scheduled from './account/scheduled.js';
+import * as stats from './account/stats.js';
 import * as suppressions from './account/suppressions.js';
 import * as templateEditor from './account/template-editor.js';
 import * as templates from './account/templates.js';
@@ -21,6 +22,7 @@ import * as webhooks from './account/webhooks.js';
 
 const SECTIONS = [
   { id: 'overview', label: 'Overview', page: overview },
+  { id: 'stats', label: 'Stats', page: stats },
   { id: 'domains', label: 'Domains', page: domains },
   { id: 'api-keys', label: 'API keys', page: apiKeys },
   { id: 'webhooks', label: 'Webhooks', page: webhooks, itemPage: webhookDeliveries },
