@@ -351,8 +351,25 @@ describe('isolation between accounts over gRPC', () => {
       ['DeleteTemplate', { id: w.template }],
       ['DeleteInboundRoute', { id: w.inboundRoute }],
       ['GetInboundEmail', { id: w.inboundEmail }],
+      ['GetDomain', { id: w.b.domainId }],
+      ['UpdateDomain', { id: w.b.domainId, open_tracking: true }],
+      ['DeleteWebhook', { id: w.webhook }],
+      ['ListWebhookDeliveries', { id: w.webhook }],
+      ['ResendWebhookDelivery', { id: w.delivery }],
+      ['DeleteApiKey', { id: w.apiKey }],
     ];
-    const kinds: Kind[] = ['email', 'scheduled', 'batch', 'template', 'inboundRoute', 'inboundEmail'];
+    const kinds: Kind[] = [
+      'email',
+      'scheduled',
+      'batch',
+      'template',
+      'inboundRoute',
+      'inboundEmail',
+      'domain',
+      'webhook',
+      'delivery',
+      'apiKey',
+    ];
     const before = await Promise.all(kinds.map((k) => READ_BACK[k](w)));
     for (const [method, req] of cases) {
       const err = failed(await rpc(clients.email, method, req, bearer(w.a.key)));
