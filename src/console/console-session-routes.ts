@@ -36,6 +36,11 @@ export function consoleSessionRoutes(options: ConsoleSessionRoutesOptions): (app
 
   return async (app) => {
     app.post(SESSION_PATH, async (request, reply) => {
+      // Login CSRF: a page of another site could sign the browser in to the attacker's account. Its forms can
+      // send only form or text bodies, and its scripts a JSON one only after a CORS preflight this never allows.
+      const type = request.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
+      if (type !== 'application/json')
+        throw new AppError('unsupported_media_type', 'Sign in with a JSON body: Content-Type: application/json');
       const body = request.body;
       const credential =
         typeof body === 'object' && body !== null && 'token' in body && typeof body.token === 'string'

@@ -104,6 +104,14 @@ describe('console sessions', () => {
     expect(unknownKey.body).toMatchObject({ error: 'unauthorized' });
     expect(unknownKey.headers.get('set-cookie')).toBeNull();
 
+    // Only JSON, which no form of another site can send (login CSRF).
+    const form = await call('POST', sessionUrl(), {
+      rawBody: JSON.stringify({ token: ADMIN_TOKEN }),
+      headers: { 'content-type': 'text/plain' },
+    });
+    expect(form.status).toBe(415);
+    expect(form.headers.get('set-cookie')).toBeNull();
+
     const missing = await call('POST', sessionUrl(), { body: {} });
     expect(missing.status).toBe(400);
     expect(missing.body).toMatchObject({ error: 'validation error' });
