@@ -5,6 +5,7 @@ import { FIELD_CONSTRAINTS, IDEMPOTENCY_KEY_SCHEMA, NO_NUL, type Schema } from '
 import { Components, fieldSchema, messageSchema } from './openapi-message-schema.js';
 import { queryFields, readsQuery } from './query-params.js';
 import { IMPORT_MAX_ROWS } from '../services/suppression-csv.js';
+import { WEBHOOKS_MAX } from '../services/webhooks-service.js';
 import { ADMIN_BASE, ADMIN_ROUTES, API_BASE, PUBLIC_ROUTES, type RestRoute } from './rest-routes.js';
 
 /**
@@ -64,6 +65,7 @@ const STATE_RULES: Record<string, string> = {
   createDomain: 'A domain already added to the account is a 400.',
   createApiKey:
     "rate_limit above the service's MAILER_RATE_LIMIT, daily_quota above the account's daily_quota and an expires_at not in the future are each a 400 naming the field.",
+  createWebhook: `An account has at most ${WEBHOOKS_MAX} webhooks: one more is a 400 (delete one first).`,
   cancelScheduledEmail: 'Cancelling an email already cancelled answers 200 again; one already sent is a 400.',
   resendWebhookDelivery: 'A delivery still being tried, or one of a deleted webhook, is a 400.',
   resendWebhookDeliveries:

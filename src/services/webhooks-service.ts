@@ -13,6 +13,11 @@ import type { UrlCheck } from '../webhooks/address-guard.js';
 import { generateWebhookSecret } from './secrets.js';
 
 export const URL_MAX = 2048;
+/**
+ * Live webhooks an account may have: each event is sent to every one subscribed to it, so an account, which can now
+ * make its own, must not turn one email into thousands of requests.
+ */
+export const WEBHOOKS_MAX = 50;
 export const DELIVERY_STATUSES: readonly WebhookDeliveryStatus[] = ['pending', 'succeeded', 'discarded'];
 export const DISCARD_REASONS: readonly DiscardReason[] = ['retries_exhausted', 'webhook_disabled', 'webhook_deleted'];
 export const DELIVERIES_PAGE = { default: 50, max: 100 } as const;
@@ -47,13 +52,18 @@ export function createWebhooksService(deps: WebhooksDeps) {
     async create(accountId: string, input: { url: string; events: string[] }): Promise<WebhookRow> {
       if (!(await deps.accounts.get(accountId))) throw notFound('account', accountId);
       await assertValidWebhook(deps, input);
-      return deps.webhooks.create({
-        id: newId('webhook'),
-        accountId,
-        url: input.url,
-        events: [...new Set(input.events)],
-        secret: generateWebhookSecret(),
-      });
+      const created = await deps.webhooks.create(
+        {
+          id: newId('webhook'),
+          accountId,
+          url: input.url,
+          events: [...new Set(input.events)],
+          secret: generateWebhookSecret(),
+        },
+        WEBHOOKS_MAX,
+      );
+      if (!created) throw invalid(`the account has ${WEBHOOKS_MAX} webhooks, the most it may have: delete one first`);
+      return created;
     },
 
     /** One page of the account's webhooks, oldest first, with how many it has. */

@@ -8,6 +8,7 @@ import { call, eventually, validEmail, type JsonResponse } from '../helpers/http
 import { ADMIN_TOKEN } from '../helpers/stack.js';
 import { ISO_MS as ISO } from '../helpers/time.js';
 import { useStack } from '../helpers/use-stack.js';
+import { WEBHOOKS_MAX } from '../../src/services/webhooks-service.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 /**
@@ -390,6 +391,31 @@ describe('webhooks with the account key', () => {
       )
     ).body;
     expect([operator.webhooks.map((w) => w.id), operator.total]).toEqual([ids.slice(2), 3]);
+  });
+});
+
+describe('the most webhooks an account may have', () => {
+  it(`an account has at most ${WEBHOOKS_MAX} live webhooks, by its key or the operator's; deleting one makes room`, async () => {
+    const a = await newAccount('many hooks');
+    const ids: string[] = [];
+    for (let n = 0; n < WEBHOOKS_MAX; n++)
+      ids.push(
+        expect200(
+          await api<Webhook>(a.all, 'POST', '/webhooks', { url: `${receiver.url}/many${n}`, events: ['send'] }),
+          `webhook ${n}`,
+        ).id,
+      );
+    const full = { url: `${receiver.url}/one-more`, events: ['send'] };
+    const refused = await api(a.all, 'POST', '/webhooks', full);
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({
+      error: 'validation error',
+      message: `the account has ${WEBHOOKS_MAX} webhooks, the most it may have: delete one first`,
+    });
+    await admin(stack, 'POST', `/accounts/${a.accountId}/webhooks`, full, 400);
+    expect((await api<{ total: number }>(a.all, 'GET', '/webhooks')).body.total).toBe(WEBHOOKS_MAX);
+    expect200(await api(a.all, 'DELETE', `/webhooks/${ids[0]}`), 'delete');
+    expect200(await api(a.all, 'POST', '/webhooks', full), 'room again');
   });
 });
 

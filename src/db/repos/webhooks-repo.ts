@@ -50,17 +50,26 @@ export function createWebhooksRepo(sql: Sql, box: SecretBox) {
   /** `owner`'s rows alone (another account's is as absent as a missing one); any account's when undefined (the operator). */
   const ownedBy = (owner: string | undefined) => (owner === undefined ? sql`` : sql`and account_id = ${owner}`);
   return {
-    async create(w: {
-      id: string;
-      accountId: string;
-      url: string;
-      events: string[];
-      secret: string;
-    }): Promise<WebhookRow> {
+    /**
+     * Stores a new webhook unless its account has `max` live ones already (undefined then), counted in the same
+     * statement; two creates at the same moment may each see room for one.
+     */
+    async create(
+      w: {
+        id: string;
+        accountId: string;
+        url: string;
+        events: string[];
+        secret: string;
+      },
+      max: number,
+    ): Promise<WebhookRow | undefined> {
       const [row] = await sql<Raw[]>`
         insert into webhooks (id, account_id, url, events, secret)
-        values (${w.id}, ${w.accountId}, ${w.url}, ${w.events}, ${box.seal(w.secret, sealedContext.webhookSecret(w.id))}) returning *`;
-      return webhook(row!);
+        select ${w.id}, ${w.accountId}, ${w.url}, ${w.events}::text[], ${box.seal(w.secret, sealedContext.webhookSecret(w.id))}
+        where (select count(*) from webhooks where account_id = ${w.accountId} and deleted_at is null) < ${max}
+        returning *`;
+      return row && webhook(row);
     },
 
     async get(id: string, owner?: string): Promise<WebhookRow | undefined> {
