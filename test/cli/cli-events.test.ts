@@ -98,6 +98,25 @@ describe('events', () => {
     expect(stderr.trim()).toBe(`cursor ${(await feed(`?after=${cursor}`)).next_cursor}`);
   });
 
+  it("--email keeps to one email's events, as GET /events?email_id= does; an unknown email is an error", async () => {
+    const id = await sendSettled('one of two');
+    await sendSettled('the other');
+    const api = await feed(`?email_id=${id}`);
+    expect(api.events.map((e) => [e.email.id, e.event])).toEqual([
+      [id, 'send'],
+      [id, 'delivery'],
+    ]);
+    const tail = await ok(['events', 'tail', '--no-follow', '--json', '--email', id]);
+    expect(jsonLines(tail.stdout)).toEqual(api.events);
+    const list = await ok(['events', 'list', '--email', id, '--type', 'delivery']);
+    const lines = list.stdout.trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toContain(api.events[1]!.id);
+    const unknown = await mailer(['events', 'list', '--email', 'em_nope']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('not found: email em_nope not found');
+  });
+
   it('list prints one page and the next cursor; bad flags are usage errors', async () => {
     const page = await feed('?limit=1');
     const r = await ok(['events', 'list', '--limit', '1']);

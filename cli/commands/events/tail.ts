@@ -16,9 +16,16 @@ export default class EventsTail extends EmailCommand {
   static override summary = "Print the account's events oldest first and follow new ones (Ctrl-C stops).";
   static override description =
     'Polls GET /events with the cursor of its last answer, so every event is printed once, in order. On stop, the cursor to resume from is printed on stderr.';
-  static override examples = commandExamples(['', '--type bounce', '--after <cursor> --json', '--no-follow --json']);
+  static override examples = commandExamples([
+    '',
+    '--type bounce',
+    '--after <cursor> --json',
+    '--no-follow --json',
+    '--email <em_id>',
+  ]);
   static override flags = {
     type: Flags.option({ options: EVENT_TYPE_OPTIONS, summary: 'Only events of this type.' })(),
+    email: Flags.string({ summary: "Only this email's events (em_...)." }),
     after: Flags.string({
       summary: 'Start after this cursor (as printed on stop, or a next_cursor); default: the first event.',
       default: '',
@@ -42,7 +49,10 @@ export default class EventsTail extends EmailCommand {
         // With --count, never more than are still wanted: the page's next_cursor is then where the last one printed is.
         const limit = flags.count === undefined ? PAGE : Math.min(PAGE, flags.count - printed);
         const res = await api
-          .listEvents({ after: cursor, limit, type: flags.type ?? '' }, { signal: stop.signal })
+          .listEvents(
+            { after: cursor, limit, type: flags.type ?? '', emailId: flags.email ?? '' },
+            { signal: stop.signal },
+          )
           .catch((err: unknown) => {
             if (stop.signal.aborted) return undefined;
             throw err;
