@@ -124,6 +124,7 @@ export async function startApiRole(core: Core, notifyQueued: () => void, stops: 
     auth,
     throttle: adminThrottle,
     lifetimeMs: config.consoleSessionHours * 3_600_000,
+    adminToken: core.admin.token,
   });
   const sessionAdmission = createConsoleSessionAdmission({ sessions: consoleSessions, guard });
   const rest = await buildRestApp({

@@ -2,6 +2,7 @@ import type { AccountsRepo, ConsoleSessionsRepo } from '../db/index.js';
 import { AppError, invalid } from '../errors.js';
 import type { AuthService, Principal } from './auth-service.js';
 import type { AuthThrottle } from './auth-throttle.js';
+import crypto from 'node:crypto';
 import { generateToken, hashSecret, looksLikeApiKey, secretsEqual } from './secrets.js';
 
 /**
@@ -30,6 +31,8 @@ export interface ConsoleSessionsDeps {
   throttle: AuthThrottle;
   /** How long a session lasts from its sign-in (MAILER_CONSOLE_SESSION_HOURS). */
   lifetimeMs: number;
+  /** The admin token: operator sessions are stored under an HMAC of their token keyed by it, so changing it ends them. */
+  adminToken: string;
   now?: () => number;
 }
 
@@ -37,6 +40,8 @@ const ENDED = 'No console session, or it has ended: sign in again';
 
 export function createConsoleSessionsService(deps: ConsoleSessionsDeps) {
   const now = deps.now ?? Date.now;
+  // An operator who changes a leaked admin token must not leave sessions signed in with it running for hours.
+  const operatorHash = (token: string) => crypto.createHmac('sha256', deps.adminToken).update(token).digest();
 
   /** The principal of a sign-in credential that looks like an API key; a wrong one counts as a failed guess. */
   async function keyPrincipal(key: string, client: string): Promise<Principal> {
@@ -50,7 +55,10 @@ export function createConsoleSessionsService(deps: ConsoleSessionsDeps) {
 
   /** The session of a cookie's token; 401 when there is none or it has expired. */
   async function resolve(token: string | undefined): Promise<ConsoleSession> {
-    const row = token === undefined || token === '' ? undefined : await deps.sessions.find(hashSecret(token));
+    const row =
+      token === undefined || token === ''
+        ? undefined
+        : await deps.sessions.find(hashSecret(token), operatorHash(token));
     if (!row) throw new AppError('unauthorized', ENDED);
     return {
       kind: row.apiKeyId === null ? 'operator' : 'account',
@@ -97,7 +105,7 @@ export function createConsoleSessionsService(deps: ConsoleSessionsDeps) {
         expiresAt: new Date(now() + deps.lifetimeMs),
       };
       await deps.sessions.create({
-        tokenHash: hashSecret(token),
+        tokenHash: keyId === null ? operatorHash(token) : hashSecret(token),
         apiKeyId: keyId,
         csrfToken: session.csrfToken,
         expiresAt: session.expiresAt,
@@ -135,7 +143,7 @@ export function createConsoleSessionsService(deps: ConsoleSessionsDeps) {
     },
 
     async signOut(token: string): Promise<void> {
-      await deps.sessions.delete(hashSecret(token));
+      await deps.sessions.delete(hashSecret(token), operatorHash(token));
     },
   };
 }

@@ -65,9 +65,11 @@ const withCookie = <T = Record<string, unknown>>(
 
 const cookieToken = (s: Session) => s.cookie.slice('mailer_console='.length);
 const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest();
+const operatorHash = (adminToken: string, token: string) =>
+  crypto.createHmac('sha256', adminToken).update(token).digest();
 
 describe('console sessions', () => {
-  it('signs the operator in with the admin token: an HttpOnly, SameSite=Strict cookie whose token is stored only as its SHA-256', async () => {
+  it('signs the operator in with the admin token: an HttpOnly, SameSite=Strict cookie whose token is stored only as its HMAC under the admin token', async () => {
     // Before: no one, answered 200 (the console asks at every load).
     const before = await call('GET', sessionUrl());
     expect(before.status).toBe(200);
@@ -86,13 +88,31 @@ describe('console sessions', () => {
     const rows = await sql<{ token_hash: Buffer; api_key_id: string | null; csrf_token: string }[]>`
       select token_hash, api_key_id, csrf_token from console_sessions where csrf_token = ${s.csrf}`;
     expect(rows).toHaveLength(1);
-    expect(rows[0]!.token_hash.equals(sha256(cookieToken(s)))).toBe(true);
+    expect(rows[0]!.token_hash.equals(operatorHash(ADMIN_TOKEN, cookieToken(s)))).toBe(true);
     expect(rows[0]!.api_key_id).toBeNull();
 
     const who = await withCookie<SessionAnswer>(s, 'GET', sessionUrl(), { csrf: null });
     expect(who.status).toBe(200);
     expect(who.body).toMatchObject({ kind: 'operator', csrf_token: s.csrf });
     expect(who.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it("ends an operator's sessions when the admin token changes: one made under another token signs no one in", async () => {
+    // As if made before the operator replaced a leaked admin token: stored under the old token's HMAC.
+    const token = crypto.randomBytes(32).toString('base64url');
+    const csrf = crypto.randomBytes(32).toString('base64url');
+    await sql`insert into console_sessions (token_hash, api_key_id, csrf_token, expires_at)
+      values (${operatorHash('the-admin-token-before-it-was-changed-0123456789', token)}, null, ${csrf},
+              now() + interval '1 hour')`;
+    const old = { cookie: `mailer_console=${token}`, csrf, setCookie: '', body: {} as SessionAnswer };
+    const refused = await withCookie(old, 'GET', `${stack.mailer.restUrl}/v1/mail/admin/accounts`);
+    expect(refused.status).toBe(401);
+    // Nor does an operator row under the token's plain SHA-256 (the form of an account session's row).
+    await sql`update console_sessions set token_hash = ${sha256(token)} where csrf_token = ${csrf}`;
+    expect((await withCookie(old, 'GET', `${stack.mailer.restUrl}/v1/mail/admin/accounts`)).status).toBe(401);
+    // The same row under the current token's HMAC is a session: the refusals above were the token's doing.
+    await sql`update console_sessions set token_hash = ${operatorHash(ADMIN_TOKEN, token)} where csrf_token = ${csrf}`;
+    expect((await withCookie(old, 'GET', `${stack.mailer.restUrl}/v1/mail/admin/accounts`)).status).toBe(200);
   });
 
   it('refuses a wrong credential 401, a missing one 400, and a read_only or send_only key 403 saying the console needs an all key', async () => {

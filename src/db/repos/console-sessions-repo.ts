@@ -14,14 +14,19 @@ export function createConsoleSessionsRepo(sql: Sql) {
         values (${s.tokenHash}, ${s.apiKeyId}, ${s.csrfToken}, ${s.expiresAt})`;
     },
 
-    /** The session of this token hash unless it has expired. */
-    async find(tokenHash: Buffer): Promise<ConsoleSessionRow | undefined> {
+    /**
+     * The session of a cookie's token unless it has expired: an account session stored under `keyed` (the token's
+     * SHA-256), the operator's under `operator` (the token's HMAC under the admin token, so that a new admin token
+     * ends every operator session made with the old one).
+     */
+    async find(keyed: Buffer, operator: Buffer): Promise<ConsoleSessionRow | undefined> {
       const [row] = await sql<
         { api_key_id: string | null; key_hash: Buffer | null; csrf_token: string; expires_at: Date }[]
       >`
         select s.api_key_id, k.key_hash, s.csrf_token, s.expires_at
         from console_sessions s left join api_keys k on k.id = s.api_key_id
-        where s.token_hash = ${tokenHash} and s.expires_at > now()`;
+        where s.expires_at > now()
+          and ((s.token_hash = ${keyed} and s.api_key_id is not null) or (s.token_hash = ${operator} and s.api_key_id is null))`;
       return (
         row && {
           apiKeyId: row.api_key_id,
@@ -32,8 +37,8 @@ export function createConsoleSessionsRepo(sql: Sql) {
       );
     },
 
-    async delete(tokenHash: Buffer): Promise<void> {
-      await sql`delete from console_sessions where token_hash = ${tokenHash}`;
+    async delete(keyed: Buffer, operator: Buffer): Promise<void> {
+      await sql`delete from console_sessions where token_hash in (${keyed}, ${operator})`;
     },
 
     /** Drops sessions that have ended (run at each sign-in: the table holds at most a few per operator and key). */
