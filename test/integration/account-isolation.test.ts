@@ -199,7 +199,14 @@ beforeAll(async () => {
   const webhook = await made(
     admin(stack, 'POST', `/accounts/${b.accountId}/webhooks`, { url: `${receiver.url}/b`, events: ['delivery'] }),
   );
-  const email = await made(bKey('POST', '/emails', validEmail({ from: 'b@isolation-b.example' })));
+  // To a recipient domain of its own and with a tag: what A's stats by recipient domain or tag would show of it.
+  const email = await made(
+    bKey(
+      'POST',
+      '/emails',
+      validEmail({ from: 'b@isolation-b.example', to: ['x@isolation-b-rcpt.example'], tags: { campaign: 'isob' } }),
+    ),
+  );
   const scheduled = await made(
     bKey('POST', '/emails/schedule', {
       ...validEmail({ from: 'b@isolation-b.example' }),
@@ -325,17 +332,30 @@ describe('isolation between accounts, route by route', () => {
       w.apiKey,
       w.webhook,
       w.delivery,
+      'isolation-b-rcpt.example',
+      'isob',
     ];
-    const lists = PUBLIC_ROUTES.filter((r) => r.method === 'GET' && !r.path.includes(':'));
+    const lists = PUBLIC_ROUTES.filter((r) => r.method === 'GET' && !r.path.includes(':')).map((r) => r.path);
     expect(lists.length).toBeGreaterThan(5);
-    for (const route of lists) {
-      const res = await call('GET', `${stack.api}${route.path}`, { token: w.a.key });
-      expect(res.status, `GET ${route.path}: ${res.text}`).toBe(200);
-      for (const marker of markers) expect(res.text, `GET ${route.path} shows B's ${marker}`).not.toContain(marker);
+    // The groupings and pages that would show B's things if they leaked: its domains, recipients' domain, tag.
+    const variants = [
+      ...['domain', 'recipient_domain', 'tag', 'stream'].map((g) => `/stats?group_by=${g}`),
+      '/events?limit=1000',
+      '/emails?page_size=100',
+      '/suppressions?email=isolation-b',
+    ];
+    for (const path of [...lists, ...variants]) {
+      const res = await call('GET', `${stack.api}${path}`, { token: w.a.key });
+      expect(res.status, `GET ${path}: ${res.text}`).toBe(200);
+      for (const marker of markers) expect(res.text, `GET ${path} shows B's ${marker}`).not.toContain(marker);
     }
     // The same lists with B's key do show B's resources: the markers are what those lists would show.
     const ofB = await call('GET', `${stack.api}/emails`, { token: w.b.key });
     expect(ofB.text).toContain(w.email);
+    const statsOfB = await call('GET', `${stack.api}/stats?group_by=recipient_domain`, { token: w.b.key });
+    expect(statsOfB.text).toContain('isolation-b-rcpt.example');
+    const tagsOfB = await call('GET', `${stack.api}/stats?group_by=tag`, { token: w.b.key });
+    expect(tagsOfB.text).toContain('isob');
   });
 });
 
