@@ -6,6 +6,7 @@ import { Components, fieldSchema, messageSchema } from './openapi-message-schema
 import { queryFields, readsQuery } from './query-params.js';
 import { IMPORT_MAX_ROWS } from '../services/suppression-csv.js';
 import { WEBHOOKS_MAX } from '../services/webhooks-service.js';
+import { DOMAINS_MAX } from '../services/domains-service.js';
 import { ADMIN_BASE, ADMIN_ROUTES, API_BASE, PUBLIC_ROUTES, type RestRoute } from './rest-routes.js';
 
 /**
@@ -62,7 +63,7 @@ const ROUTE_RULES =
 
 /** Rules that depend on what is stored, which no schema can state: 400s for requests the schema allows. */
 const STATE_RULES: Record<string, string> = {
-  createDomain: 'A domain already added to the account is a 400.',
+  createDomain: `A domain already added to the account is a 400; so is one more when the account has ${DOMAINS_MAX}.`,
   createApiKey:
     "rate_limit above the service's MAILER_RATE_LIMIT, daily_quota above the account's daily_quota and an expires_at not in the future are each a 400 naming the field.",
   createWebhook: `An account has at most ${WEBHOOKS_MAX} webhooks: one more is a 400 (delete one first).`,

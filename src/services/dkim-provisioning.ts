@@ -1,3 +1,4 @@
+import { AppError } from '../errors.js';
 import type { DkimKeyRow } from '../domain/entities/dkim-keys.js';
 import type { DkimKeysRepo } from '../db/index.js';
 import { dkimSelector } from '../domain/dns-records.js';
@@ -17,14 +18,48 @@ export interface DkimProvisioningDeps {
 /** How many domains a pass of the backfill takes at once. */
 const BACKFILL_PAGE = 50;
 
+/**
+ * Key pairs made at once per process, and how many more may wait. An RSA-2048 pair takes tens of milliseconds of
+ * a libuv pool thread; DNS lookups and file reads share that small pool (4 threads), so keys made for a flood of
+ * domain additions (accounts add their own now: a key at its rate limit adding and deleting in a loop) must not
+ * take all of it. Past the waiting line, an addition is answered 429 to be retried.
+ */
+export const KEYGEN_AT_ONCE = 1;
+export const KEYGEN_WAITING = 16;
+const KEYGEN_RETRY_AFTER_SECONDS = 2;
+
+/** `generate` run at most `atOnce` at a time, with at most `waiting` calls queued; the next one is refused. */
+export function gated<T>(generate: () => Promise<T>, atOnce: number, waiting: number): () => Promise<T> {
+  let running = 0;
+  const queue: (() => void)[] = [];
+  return async () => {
+    if (running >= atOnce) {
+      if (queue.length >= waiting)
+        throw new AppError('rate_limited', 'DKIM keys are being made for many domains at once: try again shortly', {
+          retryAfterSeconds: KEYGEN_RETRY_AFTER_SECONDS,
+        });
+      await new Promise<void>((resolve) => queue.push(resolve));
+    } else running++;
+    try {
+      return await generate();
+    } finally {
+      // The slot passes straight to the next in line, so `running` never drops below what is in use.
+      const next = queue.shift();
+      if (next) next();
+      else running--;
+    }
+  };
+}
+
 /** Making a domain's DKIM keys: when it is added, when it rotates, and for domains added before keys existed. */
 export function createDkimProvisioning(deps: DkimProvisioningDeps) {
+  const generate = gated(deps.generate, KEYGEN_AT_ONCE, KEYGEN_WAITING);
   /**
    * A new key for the domain under a dated selector it has not used. Undefined when the domain already has
    * a key of that status (another process, or request, made it first).
    */
   async function addKey(domainId: string, status: 'active' | 'pending'): Promise<DkimKeyRow | undefined> {
-    const pair = await deps.generate();
+    const pair = await generate();
     // Sealed for its own row: the id is made first.
     const id = newId('dkimKey');
     const privateKeySealed = deps.seal(pair.privateKeyPem, id);

@@ -22,6 +22,12 @@ import type { DkimProvisioning } from './dkim-provisioning.js';
 import type { DomainDnsCheck } from './domain-dns-check.js';
 import { generateToken } from './secrets.js';
 
+/**
+ * The most domains an account may have, whoever adds them: each costs a DKIM key pair to make and a DNS check
+ * every re-check period, and accounts add their own now.
+ */
+export const DOMAINS_MAX = 1000;
+
 /** A record to publish, with its status from the last DNS check. */
 export interface DnsRecord {
   type: string;
@@ -115,15 +121,21 @@ export function createDomainsService(deps: DomainsDeps) {
       if (!(await deps.accounts.get(accountId))) throw notFound('account', accountId);
       const normalized = asciiDomain(name);
       if (normalized === undefined) throw invalid(`name: "${name}" is not a valid domain name`);
-      const created = await deps.domains.create({
-        id: newId('domain'),
-        accountId,
-        name: normalized,
-        verificationToken: generateToken(16),
-      });
-      if (!created) throw invalid(`name: the domain ${normalized} is already added to this account`);
-      // Should this fail, the start-time backfill makes the key on the next start.
-      await deps.dkim.addKey(created.id, 'active');
+      const created = await deps.domains.create(
+        { id: newId('domain'), accountId, name: normalized, verificationToken: generateToken(16) },
+        DOMAINS_MAX,
+      );
+      if (created === 'exists') throw invalid(`name: the domain ${normalized} is already added to this account`);
+      if (created === 'full')
+        throw invalid(`the account has ${DOMAINS_MAX} domains, the most it may have: delete one first`);
+      try {
+        await deps.dkim.addKey(created.id, 'active');
+      } catch (err) {
+        // Keys are being made for too many domains at once (a 429 to retry): take the domain back, so the retry
+        // adds it rather than finding it added. Any other failure leaves it: the start-time backfill makes its key.
+        if (err instanceof AppError && err.kind === 'rate_limited') await deps.domains.delete(accountId, created.id);
+        throw err;
+      }
       return view(created);
     },
 

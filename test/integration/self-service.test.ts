@@ -9,6 +9,7 @@ import { ADMIN_TOKEN } from '../helpers/stack.js';
 import { ISO_MS as ISO } from '../helpers/time.js';
 import { useStack } from '../helpers/use-stack.js';
 import { WEBHOOKS_MAX } from '../../src/services/webhooks-service.js';
+import { DOMAINS_MAX } from '../../src/services/domains-service.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 /**
@@ -416,6 +417,34 @@ describe('the most webhooks an account may have', () => {
     expect((await api<{ total: number }>(a.all, 'GET', '/webhooks')).body.total).toBe(WEBHOOKS_MAX);
     expect200(await api(a.all, 'DELETE', `/webhooks/${ids[0]}`), 'delete');
     expect200(await api(a.all, 'POST', '/webhooks', full), 'room again');
+  });
+});
+
+describe('the most domains an account may have', () => {
+  it(`an account has at most ${DOMAINS_MAX} domains, by its key or the operator's; deleting one makes room`, async () => {
+    const a = await newAccount('many domains');
+    // All but one put in directly: each added through the API makes a DKIM key pair, which is the point of the cap.
+    const sql = postgres(stack.databaseUrl, { max: 1, onnotice: () => {} });
+    try {
+      await sql`insert into domains (id, account_id, name, verification_token)
+        select 'dom_many' || n, ${a.accountId}, 'd' || n || '.many.test', 'token'
+        from generate_series(1, ${DOMAINS_MAX - 1}) n`;
+    } finally {
+      await sql.end();
+    }
+    const last = expect200(await api<Domain>(a.all, 'POST', '/domains', { name: 'last.many.test' }), 'the last one');
+    const refused = await api(a.all, 'POST', '/domains', { name: 'one-more.many.test' });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({
+      error: 'validation error',
+      message: `the account has ${DOMAINS_MAX} domains, the most it may have: delete one first`,
+    });
+    await admin(stack, 'POST', `/accounts/${a.accountId}/domains`, { name: 'one-more.many.test' }, 400);
+    // A name it has is still told apart from a full account.
+    const again = await api(a.all, 'POST', '/domains', { name: 'last.many.test' });
+    expect(again.body).toMatchObject({ message: 'name: the domain last.many.test is already added to this account' });
+    expect200(await api(a.all, 'DELETE', `/domains/${last.id}`), 'delete');
+    expect200(await api(a.all, 'POST', '/domains', { name: 'one-more.many.test' }), 'room again');
   });
 });
 

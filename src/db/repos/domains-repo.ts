@@ -46,18 +46,23 @@ export interface DomainDeletion {
 
 export function createDomainsRepo(sql: Sql) {
   return {
-    async create(d: {
-      id: string;
-      accountId: string;
-      name: string;
-      verificationToken: string;
-    }): Promise<DomainRow | undefined> {
-      const [row] = await sql<Raw[]>`
+    /**
+     * Adds the domain unless the account has it already (`exists`) or has `max` domains (`full`), counted in the
+     * insert's own statement.
+     */
+    async create(
+      d: { id: string; accountId: string; name: string; verificationToken: string },
+      max: number,
+    ): Promise<DomainRow | 'exists' | 'full'> {
+      const [row] = await sql<(Raw & { full?: boolean })[]>`
         insert into domains (id, account_id, name, verification_token)
-        values (${d.id}, ${d.accountId}, ${d.name}, ${d.verificationToken})
+        select ${d.id}, ${d.accountId}, ${d.name}, ${d.verificationToken}
+        where (select count(*) from domains where account_id = ${d.accountId}) < ${max}
         on conflict (account_id, name) do nothing
         returning *`;
-      return row && toDomain(row);
+      if (row) return toDomain(row);
+      const [taken] = await sql`select 1 from domains where account_id = ${d.accountId} and name = ${d.name}`;
+      return taken ? 'exists' : 'full';
     },
 
     /** The domain, if it is `owner`'s (any account's when undefined). */
