@@ -363,7 +363,7 @@ const settings = {
   retentionEventsDays: {
     env: 'MAILER_RETENTION_EVENTS_DAYS',
     description:
-      'Days events (the events feed, timelines, stats), webhook deliveries with their attempts, and mail caught by the built-in catcher are kept; an event whose webhook delivery is still pending is kept until it ends. Stats (up to 90 days) count events, so a shorter setting shortens them. `0` keeps them forever.',
+      "Days events (the events feed, timelines, stats), webhook deliveries with their attempts, and mail caught by the built-in catcher are kept; an event whose webhook delivery is still pending is kept until it ends. The management API's per-day stats (`GET /accounts/:id/stats`) count events, so a shorter setting shortens them; `GET /stats` keeps its counts in a rollup. `0` keeps them forever.",
     default: '90',
     parse: int('MAILER_RETENTION_EVENTS_DAYS', 90, 0, 36_500),
   },

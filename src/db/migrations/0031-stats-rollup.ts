@@ -6,6 +6,8 @@
  *   dimension a request can group by (`stream`, sender `domain`, `recipient_domain`, `tag` as name=value), so
  *   each grouping sums rows of its own dimension and no recipient is counted twice (group by day sums the
  *   `stream` rows: every email has exactly one stream).
+ *   Room is left in each page (fillfactor 70): a fold adds to the same rows again and again, and an update
+ *   that fits in its page touches no index (HOT), so the table does not swell between vacuums.
  * - `stats_fold_marks`: per account, the last event folded in feed order (tx, id). The fold
  *   (db/repos/stats-repo.ts) reads only events whose transaction is older than every one still open, as the
  *   events feed does (migration 0008), adds them to the rollup and moves the mark in one statement, so a
@@ -30,7 +32,7 @@ CREATE TABLE stats_rollup (
   clicked bigint NOT NULL DEFAULT 0,
   unsubscribed bigint NOT NULL DEFAULT 0,
   PRIMARY KEY (account_id, dim, day, key)
-);
+) WITH (fillfactor = 70);
 COMMENT ON TABLE stats_rollup IS 'GET /stats counters: recipients per account, dimension, UTC day of acceptance and key (folded from events).';
 
 CREATE TABLE stats_fold_marks (
