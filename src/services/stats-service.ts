@@ -20,6 +20,8 @@ export function parseInstant(field: string, value: string): Date {
     throw invalid(
       `${field} must be an ISO 8601 date or date-time (2026-11-01 or 2026-11-01T00:00:00Z); got "${value}"`,
     );
+  // Ids are made from the clock since 1970 (ids.ts): no mail is older, and a range before it has no id to start at.
+  if (at < 0) throw invalid(`${field} must be in 1970 or later; got "${value}"`);
   return new Date(at);
 }
 
