@@ -105,7 +105,7 @@ export async function startWorkerRole(
   const statsFold = createPeriodicSweep({
     steps: [createStatsFold({ stats: createStatsRepo(core.sql), logger })],
     logger,
-    everyMs: STATS_FOLD_MS,
+    everyMs: config.statsFoldSeconds * 1000,
     name: 'stats fold',
   });
   statsFold.start();
@@ -126,9 +126,6 @@ async function startProbes(core: Core, stops: StopList): Promise<string> {
   stops.onStop(() => app.close());
   return url;
 }
-
-/** How often the worker folds new events into the stats rollup (services/stats-service.ts). */
-const STATS_FOLD_MS = 5_000;
 
 /** Scheduled emails' messages built ahead, at most this much of them at once, each kept at most this long. */
 const PREBUILT_BYTES = 128 * 1024 * 1024;
