@@ -275,11 +275,19 @@ const templateAnswer = {
 };
 
 /** GET /stats's query (the account's, and the operator's with the account in the path): services/stats-service.ts. */
+/** stats-service.ts's ISO_8601, spaces around it allowed as the service trims them, or empty. */
+const STATS_INSTANT =
+  '^\\s*([0-9]{4}-[0-9]{2}-[0-9]{2}([Tt ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{1,9})?)?([Zz]|[+-][0-9]{2}:?[0-9]{2})?)?)?\\s*$';
 const statsRequest: Constraints = {
   from: {
+    pattern: STATS_INSTANT,
     description: `ISO 8601 date or date-time (no zone: UTC); counted from the start of its UTC day. Empty or absent: the start of the ${STATS_RANGE_DAYS.default}th UTC day back. At most ${STATS_RANGE_DAYS.max} days before \`to\`, never after it (else 400).`,
   },
-  to: { description: 'ISO 8601 date or date-time; counted through the end of its UTC day. Empty or absent: now.' },
+  to: {
+    pattern: STATS_INSTANT,
+    description:
+      'ISO 8601 date or date-time; counted through the end of its UTC day. Empty or absent: now. A date that does not exist (2026-02-30) is a 400.',
+  },
   group_by: { ...filterOf(STATS_GROUPS), description: 'Empty or absent: day.' },
 };
 
