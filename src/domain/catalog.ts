@@ -61,6 +61,9 @@ export type Permission = (typeof PERMISSIONS)[number];
 /** What GET /stats groups recipients by (CONTRACT.md "Stats and timelines"). */
 export const STATS_GROUPS = ['day', 'domain', 'recipient_domain', 'tag', 'stream'] as const;
 export type StatsGroup = (typeof STATS_GROUPS)[number];
+/** The rollup's dimensions (stats_rollup.dim): every group but `day`, which sums the `stream` rows. */
+export const STATS_DIMENSIONS = ['stream', 'domain', 'recipient_domain', 'tag'] as const;
+export type StatsDimension = (typeof STATS_DIMENSIONS)[number];
 
 export function isOneOf<T extends string>(values: readonly T[], value: string): value is T {
   return (values as readonly string[]).includes(value);

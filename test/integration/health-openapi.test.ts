@@ -88,10 +88,12 @@ describe('GET /v1/mail/openapi.json', () => {
   it('is an OpenAPI 3 document with the ten operations of the spec', () => {
     expect(doc.openapi).toMatch(/^3\./);
     for (const [method, path] of EMAIL_OPERATIONS) expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
+    // Beside them under /emails: one email's events (CONTRACT.md "Stats and timelines").
     const emailOps = Object.entries(doc.paths)
-      .filter(([p]) => p.startsWith('/v1/mail/emails'))
+      .filter(([p]) => p.startsWith('/v1/mail/emails') && p !== '/v1/mail/emails/{id}/events')
       .flatMap(([p, m]) => Object.keys(m).map((k) => `${k} ${p}`));
     expect(emailOps).toHaveLength(10);
+    expect(Object.keys(doc.paths['/v1/mail/emails/{id}/events'] ?? {})).toEqual(['get']);
   });
 
   it('has the management API paths', () => {

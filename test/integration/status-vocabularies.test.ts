@@ -13,6 +13,7 @@ import {
   PERMISSIONS,
   SCHEDULED_FILTERS,
   SCHEDULED_STATUSES,
+  STATS_DIMENSIONS,
   STATS_GROUPS,
   STREAMS,
   SUPPRESSION_REASONS,
@@ -97,6 +98,7 @@ const VOCABULARIES: Record<string, Vocabulary> = {
     checks: ['api_keys.permission'],
   },
   STATS_GROUPS: { values: STATS_GROUPS, proto: ['GetStatsRequest.group_by'], checks: [] },
+  STATS_DIMENSIONS: { values: STATS_DIMENSIONS, proto: [], checks: ['stats_rollup.dim'] },
   DKIM_KEY_STATUSES: { values: DKIM_KEY_STATUSES, proto: [], checks: ['dkim_keys.status'] },
   COUNTED_LISTS: { values: COUNTED_LISTS, proto: [], checks: ['list_counts.list'] },
   DELIVERY_STATUSES: {

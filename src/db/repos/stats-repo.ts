@@ -1,4 +1,4 @@
-import type { StatsGroup } from '../../domain/catalog.js';
+import type { StatsDimension, StatsGroup } from '../../domain/catalog.js';
 import type { StatsQuery, StatsRow } from '../../domain/entities/stats.js';
 import { idAt } from '../../ids.js';
 import type { Sql, Tx } from '../sql.js';
@@ -27,7 +27,7 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 
 /** The rollup's dimension a grouping sums (a day sums the stream rows: every email has exactly one stream). */
-const DIMENSION: Record<StatsGroup, string> = {
+const DIMENSION: Record<StatsGroup, StatsDimension> = {
   day: 'stream',
   domain: 'domain',
   recipient_domain: 'recipient_domain',
