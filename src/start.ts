@@ -102,7 +102,9 @@ function banner(m: Shown): string {
   if (m.restUrl) {
     lines.push(`  REST API      ${m.restUrl}/v1/mail   (OpenAPI: ${m.restUrl}/v1/mail/openapi.json)`);
     lines.push(`  gRPC          ${m.grpcAddress}   (gRPC, gRPC-Web and Connect)`);
-    lines.push(`  Console       ${m.restUrl}/console   (sign in with the admin token)`);
+    lines.push(
+      `  Console       ${m.restUrl}/console   (sign in with the admin token, or an API key of permission all)`,
+    );
   }
   if (m.submissionUrl) lines.push(`  SMTP submission  ${m.submissionUrl}   (STARTTLS, AUTH with an API key)`);
   if (m.workerProbeUrl) lines.push(`  Probes        ${m.workerProbeUrl}/healthz, /readyz and /metrics`);
