@@ -132,7 +132,8 @@ export async function startService(
 ): Promise<ServiceHandle> {
   const { banner, ...proc } = await spawnService(extra.name ?? 'service', env, extra);
   const rest = /REST API\s+(http:\/\/\S+)\/v1\/mail/.exec(banner)?.[1];
-  const apiKey = /API key\s+(\S+)/.exec(banner)?.[1];
+  // The line that starts with it: the console line mentions "an API key" too.
+  const apiKey = /^\s*API key\s+(mk_\S+)/m.exec(banner)?.[1];
   const accountId = /Account\s+(\S+)/.exec(banner)?.[1];
   if (!rest || !apiKey || !accountId)
     throw new Error(`could not read the REST URL, account and API key from the ${proc.name}'s banner:\n${banner}`);
