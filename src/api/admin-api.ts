@@ -32,6 +32,8 @@ import {
   type SelfServiceApiDeps,
 } from './self-service-api.js';
 import { adminStatsCalls, type StatsApiDeps } from './stats-api.js';
+import { apiKeyDeleted, apiKeyToCreate, listedApiKeys } from './api-keys-api.js';
+import { given } from './patch-fields.js';
 import { presentBatch, presentEmail, presentEmailSummary, presentScheduled } from './presenters.js';
 
 type AdminApi = Handlers<typeof AdminService>;
@@ -88,13 +90,6 @@ export function createAdminApi(deps: AdminApiDeps): AdminApi & AdminSuppressionS
 type Admit = <T>(ctx: CallContext, run: () => Promise<T>) => Promise<T>;
 
 // Each group is checked against the service's own signatures; createAdminApi's return type checks that together they are all of it.
-/** The fields of a PATCH that were given (proto3 optional: absent is undefined), without the others. */
-function given<T extends Record<string, unknown>>(patch: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as {
-    [K in keyof T]?: Exclude<T[K], undefined>;
-  };
-}
-
 function setupCalls(deps: AdminApiDeps, admin: Admit) {
   return {
     listAccounts: (_req, ctx) =>
@@ -137,25 +132,14 @@ function setupCalls(deps: AdminApiDeps, admin: Admit) {
 
     createApiKey: (req, ctx) =>
       admin(ctx, async () => {
-        const k = await deps.apiKeys.create(req.accountId, {
-          name: req.name,
-          permission: req.permission,
-          allowedDomains: req.allowedDomains,
-          rateLimit: req.rateLimit,
-          dailyQuota: req.dailyQuota,
-          expiresAt: req.expiresAt,
-        });
+        const k = await deps.apiKeys.create(req.accountId, apiKeyToCreate(req));
         return presentApiKey(k, { key: k.key });
       }),
-    listApiKeys: (req, ctx) =>
-      admin(ctx, async () => {
-        const { rows, total } = await deps.apiKeys.list(req.accountId, req);
-        return { apiKeys: rows.map((k) => presentApiKey(k, { withUsage: true })), total };
-      }),
+    listApiKeys: (req, ctx) => admin(ctx, async () => listedApiKeys(await deps.apiKeys.list(req.accountId, req))),
     deleteApiKey: (req, ctx) =>
       admin(ctx, async () => {
         await deps.apiKeys.delete(req.id);
-        return { success: true, message: `API key ${req.id} deleted` };
+        return apiKeyDeleted(req.id);
       }),
   } satisfies Partial<AdminApi>;
 }

@@ -8,6 +8,7 @@ import type { WebhooksService } from '../services/webhooks-service.js';
 import { presentAccount, presentDomain, presentWebhook, presentWebhookDelivery } from './admin-presenters.js';
 import type { CallContext, Handlers } from './call-context.js';
 import { permitting, type Guard } from './guard.js';
+import { given } from './patch-fields.js';
 
 type SelfServiceRpcs =
   | 'getAccount'
@@ -87,10 +88,11 @@ export function createSelfServiceApi(
     updateDomain: (req, ctx) =>
       manage(ctx, async (a) =>
         presentDomain(
-          await domains.updateTracking(a, req.id, {
-            ...(req.openTracking !== undefined ? { openTracking: req.openTracking } : {}),
-            ...(req.clickTracking !== undefined ? { clickTracking: req.clickTracking } : {}),
-          }),
+          await domains.updateTracking(
+            a,
+            req.id,
+            given({ openTracking: req.openTracking, clickTracking: req.clickTracking }),
+          ),
         ),
       ),
     rotateDomainDkim: (req, ctx) => manage(ctx, async (a) => presentDomain(await domains.rotateDkim(a, req.id))),
