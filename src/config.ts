@@ -387,6 +387,34 @@ const settings = {
     default: '0',
     parse: flag,
   },
+  egressRules: {
+    env: 'MAILER_EGRESS_RULES',
+    description:
+      "Direct delivery's shaping rules file (TOML; docs/deliverability.md): per destination site the connection limit, messages per connection and rate, the automation rules that react to SMTP replies, and source-address pools with warm-up plans. Re-read when it changes, without a restart; a file that does not parse leaves the rules in force and is reported on GET /admin/egress. Unset: the built-in defaults (config/egress-rules.toml).",
+    default: 'config/egress-rules.toml (built in)',
+    parse: (raw: string | undefined) => optional(raw),
+  },
+  egressPools: {
+    env: 'MAILER_EGRESS_POOLS',
+    description:
+      'Source-address pools for direct delivery, beside those of the rules file: `name=address[/ehlo],address[/ehlo];name=...`. A pool named after a stream (`transactional`, `broadcast`) sends that stream; each connection binds to one of its addresses and says its EHLO name (MAILER_HOSTNAME when none is given). Empty: connections leave from the default address.',
+    default: '(none)',
+    parse: (raw: string | undefined) => optional(raw),
+  },
+  mtaSts: {
+    env: 'MAILER_MTA_STS',
+    description:
+      "`1` makes direct delivery apply recipient domains' MTA-STS policies (RFC 8461): in `enforce` mode mail goes only to the policy's MX hosts over TLS with a verified certificate, else it is deferred. `0` ignores them.",
+    default: '1',
+    parse: (raw: string | undefined) => optional(raw) !== '0',
+  },
+  mtaStsPort: {
+    env: 'MAILER_MTA_STS_PORT',
+    description:
+      'The HTTPS port MTA-STS policies are fetched from (`https://mta-sts.<domain>/.well-known/mta-sts.txt`). 443 in the world; tests serve policies on another.',
+    default: '443',
+    parse: int('MAILER_MTA_STS_PORT', 443, 1, 65535),
+  },
   encryptionKey: {
     env: 'MAILER_ENCRYPTION_KEY',
     description:

@@ -147,6 +147,31 @@ CREATE TABLE domains (
   CONSTRAINT domains_account_id_name_key UNIQUE (account_id, name)
 );
 
+-- Egress shaping state per destination site: throttles, suspensions and recent replies every worker honours.
+CREATE TABLE egress_sites (
+  site text NOT NULL,
+  throttle_rate text,
+  throttled_until timestamp with time zone,
+  suspended_until timestamp with time zone,
+  suspended_sources jsonb NOT NULL DEFAULT '[]'::jsonb,
+  last_replies jsonb NOT NULL DEFAULT '[]'::jsonb,
+  connections integer NOT NULL DEFAULT 0,
+  attempts_last_minute integer NOT NULL DEFAULT 0,
+  updated_at timestamp with time zone NOT NULL DEFAULT now(),
+  CONSTRAINT egress_sites_attempts_last_minute_check CHECK ((attempts_last_minute >= 0)),
+  CONSTRAINT egress_sites_connections_check CHECK ((connections >= 0)),
+  CONSTRAINT egress_sites_pkey PRIMARY KEY (site)
+);
+
+-- Messages reserved per source address per UTC day against its warm-up plan.
+CREATE TABLE egress_warmup_usage (
+  source_address text NOT NULL,
+  day date NOT NULL,
+  sent integer NOT NULL DEFAULT 0,
+  CONSTRAINT egress_warmup_usage_sent_check CHECK ((sent >= 0)),
+  CONSTRAINT egress_warmup_usage_pkey PRIMARY KEY (source_address, day)
+);
+
 CREATE TABLE emails (
   id text NOT NULL,
   account_id text NOT NULL,

@@ -209,7 +209,9 @@ export function createEmailSender(deps: DeliveryDeps) {
       };
       const result = mergedResult(
         message.messageId,
-        await Promise.all(copies.map((copy) => transport.send(copy).then(keep))),
+        await Promise.all(
+          copies.map((copy) => transport.send(copy, { accountId: email.accountId, stream: email.stream }).then(keep)),
+        ),
       );
       span?.setAttributes(smtpSpanAttributes(result, transport.host));
       return result;

@@ -27,6 +27,7 @@ import * as unsubscribeEventsAndBranding from './0028-unsubscribe-events-and-bra
 import * as inboundMail from './0029-inbound-mail.js';
 import * as selfService from './0030-self-service.js';
 import * as statsRollup from './0031-stats-rollup.js';
+import * as egress from './0032-egress.js';
 
 /**
  * Forward-only migrations, applied in order. Never edit one that has shipped: add the next. A migration is
@@ -62,4 +63,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string; 
   { version: 29, name: 'inbound-mail', sql: inboundMail.sql },
   { version: 30, name: 'self-service', sql: selfService.sql },
   { version: 31, name: 'stats-rollup', sql: statsRollup.sql },
+  { version: 32, name: 'egress', sql: egress.sql },
 ];

@@ -2,12 +2,15 @@ import nodemailer from 'nodemailer';
 import { parseConnectionUrl } from 'nodemailer/lib/shared';
 import { sendBuilt, type BuiltMessage } from './send-built.js';
 import { classifySmtpError, rejectedRecipients, type SmtpFailure } from './smtp-outcome.js';
+import type { DeliveryTls, EgressContext } from '../../domain/entities/egress.js';
 
 /** A recipient some server accepted, with that server's reply (`mx` is the host, in direct mode). */
 export interface AcceptedRecipient {
   address: string;
   response: string;
   mx?: string;
+  /** The TLS of the connection that took it, where the transport knows it (direct delivery). */
+  tls?: DeliveryTls;
 }
 
 /** A recipient a server refused, permanently (`failure.kind` hard) or for now (soft). */
@@ -31,8 +34,11 @@ export interface TransportResult {
 }
 
 export interface MailTransport {
-  /** Sends `message` to `message.envelope.to`; rejects only on a fault of the service itself, never on an SMTP answer. */
-  send(message: BuiltMessage): Promise<TransportResult>;
+  /**
+   * Sends `message` to `message.envelope.to`; rejects only on a fault of the service itself, never on an SMTP
+   * answer. `context` says whose email it is: direct delivery chooses the source-address pool by it.
+   */
+  send(message: BuiltMessage, context?: EgressContext): Promise<TransportResult>;
   close(): void;
   /** The one server every message goes to (the smart host, the catcher); undefined in direct mode, where each accepted recipient names its MX. */
   readonly host?: string;
