@@ -32,6 +32,8 @@ export interface DnsServer {
   queries: string[];
   /** Names answered SERVFAIL, whatever the zone holds: a resolver failure, not an absence. */
   failing: Set<string>;
+  /** The TTL (seconds) answers of `<name> <type>` carry, e.g. `mx.test MX` -> 300; 1 when not set. */
+  ttls: Map<string, number>;
   close(): Promise<void>;
 }
 
@@ -61,8 +63,13 @@ export function splitTxt(value: string): Buffer[] {
 type Zone = Map<string, Map<RecordType, unknown[]>>;
 
 /** The resource records of one name and type, in dns2's shape. */
-function answersFor(name: string, type: RecordType, values: unknown[]): object[] {
-  const base = { name, type: TYPE_CODES[type], class: Packet.CLASS.IN, ttl: TTL };
+function answersFor(name: string, type: RecordType, values: unknown[], ttls?: Map<string, number>): object[] {
+  const base = {
+    name,
+    type: TYPE_CODES[type],
+    class: Packet.CLASS.IN,
+    ttl: ttls?.get(`${normalize(name)} ${type}`) ?? TTL,
+  };
   return values.map((v) => {
     if (type === 'MX') return { ...base, exchange: (v as MxValue).exchange, priority: (v as MxValue).priority };
     if (type === 'TXT') return { ...base, data: splitTxt(v as string) };
@@ -72,7 +79,7 @@ function answersFor(name: string, type: RecordType, values: unknown[]): object[]
 }
 
 /** Answers one question from the zone, following a CNAME (one step) the way a resolver would. */
-function answer(zone: Zone, request: dns2.Packet): dns2.Packet {
+function answer(zone: Zone, request: dns2.Packet, ttls?: Map<string, number>): dns2.Packet {
   const response = Packet.createResponseFromRequest(request);
   response.header.aa = 1;
   const question = request.questions[0];
@@ -85,16 +92,18 @@ function answer(zone: Zone, request: dns2.Packet): dns2.Packet {
   }
   const wanted = [...records.keys()].find((t) => TYPE_CODES[t] === question.type);
   if (wanted) {
-    response.answers.push(...(answersFor(question.name, wanted, records.get(wanted)!) as dns2.Packet.Resource[]));
+    response.answers.push(...(answersFor(question.name, wanted, records.get(wanted)!, ttls) as dns2.Packet.Resource[]));
     return response;
   }
   const cname = records.get('CNAME')?.[0] as string | undefined;
   if (cname) {
-    response.answers.push(...(answersFor(question.name, 'CNAME', [cname]) as dns2.Packet.Resource[]));
+    response.answers.push(...(answersFor(question.name, 'CNAME', [cname], ttls) as dns2.Packet.Resource[]));
     const target = zone.get(normalize(cname));
     const targetType = target && [...target.keys()].find((t) => TYPE_CODES[t] === question.type);
     if (target && targetType)
-      response.answers.push(...(answersFor(cname, targetType, target.get(targetType)!) as dns2.Packet.Resource[]));
+      response.answers.push(
+        ...(answersFor(cname, targetType, target.get(targetType)!, ttls) as dns2.Packet.Resource[]),
+      );
   }
   return response;
 }
@@ -123,10 +132,11 @@ export async function startDnsServer(): Promise<DnsServer> {
   const zone: Zone = new Map();
   const queries: string[] = [];
   const failing = new Set<string>();
+  const ttls = new Map<string, number>();
   const handle: dns2.DnsHandler = (request, send) => {
     const q = request.questions[0];
     if (q) queries.push(`${normalize(q.name)} ${TYPE_NAMES.get(q.type) ?? q.type}`);
-    send(q && failing.has(normalize(q.name)) ? serverFailure(request) : answer(zone, request)).catch(() => {});
+    send(q && failing.has(normalize(q.name)) ? serverFailure(request) : answer(zone, request, ttls)).catch(() => {});
   };
 
   // Another process may take the port between choosing and binding it (UDP and TCP are separate spaces),
@@ -158,6 +168,7 @@ export async function startDnsServer(): Promise<DnsServer> {
     port,
     queries,
     failing,
+    ttls,
     set(name, type, values) {
       recordsOf(name).set(type, [...values]);
     },
