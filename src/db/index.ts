@@ -20,6 +20,8 @@ export type { DkimKeysRepo } from './repos/dkim-keys-repo.js';
 export type { DomainsRepo } from './repos/domains-repo.js';
 export { createEmailDeliveriesRepo } from './repos/email-deliveries-repo.js';
 export type { EmailDeliveriesRepo } from './repos/email-deliveries-repo.js';
+export { createEgressRepo, EGRESS_LAST_REPLIES } from './repos/egress-repo.js';
+export type { EgressRepo, EgressSiteFigures } from './repos/egress-repo.js';
 export { createEmailsRepo } from './repos/emails-repo.js';
 export type { EmailsRepo } from './repos/emails-repo.js';
 export { createErasureRepo, noErasure } from './repos/erasure-repo.js';

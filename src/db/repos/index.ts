@@ -9,6 +9,7 @@ import { createConsoleSessionsRepo } from './console-sessions-repo.js';
 import { createDkimKeysRepo } from './dkim-keys-repo.js';
 import { createEmailDeliveriesRepo } from './email-deliveries-repo.js';
 import { createDomainsRepo } from './domains-repo.js';
+import { createEgressRepo } from './egress-repo.js';
 import { createEmailsRepo } from './emails-repo.js';
 import { createEventFeedRepo } from './event-feed-repo.js';
 import { createEventsRepo } from './events-repo.js';
@@ -41,6 +42,7 @@ export function createRepos(sql: Sql, box: SecretBox) {
     dkimKeys: createDkimKeysRepo(sql),
     emailDeliveries: createEmailDeliveriesRepo(sql),
     domains: createDomainsRepo(sql),
+    egress: createEgressRepo(sql),
     emails: createEmailsRepo(sql),
     events: createEventsRepo(sql),
     eventFeed: createEventFeedRepo(sql),
