@@ -44,6 +44,8 @@ COPY --from=build /app/dist/cli ./cli
 COPY --from=build /app/dist/workflow-bundle.js ./workflow-bundle.js
 # The console's static files are served as they are (src/console/console-plugin.ts finds them beside it).
 COPY src/console/static ./src/console/static
+# Direct delivery's built-in egress shaping rules (src/delivery/egress/rules-file.ts finds them at ../../../config).
+COPY config ./config
 RUN ln -s /app/bin/run.js /usr/local/bin/mailer \
  && mkdir -p /data && chown node:node /data
 # The image's own unprivileged user (uid 1000); every port it listens on is above 1024.
