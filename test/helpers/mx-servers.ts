@@ -19,6 +19,8 @@ export interface MxDelivery {
   servername: string | undefined;
   /** The name the client gave in EHLO. */
   ehlo: string;
+  /** The address the client connected from (its bound source address). */
+  source: string;
 }
 
 /** An SMTP reply such as `550 5.1.1 no such user`, to refuse with; undefined accepts. */
@@ -88,6 +90,7 @@ function startHost(spec: MxHostSpec, port: number): Promise<{ host: MxHost; serv
               secure: session.secure,
               servername: (session as { servername?: string }).servername,
               ehlo: session.hostNameAppearsAs,
+              source: session.remoteAddress.replace(/^::ffff:/, ''),
             });
             callback();
           },

@@ -4,7 +4,6 @@ import {
   createDirectTransport,
   type DirectTransportOptions,
 } from '../../src/delivery/transport/direct/direct-transport.js';
-import { createHostPools } from '../../src/delivery/transport/direct/host-pool.js';
 import type { BuiltMessage } from '../../src/delivery/transport/send-built.js';
 import type { MailTransport } from '../../src/delivery/transport/transport.js';
 import { fakeDnsResolver, type FakeZone } from '../helpers/fake-dns-resolver.js';
@@ -91,7 +90,12 @@ describe('direct MX delivery against real SMTP servers', () => {
     });
     const result = await transport.send(message(['x@failover.test']));
     expect(result.accepted).toEqual([
-      { address: 'x@failover.test', response: expect.stringMatching(/^250 /), mx: 'mx2.failover.test' },
+      {
+        address: 'x@failover.test',
+        response: expect.stringMatching(/^250 /),
+        mx: 'mx2.failover.test',
+        tls: { version: null, verified: false },
+      },
     ]);
     expect(hosts[0]?.received).toHaveLength(1);
   });
@@ -194,6 +198,12 @@ describe('direct MX delivery against real SMTP servers', () => {
     expect(result.accepted).toHaveLength(2);
     expect(hosts[0]?.received.map((r) => [r.secure, r.servername])).toEqual([[true, 'mx.tls.test']]);
     expect(hosts[1]?.received.map((r) => r.secure)).toEqual([false]);
+    // The TLS each recipient's copy went over: the version negotiated, the self-signed certificate not verified.
+    const tlsOf = Object.fromEntries(result.accepted.map((a) => [a.address, a.tls]));
+    expect(tlsOf).toEqual({
+      'a@tls.test': { version: expect.stringMatching(/^TLSv1\.[23]$/), verified: false },
+      'b@plain.test': { version: null, verified: false },
+    });
   });
 
   it('falls back to plain text when the TLS handshake fails', async () => {
@@ -274,37 +284,5 @@ describe('direct MX delivery against real SMTP servers', () => {
       { address: 'a@lo.test', failure: expect.objectContaining({ kind: 'soft', code: 0 }) },
     ]);
     expect(hosts[0]?.connections).toBe(0);
-  });
-});
-
-describe('host pools', () => {
-  it('keep at most maxPools, closing the least recently used idle one to make room', async () => {
-    network = await startMxHosts([{ address: '127.0.0.2' }, { address: '127.0.0.3' }]);
-    const [first, second] = network.hosts;
-    const pools = createHostPools({
-      port: network.port,
-      name: 'mailer.test',
-      maxConnectionsPerHost: 2,
-      idleMs: 30_000,
-      maxPools: 1,
-      logger: pino({ level: 'silent' }),
-    });
-    try {
-      const mail = (to: string) => ({
-        envelope: { from: 'a@sender.test', to: [to] },
-        messageId: '<pool@mailer.test>',
-        raw: Buffer.from('Subject: x\r\n\r\nx\r\n'),
-      });
-      await pools.send({ exchange: 'one.test', address: '127.0.0.2' }, mail('a@one.test'));
-      await pools.send({ exchange: 'two.test', address: '127.0.0.3' }, mail('b@two.test'));
-      expect(pools.size()).toBe(1);
-      await waitUntil(() => first?.open === 0);
-      expect(second?.open).toBe(1);
-      await pools.send({ exchange: 'one.test', address: '127.0.0.2' }, mail('c@one.test'));
-      expect(first?.connections).toBe(2);
-      expect(first?.received).toHaveLength(2);
-    } finally {
-      pools.close();
-    }
   });
 });

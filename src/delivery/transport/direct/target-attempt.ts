@@ -1,13 +1,18 @@
-import type { SentMessageInfo } from 'nodemailer';
 import type { BuiltMessage } from '../send-built.js';
 import { classifySmtpError, rejectedRecipients, type SmtpFailure } from '../smtp-outcome.js';
+import type { ObservedReply } from '../../../domain/entities/egress.js';
 import type { AcceptedRecipient, FailedRecipient } from '../transport.js';
-import type { HostPools } from './host-pool.js';
-import type { MxTarget } from './mx-route.js';
+import { mtaStsFailure } from './mta-sts-route.js';
+import { SiteQueueFull, type PooledResult, type PooledSend, type SitePools } from './site-pool.js';
 
-/** What one transaction ended with: every recipient answered for, or a failure that sends it to the next host. */
+/**
+ * What one transaction ended with: every recipient answered for, or a failure that sends it to the next host.
+ * `reply` is what the server said (or the local failure, code 0) for the shaper to observe; `shaping` marks a
+ * deferral of egress shaping itself (the site's queue full), which is not a reply and ends the transaction.
+ */
 export type Attempt =
-  { done: true; accepted: AcceptedRecipient[]; failed: FailedRecipient[] } | { done: false; failure: SmtpFailure };
+  | { done: true; accepted: AcceptedRecipient[]; failed: FailedRecipient[]; reply: ObservedReply; ok: boolean }
+  | { done: false; failure: SmtpFailure; shaping?: boolean };
 
 /**
  * Steps before MAIL FROM: a refusal there (a 554 greeting, a 5xx to EHLO) is about this host, not the
@@ -15,7 +20,7 @@ export type Attempt =
  */
 const SESSION_COMMANDS = new Set(['CONN', 'EHLO', 'HELO', 'LHLO', 'STARTTLS']);
 
-type Sent = { info: SentMessageInfo } | { err: unknown };
+type Sent = { result: PooledResult } | { err: unknown };
 
 /** Node and OpenSSL's ways of saying a TLS handshake failed (as zone-mta's tls-retry reads them). */
 const TLS_FAILURE =
@@ -42,9 +47,9 @@ function asWritten(recipients: string[]): (address: string) => string {
 const named = (found: FailedRecipient[], original: (a: string) => string): FailedRecipient[] =>
   found.map((f) => ({ ...f, address: original(f.address) }));
 
-async function sendOnce(pools: HostPools, target: MxTarget, message: BuiltMessage): Promise<Sent> {
+async function sendOnce(pools: SitePools, send: PooledSend, message: BuiltMessage): Promise<Sent> {
   try {
-    return { info: await pools.send(target, message) };
+    return { result: await pools.send(send, message) };
   } catch (err) {
     return { err };
   }
@@ -64,43 +69,75 @@ export function judgeFailure(err: unknown, recipients: string[]): Attempt {
     rejectedRecipients(err as { rejected?: unknown[]; rejectedErrors?: unknown[] }),
     asWritten(recipients),
   );
-  if (refused.length > 0) return { done: true, accepted: [], failed: allAnswered(recipients, refused, failure) };
+  if (refused.length > 0)
+    return { done: true, accepted: [], failed: allAnswered(recipients, refused, failure), reply: failure, ok: false };
   const command = (err as { command?: string }).command ?? '';
   // A permanent refusal of the message itself (MAIL FROM, DATA): every MX of a domain shares one policy.
   if (failure.kind === 'hard' && !SESSION_COMMANDS.has(command)) {
-    return { done: true, accepted: [], failed: recipients.map((address) => ({ address, failure })) };
+    return {
+      done: true,
+      accepted: [],
+      failed: recipients.map((address) => ({ address, failure })),
+      reply: failure,
+      ok: false,
+    };
   }
   return { done: false, failure };
 }
 
 /**
- * One SMTP transaction for `recipients` (all of one domain) at one MX address. A TLS handshake that fails
- * is retried once on a plain-text connection (RFC 7435: opportunistic encryption never blocks delivery).
+ * One SMTP transaction for `recipients` (all of one domain) at one MX address, over a connection of the site's
+ * pool. Opportunistically, a TLS handshake that fails is retried once in plain text (RFC 7435: opportunistic
+ * encryption never blocks delivery); with verified TLS required (MTA-STS enforce), it is a 4.7.5 deferral
+ * from this host and the next is tried.
  */
 export async function attemptTarget(
-  pools: HostPools,
-  target: MxTarget,
+  pools: SitePools,
+  send: PooledSend & { domain: string },
   message: BuiltMessage,
   recipients: string[],
 ): Promise<Attempt> {
   const envelope = { ...message.envelope, to: recipients };
   const transaction = { ...message, envelope };
-  let sent = await sendOnce(pools, target, transaction);
+  const pooled: PooledSend = { site: send.site, target: send.target, source: send.source, tls: send.tls };
+  let sent = await sendOnce(pools, pooled, transaction);
+  if ('err' in sent && sent.err instanceof SiteQueueFull) {
+    const diagnostic = sent.err.message;
+    return { done: false, failure: { kind: 'soft', code: 0, status: '4.4.5', diagnostic }, shaping: true };
+  }
+  if ('err' in sent && send.tls === 'verified' && tlsRefused(sent.err)) {
+    const why = `${send.target.exchange}: no verified TLS (${(sent.err as Error).message})`;
+    return { done: false, failure: mtaStsFailure(send.domain, why) };
+  }
   if ('err' in sent && isTlsFailure(sent.err)) {
-    pools.usePlaintext(target);
-    sent = await sendOnce(pools, target, transaction);
+    pools.usePlaintext(send.target, send.source);
+    sent = await sendOnce(pools, pooled, transaction);
   }
   if ('err' in sent) return judgeFailure(sent.err, recipients);
-  const { info } = sent;
+  const { info, tls } = sent.result;
   const original = asWritten(recipients);
-  const accepted = (info.accepted as unknown[]).map((a) => ({
+  const response = String(info.response);
+  const accepted = info.accepted.map((a) => ({
     address: original(String(a)),
-    response: String(info.response),
-    mx: target.exchange,
+    response,
+    mx: send.target.exchange,
+    tls,
   }));
   return {
     done: true,
     accepted,
     failed: named(rejectedRecipients(info as { rejected?: unknown[]; rejectedErrors?: unknown[] }), original),
+    reply: {
+      code: Number(response.slice(0, 3)) || 0,
+      status: /\b2\.\d{1,3}\.\d{1,3}\b/.exec(response)?.[0] ?? '',
+      diagnostic: response,
+    },
+    ok: true,
   };
+}
+
+/** A connection that could not be secured as required: the handshake failed, or STARTTLS was refused or not offered. */
+function tlsRefused(err: unknown): boolean {
+  const command = (err as { command?: string }).command;
+  return isTlsFailure(err) || command === 'STARTTLS';
 }
