@@ -70,6 +70,8 @@ describe('the image, assembled from the Dockerfile', () => {
       'bin/run.js',
       'docker/healthcheck.js',
       'src/console/static',
+      // The built-in egress shaping rules, where src/delivery/egress/rules-file.js looks (../../../config).
+      'config/egress-rules.toml',
     ]) {
       expect(fs.existsSync(path.join(image.app, f)), f).toBe(true);
     }

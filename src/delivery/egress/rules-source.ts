@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import type { EgressRules } from '../../domain/entities/egress.js';
-import type { Logger } from '../../logger.js';
 import { loadEgressRules, type LoadedRules } from './rules-file.js';
 
 /** How often the rules file's modification time and size are looked at. */
@@ -25,7 +24,8 @@ export interface EgressRulesSourceOptions {
   poolsSetting: string | undefined;
   /** MAILER_HOSTNAME: the EHLO name of a source address that gives none. */
   defaultEhlo?: string;
-  logger: Pick<Logger, 'info' | 'error'>;
+  /** A pino logger will do. */
+  logger: Record<'info' | 'error', (obj: object, msg: string) => void>;
   /** Every how many ms the file is looked at (default 2 s); 0: only by check() and SIGHUP. */
   checkEveryMs?: number;
   /** Re-read on SIGHUP (default true): the usual way to tell a daemon its configuration changed. */

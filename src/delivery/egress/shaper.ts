@@ -12,7 +12,6 @@ import type {
   SiteShape,
   SourceAddress,
 } from '../../domain/entities/egress.js';
-import type { Logger } from '../../logger.js';
 import { formatRate, lowerRate, parseRate } from './rate.js';
 import type { EgressRulesSource } from './rules-source.js';
 import { siteOf } from './site-grouping.js';
@@ -36,7 +35,8 @@ export interface EgressShaperOptions {
   /** The rules in force (rules-source.ts): read on every decision, so a reloaded file applies at once. */
   rules: Pick<EgressRulesSource, 'current'>;
   repo: EgressShaperRepo;
-  logger: Pick<Logger, 'warn' | 'error'>;
+  /** A pino logger will do. */
+  logger: Record<'warn' | 'error', (obj: object, msg: string) => void>;
   /** The clock (tests drive it). */
   now?: () => Date;
   /** Every how many ms the shared state is synchronised (default 2 s); 0: only by sync() (tests). */
@@ -215,25 +215,23 @@ export function createEgressShaper(options: EgressShaperOptions): EgressShaperHa
     void p.finally(() => writes.delete(p));
   };
 
-  /** Makes sure `budget` holds `need` units for its day, reserving from the database in blocks. */
-  const reserve = async (address: string, budget: WarmupBudget, need: number, allowance: number) => {
-    while (budget.units < need && !budget.spent) {
-      if (budget.reserving) {
-        await budget.reserving;
-        continue;
+  /**
+   * Adds a block to `budget` from the database (or waits for the one being reserved): one reservation per
+   * address at a time, of at most what is left of the allowance.
+   */
+  const reserveBlock = async (address: string, budget: WarmupBudget, need: number, allowance: number) => {
+    if (budget.reserving) return budget.reserving;
+    const want = Math.max(WARMUP_BLOCK, need - budget.units);
+    budget.reserving = (async () => {
+      try {
+        const granted = await repo.reserveWarmup(address, budget.day, want, allowance);
+        budget.units += granted;
+        if (granted < want) budget.spent = true;
+      } finally {
+        budget.reserving = null;
       }
-      const want = Math.max(WARMUP_BLOCK, need - budget.units);
-      budget.reserving = (async () => {
-        try {
-          const granted = await repo.reserveWarmup(address, budget.day, want, allowance);
-          budget.units += granted;
-          if (granted < want) budget.spent = true;
-        } finally {
-          budget.reserving = null;
-        }
-      })();
-      await budget.reserving;
-    }
+    })();
+    return budget.reserving;
   };
 
   const budgetOf = (address: string, day: string): WarmupBudget => {
@@ -387,7 +385,9 @@ export function createEgressShaper(options: EgressShaperOptions): EgressShaperHa
         const allowance = warmupAllowance(source.warmup, day);
         if (allowance !== null) {
           budget = budgetOf(source.address, day);
-          if (budget.units < need) await reserve(source.address, budget, need, allowance);
+          // Units are taken below without an await in between, so every admission waiting here sees what
+          // the others left and reserves again while the allowance lasts.
+          while (budget.units < need && !budget.spent) await reserveBlock(source.address, budget, need, allowance);
           if (budget.units < need) {
             const why = `${sourceName(source.address)} warm-up allowance of ${allowance} for ${day} spent`;
             return { ok: false, deferral: held(why), retryAfterMs: msToNextUtcDay(at) };
