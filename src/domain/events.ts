@@ -27,7 +27,17 @@ export interface BouncedRecipient {
 
 export interface EventData {
   send: Record<string, never>;
-  delivery: { processing_time_millis: number; recipients: string[]; smtp_response: string };
+  /**
+   * `tls_version` ("TLSv1.3"; null: plain text) and `tls_verified` (the certificate verified for the MX name) in
+   * direct delivery only, where the service itself spoke to the recipient's server; absent in relay and catcher modes.
+   */
+  delivery: {
+    processing_time_millis: number;
+    recipients: string[];
+    smtp_response: string;
+    tls_version?: string | null;
+    tls_verified?: boolean;
+  };
   bounce: { bounce_type: BounceType; bounce_subtype: BounceSubtype; bounced_recipients: BouncedRecipient[] };
   complaint: { complaint_feedback_type: string; complained_recipients: string[] };
   reject: { reason: string };

@@ -72,6 +72,40 @@ describe('delivery outcomes', () => {
     expect(o.suppress.map((s) => [s.address, s.reason])).toEqual([['bob@example.net', 'bounce']]);
   });
 
+  it('direct delivery: one delivery event per reply and TLS, with tls_version and tls_verified', () => {
+    const tls13 = { version: 'TLSv1.3', verified: true };
+    const o = attemptOutcome(email, {
+      ...answered,
+      accepted: [
+        { address: 'ann@example.net', response: '250 ok', mx: 'mx1.example.net', tls: tls13 },
+        {
+          address: 'bob@example.net',
+          response: '250 ok',
+          mx: 'mx2.example.net',
+          tls: { version: null, verified: false },
+        },
+        { address: 'cy@example.net', response: '250 ok', mx: 'mx1.example.net', tls: tls13 },
+      ],
+    });
+    expect(o.events.map((e) => e.type)).toEqual(['send', 'delivery', 'delivery']);
+    expect(o.events.slice(1).map((e) => e.data)).toEqual([
+      {
+        processing_time_millis: 1250,
+        recipients: ['ann@example.net', 'cy@example.net'],
+        smtp_response: '250 ok',
+        tls_version: 'TLSv1.3',
+        tls_verified: true,
+      },
+      {
+        processing_time_millis: 1250,
+        recipients: ['bob@example.net'],
+        smtp_response: '250 ok',
+        tls_version: null,
+        tls_verified: false,
+      },
+    ]);
+  });
+
   it("a permanent refusal bounces every recipient sent to with the server's reply; a spam block is Transient and suppresses no one", () => {
     const failure = classifySmtpError({ responseCode: 554, response: '554 5.7.1 rejected as spam' });
     const o = attemptOutcome(email, {

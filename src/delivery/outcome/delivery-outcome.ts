@@ -73,15 +73,24 @@ export interface Attempt extends Pick<TransportResult, 'accepted' | 'refused' | 
   suppressed: string[];
 }
 
-/** One `delivery` event per distinct server reply, each naming the recipients it accepted. */
+/**
+ * One `delivery` event per distinct server reply and TLS, each naming the recipients it accepted (direct
+ * delivery's recipients of one reply may have gone over connections of different TLS: the event says which).
+ */
 function deliveryEvents(email: EmailRow, a: Attempt): NewEvent[] {
-  const byReply = new Map<string, string[]>();
-  for (const r of a.accepted) byReply.set(r.response, [...(byReply.get(r.response) ?? []), addressKey(r.address)]);
-  return [...byReply].map(([response, recipients]) =>
+  const groups = new Map<string, { response: string; tls: AcceptedRecipient['tls']; recipients: string[] }>();
+  for (const r of a.accepted) {
+    const key = JSON.stringify([r.response, r.tls ?? null]);
+    const group = groups.get(key) ?? { response: r.response, tls: r.tls, recipients: [] };
+    group.recipients.push(addressKey(r.address));
+    groups.set(key, group);
+  }
+  return [...groups.values()].map(({ response, tls, recipients }) =>
     event(newId('event'), 'delivery', a.answeredAt, {
       processing_time_millis: Math.max(0, a.answeredAt.getTime() - email.createdAt.getTime()),
       recipients,
       smtp_response: response,
+      ...(tls ? { tls_version: tls.version, tls_verified: tls.verified } : {}),
     }),
   );
 }
