@@ -2,6 +2,7 @@ import { createRegistry, fromJson, toJson, type JsonValue, type Message } from '
 import { Code, ConnectError, createClient, type Client, type Interceptor } from '@connectrpc/connect';
 import { createConnectTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import { file_mail_v1_account } from '../../src/gen/mail/v1/account_pb.js';
+import { file_mail_v1_egress } from '../../src/gen/mail/v1/egress_pb.js';
 import { AdminService, file_mail_v1_admin_service } from '../../src/gen/mail/v1/admin_service_pb.js';
 import { file_mail_v1_inbound } from '../../src/gen/mail/v1/inbound_pb.js';
 import { file_mail_v1_types } from '../../src/gen/mail/v1/types_pb.js';
@@ -69,6 +70,7 @@ const registry = createRegistry(
   file_mail_v1_templates,
   file_mail_v1_suppressions,
   file_mail_v1_inbound,
+  file_mail_v1_egress,
   file_mail_v1_email_service,
   file_mail_v1_admin_service,
 );

@@ -32,6 +32,7 @@ import {
   type SelfServiceApiDeps,
 } from './self-service-api.js';
 import { adminStatsCalls, type StatsApiDeps } from './stats-api.js';
+import { adminEgressCalls, type EgressApiDeps } from './egress-api.js';
 import { apiKeyDeleted, apiKeyToCreate, listedApiKeys } from './api-keys-api.js';
 import { given } from './patch-fields.js';
 import { presentBatch, presentEmail, presentEmailSummary, presentScheduled } from './presenters.js';
@@ -53,6 +54,7 @@ export interface AdminApiDeps {
   inboundEmails: InboundEmailsApiDeps;
   selfService: SelfServiceApiDeps;
   stats: StatsApiDeps;
+  egress: EgressApiDeps;
 }
 
 /**
@@ -82,6 +84,7 @@ export function createAdminApi(deps: AdminApiDeps): AdminApi & AdminSuppressionS
     ...adminInboundEmailCalls(deps.inboundEmails, admin),
     ...adminDomainCalls(deps.selfService, admin),
     ...adminStatsCalls(deps.stats, admin),
+    ...adminEgressCalls(deps.egress, admin),
   });
   return { ...api, streamAccountSuppressionsCsv };
 }

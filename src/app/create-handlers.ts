@@ -14,6 +14,8 @@ import { createErasureRepo } from '../db/index.js';
 import { createErasureTracesRepo } from '../db/index.js';
 import { createStatsRepo } from '../db/index.js';
 import { createStatsService } from '../services/stats-service.js';
+import { createEgressStatusService } from '../services/egress-status.js';
+import { loadEgressRules } from '../delivery/egress/rules-file.js';
 import { createEmailQueryService } from '../services/email-query-service.js';
 import { createEventsService } from '../services/events-service.js';
 import { createIdempotency } from '../services/idempotency.js';
@@ -202,6 +204,15 @@ export function createHandlers(
     inboundEmails,
     selfService,
     stats,
+    // Egress shaping's state for the operator: the rules file read on each call as the workers read it (their
+    // EHLO default MAILER_HOSTNAME), beside what the workers write to egress_sites.
+    egress: {
+      egress: createEgressStatusService({
+        state: repos.egress,
+        loadRules: () => loadEgressRules(config.egressRules, config.egressPools, config.hostname),
+        now,
+      }),
+    },
     erasure: createErasureService({
       erasure: createErasureRepo(core.sql),
       traces: createErasureTracesRepo(core.sql),

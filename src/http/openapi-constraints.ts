@@ -30,6 +30,7 @@ import { IMPORT_MAX_ROWS } from '../services/suppression-csv.js';
 import { EVENTS_PAGE } from '../services/events-service.js';
 import { STATS_DAYS } from '../services/operator-service.js';
 import { STATS_RANGE_DAYS } from '../services/stats-service.js';
+import { SITE_NAME } from '../services/egress-status.js';
 import {
   BULK_RESEND_MAX,
   DELIVERIES_PAGE,
@@ -54,6 +55,8 @@ const enumOf = (values: readonly string[]) => ({ enum: [...values] });
 /** A filter: one of the values, or empty for all. */
 const filterOf = (values: readonly string[]) => ({ enum: ['', ...values] });
 const dateTime = { format: 'date-time' };
+/** A time the API writes with toISOString, or empty for none (egress shaping's state). */
+const instantOrNone = { pattern: '^(\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z)?$' };
 /** A count where 0, like absence, means the default (proto3 cannot tell them apart). */
 const count = (max: number, fallback: number) => ({
   minimum: 0,
@@ -455,6 +458,13 @@ export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
   GetStatsRequest: statsRequest,
   GetAccountGroupedStatsRequest: statsRequest,
   ListCaughtMessagesRequest: { limit: count(CAUGHT_LIST_MAX, CAUGHT_LIST_DEFAULT) },
+  ResumeEgressSiteRequest: {
+    site: {
+      pattern: SITE_NAME.source,
+      description:
+        "A site's name as GET /egress lists it; another is a 400, one neither in the rules file nor in the state a 404.",
+    },
+  },
   EraseRecipientRequest: {
     address: {
       minLength: 1,
@@ -550,6 +560,18 @@ export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
   EmailTemplate: { version: { minimum: 1 } },
   InboundEmail: { received_at: dateTime },
   InboundRoute: { match: { pattern: '^[^@]+@[^@]+$' }, created_at: dateTime },
+  EgressSite: {
+    connection_limit: { minimum: 0 },
+    messages_per_connection: { minimum: 0 },
+    throttled_until: instantOrNone,
+    suspended_until: instantOrNone,
+    connections: { minimum: 0 },
+    attempts_last_minute: { minimum: 0 },
+    updated_at: instantOrNone,
+  },
+  EgressSuspendedSource: { until: instantOrNone },
+  EgressReply: { at: instantOrNone, code: { minimum: 0, maximum: 999 } },
+  EgressSource: { warmup_limit_today: { minimum: -1 }, sent_today: { minimum: 0 } },
 };
 
 /** The Idempotency-Key header of the three send endpoints. */

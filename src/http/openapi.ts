@@ -286,7 +286,7 @@ function responses(route: RestRoute, api: 'email' | 'admin', hasBody: boolean): 
     out[409] = errorAnswer('A request with this Idempotency-Key is still being answered', { ...rate, ...RETRY_AFTER });
   const conflict = CONFLICTS[route.rpc.localName];
   if (conflict) out[409] = errorAnswer(conflict, rate);
-  if (route.idField)
+  if (route.idField !== undefined || route.params !== undefined)
     out[414] = errorAnswer('The path id is longer than the router accepts (no id the service issues is)');
   if (route.csv?.body !== undefined)
     out[415] = errorAnswer('The body is not text/csv (its Content-Type says otherwise)', rate);
@@ -330,18 +330,20 @@ function fieldAt(message: DescMessage, path: string): DescField | undefined {
 }
 
 /**
- * A path parameter: an id (any text without NUL) or, for an integer field, a number from 1 (from the field's
- * own `minimum` in FIELD_CONSTRAINTS when it states one: an attachment's place counts from 0).
+ * A path parameter: an id (any text without NUL, or the field's own pattern in FIELD_CONSTRAINTS when it states
+ * one: a site's name) or, for an integer field, a number from 1 (from the field's own `minimum` when it states
+ * one: an attachment's place counts from 0).
  */
-function pathParam(name: string, field: DescField | undefined, minimum = 1): Schema {
+function pathParam(name: string, field: DescField | undefined, constraints: Schema = {}): Schema {
   const integer = field?.fieldKind === 'scalar' && field.scalar === ScalarType.INT32;
+  const pattern = typeof constraints.pattern === 'string' ? constraints.pattern : NO_NUL;
   return {
     name,
     in: 'path',
     required: true,
     schema: integer
-      ? { type: 'integer', minimum, maximum: 2_147_483_647 }
-      : { type: 'string', minLength: 1, pattern: NO_NUL },
+      ? { type: 'integer', minimum: (constraints.minimum as number | undefined) ?? 1, maximum: 2_147_483_647 }
+      : { type: 'string', minLength: 1, pattern },
   };
 }
 
@@ -351,9 +353,7 @@ function operation(route: RestRoute, api: 'email' | 'admin', components: Compone
   const params = Object.entries(route.params ?? {});
   const pathParams = [
     ...(route.idField ? [pathParam('id', undefined)] : []),
-    ...params.map(([param, field]) =>
-      pathParam(param, fieldAt(input, field), constraints[field]?.minimum as number | undefined),
-    ),
+    ...params.map(([param, field]) => pathParam(param, fieldAt(input, field), constraints[field])),
   ];
   // Top-level fields the path fills; fields of the body's message it fills are left out of the body.
   const fromPath = new Set([route.idField, ...params.map(([, field]) => field)]);

@@ -558,6 +558,24 @@ const ACCOUNT_SELF_SERVICE_ROUTES: RestRoute[] = [
   },
 ];
 
+/** Egress shaping in direct delivery (docs/deliverability.md "Egress shaping"): the operator's view and control. */
+export const EGRESS_ROUTES: RestRoute[] = [
+  {
+    method: 'GET',
+    path: '/egress',
+    rpc: a.getEgressStatus,
+    summary:
+      "Egress shaping: the rules file read (and its error), every destination site's shape and state (rate, throttle, suspensions, connections, last replies), the source-address pools with today's warm-up use",
+  },
+  {
+    method: 'DELETE',
+    path: '/egress/sites/:site/suspension',
+    rpc: a.resumeEgressSite,
+    params: { site: 'site' },
+    summary: "End a site's suspension, throttle and source suspensions now (every worker sees it within seconds)",
+  },
+];
+
 /** Every route of the public API (an API key). */
 export const PUBLIC_ROUTES: RestRoute[] = [
   ...EMAIL_ROUTES,
@@ -809,4 +827,5 @@ export const ADMIN_ROUTES: RestRoute[] = [
   ...ACCOUNT_INBOUND_ROUTE_ROUTES,
   ...ACCOUNT_INBOUND_EMAIL_ROUTES,
   ...ACCOUNT_SELF_SERVICE_ROUTES,
+  ...EGRESS_ROUTES,
 ];

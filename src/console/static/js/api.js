@@ -256,3 +256,8 @@ export const getInboundAttachment = (inboundId, n) =>
 /** The mail catcher: the operator's alone. */
 export const listCaughtMessages = (limit) => admin('GET', '/catcher/messages', { query: { limit } });
 export const getCaughtMessage = (messageId) => admin('GET', `/catcher/messages/${id(messageId)}`);
+
+/** Egress shaping (direct delivery): the operator's alone. {rules: {path, error}, sites, pools} */
+export const getEgressStatus = () => admin('GET', '/egress');
+/** Ends a site's suspension, throttle and source suspensions; answers the site. */
+export const resumeEgressSite = (site) => admin('DELETE', `/egress/sites/${id(site)}/suspension`);

@@ -13,6 +13,7 @@ import * as accountPage from './pages/account.js';
 import * as accountsPage from './pages/accounts.js';
 import * as caughtMessagePage from './pages/caught-message.js';
 import * as catcherPage from './pages/catcher.js';
+import * as egressPage from './pages/egress.js';
 import * as emailPage from './pages/email.js';
 import * as signInPage from './pages/sign-in.js';
 
@@ -26,6 +27,7 @@ const ROUTES = [
   { pattern: '/emails/:id', page: emailPage, nav: 'accounts' },
   { pattern: '/catcher', page: catcherPage, nav: 'catcher', operator: true },
   { pattern: '/catcher/:id', page: caughtMessagePage, nav: 'catcher', operator: true },
+  { pattern: '/egress', page: egressPage, nav: 'egress', operator: true },
 ];
 
 const main = document.getElementById('main');
@@ -81,8 +83,8 @@ async function show() {
 }
 
 /**
- * The sidebar of the session: the operator's Accounts and Mail catcher, or the account's own pages (its name,
- * linking its overview) and no catcher; and who is signed in.
+ * The sidebar of the session: the operator's Accounts, Mail catcher and Egress, or the account's own pages (its
+ * name, linking its overview) and neither of the others; and who is signed in.
  */
 function dressSidebar() {
   const operator = session.isOperator();
@@ -92,8 +94,10 @@ function dressSidebar() {
     accounts.setAttribute('href', `#${session.home()}`);
   }
   sidebar.querySelector('.brand')?.setAttribute('href', `#${session.home()}`);
-  const catcher = sidebar.querySelector('[data-nav="catcher"]');
-  if (catcher) catcher.parentElement.hidden = !operator;
+  for (const nav of ['catcher', 'egress']) {
+    const link = sidebar.querySelector(`[data-nav="${nav}"]`);
+    if (link) link.parentElement.hidden = !operator;
+  }
   const who = document.getElementById('signed-in-as');
   if (who)
     who.textContent = operator ? 'Signed in as the operator' : `Signed in with an API key of ${session.account().name}`;
