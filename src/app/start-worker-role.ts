@@ -54,8 +54,9 @@ export async function startWorkerRole(
     },
     stops,
   );
-  const transport: MailTransport = createOutboundTransport(config, smtpUrl, core.dnsResolver, logger);
-  stops.onStop(async () => transport.close());
+  const outbound = createOutboundTransport(config, smtpUrl, { egressRepo: repos.egress, logger });
+  const transport: MailTransport = outbound.transport;
+  stops.onStop(outbound.close);
   // The worker waits for a Temporal that is not up yet (the API role needs none to start: see client.ts).
   const worker: TemporalWorker = await retryAtStart({
     what: 'Temporal',
