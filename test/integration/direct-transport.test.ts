@@ -223,6 +223,37 @@ describe('direct MX delivery against real SMTP servers', () => {
   });
 });
 
+describe('direct MX delivery under an MTA-STS enforce policy', () => {
+  const enforce = { policyFor: async () => ({ mode: 'enforce' as const, mx: ['mx.sts.test'], maxAgeSeconds: 86_400 }) };
+  const zone = { mx: { 'sts.test': [{ exchange: 'mx.sts.test', priority: 1 }] }, a: { 'mx.sts.test': ['127.0.0.2'] } };
+
+  it('never sends over a certificate that does not verify, nor falls back to plain text: deferred 4.7.5', async () => {
+    const { hosts, transport } = await setUp([{ address: '127.0.0.2', tls: MX_TLS }], zone, { mtaSts: enforce });
+    const result = await transport.send(message(['a@sts.test']));
+    expect(result.accepted).toEqual([]);
+    expect(result.deferred).toEqual([
+      {
+        address: 'a@sts.test',
+        failure: expect.objectContaining({
+          kind: 'soft',
+          status: '4.7.5',
+          diagnostic: expect.stringMatching(/MTA-STS/),
+        }),
+      },
+    ]);
+    expect(hosts[0]?.received).toEqual([]);
+    // The one failed handshake; no plain-text session after it.
+    expect(hosts[0]?.connections).toBe(1);
+  });
+
+  it('never sends to an MX that offers no STARTTLS', async () => {
+    const { hosts, transport } = await setUp([{ address: '127.0.0.2' }], zone, { mtaSts: enforce });
+    const result = await transport.send(message(['a@sts.test']));
+    expect(result.deferred.map((d) => d.failure.status)).toEqual(['4.7.5']);
+    expect(hosts[0]?.received).toEqual([]);
+  });
+});
+
 describe('direct MX delivery against real SMTP servers', () => {
   it('reuses connections: several messages to one host take fewer connections than messages', async () => {
     const { hosts, transport } = await setUp([{ address: '127.0.0.2' }], {

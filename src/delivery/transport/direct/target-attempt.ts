@@ -136,8 +136,15 @@ export async function attemptTarget(
   };
 }
 
-/** A connection that could not be secured as required: the handshake failed, or STARTTLS was refused or not offered. */
+/** OpenSSL's and Node's certificate verification failures (DEPTH_ZERO_SELF_SIGNED_CERT, ERR_TLS_CERT_ALTNAME_INVALID...). */
+const CERTIFICATE_FAILURE = /CERT|SELF_SIGNED|UNABLE_TO_|^ERR_TLS_/;
+
+/**
+ * A connection that could not be secured as required: the handshake failed, the certificate did not verify
+ * for the MX name, or STARTTLS was refused or not offered. nodemailer keeps the socket's own code as
+ * `originalCode` (a self-signed certificate arrives as a socket error, not as ETLS).
+ */
 function tlsRefused(err: unknown): boolean {
-  const command = (err as { command?: string }).command;
-  return isTlsFailure(err) || command === 'STARTTLS';
+  const e = err as { command?: string; code?: string; originalCode?: string };
+  return isTlsFailure(err) || e.command === 'STARTTLS' || CERTIFICATE_FAILURE.test(e.originalCode ?? e.code ?? '');
 }
