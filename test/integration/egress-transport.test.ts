@@ -50,6 +50,10 @@ mx = ["*.bounce.test"]
 match = '4\\.2\\.2 .*over quota forever'
 action = "bounce"
 
+[site.slow]
+mx = ["*.slow.test"]
+connection_limit = 1
+
 [pool.out]
 streams = ["transactional"]
 [[pool.out.source]]
@@ -60,7 +64,7 @@ address = "127.0.0.6"
 ehlo = "b.sender.test"
 `;
 
-const DOMAINS = ['throttle', 'suspend', 'source', 'bounce', 'plain'];
+const DOMAINS = ['throttle', 'suspend', 'source', 'bounce', 'plain', 'slow'];
 
 let sql: Sql;
 let network: MxNetwork;
@@ -79,6 +83,7 @@ beforeAll(async () => {
       data: (raw) => {
         const domain = /^To: \S+@(\w+)\.test/m.exec(raw.toString())?.[1] ?? '';
         dataSeen.set(domain, (dataSeen.get(domain) ?? 0) + 1);
+        if (domain === 'slow') return new Promise<undefined>((r) => setTimeout(() => r(undefined), 250));
         return replies.get(domain);
       },
     },
@@ -204,5 +209,30 @@ describe('egress shaping through direct delivery', () => {
         failure: { kind: 'hard', code: 452, status: '5.2.2', diagnostic: '452 4.2.2 mailbox over quota forever' },
       },
     ]);
+  });
+
+  it('a slow site holds at most its limit plus 4 x its limit waiting; the rest is deferred at once, and other sites go on', async () => {
+    const { transport } = setUp();
+    let slowDelivered = 0;
+    const slow = Array.from({ length: 7 }, (_, i) =>
+      transport.send(message(`s${i}@slow.test`), context).then((r) => {
+        slowDelivered += r.accepted.length;
+        return r;
+      }),
+    );
+    expect((await transport.send(message('p@plain.test'), context)).accepted).toHaveLength(1);
+    // Delivered before the slow site finished even its first message: it waited behind none of them.
+    expect(slowDelivered).toBe(0);
+    const results = await Promise.all(slow);
+    expect(results.filter((r) => r.accepted.length === 1)).toHaveLength(5);
+    const full = results.flatMap((r) => r.deferred.map((d) => [d.failure.status, d.failure.diagnostic]));
+    expect(full).toEqual([
+      ['4.4.5', '4.4.5 held by egress shaping: site slow queue full'],
+      ['4.4.5', '4.4.5 held by egress shaping: site slow queue full'],
+    ]);
+    // A deferral of the shaping itself is no reply of the site: nothing recorded.
+    await shaper.sync();
+    const row = (await createEgressRepo(sql).listSites()).find((r) => r.site === 'slow');
+    expect(row?.lastReplies ?? []).toEqual([]);
   });
 });

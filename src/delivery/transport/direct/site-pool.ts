@@ -142,18 +142,23 @@ export function createSitePools(options: SitePoolOptions): SitePools {
       send.tls === 'opportunistic' && isPlaintext(send.target, send.source) ? 'plain' : 'tls'
     }`;
 
-  const drop = (conn: Conn): void => {
+  /**
+   * Forgets a closed connection and hands its room to the site's queue. `settle` false: the caller (take)
+   * is making room for a send of its own and goes on with the site as it is.
+   */
+  const drop = (conn: Conn, settle = true): void => {
     if (conn.closed) return;
     conn.closed = true;
     clearTimeout(conn.idleTimer);
     const site = sites.get(conn.site);
     site?.conns.delete(conn);
     options.connectionsChanged?.(conn.site, -1);
+    if (!settle) return;
     if (site && site.conns.size === 0 && site.waiting.length === 0) sites.delete(conn.site);
     else pump(conn.site);
   };
 
-  const quit = (conn: Conn): void => {
+  const quit = (conn: Conn, settle = true): void => {
     if (conn.closed) return;
     try {
       conn.connection.quit();
@@ -161,7 +166,7 @@ export function createSitePools(options: SitePoolOptions): SitePools {
       conn.connection.close();
     }
     // QUIT is answered and the socket ends; the slot is free now (the server's close is not waited for).
-    drop(conn);
+    drop(conn, settle);
   };
 
   const openConn = (send: PooledSend, key: string): Conn => {
@@ -243,7 +248,7 @@ export function createSitePools(options: SitePoolOptions): SitePools {
     if (site.conns.size >= connectionLimit) {
       const idle = [...site.conns].find((c) => !c.busy);
       if (!idle) return null;
-      quit(idle);
+      quit(idle, false);
       if (site.conns.size >= connectionLimit) return null;
     }
     return openConn(send, key);
@@ -325,6 +330,11 @@ export function createSitePools(options: SitePoolOptions): SitePools {
     },
     usePlaintext(target, source) {
       if (closed) return;
+      // Bounded however many hosts fail TLS: the ones whose time is up go first.
+      if (plaintextUntil.size >= 10_000) {
+        const now = Date.now();
+        for (const [key, until] of plaintextUntil) if (until <= now) plaintextUntil.delete(key);
+      }
       plaintextUntil.set(plainKey(target, source), Date.now() + options.idleMs);
       options.logger.info(
         { host: target.exchange, address: target.address, source: sourceOf(source) },
