@@ -10,7 +10,7 @@ import { createMtaStsPolicies } from '../net/mta-sts.js';
 import { createMailTransport, type MailTransport } from '../delivery/transport/transport.js';
 
 /**
- * Connections to the smart host (or the catcher); direct delivery limits connections per MX host instead.
+ * Connections to the smart host (or the catcher); direct delivery limits connections per destination site instead.
  * Each SMTP transaction is four round trips, so a connection spends most of its time waiting for the server
  * and for its turn on a busy machine: 8 connections left the cores partly idle while the queue drained
  * (docs/benchmark.md, "Figures behind the code's choices"). It is also the bound on the duplicates a crashed
