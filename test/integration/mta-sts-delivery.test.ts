@@ -19,8 +19,9 @@ import { createTestCa, selfSignedCertificate } from '../helpers/test-ca.js';
  * would: NODE_EXTRA_CA_CERTS, which Node reads at start (hence a child process, not the in-process stack).
  *
  * - enforce, MX certificate verified for its name: delivered over TLS, the delivery event says tls_verified;
- * - enforce, MX not listed in the policy: not connected to, deferred with 4.7.5 (a Transient bounce once the
+ * - enforce, self-signed MX certificate: never delivered, deferred with 4.7.5 (a Transient bounce once the
  *   retries, one here, are spent);
+ * - enforce, MX not listed in the policy: the same, without a connection at all;
  * - testing: delivered despite the self-signed certificate (tls_verified false);
  * - none, and no policy at all: delivered as before, opportunistic TLS.
  */
@@ -141,6 +142,23 @@ describe('MTA-STS in direct delivery', () => {
     const id = await send('enforce-wild.test');
     const detail = await waitForStatus(stack, id, ['delivered', 'bounced']);
     expect(deliveryOf(detail)).toMatchObject({ tls_verified: true });
+  });
+
+  it('enforce: a self-signed MX certificate is never given the message; deferred with 4.7.5', async () => {
+    const id = await send('enforce-bad.test');
+    const detail = await waitForStatus(stack, id, ['delivered', 'bounced']);
+    expect(detail.email.status).toBe('bounced');
+    expect(detail.events.find((e) => e.type === 'bounce')?.data).toMatchObject({
+      bounce_type: 'Transient',
+      bounced_recipients: [
+        {
+          email_address: 'user@enforce-bad.test',
+          status: '4.7.5',
+          diagnostic_code: expect.stringContaining('MTA-STS'),
+        },
+      ],
+    });
+    expect(receivedFor('enforce-bad.test')).toEqual([]);
   });
 
   it('enforce: an MX the policy does not list is not connected to; deferred with 4.7.5', async () => {
