@@ -14,6 +14,7 @@ import { baselines } from './parts/baselines.js';
 import { splitServiceMemory } from './parts/split-service-memory.js';
 import { allInOneService } from './parts/all-in-one-service.js';
 import { deliverability } from './parts/deliverability.js';
+import { egress } from './parts/egress.js';
 import { lists } from './parts/lists.js';
 import { stats } from './parts/stats.js';
 
@@ -95,6 +96,7 @@ async function main(): Promise<void> {
   }
   if (parts.has('lists')) figures.lists = await figuresOf(lists(ctx));
   if (parts.has('stats')) figures.stats = await figuresOf(stats(ctx));
+  if (parts.has('egress')) figures.egress = await figuresOf(egress(ctx));
   await writeResults(ctx, rows, figures, sourceAtStart);
 }
 

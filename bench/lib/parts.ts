@@ -1,7 +1,8 @@
 /**
  * Which parts of the bench run: all but `lists` by default; BENCH_ONLY=a,b runs only those, BENCH_SKIP=a,b
  * leaves those out (both take part names or the group names below). `lists` seeds 10,000,000 emails
- * (minutes) and `stats` 1,000,000 with their events: each runs only when BENCH_ONLY names it.
+ * (minutes) and `stats` 1,000,000 with their events, and `egress` watches a throttled site for minutes: each runs only
+ * when BENCH_ONLY names it.
  */
 export const PARTS = [
   'baselines',
@@ -16,9 +17,10 @@ export const PARTS = [
   'memory',
   'lists',
   'stats',
+  'egress',
 ] as const;
 export type Part = (typeof PARTS)[number];
-const DEFAULT_PARTS: Part[] = PARTS.filter((p) => p !== 'lists' && p !== 'stats');
+const DEFAULT_PARTS: Part[] = PARTS.filter((p) => p !== 'lists' && p !== 'stats' && p !== 'egress');
 
 const GROUPS: Record<string, Part[]> = {
   jobs: ['batch', 'scheduled', 'memory'],

@@ -11,6 +11,7 @@ import type { DeliverabilityFigures } from '../parts/deliverability.js';
 import type { DeliveryRun } from '../parts/delivery-run.js';
 import type { ListsFigures } from '../parts/lists.js';
 import type { ListFigure } from '../parts/list-latency.js';
+import { EGRESS_TARGET_RATIO, type EgressFigures } from '../parts/egress.js';
 import { STATS_P99_TARGET_MS, type StatsFigure, type StatsFigures } from '../parts/stats.js';
 import { DESTINATIONS } from './mx-zone.js';
 import { slowest } from './slowest-baseline.js';
@@ -28,6 +29,7 @@ export interface Figures {
   deliverability?: DeliverabilityFigures;
   lists?: ListsFigures;
   stats?: StatsFigures;
+  egress?: EgressFigures;
 }
 
 /**
@@ -420,6 +422,40 @@ const TARGETS: Rule[] = [
     met: (x) => x.exact && !Number.isNaN(x.foldS),
     formula: (x) =>
       `${x.exactness}; fold caught up ${Number.isNaN(x.foldS) ? 'NOT within the wait' : `${x.foldS} s after the seed`}`,
+  }),
+  rule({
+    figure: (f) => f.egress,
+    name: "egress: 9 sites' delivered rate while a 10th answers 421, over the same run with none throttling",
+    target: `>= ${EGRESS_TARGET_RATIO}`,
+    value: (x) => x.ratio,
+    met: (x) => x.ratio >= EGRESS_TARGET_RATIO,
+    formula: (x) => `${x.throttledRate}/s / ${x.baselineRate}/s`,
+  }),
+  rule({
+    figure: (f) => f.egress,
+    name: "egress: the throttled site's attempts fell to its rule's rate (s after its first 421)",
+    target: '<= 60 s',
+    value: (x) => x.fellWithinS,
+    met: (x) => x.fellWithinS <= 60 && x.lateMinuteMax <= x.allowedPerMinute,
+    formula: (x) =>
+      `attempts per minute after the first 421: ${x.attemptsPerMinute.join(', ')}; most in a minute from 60 s on ${x.lateMinuteMax}, allowed ${x.allowedPerMinute}`,
+  }),
+  rule({
+    figure: (f) => f.egress,
+    name: 'egress: most connections open at once at one site',
+    target: (x) => `<= ${x.connectionLimit}`,
+    value: (x) => x.maxOpen,
+    met: (x) => x.maxOpen <= x.connectionLimit,
+    formula: (x) => `counted by the receiving harness, limit ${x.connectionLimit} per site`,
+  }),
+  rule({
+    figure: (f) => f.egress,
+    name: 'egress: messages per warming address today',
+    target: (x) => `<= ${x.warmup[0]?.allowance ?? 0}`,
+    value: (x) => Math.max(...x.warmup.map((w) => w.delivered)),
+    met: (x) => x.warmup.every((w) => w.delivered <= w.allowance) && x.warmup.some((w) => w.delivered > 0),
+    formula: (x) =>
+      `${x.warmupAccepted} broadcast emails accepted; ${x.warmup.map((w) => `${w.address} ${w.delivered}`).join(', ')}`,
   }),
 ];
 

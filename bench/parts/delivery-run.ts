@@ -130,7 +130,7 @@ export async function deliveryRun(
  * sender domain's TXT records (ownership, SPF, DKIM, DMARC) are published in the bench's DNS and the domain
  * verified through it, as its owner would.
  */
-async function publishSenderDomain(svc: ServiceHandle, dns: DnsServer, name: string): Promise<void> {
+export async function publishSenderDomain(svc: ServiceHandle, dns: DnsServer, name: string): Promise<void> {
   type Domain = {
     id: string;
     name: string;
