@@ -4,6 +4,7 @@ import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { admin } from '../helpers/admin-fixtures.js';
+import { EGRESS_HELD_UNTIL, seedEgressState } from '../helpers/egress-rows.js';
 import { useCli } from '../helpers/use-cli.js';
 
 /**
@@ -40,25 +41,9 @@ afterAll(async () => {
   if (dir) await fs.rm(dir, { recursive: true, force: true });
 });
 
-const later = new Date(Date.now() + 3_600_000);
-
 async function seed(): Promise<void> {
   db ??= postgres(stack.databaseUrl, { max: 1, onnotice: () => {} });
-  await db`delete from egress_sites`;
-  const reply = {
-    at: '2026-11-28T07:59:01.000Z',
-    code: 421,
-    status: '4.7.28',
-    text: '421 4.7.28 unusual rate of unsolicited mail',
-    source: '127.0.0.3',
-    action: 'suspend',
-  };
-  await db`insert into egress_sites (site, suspended_until, last_replies, connections, attempts_last_minute)
-    values ('google', ${later}, ${db.json([reply])}, 1, 9)`;
-  await db`insert into egress_sites (site, throttle_rate, throttled_until) values ('outlook.com', '60/min', ${later})`;
-  await db`insert into egress_warmup_usage (source_address, day, sent)
-    values ('127.0.0.3', ${new Date().toISOString().slice(0, 10)}, 7)
-    on conflict (source_address, day) do update set sent = 7`;
+  await seedEgressState(db);
 }
 
 describe('egress', () => {
@@ -77,7 +62,7 @@ describe('egress', () => {
     expect(lines.find((l) => l.startsWith('google'))?.split(/\s{2,}/)).toEqual([
       'google',
       'suspended',
-      later.toISOString(),
+      EGRESS_HELD_UNTIL.toISOString(),
       '1000/min',
       '1/5',
       '9',
@@ -86,7 +71,7 @@ describe('egress', () => {
     expect(lines.find((l) => l.startsWith('outlook.com'))?.split(/\s{2,}/)).toEqual([
       'outlook.com',
       'throttled',
-      later.toISOString(),
+      EGRESS_HELD_UNTIL.toISOString(),
       '60/min (of 600/min)',
       '0/3',
       '0',

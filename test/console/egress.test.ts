@@ -13,6 +13,7 @@ import postgres from 'postgres';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { admin } from '../helpers/admin-fixtures.js';
+import { seedEgressState } from '../helpers/egress-rows.js';
 import { ADMIN_TOKEN, startStack, type Stack } from '../helpers/stack.js';
 import { launchConsoleBrowser, signInToConsole, type ConsoleBrowser } from './browser.js';
 
@@ -67,25 +68,8 @@ afterEach(() => {
   expect(browser.takeErrors(), 'errors logged by the page').toEqual([]);
 });
 
-const later = new Date(Date.now() + 3_600_000);
-
-async function seedState(): Promise<void> {
-  await db`delete from egress_sites`;
-  const reply = {
-    at: '2026-11-28T07:59:01.000Z',
-    code: 421,
-    status: '4.7.28',
-    text: '421 4.7.28 unusual rate of unsolicited mail',
-    source: '127.0.0.3',
-    action: 'suspend',
-  };
-  await db`insert into egress_sites (site, suspended_until, last_replies, connections, attempts_last_minute)
-    values ('google', ${later}, ${db.json([reply])}, 1, 9)`;
-  await db`insert into egress_sites (site, throttle_rate, throttled_until, connections)
-    values ('outlook.com', '60/min', ${later}, 2)`;
-  await db`insert into egress_warmup_usage (source_address, day, sent) values ('127.0.0.3', ${today}, 7)
-    on conflict (source_address, day) do update set sent = 7`;
-}
+/** Two sites held (one with 2 connections open), and a warm-up allowance in use. */
+const seedState = (): Promise<void> => seedEgressState(db, 2);
 
 const sites = (): Locator => page.getByRole('table', { name: 'Destination sites' });
 /** A site's row, by the name in its header cell. */
