@@ -128,6 +128,8 @@ export async function startCore(
   const metrics = createMetrics({
     queueStats: (timeoutMs) => repos.emailDeliveries.queueStats(timeoutMs),
     onQueueError: (err) => logger.debug({ err }, 'delivery queue not read for /metrics'),
+    dnsFailingDomains: (timeoutMs) => repos.domains.countDnsFailing(timeoutMs),
+    onDomainsError: (err) => logger.debug({ err }, 'domains whose DNS fails not counted for /metrics'),
   });
   const auth = await domainAuthentication(config, repos, keyBox, logger, now);
   const health = createHealthService({ accounts: repos.accounts, events: repos.events, logger, now });

@@ -1,6 +1,7 @@
 import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
 import { QUEUE_STATS_TIMEOUT_MS } from '../../src/metrics/queue-metrics.js';
+import { createSender } from '../helpers/admin-fixtures.js';
 import { call, validEmail } from '../helpers/http.js';
 import { scrape } from '../helpers/prometheus.js';
 import { useStack } from '../helpers/use-stack.js';
@@ -59,5 +60,31 @@ describe('the delivery queue gauges (MAILER_ROLE=api)', () => {
     }
     const again = await scrape(stack.mailer.restUrl!);
     expect(again.sum('mailer_delivery_queue_depth', { state: 'waiting' })).toBe(3);
+  });
+});
+
+describe('the failing-domains gauge (MAILER_ROLE=api)', () => {
+  it('counts verified domains whose DNS check found their records failing, read at each scrape', async () => {
+    const failing = async () => (await scrape(stack.mailer.restUrl!)).sum('mailer_domains_dns_failing');
+    const start = await failing();
+    const a = await createSender(stack, 'dns-gauge-a', 'dns-gauge-a.example');
+    const b = await createSender(stack, 'dns-gauge-b', 'dns-gauge-b.example');
+    const sql = postgres(stack.databaseUrl, { max: 1, onnotice: () => {} });
+    try {
+      // What the periodic DNS re-check writes when a verified domain's records go wrong (domain-dns-check.ts).
+      const markFailing = (id: string, since: Date | null) =>
+        sql`update domains set dns_failing_since = ${since} where id = ${id}`;
+      expect(await failing()).toBe(start);
+      await markFailing(a.domainId, new Date());
+      await markFailing(b.domainId, new Date());
+      expect(await failing()).toBe(start + 2);
+      // An unverified domain's records are not judged: it is not counted however it is marked.
+      await sql`update domains set verified_at = null where id = ${b.domainId}`;
+      expect(await failing()).toBe(start + 1);
+      await markFailing(a.domainId, null);
+      expect(await failing()).toBe(start);
+    } finally {
+      await sql.end();
+    }
   });
 });

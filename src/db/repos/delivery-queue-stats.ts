@@ -1,5 +1,6 @@
 import type { Sql } from '../sql.js';
 import type { QueueStats } from '../../domain/entities/delivery.js';
+import { timedRead } from './timed-read.js';
 
 /**
  * The delivery queue at a glance, for /metrics: entries waiting for a workflow, entries claimed by one
@@ -11,21 +12,10 @@ export async function deliveryQueueStats(sql: Sql, timeoutMs: number): Promise<Q
     select count(*) filter (where group_id is null)::int as waiting, count(*) filter (where group_id is not null)::int as claimed,
       extract(epoch from now() - min(enqueued_at))::float8 as oldest_age
     from delivery_queue`;
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => {
-      query.cancel();
-      reject(new Error(`the delivery queue statistics took over ${timeoutMs} ms`));
-    }, timeoutMs);
-  });
-  try {
-    const [row] = await Promise.race([query, timedOut]);
-    return {
-      waiting: row?.waiting ?? 0,
-      claimed: row?.claimed ?? 0,
-      oldestAgeSeconds: Math.max(0, row?.oldest_age ?? 0),
-    };
-  } finally {
-    clearTimeout(timer);
-  }
+  const [row] = await timedRead(query, timeoutMs, 'the delivery queue statistics');
+  return {
+    waiting: row?.waiting ?? 0,
+    claimed: row?.claimed ?? 0,
+    oldestAgeSeconds: Math.max(0, row?.oldest_age ?? 0),
+  };
 }

@@ -1,5 +1,6 @@
 import type { StoredStatuses } from '../../domain/dns-records.js';
 import type { Sql, Tx } from '../sql.js';
+import { timedRead } from './timed-read.js';
 import type { DomainRow, DnsCheckState } from '../../domain/entities/domains.js';
 
 type Raw = {
@@ -136,6 +137,17 @@ export function createDomainsRepo(sql: Sql) {
           dns_failing_since = ${check.failingSince}
         where id = ${id} returning *`;
       return row && toDomain(row);
+    },
+
+    /**
+     * Verified domains whose required records were failing at their last check (dns_failing_since set), for
+     * /metrics: cut off past `timeoutMs` like the delivery queue's statistics.
+     */
+    async countDnsFailing(timeoutMs: number): Promise<number> {
+      const query = sql<{ failing: number }[]>`
+        select count(*)::int as failing from domains where verified_at is not null and dns_failing_since is not null`;
+      const [row] = await timedRead(query, timeoutMs, 'the count of domains whose DNS records fail');
+      return row?.failing ?? 0;
     },
 
     /** Verified domains whose records were last checked before `before` (or never), least recently checked first. */
