@@ -136,6 +136,19 @@ describe('GET /events?email_id=', () => {
       expect(res.body).toEqual({ error: 'not found', message: `email ${ofB} not found` });
     }
     await get('/events?email_id=em_nope', a.key, 404);
+
+    // gRPC's ListEvents filters by its email_id the same way, and refuses another account's email alike.
+    const overGrpc = ok(await rpc(clients.email, 'ListEvents', { email_id: mine }, bearer(a.key)));
+    expect((overGrpc.events as { id: string }[]).map((e) => e.id)).toEqual(timeline.map((e) => e.id));
+    const typed = ok(await rpc(clients.email, 'ListEvents', { email_id: mine, type: 'delivery' }, bearer(a.key)));
+    expect((typed.events as { id: string }[]).map((e) => e.id)).toEqual(
+      timeline.filter((e) => e.event === 'delivery').map((e) => e.id),
+    );
+    expectSameError(
+      failed(await rpc(clients.email, 'ListEvents', { email_id: ofB }, bearer(a.key))),
+      grpc.status.NOT_FOUND,
+      { error: 'not found', message: `email ${ofB} not found` },
+    );
   });
 });
 
