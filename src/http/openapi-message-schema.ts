@@ -38,25 +38,25 @@ const REQUIRED_REQUEST_FIELDS: Record<string, string[]> = {
 
 /**
  * Requests that give either their own content (a subject, and html or text) or a template, never both: the one
- * cross-field rule a JSON Schema can state.
+ * cross-field rule a JSON Schema can state. It is an if/then/else beside the object's properties, not a top-level
+ * oneOf: client generators (openapi-python-client, openapi-generator) build a request model from a top-level
+ * oneOf's branches alone and drop from, to and every other field, while they ignore if/then/else; validators and
+ * the contract fuzzer (schemathesis) honour it.
  */
 const CONTENT_OR_TEMPLATE = new Set(['SendEmailRequest', 'ScheduleEmailRequest']);
 const contentOrTemplate = {
-  oneOf: [
-    {
-      not: { required: ['template'] },
-      required: ['subject'],
-      properties: { subject: { minLength: 1 } },
-      anyOf: [
-        { required: ['html'], properties: { html: { minLength: 1 } } },
-        { required: ['text'], properties: { text: { minLength: 1 } } },
-      ],
-    },
-    {
-      required: ['template'],
-      properties: { subject: { maxLength: 0 }, html: { maxLength: 0 }, text: { maxLength: 0 } },
-    },
-  ],
+  description:
+    'Give either your own content (`subject`, and `html` or `text`) or a `template` (then no subject, html or text).',
+  if: { required: ['template'] },
+  then: { properties: { subject: { maxLength: 0 }, html: { maxLength: 0 }, text: { maxLength: 0 } } },
+  else: {
+    required: ['subject'],
+    properties: { subject: { minLength: 1 } },
+    anyOf: [
+      { required: ['html'], properties: { html: { minLength: 1 } } },
+      { required: ['text'], properties: { text: { minLength: 1 } } },
+    ],
+  },
 };
 
 function scalarSchema(t: ScalarType): Schema {

@@ -22,10 +22,10 @@ describe('the OpenAPI document', () => {
     const send = body('post', '/v1/mail/emails');
     expect(send.required).toEqual(['from', 'to']);
     // Either its own content (a subject, and html or text) or a template, not both.
-    const [own, templated] = send.oneOf;
-    expect(own).toMatchObject({ required: ['subject'], not: { required: ['template'] } });
-    expect(own.anyOf).toHaveLength(2);
-    expect(templated).toMatchObject({ required: ['template'], properties: { subject: { maxLength: 0 } } });
+    expect(send.if).toEqual({ required: ['template'] });
+    expect(send.then).toMatchObject({ properties: { subject: { maxLength: 0 }, html: { maxLength: 0 } } });
+    expect(send.else).toMatchObject({ required: ['subject'], properties: { subject: { minLength: 1 } } });
+    expect(send.else.anyOf).toHaveLength(2);
     expect(send.additionalProperties).toBe(false);
     expect(send.properties.subject).toMatchObject({ maxLength: LIMITS.subjectChars });
     expect(send.properties.template).toEqual({ $ref: '#/components/schemas/TemplateRefInput' });
@@ -51,6 +51,29 @@ describe('the OpenAPI document', () => {
     expect(body('post', '/v1/mail/emails/batch').properties.emails).toMatchObject({
       minItems: 1,
       maxItems: LIMITS.batchEmails,
+    });
+  });
+
+  it('gives the sends every field as properties at the top, the content-or-template rule where client generators ignore it', () => {
+    // openapi-python-client and openapi-generator build a request model from a top-level oneOf/anyOf alone
+    // (dropping from, to and subject): the bodies have none, and the rule lives in if/then/else.
+    const sends = [
+      body('post', '/v1/mail/emails'),
+      body('post', '/v1/mail/emails/schedule'),
+      schema('SendEmailRequest'), // a batch's items
+    ];
+    for (const send of sends) {
+      expect(send.type).toBe('object');
+      expect(Object.keys(send.properties)).toEqual(
+        expect.arrayContaining(['from', 'to', 'subject', 'html', 'text', 'template']),
+      );
+      expect(send.required).toEqual(expect.arrayContaining(['from', 'to']));
+      expect(send).not.toHaveProperty('oneOf');
+      expect(send).not.toHaveProperty('anyOf');
+      expect(send).not.toHaveProperty('allOf');
+    }
+    expect(body('post', '/v1/mail/emails/batch').properties.emails.items).toEqual({
+      $ref: '#/components/schemas/SendEmailRequest',
     });
   });
 
