@@ -102,6 +102,16 @@ export function showDomain(d: Domain): string {
         d.dnsRecords.map((r) => [r.purpose, r.status, r.type, r.name, r.value]),
       ),
     );
+    // One DNS character string holds 255 characters: a longer TXT value (a DKIM key's) is published as several,
+    // which zone files and most DNS providers take as quoted strings side by side (the API's zone_value).
+    const long = d.dnsRecords.filter((r) => r.type === 'TXT' && r.value.length > 255);
+    if (long.length) {
+      parts.push(
+        '',
+        'TXT values over 255 characters, as quoted 255-character strings for zone files and DNS providers that ask for them:',
+        ...long.map((r) => `${r.name}. IN TXT ${r.zoneValue}`),
+      );
+    }
   }
   return parts.join('\n');
 }

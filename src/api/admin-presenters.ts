@@ -59,6 +59,7 @@ export function presentDomain(d: DomainView): MessageInitShape<typeof DomainSche
       type: r.type,
       name: r.name,
       value: r.value,
+      zoneValue: r.zoneValue,
       purpose: r.purpose,
       status: r.status,
     })),

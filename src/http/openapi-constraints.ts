@@ -295,7 +295,15 @@ const statsRequest: Constraints = {
 };
 
 /** A domain to add (the account's POST /domains, the management API's). */
-const domainToCreate: Constraints = { name: { minLength: 1, maxLength: 253 * 4 } };
+const domainToCreate: Constraints = {
+  name: {
+    minLength: 1,
+    maxLength: 253 * 4,
+    description:
+      'The domain to send from, the domain of the From addresses it verifies (`example.com`, `mail.example.com`); an internationalised name is taken and stored in its ASCII (punycode) form. Not an address, a URL or an IP address (else 400).',
+    examples: ['mail.example.com'],
+  },
+};
 
 /** A webhook to create (the account's POST /webhooks, the management API's). */
 const webhookToCreate: Constraints = {
@@ -513,6 +521,14 @@ export const FIELD_CONSTRAINTS: Record<string, Constraints> = {
     record_name: { pattern: '^(_dmarc\\..+)?$' },
   },
   Domain: { created_at: dateTime },
+  DnsRecord: {
+    type: enumOf(['TXT', 'MX']),
+    value: { description: "The record's data as one string (a TXT value unsplit, an MX as `<preference> <host>`)." },
+    zone_value: {
+      description:
+        'The value as a zone file and most DNS providers take it. TXT: quoted character strings of at most 255 characters each, the most one DNS character string holds (RFC 1035), so a DKIM key\'s value comes as `"v=DKIM1; k=rsa; p=MIIB…" "…"`, whose concatenation is `value`; 255 or fewer, one quoted string. MX: `value` as it is.',
+    },
+  },
   ApiKey: {
     permission: enumOf(PERMISSIONS),
     created_at: dateTime,

@@ -16,6 +16,7 @@ import {
 import { DAILY_QUOTA } from '../domain/limits.js';
 import { toPage } from '../domain/pagination.js';
 import { asciiDomain } from '../domain/domain-name.js';
+import { zoneValue } from '../domain/zone-value.js';
 import { AppError, invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { DkimProvisioning } from './dkim-provisioning.js';
@@ -33,6 +34,8 @@ export interface DnsRecord {
   type: string;
   name: string;
   value: string;
+  /** The value as a zone file and DNS providers take it: a TXT value as quoted strings of 255 (domain/zone-value.ts). */
+  zoneValue: string;
   purpose: RecordPurpose;
   status: RecordStatus;
 }
@@ -63,6 +66,7 @@ const withStatuses = (domain: DomainRow, records: ExpectedRecord[]): DomainView 
     type: r.type,
     name: r.name,
     value: r.value,
+    zoneValue: zoneValue(r.type, r.value),
     purpose: r.purpose,
     status: statusOf(domain.dnsStatuses, r),
   })),

@@ -77,6 +77,13 @@ describe('management', () => {
     expect(verified.stdout).toMatch(
       /^dkim\s+pending\s+TXT\s+m\d{8}\._domainkey\.cli\.example\.org\s+v=DKIM1; k=rsa; p=\S+$/m,
     );
+    // The DKIM value, over 255 characters, also as a zone file line of quoted 255-character strings.
+    const [, dkimName, dkimValue] = /^dkim\s+pending\s+TXT\s+(\S+)\s+(v=DKIM1; k=rsa; p=\S+)$/m.exec(verified.stdout)!;
+    expect(dkimValue!.length).toBeGreaterThan(255);
+    expect(verified.stdout).toContain('TXT values over 255 characters, as quoted 255-character strings');
+    expect(verified.stdout.split('\n')).toContain(
+      `${dkimName}. IN TXT "${dkimValue!.slice(0, 255)}" "${dkimValue!.slice(255)}"`,
+    );
     const rotated = await ok(['domains', 'rotate-dkim', domain.id]);
     expect(rotated.stdout).toMatch(/^dkim\s+pending\s+TXT\s+m\d{8}-2\._domainkey\.cli\.example\.org\s/m);
     const twice = await mailer(['domains', 'rotate-dkim', domain.id]);

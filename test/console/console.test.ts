@@ -164,14 +164,24 @@ describe('console', () => {
 
     const card = page.locator('[data-domain="console.example"]');
     await card.waitFor();
-    const { body } = await admin<{ domains: { dns_records: { value: string }[] }[] }>(
-      stack,
-      'GET',
-      `/accounts/${state.accountId}/domains`,
-    );
+    const { body } = await admin<{
+      domains: { dns_records: { type: string; purpose: string; value: string; zone_value: string }[] }[];
+    }>(stack, 'GET', `/accounts/${state.accountId}/domains`);
     const records = body.domains[0]!.dns_records;
     expect(records.length).toBeGreaterThan(0);
-    expect(await each(card.locator('input.copy-input'), (l) => l.inputValue())).toEqual(records.map((r) => r.value));
+    // Each value to copy; the DKIM value, over 255 characters, also as the quoted 255-character strings of its
+    // zone_value, labelled so.
+    const dkim = records.find((r) => r.purpose === 'dkim')!;
+    expect(dkim.value.length).toBeGreaterThan(255);
+    expect(await each(card.locator('input.copy-input'), (l) => l.inputValue())).toEqual(
+      records.flatMap((r) => (r === dkim ? [r.value, r.zone_value] : [r.value])),
+    );
+    expect(dkim.zone_value).toBe(`"${dkim.value.slice(0, 255)}" "${dkim.value.slice(255)}"`);
+    const split = card.locator('table.data tbody tr').filter({ hasText: 'DKIM' }).locator('.zone-value');
+    expect(await split.locator('.hint').innerText()).toContain('quoted 255-character strings');
+    expect(
+      await split.getByRole('button', { name: /^Copy TXT record \d+ value as quoted 255-character strings$/ }).count(),
+    ).toBe(1);
     // Each record's purpose and its status from the last DNS check (none yet: all pending).
     expect(await each(card.locator('table.data thead th'), (l) => l.textContent())).toEqual([
       'Purpose',

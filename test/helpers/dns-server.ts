@@ -15,8 +15,14 @@ export interface MxValue {
   priority: number;
 }
 
-/** The values of one name and type: addresses or a name (A, AAAA, CNAME), MX records, TXT strings. */
-export type RecordValues<T extends RecordType> = T extends 'MX' ? MxValue[] : string[];
+/**
+ * One TXT record: a value, served as character strings of 255 bytes as a DNS operator's tools split it, or the
+ * character strings themselves, served exactly as given (a zone file's `"..." "..."`).
+ */
+export type TxtValue = string | readonly string[];
+
+/** The values of one name and type: addresses or a name (A, AAAA, CNAME), MX records, TXT records. */
+export type RecordValues<T extends RecordType> = T extends 'MX' ? MxValue[] : T extends 'TXT' ? TxtValue[] : string[];
 
 export interface DnsServer {
   /** For MAILER_DNS_SERVERS and node's Resolver#setServers: `127.0.0.1:<port>`. */
@@ -72,7 +78,10 @@ function answersFor(name: string, type: RecordType, values: unknown[], ttls?: Ma
   };
   return values.map((v) => {
     if (type === 'MX') return { ...base, exchange: (v as MxValue).exchange, priority: (v as MxValue).priority };
-    if (type === 'TXT') return { ...base, data: splitTxt(v as string) };
+    if (type === 'TXT') {
+      const txt = v as TxtValue;
+      return { ...base, data: typeof txt === 'string' ? splitTxt(txt) : txt.map((c) => Buffer.from(c, 'utf8')) };
+    }
     if (type === 'CNAME') return { ...base, domain: v as string };
     return { ...base, address: v as string };
   });

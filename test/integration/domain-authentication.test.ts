@@ -6,7 +6,7 @@ import { createDkimKeyring } from '../../src/delivery/dkim/dkim-keyring.js';
 import { loadEncryptionKey } from '../../src/secrets/encryption-key.js';
 import { createKeyBox } from '../../src/secrets/key-box.js';
 import { dnsRecheckScheduleId } from '../../src/temporal/dns-recheck-schedule.js';
-import { admin, createAccount } from '../helpers/admin-fixtures.js';
+import { admin, createAccount, createKey } from '../helpers/admin-fixtures.js';
 import { call } from '../helpers/http.js';
 import { ADMIN_TOKEN } from '../helpers/stack.js';
 import { ISO_MS as ISO } from '../helpers/time.js';
@@ -17,6 +17,7 @@ interface DnsRecord {
   type: string;
   name: string;
   value: string;
+  zone_value: string;
   purpose: string;
   status: string;
 }
@@ -120,6 +121,49 @@ describe('domain authentication against a real DNS server', () => {
     } finally {
       await sql.end();
     }
+  });
+});
+
+/** A zone file's quoted character strings, read back by the test's own reader: `"a" "b"` -> ['a', 'b']. */
+function characterStrings(zoneValue: string): string[] {
+  expect(zoneValue).toMatch(/^"(?:[^"\\]|\\.)*"(?: "(?:[^"\\]|\\.)*")*$/);
+  return [...zoneValue.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!.replace(/\\(.)/g, '$1'));
+}
+
+describe('zone_value: the records as zone files and DNS providers take them', () => {
+  it('gives a DKIM value over 255 characters as quoted 255-character strings, which verify the domain when served as they are', async () => {
+    const { accountId, domain } = await newDomain('split.example');
+    const dkim = find(domain, 'dkim')[0]!;
+    expect(dkim.value.length).toBeGreaterThan(255);
+    const dkimStrings = characterStrings(dkim.zone_value);
+    expect(dkimStrings.map((c) => c.length)).toEqual([255, dkim.value.length - 255]);
+    for (const r of domain.dns_records) {
+      if (r.type !== 'TXT') {
+        expect(r.zone_value, r.purpose).toBe(r.value);
+        continue;
+      }
+      const strings = characterStrings(r.zone_value);
+      expect(strings.join(''), r.purpose).toBe(r.value);
+      for (const c of strings.slice(0, -1)) expect(c, r.purpose).toHaveLength(255);
+      expect(strings.at(-1)!.length, r.purpose).toBeLessThanOrEqual(255);
+      if (r.value.length <= 255) expect(r.zone_value, r.purpose).toBe(`"${r.value}"`);
+    }
+    // The public API (the account's own key) answers the same records.
+    const { key } = await createKey(stack, accountId, 'all');
+    const own = await call<Domain>('GET', `${stack.api}/domains/${domain.id}`, { token: key });
+    expect(own.status, own.text).toBe(200);
+    expect(own.body.dns_records).toEqual(domain.dns_records);
+
+    // Published as a zone file would: each TXT record as exactly the character strings of its zone_value.
+    for (const r of domain.dns_records) {
+      if (r.type === 'MX') {
+        const [priority, exchange] = r.value.split(' ');
+        zone.set(r.name, 'MX', [{ exchange: exchange!, priority: Number(priority) }]);
+      } else zone.set(r.name, 'TXT', [characterStrings(r.zone_value)]);
+    }
+    const checked = await verify(domain.id);
+    expect(checked.verified).toBe(true);
+    expect(statuses(checked)).toEqual(domain.dns_records.map((r) => `${r.purpose}:verified`));
   });
 });
 

@@ -320,6 +320,11 @@ describe('AdminService over gRPC with the admin token, and the daily quota', () 
     expect(domain.dns_records).toEqual(
       expect.arrayContaining([expect.objectContaining({ type: 'TXT', name: '_mailer.grpc-quota.test' })]),
     );
+    // zone_value over gRPC too: the DKIM value, over 255 characters, as two quoted strings joined by a space.
+    const dkim = (domain.dns_records as { purpose: string; value: string; zone_value: string }[]).find(
+      (r) => r.purpose === 'dkim',
+    )!;
+    expect(dkim.zone_value).toBe(`"${dkim.value.slice(0, 255)}" "${dkim.value.slice(255)}"`);
     const verified = ok(await rpc(clients.admin, 'VerifyDomain', { id: domain.id, force: true }, bearer(ADMIN_TOKEN)));
     expect(verified.verified).toBe(true);
 

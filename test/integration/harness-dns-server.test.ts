@@ -61,6 +61,13 @@ describe('the test DNS server', () => {
     expect(key.asymmetricKeyDetails?.modulusLength).toBe(2048);
   });
 
+  it('serves a TXT record given as character strings exactly as given, as a zone file publishes them', async () => {
+    const strings = ['v=DKIM1; k=rsa; p=' + 'A'.repeat(237), 'B'.repeat(100)];
+    expect(strings[0]).toHaveLength(255);
+    dns.set('s2._domainkey.example.test', 'TXT', [strings, 'second record']);
+    expect(await resolver.resolveTxt('s2._domainkey.example.test')).toEqual([strings, ['second record']]);
+  });
+
   it('answers NXDOMAIN (ENOTFOUND) for an unknown name and no data (ENODATA) for a known name without the type', async () => {
     await expect(resolver.resolve4('unknown.example.test')).rejects.toMatchObject({ code: 'ENOTFOUND' });
     dns.set('txtonly.example.test', 'TXT', ['hello']);

@@ -15,6 +15,31 @@ import { pill } from '../../ui/pill.js';
 import { dataTable } from '../../ui/table.js';
 import { session } from '../../session.js';
 
+/**
+ * A record's value to copy. A TXT value over 255 characters (a DKIM key's) is also offered as the API's zone_value,
+ * quoted 255-character strings, the form zone files and most DNS providers' forms take: one DNS character string
+ * holds 255 at most, and some providers refuse or cut a longer one.
+ */
+function recordValue(r, i) {
+  const value = copyField({ id: uniqueId('dns'), label: `${r.type} record ${i + 1} value`, value: r.value });
+  if (r.type !== 'TXT' || r.value.length <= 255) return value;
+  return h(
+    'div',
+    { class: 'zone-value' },
+    value,
+    h(
+      'span',
+      { class: 'hint' },
+      'Over 255 characters: as quoted 255-character strings for zone files and DNS providers that ask for them',
+    ),
+    copyField({
+      id: uniqueId('dns'),
+      label: `${r.type} record ${i + 1} value as quoted 255-character strings`,
+      value: r.zone_value,
+    }),
+  );
+}
+
 export async function render({ account }) {
   const list = h('div', { class: 'stack' });
 
@@ -165,7 +190,7 @@ function domainCard(domain, reload) {
         pill(r.status),
         r.type,
         h('code', {}, r.name),
-        copyField({ id: uniqueId('dns'), label: `${r.type} record ${i + 1} value`, value: r.value }),
+        recordValue(r, i),
       ]),
     }),
     h(
