@@ -189,6 +189,7 @@ describe('values.schema.json', () => {
     ['a wrong type', 'worker:\n  autoscaling:\n    queueAgeSeconds: "30s"\n', 'got string, want integer'],
     ['an unknown delivery mode', 'delivery:\n  mode: smtp\n', "value must be one of 'catcher', 'relay', 'direct'"],
     ['a short admin token', 'secrets:\n  adminToken: short\n', 'minLength'],
+    ['a Temporal address without its port', 'temporal:\n  address: temporal-frontend\n', "'/temporal/address'"],
     ['an encryption key of the wrong length', 'secrets:\n  encryptionKey: abcd\n', 'does not match pattern'],
     ['a setting the chart sets itself, in env', 'env:\n  MAILER_ROLE: all\n', "invalid propertyName 'MAILER_ROLE'"],
   ] as const) {
