@@ -1,5 +1,5 @@
 import type { Http2Server } from 'node:http2';
-import type { DescService } from '@bufbuild/protobuf';
+import type { DescMethod, DescService } from '@bufbuild/protobuf';
 import {
   createContextValues,
   createServiceImplSpec,
@@ -15,6 +15,7 @@ import { BODY_LIMITS } from '../domain/limits.js';
 import { AppError } from '../errors.js';
 import { AdminService } from '../gen/mail/v1/admin_service_pb.js';
 import { EmailService } from '../gen/mail/v1/email_service_pb.js';
+import { ServerReflection } from '../gen/grpc/reflection/v1/reflection_pb.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { REQUEST_ID_HEADER, requestIdFrom } from '../telemetry/request-id.js';
@@ -25,6 +26,7 @@ import { admitCallBody, meterCallBody, withBodyMeter } from './message-bytes.js'
 import { createRequestContextInterceptor, REQUEST_ID } from './request-context.js';
 import { shapeGrpcAnswer } from './grpc-trailers.js';
 import { explainReadLimit, readMaxBytesFor } from './read-limits.js';
+import { createReflection, REFLECTION_READ_MAX_BYTES } from './reflection.js';
 import { createRpcMetrics, type RpcMetrics } from './rpc-metrics.js';
 
 /**
@@ -88,6 +90,17 @@ export async function buildGrpcApp(deps: {
         rpcMetrics,
         deps.logger,
       );
+      // Server reflection (grpcurl with no proto files): the public schema only, so no credentials, and small
+      // requests (reflection.ts says why and what bounds a stream).
+      addService(
+        router,
+        ServerReflection,
+        createReflection([EmailService, AdminService]),
+        async () => {},
+        rpcMetrics,
+        deps.logger,
+        () => REFLECTION_READ_MAX_BYTES,
+      );
     },
     // Outermost first: the request context sees errors as the caller gets them, and the metrics' interceptor
     // the code the error interceptor made.
@@ -117,10 +130,11 @@ function addService<S extends DescService>(
   admission: (ctx: HandlerContext) => Promise<void>,
   metrics: RpcMetrics,
   logger: Logger,
+  maxBytesFor: (method: DescMethod) => number = readMaxBytesFor,
 ): void {
   const gate = metrics.gate(admission);
   for (const spec of Object.values(createServiceImplSpec(service, impl).methods)) {
-    const readMaxBytes = readMaxBytesFor(spec.method);
+    const readMaxBytes = maxBytesFor(spec.method);
     const options = {
       readMaxBytes,
       requestGate: async (ctx: HandlerContext) => {
