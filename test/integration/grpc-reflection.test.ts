@@ -3,7 +3,7 @@ import { createFileRegistry, create, fromBinary } from '@bufbuild/protobuf';
 import { FileDescriptorProtoSchema, FileDescriptorSetSchema, type FileDescriptorProto } from '@bufbuild/protobuf/wkt';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   ServerReflection,
   ServerReflectionRequestSchema,
@@ -13,6 +13,7 @@ import {
 import { REFLECTION_MAX_REQUESTS, REFLECTION_READ_MAX_BYTES } from '../../src/rpc/reflection.js';
 import { goTool } from '../helpers/go-tools.js';
 import { call } from '../helpers/http.js';
+import { ADMIN_TOKEN } from '../helpers/stack.js';
 import { useStack } from '../helpers/use-stack.js';
 
 /**
@@ -125,6 +126,28 @@ describe('gRPC server reflection, driven by grpcurl', () => {
     expect(res.body).toMatchObject({ id: sent.id, ...body });
     const [delivered] = await stack.sink.waitFor(1, 30_000);
     expect(delivered!.parsed.subject).toBe('Via grpcurl');
+    // docs/clients.md's next two examples: the email's events (snake_case JSON), and an admin call.
+    // (Polled: the events are recorded as the worker gets on with the email.)
+    const events = await vi.waitFor(
+      async () => {
+        const page = JSON.parse(
+          ok(
+            await run(
+              ['-H', `authorization: Bearer ${stack.apiKey}`, '-d', JSON.stringify({ email_id: sent.id })],
+              'mail.v1.EmailService/ListEvents',
+            ),
+          ),
+        ) as { events?: { event: string; email: { id: string } }[] };
+        expect(page.events?.length).toBeGreaterThan(0);
+        return page.events!;
+      },
+      { timeout: 30_000, interval: 250 },
+    );
+    expect(new Set(events.map((e) => e.email.id))).toEqual(new Set([sent.id]));
+    const accounts = JSON.parse(
+      ok(await run(['-H', `authorization: Bearer ${ADMIN_TOKEN}`, '-d', '{}'], 'mail.v1.AdminService/ListAccounts')),
+    ) as { accounts: { id: string }[] };
+    expect(accounts.accounts.map((a) => a.id)).toContain(stack.accountId);
   });
 
   it('a call without a key is refused UNAUTHENTICATED, though reflection needed none', async () => {
