@@ -16,6 +16,7 @@ import { AppError } from '../errors.js';
 import { AdminService } from '../gen/mail/v1/admin_service_pb.js';
 import { EmailService } from '../gen/mail/v1/email_service_pb.js';
 import { ServerReflection } from '../gen/grpc/reflection/v1/reflection_pb.js';
+import { ServerReflection as ServerReflectionV1alpha } from '../gen/grpc/reflection/v1alpha/reflection_pb.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { REQUEST_ID_HEADER, requestIdFrom } from '../telemetry/request-id.js';
@@ -92,15 +93,11 @@ export async function buildGrpcApp(deps: {
       );
       // Server reflection (grpcurl with no proto files): the public schema only, so no credentials, and small
       // requests (reflection.ts says why and what bounds a stream).
-      addService(
-        router,
-        ServerReflection,
-        createReflection([EmailService, AdminService]),
-        async () => {},
-        rpcMetrics,
-        deps.logger,
-        () => REFLECTION_READ_MAX_BYTES,
-      );
+      const reflection = createReflection([EmailService, AdminService]);
+      const anyone = async () => {};
+      const small = () => REFLECTION_READ_MAX_BYTES;
+      addService(router, ServerReflection, reflection.v1, anyone, rpcMetrics, deps.logger, small);
+      addService(router, ServerReflectionV1alpha, reflection.v1alpha, anyone, rpcMetrics, deps.logger, small);
     },
     // Outermost first: the request context sees errors as the caller gets them, and the metrics' interceptor
     // the code the error interceptor made.

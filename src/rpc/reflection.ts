@@ -1,6 +1,7 @@
 import {
   create,
   createRegistry,
+  fromBinary,
   toBinary,
   type DescFile,
   type DescService,
@@ -12,15 +13,19 @@ import type { ServiceImpl } from '@connectrpc/connect';
 import { AppError } from '../errors.js';
 import {
   ServerReflection,
+  ServerReflectionRequestSchema,
   ServerReflectionResponseSchema,
   type ServerReflectionRequest,
   type ServerReflectionResponse,
 } from '../gen/grpc/reflection/v1/reflection_pb.js';
+import * as v1alpha from '../gen/grpc/reflection/v1alpha/reflection_pb.js';
 
 /**
- * gRPC server reflection (grpc.reflection.v1), so that grpcurl, Postman, Kreya and the like call the service with
- * no proto file: they list the services, then fetch the files declaring what they call. Answered from the file
- * descriptors protoc-gen-es embedded in src/gen, so it can only ever describe the schema this build serves.
+ * gRPC server reflection, so that grpcurl, Postman, Kreya and the like call the service with no proto file: they
+ * list the services, then fetch the files declaring what they call. Answered from the file descriptors
+ * protoc-gen-es embedded in src/gen, so it can only ever describe the schema this build serves. grpc.reflection.v1,
+ * and the same from the same code as grpc.reflection.v1alpha for the clients that know only the older name (its
+ * messages are v1's, field for field).
  *
  * No credentials: the schema it reveals is the public one, served unauthenticated as /v1/mail/openapi.json already
  * (the admin API's included). grpcurl sends its -H headers on reflection calls too, so none are refused either.
@@ -40,27 +45,45 @@ const INVALID_ARGUMENT = 3;
 const NOT_FOUND = 5;
 
 /**
- * The reflection service over `services` (the public and admin APIs), itself listed too: grpcurl lists it and
- * describes it with the others. Files are answered with every file they import, transitively, as the protocol
- * asks, but each file at most once on a stream (clients keep what they were sent).
+ * The reflection services over `services` (the public and admin APIs), themselves listed too: grpcurl lists them
+ * and describes them with the others. Files are answered with every file they import, transitively, as the
+ * protocol asks, but each file at most once on a stream (clients keep what they were sent).
  */
-export function createReflection(services: readonly DescService[]): ServiceImpl<typeof ServerReflection> {
-  const index = indexSchema([...services, ServerReflection]);
+export function createReflection(services: readonly DescService[]): {
+  v1: ServiceImpl<typeof ServerReflection>;
+  v1alpha: ServiceImpl<typeof v1alpha.ServerReflection>;
+} {
+  const index = indexSchema([...services, ServerReflection, v1alpha.ServerReflection]);
   return {
-    async *serverReflectionInfo(requests) {
-      const sent = new Set<string>();
-      let count = 0;
-      for await (const request of requests) {
-        if (++count > REFLECTION_MAX_REQUESTS) {
-          throw new AppError(
-            'payload_too_large',
-            `A reflection stream answers at most ${REFLECTION_MAX_REQUESTS} requests; open another stream`,
-          );
-        }
-        yield answer(index, request, sent);
-      }
+    v1: { serverReflectionInfo: (requests) => reflectionStream(index, requests) },
+    v1alpha: {
+      async *serverReflectionInfo(requests) {
+        const asV1 = async function* () {
+          for await (const r of requests)
+            yield fromBinary(ServerReflectionRequestSchema, toBinary(v1alpha.ServerReflectionRequestSchema, r));
+        };
+        for await (const a of reflectionStream(index, asV1()))
+          yield fromBinary(v1alpha.ServerReflectionResponseSchema, toBinary(ServerReflectionResponseSchema, a));
+      },
     },
   };
+}
+
+async function* reflectionStream(
+  index: SchemaIndex,
+  requests: AsyncIterable<ServerReflectionRequest>,
+): AsyncGenerator<ServerReflectionResponse> {
+  const sent = new Set<string>();
+  let count = 0;
+  for await (const request of requests) {
+    if (++count > REFLECTION_MAX_REQUESTS) {
+      throw new AppError(
+        'payload_too_large',
+        `A reflection stream answers at most ${REFLECTION_MAX_REQUESTS} requests; open another stream`,
+      );
+    }
+    yield answer(index, request, sent);
+  }
 }
 
 interface SchemaIndex {

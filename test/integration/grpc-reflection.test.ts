@@ -10,6 +10,7 @@ import {
   type ServerReflectionRequest,
   type ServerReflectionResponse,
 } from '../../src/gen/grpc/reflection/v1/reflection_pb.js';
+import * as v1alpha from '../../src/gen/grpc/reflection/v1alpha/reflection_pb.js';
 import { REFLECTION_MAX_REQUESTS, REFLECTION_READ_MAX_BYTES } from '../../src/rpc/reflection.js';
 import { goTool } from '../helpers/go-tools.js';
 import { call } from '../helpers/http.js';
@@ -87,7 +88,12 @@ describe('gRPC server reflection, driven by grpcurl', () => {
       ok(await run([], 'list'))
         .trim()
         .split('\n'),
-    ).toEqual(['grpc.reflection.v1.ServerReflection', 'mail.v1.AdminService', 'mail.v1.EmailService']);
+    ).toEqual([
+      'grpc.reflection.v1.ServerReflection',
+      'grpc.reflection.v1alpha.ServerReflection',
+      'mail.v1.AdminService',
+      'mail.v1.EmailService',
+    ]);
   });
 
   it('describes services, methods and messages, imports included (google.protobuf.Struct)', async () => {
@@ -106,7 +112,12 @@ describe('gRPC server reflection, driven by grpcurl', () => {
     expect(ok(await run([], 'describe', 'google.protobuf.Struct'))).toContain('google.protobuf.Struct is a message:');
     // Everything listed, described in one go (grpcurl resolves each service on one stream).
     const all = ok(await run([], 'describe'));
-    for (const s of ['mail.v1.EmailService', 'mail.v1.AdminService', 'grpc.reflection.v1.ServerReflection'])
+    for (const s of [
+      'mail.v1.EmailService',
+      'mail.v1.AdminService',
+      'grpc.reflection.v1.ServerReflection',
+      'grpc.reflection.v1alpha.ServerReflection',
+    ])
       expect(all).toContain(`${s} is a service:`);
   });
 
@@ -151,9 +162,11 @@ describe('gRPC server reflection, driven by grpcurl', () => {
   });
 
   it('a call without a key is refused UNAUTHENTICATED, though reflection needed none', async () => {
-    const r = await run(['-d', '{}'], 'mail.v1.EmailService/ListEmails');
+    const r = await run(['-v', '-d', '{}'], 'mail.v1.EmailService/ListEmails');
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain('Code: Unauthenticated');
+    // The spec's error string, in the trailers -v shows (docs/clients.md says so).
+    expect(r.stdout + r.stderr).toMatch(/^mail-error: unauthorized$/m);
   });
 
   it('an unknown symbol is an error naming it', async () => {
@@ -224,6 +237,33 @@ describe('gRPC server reflection, what grpcurl does not ask', () => {
     expect(await reflect(Array.from({ length: REFLECTION_MAX_REQUESTS }, () => list))).toHaveLength(
       REFLECTION_MAX_REQUESTS,
     );
+  });
+
+  it('answers grpc.reflection.v1alpha the same, for clients that know only the older name', async () => {
+    const client = createClient(
+      v1alpha.ServerReflection,
+      createGrpcTransport({ baseUrl: `http://${stack.grpcAddress}` }),
+    );
+    const ask = (messageRequest: v1alpha.ServerReflectionRequest['messageRequest']) =>
+      create(v1alpha.ServerReflectionRequestSchema, { messageRequest });
+    async function* send() {
+      yield ask({ case: 'listServices', value: '' });
+      yield ask({ case: 'fileContainingSymbol', value: 'mail.v1.EmailService.SendEmail' });
+      yield ask({ case: 'fileContainingSymbol', value: 'mail.v1.Nope' });
+    }
+    const answers: v1alpha.ServerReflectionResponse[] = [];
+    for await (const a of client.serverReflectionInfo(send())) answers.push(a);
+    const [list, file, unknown] = answers;
+    if (list?.messageResponse.case !== 'listServicesResponse') throw new Error('no service list');
+    expect(list.messageResponse.value.service.map((s) => s.name)).toContain('mail.v1.EmailService');
+    if (file?.messageResponse.case !== 'fileDescriptorResponse') throw new Error('no file descriptors');
+    const first = fromBinary(FileDescriptorProtoSchema, file.messageResponse.value.fileDescriptorProto[0]!);
+    expect(first.name).toBe('mail/v1/email_service.proto');
+    expect(first.service.map((s) => s.name)).toContain('EmailService');
+    expect(unknown?.messageResponse).toEqual({
+      case: 'errorResponse',
+      value: expect.objectContaining({ errorCode: Code.NotFound, errorMessage: 'symbol not found: mail.v1.Nope' }),
+    });
   });
 
   it('is neither a REST route nor in the OpenAPI document', async () => {
