@@ -109,7 +109,19 @@ const NO_UNKNOWN_CAST =
   'No `as unknown as` outside tests and src/gen: type the seam (a declared type, a type guard, a narrow wrapper, `satisfies`, a generic) instead of casting through unknown.';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'src/gen/**', '.data/**', 'test-artifacts/**', 'bench/results/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'src/gen/**',
+      '.data/**',
+      'test-artifacts/**',
+      'bench/results/**',
+      // The TypeScript SDK's generated types and build output.
+      'sdk/typescript/src/gen/**',
+      'sdk/typescript/dist/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -346,8 +358,8 @@ export default tseslint.config(
   {
     // Types at every seam: a cast through `unknown` hides a seam whose types disagree. Tests may still build
     // partial fakes so; generated code is not ours.
-    files: ['src/**/*.ts', 'cli/**/*.ts', 'workflows/**/*.ts', 'bench/**/*.ts'],
-    ignores: ['src/gen/**'],
+    files: ['src/**/*.ts', 'cli/**/*.ts', 'workflows/**/*.ts', 'bench/**/*.ts', 'sdk/typescript/src/**/*.ts'],
+    ignores: ['src/gen/**', 'sdk/typescript/src/gen/**'],
     rules: {
       'no-restricted-syntax': [
         'error',
@@ -364,8 +376,16 @@ export default tseslint.config(
   },
   {
     // Type-aware rules: a promise nobody awaits or handles is a failure nobody hears of.
-    files: ['src/**/*.ts', 'cli/**/*.ts', 'workflows/**/*.ts', 'bench/**/*.ts', 'test/**/*.ts'],
-    ignores: ['src/gen/**'],
+    // The SDK's sources are checked under their own tsconfig (sdk/typescript/tsconfig.json), which projectService finds.
+    files: [
+      'src/**/*.ts',
+      'cli/**/*.ts',
+      'workflows/**/*.ts',
+      'bench/**/*.ts',
+      'test/**/*.ts',
+      'sdk/typescript/src/**/*.ts',
+    ],
+    ignores: ['src/gen/**', 'sdk/typescript/src/gen/**'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
