@@ -1,9 +1,11 @@
 import { createGrpcTransport } from '@connectrpc/connect-node';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { H2CClient, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Mailer, MailerError, Webhooks, type MailEvent } from '../../sdk/typescript/src/index.js';
 import { createSender } from '../helpers/admin-fixtures.js';
 import { eventually } from '../helpers/http.js';
+import { standardSignatureFor } from '../../src/webhooks/standard-signature.js';
 import { useStack } from '../helpers/use-stack.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
@@ -182,5 +184,68 @@ describe.each(Object.keys(TRANSPORTS))('the SDK over %s', (name) => {
 
     const unauthorized = await new Mailer({ apiKey: 'mk_wrong', baseUrl: restUrl() }).emails.list().catch((e) => e);
     expect(unauthorized).toMatchObject({ error: 'unauthorized', status: 401 });
+  });
+});
+
+describe('Webhooks.verify', () => {
+  it('accepts a delivery webhook the service sent, and refuses it tampered, too old, or under another secret', async () => {
+    const mailer = TRANSPORTS.rest!();
+    const hook = await mailer.webhooks.create({ url: `${receiver.url}/deliveries`, events: ['delivery'] });
+    const secret = hook.secret!;
+    const sent = await mailer.emails.send({ from: `v@${DOMAIN}`, to: ['v@example.net'], subject: 'hook', text: 'x' });
+    const request = await eventually(async () => receiver.on('/deliveries').find((h) => h.body.email?.id === sent.id));
+    const event = await Webhooks.verify(request.rawBody, request.headers, secret);
+    expect(event).toMatchObject({ event: 'delivery', email: { id: sent.id, subject: 'hook' } });
+    expect(event.id).toMatch(/^evt_/);
+    // A fetch Headers and the body's bytes do as well as Node's header object and a string.
+    const headers = new Headers(Object.entries(request.headers).map(([k, v]) => [k, String(v)]));
+    expect((await Webhooks.verify(new TextEncoder().encode(request.rawBody), headers, secret)).id).toBe(event.id);
+
+    const refusal = (p: Promise<unknown>) =>
+      p.then(
+        () => 'accepted',
+        (e: Error) => `${e.name}: ${e.message}`,
+      );
+    const tampered = request.rawBody.replace('"hook"', '"hooK"');
+    expect(tampered).not.toBe(request.rawBody);
+    expect(await refusal(Webhooks.verify(tampered, request.headers, secret))).toMatch(
+      /^WebhookVerificationError: no signature/,
+    );
+    const other = (await mailer.webhooks.create({ url: `${receiver.url}/other`, events: ['delivery'] })).secret!;
+    expect(await refusal(Webhooks.verify(request.rawBody, request.headers, other))).toMatch(/no signature/);
+    const { 'webhook-signature': _, ...unsigned } = request.headers;
+    expect(await refusal(Webhooks.verify(request.rawBody, unsigned, secret))).toMatch(/missing/);
+
+    // Signed right (as the service signs) but six minutes ago: a replay.
+    const id = String(request.headers['webhook-id']);
+    const signedAt = (at: number) => ({
+      'webhook-id': id,
+      'webhook-timestamp': String(at),
+      'webhook-signature': standardSignatureFor(secret, id, at, request.rawBody),
+    });
+    const now = Math.floor(Date.now() / 1000);
+    expect(await refusal(Webhooks.verify(request.rawBody, signedAt(now - 360), secret))).toMatch(
+      /webhook-timestamp is more than 300 s from now/,
+    );
+    expect(await refusal(Webhooks.verify(request.rawBody, signedAt(now - 10), secret))).toBe('accepted');
+  });
+
+  it('accepts what the standardwebhooks library signs, and secrets written in base64url (made before rotation)', async () => {
+    const body = JSON.stringify({ event: 'send', timestamp: new Date().toISOString(), data: {} });
+    const secret = `whsec_${Buffer.from('k'.repeat(16) + '\u00fb\u00ff' + 'k'.repeat(14), 'latin1').toString('base64')}`;
+    const at = new Date();
+    const signature = new StandardWebhook(secret).sign('msg_1', at, body);
+    const headers = {
+      'webhook-id': 'msg_1',
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': signature,
+    };
+    expect((await Webhooks.verify(body, headers, secret)).event).toBe('send');
+
+    const legacy = `whsec_${Buffer.from('k'.repeat(16) + '\u00fb\u00ff' + 'k'.repeat(14), 'latin1').toString('base64url')}`;
+    expect(legacy).toMatch(/[-_]/);
+    const ts = headers['webhook-timestamp'];
+    const legacyHeaders = { ...headers, 'webhook-signature': standardSignatureFor(legacy, 'msg_1', ts, body) };
+    expect((await Webhooks.verify(body, legacyHeaders, legacy)).event).toBe('send');
   });
 });
