@@ -187,6 +187,22 @@ describe.each(Object.keys(TRANSPORTS))('the SDK over %s', (name) => {
   });
 });
 
+describe('events.iterate with follow', () => {
+  it('keeps polling for new events until the signal aborts, then ends quietly', async () => {
+    const mailer = TRANSPORTS.rest!();
+    const sent = await mailer.emails.send({ from: `f@${DOMAIN}`, to: ['f@example.net'], subject: 'follow', text: 'x' });
+    // Right after the send its events are not written yet: only following waits for them.
+    const controller = new AbortController();
+    const seen: string[] = [];
+    const follow = { follow: true, pollIntervalMs: 50, signal: controller.signal };
+    for await (const event of mailer.events.iterate({ emailId: sent.id }, follow)) {
+      seen.push(event.event);
+      if (seen.length === 2) controller.abort();
+    }
+    expect(seen).toEqual(['send', 'delivery']);
+  });
+});
+
 describe('Webhooks.verify', () => {
   it('accepts a delivery webhook the service sent, and refuses it tampered, too old, or under another secret', async () => {
     const mailer = TRANSPORTS.rest!();
