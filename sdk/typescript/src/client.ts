@@ -62,6 +62,8 @@ export class Mailer {
 
   constructor(private readonly options: MailerOptions) {
     if (!options.apiKey) throw new TypeError('Mailer: apiKey is required');
+    // Looked up at each call, and called as a function of globalThis: a browser refuses a fetch detached from
+    // window ("Illegal invocation"), and a fetch patched in later (tests, instrumentation) is the one used.
     const fetchFn = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     const transport = options.transport ?? 'rest';
     if (transport === 'rest') this.invoker = restInvoker(options.baseUrl ?? 'http://localhost:8080', fetchFn);

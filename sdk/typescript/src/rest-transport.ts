@@ -149,7 +149,14 @@ export function restInvoker(baseUrl: string, fetchFn: typeof fetch): Invoker {
         throw networkError(err);
       }
       if (!res.ok) throw await refusal(res);
-      const answer = (await res.json()) as JsonValue;
+      let answer: JsonValue;
+      try {
+        answer = (await res.json()) as JsonValue;
+      } catch (err) {
+        // The connection failed while the answer was read: as good as no answer.
+        if (signal?.aborted) throw err;
+        throw networkError(err);
+      }
       return fromJson(method.output, answer, { ignoreUnknownFields: true });
     },
   };
