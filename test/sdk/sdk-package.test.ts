@@ -152,7 +152,13 @@ describe('the packed SDK', () => {
         2,
       ),
     );
-    await run('npm', ['ci', '--offline', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: project });
+    await run('npm', ['ci', '--offline', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: project }).catch(
+      (err: { stderr?: string }) => {
+        throw new Error(
+          `installing the packed SDK offline failed; \`npm ci\` at the repository root fills the npm cache it installs from:\n${err.stderr ?? String(err)}`,
+        );
+      },
+    );
 
     // The README's examples as one program, the localhost URLs pointed at this test's service.
     const readme = fs.readFileSync(path.join(SDK, 'README.md'), 'utf8');
