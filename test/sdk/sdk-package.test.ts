@@ -158,15 +158,15 @@ describe('the packed SDK', () => {
       },
     );
 
-    // The README's examples as one program, the localhost URLs pointed at this test's service.
+    // The README's examples as one program, its 127.0.0.1:8080 and :8081 URLs pointed at this test's service.
     const readme = fs.readFileSync(path.join(SDK, 'README.md'), 'utf8');
     const examples = readmeExamples(readme);
     expect(examples.length).toBeGreaterThanOrEqual(8);
     const restOrigin = stack.api.replace(/\/v1\/mail$/, '');
     const program = [...examples, WEBHOOK_CHECK]
       .join('\n')
-      .replaceAll('http://localhost:8080', restOrigin)
-      .replaceAll('http://localhost:8081', `http://${stack.grpcAddress}`);
+      .replaceAll('http://127.0.0.1:8080', restOrigin)
+      .replaceAll('http://127.0.0.1:8081', `http://${stack.grpcAddress}`);
     fs.writeFileSync(path.join(project, 'readme.ts'), program);
     fs.writeFileSync(
       path.join(project, 'tsconfig.json'),

@@ -21,8 +21,8 @@ export interface MailerOptions {
   /** The account's API key (`mk_...`), sent as `Authorization: Bearer <key>`. */
   apiKey: string;
   /**
-   * The service's URL. REST (default): the REST port's origin, `http://localhost:8080` by default (the SDK adds
-   * /v1/mail). Connect: the gRPC port's, `http://localhost:8081` by default.
+   * The service's URL. REST (default): the REST port's origin, `http://127.0.0.1:8080` by default (the SDK adds
+   * /v1/mail). Connect: the gRPC port's, `http://127.0.0.1:8081` by default.
    */
   baseUrl?: string;
   /**
@@ -66,9 +66,9 @@ export class Mailer {
     // window ("Illegal invocation"), and a fetch patched in later (tests, instrumentation) is the one used.
     const fetchFn = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     const transport = options.transport ?? 'rest';
-    if (transport === 'rest') this.invoker = restInvoker(options.baseUrl ?? 'http://localhost:8080', fetchFn);
+    if (transport === 'rest') this.invoker = restInvoker(options.baseUrl ?? 'http://127.0.0.1:8080', fetchFn);
     else if (transport === 'connect')
-      this.invoker = connectInvoker(connectWebTransport(options.baseUrl ?? 'http://localhost:8081', fetchFn));
+      this.invoker = connectInvoker(connectWebTransport(options.baseUrl ?? 'http://127.0.0.1:8081', fetchFn));
     else this.invoker = connectInvoker(transport);
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
     const call = this.call.bind(this);
