@@ -271,8 +271,22 @@ describe("a routed domain's inbound MX record", () => {
     expect((await create(key, 'desk@in.mx-routes.test')).status).toBe(200);
     const [listed] = await domainsOf(accountId);
     expect(inbound(listed!)).toEqual([
-      { type: 'MX', name: 'in.mx-routes.test', value: `10 ${HOSTNAME}`, purpose: 'inbound', status: 'pending' },
-      { type: 'MX', name: 'mx-routes.test', value: `10 ${HOSTNAME}`, purpose: 'inbound', status: 'pending' },
+      {
+        type: 'MX',
+        name: 'in.mx-routes.test',
+        value: `10 ${HOSTNAME}`,
+        zone_value: `10 ${HOSTNAME}`,
+        purpose: 'inbound',
+        status: 'pending',
+      },
+      {
+        type: 'MX',
+        name: 'mx-routes.test',
+        value: `10 ${HOSTNAME}`,
+        zone_value: `10 ${HOSTNAME}`,
+        purpose: 'inbound',
+        status: 'pending',
+      },
     ]);
 
     // One published right, the other pointing elsewhere: each checked as found; the domain stays verified, unflagged.
