@@ -5,11 +5,11 @@ import os from 'node:os';
 import path from 'node:path';
 
 /**
- * The generated Python clients' tools (grpcio-tools, openapi-python-client) and what the generated code imports
- * (grpcio, protobuf, httpx, attrs, python-dateutil) and the webhook verifier (standardwebhooks), pinned in sdk/python/requirements.txt and installed into a
- * venv of the per-user cache named by that file's digest: a new pin installs afresh, an old venv is never
- * changed under a running test. .ci/run makes it up front; a test that finds it missing makes it then (python3
- * with venv, and PyPI, are needed once). Everything runs as `venv/bin/python -m <module>`: a venv built in a
+ * The generated Python clients' tools (grpcio-tools, openapi-python-client), what the generated code imports
+ * (grpcio, protobuf, httpx, attrs, python-dateutil) and the webhook verifier (standardwebhooks), pinned in
+ * sdk/python/requirements.txt and installed into a venv of the per-user cache named by that file's digest: a new
+ * pin installs afresh, an old venv is never changed under a running test. .ci/run makes it up front; a test that
+ * finds it missing makes it then (python3 with venv, and PyPI, are needed once). Everything runs as `venv/bin/python -m <module>`: a venv built in a
  * folder of its own and renamed into place (test files run in parallel) has console scripts whose #! line names
  * the old folder, but its python finds its packages wherever it is.
  */
