@@ -40,6 +40,7 @@ import { signingSecrets } from '../db/index.js';
 import { checkWebhookUrl } from '../webhooks/address-guard.js';
 import { sendTestRequest } from '../webhooks/test-request.js';
 import type { Core } from './start-core.js';
+import { groupedQuotaReserve } from '../services/quota-reserver.js';
 
 /** The API role's services under the shared handler set that both adapters (REST, gRPC) serve, and SMTP submission's. */
 export function createHandlers(
@@ -49,7 +50,7 @@ export function createHandlers(
   const { config, repos, now, logger } = core;
   const { auth, usage } = deps;
   const accept = createAcceptance({
-    quota: repos.quota,
+    quota: { ...repos.quota, reserve: groupedQuotaReserve(repos.quota.reserve) },
     idempotency: createIdempotency(repos.idempotency),
     now,
     onUndoFailed: (err, what) =>

@@ -14,10 +14,11 @@ export async function schemaSnapshot(sql: Sql): Promise<string> {
     '',
   ];
 
-  const tables = await sql<{ name: string; comment: string | null }[]>`
-    select c.relname as name, obj_description(c.oid, 'pg_class') as comment from pg_class c join pg_namespace n on n.oid = c.relnamespace
+  const tables = await sql<{ name: string; comment: string | null; options: string[] | null }[]>`
+    select c.relname as name, obj_description(c.oid, 'pg_class') as comment, c.reloptions as options
+    from pg_class c join pg_namespace n on n.oid = c.relnamespace
     where n.nspname = 'public' and c.relkind in ('r', 'p') order by c.relname`;
-  for (const { name, comment } of tables) {
+  for (const { name, comment, options } of tables) {
     const columns = await sql<{ name: string; type: string; not_null: boolean; def: string | null }[]>`
       select a.attname as name, format_type(a.atttypid, a.atttypmod) as type, a.attnotnull as not_null,
         pg_get_expr(d.adbin, d.adrelid) as def
@@ -33,7 +34,9 @@ export async function schemaSnapshot(sql: Sql): Promise<string> {
       ),
       ...constraints.map((c) => `  CONSTRAINT ${c.name} ${c.def}`),
     ];
-    parts.push(...commentLines(comment), `CREATE TABLE ${name} (\n${lines.join(',\n')}\n);`, '');
+    // Storage parameters (a fillfactor) are part of what a migration decides.
+    const storage = options ? ` WITH (${options.join(', ')})` : '';
+    parts.push(...commentLines(comment), `CREATE TABLE ${name} (\n${lines.join(',\n')}\n)${storage};`, '');
   }
 
   const indexes = await sql<{ def: string }[]>`

@@ -212,9 +212,8 @@ CREATE TABLE emails (
   CONSTRAINT emails_job_type_check CHECK ((job_type = ANY (ARRAY['direct'::text, 'scheduled'::text, 'batch'::text]))),
   CONSTRAINT emails_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'sent'::text, 'delivered'::text, 'bounced'::text, 'complained'::text]))),
   CONSTRAINT emails_stream_check CHECK ((stream = ANY (ARRAY['transactional'::text, 'broadcast'::text]))),
-  CONSTRAINT emails_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
   CONSTRAINT emails_pkey PRIMARY KEY (id)
-);
+) WITH (fillfactor=80);
 
 CREATE TABLE events (
   id text NOT NULL,
@@ -228,7 +227,6 @@ CREATE TABLE events (
   inbound_id text,
   CONSTRAINT events_subject_check CHECK (((email_id IS NOT NULL) OR (inbound_id IS NOT NULL))),
   CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['send'::text, 'delivery'::text, 'bounce'::text, 'complaint'::text, 'reject'::text, 'open'::text, 'click'::text, 'unsubscribe'::text, 'inbound'::text, 'reply'::text]))),
-  CONSTRAINT events_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
   CONSTRAINT events_email_id_fkey FOREIGN KEY (email_id) REFERENCES emails(id),
   CONSTRAINT events_inbound_id_fkey FOREIGN KEY (inbound_id) REFERENCES inbound_emails(id),
   CONSTRAINT events_pkey PRIMARY KEY (id)
@@ -318,7 +316,7 @@ CREATE TABLE list_counts (
   n bigint NOT NULL,
   CONSTRAINT list_counts_list_check CHECK ((list = ANY (ARRAY['emails'::text, 'scheduled'::text, 'batch'::text]))),
   CONSTRAINT list_counts_pkey PRIMARY KEY (account_id, list, status, job_type, slot)
-);
+) WITH (fillfactor=50);
 
 CREATE TABLE quota_usage (
   account_id text NOT NULL,
@@ -334,7 +332,7 @@ CREATE TABLE rate_buckets (
   refilled_at timestamp with time zone NOT NULL,
   granted integer NOT NULL,
   CONSTRAINT rate_buckets_pkey PRIMARY KEY (key_id)
-);
+) WITH (fillfactor=50);
 
 CREATE TABLE scheduled_emails (
   id text NOT NULL,
@@ -407,7 +405,7 @@ CREATE TABLE stats_rollup (
   CONSTRAINT stats_rollup_dim_check CHECK ((dim = ANY (ARRAY['stream'::text, 'domain'::text, 'recipient_domain'::text, 'tag'::text]))),
   CONSTRAINT stats_rollup_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
   CONSTRAINT stats_rollup_pkey PRIMARY KEY (account_id, dim, day, key)
-);
+) WITH (fillfactor=70);
 
 CREATE TABLE suppressions (
   id text NOT NULL,

@@ -28,6 +28,7 @@ import * as inboundMail from './0029-inbound-mail.js';
 import * as selfService from './0030-self-service.js';
 import * as statsRollup from './0031-stats-rollup.js';
 import * as egress from './0032-egress.js';
+import * as hotPathWrites from './0033-hot-path-writes.js';
 
 /**
  * Forward-only migrations, applied in order. Never edit one that has shipped: add the next. A migration is
@@ -64,4 +65,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string; 
   { version: 30, name: 'self-service', sql: selfService.sql },
   { version: 31, name: 'stats-rollup', sql: statsRollup.sql },
   { version: 32, name: 'egress', sql: egress.sql },
+  { version: 33, name: 'hot-path-writes', sql: hotPathWrites.sql },
 ];
