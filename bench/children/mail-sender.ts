@@ -20,7 +20,11 @@ interface RunArg {
   smtpUrl: string;
   maxConnections: number;
   inFlight: number;
-  durationMs: number;
+  /** Sends for this long; or, with `count`, sends exactly that many as fast as the pool takes them. */
+  durationMs?: number;
+  count?: number;
+  /** Subjects `${subjectPrefix} <i>` (the sink tracks each one's arrival) instead of the bench email's. */
+  subjectPrefix?: string;
   dkim?: DkimKey;
 }
 
@@ -33,13 +37,13 @@ const parsedKey = (dkim: DkimKey | undefined): SigningKey | undefined =>
   dkim && { ...dkim, privateKey: createPrivateKey(dkim.privateKey) };
 
 let seq = 0;
-function message(dkim?: SigningKey): SendMailOptions {
+function message(dkim?: SigningKey, subject: string = EMAIL_REQUEST.subject): SendMailOptions {
   seq += 1;
   const id = `bench${process.pid}x${seq}`;
   return {
     from: EMAIL_REQUEST.from,
     to: EMAIL_REQUEST.to,
-    subject: EMAIL_REQUEST.subject,
+    subject,
     html: EMAIL_REQUEST.html,
     text: EMAIL_REQUEST.text,
     messageId: `<${id}@example.com>`,
@@ -51,7 +55,10 @@ function message(dkim?: SigningKey): SendMailOptions {
   };
 }
 
-async function run(arg: RunArg): Promise<{ sent: number; failed: number; elapsedMs: number; firstError?: string }> {
+async function run(
+  arg: RunArg,
+): Promise<{ sent: number; failed: number; elapsedMs: number; startedAt: number; firstError?: string }> {
+  if (arg.durationMs === undefined && arg.count === undefined) throw new Error('run: give durationMs or count');
   const dkim = parsedKey(arg.dkim);
   const transporter = nodemailer.createTransport({
     ...(parseConnectionUrl(arg.smtpUrl) as Record<string, unknown>),
@@ -66,12 +73,19 @@ async function run(arg: RunArg): Promise<{ sent: number; failed: number; elapsed
   let sent = 0;
   let failed = 0;
   let firstError: string | undefined;
+  // The wall clock (the sink's) at the first send: a counted run is timed from it to its last arrival.
+  const startedAt = Date.now();
   const started = performance.now();
-  const deadline = started + arg.durationMs;
+  const deadline = started + (arg.durationMs ?? Infinity);
+  let next = 0;
+  const more = () => (arg.count !== undefined ? next < arg.count : performance.now() < deadline);
   const lane = async () => {
-    while (performance.now() < deadline) {
+    while (more()) {
+      const i = next++;
       try {
-        await transporter.sendMail(message(dkim));
+        await transporter.sendMail(
+          message(dkim, arg.subjectPrefix !== undefined ? `${arg.subjectPrefix} ${i}` : undefined),
+        );
         sent += 1;
       } catch (err) {
         failed += 1;
@@ -82,7 +96,7 @@ async function run(arg: RunArg): Promise<{ sent: number; failed: number; elapsed
   await Promise.all(Array.from({ length: arg.inFlight }, lane));
   const elapsedMs = performance.now() - started;
   transporter.close();
-  return { sent, failed, elapsedMs, ...(firstError ? { firstError } : {}) };
+  return { sent, failed, elapsedMs, startedAt, ...(firstError ? { firstError } : {}) };
 }
 
 /** CPU ms (user + system, all threads of this process) and wall ms to build `n` messages, one at a time. */

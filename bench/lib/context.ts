@@ -143,6 +143,11 @@ export interface JobsContext {
    * from its database; rejects when that cannot be read): splits lateness into firing and delivery.
    */
   firedAt?: (prefix: string) => Promise<Map<string, number>>;
+  /**
+   * Runs `fn` with `measured` in the `server` columns instead of the service's API process (a baseline's
+   * process measured between the service's figures, as the baselines part measures its own); then puts it back.
+   */
+  asServer<T>(measured: Measured, fn: () => Promise<T>): Promise<T>;
 }
 
 /** What the job and webhook figures need of the context; their rows note the service's warnings. */
@@ -154,5 +159,14 @@ export function jobsContext(ctx: PartContext, firedAt?: JobsContext['firedAt']):
     remaining: ctx.remaining,
     addRow: ctx.addServiceRow,
     ...(firedAt ? { firedAt } : {}),
+    asServer: async (measured, fn) => {
+      const service = ctx.underTest.server;
+      ctx.underTest.server = measured;
+      try {
+        return await fn();
+      } finally {
+        ctx.underTest.server = service;
+      }
+    },
   };
 }

@@ -18,6 +18,8 @@ export interface Row {
 }
 
 export interface Target {
+  /** Stable across runs (the name may carry figures): what bench/compare.ts matches runs' targets by. */
+  key: string;
   name: string;
   value: number;
   target: string;

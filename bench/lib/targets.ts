@@ -1,11 +1,11 @@
 import type { BaselineFigures } from '../parts/baselines.js';
 import type { ServiceFigures } from '../parts/all-in-one-service.js';
-import type { ThroughputFigures } from '../parts/throughput.js';
+import type { ServiceRun, ThroughputFigures } from '../parts/throughput.js';
 import type { BatchLatencyResult } from '../parts/batch-latency.js';
 import type { LatenessResult } from '../parts/scheduled-lateness.js';
 import type { MemoryResult } from '../parts/worker-memory.js';
 import type { Target } from './report.js';
-import { BATCH_SIZE, SUSTAINED_S } from './settings.js';
+import { BATCH_SIZE, MANY_ACCOUNTS, SUSTAINED_S } from './settings.js';
 import type { WebhooksResult } from '../parts/webhook-figures.js';
 import type { DeliverabilityFigures } from '../parts/deliverability.js';
 import type { DeliveryRun } from '../parts/delivery-run.js';
@@ -37,6 +37,7 @@ export interface Figures {
  * target is then left out), what is compared, with what, and how the report shows it.
  */
 interface TargetSpec<F> {
+  key: string;
   figure: (f: Figures) => F | undefined;
   name: string | ((x: F) => string);
   target: string | ((x: F) => string);
@@ -54,6 +55,7 @@ function rule<F>(spec: TargetSpec<F>): Rule {
     if (x === undefined) return undefined;
     const shown = spec.shown?.(x);
     return {
+      key: spec.key,
       name: typeof spec.name === 'string' ? spec.name : spec.name(x),
       value: spec.value(x),
       ...(shown !== undefined ? { shown } : {}),
@@ -85,7 +87,11 @@ const templatedBatch = (f: Figures) => {
 /** The batch figure's targets, which the templated batches are held to as well. */
 const BATCH_P50_MS = 1000;
 const BATCH_P99_MS = 2000;
-const scheduled = (f: Figures): LatenessResult | undefined => f.service?.scheduled;
+/** The k-th scheduled burst (0: BENCH_SCHEDULED_COUNT, 1: BENCH_SCHEDULED_LARGE_COUNT). */
+const scheduled =
+  (k: number) =>
+  (f: Figures): LatenessResult | undefined =>
+    f.service?.scheduled?.[k];
 const inbound = (f: Figures): InboundFigures | undefined => f.service?.inbound;
 const webhooks = (f: Figures): WebhooksResult | undefined => f.service?.webhooks;
 /** Why a delivery run cannot stand in the direct/relay comparison: no figure, mail missing, unsigned or misdelivered. */
@@ -102,13 +108,36 @@ function unfit(r: DeliveryRun): string | undefined {
 const directOverRelay = (d: DeliverabilityFigures) =>
   d.relay.deliveredPerSec > 0 ? d.direct.deliveredPerSec / d.relay.deliveredPerSec : 0;
 
-const deliveredRatio = (x: BaselineFigures & ThroughputFigures) =>
-  slowest(x).rate > 0 ? x.max.deliveredPerSec / slowest(x).rate : 0;
+/** Issue 30's targets (bench/README.md, "Targets"). */
+export const DELIVERED_RATIO = 0.9;
+export const ACCEPT_P99_MS = 10;
+/** A scheduled burst's p99 lateness against raw signed nodemailer's time for as many messages. */
+export const BURST_FACTOR = 1.2;
 
-/** The sustained run's three conditions (bench/README.md): accepts keep the rate, the backlog does not grow, the drain is short. */
+const deliveredRatio = (x: BaselineFigures, run: ServiceRun | undefined) =>
+  run && slowest(x).rate > 0 ? run.deliveredPerSec / slowest(x).rate : NaN;
+
+/** Delivered over the slowest baseline, for the 1-account run (`max`) or the many-accounts run (`many`). */
+const deliveredTarget = (which: 'max' | 'many') =>
+  rule({
+    key: which === 'max' ? 'delivered-ratio' : 'delivered-ratio-accounts',
+    figure: withBaselines,
+    name: (x) =>
+      `delivered / slowest baseline (${slowest(x).name}), ${which === 'max' ? '1 account' : `${MANY_ACCOUNTS} accounts`}`,
+    target: `>= ${DELIVERED_RATIO.toFixed(2)}`,
+    value: (x) => deliveredRatio(x, x[which]),
+    shown: (x) => (x[which] ? undefined : 'not run'),
+    met: (x) => deliveredRatio(x, x[which]) >= DELIVERED_RATIO,
+    formula: (x) =>
+      `${x[which]?.deliveredPerSec ?? 'no run (the time budget left it out)'} / ${slowest(x).rate} (${slowest(x).name}; ` +
+      `route + INSERT ${x.insertRate}, raw nodemailer ${x.nodemailerRate}, DKIM-signed ${x.signedNodemailerRate ?? 'not measured'})` +
+      (x[which] ? `; accepted ${x[which].run.okPerSec}/s` : ''),
+  });
+
+/** The sustained run's three conditions (bench/README.md): accepts keep the rate, the backlog falls, the drain is short. */
 const SUSTAINED_DRAIN_S = 2;
 const keptRate = (x: SustainedFigures) => x.acceptedPerSec >= 0.98 * x.rate;
-const notGrowing = (x: SustainedFigures) => x.slopePerSec <= 0.02 * x.rate;
+const notGrowing = (x: SustainedFigures) => x.slopePerSec < 0;
 const shortDrain = (x: SustainedFigures) => x.drainComplete && x.drainS <= SUSTAINED_DRAIN_S;
 const mark = (ok: boolean) => (ok ? 'ok' : 'NO');
 
@@ -116,6 +145,7 @@ const mbOf = (kib: number) => ((kib * 1024) / 1e6).toFixed(1);
 
 const retryGap = (k: number) =>
   rule({
+    key: `webhooks-retry-gap-${k + 1}`,
     figure: webhooks,
     name: `webhooks: retry gap ${k + 1} at the receiver, max (ms)`,
     value: (h) => h.retry.gaps[k]!.max,
@@ -140,6 +170,7 @@ const worstList = (page: number) => (f: Figures) => {
 };
 const listTarget = (page: number, ms: number) =>
   rule({
+    key: `lists-page-${page}-p99`,
     figure: worstList(page),
     name: `lists: page ${page.toLocaleString('en')} p99, slowest of the lists and filters (ms)`,
     target: `<= ${ms} ms`,
@@ -158,9 +189,63 @@ const worstStats = (f: Figures) => {
   return { ...f.stats, worst, failed: of.filter((x) => x.failures > 0 || Number.isNaN(x.p99)).length };
 };
 
+/** A burst's p99 lateness over raw signed nodemailer's time for as many messages (NaN without that time). */
+const burstRatio = (l: LatenessResult) => (l.raw.ms > 0 ? l.lateMs.p99 / l.raw.ms : NaN);
+const burstLimitMs = (l: LatenessResult) => Math.round(BURST_FACTOR * l.raw.ms);
+const skippedNote = (l: LatenessResult) => (l.skipped ? `; ${l.skipped}` : '');
+
+/** The k-th scheduled burst's three targets: none early, the p99 lateness against raw nodemailer, each exactly once. */
+function scheduledTargets(k: number): Rule[] {
+  const key = k === 0 ? 'scheduled' : 'scheduled-large';
+  return [
+    rule({
+      key: `${key}-early`,
+      figure: scheduled(k),
+      name: (l) => `scheduled ${l.asked}: arrived before scheduled_at`,
+      target: '0',
+      value: (l) => l.early,
+      shown: (l) => String(l.early),
+      met: (l) => l.arrived > 0 && l.early === 0,
+      formula: (l) =>
+        `of ${l.arrived} arrived (${l.created} scheduled for the same second)${l.arrived === 0 ? ': nothing arrived, nothing to judge' : ''}` +
+        skippedNote(l),
+    }),
+    rule({
+      key: `${key}-p99`,
+      figure: scheduled(k),
+      name: (l) => `scheduled ${l.asked}: p99 lateness at sink (ms)`,
+      target: (l) =>
+        `<= ${BURST_FACTOR} x raw signed nodemailer's ${l.asked} (${Number.isNaN(l.raw.ms) ? 'not measured' : `${burstLimitMs(l)} ms`})`,
+      value: (l) => l.lateMs.p99,
+      shown: (l) => (l.arrived > 0 ? `${l.lateMs.p99} ms = ${burstRatio(l).toFixed(2)} x raw` : 'none arrived'),
+      met: (l) => l.arrived > 0 && l.arrived === l.created && l.raw.ms > 0 && l.lateMs.p99 <= BURST_FACTOR * l.raw.ms,
+      formula: (l) =>
+        `p50 ${l.lateMs.p50} ms, p99 ${l.lateMs.p99} ms, max ${l.lateMs.max} ms over ${l.arrived} of ${l.created}; ` +
+        (Number.isNaN(l.raw.ms)
+          ? `raw signed nodemailer: ${l.raw.arrived} of ${l.raw.count} arrived, no time (NOT MET)`
+          : `raw signed nodemailer ${l.raw.ms} ms for ${l.raw.count}, first send -> last at sink`) +
+        (l.arrived < l.created ? ' (some never arrived: NOT MET)' : '') +
+        skippedNote(l),
+    }),
+    rule({
+      key: `${key}-once`,
+      figure: scheduled(k),
+      name: (l) => `scheduled ${l.asked}: arrived exactly once`,
+      target: (l) => `all ${l.asked}`,
+      value: (l) => l.exactlyOnce,
+      shown: (l) => `${l.exactlyOnce} of ${l.asked}`,
+      met: (l) => l.created === l.asked && l.exactlyOnce === l.asked,
+      formula: (l) =>
+        `${l.created} created, ${l.arrived} arrived, ${l.duplicates} more than once, ${l.asked - l.created} not created` +
+        skippedNote(l),
+    }),
+  ];
+}
+
 /** The targets of bench/README.md, in the order the report lists them. */
 const TARGETS: Rule[] = [
   rule({
+    key: 'accepted-ratio',
     figure: withBaselines,
     name: 'accepted / (route + INSERT)',
     target: '>= 0.70',
@@ -169,43 +254,37 @@ const TARGETS: Rule[] = [
     formula: (x) => `${x.max.run.okPerSec} / ${x.insertRate}`,
   }),
   rule({
+    key: 'accept-p99',
     figure: throughput,
     name: 'p99 accept latency at half the sustained rate (ms)',
-    target: '<= 25 ms',
+    target: `<= ${ACCEPT_P99_MS} ms`,
     value: (x) => x.half.run.latencyMs.p99,
-    met: (x) => x.half.run.latencyMs.p99 <= 25,
+    met: (x) => x.half.run.latencyMs.p99 <= ACCEPT_P99_MS,
     formula: (x) =>
       `p99 of ${x.half.run.ok} sends at ${x.halfRate}/s = half of min(max accepted ${x.max.run.okPerSec}/s, delivered ${x.max.deliveredPerSec}/s) (achieved ${x.half.run.okPerSec}/s)` +
       (x.baselines ? '' : '; the ratio targets need the baselines'),
   }),
+  deliveredTarget('max'),
+  deliveredTarget('many'),
   rule({
-    figure: withBaselines,
-    name: (x) => `delivered / slower of (route + INSERT, raw nodemailer, signed nodemailer): ${slowest(x).name}`,
-    target: '>= 0.5',
-    value: (x) => deliveredRatio(x),
-    met: (x) => slowest(x).rate > 0 && deliveredRatio(x) >= 0.5,
-    formula: (x) =>
-      `${x.max.deliveredPerSec} / ${slowest(x).rate} (${slowest(x).name}; route + INSERT ${x.insertRate}, raw nodemailer ${x.nodemailerRate}, ` +
-      `DKIM-signed ${x.signedNodemailerRate ?? 'not measured'})`,
-  }),
-  rule({
+    key: 'sustained',
     figure: (f) => f.service?.throughput?.sustained,
     name: (x) =>
       x.basis.from === 'baselines'
         ? `sustained at 0.5 x slowest baseline (${x.basis.name}) for ${SUSTAINED_S} s`
         : `sustained at the max run's delivered rate for ${SUSTAINED_S} s (no baselines: not the issue's rate)`,
-    target: (x) =>
-      `accepted >= ${Math.ceil(0.98 * x.rate)}/s, backlog slope <= ${(0.02 * x.rate).toFixed(1)}/s, drain <= ${SUSTAINED_DRAIN_S} s`,
+    target: (x) => `accepted >= ${Math.ceil(0.98 * x.rate)}/s, backlog slope < 0/s, drain <= ${SUSTAINED_DRAIN_S} s`,
     value: (x) => x.acceptedPerSec,
     shown: (x) => `${x.acceptedPerSec}/s, slope ${x.slopePerSec}/s, drain ${x.drainS} s`,
     met: (x) => keptRate(x) && notGrowing(x) && shortDrain(x),
     formula: (x) =>
       `R = ${x.rate}/s (${basisText(x.basis)}); accepted ${x.acceptedPerSec}/s >= 0.98 x ${x.rate} = ${(0.98 * x.rate).toFixed(1)}: ${mark(keptRate(x))}; ` +
-      `backlog slope over the last ${SLOPE_WINDOW_S} s ${x.slopePerSec}/s <= 0.02 x ${x.rate} = ${(0.02 * x.rate).toFixed(1)}: ${mark(notGrowing(x))} ` +
+      `backlog slope over the last ${SLOPE_WINDOW_S} s ${x.slopePerSec}/s < 0 (falling): ${mark(notGrowing(x))} ` +
       `(backlog ${x.backlogEnd} at ${x.endS} s, when the load stopped); ` +
       `drain ${x.drainS} s <= ${SUSTAINED_DRAIN_S} s: ${mark(shortDrain(x))}${x.drainComplete ? '' : ' (cut short: not all delivered)'}`,
   }),
   rule({
+    key: 'batch-p50',
     figure: batch,
     name: `batch of ${BATCH_SIZE}: p50 POST -> last message at sink (ms)`,
     target: `<= ${BATCH_P50_MS} ms`,
@@ -214,6 +293,7 @@ const TARGETS: Rule[] = [
     formula: (b) => `p50 of ${b.runs} sequential runs${b.incomplete}`,
   }),
   rule({
+    key: 'batch-p99',
     figure: batch,
     name: `batch of ${BATCH_SIZE}: p99 POST -> last message at sink (ms)`,
     target: `<= ${BATCH_P99_MS} ms`,
@@ -222,6 +302,7 @@ const TARGETS: Rule[] = [
     formula: (b) => `p99 of ${b.runs} runs (= the slowest; max ${b.lastMs.max} ms)${b.incomplete}`,
   }),
   rule({
+    key: 'templates-cpu-ratio',
     figure: templates,
     name: 'templates: API process CPU per accepted email, templated / plain (median of the pairs)',
     target: `<= ${TEMPLATE_CPU_RATIO.toFixed(2)}`,
@@ -233,6 +314,7 @@ const TARGETS: Rule[] = [
       (t.refused > 0 ? `; ${t.refused} sends refused: NOT MET whatever the ratio` : ''),
   }),
   rule({
+    key: 'templates-batch-p99',
     figure: templatedBatch,
     name: `templates: batch of ${BATCH_SIZE} templated items, p99 POST -> last message at sink (ms)`,
     target: `<= ${BATCH_P99_MS} ms (the batch target)`,
@@ -242,6 +324,7 @@ const TARGETS: Rule[] = [
       `p99 of ${b.runs} runs (= the slowest; p50 ${b.lastMs.p50}, max ${b.lastMs.max} ms), each item its own variables${b.incomplete}`,
   }),
   rule({
+    key: 'suppressions-import',
     figure: (f: Figures): SuppressionsFigures | undefined => f.service?.suppressions,
     name: `suppressions: POST /suppressions/import of ${IMPORT_ROWS.toLocaleString('en')} rows answered (s)`,
     target: `< ${IMPORT_TARGET_S} s`,
@@ -253,6 +336,7 @@ const TARGETS: Rule[] = [
       `; the same file again (all present) ${s.again.seconds} s; export of ${s.export.lines} rows ${s.export.seconds} s`,
   }),
   rule({
+    key: 'inbound-p99',
     figure: inbound,
     name: (i) => `inbound: ${i.rate}/s for ${i.seconds} s, p99 due -> inbound webhook (ms)`,
     target: `<= ${INBOUND_P99_TARGET_MS} ms, every message's event arrived, signed`,
@@ -268,6 +352,7 @@ const TARGETS: Rule[] = [
       `${i.arrived} events arrived, ${i.badSignatures} with a bad signature; messages of ${(i.messageBytes / 1000).toFixed(0)} KB`,
   }),
   rule({
+    key: 'inbound-rss-flat',
     figure: inbound,
     name: 'inbound: service RSS, last 5 s of the load against the 5 s before half-time (growth)',
     target: `<= ${FLAT_RSS_GROWTH * 100} %`,
@@ -278,6 +363,7 @@ const TARGETS: Rule[] = [
       `${i.rssMiB.middle5s} MiB -> ${i.rssMiB.last5s} MiB (first 5 s ${i.rssMiB.first5s} MiB, max ${i.rssMiB.max} MiB)`,
   }),
   rule({
+    key: 'inbound-large-rss',
     figure: inbound,
     name: (i) => `inbound: RSS rise while one ${(i.large.bytes / 1024 / 1024).toFixed(1)} MiB message arrives (MiB)`,
     target: (i) =>
@@ -288,38 +374,10 @@ const TARGETS: Rule[] = [
       `RSS ${i.large.baseMiB} -> peak ${i.large.peakMiB} MiB` +
       (i.large.accepted ? '' : `; NOT accepted: ${i.large.error ?? ''}`),
   }),
+  ...scheduledTargets(0),
+  ...scheduledTargets(1),
   rule({
-    figure: scheduled,
-    name: 'scheduled: arrived before scheduled_at',
-    target: '0',
-    value: (l) => l.early,
-    shown: (l) => String(l.early),
-    met: (l) => l.arrived > 0 && l.early === 0,
-    formula: (l) =>
-      `of ${l.arrived} arrived (${l.created} scheduled for the same second)${l.arrived === 0 ? ': nothing arrived, nothing to judge' : ''}`,
-  }),
-  rule({
-    figure: scheduled,
-    name: 'scheduled: p99 lateness at sink (ms)',
-    target: '<= 1000 ms',
-    value: (l) => l.lateMs.p99,
-    shown: (l) => (l.arrived > 0 ? undefined : 'none arrived'),
-    met: (l) => l.arrived > 0 && l.arrived === l.created && l.lateMs.p99 <= 1000,
-    formula: (l) =>
-      `p50 ${l.lateMs.p50} ms, p99 ${l.lateMs.p99} ms, max ${l.lateMs.max} ms over ${l.arrived} of ${l.created}` +
-      (l.arrived < l.created ? ' (some never arrived: NOT MET)' : ''),
-  }),
-  rule({
-    figure: scheduled,
-    name: 'scheduled: arrived exactly once',
-    target: (l) => `all ${l.asked}`,
-    value: (l) => l.exactlyOnce,
-    shown: (l) => `${l.exactlyOnce} of ${l.asked}`,
-    met: (l) => l.created === l.asked && l.exactlyOnce === l.asked,
-    formula: (l) =>
-      `${l.created} created, ${l.arrived} arrived, ${l.duplicates} more than once, ${l.asked - l.created} not created`,
-  }),
-  rule({
+    key: 'webhooks-p50',
     figure: webhooks,
     name: 'webhooks: p50 event -> receiver (ms)',
     target: '<= 150 ms',
@@ -329,6 +387,7 @@ const TARGETS: Rule[] = [
     formula: (h) => `over ${h.requests} delivery webhooks while sending ${h.rate}/s for ${h.durationS} s`,
   }),
   rule({
+    key: 'webhooks-p99',
     figure: webhooks,
     name: 'webhooks: p99 event -> receiver (ms)',
     target: '<= 750 ms',
@@ -339,6 +398,7 @@ const TARGETS: Rule[] = [
       `p50 ${h.latencyMs.p50} ms, p99 ${h.latencyMs.p99} ms, max ${h.latencyMs.max} ms over ${h.requests}`,
   }),
   rule({
+    key: 'webhooks-acknowledged',
     figure: webhooks,
     name: 'webhooks: delivered emails with an acknowledged delivery webhook',
     target: (h) => `all ${h.accepted} accepted (duplicates allowed, counted)`,
@@ -351,6 +411,7 @@ const TARGETS: Rule[] = [
   }),
   ...RETRY_GAPS_MS.map((_, k) => retryGap(k)),
   rule({
+    key: 'webhooks-discarded',
     figure: webhooks,
     name: 'webhooks: always-500 deliveries with exactly 4 attempts, then discarded',
     target: (h) => `all ${h.retry.emails}`,
@@ -363,6 +424,7 @@ const TARGETS: Rule[] = [
       `management API: ${h.retry.detail.map((d) => `${d.apiStatus ?? '?'} after ${d.apiAttempts.length}`).join(', ') || 'nothing'}`,
   }),
   rule({
+    key: 'direct-over-relay',
     figure: (f) => f.deliverability,
     name: 'direct / relay delivered (10 destination domains, DKIM-signed)',
     target: '>= 0.8',
@@ -376,6 +438,7 @@ const TARGETS: Rule[] = [
         .join(''),
   }),
   rule({
+    key: 'worker-memory',
     figure: (f) => f.memory,
     name: (m) => `worker RSS above idle with ${m.pending} scheduled pending (MB)`,
     target: '<= 30 MB',
@@ -390,6 +453,7 @@ const TARGETS: Rule[] = [
   listTarget(1, 50),
   listTarget(1000, 100),
   rule({
+    key: 'lists-totals',
     figure: (f) => f.lists,
     name: 'lists: totals equal to count(*)',
     target: (l) => `all ${l.figures.length}`,
@@ -403,6 +467,7 @@ const TARGETS: Rule[] = [
         .join('; ') || 'every total checked once',
   }),
   rule({
+    key: 'stats-p99',
     figure: worstStats,
     name: `stats: GET /stats p99, slowest of each grouping over 30 and 90 days (ms)`,
     target: `< ${STATS_P99_TARGET_MS} ms`,
@@ -414,6 +479,7 @@ const TARGETS: Rule[] = [
       (x.failed > 0 ? `; ${x.failed} with failed requests: NOT MET` : ''),
   }),
   rule({
+    key: 'stats-totals',
     figure: (f) => f.stats,
     name: 'stats: totals equal to counts over emails and events, the rollup caught up',
     target: 'equal',
@@ -424,6 +490,7 @@ const TARGETS: Rule[] = [
       `${x.exactness}; fold caught up ${Number.isNaN(x.foldS) ? 'NOT within the wait' : `${x.foldS} s after the seed`}`,
   }),
   rule({
+    key: 'egress-ratio',
     figure: (f) => f.egress,
     name: "egress: 9 sites' delivered rate while a 10th answers 421, over the same run with none throttling",
     target: `>= ${EGRESS_TARGET_RATIO}`,
@@ -432,6 +499,7 @@ const TARGETS: Rule[] = [
     formula: (x) => `${x.throttledRate}/s / ${x.baselineRate}/s`,
   }),
   rule({
+    key: 'egress-throttle',
     figure: (f) => f.egress,
     name: "egress: the throttled site's attempts fell to its rule's rate (s after its first 421)",
     target: '<= 60 s',
@@ -441,6 +509,7 @@ const TARGETS: Rule[] = [
       `attempts per minute after the first 421: ${x.attemptsPerMinute.join(', ')}; most in a minute from 60 s on ${x.lateMinuteMax}, allowed ${x.allowedPerMinute}`,
   }),
   rule({
+    key: 'egress-connections',
     figure: (f) => f.egress,
     name: 'egress: most connections open at once at one site',
     target: (x) => `<= ${x.connectionLimit}`,
@@ -449,6 +518,7 @@ const TARGETS: Rule[] = [
     formula: (x) => `counted by the receiving harness, limit ${x.connectionLimit} per site`,
   }),
   rule({
+    key: 'egress-warmup',
     figure: (f) => f.egress,
     name: 'egress: messages per warming address today',
     target: (x) => `<= ${x.warmup[0]?.allowance ?? 0}`,

@@ -86,12 +86,15 @@ export async function writeResults(
           batchRuns: ctx.sizes.batchRuns,
           batchSize: BATCH_SIZE,
           scheduledCount: ctx.sizes.scheduledCount,
+          scheduledLargeCount: ctx.sizes.scheduledLargeCount,
           memoryPending: ctx.sizes.memoryPending,
           webhookRate: ctx.sizes.webhookRate,
           deliverabilitySeconds: ctx.sizes.deliverabilitySeconds,
         },
         rows,
+        // Every target with a stable key and its verdict, and the baselines alone: what bench/compare.ts reads.
         targets,
+        baselines: baselineFigures(rows),
         jobs: {
           batch: service?.batch,
           templates: service?.templates,
@@ -111,6 +114,13 @@ export async function writeResults(
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
+/** The rows that are baselines (their `what` says so): the bench's own noise is their spread across runs. */
+function baselineFigures(rows: Row[]): { key: string; what: string; value: number; unit: string }[] {
+  return rows
+    .filter((r) => r.what.startsWith('baseline'))
+    .map(({ key, what, value, unit }) => ({ key, what, value, unit }));
+}
+
 /** The figures that are not judged but put others in perspective. */
 function infoLines({ baselines, service, memory, deliverability }: Figures): string[] {
   const lines: string[] = [];
@@ -120,9 +130,10 @@ function infoLines({ baselines, service, memory, deliverability }: Figures): str
     lines.push(
       `  (info) ${service!.accountCount} accounts vs 1: ${many.run.okPerSec} vs ${max.run.okPerSec} accepted/s; Temporal starts/s: ${startRate ?? 'not measured'}`,
     );
-  const lateness = service?.scheduled;
   const creation = [
-    lateness && `${lateness.creationPerSec}/s (all-in-one service)`,
+    ...(service?.scheduled ?? [])
+      .filter((l) => l.created > 0)
+      .map((l) => `${l.creationPerSec}/s (all-in-one service, ${l.asked} for one second)`),
     memory && `${memory.creationPerSec}/s (API and worker apart)`,
   ].filter(Boolean);
   if (deliverability) {

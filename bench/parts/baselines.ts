@@ -6,11 +6,19 @@ import type { Logger } from '../../src/logger.js';
 import { startChild, type BenchChild, type ReadyOnly } from '../lib/children.js';
 import { benchDkimKey, type DkimKey } from '../lib/dkim-key.js';
 import { SENDER_DOMAIN } from '../lib/payload.js';
-import { measuring, partContext, type BenchContext, type PartContext, type PartResult } from '../lib/context.js';
+import {
+  measuring,
+  partContext,
+  type BenchContext,
+  type JobsContext,
+  type PartContext,
+  type PartResult,
+} from '../lib/context.js';
 import { httpTarget, measureMax } from '../lib/http-figure.js';
 import { onCleanup } from '../lib/lifecycle.js';
 import { RUN_S, SMTP_IN_FLIGHT, SMTP_MAX_CONNECTIONS, TEMPORAL_CONCURRENCY, WARMUP_S } from '../lib/settings.js';
 import { measureStarts } from '../lib/temporal-starts.js';
+import { tag, type Arrivals } from './api-calls.js';
 
 /** The signed baseline's run: shorter than the other baselines' 10 s, for the time budget. */
 const SIGNED_BASELINE_S = 4;
@@ -120,6 +128,79 @@ export async function nodemailerSends(
   if (r.failed > 0) notes.push(`${r.failed} failed: ${r.firstError}`);
   ctx.addRow({ key, what, value: rate, unit: 'mails/s', cpu, notes, detail: r });
   return rate;
+}
+
+/** Raw DKIM-signed nodemailer delivering exactly `count` messages at once: what a scheduled burst of as many is held to. */
+export interface BurstBaseline {
+  count: number;
+  sent: number;
+  failed: number;
+  /** Distinct messages at the sink within the wait. */
+  arrived: number;
+  /** From the first send (the sender's Date.now()) to the last of the `count` at the sink (the sink's): NaN when not all arrived. */
+  ms: number;
+  firstError?: string;
+}
+
+/**
+ * The scheduled bursts' baseline (bench/README.md, "Scheduled lateness"): baseline 3's sender, signing every
+ * message (a key made for the run, as the service signs), sends exactly `count` messages as fast as its pool
+ * takes them, each with a subject the sink tracks; the figure is the time from its first send to the last
+ * message's arrival, on the same machine and in the same run as the burst it is held against. A 1 s
+ * warm-up first (JIT, the key), on a pool of its own; the counted run opens its connections within its time, as
+ * a service whose pool has gone idle would.
+ */
+export async function signedNodemailerBurst(ctx: JobsContext, count: number): Promise<BurstBaseline> {
+  const child = await startChild<ReadyOnly>('nodemailer sender (burst)', 'mail-sender.ts');
+  try {
+    const arg = {
+      smtpUrl: ctx.sink.ready.url,
+      maxConnections: SMTP_MAX_CONNECTIONS,
+      inFlight: SMTP_IN_FLIGHT,
+      dkim: benchDkimKey(SENDER_DOMAIN),
+    };
+    await child.request('run', { ...arg, durationMs: 1_000 });
+    const prefix = `[bench ${tag('nb')}]`;
+    // The sender in the `server` columns for its row (the service's API idles meanwhile), as in baseline 3's.
+    const { r, a, cpu } = await ctx.asServer(child, async () => {
+      const w = ctx.window();
+      const r = await child.request<{ sent: number; failed: number; startedAt: number; firstError?: string }>('run', {
+        ...arg,
+        count,
+        subjectPrefix: prefix,
+      });
+      const a = await ctx.sink.request<Arrivals>('waitFor', { prefix, count, timeoutMs: 10_000 });
+      return { r, a, cpu: w.stop() };
+    });
+    const ms = a.distinct === count && a.lastAt !== null ? a.lastAt - r.startedAt : NaN;
+    const result: BurstBaseline = {
+      count,
+      sent: r.sent,
+      failed: r.failed,
+      arrived: a.distinct,
+      ms,
+      ...(r.firstError ? { firstError: r.firstError } : {}),
+    };
+    const notes = [
+      `${SMTP_MAX_CONNECTIONS} pooled connections, ${SMTP_IN_FLIGHT} sendMail calls outstanding, every message signed (RSA-2048); ` +
+        `${a.distinct} of ${count} at the sink` +
+        (Number.isNaN(ms) ? ' within 10 s of the last send: no figure' : ` (${Math.round((count / ms) * 1000)}/s)`),
+    ];
+    if (r.failed > 0) notes.push(`${r.failed} failed: ${r.firstError}`);
+    ctx.addRow({
+      key: `nodemailer-dkim-burst-${count}`,
+      what: `baseline: raw nodemailer, DKIM-signed, ${count} messages at once, first send -> last at sink`,
+      value: ms,
+      unit: 'ms',
+      cpu,
+      cpuUnits: { count: a.distinct, per: 'message' },
+      notes,
+      detail: { ...result },
+    });
+    return result;
+  } finally {
+    await child.stop();
+  }
 }
 
 /** Baseline 4: Temporal dev server workflow starts, 16 in flight and then one at a time. */

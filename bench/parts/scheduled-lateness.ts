@@ -3,8 +3,12 @@ import type { JobsContext } from '../lib/context.js';
 import { percentiles, type Percentiles } from '../lib/load.js';
 import type { ServiceHandle } from '../lib/service.js';
 import { ceilSecond, CONCURRENCY, refusedNote, scheduleMany, tag, type Arrivals } from './api-calls.js';
+import { signedNodemailerBurst, type BurstBaseline } from './baselines.js';
 
-/** Scheduled lateness: N emails scheduled for the same whole second -> each one's arrival minus that second. */
+/**
+ * Scheduled lateness: N emails scheduled for the same whole second -> each one's arrival minus that second,
+ * held against what raw DKIM-signed nodemailer takes to deliver as many (`raw`, measured just before).
+ */
 export interface LatenessResult {
   asked: number;
   created: number;
@@ -14,9 +18,31 @@ export interface LatenessResult {
   early: number;
   lateMs: Percentiles;
   creationPerSec: number;
+  /** The raw signed nodemailer time for as many messages (bench/parts/baselines.ts, signedNodemailerBurst). */
+  raw: BurstBaseline;
+  /** From the end of the creation to the due second (the service builds the messages from 5 s before it). */
+  quietMs: number;
+  /** Why the burst was not run (the time budget): every target of it is then NOT MET. */
+  skipped?: string;
 }
 
-export async function scheduledLateness(ctx: JobsContext, service: ServiceHandle, n: number): Promise<LatenessResult> {
+/** A burst is planned so that every email is created this long before its second, with the creation estimated 1.3 x. */
+const QUIET_MS = 8_000;
+const CREATION_MARGIN = 1.3;
+/** The service builds a second's messages from this long before it (src/temporal/client.ts, PREPARE_LEAD_MS). */
+const PREPARE_LEAD_MS = 5_000;
+/** After the due second, arrivals are waited for at most this long. */
+const ARRIVAL_WAIT_MS = 45_000;
+
+/**
+ * The scheduled bursts (bench/README.md, "Scheduled lateness"): a warm-up, then for each of `counts` (1,000 and
+ * 10,000 by default), one after the other: raw signed nodemailer's time for as many, then the burst.
+ */
+export async function scheduledBursts(
+  ctx: JobsContext,
+  service: ServiceHandle,
+  counts: number[],
+): Promise<LatenessResult[]> {
   // Warm-up (not counted): 100 scheduled a few seconds ahead, which also gives the creation rate to plan by.
   const warmPrefix = `[bench ${tag('sw')}]`;
   const warmDue = ceilSecond(Date.now() + 5_000);
@@ -31,19 +57,66 @@ export async function scheduledLateness(ctx: JobsContext, service: ServiceHandle
       ? `${warmArrived.distinct} of ${warm.created.length} arrived within 20 s of their due time`
       : `${warmArrived.distinct} of ${warm.created.length} arrived, the last ${warmArrived.lastAt - warmDue} ms after their due time`;
   ctx.log(`scheduled warm-up: ${warm.created.length} created at ${warm.perSec}/s; ${warmNote}`);
+  const results: LatenessResult[] = [];
+  // Each burst is planned by the last creation rate seen: a burst's own 1,000 say more about the next than 100 do.
+  let rate = warm.perSec;
+  for (const [k, n] of counts.entries()) {
+    const r = await burst(ctx, service, n, { rate, key: k === 0 ? '' : '-large', warmNote });
+    results.push(r);
+    if (r.creationPerSec > 0) rate = r.creationPerSec;
+    // The last bookkeeping of the burst (its events, the queue) before the next one's baseline.
+    await sleep(1_000);
+  }
+  return results;
+}
 
-  // Due time: all of them created first (the warm-up's rate, with a margin), then 8 s of quiet.
-  const estimateMs = (n / Math.max(10, warm.perSec)) * 1000;
-  const dueAt = ceilSecond(Date.now() + estimateMs * 1.3 + 8_000);
+/** What one burst takes at most, planned: its raw baseline, the creation at `rate` with its margin, the quiet, the wait. */
+const plannedMs = (n: number, rate: number) =>
+  5_000 + n + CREATION_MARGIN * ((n / Math.max(10, rate)) * 1000) + QUIET_MS + ARRIVAL_WAIT_MS;
+
+async function burst(
+  ctx: JobsContext,
+  service: ServiceHandle,
+  n: number,
+  { rate, key, warmNote }: { rate: number; key: string; warmNote: string },
+): Promise<LatenessResult> {
+  const need = plannedMs(n, rate);
+  if (ctx.remaining() < need) {
+    const skipped = `not run: ${(ctx.remaining() / 1000).toFixed(0)} s left in the budget, ${(need / 1000).toFixed(0)} s planned at ${rate} created/s`;
+    ctx.log(`scheduled burst of ${n}: ${skipped}`);
+    const none = percentiles([]);
+    return {
+      asked: n,
+      created: 0,
+      arrived: 0,
+      exactlyOnce: 0,
+      duplicates: 0,
+      early: 0,
+      lateMs: none,
+      creationPerSec: 0,
+      raw: { count: n, sent: 0, failed: 0, arrived: 0, ms: NaN },
+      quietMs: NaN,
+      skipped,
+    };
+  }
+  const raw = await signedNodemailerBurst(ctx, n);
+  ctx.log(
+    `raw signed nodemailer, ${n} messages: ${Number.isNaN(raw.ms) ? `only ${raw.arrived} arrived` : `${raw.ms} ms to the last at the sink`}`,
+  );
+
+  // Due time: all of them created first (the last creation rate, with a margin), then 8 s of quiet.
+  const estimateMs = (n / Math.max(10, rate)) * 1000;
+  const dueAt = ceilSecond(Date.now() + estimateMs * CREATION_MARGIN + QUIET_MS);
   const prefix = `[bench ${tag('s')}]`;
   ctx.log(
-    `scheduling ${n} emails for ${new Date(dueAt).toISOString()} (creation estimate ${(estimateMs / 1000).toFixed(1)} s)`,
+    `scheduling ${n} emails for ${new Date(dueAt).toISOString()} (creation estimate ${(estimateMs / 1000).toFixed(1)} s at ${rate}/s)`,
   );
   let w = ctx.window();
   const c = await scheduleMany(service, prefix, n, dueAt, CONCURRENCY);
   const creationCpu = w.stop();
+  const quietMs = dueAt - Date.now();
   ctx.addRow({
-    key: 'scheduled-create',
+    key: `scheduled-create${key}`,
     what: `service: POST /emails/schedule, ${CONCURRENCY} in flight`,
     value: c.perSec,
     unit: 'created/s',
@@ -51,7 +124,10 @@ export async function scheduledLateness(ctx: JobsContext, service: ServiceHandle
     p99: c.latencyMs.p99,
     cpu: creationCpu,
     notes: [
-      `${c.created.length} of ${n} created in ${c.elapsedS} s, all due at the same second`,
+      `${c.created.length} of ${n} created in ${c.elapsedS} s, all due at the same second, the last ${(quietMs / 1000).toFixed(1)} s before it` +
+        (quietMs < PREPARE_LEAD_MS
+          ? ` (less than the ${PREPARE_LEAD_MS / 1000} s in which the service builds them ahead)`
+          : ''),
       ...refusedNote(c.statuses, c.firstError),
     ],
     detail: { ...c, created: c.created.length },
@@ -60,7 +136,7 @@ export async function scheduledLateness(ctx: JobsContext, service: ServiceHandle
   // Firing: CPU from just before the due second to the last arrival.
   await sleep(Math.max(0, dueAt - 500 - Date.now()));
   w = ctx.window();
-  const waitCapMs = Math.max(5_000, Math.min(60_000, dueAt - Date.now() + 45_000, ctx.remaining() - 20_000));
+  const waitCapMs = Math.max(5_000, Math.min(60_000, dueAt - Date.now() + ARRIVAL_WAIT_MS, ctx.remaining() - 20_000));
   const a = await ctx.sink.request<Arrivals>('waitFor', { prefix, count: c.created.length, timeoutMs: waitCapMs });
   const firingCpu = w.stop();
   const list = await ctx.sink.request<[string, number[]][]>('arrivals', { prefix });
@@ -79,6 +155,8 @@ export async function scheduledLateness(ctx: JobsContext, service: ServiceHandle
     early,
     lateMs: late,
     creationPerSec: c.perSec,
+    raw,
+    quietMs,
   };
   const notes = [
     `${c.created.length} scheduled for ${new Date(dueAt).toISOString()}; ${a.distinct} arrived, ${exactlyOnce} exactly once, ${duplicates} more than once, ${early} early`,
@@ -103,6 +181,11 @@ export async function scheduledLateness(ctx: JobsContext, service: ServiceHandle
         `delivery (arrival - sent_at: queue, dispatcher, delivery workflow, SMTP): min ${Math.min(...deliveryMs)}, p50 ${delivery.p50}, p99 ${delivery.p99}, max ${delivery.max} ms`,
     );
   }
+  notes.push(
+    Number.isNaN(raw.ms)
+      ? `raw signed nodemailer, ${n} messages: only ${raw.arrived} arrived, no figure to hold the lateness against`
+      : `raw signed nodemailer sends as many in ${raw.ms} ms (first send -> last at sink): p99 / that = ${(late.p99 / raw.ms).toFixed(2)}`,
+  );
   notes.push(`warm-up (not counted): 100 scheduled for one second ~5 s ahead; ${warmNote}`);
   if (c.createdAfterDue > 0)
     notes.push(`${c.createdAfterDue} were still being created at the due time: the margin was too short`);
@@ -118,7 +201,7 @@ export async function scheduledLateness(ctx: JobsContext, service: ServiceHandle
     );
   }
   ctx.addRow({
-    key: 'scheduled-lateness',
+    key: `scheduled-lateness${key}`,
     what: `service: ${c.created.length} scheduled for one second, lateness at sink`,
     value: a.distinct,
     unit: 'arrived',
