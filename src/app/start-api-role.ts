@@ -14,6 +14,7 @@ import { startInboundServer } from '../inbound/report-listener.js';
 import { startSubmissionServer } from '../inbound/submission-server.js';
 import { loadTlsCertificate, type TlsCertificate } from '../inbound/tls-certificate.js';
 import { buildGrpcApp } from '../rpc/grpc-app.js';
+import { groupedPrincipalLookup } from '../services/principal-lookup.js';
 import { createAuthService } from '../services/auth-service.js';
 import { createAuthThrottle } from '../services/auth-throttle.js';
 import { createConsoleSessionsService } from '../services/console-sessions-service.js';
@@ -100,7 +101,7 @@ export async function startApiRole(core: Core, notifyQueued: () => void, stops: 
   stops.onStop(usage.close);
   const adminThrottle = createAuthThrottle();
   const auth = createAuthService({
-    findPrincipal: (h) => repos.apiKeys.findPrincipal(h),
+    findPrincipal: groupedPrincipalLookup(repos.apiKeys.findPrincipals),
     adminToken: core.admin.token,
     adminThrottle,
     metricsToken: config.metricsToken,

@@ -65,8 +65,12 @@ export function createApiKeysRepo(sql: Sql) {
       return toKey(row!);
     },
 
-    async findPrincipal(keyHash: Buffer): Promise<KeyPrincipalRow | undefined> {
-      const [row] = await sql<
+    /**
+     * The live keys among `keyHashes` (each a key's SHA-256) with what their accounts allow: one indexed
+     * statement for the keys of many requests (services/principal-lookup.ts).
+     */
+    async findPrincipals(keyHashes: Buffer[]): Promise<KeyPrincipalRow[]> {
+      const rows = await sql<
         {
           id: string;
           key_hash: Buffer;
@@ -80,24 +84,24 @@ export function createApiKeysRepo(sql: Sql) {
           expires_at: Date | null;
         }[]
       >`
+        -- The hashes go as hex text: the driver sends an array of Buffers as one bytea value.
         select k.id, k.key_hash, k.account_id, k.permission, k.allowed_domains, a.status, a.daily_quota,
           k.rate_limit, k.daily_quota as key_daily_quota, k.expires_at
         from api_keys k join accounts a on a.id = k.account_id
-        where k.key_hash = ${keyHash} and k.deleted_at is null`;
-      return (
-        row && {
-          keyId: row.id,
-          keyHash: row.key_hash,
-          accountId: row.account_id,
-          permission: row.permission,
-          allowedDomains: row.allowed_domains,
-          accountStatus: row.status,
-          dailyQuota: row.daily_quota,
-          rateLimit: row.rate_limit,
-          keyDailyQuota: row.key_daily_quota,
-          expiresAt: row.expires_at,
-        }
-      );
+        where k.key_hash = any(array(select decode(h, 'hex') from unnest(${keyHashes.map((h) => h.toString('hex'))}::text[]) h))
+          and k.deleted_at is null`;
+      return rows.map((row) => ({
+        keyId: row.id,
+        keyHash: row.key_hash,
+        accountId: row.account_id,
+        permission: row.permission,
+        allowedDomains: row.allowed_domains,
+        accountStatus: row.status,
+        dailyQuota: row.daily_quota,
+        rateLimit: row.rate_limit,
+        keyDailyQuota: row.key_daily_quota,
+        expiresAt: row.expires_at,
+      }));
     },
 
     /** A page of the account's keys, oldest first, with `day`'s count of each key that has a daily_quota. */
