@@ -645,8 +645,7 @@ BEGIN
   RETURN NULL;
 END $function$;
 
--- The *_counted_move triggers of scheduled_emails and batch_jobs: a row whose status or account changed moves
--- between counts.
+-- batch_counted_move: a batch job whose status or account changed moves between counts (one row at a time).
 CREATE OR REPLACE FUNCTION public.list_counts_move_owned()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -654,6 +653,25 @@ AS $function$
 BEGIN
   PERFORM list_counts_bump(OLD.account_id, TG_ARGV[0], OLD.status, '', -1);
   PERFORM list_counts_bump(NEW.account_id, TG_ARGV[0], NEW.status, '', 1);
+  RETURN NULL;
+END $function$;
+
+-- scheduled_counted_move: an UPDATE statement's net change of scheduled emails per account and status
+-- (TG_ARGV[0] names the list).
+CREATE OR REPLACE FUNCTION public.list_counts_move_owned_rows()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  PERFORM list_counts_bump(account_id, TG_ARGV[0], status, '', n)
+  FROM (
+    SELECT account_id, status, sum(d) AS n
+    FROM (
+      SELECT account_id, status, 1 AS d FROM moved_to
+      UNION ALL
+      SELECT account_id, status, -1 AS d FROM moved_from) rows
+    GROUP BY account_id, status) moves
+  WHERE n <> 0;
   RETURN NULL;
 END $function$;
 
@@ -731,7 +749,7 @@ CREATE TRIGGER emails_counted_out AFTER DELETE ON public.emails REFERENCING OLD 
 CREATE TRIGGER emails_counted_truncate AFTER TRUNCATE ON public.emails FOR EACH STATEMENT EXECUTE FUNCTION list_counts_truncated('emails');
 CREATE TRIGGER events_queue_webhooks AFTER INSERT ON public.events REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION queue_events_for_webhooks();
 CREATE TRIGGER scheduled_counted_in AFTER INSERT ON public.scheduled_emails REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION list_counts_add_owned('scheduled');
-CREATE TRIGGER scheduled_counted_move AFTER UPDATE OF status, account_id ON public.scheduled_emails FOR EACH ROW WHEN (((old.status IS DISTINCT FROM new.status) OR (old.account_id IS DISTINCT FROM new.account_id))) EXECUTE FUNCTION list_counts_move_owned('scheduled');
+CREATE TRIGGER scheduled_counted_move AFTER UPDATE ON public.scheduled_emails REFERENCING OLD TABLE AS moved_from NEW TABLE AS moved_to FOR EACH STATEMENT EXECUTE FUNCTION list_counts_move_owned_rows('scheduled');
 CREATE TRIGGER scheduled_counted_out AFTER DELETE ON public.scheduled_emails REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION list_counts_remove_owned('scheduled');
 CREATE TRIGGER scheduled_counted_truncate AFTER TRUNCATE ON public.scheduled_emails FOR EACH STATEMENT EXECUTE FUNCTION list_counts_truncated('scheduled');
 CREATE TRIGGER templates_changed AFTER UPDATE ON public.templates FOR EACH ROW EXECUTE FUNCTION notify_template_change();
