@@ -17,11 +17,12 @@ export const SMTP_IN_FLIGHT = 64;
 export const TEMPORAL_CONCURRENCY = 16;
 export const MANY_ACCOUNTS = 10;
 export const BATCH_SIZE = 100;
-// The whole bench ends by itself inside 7 minutes: phases shorten their drain waits to fit, the memory
+// The parts plan for 7 minutes (the inbound figure and the second scheduled burst have time of their own; the
+// sustained run needs its 48 s after max-rate drains of up to 30,000 emails): phases shorten their drain waits to fit, the memory
 // figure creates as many scheduled emails as the time left allows (saying how many), and a watchdog
 // cleans up and exits at the hard limit whatever is going on.
-export const BUDGET_MS = 395_000;
-export const HARD_LIMIT_MS = 410_000;
+export const BUDGET_MS = 420_000;
+export const HARD_LIMIT_MS = 435_000;
 // The lists figure (BENCH_ONLY=lists, never in the default run) seeds 10,000,000 emails first: 8 to 15
 // minutes on 2 cores. Its time is its own, added to the budget and the hard limit.
 export const LISTS_MS = 40 * 60_000;

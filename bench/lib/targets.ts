@@ -267,6 +267,17 @@ const TARGETS: Rule[] = [
   }),
   deliveredTarget('max'),
   deliveredTarget('many'),
+  // A throughput part whose budget left the sustained run out has not met it: shown, not left out.
+  rule({
+    key: 'sustained',
+    figure: (f) => (f.service?.throughput && !f.service.throughput.sustained ? f.service.throughput : undefined),
+    name: `sustained at 0.5 x slowest baseline for ${SUSTAINED_S} s`,
+    target: `run, accepted >= 0.98 x the rate, backlog slope < 0/s, drain <= ${SUSTAINED_DRAIN_S} s`,
+    value: () => NaN,
+    shown: () => 'not run',
+    met: () => false,
+    formula: () => 'no run: the time budget left it out',
+  }),
   rule({
     key: 'sustained',
     figure: (f) => f.service?.throughput?.sustained,

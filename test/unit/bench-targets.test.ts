@@ -76,6 +76,13 @@ describe("bench targets: issue 30's", () => {
     expect(t.shown).toBe('not run');
   });
 
+  it('judges the sustained run NOT MET, not absent, when the budget left it out; once when it ran', () => {
+    const { sustained: _, ...withoutSustained } = throughput();
+    const left = judge(figures(withoutSustained)).filter((x) => x.key === 'sustained');
+    expect(left.map((t) => [t.met, t.shown])).toEqual([[false, 'not run']]);
+    expect(judge(figures(throughput())).filter((x) => x.key === 'sustained')).toHaveLength(1);
+  });
+
   it('the sustained run needs a falling backlog: a slope of 0 is not met', () => {
     expect(verdicts(figures(throughput({ sustained: sustained(-0.1) }))).sustained).toBe(true);
     expect(verdicts(figures(throughput({ sustained: sustained(0) }))).sustained).toBe(false);
