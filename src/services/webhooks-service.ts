@@ -109,7 +109,9 @@ export function createWebhooksService(deps: WebhooksDeps) {
       refuseDisabled(webhook);
       if (delivery.status === 'pending') throw invalid(`webhook delivery ${deliveryId} is still being tried`);
       await deps.webhookDeliveries.requeue(delivery.id);
-      return (await deps.webhookDeliveries.get(delivery.id))!;
+      // Answered as the re-send left it (queued again with a fresh budget), not read back: the worker may have
+      // sent it already by then, and the caller would see `succeeded` for a request that only queued it.
+      return { ...delivery, status: 'pending', completedAt: null, discardReason: null };
     },
 
     /**
