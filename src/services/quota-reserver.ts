@@ -29,7 +29,9 @@ export function groupedQuotaReserve(reserve: Reserve): Reserve {
     const byCounter = new Map<string, Waiting<Reservation, number | undefined>[]>();
     for (const w of batch) {
       const key = `${w.item.accountId} ${w.item.day} ${w.item.limit}`;
-      byCounter.set(key, [...(byCounter.get(key) ?? []), w]);
+      const group = byCounter.get(key);
+      if (group) group.push(w);
+      else byCounter.set(key, [w]);
     }
     await Promise.all(
       [...byCounter.values()].map(async (group) => {
