@@ -12,6 +12,10 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // expect.poll gives up after 1 s by default: a loaded CI machine (two vitest workers, each with its stack,
+    // beside other tenants) misses that with a correct service. A poll ends as soon as it succeeds, so a longer
+    // limit costs a passing run nothing.
+    expect: { poll: { timeout: 10_000 } },
     teardownTimeout: 30_000,
     projects: [
       {

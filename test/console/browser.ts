@@ -44,6 +44,9 @@ export async function launchConsoleBrowser(): Promise<ConsoleBrowser> {
     return route.abort('blockedbyclient');
   });
   const page = await context.newPage();
+  // A step that waits longer than this fails naming its locator, well inside the test's own 60 s (a hung step
+  // otherwise ends the test with nothing but "timed out").
+  page.setDefaultTimeout(20_000);
   let errors: string[] = [];
   page.on('console', (msg) => {
     if (msg.type() === 'error') errors.push(msg.text());
