@@ -19,6 +19,15 @@ const RENEW_BELOW_SECONDS = 10;
 const SEND_CONCURRENCY = 16;
 /** Emails whose content is in memory at once (each may be up to 10 MB). */
 const LOAD_CHUNK = 32;
+/**
+ * Held mail (its destination's queue in this worker was full; nothing was tried) is tried again after these
+ * pauses, doubling, for as long as HELD_PATIENCE_MS; what is still held then waits for the retry schedule.
+ * A full queue empties at the site's own pace, seconds for a burst: the schedule's first wait (10 s by
+ * default) would leave the site idle meanwhile (docs/benchmark.md, "direct / relay").
+ */
+const HELD_FIRST_PAUSE_MS = 100;
+const HELD_MAX_PAUSE_MS = 2_000;
+const HELD_PATIENCE_MS = 30_000;
 
 export interface DeliverEmailsResult {
   sent: number;
@@ -55,17 +64,38 @@ async function deliver(deps: DeliveryDeps, sender: EmailSender, ids: string[]): 
       .catch((err: unknown) => logger.warn({ err }, 'lease renewal failed'));
   }, RENEW_EVERY_MS);
   try {
-    let remaining = ids;
-    for (;;) {
-      const pass = await deliverPass(deps, sender, { token, ids: remaining, result });
-      if (ctx.cancellationSignal.aborted) throw ApplicationFailure.retryable('delivery attempt cancelled');
-      if (pass.busyUntil === null) break;
-      remaining = remaining.filter((id) => !pass.leased.has(id));
-      await waitOutLease(pass.busyUntil);
+    let held = await deliverAll(deps, sender, { token, ids, result });
+    for (let waited = 0, pause = HELD_FIRST_PAUSE_MS; held.length > 0; pause = Math.min(2 * pause, HELD_MAX_PAUSE_MS)) {
+      if (waited >= HELD_PATIENCE_MS) {
+        result.retry.push(...held);
+        break;
+      }
+      ctx.heartbeat();
+      await ctx.sleep(pause);
+      waited += pause;
+      held = await deliverAll(deps, sender, { token, ids: held, result });
     }
     return result;
   } finally {
     clearInterval(renew);
+  }
+}
+
+/** Passes over `ids` until none is leased by a dead earlier attempt; answers the emails held back (deliverPass). */
+async function deliverAll(
+  deps: DeliveryDeps,
+  sender: EmailSender,
+  { token, ids, result }: { token: string; ids: string[]; result: DeliverEmailsResult },
+): Promise<string[]> {
+  const ctx = Context.current();
+  const held: string[] = [];
+  let remaining = ids;
+  for (;;) {
+    const pass = await deliverPass(deps, sender, { token, ids: remaining, result, held });
+    if (ctx.cancellationSignal.aborted) throw ApplicationFailure.retryable('delivery attempt cancelled');
+    if (pass.busyUntil === null) return held;
+    remaining = remaining.filter((id) => !pass.leased.has(id));
+    await waitOutLease(pass.busyUntil);
   }
 }
 
@@ -78,7 +108,7 @@ async function deliver(deps: DeliveryDeps, sender: EmailSender, ids: string[]): 
 async function deliverPass(
   deps: DeliveryDeps,
   sender: EmailSender,
-  { token, ids, result }: { token: string; ids: string[]; result: DeliverEmailsResult },
+  { token, ids, result, held }: { token: string; ids: string[]; result: DeliverEmailsResult; held: string[] },
 ): Promise<{ leased: Set<string>; busyUntil: Date | null }> {
   const { emailDeliveries } = deps;
   const ctx = Context.current();
@@ -105,6 +135,7 @@ async function deliverPass(
     if (outcome === 'sent') result.sent += 1;
     else if (outcome === 'bounced') result.bounced += 1;
     else if (outcome === 'soft') result.retry.push(id);
+    else if (outcome === 'held') held.push(id);
   });
   return { leased, busyUntil };
 }
@@ -128,7 +159,7 @@ export function createDeliveryActivities(deps: DeliveryDeps, sender: EmailSender
     },
 
     /** One email that failed temporarily; throws (and is retried by Temporal) while it keeps failing. */
-    async retryEmail(input: { emailId: string }): Promise<SendOutcome> {
+    async retryEmail(input: { emailId: string }): Promise<Exclude<SendOutcome, 'held'>> {
       const result = await deliver(deps, sender, [input.emailId]);
       if (result.retry.length > 0)
         throw ApplicationFailure.retryable(`email ${input.emailId} failed temporarily`, 'SoftBounce');

@@ -23,7 +23,8 @@ import { continuing, inSpan } from '../telemetry/spans.js';
 import type { DeliveryDeps } from './delivery-deps.js';
 import { createOutcomeWriter } from './outcome/outcome-writer.js';
 
-export type SendOutcome = 'sent' | 'bounced' | 'soft' | 'skipped';
+/** `held`: nothing was tried, the destination's queue in this worker was full; the email is free again, its message kept. */
+export type SendOutcome = 'sent' | 'bounced' | 'soft' | 'held' | 'skipped';
 
 /** Most emails' answered copies kept by one statement. */
 const MAX_ANSWERED_BATCH = 256;
@@ -255,6 +256,12 @@ export function createEmailSender(deps: DeliveryDeps) {
     if (result.accepted.length === 0 && result.refused.length === 0) {
       // Nothing was answered for good: the email stays as it was, free for the next attempt.
       const { failure } = result.deferred[0] ?? { failure: { code: 0, diagnostic: 'no recipient answered' } };
+      if (result.deferred.length > 0 && result.deferred.every((d) => d.failure.held)) {
+        // Held back by this worker's own queue: the next attempt comes within seconds and sends these bytes.
+        deps.prebuilt?.put(email.id, built, await termsOf(loaded));
+        await emailDeliveries.release(token, email.id, failure.diagnostic);
+        return 'held';
+      }
       await emailDeliveries.release(token, email.id, failure.diagnostic);
       deps.metrics.deliveries.inc({ outcome: 'soft' });
       logger.warn(

@@ -13,6 +13,12 @@ export type SmtpFailure = {
   /** Enhanced status code (RFC 3463), e.g. 5.1.1, when the server gave one. */
   status: string;
   diagnostic: string;
+  /**
+   * Nothing was tried: the service's own queue for the destination site was full (egress shaping). The room
+   * comes back within seconds, as the site's sends finish: the attempt is made again then, not on the retry
+   * schedule (delivery-activities.ts).
+   */
+  held?: true;
 };
 
 const ENHANCED = /\b([245]\.\d{1,3}\.\d{1,3})\b/;

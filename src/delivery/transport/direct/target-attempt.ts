@@ -103,7 +103,7 @@ export async function attemptTarget(
   let sent = await sendOnce(pools, pooled, transaction);
   if ('err' in sent && sent.err instanceof SiteQueueFull) {
     const diagnostic = sent.err.message;
-    return { done: false, failure: { kind: 'soft', code: 0, status: '4.4.5', diagnostic }, shaping: true };
+    return { done: false, failure: { kind: 'soft', code: 0, status: '4.4.5', diagnostic, held: true }, shaping: true };
   }
   if ('err' in sent && send.tls === 'verified' && tlsRefused(sent.err)) {
     const why = `${send.target.exchange}: no verified TLS (${(sent.err as Error).message})`;
