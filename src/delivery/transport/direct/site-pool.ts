@@ -1,10 +1,9 @@
 import { Readable } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import SMTPConnection, { type SMTPConnectionSendInfo } from 'nodemailer/lib/smtp-connection';
-import MimeNode from 'nodemailer/lib/mime-node';
 import type { DeliveryTls, SiteShape, SourceAddress } from '../../../domain/entities/egress.js';
 import type { Logger } from '../../../logger.js';
-import type { BuiltMessage } from '../send-built.js';
+import { wireEnvelope, type BuiltMessage } from '../send-built.js';
 import { SMTP_TIMEOUTS } from '../transport.js';
 import type { MxTarget } from './mx-route.js';
 
@@ -100,12 +99,6 @@ interface Site {
 }
 
 const sourceOf = (source: SourceAddress | null): string => source?.address ?? '';
-
-/** The envelope as nodemailer's compiled message gives it: addresses parsed, IDN domains in punycode, each once. */
-const wireEnvelope = (envelope: BuiltMessage['envelope']): { from: string; to: string[] } => {
-  const wire = new MimeNode().setEnvelope(envelope).getEnvelope();
-  return { from: wire.from || '', to: [...wire.to] };
-};
 
 const closedError = (): Error => Object.assign(new Error('the direct transport is closed'), { code: 'ECONNECTION' });
 
