@@ -455,12 +455,15 @@ const TARGETS: Rule[] = [
     name: (m) => `worker RSS above idle with ${m.pending} scheduled pending (MB)`,
     target: '<= 30 MB',
     value: (m) => m.deltaMB,
-    met: (m) => m.deltaMB <= 30,
+    // With nothing pending there is nothing to judge (a slow machine's time budget created none): NOT MET.
+    met: (m) => m.pending > 0 && m.deltaMB <= 30,
     formula: (m) =>
       `${mbOf(m.loadedRssKiB)} - ${mbOf(m.idleRssKiB)} MB VmRSS` +
-      (m.pending < m.asked
-        ? `; ONLY ${m.pending} of the ${m.asked} asked for (created at ${m.creationPerSec}/s in ${m.creationS} s, the time budget): not extrapolated`
-        : ''),
+      (m.pending === 0
+        ? `; NOTHING pending: none of the ${m.asked} asked for was created in the time budget, nothing to judge`
+        : m.pending < m.asked
+          ? `; ONLY ${m.pending} of the ${m.asked} asked for (created at ${m.creationPerSec}/s in ${m.creationS} s, the time budget): not extrapolated`
+          : ''),
   }),
   listTarget(1, 50),
   listTarget(1000, 100),

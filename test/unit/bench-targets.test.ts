@@ -5,6 +5,7 @@ import type { ServiceRun, ThroughputFigures } from '../../bench/parts/throughput
 import type { HttpRun } from '../../bench/lib/load.js';
 import type { SustainedFigures } from '../../bench/lib/sustained.js';
 import { judge, type Figures } from '../../bench/lib/targets.js';
+import type { MemoryResult } from '../../bench/parts/worker-memory.js';
 
 /** Issue 30's targets as lib/targets.ts judges them, on figures made up for the edge of each. */
 
@@ -59,7 +60,26 @@ const figures = (t: ThroughputFigures, scheduled?: LatenessResult[]): Figures =>
   service: { accountCount: 10, throughput: t, ...(scheduled ? { scheduled } : {}) },
 });
 
+const memory = (pending: number, deltaMB: number): MemoryResult => ({
+  asked: 10_000,
+  pending,
+  idleRssKiB: 220_000,
+  loadedRssKiB: 220_000 + deltaMB * 977,
+  deltaMB,
+  creationPerSec: pending / 10,
+  creationS: 10,
+  cutShort: pending < 10_000,
+});
+
 describe("bench targets: issue 30's", () => {
+  it('worker memory: judged on the emails it held pending, NOT MET when there were none', () => {
+    const judged = (m: MemoryResult) => judge({ memory: m }).find((t) => t.key === 'worker-memory');
+    expect(judged(memory(10_000, 29.9))?.met).toBe(true);
+    expect(judged(memory(10_000, 30.1))?.met).toBe(false);
+    expect(judged(memory(0, 0.6))?.met).toBe(false);
+    expect(judged(memory(0, 0.6))?.formula).toContain('NOTHING pending');
+  });
+
   it('delivered / the slowest baseline >= 0.90, for 1 account and for 10, each on its own run', () => {
     // 1350 / 1500 = 0.90 exactly; 10 accounts 1340 / 1500 = 0.893.
     expect(verdicts(figures(throughput()))).toMatchObject({
