@@ -23,7 +23,7 @@ const LOAD_CHUNK = 32;
  * Held mail (its destination's queue in this worker was full; nothing was tried) is tried again after these
  * pauses, doubling, for as long as HELD_PATIENCE_MS; what is still held then waits for the retry schedule.
  * A full queue empties at the site's own pace, seconds for a burst: the schedule's first wait (10 s by
- * default) would leave the site idle meanwhile (docs/benchmark.md, "direct / relay").
+ * default) would leave the site idle meanwhile (docs/benchmark.md, "Session 19").
  */
 const HELD_FIRST_PAUSE_MS = 100;
 const HELD_MAX_PAUSE_MS = 2_000;

@@ -256,13 +256,11 @@ export function createEmailSender(deps: DeliveryDeps) {
     if (result.accepted.length === 0 && result.refused.length === 0) {
       // Nothing was answered for good: the email stays as it was, free for the next attempt.
       const { failure } = result.deferred[0] ?? { failure: { code: 0, diagnostic: 'no recipient answered' } };
-      if (result.deferred.length > 0 && result.deferred.every((d) => d.failure.held)) {
-        // Held back by this worker's own queue: the next attempt comes within seconds and sends these bytes.
-        deps.prebuilt?.put(email.id, built, await termsOf(loaded));
-        await emailDeliveries.release(token, email.id, failure.diagnostic);
-        return 'held';
-      }
+      const held = result.deferred.length > 0 && result.deferred.every((d) => d.failure.held);
+      // Held back by this worker's own queue: the next attempt comes within seconds and sends these bytes.
+      if (held) deps.prebuilt?.put(email.id, built, await termsOf(loaded));
       await emailDeliveries.release(token, email.id, failure.diagnostic);
+      if (held) return 'held';
       deps.metrics.deliveries.inc({ outcome: 'soft' });
       logger.warn(
         { emailId: email.id, code: failure.code, diagnostic: failure.diagnostic },

@@ -99,7 +99,7 @@ async function deliverTransaction(
   const failures = [...route.skipped];
   for (const target of route.targets) {
     const attempt = await attemptTarget(pools, { ...path, target }, message, recipients);
-    if (!attempt.done && attempt.shaping) return failAll(recipients, attempt.failure);
+    if (!attempt.done && attempt.failure.held) return failAll(recipients, attempt.failure);
     const reply = attempt.done ? attempt.reply : asReply(attempt.failure);
     const action = shaper?.observe(path.site, path.source, reply, attempt.done && attempt.ok) ?? null;
     if (action?.kind === 'bounce') {

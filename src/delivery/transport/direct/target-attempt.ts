@@ -7,12 +7,12 @@ import { SiteQueueFull, type PooledResult, type PooledSend, type SitePools } fro
 
 /**
  * What one transaction ended with: every recipient answered for, or a failure that sends it to the next host.
- * `reply` is what the server said (or the local failure, code 0) for the shaper to observe; `shaping` marks a
- * deferral of egress shaping itself (the site's queue full), which is not a reply and ends the transaction.
+ * `reply` is what the server said (or the local failure, code 0) for the shaper to observe; a failure marked
+ * `held` is a deferral of egress shaping itself (the site's queue full), which is not a reply and ends the transaction.
  */
 export type Attempt =
   | { done: true; accepted: AcceptedRecipient[]; failed: FailedRecipient[]; reply: ObservedReply; ok: boolean }
-  | { done: false; failure: SmtpFailure; shaping?: boolean };
+  | { done: false; failure: SmtpFailure };
 
 /**
  * Steps before MAIL FROM: a refusal there (a 554 greeting, a 5xx to EHLO) is about this host, not the
@@ -103,7 +103,7 @@ export async function attemptTarget(
   let sent = await sendOnce(pools, pooled, transaction);
   if ('err' in sent && sent.err instanceof SiteQueueFull) {
     const diagnostic = sent.err.message;
-    return { done: false, failure: { kind: 'soft', code: 0, status: '4.4.5', diagnostic, held: true }, shaping: true };
+    return { done: false, failure: { kind: 'soft', code: 0, status: '4.4.5', diagnostic, held: true } };
   }
   if ('err' in sent && send.tls === 'verified' && tlsRefused(sent.err)) {
     const why = `${send.target.exchange}: no verified TLS (${(sent.err as Error).message})`;
