@@ -50,7 +50,7 @@ export function createHandlers(
   const { config, repos, now, logger } = core;
   const { auth, usage } = deps;
   const accept = createAcceptance({
-    quota: { ...repos.quota, reserve: groupedQuotaReserve(repos.quota.reserve) },
+    quota: { ...repos.quota, reserve: groupedQuotaReserve(repos.quota) },
     idempotency: createIdempotency(repos.idempotency),
     now,
     onUndoFailed: (err, what) =>

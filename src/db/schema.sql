@@ -108,7 +108,6 @@ CREATE TABLE delivery_queue (
   enqueued_at timestamp with time zone NOT NULL DEFAULT now(),
   group_id text,
   claimed_at timestamp with time zone,
-  CONSTRAINT delivery_queue_email_id_fkey FOREIGN KEY (email_id) REFERENCES emails(id),
   CONSTRAINT delivery_queue_pkey PRIMARY KEY (email_id)
 );
 
@@ -227,7 +226,6 @@ CREATE TABLE events (
   inbound_id text,
   CONSTRAINT events_subject_check CHECK (((email_id IS NOT NULL) OR (inbound_id IS NOT NULL))),
   CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['send'::text, 'delivery'::text, 'bounce'::text, 'complaint'::text, 'reject'::text, 'open'::text, 'click'::text, 'unsubscribe'::text, 'inbound'::text, 'reply'::text]))),
-  CONSTRAINT events_email_id_fkey FOREIGN KEY (email_id) REFERENCES emails(id),
   CONSTRAINT events_inbound_id_fkey FOREIGN KEY (inbound_id) REFERENCES inbound_emails(id),
   CONSTRAINT events_pkey PRIMARY KEY (id)
 );

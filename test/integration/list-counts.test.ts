@@ -67,9 +67,13 @@ async function mismatches(db: postgres.Sql) {
 async function randomWrite(): Promise<void> {
   const r = crypto.randomInt(100);
   if (r < 30) {
-    // accept's shape: the insert in a data-modifying CTE, the queue row in the same statement.
-    const rows = emailValues(1 + crypto.randomInt(5));
+    // accept's shape: the insert in a data-modifying CTE, the queue row in the same statement; a group commit
+    // writes several accounts' emails in one statement.
+    const rows = Array.from({ length: 1 + crypto.randomInt(3) }, () => emailValues(1 + crypto.randomInt(5))).flat();
     await sql`with inserted as (insert into emails ${sql(rows)} returning id) insert into delivery_queue (email_id) select id from inserted`;
+  } else if (r < 45) {
+    // a group of delivery outcomes: emails of any accounts and statuses move in one statement.
+    await sql`update emails set status = ${pick(STATUSES)} where id in (select id from emails order by random() limit 6)`;
   } else if (r < 60) {
     // a delivery outcome or feedback: one email's status moves (perhaps to the status it has).
     await sql`update emails set status = ${pick(STATUSES)}, attempts = attempts + 1

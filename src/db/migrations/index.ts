@@ -30,6 +30,7 @@ import * as statsRollup from './0031-stats-rollup.js';
 import * as egress from './0032-egress.js';
 import * as hotPathWrites from './0033-hot-path-writes.js';
 import * as scheduledMovesPerStatement from './0034-scheduled-moves-per-statement.js';
+import * as noEmailReferenceChecks from './0035-no-email-reference-checks.js';
 
 /**
  * Forward-only migrations, applied in order. Never edit one that has shipped: add the next. A migration is
@@ -68,4 +69,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string; 
   { version: 32, name: 'egress', sql: egress.sql },
   { version: 33, name: 'hot-path-writes', sql: hotPathWrites.sql },
   { version: 34, name: 'scheduled-moves-per-statement', sql: scheduledMovesPerStatement.sql },
+  { version: 35, name: 'no-email-reference-checks', sql: noEmailReferenceChecks.sql },
 ];

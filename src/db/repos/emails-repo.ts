@@ -145,7 +145,7 @@ export function createEmailsRepo(sql: Sql) {
       const attachments = attachmentRows(emails);
       // One statement whose data-modifying CTEs commit together or not at all: one round trip, where
       // BEGIN, the inserts and COMMIT took three (docs/benchmark.md, "Figures behind the code's choices").
-      // The queue's foreign key is checked at the end of the statement, when the emails are there.
+      // The queue rows name the emails this statement writes (no foreign key checks them: migration 0035).
       await sql`
         with inserted as (insert into emails ${sql(rows as never)} returning id)
         ${attachments.length > 0 ? sql`, attachments_inserted as (insert into attachments ${sql(attachments as never)})` : sql``}

@@ -1,4 +1,12 @@
-import type { Sql } from '../sql.js';
+import { jsonb, type Sql } from '../sql.js';
+
+/** One account's daily counter, and what a reservation adds to it within its limit. */
+export interface QuotaCounter {
+  accountId: string;
+  day: string;
+  n: number;
+  limit: number;
+}
 
 /**
  * Daily usage counters. The increment commits asynchronously (synchronous_commit off) so the counter row's
@@ -21,6 +29,33 @@ export function createQuotaRepo(sql: Sql) {
         where quota_usage.used + excluded.used <= ${limit}::int
         returning used`;
       return row?.used;
+    },
+
+    /**
+     * `reserve` for several counters in one statement, each all or nothing against its own limit: answers, in
+     * the order given, each counter's usage after, or undefined where it was refused. At most one counter per
+     * account and day (one INSERT ... ON CONFLICT cannot change a row twice). The rows are taken in account
+     * order, so that two such statements never wait on each other crosswise.
+     */
+    async reserveEach(counters: QuotaCounter[]): Promise<(number | undefined)[]> {
+      const at = (accountId: string, day: string) => `${accountId} ${day}`;
+      if (new Set(counters.map((c) => at(c.accountId, c.day))).size !== counters.length)
+        throw new Error('reserveEach: one counter per account and day');
+      const rows = await sql<{ account_id: string; day: string; used: number }[]>`
+        with async_commit as (select set_config('synchronous_commit', 'off', true)),
+        r as (
+          select * from jsonb_to_recordset(${jsonb(
+            sql,
+            counters.map((c) => ({ account_id: c.accountId, day: c.day, n: c.n, cap: c.limit })),
+          )}) as r(account_id text, day date, n int, cap int))
+        insert into quota_usage as q (account_id, day, used)
+        select r.account_id, r.day, r.n from r, async_commit where r.n <= r.cap
+        order by r.account_id, r.day
+        on conflict (account_id, day) do update set used = q.used + excluded.used
+        where q.used + excluded.used <= (select r.cap from r where r.account_id = excluded.account_id and r.day = excluded.day)
+        returning account_id, day::text as day, used`;
+      const used = new Map(rows.map((r) => [at(r.account_id, r.day), r.used]));
+      return counters.map((c) => used.get(at(c.accountId, c.day)));
     },
 
     /**
