@@ -303,8 +303,9 @@ CREATE TABLE inbound_routes (
 
 -- Exact totals of each account's lists (emails, scheduled, batch) per status and job type, for GET /emails
 -- and the others to answer total without counting rows. Kept by the *_counted_* triggers inside the writing
--- transaction, spread over up to 1024 slots per key so that concurrent writers rarely wait on one row; a
--- total is the sum of its slots (db/repos/list-counts.ts).
+-- transaction, each writing the slot of its connection (pg_backend_pid() % 128; rows from before migration
+-- 0036 hold slots up to 1023) so that concurrent writers rarely wait on one row; a total is the sum of its
+-- slots (db/repos/list-counts.ts).
 CREATE TABLE list_counts (
   account_id text NOT NULL,
   list text NOT NULL,
@@ -588,7 +589,10 @@ CREATE OR REPLACE FUNCTION public.list_counts_add_emails()
  LANGUAGE plpgsql
 AS $function$
 BEGIN
-  PERFORM list_counts_bump(account_id, 'emails', status, job_type, count(*)) FROM added GROUP BY account_id, status, job_type;
+  INSERT INTO list_counts AS c (account_id, list, status, job_type, slot, n)
+  SELECT account_id, 'emails', status, job_type, pg_backend_pid() % 128, count(*) FROM added
+  GROUP BY account_id, status, job_type ORDER BY account_id, status, job_type
+  ON CONFLICT (account_id, list, status, job_type, slot) DO UPDATE SET n = c.n + excluded.n;
   RETURN NULL;
 END $function$;
 
@@ -598,13 +602,15 @@ CREATE OR REPLACE FUNCTION public.list_counts_add_owned()
  LANGUAGE plpgsql
 AS $function$
 BEGIN
-  PERFORM list_counts_bump(account_id, TG_ARGV[0], status, '', count(*)) FROM added GROUP BY account_id, status;
+  INSERT INTO list_counts AS c (account_id, list, status, job_type, slot, n)
+  SELECT account_id, TG_ARGV[0], status, '', pg_backend_pid() % 128, count(*) FROM added
+  GROUP BY account_id, status ORDER BY account_id, status
+  ON CONFLICT (account_id, list, status, job_type, slot) DO UPDATE SET n = c.n + excluded.n;
   RETURN NULL;
 END $function$;
 
--- Adds d to one slot of a list_counts key: a free slot taken with SKIP LOCKED, else a new random one. The
--- two-statement form is deliberate: UPDATE ... FROM (SELECT ... FOR UPDATE SKIP LOCKED) can apply a delta
--- twice when a concurrent update forces a recheck.
+-- Adds d to one slot of a list_counts key: a free slot taken with SKIP LOCKED, else a new random one. No
+-- trigger calls it since migration 0036.
 CREATE OR REPLACE FUNCTION public.list_counts_bump(a text, l text, s text, j text, d bigint)
  RETURNS void
  LANGUAGE plpgsql
@@ -631,7 +637,8 @@ CREATE OR REPLACE FUNCTION public.list_counts_move_emails()
  LANGUAGE plpgsql
 AS $function$
 BEGIN
-  PERFORM list_counts_bump(account_id, 'emails', status, job_type, n)
+  INSERT INTO list_counts AS c (account_id, list, status, job_type, slot, n)
+  SELECT account_id, 'emails', status, job_type, pg_backend_pid() % 128, n
   FROM (
     SELECT account_id, status, job_type, sum(d) AS n
     FROM (
@@ -639,7 +646,8 @@ BEGIN
       UNION ALL
       SELECT account_id, status, job_type, -1 AS d FROM moved_from) rows
     GROUP BY account_id, status, job_type) moves
-  WHERE n <> 0;
+  WHERE n <> 0 ORDER BY account_id, status, job_type
+  ON CONFLICT (account_id, list, status, job_type, slot) DO UPDATE SET n = c.n + excluded.n;
   RETURN NULL;
 END $function$;
 
@@ -649,8 +657,11 @@ CREATE OR REPLACE FUNCTION public.list_counts_move_owned()
  LANGUAGE plpgsql
 AS $function$
 BEGIN
-  PERFORM list_counts_bump(OLD.account_id, TG_ARGV[0], OLD.status, '', -1);
-  PERFORM list_counts_bump(NEW.account_id, TG_ARGV[0], NEW.status, '', 1);
+  INSERT INTO list_counts AS c (account_id, list, status, job_type, slot, n)
+  SELECT account_id, TG_ARGV[0], status, '', pg_backend_pid() % 128, n
+  FROM (VALUES (OLD.account_id, OLD.status, -1), (NEW.account_id, NEW.status, 1)) AS moves(account_id, status, n)
+  ORDER BY account_id, status
+  ON CONFLICT (account_id, list, status, job_type, slot) DO UPDATE SET n = c.n + excluded.n;
   RETURN NULL;
 END $function$;
 
@@ -661,7 +672,8 @@ CREATE OR REPLACE FUNCTION public.list_counts_move_owned_rows()
  LANGUAGE plpgsql
 AS $function$
 BEGIN
-  PERFORM list_counts_bump(account_id, TG_ARGV[0], status, '', n)
+  INSERT INTO list_counts AS c (account_id, list, status, job_type, slot, n)
+  SELECT account_id, TG_ARGV[0], status, '', pg_backend_pid() % 128, n
   FROM (
     SELECT account_id, status, sum(d) AS n
     FROM (
@@ -669,7 +681,8 @@ BEGIN
       UNION ALL
       SELECT account_id, status, -1 AS d FROM moved_from) rows
     GROUP BY account_id, status) moves
-  WHERE n <> 0;
+  WHERE n <> 0 ORDER BY account_id, status
+  ON CONFLICT (account_id, list, status, job_type, slot) DO UPDATE SET n = c.n + excluded.n;
   RETURN NULL;
 END $function$;
 
@@ -679,7 +692,10 @@ CREATE OR REPLACE FUNCTION public.list_counts_remove_emails()
  LANGUAGE plpgsql
 AS $function$
 BEGIN
-  PERFORM list_counts_bump(account_id, 'emails', status, job_type, -count(*)) FROM removed GROUP BY account_id, status, job_type;
+  INSERT INTO list_counts AS c (account_id, list, status, job_type, slot, n)
+  SELECT account_id, 'emails', status, job_type, pg_backend_pid() % 128, -count(*) FROM removed
+  GROUP BY account_id, status, job_type ORDER BY account_id, status, job_type
+  ON CONFLICT (account_id, list, status, job_type, slot) DO UPDATE SET n = c.n + excluded.n;
   RETURN NULL;
 END $function$;
 
@@ -689,7 +705,10 @@ CREATE OR REPLACE FUNCTION public.list_counts_remove_owned()
  LANGUAGE plpgsql
 AS $function$
 BEGIN
-  PERFORM list_counts_bump(account_id, TG_ARGV[0], status, '', -count(*)) FROM removed GROUP BY account_id, status;
+  INSERT INTO list_counts AS c (account_id, list, status, job_type, slot, n)
+  SELECT account_id, TG_ARGV[0], status, '', pg_backend_pid() % 128, -count(*) FROM removed
+  GROUP BY account_id, status ORDER BY account_id, status
+  ON CONFLICT (account_id, list, status, job_type, slot) DO UPDATE SET n = c.n + excluded.n;
   RETURN NULL;
 END $function$;
 

@@ -31,6 +31,7 @@ import * as egress from './0032-egress.js';
 import * as hotPathWrites from './0033-hot-path-writes.js';
 import * as scheduledMovesPerStatement from './0034-scheduled-moves-per-statement.js';
 import * as noEmailReferenceChecks from './0035-no-email-reference-checks.js';
+import * as counterSlotPerConnection from './0036-counter-slot-per-connection.js';
 
 /**
  * Forward-only migrations, applied in order. Never edit one that has shipped: add the next. A migration is
@@ -70,4 +71,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string; 
   { version: 33, name: 'hot-path-writes', sql: hotPathWrites.sql },
   { version: 34, name: 'scheduled-moves-per-statement', sql: scheduledMovesPerStatement.sql },
   { version: 35, name: 'no-email-reference-checks', sql: noEmailReferenceChecks.sql },
+  { version: 36, name: 'counter-slot-per-connection', sql: counterSlotPerConnection.sql },
 ];
