@@ -7,6 +7,7 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import postgres from 'postgres';
 import type { Config } from '../../src/config.js';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../src/local/embedded-postgres.js';
+import { STATEMENT_TIMES, STATEMENT_TIMES_SETTINGS } from './statement-times.js';
 import type { Logger } from '../../src/logger.js';
 import { locateTemporalCli, startDevServer, type DevServer } from '../../src/local/temporal-dev-server.js';
 import { freePort } from '../../test/helpers/ports.js';
@@ -91,7 +92,13 @@ const postmasterPid = async (tmp: string) =>
   Number((await fs.readFile(path.join(tmp, 'postgres', 'postmaster.pid'), 'latin1')).split('\n')[0]);
 
 async function startPostgres(tmp: string, logger: Logger): Promise<EmbeddedPostgresHandle> {
-  const h = await startEmbeddedPostgres({ dataDir: tmp, port: await freePort(), database: 'bench_baseline', logger });
+  const h = await startEmbeddedPostgres({
+    dataDir: tmp,
+    port: await freePort(),
+    database: 'bench_baseline',
+    logger,
+    ...(STATEMENT_TIMES ? { settings: STATEMENT_TIMES_SETTINGS } : {}),
+  });
   const pid = await postmasterPid(tmp);
   // embedded-postgres waits for an exit that never comes if the server is gone already (Ctrl-C
   // reaches it too, and it stops by itself).

@@ -9,6 +9,7 @@ import { BATCH_SIZE, MANY_ACCOUNTS, MIN_MS, RUN_S } from '../lib/settings.js';
 import { REPO_ROOT } from '../lib/children.js';
 import { webhookFigures, type WebhooksResult } from './webhook-figures.js';
 import { throughput, type ThroughputFigures } from './throughput.js';
+import { STATEMENT_TIMES, startStatementTimes, statementLines, type StatementTimes } from '../lib/statement-times.js';
 import { templateFigures, type TemplatesFigures } from './templates.js';
 import { suppressionFigures, type SuppressionsFigures } from './suppressions.js';
 import { INBOUND_RATE, INBOUND_SECONDS, inboundFigures, startInboundZone, type InboundFigures } from './inbound.js';
@@ -25,6 +26,8 @@ export interface ServiceFigures {
   /** The scheduled bursts, in order: BENCH_SCHEDULED_COUNT, then BENCH_SCHEDULED_LARGE_COUNT. */
   scheduled?: LatenessResult[];
   webhooks?: WebhooksResult;
+  /** BENCH_PGSS=1: PostgreSQL's time per statement over the throughput part. */
+  statements?: StatementTimes;
 }
 
 /** Throughput, then batch latency, templates, scheduled lateness and webhooks on the same service process. */
@@ -49,7 +52,15 @@ export async function allInOneService(
       `service started (pid ${svc.pid}, ${svc.baseUrl}${SERVICE_ROOT !== REPO_ROOT ? `, from ${SERVICE_ROOT}` : ''}); ${accounts.length} accounts with unlimited quota`,
     );
     const figures: ServiceFigures = { accountCount: accounts.length };
-    if (parts.has('throughput')) figures.throughput = await throughput(ctx, svc, accounts, baselines);
+    if (parts.has('throughput')) {
+      const statementTimes = STATEMENT_TIMES ? await startStatementTimes(env.DATABASE_URL!) : undefined;
+      figures.throughput = await throughput(ctx, svc, accounts, baselines);
+      if (statementTimes) {
+        figures.statements = await statementTimes();
+        ctx.log(`PostgreSQL's top statements over the throughput runs (${figures.statements.emails} emails):`);
+        for (const line of statementLines(figures.statements)) ctx.log(`  ${line}`);
+      }
+    }
     // Batch latency, templates, scheduled lateness and webhooks once the throughput runs' mail is out.
     if ((['batch', 'templates', 'suppressions', 'inbound', 'scheduled', 'webhooks'] as const).some((p) => parts.has(p)))
       await untilSinkQuiet(ctx);

@@ -55,6 +55,8 @@ export async function startEmbeddedPostgres(options: {
   port: number;
   database?: string;
   logger: Logger;
+  /** More server settings (`name=value`), after the defaults: the bench's BENCH_PGSS loads pg_stat_statements. */
+  settings?: readonly string[];
 }): Promise<EmbeddedPostgresHandle> {
   const { dataDir, port, logger } = options;
   const database = options.database ?? 'mailer';
@@ -92,6 +94,7 @@ export async function startEmbeddedPostgres(options: {
       'max_connections=300',
       '-c',
       'shared_buffers=128MB',
+      ...(options.settings ?? []).flatMap((setting) => ['-c', setting]),
     ],
     onLog: (message) => logger.debug({ pg: message.trim() }, 'postgres'),
     onError: (err) => logger.debug({ err }, 'postgres stderr'),
