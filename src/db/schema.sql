@@ -609,27 +609,6 @@ BEGIN
   RETURN NULL;
 END $function$;
 
--- Adds d to one slot of a list_counts key: a free slot taken with SKIP LOCKED, else a new random one. No
--- trigger calls it since migration 0036.
-CREATE OR REPLACE FUNCTION public.list_counts_bump(a text, l text, s text, j text, d bigint)
- RETURNS void
- LANGUAGE plpgsql
-AS $function$
-DECLARE
-  free smallint;
-BEGIN
-  -- Two statements, not UPDATE ... FROM (SELECT ... FOR UPDATE SKIP LOCKED): in that one form a concurrent
-  -- update's recheck can apply the delta twice (measured). Here the row is ours before the UPDATE's
-  -- snapshot is taken, so the UPDATE reads its latest committed count.
-  SELECT slot INTO free FROM list_counts WHERE account_id = a AND list = l AND status = s AND job_type = j LIMIT 1 FOR UPDATE SKIP LOCKED;
-  IF FOUND THEN
-    UPDATE list_counts SET n = n + d WHERE account_id = a AND list = l AND status = s AND job_type = j AND slot = free;
-  ELSE
-    INSERT INTO list_counts AS c (account_id, list, status, job_type, slot, n) VALUES (a, l, s, j, floor(random() * 1024), d)
-    ON CONFLICT (account_id, list, status, job_type, slot) DO UPDATE SET n = c.n + excluded.n;
-  END IF;
-END $function$;
-
 -- emails_counted_move: an UPDATE statement's net change of emails per account, status and job type (new rows
 -- counted in, old rows out).
 CREATE OR REPLACE FUNCTION public.list_counts_move_emails()

@@ -94,7 +94,6 @@ END $$;
 
 COMMENT ON TABLE list_counts IS
   'Exact totals of each account''s lists (emails, scheduled, batch) per status and job type, for GET /emails and the others to answer total without counting rows. Kept by the *_counted_* triggers inside the writing transaction, each writing the slot of its connection (pg_backend_pid() % 128; rows from before migration 0036 hold slots up to 1023) so that concurrent writers rarely wait on one row; a total is the sum of its slots (db/repos/list-counts.ts).';
--- Kept for installations that call it by hand; no trigger does.
-COMMENT ON FUNCTION list_counts_bump(text, text, text, text, bigint) IS
-  'Adds d to one slot of a list_counts key: a free slot taken with SKIP LOCKED, else a new random one. No trigger calls it since migration 0036.';
+-- No trigger calls the per-key bump any more.
+DROP FUNCTION list_counts_bump(text, text, text, text, bigint);
 `;
