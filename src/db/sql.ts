@@ -41,11 +41,29 @@ export interface PoolOptions {
 const RECONNECT_BACKOFF_MAX_SECONDS = 0.5;
 const RECONNECT_BACKOFF_FIRST_SECONDS = 0.05;
 
+/**
+ * How long, in seconds, a new connection may take to be ready (TCP, authentication, the first ReadyForQuery).
+ * A server that takes the connect but does not answer (stopped, overloaded, its accept queue full) held a request
+ * this long before its 503: at the library's 30 s, or the 10 s used before, a client gave up first. A connection
+ * to a healthy server is ready in milliseconds, and pooled connections are made rarely. `?connect_timeout=N` in
+ * the URL (libpq's parameter) sets another, for a database far away.
+ */
+export const DEFAULT_CONNECT_TIMEOUT_SECONDS = 2;
+
+function urlSetsConnectTimeout(url: string): boolean {
+  try {
+    return new URL(url).searchParams.has('connect_timeout');
+  } catch {
+    return false; // not a URL the WHATWG parser reads (several hosts, say): the driver parses it and the default holds
+  }
+}
+
 export function createSql(url: string, options: PoolOptions = {}): Sql {
   return postgres(url, {
     max: options.max ?? 20,
     idle_timeout: 60,
-    connect_timeout: 10,
+    // The driver prefers an option given here to the URL's, so the default is given only when the URL sets none.
+    ...(urlSetsConnectTimeout(url) ? {} : { connect_timeout: DEFAULT_CONNECT_TIMEOUT_SECONDS }),
     backoff: (retries: number) =>
       Math.min(RECONNECT_BACKOFF_FIRST_SECONDS * 2 ** retries, RECONNECT_BACKOFF_MAX_SECONDS),
     // Column names stay snake_case; repositories map rows to domain objects explicitly.
