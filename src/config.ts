@@ -120,7 +120,13 @@ const settings = {
     default: '1',
     parse: (raw: string | undefined) => raw === undefined || raw === '' || flag(raw),
   },
-  databaseUrl: { env: 'DATABASE_URL', description: 'PostgreSQL connection URL.', default: undefined, parse: optional },
+  databaseUrl: {
+    env: 'DATABASE_URL',
+    description:
+      'PostgreSQL connection URL. A new connection not ready within 2 s fails, so a request answers 503 promptly when the database hangs; `?connect_timeout=N` (seconds, as in libpq) sets another limit for a distant database.',
+    default: undefined,
+    parse: optional,
+  },
   temporalAddress: {
     env: 'TEMPORAL_ADDRESS',
     description: 'Temporal frontend host:port.',
