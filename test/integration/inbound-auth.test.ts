@@ -9,6 +9,7 @@ import { Readable } from 'node:stream';
 import { dkimSign } from 'mailauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticateInbound, INBOUND_AUTH_LIMITS, mailauthResolver } from '../../src/inbound/inbound-auth.js';
+import { createCachingResolver } from '../../src/net/caching-resolver.js';
 import { createDnsResolver } from '../../src/net/dns-resolver.js';
 import { startDnsServer, type DnsServer } from '../helpers/dns-server.js';
 
@@ -149,6 +150,28 @@ describe('authenticateInbound', () => {
       dkim: 'permerror',
       dmarc: 'permerror',
     });
+  });
+
+  it('judges the same through the caching resolver the service uses, asking each record once for a sender’s messages', async () => {
+    // cached.test: the records of signed.test, under a name no other test asks.
+    dns.set('s1._domainkey.cached.test', 'TXT', [dkimRecord]);
+    dns.set('cached.test', 'TXT', [`v=spf1 ip4:${LISTED} -all`]);
+    dns.set('_dmarc.cached.test', 'TXT', ['v=DMARC1; p=reject']);
+    const cached = mailauthResolver(createCachingResolver([dns.servers], { timeoutMs: 2000, tries: 2 }));
+    const envelope = { remoteAddress: LISTED, helo: 'mail.cached.test', mailFrom: 'bounces@cached.test' };
+    const asked = () => dns.queries.filter((q) => q.includes('cached.test')).sort();
+    for (let i = 0; i < 3; i++) {
+      const raw = await signed(messageFrom('cached.test', `Message ${i}.\r\n`), 'cached.test');
+      expect(await authenticateInbound(raw, envelope, cached)).toEqual({ spf: 'pass', dkim: 'pass', dmarc: 'pass' });
+    }
+    expect(asked()).toEqual(['_dmarc.cached.test TXT', 'cached.test TXT', 's1._domainkey.cached.test TXT']);
+    // The cache changes no verdict: a message altered after signing, from an address SPF does not list, fails all three.
+    const altered = Buffer.from(
+      (await signed(messageFrom('cached.test'), 'cached.test')).toString().replace('works for me', 'works for us'),
+    );
+    const spoofed = { ...envelope, remoteAddress: UNLISTED };
+    expect(await authenticateInbound(altered, spoofed, cached)).toEqual({ spf: 'fail', dkim: 'fail', dmarc: 'fail' });
+    expect(asked()).toHaveLength(3);
   });
 
   it('answers temperror when DNS does not answer within the time limit', async () => {
