@@ -4,6 +4,11 @@ import type { Part } from './parts.js';
 
 // Every HTTP figure: 10 s of load after a 2 s warm-up (JIT, pools, connections) that is not counted.
 export const RUN_S = 10;
+/**
+ * The fixed-rate latency run's first second, whose requests' latencies are kept apart (load.ts says why):
+ * the run lasts RUN_S more, so its measured part is as long as the others.
+ */
+export const RAMP_S = 1;
 export const WARMUP_S = 2;
 // 32 keep-alive connections with one request each in flight: enough to keep a one-thread server and a
 // 40-connection pool busy (the service has at most a few round trips per request in flight), few enough

@@ -68,7 +68,7 @@ export async function sustainedRun(
   let accepted = 0;
   const whole = ctx.window();
   const w = ctx.window();
-  const running = fixedRate('service-sustained', target, rate, SUSTAINED_S, () => accepted++);
+  const running = fixedRate('service-sustained', target, rate, SUSTAINED_S, { onOk: () => accepted++ });
   const samples = await sampleBacklog(ctx, before, () => accepted, running);
   const run = await running;
   const cpu = w.stop();

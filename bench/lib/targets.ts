@@ -263,6 +263,9 @@ const TARGETS: Rule[] = [
     met: (x) => x.half.run.latencyMs.p99 <= ACCEPT_P99_MS,
     formula: (x) =>
       `p99 of ${x.half.run.ok} sends at ${x.halfRate}/s = half of min(max accepted ${x.max.run.okPerSec}/s, delivered ${x.max.deliveredPerSec}/s) (achieved ${x.half.run.okPerSec}/s)` +
+      (x.half.run.ramp
+        ? `, after a ${x.half.run.ramp.seconds} s ramp whose requests had p99 ${x.half.run.ramp.latencyMs.p99} ms`
+        : '') +
       (x.baselines ? '' : '; the ratio targets need the baselines'),
   }),
   deliveredTarget('max'),

@@ -9,6 +9,7 @@ import type { ServiceHandle } from '../lib/service.js';
 import {
   CONNECTIONS,
   MIN_MS,
+  RAMP_S,
   RUN_S,
   scheduledLargeMs,
   SUSTAINED_DRAIN_MS,
@@ -75,7 +76,7 @@ export async function throughput(
   const half = await measure(
     'service-half',
     `service: 1 account, fixed ${halfRate}/s (half the sustained rate)`,
-    () => fixedRate('service-half', oneAccount, halfRate, RUN_S),
+    () => fixedRate('service-half', oneAccount, halfRate, RUN_S, { rampS: RAMP_S }),
     Math.min(45_000, left() - SUSTAINED_MS),
   );
   let many: ServiceRun | undefined;
