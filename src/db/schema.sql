@@ -735,6 +735,29 @@ BEGIN
   RETURN NULL;
 END $function$;
 
+CREATE OR REPLACE FUNCTION public.reserve_daily_quota(counters jsonb)
+ RETURNS integer
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  granted integer;
+BEGIN
+  WITH r AS (
+    SELECT * FROM jsonb_to_recordset(counters) AS r(account_id text, day date, n integer, cap integer)
+  ), taken AS (
+    INSERT INTO quota_usage AS q (account_id, day, used)
+    SELECT r.account_id, r.day, r.n FROM r WHERE r.n <= r.cap ORDER BY r.account_id, r.day
+    ON CONFLICT (account_id, day) DO UPDATE SET used = q.used + excluded.used
+    WHERE q.used + excluded.used <= (SELECT r.cap FROM r WHERE r.account_id = excluded.account_id AND r.day = excluded.day)
+    RETURNING 1
+  )
+  SELECT count(*) INTO granted FROM taken;
+  IF granted < jsonb_array_length(counters) THEN
+    RAISE EXCEPTION 'daily quota exceeded' USING ERRCODE = 'MQ429';
+  END IF;
+  RETURN granted;
+END $function$;
+
 CREATE TRIGGER batch_counted_in AFTER INSERT ON public.batch_jobs REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION list_counts_add_owned('batch');
 CREATE TRIGGER batch_counted_move AFTER UPDATE OF status, account_id ON public.batch_jobs FOR EACH ROW WHEN (((old.status IS DISTINCT FROM new.status) OR (old.account_id IS DISTINCT FROM new.account_id))) EXECUTE FUNCTION list_counts_move_owned('batch');
 CREATE TRIGGER batch_counted_out AFTER DELETE ON public.batch_jobs REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION list_counts_remove_owned('batch');

@@ -2,6 +2,7 @@ import { isCommitOutcomeUnknown } from '../db/db-unavailable.js';
 import type { AcceptedTable } from '../db/index.js';
 import type { IdempotencyCompletion } from '../domain/entities/emails.js';
 import type { QuotaRepo } from '../db/index.js';
+import { isQuotaRefused, type QuotaCounter } from '../db/repos/quota-repo.js';
 import { unavailable } from '../errors.js';
 import { keyQuotaExceeded, quotaExceeded, utcDay } from '../domain/quota.js';
 import type { Principal } from './auth-service.js';
@@ -44,7 +45,16 @@ export interface AcceptRequest<T> {
   count: number;
   /** The answer, decided before storing (ids are made up front). */
   answer: T;
-  store: (completion: IdempotencyCompletion | undefined, now: Date) => Promise<void>;
+  /**
+   * Stores the emails (and the key's answer). Given `quota`, the same statement counts them against it, all
+   * or nothing with the emails, and rejects with isQuotaRefused when it has no room.
+   */
+  store: (completion: IdempotencyCompletion | undefined, now: Date, quota?: QuotaCounter) => Promise<void>;
+  /**
+   * `store` counts the account's quota itself: one statement where reserving first made two (migration
+   * 0037). A key with a daily_quota of its own is still reserved first, both counters in one transaction.
+   */
+  countsQuota?: boolean;
   /** The rows `store` writes, by the ids made up front: where to look when its answer is lost. */
   rows: { table: AcceptedTable; ids: string[] };
 }
@@ -124,11 +134,19 @@ export function createAcceptance(deps: AcceptanceDeps) {
     let day: string | undefined;
     // An email that may be stored keeps its quota: counting it once too often beats sending it uncounted.
     let mayBeStored = false;
+    const { principal } = r;
+    // Counted by the store's own statement: nothing to give back if it fails (it rolled back whole).
+    const quota: QuotaCounter | undefined =
+      r.countsQuota === true && principal.keyDailyQuota === undefined
+        ? { accountId: principal.accountId, day: utcDay(now), n: r.count, limit: principal.dailyQuota }
+        : undefined;
     try {
-      day = await reserveQuota(r.principal, r.count, now);
+      if (!quota) day = await reserveQuota(principal, r.count, now);
       try {
-        await r.store(begun.scope && { ...begun.scope, response: r.answer }, now);
+        await r.store(begun.scope && { ...begun.scope, response: r.answer }, now, quota);
       } catch (err) {
+        if (quota && isQuotaRefused(err))
+          throw quotaExceeded(await deps.quota.used(quota.accountId, quota.day), quota.limit, now);
         if (!isCommitOutcomeUnknown(err)) throw err;
         const stored = await lostCommitStored(r.rows);
         if (stored === true) return r.answer;

@@ -66,8 +66,11 @@ export function createSendService(deps: SendDeps) {
       request: draft,
       count: 1,
       answer: { id, messageId: '', status: 'pending' },
-      store: (idempotency) =>
-        idempotency ? deps.emails.accept([email], { enqueue: true, idempotency }) : write(email),
+      countsQuota: true,
+      store: (idempotency, _now, quota) =>
+        idempotency
+          ? deps.emails.accept([email], { enqueue: true, idempotency, ...(quota ? { quota: [quota] } : {}) })
+          : write({ email, ...(quota ? { quota } : {}) }),
       rows: { table: 'emails', ids: [id] },
     });
     if (result.id === id) {

@@ -109,6 +109,30 @@ describe('daily quota', () => {
     ).toBe(200);
   });
 
+  it('concurrent sends share a statement that counts them (migration 0037): exactly the quota is stored and counted, each of the rest refused whole', async () => {
+    const s = await createSender(stack, 'concurrent quota', 'concurrent-quota.example');
+    await admin(stack, 'PATCH', `/accounts/${s.accountId}`, { daily_quota: 7 });
+    const sends = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        call<{ id: string }>('POST', `${stack.api}/emails`, {
+          token: s.key,
+          body: validEmail({ from: 'c@concurrent-quota.example', subject: `concurrent ${i}` }),
+        }),
+      ),
+    );
+    expect(sends.map((r) => r.status).sort()).toEqual([...Array(7).fill(200), ...Array(13).fill(429)]);
+    for (const r of sends.filter((r) => r.status === 429))
+      expect(r.body).toEqual({ error: expect.stringMatching(/^daily quota exceeded \(7\/7\), resets at /) });
+    expect(await sentToday(s.accountId)).toBe(7);
+    const list = await call<{ total: number; data: { id: string }[] }>('GET', `${stack.api}/emails`, { token: s.key });
+    expect(list.body.data.map((e) => e.id).sort()).toEqual(
+      sends
+        .filter((r) => r.status === 200)
+        .map((r) => r.body.id)
+        .sort(),
+    );
+  });
+
   it('a quota of 0 refuses the first send with 0/0', async () => {
     const s = await createSender(stack, 'zero', 'zero.example');
     await admin(stack, 'PATCH', `/accounts/${s.accountId}`, { daily_quota: 0 });

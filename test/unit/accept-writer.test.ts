@@ -1,22 +1,36 @@
 import { describe, expect, it } from 'vitest';
+import type { QuotaCounter } from '../../src/db/repos/quota-repo.js';
 import type { NewEmail } from '../../src/domain/entities/emails.js';
-import { createAcceptWriter } from '../../src/services/accept-writer.js';
+import { createAcceptWriter, type Acceptance } from '../../src/services/accept-writer.js';
 
 const turn = () => new Promise((r) => setImmediate(r));
-const email = (id: string, accountId = 'acc_a') => ({ id, accountId }) as NewEmail;
+const email = (id: string, accountId = 'acc_a'): Acceptance => ({ email: { id, accountId } as NewEmail });
+const counted = (id: string, accountId: string, limit: number, n = 1): Acceptance => ({
+  email: { id, accountId } as NewEmail,
+  quota: { accountId, day: '2026-11-29', n, limit },
+});
 
-/** The repository seam: records each statement's email ids; refuses any statement holding an id in `refused`. */
+/**
+ * The repository seam: records each statement's email ids; refuses any statement holding an id in `refused`;
+ * counts quotas as reserve_daily_quota does (a counter past its limit fails the whole statement, MQ429).
+ */
 function fakeEmails(refused: Set<string> = new Set()) {
   const calls: string[][] = [];
   const options: unknown[] = [];
+  const used = new Map<string, number>();
   return {
     calls,
     options,
-    async accept(emails: NewEmail[], opts: { enqueue: boolean }): Promise<void> {
+    used,
+    async accept(emails: NewEmail[], opts: { enqueue: boolean; quota?: QuotaCounter[] }): Promise<void> {
       calls.push(emails.map((e) => e.id));
       options.push(opts);
       await turn();
       if (emails.some((e) => refused.has(e.id))) throw new Error(`refused ${emails.map((e) => e.id).join(',')}`);
+      const counters = opts.quota ?? [];
+      if (counters.some((c) => (used.get(c.accountId) ?? 0) + c.n > c.limit))
+        throw Object.assign(new Error('daily quota exceeded'), { code: 'MQ429' });
+      for (const c of counters) used.set(c.accountId, (used.get(c.accountId) ?? 0) + c.n);
     },
   };
 }
@@ -60,6 +74,38 @@ describe('accept writer (group commit of accepted emails)', () => {
     const write = createAcceptWriter(repo);
     expect(await outcomes([write(email('bad'))])).toEqual(['refused bad']);
     expect(repo.calls).toEqual([['bad']]);
+  });
+
+  it("counts the group's quota in its statement, summed per account and day", async () => {
+    const repo = fakeEmails();
+    const write = createAcceptWriter(repo);
+    const all = [counted('e1', 'acc_a', 10), counted('e2', 'acc_b', 5), counted('e3', 'acc_a', 10, 2), email('e4')];
+    expect(await outcomes(all.map(write))).toEqual(['ok', 'ok', 'ok', 'ok']);
+    expect(repo.calls).toEqual([['e1', 'e2', 'e3', 'e4']]);
+    expect(repo.options).toEqual([
+      {
+        enqueue: true,
+        quota: [
+          { accountId: 'acc_a', day: '2026-11-29', n: 3, limit: 10 },
+          { accountId: 'acc_b', day: '2026-11-29', n: 1, limit: 5 },
+        ],
+      },
+    ]);
+    expect(Object.fromEntries(repo.used)).toEqual({ acc_a: 3, acc_b: 1 });
+  });
+
+  it('a group whose sum does not fit a quota is written again one email at a time, in order: the first ones with room kept, the rest refused', async () => {
+    const repo = fakeEmails();
+    repo.used.set('acc_a', 7);
+    const write = createAcceptWriter(repo);
+    const ids = ['e1', 'e2', 'e3', 'e4', 'e5'];
+    const results = await outcomes([
+      ...ids.map((id) => write(counted(id, 'acc_a', 10))),
+      write(counted('b1', 'acc_b', 10)),
+    ]);
+    expect(results).toEqual(['ok', 'ok', 'ok', 'daily quota exceeded', 'daily quota exceeded', 'ok']);
+    expect(repo.calls).toEqual([[...ids, 'b1'], ['e1'], ['e2'], ['e3'], ['e4'], ['e5'], ['b1']]);
+    expect(Object.fromEntries(repo.used)).toEqual({ acc_a: 10, acc_b: 1 });
   });
 
   it('at most 100 emails a statement', async () => {

@@ -32,6 +32,7 @@ import * as hotPathWrites from './0033-hot-path-writes.js';
 import * as scheduledMovesPerStatement from './0034-scheduled-moves-per-statement.js';
 import * as noEmailReferenceChecks from './0035-no-email-reference-checks.js';
 import * as counterSlotPerConnection from './0036-counter-slot-per-connection.js';
+import * as quotaInAccept from './0037-quota-in-accept.js';
 
 /**
  * Forward-only migrations, applied in order. Never edit one that has shipped: add the next. A migration is
@@ -72,4 +73,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string; 
   { version: 34, name: 'scheduled-moves-per-statement', sql: scheduledMovesPerStatement.sql },
   { version: 35, name: 'no-email-reference-checks', sql: noEmailReferenceChecks.sql },
   { version: 36, name: 'counter-slot-per-connection', sql: counterSlotPerConnection.sql },
+  { version: 37, name: 'quota-in-accept', sql: quotaInAccept.sql },
 ];

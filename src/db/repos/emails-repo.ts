@@ -5,6 +5,7 @@ import { messageIdFor } from '../../domain/message-id.js';
 import { activeTraceparent } from '../../telemetry/spans.js';
 import type { Sql } from '../sql.js';
 import { countedTotal } from './list-counts.js';
+import { quotaCounters, type QuotaCounter } from './quota-repo.js';
 import type {
   NewEmail,
   EmailSource,
@@ -139,18 +140,23 @@ export function createEmailsRepo(sql: Sql) {
      */
     async accept(
       emails: NewEmail[],
-      options: { enqueue: boolean; idempotency?: IdempotencyCompletion },
+      options: { enqueue: boolean; idempotency?: IdempotencyCompletion; quota?: QuotaCounter[] },
     ): Promise<void> {
       const rows = emailRows(sql, emails);
       const attachments = attachmentRows(emails);
       // One statement whose data-modifying CTEs commit together or not at all: one round trip, where
       // BEGIN, the inserts and COMMIT took three (docs/benchmark.md, "Figures behind the code's choices").
       // The queue rows name the emails this statement writes (no foreign key checks them: migration 0035).
+      // With `quota`, the statement counts the emails against it too (reserve_daily_quota, migration 0037):
+      // joined into the last part, so that it runs; it raises MQ429 (isQuotaRefused) when a counter has no room.
+      const quota = options.quota && options.quota.length > 0 ? options.quota : undefined;
       await sql`
         with inserted as (insert into emails ${sql(rows as never)} returning id)
         ${attachments.length > 0 ? sql`, attachments_inserted as (insert into attachments ${sql(attachments as never)})` : sql``}
         ${idempotencyCte(sql, options.idempotency)}
-        ${options.enqueue ? sql`insert into delivery_queue (email_id) select id from inserted` : sql`select count(*) from inserted`}`;
+        ${quota ? sql`, counted as (select reserve_daily_quota(${quotaCounters(sql, quota)}))` : sql``}
+        ${options.enqueue ? sql`insert into delivery_queue (email_id) select id from inserted` : sql`select count(*) from inserted`}
+        ${quota ? sql`, counted` : sql``}`;
     },
 
     async get(accountId: string, id: string): Promise<EmailRow | undefined> {

@@ -8,6 +8,21 @@ export interface QuotaCounter {
   limit: number;
 }
 
+/** What reserve_daily_quota (migration 0037) raises when a counter has no room: the statement rolled back. */
+const QUOTA_REFUSED = 'MQ429';
+
+export function isQuotaRefused(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === QUOTA_REFUSED;
+}
+
+/** Counters as reserve_daily_quota takes them: one JSON parameter. */
+export function quotaCounters(sql: Sql, counters: QuotaCounter[]) {
+  return jsonb(
+    sql,
+    counters.map((c) => ({ account_id: c.accountId, day: c.day, n: c.n, cap: c.limit })),
+  );
+}
+
 /**
  * Daily usage counters. The increment commits asynchronously (synchronous_commit off) so the counter row's
  * lock is held for microseconds, not for a WAL flush: that lock is what serialises one account's sends.
@@ -44,10 +59,7 @@ export function createQuotaRepo(sql: Sql) {
       const rows = await sql<{ account_id: string; day: string; used: number }[]>`
         with async_commit as (select set_config('synchronous_commit', 'off', true)),
         r as (
-          select * from jsonb_to_recordset(${jsonb(
-            sql,
-            counters.map((c) => ({ account_id: c.accountId, day: c.day, n: c.n, cap: c.limit })),
-          )}) as r(account_id text, day date, n int, cap int))
+          select * from jsonb_to_recordset(${quotaCounters(sql, counters)}) as r(account_id text, day date, n int, cap int))
         insert into quota_usage as q (account_id, day, used)
         select r.account_id, r.day, r.n from r, async_commit where r.n <= r.cap
         order by r.account_id, r.day
