@@ -47,6 +47,22 @@ function httpUrl(name: string, value: string): string {
   return value;
 }
 
+/**
+ * DATABASE_URL: its `connect_timeout`, when it sets one, must be whole seconds. The driver would take anything
+ * else as no limit at all, or none worth having, and the 503 a hung database should give would never come.
+ * The message names the parameter, never the URL (it carries the password).
+ */
+function parseDatabaseUrl(raw: string | undefined): string | undefined {
+  const url = optional(raw);
+  if (url === undefined || !URL.canParse(url)) return url;
+  const timeout = new URL(url).searchParams.get('connect_timeout');
+  if (timeout !== null && !(/^\d+$/.test(timeout) && Number(timeout) >= 1 && Number(timeout) <= 3600))
+    throw new Error(
+      `DATABASE_URL's connect_timeout must be a whole number of seconds from 1 to 3600, got "${timeout}"`,
+    );
+  return url;
+}
+
 /** MAILER_TRUSTED_PROXIES: each entry checked, since a typo would trust nothing, or more than meant, without a word. */
 function parseTrustedProxies(raw: string | undefined): string[] {
   const entries = (optional(raw) ?? '')
@@ -123,9 +139,9 @@ const settings = {
   databaseUrl: {
     env: 'DATABASE_URL',
     description:
-      'PostgreSQL connection URL. A new connection not ready within 2 s fails, so a request answers 503 promptly when the database hangs; `?connect_timeout=N` (seconds, as in libpq) sets another limit for a distant database.',
+      'PostgreSQL connection URL. A new connection not ready within 2 s fails, so a request answers 503 promptly when the database hangs; `?connect_timeout=N` (whole seconds from 1 to 3600, as in libpq) sets another limit for a distant database.',
     default: undefined,
-    parse: optional,
+    parse: parseDatabaseUrl,
   },
   temporalAddress: {
     env: 'TEMPORAL_ADDRESS',
