@@ -8,7 +8,7 @@ import { groupPerTurn, type Waiting } from '../group-commit.js';
 const MAX_BATCH = 100;
 
 /** An accepted email, and the daily quota it is counted against in the statement that stores it. */
-export interface Acceptance {
+export interface CountedEmail {
   email: NewEmail;
   quota?: QuotaCounter;
 }
@@ -17,7 +17,7 @@ export interface Acceptance {
  * Stores one accepted email with its place in the delivery queue (and its count against `quota`); resolves once
  * it is committed. A quota without room rejects with the database's error (isQuotaRefused) and stores nothing.
  */
-export type AcceptWriter = (accepted: Acceptance) => Promise<void>;
+export type AcceptWriter = (accepted: CountedEmail) => Promise<void>;
 
 /**
  * Group commit (group-commit.ts) for accepted emails (POST /emails, SMTP submission), as outcome-writer.ts
@@ -41,11 +41,11 @@ export type AcceptWriter = (accepted: Acceptance) => Promise<void>;
  * failure, and acceptance.ts finds out, by its id, whether its email is there.
  */
 export function createAcceptWriter(emails: Pick<EmailsRepo, 'accept'>): AcceptWriter {
-  const writeOne = ({ item, resolve, reject }: Waiting<Acceptance, void>) =>
+  const writeOne = ({ item, resolve, reject }: Waiting<CountedEmail, void>) =>
     emails
       .accept([item.email], { enqueue: true, ...(item.quota ? { quota: [item.quota] } : {}) })
       .then(resolve, reject);
-  return groupPerTurn<Acceptance, void>(MAX_BATCH, async (batch) => {
+  return groupPerTurn<CountedEmail, void>(MAX_BATCH, async (batch) => {
     if (batch.length === 1) return writeOne(batch[0]!);
     const quota = summed(batch.map((w) => w.item.quota));
     try {

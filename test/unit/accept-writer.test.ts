@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { QuotaCounter } from '../../src/db/repos/quota-repo.js';
 import type { NewEmail } from '../../src/domain/entities/emails.js';
-import { createAcceptWriter, type Acceptance } from '../../src/services/accept-writer.js';
+import { createAcceptWriter, type CountedEmail } from '../../src/services/accept-writer.js';
 
 const turn = () => new Promise((r) => setImmediate(r));
-const email = (id: string, accountId = 'acc_a'): Acceptance => ({ email: { id, accountId } as NewEmail });
-const counted = (id: string, accountId: string, limit: number, n = 1): Acceptance => ({
+const email = (id: string, accountId = 'acc_a'): CountedEmail => ({ email: { id, accountId } as NewEmail });
+const counted = (id: string, accountId: string, limit: number, n = 1): CountedEmail => ({
   email: { id, accountId } as NewEmail,
   quota: { accountId, day: '2026-11-29', n, limit },
 });
