@@ -15,6 +15,8 @@ export interface CallContext {
   requestHeader: Headers;
   /** Per-call values; CLIENT_ADDRESS holds who is calling. */
   values: ContextValues;
+  /** The RPC's local name (sendEmail, ...), set by each adapter: the guard admits some on a cached key (api/guard.ts). */
+  rpc?: string;
   /** Set once the call is admitted (key checked, rate limit taken), so it is done once per call. */
   principal?: Principal;
   /** The admitted key's request rate, which every answer to the call reports. */

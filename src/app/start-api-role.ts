@@ -18,6 +18,7 @@ import { buildGrpcApp } from '../rpc/grpc-app.js';
 import { groupedPrincipalLookup } from '../services/principal-lookup.js';
 import { createAuthService } from '../services/auth-service.js';
 import { createAuthThrottle } from '../services/auth-throttle.js';
+import { createPrincipalCache } from '../services/principal-cache.js';
 import { createConsoleSessionsService } from '../services/console-sessions-service.js';
 import { createReadiness } from '../services/readiness-service.js';
 import type { SubmissionService } from '../services/submission-service.js';
@@ -109,6 +110,7 @@ export async function startApiRole(core: Core, notifyQueued: () => void, stops: 
     adminToken: core.admin.token,
     adminThrottle,
     metricsToken: config.metricsToken,
+    cache: createPrincipalCache(),
   });
   const { emailApi, adminApi, guard, submission, templatePins } = createHandlers(core, { auth, usage, notifyQueued });
   await listenForTemplateChanges(core, templatePins, stops);

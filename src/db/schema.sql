@@ -582,6 +582,24 @@ CREATE INDEX webhook_deliveries_unclaimed ON public.webhook_deliveries USING btr
 CREATE INDEX webhook_deliveries_webhook ON public.webhook_deliveries USING btree (webhook_id, id);
 CREATE INDEX webhooks_account ON public.webhooks USING btree (account_id, id) WHERE (deleted_at IS NULL);
 
+CREATE OR REPLACE FUNCTION public.confirm_principals(claims jsonb)
+ RETURNS integer
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  IF EXISTS (
+    SELECT 1 FROM jsonb_to_recordset(claims) AS c(key_id text, fingerprint text)
+    WHERE NOT EXISTS (
+      SELECT 1 FROM api_keys k JOIN accounts a ON a.id = k.account_id
+      WHERE k.id = c.key_id AND k.deleted_at IS NULL
+        AND (k.expires_at IS NULL OR k.expires_at > now())
+        AND principal_fingerprint(k, a) = c.fingerprint)
+  ) THEN
+    RAISE EXCEPTION 'an API key or its account changed since this process read it' USING ERRCODE = 'MQ401';
+  END IF;
+  RETURN jsonb_array_length(claims);
+END $function$;
+
 -- emails_counted_in: inserted emails, counted per statement (one bump per account, status and job type, not
 -- per row).
 CREATE OR REPLACE FUNCTION public.list_counts_add_emails()
@@ -711,6 +729,15 @@ BEGIN
   PERFORM pg_notify('mail_templates', NEW.account_id);
   RETURN NULL;
 END $function$;
+
+CREATE OR REPLACE FUNCTION public.principal_fingerprint(k api_keys, a accounts)
+ RETURNS text
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT md5(row(k.account_id, k.permission, k.allowed_domains, k.rate_limit, k.daily_quota,
+    extract(epoch FROM k.expires_at), a.status, a.daily_quota)::text)
+$function$;
 
 -- Webhook fan-out (events_queue_webhooks): each inserted event gets a delivery per live webhook of its
 -- account subscribed to its type, pending, or discarded at once when the webhook is disabled; ids derive from

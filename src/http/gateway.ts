@@ -76,12 +76,16 @@ export function encode(schema: DescMessage, value: unknown): JsonValue {
   return toJson(schema, create(schema, value as never), { useProtoFieldName: true, alwaysEmitImplicit: true });
 }
 
-/** The onRequest hook that makes a request's CallContext and admits it (key or token) before its body is read. */
-export function admitting(admit: (ctx: CallContext) => Promise<unknown>) {
+/**
+ * The onRequest hook that makes a request's CallContext and admits it (key or token) before its body is read.
+ * `rpc` is the local name of the RPC the route calls.
+ */
+export function admitting(admit: (ctx: CallContext) => Promise<unknown>, rpc?: string) {
   return async (request: FastifyRequest): Promise<void> => {
     const ctx: CallContext = {
       requestHeader: requestHeaders(request),
       values: createContextValues().set(CLIENT_ADDRESS, request.ip),
+      ...(rpc === undefined ? {} : { rpc }),
     };
     request.callContext = ctx;
     await admit(ctx);
@@ -108,7 +112,7 @@ export function registerGateway(
       method: route.method,
       url: `${base}${route.path}`,
       bodyLimit: route.bodyLimit ?? BODY_LIMITS.other,
-      onRequest: admitting(admit),
+      onRequest: admitting(admit, route.rpc.localName),
       handler: async (request, reply) => {
         const ctx = request.callContext!;
         const out = await handler(decode(route, request) as never, ctx);

@@ -20,7 +20,7 @@ const ADMITTED = createContextKey<Principal | undefined>(undefined, { descriptio
  */
 export function createAdmissionGate(admit: Admit, logger: Logger): (ctx: HandlerContext) => Promise<void> {
   return async (ctx) => {
-    const call: CallContext = { requestHeader: ctx.requestHeader, values: ctx.values };
+    const call: CallContext = { requestHeader: ctx.requestHeader, values: ctx.values, rpc: ctx.method.localName };
     let principal: Principal | void;
     try {
       principal = await inCallLogContext(ctx.values, () => admit(call));

@@ -1,5 +1,6 @@
 import { isCommitOutcomeUnknown } from '../db/db-unavailable.js';
 import type { EmailsRepo } from '../db/index.js';
+import { isClaimRefused, type PrincipalClaim } from '../db/repos/principal-claims.js';
 import { isQuotaRefused, type QuotaCounter } from '../db/repos/quota-repo.js';
 import type { NewEmail } from '../domain/entities/emails.js';
 import { groupPerTurn, type Waiting } from '../group-commit.js';
@@ -7,15 +8,20 @@ import { groupPerTurn, type Waiting } from '../group-commit.js';
 /** Most emails in one statement (its parameters stay small; a draft may be 10 MB with its attachments). */
 const MAX_BATCH = 100;
 
-/** An accepted email, and the daily quota it is counted against in the statement that stores it. */
+/**
+ * An accepted email, the daily quota it is counted against in the statement that stores it, and the cached
+ * key it was accepted on, which that statement confirms (auth-service.ts, authenticateCached).
+ */
 export interface CountedEmail {
   email: NewEmail;
   quota?: QuotaCounter;
+  claim?: PrincipalClaim;
 }
 
 /**
  * Stores one accepted email with its place in the delivery queue (and its count against `quota`); resolves once
- * it is committed. A quota without room rejects with the database's error (isQuotaRefused) and stores nothing.
+ * it is committed. A quota without room rejects with the database's error (isQuotaRefused) and stores nothing,
+ * as does a claimed key that is gone or changed (isClaimRefused).
  */
 export type AcceptWriter = (accepted: CountedEmail) => Promise<void>;
 
@@ -43,22 +49,28 @@ export type AcceptWriter = (accepted: CountedEmail) => Promise<void>;
 export function createAcceptWriter(emails: Pick<EmailsRepo, 'accept'>): AcceptWriter {
   const writeOne = ({ item, resolve, reject }: Waiting<CountedEmail, void>) =>
     emails
-      .accept([item.email], { enqueue: true, ...(item.quota ? { quota: [item.quota] } : {}) })
+      .accept([item.email], {
+        enqueue: true,
+        ...(item.quota ? { quota: [item.quota] } : {}),
+        ...(item.claim ? { claims: [item.claim] } : {}),
+      })
       .then(resolve, reject);
   return groupPerTurn<CountedEmail, void>(MAX_BATCH, async (batch) => {
     if (batch.length === 1) return writeOne(batch[0]!);
     const quota = summed(batch.map((w) => w.item.quota));
+    const claims = batch.flatMap((w) => (w.item.claim ? [w.item.claim] : []));
     try {
       await emails.accept(
         batch.map((w) => w.item.email),
-        { enqueue: true, ...(quota.length > 0 ? { quota } : {}) },
+        { enqueue: true, ...(quota.length > 0 ? { quota } : {}), ...(claims.length > 0 ? { claims } : {}) },
       );
     } catch (err) {
       if (isCommitOutcomeUnknown(err)) {
         for (const w of batch) w.reject(err);
         return;
       }
-      if (isQuotaRefused(err)) for (const w of batch) await writeOne(w);
+      // In order, so that a quota near its limit admits the earlier ones; a refused claim fails its own email.
+      if (isQuotaRefused(err) || isClaimRefused(err)) for (const w of batch) await writeOne(w);
       else await Promise.all(batch.map(writeOne));
       return;
     }

@@ -1,7 +1,9 @@
 import type { KeyPrincipalRow } from '../domain/entities/api-keys.js';
 import type { AccountStatus, Permission } from '../domain/catalog.js';
+import type { PrincipalClaim } from '../db/repos/principal-claims.js';
 import { AppError } from '../errors.js';
 import type { AuthThrottle } from './auth-throttle.js';
+import type { PrincipalCache } from './principal-cache.js';
 import { digestsEqual, hashSecret, looksLikeApiKey, secretsEqual } from './secrets.js';
 
 /** Who is calling: an API key of an account, with what the key and the account allow. */
@@ -16,6 +18,18 @@ export interface Principal {
   rateLimit?: number | undefined;
   /** The key's own emails per UTC day, checked with the account's (absent: the account's quota alone). */
   keyDailyQuota?: number | undefined;
+  /**
+   * Set when the key came from this process's cache (authenticateCached): what the call claims of it, to be
+   * confirmed by the statement that stores its email or else read afresh before the call is answered (api/guard.ts).
+   */
+  claim?: KeyClaim | undefined;
+}
+
+/** A cached key as a call claims it (PrincipalClaim), the hash to read it afresh by, and whether it was confirmed. */
+export interface KeyClaim extends PrincipalClaim {
+  keyHash: Buffer;
+  /** Set once a committed statement confirmed the claim: the call's answer stands as it is. */
+  confirmed: boolean;
 }
 
 export interface AuthDeps {
@@ -27,7 +41,12 @@ export interface AuthDeps {
   metricsToken?: string | undefined;
   /** The clock a key's expiry is judged by (unit tests set it). */
   now?: () => Date;
+  /** The keys read lately, for authenticateCached; absent, it reads every key afresh. */
+  cache?: PrincipalCache;
 }
+
+/** Whether a store failed because the cached key it claimed is gone or changed (api/guard.ts runs the call again). */
+export { isClaimRefused } from '../db/repos/principal-claims.js';
 
 const INVALID_KEY = 'Invalid or missing API key';
 
@@ -39,12 +58,19 @@ const unauthorized = (message = INVALID_KEY) => new AppError('unauthorized', mes
  */
 export function createAuthService(deps: AuthDeps) {
   /**
-   * Every request reads its key afresh (one indexed query): a deleted key, a banned or paused account
+   * A request reads its key afresh (one indexed query): a deleted key, a banned or paused account
    * takes effect on the very next request, in every process, with no cache to invalidate. `hash` is the
    * key's SHA-256: of the key the request carries, or stored in the console session acting as it.
+   * (An immediate send may use what was read before, confirmed where its email is stored: authenticateCached.)
    */
   async function principalOf(hash: Buffer, missing: string): Promise<Principal> {
     const row = await deps.findPrincipal(hash);
+    const principal = judged(row, hash, missing);
+    deps.cache?.set(row!);
+    return principal;
+  }
+
+  function judged(row: KeyPrincipalRow | undefined, hash: Buffer, missing: string): Principal {
     if (!row || !digestsEqual(row.keyHash, hash)) throw unauthorized(missing);
     if (row.accountStatus === 'banned') throw unauthorized('This account is banned');
     // From that moment on (every request reads the key afresh); judged after the constant-time compare, so
@@ -67,6 +93,44 @@ export function createAuthService(deps: AuthDeps) {
     async authenticate(key: string | undefined): Promise<Principal> {
       if (key === undefined || !looksLikeApiKey(key)) throw unauthorized();
       return principalOf(hashSecret(key), INVALID_KEY);
+    },
+
+    /**
+     * `authenticate` for an immediate send, which may take its key as this process read it lately: the key's
+     * statement and round trip were one of an accept's two (docs/benchmark.md, "Session 23"). The principal then
+     * carries a claim, and the promise of `authenticate` is kept where the email commits: the accept statement
+     * confirms the claim (migration 0038) or stores nothing, and a call whose claim no statement confirmed reads
+     * the key afresh before it is answered, and runs again if the key changed (api/guard.ts). A key not in the
+     * cache, or no longer passing its checks there (expired since), is read afresh, as `authenticate` does.
+     */
+    async authenticateCached(key: string | undefined): Promise<Principal> {
+      if (key === undefined || !looksLikeApiKey(key)) throw unauthorized();
+      const hash = hashSecret(key);
+      const row = deps.cache?.get(hash);
+      if (row === undefined) return principalOf(hash, INVALID_KEY);
+      let principal: Principal;
+      try {
+        principal = judged(row, hash, INVALID_KEY);
+      } catch {
+        deps.cache?.forget(hash);
+        return principalOf(hash, INVALID_KEY);
+      }
+      return {
+        ...principal,
+        claim: { keyId: row.keyId, fingerprint: row.fingerprint, keyHash: hash, confirmed: false },
+      };
+    },
+
+    /**
+     * A claim no statement confirmed, read afresh: the key's principal as it is now (or its 401), and whether it
+     * changed since it was cached.
+     */
+    async reconfirm(claim: KeyClaim): Promise<{ principal: Principal; changed: boolean }> {
+      deps.cache?.forget(claim.keyHash);
+      const row = await deps.findPrincipal(claim.keyHash);
+      const principal = judged(row, claim.keyHash, INVALID_KEY);
+      deps.cache?.set(row!);
+      return { principal, changed: row!.fingerprint !== claim.fingerprint };
     },
 
     /**

@@ -59,6 +59,8 @@ export function createSendService(deps: SendDeps) {
       jobId: '',
       draft: valid,
     };
+    // A cached key's claim goes into the statement that stores the email, whichever it is (auth-service.ts).
+    const claim = principal.claim && { keyId: principal.claim.keyId, fingerprint: principal.claim.fingerprint };
     const result = await deps.accept<SendResult>({
       principal,
       operation: 'send',
@@ -69,11 +71,19 @@ export function createSendService(deps: SendDeps) {
       countsQuota: true,
       store: (idempotency, _now, quota) =>
         idempotency
-          ? deps.emails.accept([email], { enqueue: true, idempotency, ...(quota ? { quota: [quota] } : {}) })
-          : write({ email, ...(quota ? { quota } : {}) }),
+          ? deps.emails.accept([email], {
+              enqueue: true,
+              idempotency,
+              ...(quota ? { quota: [quota] } : {}),
+              ...(claim ? { claims: [claim] } : {}),
+            })
+          : write({ email, ...(quota ? { quota } : {}), ...(claim ? { claim } : {}) }),
       rows: { table: 'emails', ids: [id] },
     });
     if (result.id === id) {
+      // This email was committed (by the store, or found there when the commit's answer was lost): by a
+      // statement that confirmed the claim, so the call's answer stands (api/guard.ts).
+      if (principal.claim) principal.claim.confirmed = true;
       deps.usage.emailsSent(principal.keyId, 1);
       deps.notifyQueued();
     }

@@ -28,13 +28,13 @@ const PRINCIPAL: Principal = {
  */
 export function createFakeEmailApi() {
   const sent: EmailDraft[] = [];
-  const auth = {
-    // The guard hands over the credential already taken out of `Authorization: Bearer ...`.
-    authenticate: async (key: string | undefined) => {
-      if (key !== TEST_KEY) throw new AppError('unauthorized', 'Invalid or missing API key');
-      return PRINCIPAL;
-    },
-  } as unknown as AuthService;
+  // The guard hands over the credential already taken out of `Authorization: Bearer ...`. Nothing is cached
+  // here: a send is admitted as any other call.
+  const authenticate = async (key: string | undefined) => {
+    if (key !== TEST_KEY) throw new AppError('unauthorized', 'Invalid or missing API key');
+    return PRINCIPAL;
+  };
+  const auth = { authenticate, authenticateCached: authenticate } as unknown as AuthService;
   const usage = { request: () => {} } as unknown as UsageRecorder;
   const send = {
     send: async (_principal: Principal, draft: EmailDraft): Promise<SendResult> => {

@@ -106,6 +106,43 @@ describe('401: missing, wrong, deleted or malformed API keys', () => {
     // Other keys of the account are unaffected.
     expect((await call('GET', `${stack.api}/emails`, { token: stack.apiKey })).status).toBe(200);
   });
+
+  // The API process keeps the keys of recent sends and a send uses what it read before; the statement that
+  // stores the email confirms the key (migration 0038). What a key is now decides every answer all the same.
+  it('a deleted key fails on the very next send though its sends just before were answered from the cache: 401, nothing stored', async () => {
+    const s = await createSender(stack, 'deleted while sending', 'deleted-key.example');
+    const { id, key } = await createKey(stack, s.accountId, 'all');
+    const send = () =>
+      call('POST', `${stack.api}/emails`, { token: key, body: validEmail({ from: 'a@deleted-key.example' }) });
+    for (let i = 0; i < 3; i++) expect((await send()).status).toBe(200);
+    await admin(stack, 'DELETE', `/api-keys/${id}`);
+    for (let i = 0; i < 2; i++) {
+      const res = await send();
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual(UNAUTHORIZED);
+    }
+    const list = await call<{ total: number }>('GET', `${stack.api}/emails`, { token: s.key });
+    expect(list.body.total).toBe(3);
+  });
+
+  it("an account's lowered quota and a banned account count from the very next send after cached ones", async () => {
+    const s = await createSender(stack, 'quota lowered', 'quota-lowered.example');
+    const send = () =>
+      call('POST', `${stack.api}/emails`, { token: s.key, body: validEmail({ from: 'a@quota-lowered.example' }) });
+    for (let i = 0; i < 3; i++) expect((await send()).status).toBe(200);
+    await admin(stack, 'PATCH', `/accounts/${s.accountId}`, { daily_quota: 3 });
+    const refused = await send();
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toMatch(/^daily quota exceeded \(3\/3\)/);
+    await admin(stack, 'PATCH', `/accounts/${s.accountId}`, { daily_quota: 4 });
+    expect((await send()).status).toBe(200);
+    await admin(stack, 'PATCH', `/accounts/${s.accountId}`, { status: 'banned', daily_quota: 100 });
+    const banned = await send();
+    expect(banned.status).toBe(401);
+    expect(banned.body).toEqual({ error: 'unauthorized', message: 'This account is banned' });
+    await admin(stack, 'PATCH', `/accounts/${s.accountId}`, { status: 'healthy' });
+    expect((await call<{ total: number }>('GET', `${stack.api}/emails`, { token: s.key })).body.total).toBe(4);
+  });
 });
 
 /** A new account sending from `domain`, and an email it sent (200) and reads back (200). */

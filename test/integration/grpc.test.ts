@@ -178,6 +178,21 @@ describe('gRPC errors carry the REST status as a gRPC code, the same message, an
     expect(list.total).toBeGreaterThan(0);
   });
 
+  it('a key deleted after sends over gRPC (the process keeps their key): the next SendEmail is UNAUTHENTICATED', async () => {
+    const created = await call('POST', `${stack.admin}/accounts/${stack.accountId}/api-keys`, {
+      token: ADMIN_TOKEN,
+      body: { name: 'short-lived', permission: 'all' },
+    });
+    const key = created.body.key as string;
+    for (let i = 0; i < 2; i++) ok(await rpc(clients.email, 'SendEmail', validEmail(), bearer(key)));
+    await call('DELETE', `${stack.admin}/api-keys/${created.body.id as string}`, { token: ADMIN_TOKEN });
+    expectSameError(
+      failed(await rpc(clients.email, 'SendEmail', validEmail(), bearer(key))),
+      grpc.status.UNAUTHENTICATED,
+      { error: 'unauthorized', message: 'Invalid or missing API key' },
+    );
+  });
+
   it('a 999-character subject: INVALID_ARGUMENT with the same validation message as REST', async () => {
     const body = validEmail({ subject: 's'.repeat(999) });
     const rest = await call('POST', `${stack.api}/emails`, { token: stack.apiKey, body });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { PrincipalClaim } from '../../src/db/repos/principal-claims.js';
 import type { QuotaCounter } from '../../src/db/repos/quota-repo.js';
 import type { NewEmail } from '../../src/domain/entities/emails.js';
 import { createAcceptWriter, type CountedEmail } from '../../src/services/accept-writer.js';
@@ -12,9 +13,10 @@ const counted = (id: string, accountId: string, limit: number, n = 1): CountedEm
 
 /**
  * The repository seam: records each statement's email ids; refuses any statement holding an id in `refused`;
- * counts quotas as reserve_daily_quota does (a counter past its limit fails the whole statement, MQ429).
+ * counts quotas as reserve_daily_quota does (a counter past its limit fails the whole statement, MQ429) and
+ * refuses claims as confirm_principals does (a claim on a key in `staleKeys` fails the whole statement, MQ401).
  */
-function fakeEmails(refused: Set<string> = new Set()) {
+function fakeEmails(refused: Set<string> = new Set(), staleKeys: Set<string> = new Set()) {
   const calls: string[][] = [];
   const options: unknown[] = [];
   const used = new Map<string, number>();
@@ -22,11 +24,16 @@ function fakeEmails(refused: Set<string> = new Set()) {
     calls,
     options,
     used,
-    async accept(emails: NewEmail[], opts: { enqueue: boolean; quota?: QuotaCounter[] }): Promise<void> {
+    async accept(
+      emails: NewEmail[],
+      opts: { enqueue: boolean; quota?: QuotaCounter[]; claims?: PrincipalClaim[] },
+    ): Promise<void> {
       calls.push(emails.map((e) => e.id));
       options.push(opts);
       await turn();
       if (emails.some((e) => refused.has(e.id))) throw new Error(`refused ${emails.map((e) => e.id).join(',')}`);
+      if ((opts.claims ?? []).some((c) => staleKeys.has(c.keyId)))
+        throw Object.assign(new Error('key changed'), { code: 'MQ401' });
       const counters = opts.quota ?? [];
       if (counters.some((c) => (used.get(c.accountId) ?? 0) + c.n > c.limit))
         throw Object.assign(new Error('daily quota exceeded'), { code: 'MQ429' });
@@ -106,6 +113,39 @@ describe('accept writer (group commit of accepted emails)', () => {
     expect(results).toEqual(['ok', 'ok', 'ok', 'daily quota exceeded', 'daily quota exceeded', 'ok']);
     expect(repo.calls).toEqual([[...ids, 'b1'], ['e1'], ['e2'], ['e3'], ['e4'], ['e5'], ['b1']]);
     expect(Object.fromEntries(repo.used)).toEqual({ acc_a: 10, acc_b: 1 });
+  });
+
+  it("names each request's claim on a cached key in the group's statement; a refused claim fails its own email alone, the group written again in order", async () => {
+    const claimed = (id: string, keyId: string): CountedEmail => ({
+      email: { id, accountId: 'acc_a' } as NewEmail,
+      claim: { keyId, fingerprint: `fp_${keyId}` },
+    });
+    const fresh = fakeEmails();
+    expect(
+      await outcomes([claimed('e1', 'k1'), claimed('e2', 'k1'), email('e3')].map(createAcceptWriter(fresh))),
+    ).toEqual(['ok', 'ok', 'ok']);
+    expect(fresh.options).toEqual([
+      {
+        enqueue: true,
+        claims: [
+          { keyId: 'k1', fingerprint: 'fp_k1' },
+          { keyId: 'k1', fingerprint: 'fp_k1' },
+        ],
+      },
+    ]);
+    const stale = fakeEmails(new Set(), new Set(['k2']));
+    const write = createAcceptWriter(stale);
+    expect(await outcomes([claimed('e1', 'k1'), claimed('x', 'k2'), email('e2')].map(write))).toEqual([
+      'ok',
+      'key changed',
+      'ok',
+    ]);
+    expect(stale.calls).toEqual([['e1', 'x', 'e2'], ['e1'], ['x'], ['e2']]);
+    expect(stale.options.slice(1)).toEqual([
+      { enqueue: true, claims: [{ keyId: 'k1', fingerprint: 'fp_k1' }] },
+      { enqueue: true, claims: [{ keyId: 'k2', fingerprint: 'fp_k2' }] },
+      { enqueue: true },
+    ]);
   });
 
   it('at most 100 emails a statement', async () => {

@@ -69,6 +69,7 @@ describe("a key's expiry at authentication", () => {
     rateLimit: 5,
     keyDailyQuota: 20,
     expiresAt,
+    fingerprint: 'f1',
   });
   const auth = (expiresAt: Date | null, now: Date) =>
     createAuthService({

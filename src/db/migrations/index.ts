@@ -33,6 +33,7 @@ import * as scheduledMovesPerStatement from './0034-scheduled-moves-per-statemen
 import * as noEmailReferenceChecks from './0035-no-email-reference-checks.js';
 import * as counterSlotPerConnection from './0036-counter-slot-per-connection.js';
 import * as quotaInAccept from './0037-quota-in-accept.js';
+import * as cachedPrincipals from './0038-cached-principals.js';
 
 /**
  * Forward-only migrations, applied in order. Never edit one that has shipped: add the next. A migration is
@@ -74,4 +75,5 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string; 
   { version: 35, name: 'no-email-reference-checks', sql: noEmailReferenceChecks.sql },
   { version: 36, name: 'counter-slot-per-connection', sql: counterSlotPerConnection.sql },
   { version: 37, name: 'quota-in-accept', sql: quotaInAccept.sql },
+  { version: 38, name: 'cached-principals', sql: cachedPrincipals.sql },
 ];

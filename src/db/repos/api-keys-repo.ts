@@ -82,11 +82,12 @@ export function createApiKeysRepo(sql: Sql) {
           rate_limit: number | null;
           key_daily_quota: number | null;
           expires_at: Date | null;
+          fingerprint: string;
         }[]
       >`
         -- The hashes go as hex text: the driver sends an array of Buffers as one bytea value.
         select k.id, k.key_hash, k.account_id, k.permission, k.allowed_domains, a.status, a.daily_quota,
-          k.rate_limit, k.daily_quota as key_daily_quota, k.expires_at
+          k.rate_limit, k.daily_quota as key_daily_quota, k.expires_at, principal_fingerprint(k, a) as fingerprint
         from api_keys k join accounts a on a.id = k.account_id
         where k.key_hash = any(array(select decode(h, 'hex') from unnest(${keyHashes.map((h) => h.toString('hex'))}::text[]) h))
           and k.deleted_at is null`;
@@ -101,6 +102,7 @@ export function createApiKeysRepo(sql: Sql) {
         rateLimit: row.rate_limit,
         keyDailyQuota: row.key_daily_quota,
         expiresAt: row.expires_at,
+        fingerprint: row.fingerprint,
       }));
     },
 

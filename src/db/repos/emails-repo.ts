@@ -5,6 +5,7 @@ import { messageIdFor } from '../../domain/message-id.js';
 import { activeTraceparent } from '../../telemetry/spans.js';
 import type { Sql } from '../sql.js';
 import { countedTotal } from './list-counts.js';
+import { principalClaims, type PrincipalClaim } from './principal-claims.js';
 import { quotaCounters, type QuotaCounter } from './quota-repo.js';
 import type {
   NewEmail,
@@ -140,7 +141,12 @@ export function createEmailsRepo(sql: Sql) {
      */
     async accept(
       emails: NewEmail[],
-      options: { enqueue: boolean; idempotency?: IdempotencyCompletion; quota?: QuotaCounter[] },
+      options: {
+        enqueue: boolean;
+        idempotency?: IdempotencyCompletion;
+        quota?: QuotaCounter[];
+        claims?: PrincipalClaim[];
+      },
     ): Promise<void> {
       const rows = emailRows(sql, emails);
       const attachments = attachmentRows(emails);
@@ -149,14 +155,18 @@ export function createEmailsRepo(sql: Sql) {
       // The queue rows name the emails this statement writes (no foreign key checks them: migration 0035).
       // With `quota`, the statement counts the emails against it too (reserve_daily_quota, migration 0037):
       // joined into the last part, so that it runs; it raises MQ429 (isQuotaRefused) when a counter has no room.
+      // With `claims`, it confirms the cached keys its emails were accepted on (confirm_principals, migration
+      // 0038), joined the same way; it raises MQ401 (isClaimRefused) when one is gone or changed.
       const quota = options.quota && options.quota.length > 0 ? options.quota : undefined;
+      const claims = options.claims && options.claims.length > 0 ? options.claims : undefined;
       await sql`
         with inserted as (insert into emails ${sql(rows as never)} returning id)
         ${attachments.length > 0 ? sql`, attachments_inserted as (insert into attachments ${sql(attachments as never)})` : sql``}
         ${idempotencyCte(sql, options.idempotency)}
         ${quota ? sql`, counted as (select reserve_daily_quota(${quotaCounters(sql, quota)}))` : sql``}
+        ${claims ? sql`, confirmed as (select confirm_principals(${principalClaims(sql, claims)}))` : sql``}
         ${options.enqueue ? sql`insert into delivery_queue (email_id) select id from inserted` : sql`select count(*) from inserted`}
-        ${quota ? sql`, counted` : sql``}`;
+        ${quota ? sql`, counted` : sql``} ${claims ? sql`, confirmed` : sql``}`;
     },
 
     async get(accountId: string, id: string): Promise<EmailRow | undefined> {

@@ -31,6 +31,8 @@ export interface KeyPrincipalRow {
   rateLimit: number | null;
   keyDailyQuota: number | null;
   expiresAt: Date | null;
+  /** Of everything above a send is judged by (migration 0038): what the statement storing it confirms. */
+  fingerprint: string;
 }
 
 export interface UsageDelta {
