@@ -22,6 +22,13 @@ export type Json<T> = T extends JsonValue | undefined | Date
 const JSONB_OID = 3802;
 
 /**
+ * Whether `err` is a statement's failure with SQLSTATE `code`: one of PostgreSQL's own, or one the schema's
+ * functions raise (`MQ429` quota refused, `MQ401` a claimed key changed).
+ */
+export const hasSqlState = (err: unknown, code: string): boolean =>
+  typeof err === 'object' && err !== null && (err as { code?: unknown }).code === code;
+
+/**
  * A value as one jsonb parameter (rows for `jsonb_to_recordset`, say): the same parameter the driver's `json()`
  * builds (postgres/src/index.js), with the value checked by `Json` instead of the driver's `JSONValue`.
  */

@@ -60,7 +60,7 @@ export function createSendService(deps: SendDeps) {
       draft: valid,
     };
     // A cached key's claim goes into the statement that stores the email, whichever it is (auth-service.ts).
-    const claim = principal.claim && { keyId: principal.claim.keyId, fingerprint: principal.claim.fingerprint };
+    const { claim } = principal;
     const result = await deps.accept<SendResult>({
       principal,
       operation: 'send',
@@ -83,7 +83,7 @@ export function createSendService(deps: SendDeps) {
     if (result.id === id) {
       // This email was committed (by the store, or found there when the commit's answer was lost): by a
       // statement that confirmed the claim, so the call's answer stands (api/guard.ts).
-      if (principal.claim) principal.claim.confirmed = true;
+      if (claim) claim.confirmed = true;
       deps.usage.emailsSent(principal.keyId, 1);
       deps.notifyQueued();
     }

@@ -1,4 +1,4 @@
-import { jsonb, type Sql } from '../sql.js';
+import { hasSqlState, jsonb, type Sql } from '../sql.js';
 
 /**
  * What a request admitted on a cached key claims of it: the key, and the fingerprint it had when this process
@@ -12,9 +12,7 @@ export interface PrincipalClaim {
 /** What confirm_principals raises when a claimed key is gone, expired or changed: the statement rolled back. */
 const CLAIM_REFUSED = 'MQ401';
 
-export function isClaimRefused(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === CLAIM_REFUSED;
-}
+export const isClaimRefused = (err: unknown): boolean => hasSqlState(err, CLAIM_REFUSED);
 
 /** Claims as confirm_principals takes them: one JSON parameter, each key and fingerprint once. */
 export function principalClaims(sql: Sql, claims: PrincipalClaim[]) {

@@ -1,4 +1,4 @@
-import { jsonb, type Sql } from '../sql.js';
+import { hasSqlState, jsonb, type Sql } from '../sql.js';
 
 /** One account's daily counter, and what a reservation adds to it within its limit. */
 export interface QuotaCounter {
@@ -11,9 +11,7 @@ export interface QuotaCounter {
 /** What reserve_daily_quota (migration 0037) raises when a counter has no room: the statement rolled back. */
 const QUOTA_REFUSED = 'MQ429';
 
-export function isQuotaRefused(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === QUOTA_REFUSED;
-}
+export const isQuotaRefused = (err: unknown): boolean => hasSqlState(err, QUOTA_REFUSED);
 
 /** Counters as reserve_daily_quota takes them: one JSON parameter. */
 export function quotaCounters(sql: Sql, counters: QuotaCounter[]) {
