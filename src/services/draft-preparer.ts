@@ -1,7 +1,7 @@
-import type { TemplateRefInput, TemplateStamp } from '../domain/entities/templates.js';
+import type { TemplateRefInput } from '../domain/entities/templates.js';
 import { validateDraft, type EmailDraft, type ValidDraft } from '../domain/email-draft.js';
 import { AppError, invalid } from '../errors.js';
-import { renderedFields, type PinMemo, type TemplateRenderer } from './template-renderer.js';
+import { renderedFields, type PinMemo, type RenderedRef, type TemplateRenderer } from './template-renderer.js';
 
 /**
  * A send request made into the email to store: its template, if it names one, rendered into its subject and
@@ -10,39 +10,41 @@ import { renderedFields, type PinMemo, type TemplateRenderer } from './template-
  * rules of one written by hand.
  */
 export function createDraftPreparer(renderer: Pick<TemplateRenderer, 'renderRef'>) {
-  /** The draft with its template rendered into its subject and bodies, and the stamp to store. */
-  async function rendered(
-    accountId: string,
-    draft: EmailDraft,
-    ref: TemplateRefInput,
-    memo: PinMemo | undefined,
-  ): Promise<{ draft: EmailDraft; template: TemplateStamp }> {
-    if (draft.subject !== '' || draft.html !== '' || draft.text !== '')
-      throw invalid('template: give either a template or subject, html and text, not both');
-    const { rendered: r, stamp } = await renderer.renderRef(accountId, ref, memo);
-    return { draft: { ...draft, ...renderedFields(r) }, template: stamp };
-  }
-
   /** Prefixes a 400 with the item it is about (`emails[3].template.variables.name is required`). */
   const within = (prefix: string, err: unknown): unknown =>
     prefix !== '' && err instanceof AppError && err.kind === 'validation'
       ? new AppError('validation', `${prefix}${err.message}`, { cause: err })
       : err;
 
-  async function prepareTemplated(
+  /** The draft with its template's render in place of its (empty) subject and bodies, checked as any draft. */
+  const withRender = (draft: EmailDraft, { rendered: r, stamp }: RenderedRef, prefix: string): ValidDraft => ({
+    ...validateDraft({ ...draft, ...renderedFields(r) }, prefix),
+    template: stamp,
+  });
+
+  /** Without a promise when the renderer needs none (renderRef: the version known in this process). */
+  function prepareTemplated(
     accountId: string,
     draft: EmailDraft,
     ref: TemplateRefInput,
     prefix: string,
     memo: PinMemo | undefined,
-  ): Promise<ValidDraft> {
-    let r;
+  ): ValidDraft | Promise<ValidDraft> {
+    let r: RenderedRef | Promise<RenderedRef>;
     try {
-      r = await rendered(accountId, draft, ref, memo);
+      if (draft.subject !== '' || draft.html !== '' || draft.text !== '')
+        throw invalid('template: give either a template or subject, html and text, not both');
+      r = renderer.renderRef(accountId, ref, memo);
     } catch (err) {
       throw within(prefix, err);
     }
-    return { ...validateDraft(r.draft, prefix), template: r.template };
+    if (!(r instanceof Promise)) return withRender(draft, r, prefix);
+    return r.then(
+      (done) => withRender(draft, done, prefix),
+      (err: unknown) => {
+        throw within(prefix, err);
+      },
+    );
   }
 
   /** The draft checked; a send without a template is checked at once, with no promise of its own. */
