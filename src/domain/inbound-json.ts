@@ -50,12 +50,31 @@ function cut(text: string, maxBytes: number): string | undefined {
   return read < text.length ? text.slice(0, read) : undefined;
 }
 
+/** What events.data holds of an `inbound` event (storedInboundEventData). */
+export type StoredInboundEventData = WireJsonObject & { id: string };
+
+/** The bodies an inbound email's row keeps, which its `inbound` event's stored data leaves out. */
+export type InboundBodies = Pick<InboundEmailRow, 'text' | 'html' | 'strippedText'>;
+
 /**
- * The `inbound` event's data: the inbound email as the API shows it, each of text, html and stripped_text cut
- * at INBOUND_EVENT_BODY_BYTES; when any was cut, `truncated: true` (the whole is at GET /inbound/emails/:id).
+ * What `events.data` keeps of an `inbound` event: the inbound email as the API shows it without text, html and
+ * stripped_text. The bodies are in the inbound email's row, which outlives its events (an inbound email goes
+ * with its events, and not while a delivery of them is pending): a reader puts them back (withInboundBodies)
+ * rather than every message storing, compressing and logging them twice.
  */
-export function inboundEventData(row: InboundEmailRow): InboundEventData {
-  const data: InboundEventData = inboundEmailJson(row);
+export function storedInboundEventData(row: InboundEmailRow): StoredInboundEventData {
+  const { text: _text, html: _html, stripped_text: _stripped, ...rest } = inboundEmailJson(row);
+  return rest;
+}
+
+/**
+ * The `inbound` event's data as webhooks and the events API show it: the stored data with the inbound email's
+ * bodies, each cut at INBOUND_EVENT_BODY_BYTES; when any was cut, `truncated: true` (the whole is at GET
+ * /inbound/emails/:id). Data stored with its bodies (as events were until they left them out) reads the same.
+ */
+export function withInboundBodies(stored: StoredInboundEventData, bodies: InboundBodies): InboundEventData {
+  const { truncated: _truncated, ...rest } = stored;
+  const data: InboundEventData = { ...rest, text: bodies.text, html: bodies.html, stripped_text: bodies.strippedText };
   let truncated = false;
   for (const field of ['text', 'html', 'stripped_text'] as const) {
     const value = data[field];
@@ -68,3 +87,7 @@ export function inboundEventData(row: InboundEmailRow): InboundEventData {
   if (truncated) data.truncated = true;
   return data;
 }
+
+/** The `inbound` event's data as it is delivered and listed (withInboundBodies of what is stored). */
+export const inboundEventData = (row: InboundEmailRow): InboundEventData =>
+  withInboundBodies(storedInboundEventData(row), row);

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { replyCandidates } from '../../src/db/index.js';
 import type { InboundEmailRow } from '../../src/domain/entities/inbound.js';
-import { INBOUND_EVENT_BODY_BYTES, inboundEmailJson, inboundEventData } from '../../src/domain/inbound-json.js';
+import {
+  INBOUND_EVENT_BODY_BYTES,
+  inboundEmailJson,
+  inboundEventData,
+  storedInboundEventData,
+  withInboundBodies,
+} from '../../src/domain/inbound-json.js';
 
 const row = (over: Partial<InboundEmailRow> = {}): InboundEmailRow => ({
   id: 'in_1',
@@ -78,6 +84,31 @@ describe('the inbound email as the API shows it', () => {
     // Exactly 1 MB fits whole.
     const exact = 'y'.repeat(INBOUND_EVENT_BODY_BYTES);
     expect(inboundEventData(row({ strippedText: exact })).truncated).toBeUndefined();
+  });
+});
+
+describe('an inbound event stored without its bodies', () => {
+  it('keeps everything but text, html and stripped_text, and reads back as the whole event', () => {
+    const r = row({ html: '<p>hi</p>', strippedText: 'hi' });
+    const stored = storedInboundEventData(r);
+    expect(Object.keys(stored).sort()).toEqual(
+      Object.keys(inboundEmailJson(r))
+        .filter((k) => !['text', 'html', 'stripped_text'].includes(k))
+        .sort(),
+    );
+    expect(withInboundBodies(JSON.parse(JSON.stringify(stored)), r)).toEqual(inboundEventData(r));
+    expect(inboundEventData(r)).toMatchObject({ text: 'hello', html: '<p>hi</p>', stripped_text: 'hi' });
+  });
+
+  it('reads data stored with its bodies (as it was until they were left out) the same, truncated as the row says', () => {
+    const long = 'z'.repeat(INBOUND_EVENT_BODY_BYTES + 1);
+    const old = { ...inboundEmailJson(row({ text: long })), text: 'stale', truncated: true };
+    const fits = withInboundBodies(old, row());
+    expect(fits).toEqual(inboundEventData(row()));
+    expect(fits.truncated).toBeUndefined();
+    const cut = withInboundBodies(old, row({ text: long }));
+    expect(cut.truncated).toBe(true);
+    expect(cut.text).toBe(long.slice(0, INBOUND_EVENT_BODY_BYTES));
   });
 });
 

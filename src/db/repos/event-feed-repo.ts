@@ -2,6 +2,7 @@ import type { EventType } from '../../domain/catalog.js';
 import type { Mailboxes } from '../../domain/email-draft.js';
 import type { FeedPosition } from '../../domain/event-cursor.js';
 import type { Sql } from '../sql.js';
+import { eventData, inboundBodiesJoin, inboundBodyColumns, type InboundBodiesRaw } from './inbound-event-bodies.js';
 import type { FeedEvent } from '../../domain/entities/events.js';
 
 type Raw = {
@@ -10,17 +11,18 @@ type Raw = {
   created_at: Date;
   data: Record<string, unknown>;
   tx: string;
-} & (
-  | { email_id: string; message_id: string; mailboxes: Mailboxes; subject: string; sent_at: Date | null }
-  // An `inbound` event: about no email (CONTRACT.md "Inbound mail"), so its body has none.
-  | { email_id: null; message_id: null; mailboxes: null; subject: null; sent_at: null }
-);
+} & Partial<InboundBodiesRaw> &
+  (
+    | { email_id: string; message_id: string; mailboxes: Mailboxes; subject: string; sent_at: Date | null }
+    // An `inbound` event: about no email (CONTRACT.md "Inbound mail"), so its body has none.
+    | { email_id: null; message_id: null; mailboxes: null; subject: null; sent_at: null }
+  );
 
 const toFeedEvent = (r: Raw): FeedEvent => ({
   id: r.id,
   type: r.type,
   at: r.created_at,
-  data: r.data,
+  data: eventData(r.data, r),
   position: { tx: r.tx, id: r.id },
   email:
     r.email_id === null
@@ -59,9 +61,10 @@ export function createEventFeedRepo(sql: Sql) {
       const from =
         emailId === undefined ? sql`events` : sql`(select * from events where email_id = ${emailId} offset 0)`;
       const rows = await sql<Raw[]>`
-        select e.id, e.type, e.created_at, e.data, e.tx::text as tx,
+        select e.id, e.type, e.created_at, e.data, e.tx::text as tx, ${inboundBodyColumns(sql)},
           m.id as email_id, m.message_id, m.mailboxes, m.subject, m.sent_at
         from ${from} e left join emails m on m.id = e.email_id
+        ${inboundBodiesJoin(sql)}
         where e.account_id = ${accountId}
           ${type === undefined ? sql`` : sql`and e.type = ${type}`}
           ${withInbound ? sql`` : sql`and e.type <> 'inbound'`}

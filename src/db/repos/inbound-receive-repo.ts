@@ -1,5 +1,5 @@
 import type { InboundEmailRow } from '../../domain/entities/inbound.js';
-import { inboundEventData } from '../../domain/inbound-json.js';
+import { storedInboundEventData } from '../../domain/inbound-json.js';
 import { newId } from '../../ids.js';
 import { jsonb, type Sql, type Tx } from '../sql.js';
 
@@ -64,7 +64,7 @@ export function createInboundReceiveRepo(sql: Sql) {
 
     /**
      * Stores the inbound emails one message became (one per recipient a route took) in one transaction, each
-     * with its `inbound` event (the email as the API shows it, bodies cut at 1 MB) and, when it answers one of
+     * with its `inbound` event (the email as the API shows it; its bodies are read from the row: inbound-json.ts) and, when it answers one of
      * its account's emails (In-Reply-To, References), reply_to_email_id and a `reply` event on that email. The
      * webhook fan-out trigger queues their deliveries in the same transaction. All or nothing.
      */
@@ -88,7 +88,7 @@ export function createInboundReceiveRepo(sql: Sql) {
           await tx`
             insert into events (id, email_id, inbound_id, account_id, type, data, created_at)
             values (${newId('event')}, null, ${row.id}, ${row.accountId}, 'inbound',
-              ${jsonb(tx, inboundEventData(row))}, ${row.receivedAt})`;
+              ${jsonb(tx, storedInboundEventData(row))}, ${row.receivedAt})`;
           if (replyToEmailId !== null)
             await tx`
               insert into events (id, email_id, inbound_id, account_id, type, data, created_at)

@@ -4,6 +4,7 @@ import { sealedContext, type SecretBox } from '../../domain/sealed-values.js';
 import type { Sql } from '../sql.js';
 import type { EmailRaw } from '../../domain/entities/emails.js';
 import { toEmail } from './emails-repo.js';
+import { eventData, inboundBodiesJoin, inboundBodyColumns, type InboundBodiesRaw } from './inbound-event-bodies.js';
 import { createGroupQueue } from './group-queue.js';
 import type {
   WebhookDeliveryStatus,
@@ -72,7 +73,8 @@ type SendingRaw = {
   e_at: Date;
   e_data: Record<string, unknown>;
   e_inbound: string | null;
-} & (EmailRaw | { [K in keyof EmailRaw]: null });
+} & InboundBodiesRaw &
+  (EmailRaw | { [K in keyof EmailRaw]: null });
 
 /**
  * Deliveries (rows of `source`: id, status, webhook_id, event_id, attempt_count) with what sending needs. The
@@ -82,10 +84,12 @@ const selectForSending = (sql: Sql, source: postgres.PendingQuery<postgres.Row[]
   select d.id as d_id, d.status as d_status, d.attempt_count as d_attempt, w.id as w_id,
     case when w.deleted_at is null then w.url end as url, case when w.deleted_at is null then w.secret end as secret,
     case when w.previous_secret_until > now() then w.previous_secret end as previous, w.disabled_at is not null as disabled,
-    e.id as e_id, e.type as e_type, e.created_at as e_at, e.data as e_data, e.inbound_id as e_inbound, m.*
+    e.id as e_id, e.type as e_type, e.created_at as e_at, e.data as e_data, e.inbound_id as e_inbound,
+    ${inboundBodyColumns(sql)}, m.*
   from ${source} d
   join webhooks w on w.id = d.webhook_id
   join events e on e.id = d.event_id
+  ${inboundBodiesJoin(sql)}
   left join emails m on m.id = e.email_id`;
 
 /**
@@ -110,7 +114,7 @@ const toSending = (row: SendingRaw, box: SecretBox): DeliveryToSend => {
             },
           }
         : undefined,
-    event: { id: row.e_id, type: row.e_type, at: row.e_at, data: row.e_data, inboundId: row.e_inbound },
+    event: { id: row.e_id, type: row.e_type, at: row.e_at, data: eventData(row.e_data, row), inboundId: row.e_inbound },
     email: row.id === null ? undefined : toEmail(row),
   };
 };
