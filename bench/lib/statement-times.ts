@@ -1,7 +1,7 @@
 import postgres from 'postgres';
 
 /**
- * BENCH_PGSS=1: where PostgreSQL's time goes over the throughput part, from `pg_stat_statements` (`track = all`,
+ * BENCH_PGSS=1: where PostgreSQL's time goes over the throughput and inbound parts, from `pg_stat_statements` (`track = all`,
  * so statements run inside triggers and functions count too, beside the statement that ran them). Off by
  * default: the extension costs every statement a little. docs/benchmark.md's per-statement tables come from it.
  *
@@ -38,14 +38,14 @@ export async function startStatementTimes(databaseUrl: string): Promise<() => Pr
   };
 }
 
-/** The top statements as log lines: µs of server time and calls per email. */
-export function statementLines(t: StatementTimes, top = 12): string[] {
-  const per = (x: number) => (t.emails > 0 ? x / t.emails : 0);
+/** The top statements as log lines: µs of server time and calls per email (or per `unit`, `count` of them). */
+export function statementLines(t: StatementTimes, top = 12, unit = 'email', count = t.emails): string[] {
+  const per = (x: number) => (count > 0 ? x / count : 0);
   return t.statements
     .slice(0, top)
     .map(
       (s) =>
-        `${(per(s.ms) * 1000).toFixed(0).padStart(5)} µs/email ${per(s.calls).toFixed(2).padStart(6)} calls/email ` +
-        `${per(s.walRecords).toFixed(1).padStart(5)} WAL/email${s.nested ? ' (nested)' : ''}  ${s.query.slice(0, 110)}`,
+        `${(per(s.ms) * 1000).toFixed(0).padStart(5)} µs/${unit} ${per(s.calls).toFixed(2).padStart(6)} calls/${unit} ` +
+        `${per(s.walRecords).toFixed(1).padStart(5)} WAL/${unit}${s.nested ? ' (nested)' : ''}  ${s.query.slice(0, 110)}`,
     );
 }

@@ -89,7 +89,14 @@ export async function allInOneService(
       ctx.log(
         `inbound: ${INBOUND_RATE} messages/s into the inbound listener for ${INBOUND_SECONDS} s, then one large message`,
       );
+      const statementTimes = STATEMENT_TIMES ? await startStatementTimes(env.DATABASE_URL!) : undefined;
       figures.inbound = await inboundFigures(ctx, svc, inboundZone!.dkim);
+      if (statementTimes) {
+        const times = await statementTimes();
+        const messages = figures.inbound.accepted;
+        ctx.log(`PostgreSQL's top statements over the inbound run (${messages} messages):`);
+        for (const line of statementLines(times, 16, 'msg', messages)) ctx.log(`  ${line}`);
+      }
     }
     if (parts.has('scheduled')) {
       const counts = [ctx.sizes.scheduledCount, ctx.sizes.scheduledLargeCount];
