@@ -87,7 +87,3 @@ export function withInboundBodies(stored: StoredInboundEventData, bodies: Inboun
   if (truncated) data.truncated = true;
   return data;
 }
-
-/** The `inbound` event's data as it is delivered and listed (withInboundBodies of what is stored). */
-export const inboundEventData = (row: InboundEmailRow): InboundEventData =>
-  withInboundBodies(storedInboundEventData(row), row);

@@ -80,14 +80,16 @@ export function createTemplateRenderer(deps: TemplateRendererDeps) {
     return pinned;
   }
 
+  /** A version's key in the compiled cache: `<template id>@<version>`, immutable once stored. */
+  const versionKey = (pinned: PinnedVersion) => `${pinned.id}@${pinned.version}`;
+
   async function compiled(accountId: string, pinned: PinnedVersion): Promise<CompiledTemplate> {
-    const key = `${pinned.id}@${pinned.version}`;
-    const hit = cache.get(key);
+    const hit = cache.get(versionKey(pinned));
     if (hit !== undefined) return hit;
     const template = await deps.templates.get(accountId, pinned.id, pinned.version);
     // Deleted between the two reads: as a send naming a deleted template.
     if (template === undefined) throw invalid(`template.id: no template ${pinned.id} (unknown or deleted)`);
-    return cache.compile(key, template);
+    return cache.compile(versionKey(pinned), template);
   }
 
   function renderWith(template: CompiledTemplate, pinned: PinnedVersion, ref: TemplateRefInput): RenderedRef {
@@ -108,7 +110,7 @@ export function createTemplateRenderer(deps: TemplateRendererDeps) {
       // The usual send: its version pinned and compiled in this process already, rendered without a promise
       // (each await was a microtask and a promise per send, a tenth of what a template adds to it).
       const known = pins.get(accountId, key);
-      const hit = known === undefined ? undefined : cache.get(`${known.id}@${known.version}`);
+      const hit = known === undefined ? undefined : cache.get(versionKey(known));
       if (known !== undefined && hit !== undefined) return renderWith(hit, known, ref);
       let pinning = memo?.get(key);
       if (pinning === undefined) {

@@ -4,7 +4,6 @@ import type { InboundEmailRow } from '../../src/domain/entities/inbound.js';
 import {
   INBOUND_EVENT_BODY_BYTES,
   inboundEmailJson,
-  inboundEventData,
   storedInboundEventData,
   withInboundBodies,
 } from '../../src/domain/inbound-json.js';
@@ -38,6 +37,9 @@ const row = (over: Partial<InboundEmailRow> = {}): InboundEmailRow => ({
   authentication: { spf: 'pass', dkim: 'none', dmarc: 'fail' },
   ...over,
 });
+
+/** The `inbound` event as it is delivered and listed: what is stored, with the row's bodies put back. */
+const inboundEventData = (r: InboundEmailRow) => withInboundBodies(storedInboundEventData(r), r);
 
 describe('the inbound email as the API shows it', () => {
   it("has CONTRACT.md's fields, and no storage detail (keys, envelope, account)", () => {

@@ -64,9 +64,10 @@ export function createInboundReceiveRepo(sql: Sql) {
 
     /**
      * Stores the inbound emails one message became (one per recipient a route took) in one transaction, each
-     * with its `inbound` event (the email as the API shows it; its bodies are read from the row: inbound-json.ts) and, when it answers one of
-     * its account's emails (In-Reply-To, References), reply_to_email_id and a `reply` event on that email. The
-     * webhook fan-out trigger queues their deliveries in the same transaction. All or nothing.
+     * with its `inbound` event (the email as the API shows it, less the bodies the row holds: inbound-json.ts)
+     * and, when it answers one of its account's emails (In-Reply-To, References), reply_to_email_id and a `reply`
+     * event on that email. The webhook fan-out trigger queues their deliveries in the same transaction. All or
+     * nothing.
      */
     async record(emails: NewInboundEmail[]): Promise<RecordedInbound[]> {
       return sql.begin(async (tx) => {
