@@ -1,5 +1,5 @@
-import { randomFillSync } from 'node:crypto';
 import { encodeTime, monotonicFactory } from 'ulid';
+import { randomFraction } from './random-pool.js';
 
 /**
  * Identifiers are opaque, prefixed and time-ordered (CONTRACT.md): the prefix says what a thing is, so
@@ -27,22 +27,9 @@ export const ID_PREFIXES = {
 
 export type IdKind = keyof typeof ID_PREFIXES;
 
-/**
- * ulid's own source asks the OS for randomness once per character (16 calls per id); this one draws bytes
- * from a pool filled 4 KiB at a time, the same CSPRNG. A byte over 256 picks one of ulid's 32 characters
- * uniformly (it scales by 32 and floors).
- */
-const pool = Buffer.alloc(4096);
-let poolAt = pool.length;
-function pooledRandom(): number {
-  if (poolAt === pool.length) {
-    randomFillSync(pool);
-    poolAt = 0;
-  }
-  return pool[poolAt++]! / 256;
-}
-
-const ulid = monotonicFactory(pooledRandom);
+// ulid's own source asks the OS for randomness once per character (16 calls per id); the pool's bytes are the
+// same CSPRNG's. A byte over 256 picks one of ulid's 32 characters uniformly (it scales by 32 and floors).
+const ulid = monotonicFactory(randomFraction);
 
 export function newId(kind: IdKind): string {
   return `${ID_PREFIXES[kind]}_${ulid().toLowerCase()}`;

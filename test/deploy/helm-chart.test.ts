@@ -222,7 +222,11 @@ describe("the Deployments' environment is what the service reads", () => {
     for (const args of [[], ['-f', PRODUCTION]]) {
       for (const d of deployments(parse(render(...args)))) {
         const names = (container(d).env ?? []).map((e) => e.name);
-        for (const name of names) expect(declared, `${d.metadata.name} sets ${name}`).toContain(name);
+        // NODE_OPTIONS is Node's own: the worker's young generation (values.yaml worker.nodeOptions).
+        for (const name of names.filter((n) => n !== 'NODE_OPTIONS'))
+          expect(declared, `${d.metadata.name} sets ${name}`).toContain(name);
+        const nodeOptions = (container(d).env ?? []).find((e) => e.name === 'NODE_OPTIONS');
+        expect(nodeOptions?.value).toBe(d.metadata.name.endsWith('-worker') ? '--max-semi-space-size=64' : undefined);
         expect(new Set(names).size, `${d.metadata.name} sets a variable twice`).toBe(names.length);
         expect(names).toEqual(
           expect.arrayContaining([

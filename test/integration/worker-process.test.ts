@@ -47,6 +47,8 @@ describe('the worker child process of npm start (role all)', () => {
     const pid = w.pid()!;
     expect(pidsIn(log)).toEqual([pid]);
     expect(os.getPriority(pid)).toBe(Math.min(19, os.getPriority() + 10));
+    // Delivery's young generation (worker-process.ts WORKER_SEMI_SPACE_MB), on the child's command line.
+    expect(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toContain('--max-semi-space-size=64');
     await w.stop();
     expect(alive(pid)).toBe(false);
     // Stopped on purpose: not started again.

@@ -4,6 +4,7 @@ import type MimeNode from 'nodemailer/lib/mime-node';
 import type { DKIMSignOptions } from 'nodemailer/lib/dkim/sign';
 import type { ComposedMessage } from './compose.js';
 import { dkimSignBuffer } from '../dkim/dkim-sign-buffer.js';
+import { randomHex } from '../../random-pool.js';
 import type { BuiltMessage } from '../transport/send-built.js';
 
 /**
@@ -24,7 +25,9 @@ import type { BuiltMessage } from '../transport/send-built.js';
  * images, a `keys` list of DKIM keys) are not used here.
  */
 export async function renderMessage(message: ComposedMessage): Promise<BuiltMessage> {
-  const root = new MailComposer(message).compile();
+  // Each MIME node draws its own boundary base from the OS unless given one, and only the root's is used.
+  const options: ComposedMessage & { baseBoundary: string } = { ...message, baseBoundary: randomHex(8) };
+  const root = new MailComposer(options).compile();
   // As the stream transport did: a Bcc header given is written (composeMessage never gives one).
   root.keepBcc = true;
   const built = await build(root);
