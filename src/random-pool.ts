@@ -23,8 +23,11 @@ export function randomFraction(): number {
   return pool[take(1)]! / 256;
 }
 
-/** `bytes` random bytes as hex (at most the pool's size). */
+/** `bytes` random bytes as hex (at most the pool's size, 4,096). */
 export function randomHex(bytes: number): string {
+  // More than the pool holds would read past its end and answer fewer bytes than asked.
+  if (!Number.isInteger(bytes) || bytes < 1 || bytes > pool.length)
+    throw new RangeError(`randomHex takes 1 to ${pool.length} bytes, not ${bytes}`);
   const start = take(bytes);
   return pool.toString('hex', start, start + bytes);
 }

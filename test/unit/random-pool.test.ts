@@ -8,6 +8,11 @@ describe('the pooled random source', () => {
     for (const hex of drawn) expect(hex).toMatch(/^[0-9a-f]{16}$/);
     expect(new Set(drawn).size).toBe(drawn.length);
     expect(randomHex(32)).toMatch(/^[0-9a-f]{64}$/);
+    expect(randomHex(4096)).toHaveLength(8192);
+  });
+
+  it('refuses a size the pool cannot give whole', () => {
+    for (const bytes of [0, -1, 1.5, 4097]) expect(() => randomHex(bytes)).toThrow(RangeError);
   });
 
   it('gives fractions in [0, 1) in steps of 1/256, spread over the range', () => {
