@@ -54,14 +54,18 @@ function lowerPriority(child: ChildProcess, logger: Logger): void {
  * maximum rate.
  */
 const WORKER_NICE = 10;
+const RESTART_FIRST_MS = 1_000;
+const RESTART_MAX_MS = 30_000;
+/** A child that ran this long before dying starts again after the first wait, not a longer one. */
+const STABLE_MS = 60_000;
 
 /**
  * The young generation's semi-space the worker runs with (MB; V8's default is 16). A delivery holds its message,
  * rows and SMTP state across a few round trips, and hundreds are in flight: with the default, many are still
  * live at each scavenge, get copied, promoted and later marked and compacted. With 64 MB most are garbage by
  * then, and the worker delivered about 9 % more per second in the bench's drain (docs/benchmark.md, "Session
- * 25"), for up to 128 MB more resident memory under load. A flag given by the operator (the parent's
- * execArgv or NODE_OPTIONS) wins.
+ * 25"), for up to 160 MB more resident memory under load (its peak in the bench's max-rate run: 517 -> 680 MB).
+ * A flag given by the operator (the parent's execArgv or NODE_OPTIONS) wins.
  */
 export const WORKER_SEMI_SPACE_MB = 64;
 
@@ -72,10 +76,6 @@ export function workerExecArgv(parent: readonly string[], nodeOptions: string | 
   );
   return given ? [...parent] : [...parent, `--max-semi-space-size=${WORKER_SEMI_SPACE_MB}`];
 }
-const RESTART_FIRST_MS = 1_000;
-const RESTART_MAX_MS = 30_000;
-/** A child that ran this long before dying starts again after the first wait, not a longer one. */
-const STABLE_MS = 60_000;
 
 /**
  * The worker role in a child process, supervised: started with the parent's Node flags (tsx, profiling) and
