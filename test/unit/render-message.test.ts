@@ -1,7 +1,8 @@
+import { PassThrough, Readable } from 'node:stream';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type Mail from 'nodemailer/lib/mailer';
 import { describe, expect, it } from 'vitest';
-import { buildAtOnce } from '../../src/delivery/message/render-message.js';
+import { buildAtOnce, endingInNewline } from '../../src/delivery/message/render-message.js';
 
 /** The same message twice: a fixed date, Message-ID and boundary make the two trees' bytes comparable. */
 const compiled = (mail: Mail.Options) => {
@@ -13,10 +14,6 @@ const compiled = (mail: Mail.Options) => {
   };
   return [new MailComposer(options).compile(), new MailComposer(options).compile()] as const;
 };
-
-/** What MimeNode's createReadStream adds at the end (LastNewline), as renderMessage does after either build. */
-const endingInNewline = (b: Buffer) =>
-  b.at(-1) === 0x0a ? b : Buffer.concat([b, Buffer.from(b.at(-1) === 0x0d ? '\n' : '\r\n')]);
 
 const base: Mail.Options = {
   from: 'Acme <news@acme.test>',
@@ -84,8 +81,7 @@ describe('buildAtOnce (the message built in one synchronous pass)', () => {
     });
   }
 
-  it('leaves to the stream what it cannot build at once: raw nodes, file, URL and stream content, transforms', async () => {
-    const { Readable } = await import('node:stream');
+  it('leaves to the stream what it cannot build at once: raw nodes, file, URL and stream content, transforms', () => {
     expect(buildAtOnce(compiled({ ...base, raw: 'Subject: raw\r\n\r\nraw\r\n' })[0])).toBeUndefined();
     expect(buildAtOnce(compiled({ ...base, text: 'x', attachments: [{ path: '/etc/hostname' }] })[0])).toBeUndefined();
     expect(
@@ -93,7 +89,7 @@ describe('buildAtOnce (the message built in one synchronous pass)', () => {
     ).toBeUndefined();
     expect(buildAtOnce(compiled({ ...base, text: Readable.from(['streamed']) })[0])).toBeUndefined();
     const [transformed] = compiled({ ...base, text: 'x' });
-    transformed.transform(new (await import('node:stream')).PassThrough());
+    transformed.transform(new PassThrough());
     expect(buildAtOnce(transformed)).toBeUndefined();
   });
 });

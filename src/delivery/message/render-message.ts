@@ -23,8 +23,8 @@ import type { BuiltMessage } from '../transport/send-built.js';
  * (buildAtOnce) where its tree allows, else by the tree's own stream, and signed on the built buffer
  * (dkim-sign-buffer.ts) rather than through nodemailer's DKIM stream pipeline (a parser and a hashing
  * Transform, a PassThrough and their timers a message), which costs more CPU per message (docs/benchmark.md,
- * same table). It covers the fields composeMessage sets; sendMail's extras (xMailer, priority, list headers, data-URL
- * images, a `keys` list of DKIM keys) are not used here.
+ * same table). It covers the fields composeMessage sets; sendMail's extras (xMailer, priority, list headers,
+ * data-URL images, a `keys` list of DKIM keys) are not used here.
  */
 export async function renderMessage(message: ComposedMessage): Promise<BuiltMessage> {
   // Each MIME node draws its own boundary base from the OS unless given one, and only the root's is used.
@@ -62,11 +62,10 @@ interface NodeInternals {
  * test/unit/render-message.test.ts holds it byte for byte to the streamed build.
  */
 export function buildAtOnce(root: MimeNode): Buffer | undefined {
+  if (!writableAtOnce(root)) return undefined;
   const out: (Buffer | string)[] = [];
-  const walk = (node: MimeNode & NodeInternals): boolean => {
-    if (node._raw || node._transforms?.length || node._processFuncs?.length) return false;
-    const content = node.content;
-    if (content && typeof content !== 'string' && !Buffer.isBuffer(content)) return false;
+  const write = (node: MimeNode): void => {
+    const content = node.content as string | Buffer | undefined;
     const transferEncoding = node.getTransferEncoding();
     out.push(`${node.buildHeaders()}\r\n\r\n`);
     if (content) {
@@ -77,17 +76,30 @@ export function buildAtOnce(root: MimeNode): Buffer | undefined {
         encodeInto(out, new QpEncoder({ binary: !/^text\//i.test(node.contentType ?? '') } as object), bytes);
       else out.push(bytes);
     }
-    if (!node.multipart) return true;
+    if (!node.multipart) return;
     for (const [i, child] of node.childNodes.entries()) {
       out.push(`${i > 0 ? '\r\n' : ''}--${String(node.boundary)}\r\n`);
-      if (!walk(child)) return false;
+      write(child);
     }
     out.push(`\r\n--${String(node.boundary)}--\r\n`);
-    return true;
   };
-  const top = root as MimeNode & NodeInternals;
-  if (top.newline || !walk(top)) return undefined;
+  write(root);
   return Buffer.concat(out.map((c) => (typeof c === 'string' ? Buffer.from(c) : c)));
+}
+
+/**
+ * Whether every node of the tree is one buildAtOnce writes as the stream would: checked before anything is
+ * written, so a tree left to the stream has its headers built once, by the stream.
+ */
+function writableAtOnce(root: MimeNode): boolean {
+  if ((root as MimeNode & NodeInternals).newline) return false;
+  const plain = (node: MimeNode & NodeInternals): boolean =>
+    !node._raw &&
+    !node._transforms?.length &&
+    !node._processFuncs?.length &&
+    (!node.content || typeof node.content === 'string' || Buffer.isBuffer(node.content)) &&
+    node.childNodes.every(plain);
+  return plain(root);
 }
 
 /** Hooks of a nodemailer encoder (a Transform whose steps are synchronous) driven directly with the whole input. */
@@ -129,7 +141,7 @@ function build(root: MimeNode): Promise<Buffer> {
 }
 
 /** createReadStream's LastNewline: the message ends with a line break. */
-function endingInNewline(message: Buffer): Buffer {
+export function endingInNewline(message: Buffer): Buffer {
   const last = message.at(-1);
   return last === 0x0a ? message : Buffer.concat([message, Buffer.from(last === 0x0d ? '\n' : '\r\n')]);
 }
