@@ -25,10 +25,9 @@ const MIN_GAP_MS = 100;
  * Emails' groups: a workflow costs the same whatever its size, so under load the email dispatcher waits longer
  * and takes more at once. Once a round takes 25 emails or more (100 a second at the short gap) the next waits
  * 500 ms, for groups of up to 1,000; below that, 250 ms, so light traffic is not held longer. At 170 emails a
- * second the longer gap halved the workflows (38-40 to 70-85 emails each) and took about a sixth of the
- * machine's CPU off (Temporal's and the worker's share of each workflow), with no accept or delivery slower
- * (docs/benchmark.md, "Session 27", and "Figures behind the code's choices"). After a quiet spell the first
- * email still goes at once.
+ * second the longer gap halved the workflows (38-40 to 70-85 emails each) and Temporal's CPU (22 to 12-13 % of
+ * a core), about a tenth of the machine's busy time, with no accept or delivery slower (docs/benchmark.md,
+ * "Session 27", and "Figures behind the code's choices"). After a quiet spell the first email still goes at once.
  */
 export const EMAIL_GROUPS: Groups = { size: 1000, minGapMs: 250, busy: { claimed: 25, gapMs: 500 } };
 const SWEEP_MS = 15_000;
