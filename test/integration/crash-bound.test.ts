@@ -123,12 +123,15 @@ describe('the crash bound, measured under load', () => {
       await load.stop();
       expect(load.failures).toEqual([]);
 
-      // The dead workers' emails come free once their leases lapse and Temporal retries their activities.
+      // The dead workers' emails come free once their leases lapse and Temporal retries their activities (15 s
+      // each), then the backlog of the kills drains behind the load's last sends. On a 2-core machine about a
+      // third as fast as this project's usual one, with the suite's other files running beside it, that took
+      // more than a minute once (session 27): the bound asserted here is on copies, not on recovery time.
       await eventually(
         async () =>
           (await withDb(d.databaseUrl, (sql) => sql`select 1 from emails where status = 'pending' limit 1`)).length ===
           0,
-        60_000,
+        120_000,
         250,
       );
       await sleep(1_500);
@@ -163,6 +166,6 @@ describe('the crash bound, measured under load', () => {
       );
       for (const n of perKill) expect(n).toBeLessThanOrEqual(BOUND_PER_KILL);
     },
-    150_000,
+    240_000,
   );
 });
