@@ -75,13 +75,28 @@ describe('a database restart while outcomes are in flight', () => {
       proxy.back();
       const backAt = Date.now();
 
+      // Usually 2-3 s. Slower paths are bounded by the service's own timers: a claim whose reply the cut lost
+      // is handed out again by the sweep (15 s stale, every 15 s), a lease lapses in 15 s, a failed activity is
+      // retried after up to 30 s; on a slow machine beside the suite's other files they can add up.
       await eventually(
         async () =>
           (await withDb(d.databaseUrl, (sql) => sql`select 1 from emails where status = 'pending' limit 1`)).length ===
           0,
-        45_000,
+        120_000,
         200,
-      );
+      ).catch(async (err: unknown) => {
+        const pending = await withDb(
+          d.databaseUrl,
+          (sql) => sql`
+            select e.attempts, e.lease_until > now() as leased, e.last_error, q.email_id is not null as queued,
+              q.group_id is not null as claimed,
+              count(*)::int as emails
+            from emails e left join delivery_queue q on q.email_id = e.id
+            where e.status = 'pending' group by 1, 2, 3, 4, 5`,
+        );
+        console.info(`database restart: still pending ${Date.now() - backAt} ms after it was back`, pending);
+        throw err;
+      });
       const settledAfter = Date.now() - backAt;
       // A second copy from a lapsed lease would come within a second of its email leaving `pending`.
       await sleep(1_500);
@@ -104,5 +119,5 @@ describe('a database restart while outcomes are in flight', () => {
     } finally {
       await proxy.close();
     }
-  }, 90_000);
+  }, 180_000);
 });
