@@ -25,6 +25,11 @@ export interface BenchContext {
   elapsed(): number;
   /** Milliseconds left in the bench's time budget. */
   remaining(): number;
+  /**
+   * A time planned for the machine the budget is sized for (settings.ts, BUDGET_REFERENCE_SIGNED_PER_S), on
+   * this one: stretched as the budget is once the baselines showed this machine slower.
+   */
+  planned(ms: number): number;
   /** The server under test (the service's API process when it runs split) and the service's separate worker. */
   underTest: { server?: Measured; worker?: Measured };
   /** A CPU window over every group. */
@@ -50,7 +55,7 @@ export interface PartResult<F> {
 }
 
 export function createContext(
-  base: Pick<BenchContext, 'parts' | 'sizes' | 'infra' | 'log' | 'elapsed' | 'remaining'>,
+  base: Pick<BenchContext, 'parts' | 'sizes' | 'infra' | 'log' | 'elapsed' | 'remaining' | 'planned'>,
 ): BenchContext {
   const underTest: BenchContext['underTest'] = {};
   const pid = (p: Measured | undefined) => (p ? [p.pid] : []);

@@ -70,7 +70,7 @@ export async function allInOneService(
       figures.batch = await batchLatency(jobs, svc, ctx.sizes.batchRuns, BATCH_SIZE);
     }
     if (parts.has('templates')) {
-      if (ctx.remaining() < MIN_MS.templates!)
+      if (ctx.remaining() < ctx.planned(MIN_MS.templates!))
         ctx.log(`skipping the template figures: ${(ctx.remaining() / 1000).toFixed(0)} s left in the budget`);
       else {
         ctx.log(`templates: plain and templated sends at a fixed rate, then templated batches`);
@@ -78,7 +78,7 @@ export async function allInOneService(
       }
     }
     if (parts.has('suppressions')) {
-      if (ctx.remaining() < MIN_MS.suppressions!)
+      if (ctx.remaining() < ctx.planned(MIN_MS.suppressions!))
         ctx.log(`skipping the suppression figures: ${(ctx.remaining() / 1000).toFixed(0)} s left in the budget`);
       else {
         ctx.log(`suppressions: a 100,000-row CSV import (twice) and the export`);
@@ -104,12 +104,15 @@ export async function allInOneService(
       figures.scheduled = await scheduledBursts(jobs, svc, counts);
     }
     if (!parts.has('webhooks')) return figures;
-    if (ctx.remaining() < MIN_MS.webhooks!) {
+    if (ctx.remaining() < ctx.planned(MIN_MS.webhooks!)) {
       ctx.log(`skipping the webhook figures: ${(ctx.remaining() / 1000).toFixed(0)} s left in the budget`);
       return figures;
     }
     // The wait for the last webhooks and discards: up to 30 s, but not into what the later parts need.
-    const later = (['deliverability', 'memory'] as const).reduce((n, p) => n + (parts.has(p) ? MIN_MS[p]! : 0), 0);
+    const later = (['deliverability', 'memory'] as const).reduce(
+      (n, p) => n + (parts.has(p) ? ctx.planned(MIN_MS[p]!) : 0),
+      0,
+    );
     const waitCapMs = Math.min(30_000, ctx.remaining() - 20_000 - later);
     figures.webhooks = await webhookFigures(
       { ...jobs, databaseUrl: env.DATABASE_URL! },

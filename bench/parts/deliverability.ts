@@ -70,7 +70,7 @@ export async function deliverability(bench: BenchContext): Promise<PartResult<De
  * never so long that the memory figure would be left less than its MIN_MS.
  */
 function sendSeconds(ctx: PartContext): number {
-  const later = ctx.parts.has('memory') ? MIN_MS.memory! : 0;
+  const later = ctx.parts.has('memory') ? ctx.planned(MIN_MS.memory!) : 0;
   const share = Math.floor(((ctx.remaining() - later) / 2 - HALF_OVERHEAD_MS) / 1000);
   const asked = ctx.parts.has('memory')
     ? Math.min(WHOLE_BENCH_SEND_S, ctx.sizes.deliverabilitySeconds)

@@ -35,7 +35,7 @@ export async function splitServiceMemory(bench: BenchContext): Promise<PartResul
   ctx.log(
     `service split: API pid ${api.pid} (${api.baseUrl}), worker pid ${wrk.pid}; worker memory with ${sizes.memoryPending} scheduled emails pending`,
   );
-  const creationDeadline = () => performance.now() + ctx.remaining() - MEMORY_TAIL_MS;
+  const creationDeadline = () => performance.now() + ctx.remaining() - ctx.planned(MEMORY_TAIL_MS);
   const memory = await workerMemory(jobsContext(ctx), api, wrk, sizes.memoryPending, memoryFiles, creationDeadline);
   await Promise.all([api.stop(), wrk.stop()]);
   ctx.underTest.server = undefined;

@@ -49,9 +49,10 @@ export async function throughput(
   const oneAccount = httpTarget(Number(new URL(svc.baseUrl).port), { authorization: `Bearer ${svc.apiKey}` });
   // Time left for this part: what the parts after it need at least is not ours (the second scheduled burst's
   // time is in the budget for it alone).
-  const laterParts =
+  const laterParts = ctx.planned(
     [...ctx.parts].reduce((n, p) => n + (MIN_MS[p] ?? 0), 0) +
-    (ctx.parts.has('scheduled') ? scheduledLargeMs(ctx.sizes.scheduledLargeCount) : 0);
+      (ctx.parts.has('scheduled') ? scheduledLargeMs(ctx.sizes.scheduledLargeCount) : 0),
+  );
   const left = () => ctx.remaining() - laterParts;
   const measure = (key: string, what: string, load: () => Promise<HttpRun>, drainCapMs: number) =>
     serviceRun(ctx, svc, temporalClient, { key, what, load, drainCapMs });
