@@ -57,10 +57,6 @@ function describeCsvError(err: CsvError): string {
   switch (err.code) {
     case 'CSV_QUOTE_NOT_CLOSED':
       return 'a quoted field is never closed: everything from its opening quote to the end of the file was read as one field';
-    case 'INVALID_OPENING_QUOTE':
-      return 'a quote in the middle of an unquoted field: quote the whole field ("...") and double any quote inside it';
-    case 'CSV_INVALID_CLOSING_QUOTE':
-      return 'text after the closing quote of a field: a field is either quoted whole or not at all';
     default:
       return err.message.replace(/ at line \d+/, '');
   }
@@ -90,6 +86,10 @@ export function readImport(text: string): ReadImport {
   try {
     records = parse(text, {
       bom: true,
+      // A quote inside an unquoted field, or text after a quoted one (`"a@example.com" ` with a space), is read
+      // as written, and the row is then judged as any other: strictly, csv-parse reports it and stays inside a
+      // quote, so every row after it was swallowed as one unclosed field.
+      relax_quotes: true,
       relax_column_count: true,
       skip_empty_lines: true,
       // A file may end its lines either way, or mix them (one edited on two systems).

@@ -66,6 +66,20 @@ describe('reading an import', () => {
     ]);
   });
 
+  it('a stray quote is one bad row: the rows after it are read', () => {
+    const text = [
+      'email',
+      '"a@example.com"b',
+      'ok1@example.com',
+      'a"b@example.com',
+      '"ok2@example.com" ',
+      'ok3@example.com',
+    ].join('\n');
+    const { entries, errors } = readImport(text);
+    expect(entries.map((e) => e.address)).toEqual(['ok1@example.com', 'ok3@example.com']);
+    expect(errors.map((e) => e.line)).toEqual([2, 4, 5]);
+  });
+
   it('a file without the header is refused whole', () => {
     expect(refused('a@example.com\n').message).toBe(
       'line 1 must be the header email, email,scope or email,scope,topic; got "a@example.com"',
