@@ -100,8 +100,8 @@ describe('reading an import', () => {
 
   it('stops reading at the row past the limit: millions of tiny rows, or of bad ones, are not all parsed', () => {
     // Measured against the same rows read whole at a fifth of the limit, so the bound follows this machine's
-    // speed: the two files cut at the limit cost about twice that (they are not checked row by row); read to
-    // their end, their 7 million rows would cost some fifty times.
+    // speed: the two files cut at the limit cost about as much (1.1 times; they are not checked row by row);
+    // read to their end, their 7 million rows would cost some forty times.
     const timed = (read: () => unknown) => {
       const started = performance.now();
       read();
