@@ -18,6 +18,7 @@ export function useCrashDeployments(name: string) {
     await killAll();
     for (const s of sinks) {
       s.beforeAccept = async () => {};
+      s.connected = () => {};
       await s.close();
     }
   });

@@ -21,6 +21,12 @@ export interface SmtpSink {
   refuseRecipient: (address: string) => string | undefined;
   /** Called with each complete message before the server answers; may delay or refuse (throw `451 ...`). */
   beforeAccept: (raw: Buffer, session: SMTPServerSession) => Promise<void>;
+  /**
+   * Called when a sender's connection opens, before the greeting: whatever the sink's event loop is doing, a
+   * sender can have sent nothing on the connection before this ran (the crash-bound test tells the workers'
+   * connections apart by it).
+   */
+  connected: (session: SMTPServerSession) => void;
   waitFor(n: number, timeoutMs?: number): Promise<SinkMessage[]>;
   close(): Promise<void>;
 }
@@ -52,6 +58,7 @@ export async function startSmtpSink(options: { parse?: boolean } = {}): Promise<
     },
     refuseRecipient: () => undefined,
     beforeAccept: async () => {},
+    connected: () => {},
     async waitFor(n, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
       while (sink.messages.length < n) {
@@ -66,6 +73,10 @@ export async function startSmtpSink(options: { parse?: boolean } = {}): Promise<
 
   const server = new SMTPServer({
     ...SINK_SERVER_OPTIONS,
+    onConnect(session, callback) {
+      sink.connected(session);
+      callback();
+    },
     onRcptTo(address, _session, callback) {
       const refusal = sink.refuseRecipient(address.address);
       callback(refusal ? smtpError(refusal) : undefined);

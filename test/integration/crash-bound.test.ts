@@ -93,12 +93,20 @@ describe('the crash bound, measured under load', () => {
       const RATE = shape.rate;
       const started = Date.now();
       const d = await deployment({ MAILER_RATE_LIMIT: '100000' });
-      // Every copy as the server read it (final dot), by email and envelope recipient, with the time it came.
-      const arrivals = new Map<string, number[]>();
+      // Which worker sent what: the kills so far when the sink saw the connection open. A worker can send on a
+      // connection only after the greeting, so every connection a killed worker used opened before the test
+      // recorded its kill, and its successor's after. (The time a copy is counted is no guide: a copy whose
+      // final dot the dead worker wrote may be read after the test has seen the worker exit.)
+      const kills: number[] = [];
+      const workerOf = new Map<string, number>();
+      d.sink.connected = (session) => workerOf.set(session.id, kills.length);
+      // Every copy as the server read it (final dot), by email and envelope recipient: when, and from which worker.
+      const arrivals = new Map<string, { at: number; worker: number }[]>();
       d.sink.beforeAccept = async (raw, session) => {
         const emailId = /^x-mail-email-id:\s*(\S+)/im.exec(raw.toString('latin1'))?.[1] ?? '';
         const copy = `${emailId} ${session.envelope.rcptTo.map((r) => r.address).join(',')}`;
-        arrivals.set(copy, [...(arrivals.get(copy) ?? []), Date.now()]);
+        const arrival = { at: Date.now(), worker: workerOf.get(session.id) ?? -1 };
+        arrivals.set(copy, [...(arrivals.get(copy) ?? []), arrival]);
         await sleep(SERVER_WORK_MS);
       };
       const api = spawnService('api', d.env('api'));
@@ -108,7 +116,6 @@ describe('the crash bound, measured under load', () => {
       const load = steadyLoad(d.api, key, shape);
 
       let worker: Child = spawnService('worker-1', d.env('worker'));
-      const kills: number[] = [];
       for (let k = 1; k <= KILLS; k++) {
         // Delivering at full speed when killed.
         const before = arrivals.size;
@@ -144,19 +151,23 @@ describe('the crash bound, measured under load', () => {
       const expectedCopies = expected.flatMap((e) => e.to_addresses.map((to) => `${e.id} ${to}`)).sort();
       expect([...arrivals.keys()].sort(), 'every copy arrived, nothing else').toEqual(expectedCopies);
 
-      // Every arrival of a copy after its first is a re-send, caused by the first kill after the arrival before
-      // it (that kill came between the two). A copy in transfer at two kills (read, killed, re-sent, read again,
-      // killed again) so arrives three times: once more per kill it was in the window of, never more.
+      // Every arrival of a copy after its first is a re-send, caused by the kill of the worker that sent the copy
+      // before it: a later worker sends it again, never the same one, never the last (it is not killed). A copy
+      // in transfer at two kills (read, killed, re-sent, read again, killed again) so arrives three times: once
+      // more per kill it was in the window of, never more.
       const perKill = kills.map(() => 0);
       const wait: number[] = [];
-      for (const [copy, times] of arrivals) {
-        for (let i = 1; i < times.length; i++) {
-          const k = kills.findIndex((at) => at >= times[i - 1]!);
-          expect(k >= 0 && kills[k]! < times[i]!, `${copy}: arrival ${i + 1} follows a kill after arrival ${i}`).toBe(
-            true,
-          );
-          perKill[k]! += 1;
-          wait.push(times[i]! - times[i - 1]!);
+      for (const [copy, seen] of arrivals) {
+        for (let i = 1; i < seen.length; i++) {
+          const [before, again] = [seen[i - 1]!, seen[i]!];
+          const killed = before.worker >= 0 && before.worker < kills.length && again.worker > before.worker;
+          const when = (a: { at: number; worker: number }) => `worker ${a.worker + 1} at ${a.at - started} ms`;
+          expect(
+            killed,
+            `${copy}: arrival ${i + 1} (${when(again)}) is a later worker's after the kill of the one that sent arrival ${i} (${when(before)}); kills at ${kills.map((k) => k - started).join(', ')} ms`,
+          ).toBe(true);
+          perKill[before.worker]! += 1;
+          wait.push(again.at - before.at);
         }
       }
       console.info(

@@ -45,6 +45,40 @@ async function queue(api: string, key: string): Promise<void> {
   }
 }
 
+/** The pending emails, grouped: attempts, who holds the lease (group, activity attempt) and until when, queue state. */
+function pendingNow(databaseUrl: string) {
+  return withDb(
+    databaseUrl,
+    (sql) => sql`
+      select e.attempts, split_part(e.lease_token, ':', 1) as lease_group, split_part(e.lease_token, ':', 3) as lease_attempt,
+        round(extract(epoch from e.lease_until - now()))::int as lease_left_s, e.last_error,
+        e.answered_recipients is not null as answered, q.group_id, round(extract(epoch from now() - q.claimed_at))::int as claimed_s_ago,
+        count(*)::int as emails
+      from emails e left join delivery_queue q on q.email_id = e.id
+      where e.status = 'pending' group by 1, 2, 3, 4, 5, 6, 7, 8`,
+  );
+}
+
+/** The worker's log lines at warn or above, counted by message, and the last few as written. */
+function warningsOf(output: string[]): string {
+  const warnings = output.filter((line) => {
+    try {
+      return ((JSON.parse(line) as { level?: number }).level ?? 0) >= 40;
+    } catch {
+      return false; // the start-up banner
+    }
+  });
+  const counts = new Map<string, number>();
+  for (const line of warnings) {
+    const msg = /"msg":"([^"]*)"/.exec(line)?.[1] ?? line.slice(0, 120);
+    counts.set(msg, (counts.get(msg) ?? 0) + 1);
+  }
+  return `${JSON.stringify(Object.fromEntries(counts))}; last: ${warnings
+    .slice(-3)
+    .map((l) => l.slice(0, 400))
+    .join(' | ')}`;
+}
+
 describe('a database restart while outcomes are in flight', () => {
   it('every copy of a backlog arrives exactly once, none lost, when PostgreSQL goes away mid-delivery and comes back', async () => {
     const started = Date.now();
@@ -65,7 +99,7 @@ describe('a database restart while outcomes are in flight', () => {
       expect(expected).toHaveLength(EMAILS);
       const expectedCopies = expected.flatMap((e) => e.to_addresses.map((to) => `${e.id} ${to}`)).sort();
 
-      spawnService('worker', { ...d.env('worker'), DATABASE_URL: proxy.url });
+      const worker = spawnService('worker', { ...d.env('worker'), DATABASE_URL: proxy.url });
       await eventually(async () => d.sink.messages.length >= CUT_AFTER, 60_000, 5);
       proxy.down();
       const atCut = d.sink.messages.length;
@@ -77,25 +111,22 @@ describe('a database restart while outcomes are in flight', () => {
 
       // Usually 2-3 s. Slower paths are bounded by the service's own timers: a claim whose reply the cut lost
       // is handed out again by the sweep (15 s stale, every 15 s), a lease lapses in 15 s, a failed activity is
-      // retried after up to 30 s; on a slow machine beside the suite's other files they can add up.
-      await eventually(
-        async () =>
-          (await withDb(d.databaseUrl, (sql) => sql`select 1 from emails where status = 'pending' limit 1`)).length ===
-          0,
-        120_000,
-        200,
-      ).catch(async (err: unknown) => {
-        const pending = await withDb(
-          d.databaseUrl,
-          (sql) => sql`
-            select e.attempts, e.lease_until > now() as leased, e.last_error, q.email_id is not null as queued,
-              q.group_id is not null as claimed,
-              count(*)::int as emails
-            from emails e left join delivery_queue q on q.email_id = e.id
-            where e.status = 'pending' group by 1, 2, 3, 4, 5`,
-        );
-        console.info(`database restart: still pending ${Date.now() - backAt} ms after it was back`, pending);
-        throw err;
+      // retried after up to 30 s; on a slow machine beside the suite's other files they can add up. Two CI runs
+      // on a 2-core machine ran out of 45 s and 120 s once each, with no trace of what was left: what is still
+      // pending a minute after is printed, and in the error if it never settles.
+      const settled = async () =>
+        (await withDb(d.databaseUrl, (sql) => sql`select 1 from emails where status = 'pending' limit 1`)).length === 0;
+      const stillPending = async () =>
+        `still pending ${Date.now() - backAt} ms after it was back: ${JSON.stringify(await pendingNow(d.databaseUrl))}; ` +
+        `the worker's warnings in its last lines kept: ${warningsOf(worker.output)}`;
+      let slow = '';
+      await eventually(settled, 60_000, 200).catch(async () => {
+        slow = await stillPending();
+        console.info(`database restart: ${slow}`);
+        // In the error itself: a CI report keeps the failure's message, not always the test's other output.
+        await eventually(settled, 180_000, 200).catch(async (err: unknown) => {
+          throw new Error(`${String(err)} more; at a minute ${slow}; then ${await stillPending()}`);
+        });
       });
       const settledAfter = Date.now() - backAt;
       // A second copy from a lapsed lease would come within a second of its email leaving `pending`.
@@ -106,7 +137,8 @@ describe('a database restart while outcomes are in flight', () => {
       const twice = [...counts].filter(([, n]) => n > 1);
       console.info(
         `database restart: ${atCut} copies accepted before the cut, ${acceptedWhileDown} while the database was away ${OUTAGE_MS} ms, ` +
-          `${counts.size} of ${expectedCopies.length} copies arrived, ${twice.length} twice; settled ${settledAfter} ms after it was back (test ${Date.now() - started} ms)`,
+          `${counts.size} of ${expectedCopies.length} copies arrived, ${twice.length} twice; settled ${settledAfter} ms after it was back (test ${Date.now() - started} ms)` +
+          (slow ? `; at a minute ${slow}` : ''),
       );
       expect(acceptedWhileDown, 'outcomes were in flight while the database was away').toBeGreaterThan(0);
       expect(twice).toEqual([]);
@@ -119,5 +151,5 @@ describe('a database restart while outcomes are in flight', () => {
     } finally {
       await proxy.close();
     }
-  }, 180_000);
+  }, 330_000);
 });
