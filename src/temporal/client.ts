@@ -88,6 +88,11 @@ export async function connectTemporal(options: {
           workflowId: groupId,
           taskQueue,
           args: [{ emailIds, retry: options.smtpRetry }],
+          // A group's workflow completes only after its emails left the delivery queue, so a completed run
+          // means the sweep read the group before it ended (it reads every stale group, then starts them
+          // one by one): starting it again would only load every email again to find it settled. A run that
+          // failed, timed out or was terminated left its emails queued, and is started again.
+          workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
         }),
       ),
     startWebhookGroup: (groupId, deliveryIds, retryAt) =>
