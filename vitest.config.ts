@@ -10,7 +10,9 @@ export default defineConfig({
     pool: 'forks',
     reporters: ['default', './test/helpers/closing-line-reporter.ts'],
     maxWorkers: 2,
-    testTimeout: 60_000,
+    // A hang's bound, not a speed check: the slowest CLI walk-throughs (each a dozen CLI processes) took 23-34 s
+    // in CI on a 2-core machine beside the suite's other files, over half of the 60 s this was.
+    testTimeout: 120_000,
     hookTimeout: 120_000,
     // expect.poll gives up after 1 s by default: a loaded CI machine (two vitest workers, each with its stack,
     // beside other tenants) misses that with a correct service. A poll ends as soon as it succeeds, so a longer
