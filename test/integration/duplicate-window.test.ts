@@ -22,13 +22,19 @@ import { RELAY_CONNECTIONS } from '../../src/app/outbound-transport.js';
  *
  * - SIGTERM (a deploy, a scale-down): the worker stops taking new emails, finishes and records the ones in
  *   flight, then exits: no duplicate.
- * - SIGKILL (a crash): at most the messages in flight at that instant arrive twice, so never more than the
- *   worker's SMTP connections (16), each a copy with the Message-ID of the first.
+ * - SIGKILL (a crash): at most the messages in flight at that instant arrive twice (read and not yet answered,
+ *   or answered and not yet recorded), so never more than two per SMTP connection of the worker (32), each a copy
+ *   with the Message-ID of the first.
  */
 
 const BACKLOG = 150;
-/** SMTP connections per worker process to the relay (here the test's sink). */
-const CONNECTIONS_PER_WORKER = RELAY_CONNECTIONS;
+/**
+ * At most this many messages arrive twice per kill (docs/delivery.md, the duplicate window): per SMTP connection
+ * to the relay, one the server has read and not yet answered, and one answered whose outcome's commit is still
+ * out. Usually 16 here (one per connection: the commit is quicker than the server's 200 ms), but a CI run on a
+ * loaded 2-core machine, where a commit can outlast the server's work, measured 23.
+ */
+const BOUND = 2 * RELAY_CONNECTIONS;
 const SERVER_WORK_MS = 200;
 const sinks = new Set<SmtpSink>();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -157,7 +163,7 @@ describe('the duplicate window, measured', () => {
     );
   }, 180_000);
 
-  it('SIGKILL mid-backlog: only messages in flight at the kill arrive twice, at most one per SMTP connection, with the same Message-ID', async () => {
+  it('SIGKILL mid-backlog: only messages in flight at the kill arrive twice, at most two per SMTP connection, with the same Message-ID', async () => {
     const { d, arrived, senders, stops, ids } = await queued('kill');
 
     const worker1 = spawnService('worker-1', d.env('worker'));
@@ -174,13 +180,13 @@ describe('the duplicate window, measured', () => {
     expect(arrived.size).toBe(BACKLOG);
     expect([...arrived.keys()].filter((m) => !expected.has(m))).toEqual([]);
     // Copies: only of messages the server had read from the killed worker, each once more from the next one,
-    // bounded by the connections that can be mid-transfer at once.
+    // bounded by what its connections can hold at once.
     const twice = [...arrived].filter(([, n]) => n > 1);
     for (const [messageId] of twice)
       expect(senders.get(messageId), `${messageId}: from worker 1, then worker 2`).toEqual([0, 1]);
-    expect(twice.length).toBeLessThanOrEqual(CONNECTIONS_PER_WORKER);
+    expect(twice.length).toBeLessThanOrEqual(BOUND);
     console.info(
-      `duplicate window, SIGKILL: ${atKill.size} read by the server before the kill, ${twice.length} arrived twice (bound ${CONNECTIONS_PER_WORKER})`,
+      `duplicate window, SIGKILL: ${atKill.size} read by the server before the kill, ${twice.length} arrived twice (bound ${BOUND})`,
     );
   }, 180_000);
 });
