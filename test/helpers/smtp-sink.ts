@@ -23,8 +23,7 @@ export interface SmtpSink {
   beforeAccept: (raw: Buffer, session: SMTPServerSession) => Promise<void>;
   /**
    * Called when a sender's connection opens, before the greeting: whatever the sink's event loop is doing, a
-   * sender can have sent nothing on the connection before this ran (the crash-bound test tells the workers'
-   * connections apart by it).
+   * sender can have sent nothing on the connection before this ran (senderOf tells processes apart by it).
    */
   connected: (session: SMTPServerSession) => void;
   waitFor(n: number, timeoutMs?: number): Promise<SinkMessage[]>;
@@ -161,4 +160,17 @@ export function controlSink(sink: SmtpSink, passFirst: number) {
       mode = 'accept';
     },
   };
+}
+
+/**
+ * Which sender process each connection came from, for crash tests: the value of `generation()` when the
+ * connection opened, the test raising it once it has seen a sender die and before it starts the next. A sender
+ * sends on a connection only after the greeting, so every connection a killed sender used opened before, and its
+ * successor's after. The time a message is counted is no guide: a final dot the killed sender wrote may be read
+ * after the test has seen it exit. Answers the generation of a session's connection (-1: not seen open).
+ */
+export function senderOf(sink: SmtpSink, generation: () => number): (session: SMTPServerSession) => number {
+  const opened = new Map<string, number>();
+  sink.connected = (session) => opened.set(session.id, generation());
+  return (session) => opened.get(session.id) ?? -1;
 }

@@ -3,6 +3,7 @@ import { RELAY_CONNECTIONS } from '../../src/app/outbound-transport.js';
 import { call, eventually } from '../helpers/http.js';
 import { defaultAccountKey, useCrashDeployments } from '../helpers/crash-deployments.js';
 import { kill, spawnService, waitReady, type Child } from '../helpers/service-process.js';
+import { senderOf } from '../helpers/smtp-sink.js';
 import { withDb } from '../helpers/with-db.js';
 
 /**
@@ -93,19 +94,15 @@ describe('the crash bound, measured under load', () => {
       const RATE = shape.rate;
       const started = Date.now();
       const d = await deployment({ MAILER_RATE_LIMIT: '100000' });
-      // Which worker sent what: the kills so far when the sink saw the connection open. A worker can send on a
-      // connection only after the greeting, so every connection a killed worker used opened before the test
-      // recorded its kill, and its successor's after. (The time a copy is counted is no guide: a copy whose
-      // final dot the dead worker wrote may be read after the test has seen the worker exit.)
+      // Which worker sent what: the kills so far when the connection opened (senderOf).
       const kills: number[] = [];
-      const workerOf = new Map<string, number>();
-      d.sink.connected = (session) => workerOf.set(session.id, kills.length);
+      const workerOf = senderOf(d.sink, () => kills.length);
       // Every copy as the server read it (final dot), by email and envelope recipient: when, and from which worker.
       const arrivals = new Map<string, { at: number; worker: number }[]>();
       d.sink.beforeAccept = async (raw, session) => {
         const emailId = /^x-mail-email-id:\s*(\S+)/im.exec(raw.toString('latin1'))?.[1] ?? '';
         const copy = `${emailId} ${session.envelope.rcptTo.map((r) => r.address).join(',')}`;
-        const arrival = { at: Date.now(), worker: workerOf.get(session.id) ?? -1 };
+        const arrival = { at: Date.now(), worker: workerOf(session) };
         arrivals.set(copy, [...(arrivals.get(copy) ?? []), arrival]);
         await sleep(SERVER_WORK_MS);
       };

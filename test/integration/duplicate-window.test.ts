@@ -10,7 +10,7 @@ import {
   waitReady,
   type Child,
 } from '../helpers/service-process.js';
-import { messageIdOf, type SmtpSink } from '../helpers/smtp-sink.js';
+import { messageIdOf, senderOf, type SmtpSink } from '../helpers/smtp-sink.js';
 import { ADMIN_TOKEN } from '../helpers/stack.js';
 import { RELAY_CONNECTIONS } from '../../src/app/outbound-transport.js';
 
@@ -41,21 +41,17 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Every message the server read to its final dot, by Message-ID, whether or not its sender saw the 250; and which
- * worker sent each copy: `stops.count` when its connection opened (a worker sends on a connection only after
- * the greeting, so the connections of a worker stopped before `stops.count` went up all opened before). The
- * time a copy is counted tells nothing: the final dot a killed worker wrote may be read after the test has seen
- * it exit.
+ * worker sent each copy: the workers stopped so far (`stops.count`) when its connection opened (senderOf).
  */
 function countAtFinalDot(sink: SmtpSink) {
   const arrived = new Map<string, number>();
   const senders = new Map<string, number[]>();
-  const workerOf = new Map<string, number>();
   const stops = { count: 0 };
-  sink.connected = (session) => workerOf.set(session.id, stops.count);
+  const workerOf = senderOf(sink, () => stops.count);
   sink.beforeAccept = async (raw, session) => {
     const id = messageIdOf(raw);
     arrived.set(id, (arrived.get(id) ?? 0) + 1);
-    senders.set(id, [...(senders.get(id) ?? []), workerOf.get(session.id) ?? -1]);
+    senders.set(id, [...(senders.get(id) ?? []), workerOf(session)]);
     await sleep(SERVER_WORK_MS);
   };
   return { arrived, senders, stops };
